@@ -1,0 +1,122 @@
+// Package config builds lathe's one Config value from defaults, the user and
+// project config files, the environment and command-line flags, in that order.
+package config
+
+import (
+	"net/url"
+	"time"
+
+	"github.com/rs/zerolog"
+)
+
+// Config is every setting lathe runs with. Settings that come only from
+// the environment carry `toml:"-"`.
+type Config struct {
+	// Model is the Ollama model to use. Empty means: the first installed
+	// model whose capabilities include tools.
+	Model string `toml:"model"`
+	// KeepAlive is how long Ollama keeps the model loaded after a request.
+	KeepAlive Duration `toml:"keep_alive"`
+	// Think turns a thinking model's reasoning on or off. Nil leaves the
+	// model's default (thinking models think unless told not to).
+	Think *bool `toml:"think"`
+
+	Options  Options  `toml:"options"`
+	Limits   Limits   `toml:"limits"`
+	Approval Approval `toml:"approval"`
+
+	// OllamaURL is the server's base URL, from OLLAMA_HOST with the
+	// ollama CLI's own rules.
+	OllamaURL *url.URL `toml:"-"`
+	// LogLevel is from LOG_LEVEL (default warn).
+	LogLevel zerolog.Level `toml:"-"`
+	// NoColor is set when NO_COLOR is non-empty.
+	NoColor bool `toml:"-"`
+}
+
+// Options are Ollama runtime options, sent with every chat request. Nil
+// fields are left out, so the model's own defaults apply.
+type Options struct {
+	NumCtx           int       `toml:"num_ctx"`
+	NumPredict       *int      `toml:"num_predict"`
+	NumKeep          *int      `toml:"num_keep"`
+	Temperature      *float64  `toml:"temperature"`
+	TopK             *int      `toml:"top_k"`
+	TopP             *float64  `toml:"top_p"`
+	MinP             *float64  `toml:"min_p"`
+	TypicalP         *float64  `toml:"typical_p"`
+	RepeatLastN      *int      `toml:"repeat_last_n"`
+	RepeatPenalty    *float64  `toml:"repeat_penalty"`
+	PresencePenalty  *float64  `toml:"presence_penalty"`
+	FrequencyPenalty *float64  `toml:"frequency_penalty"`
+	Seed             *int      `toml:"seed"`
+	Stop             *[]string `toml:"stop"`
+	NumBatch         *int      `toml:"num_batch"`
+	NumGPU           *int      `toml:"num_gpu"`
+	MainGPU          *int      `toml:"main_gpu"`
+	NumThread        *int      `toml:"num_thread"`
+	UseMmap          *bool     `toml:"use_mmap"`
+}
+
+// Limits bound one prompt's run.
+type Limits struct {
+	// MaxTurns is the number of model calls per prompt.
+	MaxTurns int `toml:"max_turns"`
+	// ToolCallsPerTurn caps the calls run from one reply; the rest are
+	// answered with an error asking the model to continue next turn.
+	ToolCallsPerTurn int `toml:"tool_calls_per_turn"`
+	// ToolCallsPerPrompt caps the calls run for one prompt.
+	ToolCallsPerPrompt int `toml:"tool_calls_per_prompt"`
+	// Timeout is the wall-clock limit per prompt; zero means none.
+	Timeout Duration `toml:"timeout"`
+	// ShellTimeout is the default timeout of one shell command.
+	ShellTimeout Duration `toml:"shell_timeout"`
+	// ToolOutputBytes caps each tool result sent to the model.
+	ToolOutputBytes int `toml:"tool_output_bytes"`
+}
+
+// Approval says which calls run without asking.
+type Approval struct {
+	// All approves every call (the --yes flag). Not settable from files.
+	All bool `toml:"-"`
+	// Tools lists tools allowed without asking ("edit_file").
+	Tools []string `toml:"tools"`
+	// Commands lists shell command prefixes allowed without asking
+	// ("go test"). A prefix never covers a command that chains or
+	// redirects (";", "&&", "|", "$(", ">"...).
+	Commands []string `toml:"commands"`
+}
+
+// Defaults returns the settings lathe uses when nothing overrides them.
+func Defaults() Config {
+	return Config{
+		KeepAlive: Duration{30 * time.Minute},
+		Options:   Options{NumCtx: 32768},
+		Limits: Limits{
+			MaxTurns:           10,
+			ToolCallsPerTurn:   8,
+			ToolCallsPerPrompt: 50,
+			Timeout:            Duration{30 * time.Minute},
+			ShellTimeout:       Duration{120 * time.Second},
+			ToolOutputBytes:    16 << 10,
+		},
+		LogLevel: zerolog.WarnLevel,
+	}
+}
+
+// Duration is a time.Duration written in TOML as a Go duration string
+// ("30m", "90s").
+type Duration struct{ time.Duration }
+
+// UnmarshalText parses a Go duration string.
+func (d *Duration) UnmarshalText(b []byte) error {
+	v, err := time.ParseDuration(string(b))
+	if err != nil {
+		return errBadDuration
+	}
+	d.Duration = v
+	return nil
+}
+
+// MarshalText writes the duration as a Go duration string.
+func (d Duration) MarshalText() ([]byte, error) { return []byte(d.String()), nil }

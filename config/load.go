@@ -1,0 +1,199 @@
+package config
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"time"
+
+	"github.com/ollama/ollama/envconfig"
+	"github.com/pelletier/go-toml/v2"
+	"github.com/rs/zerolog"
+)
+
+// Sources says where Load reads from.
+type Sources struct {
+	// Getenv reads the environment (os.Getenv in production).
+	Getenv func(string) string
+	// ProjectDir is the working directory; its .lathe/config.toml is read.
+	ProjectDir string
+	// Flags are the command-line overrides, applied last.
+	Flags Flags
+}
+
+// Flags are the settings a command line can override. Zero values mean
+// "not given".
+type Flags struct {
+	Model    string
+	MaxTurns int
+	Yes      bool
+}
+
+// Loaded is a Config and what Load noticed on the way.
+type Loaded struct {
+	Config
+	// Files are the config files that were read, in order.
+	Files []string
+	// Warnings are problems worth telling the user that did not stop
+	// loading.
+	Warnings []string
+}
+
+// Load builds the Config: defaults, then the user file, the project file,
+// the environment, and flags. Any problem is an *Error.
+func Load(src Sources) (Loaded, error) {
+	l := Loaded{Config: Defaults()}
+	if user := UserFile(src.Getenv); user != "" {
+		if err := l.readFile(user, false); err != nil {
+			return l, err
+		}
+	}
+	if src.ProjectDir != "" {
+		if err := l.readFile(ProjectFile(src.ProjectDir), true); err != nil {
+			return l, err
+		}
+	}
+	if err := l.applyEnv(src.Getenv); err != nil {
+		return l, err
+	}
+	l.applyFlags(src.Flags)
+	if err := l.validate(""); err != nil {
+		return l, err
+	}
+	return l, nil
+}
+
+// UserFile is $XDG_CONFIG_HOME/lathe/config.toml, or ~/.config/... when
+// XDG_CONFIG_HOME is unset; empty when neither can be found.
+func UserFile(getenv func(string) string) string {
+	dir := getenv("XDG_CONFIG_HOME")
+	if dir == "" {
+		home := getenv("HOME")
+		if home == "" {
+			return ""
+		}
+		dir = filepath.Join(home, ".config")
+	}
+	return filepath.Join(dir, "lathe", "config.toml")
+}
+
+// ProjectFile is the project's config file in dir.
+func ProjectFile(dir string) string {
+	return filepath.Join(dir, ".lathe", "config.toml")
+}
+
+// readFile decodes one TOML file over the config so far. A missing file is
+// not an error. Approval rules are taken only from the user's own file: a
+// project file comes with the code, and code must not approve itself.
+func (l *Loaded) readFile(path string, project bool) error {
+	data, err := os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return &Error{File: path, Msg: err.Error()}
+	}
+	// A generic decode first: syntax errors surface here, and the values
+	// it yields are checked against the Config's types, so that a wrong
+	// type is reported with what was written and where.
+	var raw map[string]any
+	if err := toml.Unmarshal(data, &raw); err != nil {
+		return decodeError(path, err)
+	}
+	if err := checkTypes(path, data, raw); err != nil {
+		return err
+	}
+	before := l.Approval
+	dec := toml.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&l.Config); err != nil {
+		return decodeError(path, err)
+	}
+	l.Files = append(l.Files, path)
+	if err := l.validate(path); err != nil {
+		err.Line, err.Column = keyPosition(data, err.Key)
+		return err
+	}
+	if project && !reflect.DeepEqual(before, l.Approval) {
+		l.Approval = before
+		l.Warnings = append(l.Warnings, fmt.Sprintf(
+			"%s: [approval] ignored: approval rules are only read from your own config file (%s)",
+			path, "$XDG_CONFIG_HOME/lathe/config.toml"))
+	}
+	return nil
+}
+
+func (l *Loaded) applyEnv(getenv func(string) string) error {
+	// envconfig.Host is the ollama CLI's own reading of OLLAMA_HOST, so
+	// that lathe reaches the same server the CLI does.
+	l.OllamaURL = envconfig.Host()
+	if m := strings.TrimSpace(getenv("LATHE_MODEL")); m != "" {
+		l.Model = m
+	}
+	if v := strings.TrimSpace(getenv("LOG_LEVEL")); v != "" {
+		lvl, err := parseLevel(v)
+		if err != nil {
+			return &Error{Key: "LOG_LEVEL", Msg: err.Error()}
+		}
+		l.LogLevel = lvl
+	}
+	l.NoColor = getenv("NO_COLOR") != ""
+	return nil
+}
+
+func parseLevel(s string) (zerolog.Level, error) {
+	switch strings.ToLower(s) {
+	case "debug":
+		return zerolog.DebugLevel, nil
+	case "info":
+		return zerolog.InfoLevel, nil
+	case "warn", "warning":
+		return zerolog.WarnLevel, nil
+	case "error":
+		return zerolog.ErrorLevel, nil
+	}
+	return 0, fmt.Errorf("%q is not a log level: use debug, info, warn or error", s)
+}
+
+func (l *Loaded) applyFlags(f Flags) {
+	if f.Model != "" {
+		l.Model = f.Model
+	}
+	if f.MaxTurns != 0 {
+		l.Limits.MaxTurns = f.MaxTurns
+	}
+	if f.Yes {
+		l.Approval.All = true
+	}
+}
+
+// validate checks ranges the types cannot express. It runs after each
+// layer, so a bad value is blamed on the file that set it.
+func (l *Loaded) validate(file string) *Error {
+	lim := l.Limits
+	checks := []struct {
+		ok  bool
+		key string
+		msg string
+	}{
+		{lim.MaxTurns >= 1, "limits.max_turns", "must be at least 1"},
+		{lim.ToolCallsPerTurn >= 1, "limits.tool_calls_per_turn", "must be at least 1"},
+		{lim.ToolCallsPerPrompt >= 1, "limits.tool_calls_per_prompt", "must be at least 1"},
+		{lim.Timeout.Duration >= 0, "limits.timeout", "must not be negative (0 means no limit)"},
+		{lim.ShellTimeout.Duration >= time.Second && lim.ShellTimeout.Duration <= 10*time.Minute,
+			"limits.shell_timeout", "must be between 1s and 10m"},
+		{lim.ToolOutputBytes >= 1024, "limits.tool_output_bytes", "must be at least 1024"},
+		{l.Options.NumCtx >= 2048, "options.num_ctx", "must be at least 2048 (the system prompt and tools alone need about 1,500 tokens)"},
+	}
+	for _, c := range checks {
+		if !c.ok {
+			return &Error{File: file, Key: c.key, Msg: c.msg}
+		}
+	}
+	return nil
+}

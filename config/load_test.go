@@ -1,0 +1,239 @@
+package config
+
+import (
+	"encoding/json"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/rs/zerolog"
+)
+
+// setup writes the user and project files (empty content means no file)
+// and returns Sources reading them with env as the environment.
+func setup(t *testing.T, user, project string, env map[string]string) Sources {
+	t.Helper()
+	xdg, proj := t.TempDir(), t.TempDir()
+	write := func(path, content string) {
+		if content == "" {
+			return
+		}
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write(filepath.Join(xdg, "lathe", "config.toml"), user)
+	write(ProjectFile(proj), project)
+	vars := map[string]string{"XDG_CONFIG_HOME": xdg, "HOME": "/nonexistent"}
+	for k, v := range env {
+		vars[k] = v
+	}
+	return Sources{Getenv: func(k string) string { return vars[k] }, ProjectDir: proj}
+}
+
+func TestLoadDefaults(t *testing.T) {
+	t.Setenv("OLLAMA_HOST", "")
+	l, err := Load(setup(t, "", "", nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := Defaults()
+	if l.Limits != want.Limits || l.Options.NumCtx != 32768 || l.KeepAlive != want.KeepAlive {
+		t.Errorf("defaults changed: %+v", l.Config)
+	}
+	if l.LogLevel != zerolog.WarnLevel {
+		t.Errorf("LogLevel = %v, want warn", l.LogLevel)
+	}
+	if got := l.OllamaURL.String(); got != "http://127.0.0.1:11434" {
+		t.Errorf("OllamaURL = %s", got)
+	}
+	if len(l.Files) != 0 || len(l.Warnings) != 0 {
+		t.Errorf("Files=%v Warnings=%v, want none", l.Files, l.Warnings)
+	}
+}
+
+func TestLoadLayers(t *testing.T) {
+	user := `
+model = "user-model"
+keep_alive = "1h"
+[options]
+num_ctx = 8192
+temperature = 0.2
+[limits]
+max_turns = 20
+tool_calls_per_turn = 4
+[approval]
+tools = ["edit_file"]
+commands = ["go test"]
+`
+	project := `
+model = "project-model"
+[options]
+temperature = 0.7
+[limits]
+tool_calls_per_turn = 6
+`
+	tests := []struct {
+		name  string
+		env   map[string]string
+		flags Flags
+		check func(t *testing.T, c Config)
+	}{
+		{"project over user", nil, Flags{}, func(t *testing.T, c Config) {
+			if c.Model != "project-model" {
+				t.Errorf("Model = %q", c.Model)
+			}
+			if *c.Options.Temperature != 0.7 || c.Options.NumCtx != 8192 {
+				t.Errorf("Options = %+v", c.Options)
+			}
+			if c.Limits.MaxTurns != 20 || c.Limits.ToolCallsPerTurn != 6 || c.Limits.ToolCallsPerPrompt != 50 {
+				t.Errorf("Limits = %+v", c.Limits)
+			}
+			if c.KeepAlive.Duration != time.Hour {
+				t.Errorf("KeepAlive = %v", c.KeepAlive)
+			}
+			if len(c.Approval.Tools) != 1 || c.Approval.Commands[0] != "go test" || c.Approval.All {
+				t.Errorf("Approval = %+v", c.Approval)
+			}
+		}},
+		{"env over files", map[string]string{"LATHE_MODEL": "env-model", "LOG_LEVEL": "DEBUG", "NO_COLOR": "1"}, Flags{},
+			func(t *testing.T, c Config) {
+				if c.Model != "env-model" || c.LogLevel != zerolog.DebugLevel || !c.NoColor {
+					t.Errorf("Model=%q LogLevel=%v NoColor=%v", c.Model, c.LogLevel, c.NoColor)
+				}
+			}},
+		{"flags over env", map[string]string{"LATHE_MODEL": "env-model"}, Flags{Model: "flag-model", MaxTurns: 3, Yes: true},
+			func(t *testing.T, c Config) {
+				if c.Model != "flag-model" || c.Limits.MaxTurns != 3 || !c.Approval.All {
+					t.Errorf("Model=%q MaxTurns=%d All=%v", c.Model, c.Limits.MaxTurns, c.Approval.All)
+				}
+			}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			src := setup(t, user, project, tt.env)
+			src.Flags = tt.flags
+			l, err := Load(src)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(l.Files) != 2 {
+				t.Errorf("Files = %v, want both files", l.Files)
+			}
+			tt.check(t, l.Config)
+		})
+	}
+}
+
+func TestProjectCannotApproveItself(t *testing.T) {
+	project := "[approval]\ntools = [\"shell\"]\ncommands = [\"rm\"]\n"
+	l, err := Load(setup(t, "[approval]\ntools = [\"edit_file\"]\n", project, nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(l.Approval.Tools) != 1 || l.Approval.Tools[0] != "edit_file" || len(l.Approval.Commands) != 0 {
+		t.Errorf("project approval rules were applied: %+v", l.Approval)
+	}
+	if len(l.Warnings) != 1 || !strings.Contains(l.Warnings[0], "[approval] ignored") {
+		t.Errorf("Warnings = %q, want one about ignored approval rules", l.Warnings)
+	}
+}
+
+func TestLoadErrors(t *testing.T) {
+	tests := []struct {
+		name    string
+		user    string
+		project string
+		env     map[string]string
+		want    string // substring of the error after the file name
+		line    int
+		key     string
+	}{
+		{"unknown key", "[options]\nnum_ctx = 4096\nnum_cxt = 1\n", "", nil, "unknown key (did you mean \"options.num_ctx\"?)", 3, "options.num_cxt"},
+		{"unknown key no suggestion", "colour = true\n", "", nil, "unknown key", 1, "colour"},
+		{"unknown table", "[limit]\nmax_turns = 3\n", "", nil, "unknown key (did you mean \"limits\"?)", 1, "limit"},
+		{"wrong type string for int", "[limits]\nmax_turns = \"ten\"\n", "", nil, `must be an integer, not the string "ten"`, 2, "limits.max_turns"},
+		{"wrong type int for string", "model = 3\n", "", nil, "must be a string, not 3", 1, "model"},
+		{"wrong list element", "[approval]\ntools = [\"a\", 2]\n", "", nil, "must be a list of strings, not a list with other values", 2, "approval.tools"},
+		{"bad duration", "keep_alive = \"30 minutes\"\n", "", nil, "not a duration", 1, "keep_alive"},
+		{"duration as number", "[limits]\ntimeout = 30\n", "", nil, `must be a duration such as "30m", not 30`, 2, "limits.timeout"},
+		{"unparsable", "model = \"x\n", "", nil, "cannot have new lines", 1, ""},
+		{"duplicate key", "model = \"a\"\nmodel = \"b\"\n", "", nil, "already defined", 2, "model"},
+		{"range in project", "", "model = \"m\"\n[limits]\nmax_turns = 0\n", nil, "must be at least 1", 3, "limits.max_turns"},
+		{"num_ctx too small", "[options]\nnum_ctx = 512\n", "", nil, "must be at least 2048", 2, "options.num_ctx"},
+		{"first wrong type in file order", "model = 1\n[limits]\nmax_turns = \"x\"\n[options]\ntemperature = \"hot\"\n", "", nil, "must be a string, not 1", 1, "model"},
+		{"table for a string", "[model]\nname = \"x\"\n", "", nil, "must be a string, not a table", 1, "model"},
+		{"bad log level", "", "", map[string]string{"LOG_LEVEL": "loud"}, `"loud" is not a log level`, 0, "LOG_LEVEL"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			src := setup(t, tt.user, tt.project, tt.env)
+			_, err := Load(src)
+			var ce *Error
+			if !errors.As(err, &ce) {
+				t.Fatalf("err = %v (%T), want *Error", err, err)
+			}
+			if !strings.Contains(ce.Msg, tt.want) {
+				t.Errorf("Msg = %q, want it to contain %q", ce.Msg, tt.want)
+			}
+			if ce.Line != tt.line || ce.Key != tt.key {
+				t.Errorf("Line=%d Key=%q, want %d %q (err: %v)", ce.Line, ce.Key, tt.line, tt.key, err)
+			}
+			wantFile := ""
+			switch {
+			case tt.user != "":
+				wantFile = UserFile(src.Getenv)
+			case tt.project != "":
+				wantFile = ProjectFile(src.ProjectDir)
+			}
+			if ce.File != wantFile {
+				t.Errorf("File = %q, want %q", ce.File, wantFile)
+			}
+			if wantFile != "" && !strings.HasPrefix(err.Error(), wantFile+":") {
+				t.Errorf("Error() = %q, want it to start with the file name", err)
+			}
+		})
+	}
+}
+
+func TestOllamaHostFollowsOllamaCLI(t *testing.T) {
+	tests := map[string]string{
+		"":                   "http://127.0.0.1:11434",
+		"example.com":        "http://example.com:11434",
+		"http://example.com": "http://example.com:80",
+		":11435":             "http://:11435",
+	}
+	for host, want := range tests {
+		t.Run(host, func(t *testing.T) {
+			t.Setenv("OLLAMA_HOST", host)
+			l, err := Load(setup(t, "", "", nil))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := l.OllamaURL.String(); got != want {
+				t.Errorf("OLLAMA_HOST=%q: URL %s, want %s", host, got, want)
+			}
+		})
+	}
+}
+
+func TestOptionsMap(t *testing.T) {
+	temp, seed := 0.5, 42
+	stop := []string{"</s>"}
+	o := Options{NumCtx: 9999, Temperature: &temp, Seed: &seed, Stop: &stop}
+	m := o.Map(4096)
+	got, err := json.Marshal(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := `{"num_ctx":4096,"seed":42,"stop":["\u003c/s\u003e"],"temperature":0.5}`
+	if string(got) != want {
+		t.Errorf("options = %s, want %s", got, want)
+	}
+}
