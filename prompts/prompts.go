@@ -1,0 +1,75 @@
+// Package prompts renders lathe's system prompts from embedded templates.
+package prompts
+
+import (
+	"embed"
+	"strings"
+	"text/template"
+	"unicode/utf8"
+)
+
+//go:embed *.tmpl
+var files embed.FS
+
+// InstructionsLimit is how much of a project's AGENTS.md goes into the
+// system prompt, in bytes.
+const InstructionsLimit = 8 << 10
+
+// Build is what the build-mode prompt is rendered from. Every field must
+// stay the same for a whole session: the prompt is sent on every turn and
+// has to be byte-identical for Ollama to reuse its prompt cache.
+type Build struct {
+	Dir  string // working directory, absolute
+	OS   string // runtime.GOOS
+	Arch string // runtime.GOARCH
+	Git  bool   // Dir is inside a git repository
+	// Instructions is the text of the project's AGENTS.md, if any.
+	Instructions string
+}
+
+// BuildPrompt renders the build-mode system prompt. Instructions longer
+// than InstructionsLimit are cut, with a note saying so.
+func BuildPrompt(b Build) (string, error) {
+	text, cut := capText(strings.TrimSpace(b.Instructions), InstructionsLimit)
+	data := struct {
+		Build
+		InstructionsCut   bool
+		InstructionsLimit int
+	}{b, cut, InstructionsLimit}
+	data.Instructions = text
+	return render("build.md.tmpl", data)
+}
+
+func render(name string, data any) (string, error) {
+	t, err := template.ParseFS(files, name)
+	if err != nil {
+		return "", err
+	}
+	var sb strings.Builder
+	if err := t.Execute(&sb, data); err != nil {
+		return "", err
+	}
+	return strings.TrimSpace(sb.String()) + "\n", nil
+}
+
+// capText cuts s to at most limit bytes, at a line end when one is near,
+// never inside a UTF-8 sequence.
+func capText(s string, limit int) (string, bool) {
+	if len(s) <= limit {
+		return s, false
+	}
+	cut := s[:limit]
+	for !utf8.ValidString(cut) {
+		cut = cut[:len(cut)-1]
+	}
+	if i := strings.LastIndexByte(cut, '\n'); i >= limit*3/4 {
+		cut = cut[:i]
+	}
+	return strings.TrimRight(cut, " \t\n"), true
+}
+
+// EstimateTokens is a rough token count for English text and code: about
+// four bytes a token.
+func EstimateTokens(s string) int {
+	return (len(s) + 3) / 4
+}
