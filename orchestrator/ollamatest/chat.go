@@ -1,0 +1,209 @@
+package ollamatest
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"strings"
+
+	"github.com/ollama/ollama/api"
+	"github.com/ollama/ollama/types/model"
+)
+
+// chatCall is a chat request that passed the server's checks.
+type chatCall struct {
+	req        api.ChatRequest
+	index      int // position in Server.requests
+	model      entry
+	numCtx     int
+	numPredict int
+	stream     bool
+}
+
+// httpError is an answer that rejects a request before any output.
+type httpError struct {
+	status      int
+	msg         string
+	contentType string
+}
+
+func (e *httpError) write(w http.ResponseWriter) {
+	writeJSON(w, e.status, e.contentType, errorBody{e.msg})
+}
+
+func reject(status int, format string, args ...any) *httpError {
+	return &httpError{status: status, msg: fmt.Sprintf(format, args...), contentType: jsonUTF8}
+}
+
+// handleChat serves POST /api/chat in the order of the real ChatHandler.
+func (s *Server) handleChat(w http.ResponseWriter, r *http.Request, index int, body []byte) {
+	c, herr := s.prepareChat(body)
+	if herr != nil {
+		herr.write(w)
+		return
+	}
+	c.index = index
+	if len(c.req.Messages) == 0 {
+		s.loadOnly(w, c)
+		return
+	}
+	if herr := checkPrompt(c); herr != nil {
+		herr.write(w)
+		return
+	}
+	reply, herr := s.takeReply(c)
+	if herr != nil {
+		herr.write(w)
+		return
+	}
+	s.respond(w, r, c, reply)
+}
+
+// prepareChat decodes and checks a chat request up to loading the model.
+func (s *Server) prepareChat(body []byte) (chatCall, *httpError) {
+	var c chatCall
+	if herr := decodeBody(body, &c.req); herr != nil {
+		return c, herr
+	}
+	if c.req.TopLogprobs < 0 || c.req.TopLogprobs > 20 {
+		return c, reject(http.StatusBadRequest, "top_logprobs must be between 0 and 20")
+	}
+	name := model.ParseName(c.req.Model)
+	if !name.IsValid() {
+		return c, reject(http.StatusBadRequest, "model is required")
+	}
+	e, ok := s.lookup(name)
+	if !ok {
+		return c, reject(http.StatusNotFound, "model '%s' not found", c.req.Model)
+	}
+	c.model = e
+	if unloading(c.req) {
+		return c, nil
+	}
+	if herr := checkCapabilities(c.req, e); herr != nil {
+		return c, herr
+	}
+	var opts api.Options
+	if err := opts.FromMap(c.req.Options); err != nil {
+		return c, reject(http.StatusInternalServerError, "%s", err)
+	}
+	c.numCtx = s.numCtx(opts.NumCtx, e)
+	c.numPredict = opts.NumPredict
+	c.stream = c.req.Stream == nil || *c.req.Stream
+	return c, nil
+}
+
+// decodeBody decodes a request body as gin's ShouldBindJSON does: the first
+// JSON value only, io.EOF for an empty body.
+func decodeBody(body []byte, v any) *httpError {
+	err := json.NewDecoder(bytes.NewReader(body)).Decode(v)
+	switch {
+	case errors.Is(err, io.EOF):
+		return reject(http.StatusBadRequest, "missing request body")
+	case err != nil:
+		return reject(http.StatusBadRequest, "%s", err)
+	}
+	return nil
+}
+
+func unloading(req api.ChatRequest) bool {
+	return len(req.Messages) == 0 && req.KeepAlive != nil && req.KeepAlive.Duration == 0
+}
+
+func checkCapabilities(req api.ChatRequest, e entry) *httpError {
+	if !e.has(CapThinking) && req.Think != nil && req.Think.Bool() {
+		return reject(http.StatusBadRequest, "%q does not support thinking", req.Model)
+	}
+	if !e.has(CapCompletion) {
+		return reject(http.StatusBadRequest, "%q does not support chat", req.Model)
+	}
+	if len(req.Tools) > 0 && !e.has(CapTools) {
+		return reject(http.StatusBadRequest, "%s does not support tools", e.name.String())
+	}
+	return nil
+}
+
+// numCtx is the context the model runs with: the request's num_ctx or the
+// server's default, capped at the trained context, at least 4.
+func (s *Server) numCtx(requested int, e entry) int {
+	n := requested
+	if n <= 0 {
+		n = s.cfg.defaultNumCtx
+	}
+	return max(4, min(n, e.ContextLength))
+}
+
+// checkPrompt rejects what the real server rejects once the prompt is
+// rendered: a think level on a non-harmony model, and a prompt longer than
+// num_ctx with truncate:false.
+func checkPrompt(c chatCall) *httpError {
+	if c.req.Think != nil && c.req.Think.IsString() && c.model.Architecture != "gptoss" {
+		return reject(http.StatusBadRequest, "think value %q is not supported for this model", c.req.Think.String())
+	}
+	if c.req.Truncate != nil && !*c.req.Truncate && EstimateTokens(c.req) > c.numCtx {
+		herr := reject(http.StatusBadRequest, "the input length exceeds the context length")
+		if c.stream {
+			herr.contentType = jsonPlain // raised on the streaming path
+		}
+		return herr
+	}
+	return nil
+}
+
+// takeReply pops the next scripted reply and resolves a Func reply.
+func (s *Server) takeReply(c chatCall) (Reply, *httpError) {
+	s.mu.Lock()
+	if len(s.replies) == 0 {
+		s.mu.Unlock()
+		s.t.Errorf("ollamatest: chat request %d (%s) arrived with no scripted reply left; %s",
+			c.index, c.req.Model, lastMessage(c.req))
+		return Reply{}, reject(http.StatusInternalServerError, errNoReply)
+	}
+	reply := s.replies[0]
+	s.replies = s.replies[1:]
+	s.mu.Unlock()
+	if reply.Func == nil {
+		return reply, nil
+	}
+	reply = reply.Func(c.req)
+	err := reply.Validate()
+	if err == nil && reply.Func != nil {
+		err = errors.New("a Func reply returned another Func reply")
+	}
+	if err != nil {
+		s.t.Errorf("ollamatest: chat request %d: Func reply: %v", c.index, err)
+		return Reply{}, reject(http.StatusInternalServerError, "ollamatest: bad Func reply: %s", err)
+	}
+	return reply, nil
+}
+
+// lastMessage summarises a request's last message for failure messages.
+func lastMessage(req api.ChatRequest) string {
+	if len(req.Messages) == 0 {
+		return "no messages"
+	}
+	m := req.Messages[len(req.Messages)-1]
+	var calls []string
+	for _, c := range m.ToolCalls {
+		calls = append(calls, c.Function.Name)
+	}
+	desc := fmt.Sprintf("last of %d messages: role %s, content %q", len(req.Messages), m.Role, clip(m.Content, 80))
+	if len(calls) > 0 {
+		desc += ", tool calls " + strings.Join(calls, ", ")
+	}
+	return desc
+}
+
+func (s *Server) lookup(name model.Name) (entry, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, e := range s.models {
+		if e.name.EqualFold(name) {
+			return e, true
+		}
+	}
+	return entry{}, false
+}

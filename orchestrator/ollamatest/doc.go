@@ -1,0 +1,45 @@
+// Package ollamatest runs a scripted fake Ollama server on loopback, so that
+// tests of lathe's engine can run without Ollama.
+//
+// The fake speaks the native API of a v0.17.4 server: POST /api/chat (streamed
+// NDJSON or one JSON object), POST /api/show, GET /api/tags, POST /api/pull,
+// GET /api/ps, GET /api/version and GET / (see /work/shared/ollama-protocol.md
+// for what a real server sends). It copies the behaviours a naive client gets
+// wrong: arguments as JSON objects, tool calls on the done line, ids missing
+// on old servers, index 0 on every gpt-oss call, HTTP errors before output and
+// error lines after it, streams that end without done:true, silent
+// truncation, text/plain 404 and 405 answers.
+//
+// Each real chat request consumes one scripted [Reply]: a model turn (thinking,
+// content and tool calls, cut into small token-like chunks) or one of its
+// failure modes. Every request is recorded, so a test can assert what the
+// client sent back.
+//
+// Chat requests are validated as the real handler does (decode errors, unknown
+// models, capabilities, options, context length) before a reply is consumed;
+// rejected requests consume nothing.
+//
+// # Context and prompt cache
+//
+// The prompt is measured with a fixed rule: [RenderPrompt] renders it and
+// [EstimateTokens] counts its bytes / 4, rounded up. The context a request
+// runs with is options.num_ctx, else 4096 ([WithDefaultContext]), capped at
+// the model's ContextLength. A prompt longer than that fails with 400 under
+// truncate:false, and otherwise succeeds with prompt_eval_count = num_ctx,
+// the real server's only sign of silent truncation.
+//
+// prompt_eval_count simulates Ollama's prompt cache, so that a test can prove
+// a client's requests are append-only: each loaded model remembers the
+// rendered prompt of its previous chat request, and a new request counts
+// EstimateTokens minus (common byte prefix with that prompt) / 4 rounded
+// down, at least 1. Loading a model with another num_ctx empties its cache
+// (and costs a cold load_duration), as a real reload does.
+// [WithoutCacheSimulation] turns this off; [Reply.PromptEvalCount] overrides
+// it for one turn.
+//
+// Everything is deterministic: created_at comes from a simulated clock
+// starting at 2026-01-28T18:34:16.110694939Z, durations derive from the
+// token counts, and tool call ids from a seeded generator.
+//
+// Not served (404, as unknown paths): /api/generate, /api/embed, /v1/...
+package ollamatest

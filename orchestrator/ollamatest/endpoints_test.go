@@ -1,0 +1,216 @@
+package ollamatest
+
+import (
+	"errors"
+	"regexp"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/ollama/ollama/api"
+	"github.com/ollama/ollama/types/model"
+)
+
+func TestShow(t *testing.T) {
+	s := New(t, WithModels(
+		DefaultModel(),
+		Model{Name: "llama3.1", ContextLength: 131072, LegacyShow: true},
+		Model{Name: "plain"},
+	))
+	tests := []struct {
+		name     string
+		body     string
+		wantArch string
+		wantCtx  float64
+		wantCaps []model.Capability // nil: the key must be absent
+	}{
+		{"current server", `{"model":"qwen3:8b"}`, "qwen3", 40960, []model.Capability{"completion", "tools", "thinking"}},
+		{"deprecated name field, case-insensitive, implicit latest", `{"name":"LLAMA3.1"}`, "llama", 131072, nil},
+		{"defaults for a zero Model", `{"model":"plain:latest"}`, "plain", DefaultContextLength, []model.Capability{"completion", "tools"}},
+	}
+	c := newClient(t, s)
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			resp, body := post(t, s, "POST", "/api/show", tt.body)
+			if resp.StatusCode != 200 || resp.Header.Get("Content-Type") != "application/json; charset=utf-8" {
+				t.Fatalf("status %d, type %q", resp.StatusCode, resp.Header.Get("Content-Type"))
+			}
+			if has := strings.Contains(body, `"capabilities"`); has != (tt.wantCaps != nil) {
+				t.Errorf("capabilities key present %v, want %v", has, tt.wantCaps != nil)
+			}
+			var req api.ShowRequest
+			_ = decodeBody([]byte(tt.body), &req)
+			show, err := c.Show(t.Context(), &req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			arch, _ := show.ModelInfo["general.architecture"].(string)
+			ctx, _ := show.ModelInfo[arch+".context_length"].(float64)
+			if arch != tt.wantArch || ctx != tt.wantCtx || !slices.Equal(show.Capabilities, tt.wantCaps) {
+				t.Errorf("arch %q, context %v, caps %v; want %q, %v, %v", arch, ctx, show.Capabilities, tt.wantArch, tt.wantCtx, tt.wantCaps)
+			}
+		})
+	}
+	_, err := c.Show(t.Context(), &api.ShowRequest{Model: "missing"})
+	var se api.StatusError
+	if !errors.As(err, &se) || se.StatusCode != 404 || se.ErrorMessage != "model 'missing' not found" {
+		t.Errorf("Show(missing): %#v, want 404 model 'missing' not found", err)
+	}
+}
+
+func TestListVersionHeartbeat(t *testing.T) {
+	s := New(t, WithModels(DefaultModel(), Model{Name: "gpt-oss:20b", Capabilities: []string{CapCompletion, CapTools, CapThinking}}))
+	c := newClient(t, s)
+	if err := c.Heartbeat(t.Context()); err != nil {
+		t.Errorf("Heartbeat: %v", err)
+	}
+	resp, body := post(t, s, "GET", "/", "")
+	if body != "Ollama is running" || resp.Header.Get("Content-Type") != "text/plain; charset=utf-8" {
+		t.Errorf("GET /: %q (%s)", body, resp.Header.Get("Content-Type"))
+	}
+	if v, err := c.Version(t.Context()); err != nil || v != "0.17.4" {
+		t.Errorf("Version: %q, %v", v, err)
+	}
+	list, err := c.List(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, m := range list.Models {
+		names = append(names, m.Name+"/"+m.Details.Family)
+	}
+	if strings.Join(names, ",") != "qwen3:8b/qwen3,gpt-oss:20b/gptoss" {
+		t.Errorf("tags: %v", names)
+	}
+	_, body = post(t, s, "GET", "/api/tags", "")
+	if !regexp.MustCompile(`"modified_at":"\d{4}-\d\d-\d\dT[\d:.]+-04:00"`).MatchString(body) {
+		t.Errorf("tags modified_at is not local time with an offset: %s", body)
+	}
+}
+
+func TestPs(t *testing.T) {
+	s := New(t)
+	c := newClient(t, s)
+	ps, err := c.ListRunning(t.Context())
+	if err != nil || len(ps.Models) != 0 {
+		t.Fatalf("ps before any chat: %+v, %v", ps, err)
+	}
+	load := &api.ChatRequest{Model: "qwen3:8b", Options: map[string]any{"num_ctx": 8192}}
+	if res := chat(t.Context(), c, load); res.err != nil || res.final == nil || res.final.DoneReason != "load" {
+		t.Fatalf("load: %+v", res)
+	}
+	ps, err = c.ListRunning(t.Context())
+	if err != nil || len(ps.Models) != 1 || ps.Models[0].ContextLength != 8192 || ps.Models[0].Name != "qwen3:8b" {
+		t.Fatalf("ps after load: %+v, %v", ps, err)
+	}
+	unload := &api.ChatRequest{Model: "qwen3:8b", KeepAlive: &api.Duration{}}
+	if res := chat(t.Context(), c, unload); res.final == nil || res.final.DoneReason != "unload" {
+		t.Fatalf("unload: %+v", res)
+	}
+	if ps, _ = c.ListRunning(t.Context()); len(ps.Models) != 0 {
+		t.Errorf("ps after unload: %+v", ps.Models)
+	}
+}
+
+func TestPull(t *testing.T) {
+	s := New(t, WithPullable(Model{Name: "gemma3:1b", Size: 815_319_791}))
+	c := newClient(t, s)
+	var lines []api.ProgressResponse
+	err := c.Pull(t.Context(), &api.PullRequest{Model: "gemma3:1b"}, func(p api.ProgressResponse) error {
+		lines = append(lines, p)
+		return nil
+	})
+	if err != nil {
+		t.Fatalf("Pull: %v", err)
+	}
+	checkPullLines(t, lines)
+	s.Script(Reply{Content: "Hello"})
+	if res := chat(t.Context(), c, userChat("gemma3:1b", "hi")); res.err != nil || res.content != "Hello" {
+		t.Errorf("chat with the pulled model: %v, %q", res.err, res.content)
+	}
+
+	err = c.Pull(t.Context(), &api.PullRequest{Model: "nothere"}, func(p api.ProgressResponse) error {
+		if p.Status != "pulling manifest" {
+			t.Errorf("unexpected progress %+v", p)
+		}
+		return nil
+	})
+	if err == nil || err.Error() != "pull model manifest: file does not exist" {
+		t.Errorf("Pull(nothere): %v", err)
+	}
+	resp, body := post(t, s, "POST", "/api/pull", `{"model":"nothere","stream":false}`)
+	if resp.StatusCode != 500 || body != `{"error":"pull model manifest: file does not exist"}` {
+		t.Errorf("Pull(nothere, stream false): %d %s", resp.StatusCode, body)
+	}
+}
+
+// checkPullLines checks the shape of TestWithPullModel.httprr: pulling
+// manifest, per-layer lines with completed growing to total, verifying,
+// writing manifest, success.
+func checkPullLines(t *testing.T, lines []api.ProgressResponse) {
+	t.Helper()
+	if len(lines) < 5 || lines[0].Status != "pulling manifest" {
+		t.Fatalf("pull lines %+v", lines)
+	}
+	var tail []string
+	for _, l := range lines[len(lines)-3:] {
+		tail = append(tail, l.Status)
+	}
+	if strings.Join(tail, ",") != "verifying sha256 digest,writing manifest,success" {
+		t.Errorf("pull ends with %v", tail)
+	}
+	completed := map[string]int64{}
+	for _, l := range lines[1 : len(lines)-3] {
+		if !strings.HasPrefix(l.Digest, "sha256:") || l.Status != "pulling "+l.Digest[7:19] || l.Completed < completed[l.Digest] {
+			t.Errorf("bad layer line %+v", l)
+		}
+		completed[l.Digest] = l.Completed
+	}
+	if len(completed) < 2 {
+		t.Errorf("only %d layers", len(completed))
+	}
+	for _, l := range lines {
+		if l.Digest != "" && completed[l.Digest] != l.Total {
+			t.Errorf("layer %s ends at %d of %d", l.Digest, completed[l.Digest], l.Total)
+		}
+	}
+}
+
+// TestRequestsRecorded checks that every request is recorded as sent, the
+// rejected and unknown ones included, and that ChatRequests decodes the
+// chat bodies.
+func TestRequestsRecorded(t *testing.T) {
+	s := New(t)
+	s.Script(Reply{Content: "ok"})
+	c := newClient(t, s)
+	if err := c.Heartbeat(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	post(t, s, "POST", "/api/nothing", `{"x":1}`)
+	post(t, s, "POST", "/api/chat", `{"model":"nope","messages":[]}`)
+	req := userChat("qwen3:8b", "hi")
+	req.Options = map[string]any{"num_ctx": 8192}
+	if res := chat(t.Context(), c, req); res.err != nil {
+		t.Fatal(res.err)
+	}
+	reqs := s.Requests()
+	var got []string
+	for _, r := range reqs {
+		got = append(got, r.Method+" "+r.Path)
+	}
+	if strings.Join(got, ",") != "HEAD /,POST /api/nothing,POST /api/chat,POST /api/chat" {
+		t.Fatalf("requests %v", got)
+	}
+	last := reqs[3]
+	if last.Header.Get("Accept") != "application/x-ndjson" || !strings.Contains(string(last.Body), `"num_ctx":8192`) || string(reqs[1].Body) != `{"x":1}` {
+		t.Errorf("recorded headers %v, bodies %q and %q", last.Header, reqs[1].Body, last.Body)
+	}
+	chats := s.ChatRequests()
+	if len(chats) != 2 || chats[0].Model != "nope" || chats[1].Messages[0].Content != "hi" {
+		t.Errorf("ChatRequests %+v", chats)
+	}
+	reqs[3].Body[0] = 'X' // a copy: the server's record must not change
+	if s.Requests()[3].Body[0] != '{' {
+		t.Errorf("Requests returned the server's own slice")
+	}
+}

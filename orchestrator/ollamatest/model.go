@@ -1,0 +1,145 @@
+package ollamatest
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+	"unicode"
+
+	"github.com/ollama/ollama/types/model"
+)
+
+// Capabilities a [Model] can have, as /api/show reports them.
+const (
+	CapCompletion = "completion"
+	CapTools      = "tools"
+	CapThinking   = "thinking"
+	CapVision     = "vision"
+	CapEmbedding  = "embedding"
+	CapInsert     = "insert"
+)
+
+// Defaults used when a [Model] leaves a field zero.
+const (
+	DefaultContextLength = 32768
+	DefaultSize          = 4_920_753_328
+)
+
+// Model is one model the fake server has installed (or can pull).
+type Model struct {
+	// Name is the model's name as Ollama shows it: "qwen3:8b". A name
+	// without a tag means "name:latest". Lookups are case-insensitive.
+	Name string
+	// Capabilities are the model's capabilities (see the Cap constants).
+	// Nil means completion and tools.
+	Capabilities []string
+	// LegacyShow makes /api/show leave out the "capabilities" key, as
+	// servers before 2025 did. Chat requests are still checked against
+	// Capabilities.
+	LegacyShow bool
+	// ContextLength is the trained context, reported in /api/show as
+	// model_info["<arch>.context_length"]; it caps num_ctx.
+	// Zero means DefaultContextLength.
+	ContextLength int
+	// Architecture is model_info["general.architecture"] and the family in
+	// details. Empty means one derived from the name ("qwen3" for
+	// "qwen3:8b", "gptoss" for "gpt-oss:20b", "llama" for "llama3.2").
+	Architecture string
+	// Size is the size in bytes reported by /api/tags. Zero means
+	// DefaultSize.
+	Size int64
+}
+
+// DefaultModel is the model installed when [WithModels] is not used: qwen3:8b
+// with completion, tools and thinking and a 40960-token trained context.
+func DefaultModel() Model {
+	return Model{
+		Name:          "qwen3:8b",
+		Capabilities:  []string{CapCompletion, CapTools, CapThinking},
+		ContextLength: 40960,
+		Architecture:  "qwen3",
+		Size:          5_225_388_164,
+	}
+}
+
+// entry is an installed model with its defaults filled in.
+type entry struct {
+	Model
+	name     model.Name
+	modified time.Time
+}
+
+func newEntry(m Model, modified time.Time) (entry, error) {
+	name := model.ParseName(m.Name)
+	if !name.IsValid() {
+		return entry{}, fmt.Errorf("ollamatest: invalid model name %q", m.Name)
+	}
+	if m.Capabilities == nil {
+		m.Capabilities = []string{CapCompletion, CapTools}
+	}
+	if m.ContextLength == 0 {
+		m.ContextLength = DefaultContextLength
+	}
+	if m.Architecture == "" {
+		m.Architecture = guessArchitecture(name.Model)
+	}
+	if m.Size == 0 {
+		m.Size = DefaultSize
+	}
+	m.Name = name.DisplayShortest()
+	return entry{Model: m, name: name, modified: modified}, nil
+}
+
+func (e entry) has(capability string) bool {
+	return slices.Contains(e.Capabilities, capability)
+}
+
+// digest is a stable sha256 digest standing for the model's manifest.
+func (e entry) digest() string {
+	return digestOf(e.name.String())
+}
+
+func digestOf(s string) string {
+	sum := sha256.Sum256([]byte(s))
+	return hex.EncodeToString(sum[:])
+}
+
+// parameterSize derives details.parameter_size from a tag like "8b".
+func (e entry) parameterSize() string {
+	tag := strings.ToUpper(e.name.Tag)
+	if tag == "" || !strings.ContainsAny(tag[len(tag)-1:], "BM") {
+		return "7.6B"
+	}
+	if strings.TrimLeft(tag[:len(tag)-1], "0123456789.") != "" {
+		return "7.6B"
+	}
+	return tag
+}
+
+// guessArchitecture maps a model's base name to the architecture a real
+// server reports for it.
+func guessArchitecture(base string) string {
+	base = strings.ToLower(base)
+	known := []struct{ prefix, arch string }{
+		{"gpt-oss", "gptoss"},
+		{"qwen2.5", "qwen2"},
+		{"llama", "llama"},
+		{"mistral", "llama"},
+		{"codellama", "llama"},
+	}
+	for _, k := range known {
+		if strings.HasPrefix(base, k.prefix) {
+			return k.arch
+		}
+	}
+	end := strings.IndexFunc(base, func(r rune) bool {
+		return !unicode.IsLetter(r) && !unicode.IsDigit(r)
+	})
+	if end > 0 {
+		return base[:end]
+	}
+	return base
+}

@@ -1,0 +1,133 @@
+package ollamatest
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+	"unicode/utf8"
+
+	"github.com/ollama/ollama/api"
+)
+
+func TestRenderPromptAndEstimate(t *testing.T) {
+	var args api.ToolCallFunctionArguments
+	if err := json.Unmarshal([]byte(`{"path":"a.go"}`), &args); err != nil {
+		t.Fatal(err)
+	}
+	req := api.ChatRequest{
+		Tools: api.Tools{{Type: "function", Function: api.ToolFunction{Name: "read"}}},
+		Messages: []api.Message{
+			{Role: "user", Content: "read a.go"},
+			{Role: "assistant", Thinking: "ok", ToolCalls: []api.ToolCall{{ID: "call_x", Function: api.ToolCallFunction{Name: "read", Arguments: args}}}},
+			{Role: "tool", Content: "package a", ToolName: "read", ToolCallID: "call_x"},
+		},
+	}
+	tool, _ := json.Marshal(req.Tools[0])
+	want := "<|im_start|>tools\n" + string(tool) + "\n<|im_end|>\n" +
+		"<|im_start|>user\nread a.go<|im_end|>\n" +
+		"<|im_start|>assistant\n<think>ok</think>\n<tool_call>{\"name\":\"read\",\"arguments\":{\"path\":\"a.go\"}}</tool_call><|im_end|>\n" +
+		"<|im_start|>tool\npackage a<|im_end|>\n" +
+		"<|im_start|>assistant\n"
+	if got := RenderPrompt(req); got != want {
+		t.Errorf("RenderPrompt:\n%s\nwant:\n%s", got, want)
+	}
+	if got, want := EstimateTokens(req), (len(want)+3)/4; got != want {
+		t.Errorf("EstimateTokens = %d, want %d", got, want)
+	}
+}
+
+// TestPromptCache checks the simulated prompt cache: a request that extends
+// the previous one evaluates only the new part; one that changes an early
+// message evaluates (nearly) everything again.
+func TestPromptCache(t *testing.T) {
+	system := api.Message{Role: "system", Content: strings.Repeat("You are lathe, a careful coding assistant. ", 20)}
+	first := api.ChatRequest{Model: "qwen3:8b", Messages: []api.Message{system, {Role: "user", Content: "Create test.txt"}}}
+	extended := first
+	extended.Messages = append(append([]api.Message(nil), first.Messages...),
+		api.Message{Role: "assistant", Content: "Done."}, api.Message{Role: "user", Content: "Thanks"})
+	changed := extended
+	changed.Messages = append([]api.Message{{Role: "system", Content: "Different."}}, extended.Messages[1:]...)
+
+	s := New(t)
+	s.Script(Reply{Content: "Done."}, Reply{Content: "You're welcome."}, Reply{Content: "Hm."})
+	c := newClient(t, s)
+	counts := make([]int, 3)
+	for i, req := range []api.ChatRequest{first, extended, changed} {
+		res := chat(t.Context(), c, &req)
+		if res.err != nil || res.final == nil {
+			t.Fatalf("request %d: err %v, done %v", i, res.err, res.final != nil)
+		}
+		counts[i] = res.final.PromptEvalCount
+	}
+	if counts[0] != EstimateTokens(first) {
+		t.Errorf("first prompt_eval_count %d, want the whole prompt, %d", counts[0], EstimateTokens(first))
+	}
+	wantExtended := EstimateTokens(extended) - len(RenderPrompt(first))/4
+	if counts[1] != wantExtended || counts[1] > 20 {
+		t.Errorf("extended prompt_eval_count %d, want only the new part, %d", counts[1], wantExtended)
+	}
+	if counts[2] < EstimateTokens(changed)-5 {
+		t.Errorf("changed prompt_eval_count %d, want nearly the whole prompt, %d", counts[2], EstimateTokens(changed))
+	}
+}
+
+func TestPromptCacheResets(t *testing.T) {
+	req := api.ChatRequest{Model: "qwen3:8b", Messages: []api.Message{{Role: "user", Content: strings.Repeat("long prompt ", 50)}}}
+	tests := []struct {
+		name        string
+		opts        []Option
+		secondCtx   int
+		wantSecond  int // prompt_eval_count of the identical second request
+		wantColdTwo bool
+	}{
+		{"identical request evaluates one token", nil, 4096, 1, false},
+		{"cache simulation off", []Option{WithoutCacheSimulation()}, 4096, EstimateTokens(req), false},
+		{"new num_ctx reloads the model", nil, 8192, EstimateTokens(req), true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s := New(t, tt.opts...)
+			s.Script(Reply{Content: "a"}, Reply{Content: "b"})
+			c := newClient(t, s)
+			r1, r2 := req, req
+			r1.Options = map[string]any{"num_ctx": 4096}
+			r2.Options = map[string]any{"num_ctx": tt.secondCtx}
+			one, two := chat(t.Context(), c, &r1), chat(t.Context(), c, &r2)
+			if one.final == nil || two.final == nil {
+				t.Fatalf("errors %v, %v", one.err, two.err)
+			}
+			if two.final.PromptEvalCount != tt.wantSecond {
+				t.Errorf("second prompt_eval_count %d, want %d", two.final.PromptEvalCount, tt.wantSecond)
+			}
+			if cold := two.final.LoadDuration == coldLoad; cold != tt.wantColdTwo || one.final.LoadDuration != coldLoad {
+				t.Errorf("load durations %v then %v; want a cold first load and cold second %v", one.final.LoadDuration, two.final.LoadDuration, tt.wantColdTwo)
+			}
+		})
+	}
+}
+
+func TestSplitPieces(t *testing.T) {
+	tests := []struct {
+		in   string
+		want []string
+	}{
+		{"Hello there! How can I help you today? 😊", []string{"Hello", " there", "!", " How", " can", " I", " help", " you", " today", "?", " 😊"}},
+		{"2 + 2 = 4\n", []string{"2", " +", " 2", " =", " 4", "\n"}},
+		{"authentication", []string{"authen", "ticati", "on"}},
+		{"if x {\n    return\n}\n\n", []string{"if", " x", " {", "\n", "   ", " return", "\n", "}", "\n\n"}},
+		{"héllo wörld", []string{"héllo", " wörld"}},
+		{"a  ", []string{"a", "  "}},
+		{"", nil},
+	}
+	for _, tt := range tests {
+		got := SplitPieces(tt.in)
+		if strings.Join(got, "|") != strings.Join(tt.want, "|") || len(got) != len(tt.want) {
+			t.Errorf("SplitPieces(%q) = %q, want %q", tt.in, got, tt.want)
+		}
+		for _, p := range got {
+			if !utf8.ValidString(p) {
+				t.Errorf("SplitPieces(%q): piece %q splits a UTF-8 sequence", tt.in, p)
+			}
+		}
+	}
+}

@@ -1,0 +1,106 @@
+package ollamatest
+
+import (
+	"encoding/json"
+	"net/http"
+	"strings"
+	"time"
+)
+
+// respond answers a chat request with a scripted reply.
+func (s *Server) respond(w http.ResponseWriter, r *http.Request, c chatCall, reply Reply) {
+	if reply.Status != 0 {
+		contentType := jsonUTF8
+		if c.stream {
+			contentType = jsonPlain // raised on the streaming path
+		}
+		writeJSON(w, reply.Status, contentType, errorBody{reply.errorMessage()})
+		return
+	}
+	load, promptEval := s.evaluate(c)
+	if reply.PromptEvalCount > 0 {
+		promptEval = reply.PromptEvalCount
+	}
+	t := s.plan(reply, c.numPredict)
+	s.tick(load + time.Duration(promptEval)*promptTokenTime)
+	final := wireChunk{
+		Model:      c.req.Model,
+		Message:    t.final,
+		Done:       true,
+		DoneReason: t.doneReason,
+		Metrics:    metrics(load, promptEval, t.evalCount),
+	}
+	if c.stream {
+		s.streamTurn(w, r, c, reply, t, final)
+		return
+	}
+	s.singleTurn(w, r, c, reply, t, final)
+}
+
+func failing(reply Reply) bool {
+	return reply.ErrorLine != "" || reply.Drop || reply.Hang
+}
+
+// streamTurn writes the turn as NDJSON, or fails after reply.AfterChunks
+// chunks.
+func (s *Server) streamTurn(w http.ResponseWriter, r *http.Request, c chatCall, reply Reply, t turn, final wireChunk) {
+	lw := &lineWriter{w: w}
+	for i, m := range t.chunks {
+		if failing(reply) && i == reply.AfterChunks {
+			break
+		}
+		chunk := wireChunk{Model: c.req.Model, CreatedAt: s.tick(time.Duration(t.costs[i]) * evalTokenTime), Message: m}
+		if err := lw.line(chunk); err != nil {
+			return // the client went away
+		}
+	}
+	if failing(reply) {
+		s.failStream(w, r, c, reply, lw)
+		return
+	}
+	final.CreatedAt = s.tick(time.Duration(max(1, t.finalCost)) * evalTokenTime)
+	_ = lw.line(final)
+}
+
+// failStream ends a stream the way reply says. An error line before any
+// output becomes HTTP 500, as on a real server.
+func (s *Server) failStream(w http.ResponseWriter, r *http.Request, c chatCall, reply Reply, lw *lineWriter) {
+	switch {
+	case reply.ErrorLine != "" && !lw.started:
+		writeJSON(w, http.StatusInternalServerError, jsonPlain, errorBody{reply.ErrorLine})
+	case reply.ErrorLine != "":
+		_ = json.NewEncoder(w).Encode(errorBody{reply.ErrorLine})
+		_ = http.NewResponseController(w).Flush()
+	case reply.Drop:
+		panic(http.ErrAbortHandler) // net/http closes the connection mid-body
+	case reply.Hang:
+		s.hang(r, c.index)
+	}
+}
+
+// singleTurn answers stream:false: one object with the text concatenated and
+// every tool call, or the reply's failure.
+func (s *Server) singleTurn(w http.ResponseWriter, r *http.Request, c chatCall, reply Reply, t turn, final wireChunk) {
+	switch {
+	case reply.ErrorLine != "":
+		writeError(w, http.StatusInternalServerError, reply.ErrorLine)
+		return
+	case reply.Drop:
+		panic(http.ErrAbortHandler)
+	case reply.Hang:
+		s.hang(r, c.index)
+		return
+	}
+	var content, thinking strings.Builder
+	var calls []wireToolCall
+	for _, m := range t.chunks {
+		content.WriteString(m.Content)
+		thinking.WriteString(m.Thinking)
+		calls = append(calls, m.ToolCalls...)
+	}
+	final.Message.Content = content.String()
+	final.Message.Thinking = thinking.String()
+	final.Message.ToolCalls = append(calls, final.Message.ToolCalls...)
+	final.CreatedAt = s.tick(time.Duration(t.evalCount) * evalTokenTime)
+	writeJSON(w, http.StatusOK, jsonUTF8, final)
+}

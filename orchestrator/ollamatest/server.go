@@ -1,0 +1,240 @@
+package ollamatest
+
+import (
+	"bytes"
+	"encoding/json"
+	"io"
+	"math/rand/v2"
+	"net/http"
+	"net/http/httptest"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/ollama/ollama/api"
+)
+
+// Server is a running fake Ollama server. All its methods are safe for
+// concurrent use.
+type Server struct {
+	t       testing.TB
+	ts      *httptest.Server
+	routes  map[string]map[string]handler
+	closing chan struct{} // closed by cleanup: releases hanging replies
+	cfg     config
+
+	mu       sync.Mutex
+	replies  []Reply
+	requests []Request
+	models   []entry
+	pullable []entry
+	runners  map[string]*runner // loaded models, by fully qualified name
+	clock    time.Time
+	rng      *rand.Rand
+	waits    waitState
+}
+
+// Request is one HTTP request the server received.
+type Request struct {
+	Method string
+	// Path is the URL path, without the query.
+	Path   string
+	Header http.Header
+	// Body is the raw request body.
+	Body []byte
+	// Cancelled reports that a Hang reply saw this request's context end,
+	// which is how a client's cancellation shows on the server.
+	Cancelled bool
+}
+
+// handler serves one route; index is the request's position in Requests.
+type handler func(w http.ResponseWriter, r *http.Request, index int, body []byte)
+
+// Option configures New.
+type Option func(*config)
+
+type config struct {
+	models        []Model
+	pullable      []Model
+	noCache       bool
+	defaultNumCtx int
+}
+
+// WithModels sets the installed models, replacing DefaultModel.
+func WithModels(models ...Model) Option {
+	return func(c *config) { c.models = models }
+}
+
+// WithPullable sets the models POST /api/pull can install. Installed models
+// can always be pulled again; any other name fails as on a real server.
+func WithPullable(models ...Model) Option {
+	return func(c *config) { c.pullable = models }
+}
+
+// WithoutCacheSimulation turns off the prompt cache: prompt_eval_count is then
+// always the whole prompt's EstimateTokens (or num_ctx when it overflows).
+func WithoutCacheSimulation() Option {
+	return func(c *config) { c.noCache = true }
+}
+
+// WithDefaultContext sets the num_ctx used when a request sets none, as
+// OLLAMA_CONTEXT_LENGTH or a large GPU would. The default is 4096, a small
+// machine's default; either way it is capped at the model's ContextLength.
+func WithDefaultContext(numCtx int) Option {
+	return func(c *config) { c.defaultNumCtx = numCtx }
+}
+
+// New starts a fake server on loopback. Its cleanup, registered with
+// t.Cleanup, releases hanging replies, closes the server and fails the test
+// with t.Errorf if scripted replies were left unused. New uses only t's
+// Helper, Cleanup, Errorf and Fatalf methods.
+func New(t testing.TB, opts ...Option) *Server {
+	t.Helper()
+	cfg := config{models: []Model{DefaultModel()}, defaultNumCtx: 4096}
+	for _, opt := range opts {
+		opt(&cfg)
+	}
+	s := &Server{
+		t:       t,
+		cfg:     cfg,
+		closing: make(chan struct{}),
+		runners: make(map[string]*runner),
+		clock:   startTime,
+		rng:     rand.New(rand.NewPCG(1, 2)),
+	}
+	s.waits.changed = make(chan struct{})
+	var err error
+	if s.models, err = entries(cfg.models); err != nil {
+		t.Fatalf("%v", err)
+	}
+	if s.pullable, err = entries(cfg.pullable); err != nil {
+		t.Fatalf("%v", err)
+	}
+	s.routes = s.routeTable()
+	s.ts = httptest.NewServer(http.HandlerFunc(s.serveHTTP))
+	t.Cleanup(s.close)
+	return s
+}
+
+func entries(models []Model) ([]entry, error) {
+	out := make([]entry, 0, len(models))
+	for i, m := range models {
+		e, err := newEntry(m, modelTime.Add(-time.Duration(i)*time.Hour))
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, e)
+	}
+	return out, nil
+}
+
+// URL returns the server's base URL, what OLLAMA_HOST would hold:
+// "http://127.0.0.1:PORT".
+func (s *Server) URL() string { return s.ts.URL }
+
+// Script queues replies. Each chat request that passes validation and has
+// messages consumes the first queued reply. An invalid reply fails the test
+// (t.Errorf) and is not queued.
+func (s *Server) Script(replies ...Reply) {
+	s.t.Helper()
+	valid := make([]Reply, 0, len(replies))
+	for i, r := range replies {
+		if err := r.Validate(); err != nil {
+			s.t.Errorf("ollamatest: Script reply %d: %v", i, err)
+			continue
+		}
+		valid = append(valid, r)
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.replies = append(s.replies, valid...)
+}
+
+// Requests returns a copy of every request received, in order.
+func (s *Server) Requests() []Request {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	out := make([]Request, len(s.requests))
+	for i, r := range s.requests {
+		r.Header = r.Header.Clone()
+		r.Body = bytes.Clone(r.Body)
+		out[i] = r
+	}
+	return out
+}
+
+// ChatRequests returns the decoded body of every POST /api/chat whose body
+// decoded, in order: rejected requests and model loads included.
+func (s *Server) ChatRequests() []api.ChatRequest {
+	var out []api.ChatRequest
+	for _, r := range s.Requests() {
+		if r.Method != http.MethodPost || r.Path != "/api/chat" {
+			continue
+		}
+		var req api.ChatRequest
+		if json.NewDecoder(bytes.NewReader(r.Body)).Decode(&req) == nil {
+			out = append(out, req)
+		}
+	}
+	return out
+}
+
+func (s *Server) close() {
+	close(s.closing)
+	s.ts.Close()
+	s.mu.Lock()
+	left := s.replies
+	s.mu.Unlock()
+	if len(left) > 0 {
+		s.t.Errorf("ollamatest: %d scripted replies left unused; first: %s", len(left), left[0].summary())
+	}
+}
+
+func (s *Server) serveHTTP(w http.ResponseWriter, r *http.Request) {
+	body, err := io.ReadAll(r.Body)
+	if err != nil {
+		return
+	}
+	index := s.record(r, body)
+	methods, ok := s.routes[r.URL.Path]
+	if !ok {
+		writeText(w, http.StatusNotFound, "404 page not found")
+		return
+	}
+	h, ok := methods[r.Method]
+	if !ok {
+		writeText(w, http.StatusMethodNotAllowed, "405 method not allowed")
+		return
+	}
+	h(w, r, index, body)
+}
+
+func (s *Server) record(r *http.Request, body []byte) int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.requests = append(s.requests, Request{
+		Method: r.Method,
+		Path:   r.URL.Path,
+		Header: r.Header.Clone(),
+		Body:   body,
+	})
+	return len(s.requests) - 1
+}
+
+func (s *Server) routeTable() map[string]map[string]handler {
+	get := func(h handler) map[string]handler {
+		return map[string]handler{http.MethodGet: h, http.MethodHead: h}
+	}
+	post := func(h handler) map[string]handler {
+		return map[string]handler{http.MethodPost: h}
+	}
+	return map[string]map[string]handler{
+		"/":            get(s.handleRoot),
+		"/api/version": get(s.handleVersion),
+		"/api/tags":    get(s.handleTags),
+		"/api/ps":      {http.MethodGet: s.handlePs},
+		"/api/show":    post(s.handleShow),
+		"/api/pull":    post(s.handlePull),
+		"/api/chat":    post(s.handleChat),
+	}
+}
