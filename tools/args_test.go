@@ -1,0 +1,199 @@
+package tools
+
+import (
+	"bytes"
+	"encoding/json"
+	"reflect"
+	"slices"
+	"strings"
+	"testing"
+)
+
+var readParams = readFileSpec(400).params
+
+func TestDecodeArgs(t *testing.T) {
+	tests := []struct {
+		name        string
+		raw         string
+		want        readFileArgs
+		wantUnknown []string
+		wantErr     string
+	}{
+		{name: "all", raw: `{"path":"a.go","offset":3,"limit":10}`, want: readFileArgs{Path: "a.go", Offset: 3, Limit: 10}},
+		{name: "optional absent", raw: `{"path":"a.go"}`, want: readFileArgs{Path: "a.go"}},
+		{name: "optional null", raw: `{"path":"a.go","limit":null}`, want: readFileArgs{Path: "a.go"}},
+		{name: "whitespace", raw: " \n{\"path\":\"a\"} ", want: readFileArgs{Path: "a"}},
+		{name: "integer as string", raw: `{"path":"a","limit":"10"}`, want: readFileArgs{Path: "a", Limit: 10}},
+		{name: "integer as float", raw: `{"path":"a","offset":7.0}`, want: readFileArgs{Path: "a", Offset: 7}},
+		{name: "unknown keys", raw: `{"path":"a","foo":1,"bar":true}`, want: readFileArgs{Path: "a"}, wantUnknown: []string{"bar", "foo"}},
+		{name: "keys are exact", raw: `{"path":"a","Limit":5}`, want: readFileArgs{Path: "a"}, wantUnknown: []string{"Limit"}},
+		{name: "null", raw: `null`, wantErr: "arguments must be a JSON object, got null null"},
+		{name: "string", raw: `"a.go"`, wantErr: `arguments must be a JSON object, got string "a.go"`},
+		{name: "array", raw: `["a.go"]`, wantErr: `arguments must be a JSON object, got array ["a.go"]`},
+		{name: "number", raw: `12`, wantErr: "must be a JSON object, got number 12"},
+		{name: "invalid", raw: `{"path":`, wantErr: "not a valid JSON object"},
+		{name: "garbage", raw: `path=a`, wantErr: "not valid JSON"},
+		{name: "empty", raw: ``, wantErr: `missing required argument "path"`},
+		{name: "missing", raw: `{"offset":1}`, wantErr: `missing required argument "path"`},
+		{name: "required null", raw: `{"path":null}`, wantErr: `missing required argument "path"`},
+		{name: "wrong type word", raw: `{"path":"a","limit":"ten"}`, wantErr: `argument "limit" must be an integer, got string "ten"`},
+		{name: "wrong type fraction", raw: `{"path":"a","limit":1.5}`, wantErr: `argument "limit" must be an integer, got number 1.5`},
+		{name: "wrong type path", raw: `{"path":42}`, wantErr: `argument "path" must be a string, got number 42`},
+		{name: "wrong type object", raw: `{"path":{"x":1}}`, wantErr: `argument "path" must be a string, got object {"x":1}`},
+		{name: "huge integer", raw: `{"path":"a","limit":1e40}`, wantErr: `argument "limit" must be an integer, got number 1e40`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, unknown, err := decodeArgs[readFileArgs](json.RawMessage(tt.raw), readParams)
+			if tt.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
+					t.Fatalf("err = %v; want it to contain %q", err, tt.wantErr)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got != tt.want || !slices.Equal(unknown, tt.wantUnknown) {
+				t.Fatalf("got %+v %q; want %+v %q", got, unknown, tt.want, tt.wantUnknown)
+			}
+		})
+	}
+}
+
+func TestDecodeArgsBoolean(t *testing.T) {
+	params := editFileSpec().params
+	for raw, want := range map[string]bool{`true`: true, `"true"`: true, `false`: false, `"false"`: false} {
+		got, _, err := decodeArgs[editFileArgs](json.RawMessage(`{"path":"a","old_string":"x","new_string":"y","replace_all":`+raw+`}`), params)
+		if err != nil || got.ReplaceAll != want {
+			t.Errorf("replace_all %s: got %v, %v; want %v", raw, got.ReplaceAll, err, want)
+		}
+	}
+	_, _, err := decodeArgs[editFileArgs](json.RawMessage(`{"path":"a","old_string":"x","new_string":"y","replace_all":"yes"}`), params)
+	if err == nil || err.Error() != `argument "replace_all" must be a boolean, got string "yes"` {
+		t.Errorf("err = %v", err)
+	}
+}
+
+// TestUnknownArgumentNote checks that ignored arguments are reported in the
+// result, and that the call still runs.
+func TestUnknownArgumentNote(t *testing.T) {
+	ws := newWorkspace(t, map[string]string{"a.txt": "hello\n"})
+	res := run(t, ws, Options{}, "read_file", `{"path":"a.txt","encoding":"utf8","file":"b"}`)
+	if res.IsError || !strings.Contains(res.Content, "hello") {
+		t.Fatalf("call did not run: %+v", res)
+	}
+	if !strings.HasSuffix(res.Content, "\n\nnote: ignored unknown argument(s): encoding, file") {
+		t.Fatalf("no note in %q", res.Content)
+	}
+}
+
+// toolArgTypes maps each tool to the struct it decodes its arguments into.
+var toolArgTypes = map[string]any{
+	"read_file":  readFileArgs{},
+	"write_file": writeFileArgs{},
+	"edit_file":  editFileArgs{},
+	"list_dir":   listDirArgs{},
+	"glob":       globArgs{},
+	"grep":       grepArgs{},
+	"shell":      shellArgs{},
+}
+
+// TestSpecsMatchArgStructs checks that every tool's params, which make its
+// schema and decide what is required and unknown, match the json tags and
+// Go types of its argument struct, so neither can drift from the other.
+func TestSpecsMatchArgStructs(t *testing.T) {
+	kinds := map[paramType]reflect.Kind{typeString: reflect.String, typeInteger: reflect.Int, typeBoolean: reflect.Bool}
+	reg := Default(newWorkspace(t, nil), Options{})
+	for _, name := range reg.Names() {
+		tool, _ := reg.Lookup(name)
+		typ := reflect.TypeOf(toolArgTypes[name])
+		if typ == nil {
+			t.Fatalf("%s: no argument struct listed", name)
+		}
+		fields := map[string]reflect.Kind{}
+		for f := range typ.Fields() {
+			fields[f.Tag.Get("json")] = f.Type.Kind()
+		}
+		def := tool.Definition().Function
+		var names []string
+		for pname, prop := range def.Parameters.Properties.All() {
+			names = append(names, pname)
+			if fields[pname] != kinds[paramType(prop.Type[0])] {
+				t.Errorf("%s: param %q has schema type %s but Go kind %s", name, pname, prop.Type, fields[pname])
+			}
+		}
+		if len(names) != len(fields) {
+			t.Errorf("%s: schema has %v, struct has %v", name, names, fields)
+		}
+	}
+}
+
+func TestDefinitionsStable(t *testing.T) {
+	ws := newWorkspace(t, nil)
+	reg := Default(ws, Options{})
+	first, err := json.Marshal(reg.Definitions())
+	if err != nil {
+		t.Fatal(err)
+	}
+	second, _ := json.Marshal(reg.Definitions())
+	other, _ := json.Marshal(Default(ws, Options{}).Definitions())
+	if !bytes.Equal(first, second) || !bytes.Equal(first, other) {
+		t.Fatalf("definitions differ between calls:\n%s\n%s", first, second)
+	}
+	if want := []string{"read_file", "write_file", "edit_file", "list_dir", "glob", "grep", "shell"}; !slices.Equal(reg.Names(), want) {
+		t.Fatalf("names %v, want %v", reg.Names(), want)
+	}
+	// Properties come in spec order, and required lists what the spec says.
+	if !bytes.Contains(first, []byte(`"properties":{"path":{"type":"string","description":"File path, relative to the working directory"},"old_string"`)) ||
+		!bytes.Contains(first, []byte(`"required":["path","old_string","new_string"]`)) {
+		t.Fatalf("edit_file schema not in spec order:\n%s", first)
+	}
+}
+
+// schemaBudget is the most the seven schemas may take, as JSON, so that the
+// system prompt and schemas stay under about 1,500 tokens.
+const schemaBudget = 4500
+
+func TestDefinitionsSize(t *testing.T) {
+	b, err := json.Marshal(Default(newWorkspace(t, nil), Options{}).Definitions())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("tool schemas: %d bytes", len(b))
+	if len(b) > schemaBudget {
+		t.Fatalf("tool schemas take %d bytes, over the %d budget", len(b), schemaBudget)
+	}
+}
+
+func FuzzDecodeArgs(f *testing.F) {
+	for _, seed := range []string{
+		`{"path":"a.go","offset":3,"limit":10}`, `{"path":"a","limit":"10"}`, `{"path":"a","offset":7.0}`,
+		`{"path":"a","old_string":"x","new_string":"y","replace_all":"true"}`, `{"path":null}`, `null`,
+		`"x"`, `[]`, ``, `{"path":"\u00e9\ud800"}`, `{"path":"a","limit":-1e3}`, `{"path":"a","x":{"y":[1]}}`,
+		`{"path":"a","path":"b"}`, `{"PATH":"a"}`, `{"path":"a","limit":" 12 "}`, `{"path":"a\u0000"}`,
+	} {
+		f.Add([]byte(seed))
+	}
+	f.Fuzz(func(t *testing.T, raw []byte) {
+		checkRoundTrip[readFileArgs](t, raw, readParams)
+		checkRoundTrip[editFileArgs](t, raw, editFileSpec().params)
+	})
+}
+
+// checkRoundTrip checks that decodeArgs does not panic and that a struct it
+// accepts encodes to arguments that decode back to the same struct.
+func checkRoundTrip[T comparable](t *testing.T, raw []byte, params []param) {
+	got, _, err := decodeArgs[T](raw, params)
+	if err != nil {
+		return
+	}
+	again, err := json.Marshal(got)
+	if err != nil {
+		t.Fatalf("re-encode %+v: %v", got, err)
+	}
+	back, unknown, err := decodeArgs[T](again, params)
+	if err != nil || back != got || len(unknown) != 0 {
+		t.Fatalf("%q decoded to %+v, re-encoded as %s, decoded back to %+v, %q, %v", raw, got, again, back, unknown, err)
+	}
+}

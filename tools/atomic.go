@@ -1,0 +1,115 @@
+package tools
+
+import (
+	"crypto/rand"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path"
+	"syscall"
+)
+
+// newFileMode is the mode of files the tools create.
+const newFileMode fs.FileMode = 0o644
+
+// writeAtomic replaces the file at target, a root-relative path that is not
+// a symlink, with data, or creates it and its missing parents. The data goes
+// to a temporary file in the same directory, is synced, gets mode, and is
+// renamed over target, so the file is never seen half written. Errors are
+// messages for the model.
+func (w *Workspace) writeAtomic(target string, data []byte, mode fs.FileMode) error {
+	dir := path.Dir(target)
+	if err := w.root.MkdirAll(dir, 0o755); err != nil {
+		return w.fsError(dir, err)
+	}
+	tmp, f, err := w.createTemp(target)
+	if err != nil {
+		return err
+	}
+	err = writeSync(f, data, mode)
+	if err == nil {
+		err = w.root.Rename(tmp, target)
+	}
+	if err != nil {
+		_ = w.root.Remove(tmp)
+		return w.fsError(target, err)
+	}
+	if d, err := w.root.Open(dir); err == nil {
+		_ = d.Sync() // make the rename durable; some file systems refuse, which is fine
+		d.Close()
+	}
+	return nil
+}
+
+// createTemp creates an empty temporary file beside target.
+func (w *Workspace) createTemp(target string) (string, *os.File, error) {
+	for range 10 {
+		tmp := path.Join(path.Dir(target), "."+path.Base(target)+".lathe-"+rand.Text()[:8]+".tmp")
+		f, err := w.root.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+		if errors.Is(err, fs.ErrExist) {
+			continue
+		}
+		if err != nil {
+			return "", nil, w.fsError(target, err)
+		}
+		return tmp, f, nil
+	}
+	return "", nil, fmt.Errorf("%s: cannot create a temporary file beside it", target)
+}
+
+func writeSync(f *os.File, data []byte, mode fs.FileMode) error {
+	_, err := f.Write(data)
+	if err == nil {
+		err = f.Chmod(mode)
+	}
+	if err == nil {
+		err = f.Sync()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	return err
+}
+
+// openFile opens target, the root-relative path rel resolves to, for
+// reading, if it is a regular file. O_NONBLOCK keeps the open of a FIFO from
+// hanging; anything but a regular file is refused, so that a device cannot
+// feed endless data. Errors are messages for the model.
+func (w *Workspace) openFile(rel, target string) (*os.File, fs.FileInfo, error) {
+	f, err := w.root.OpenFile(target, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		return nil, nil, w.fsError(rel, err)
+	}
+	fi, err := f.Stat()
+	switch {
+	case err != nil:
+		err = w.fsError(rel, err)
+	case fi.IsDir():
+		err = fmt.Errorf("%s is a directory; use list_dir to see what it holds", rel)
+	case !fi.Mode().IsRegular():
+		err = fmt.Errorf("%s is not a regular file", rel)
+	}
+	if err != nil {
+		f.Close()
+		return nil, nil, err
+	}
+	return f, fi, nil
+}
+
+// fileMode returns the mode to keep for the file at target: its own if it
+// is a regular file, newFileMode if it does not exist. exists says which.
+func (w *Workspace) fileMode(target string) (mode fs.FileMode, exists bool, err error) {
+	fi, err := w.root.Lstat(target)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return newFileMode, false, nil
+	case err != nil:
+		return 0, false, w.fsError(target, err)
+	case fi.IsDir():
+		return 0, true, fmt.Errorf("%s is a directory; give a file path", target)
+	case !fi.Mode().IsRegular():
+		return 0, true, fmt.Errorf("%s is not a regular file", target)
+	}
+	return fi.Mode() & (fs.ModePerm | fs.ModeSetuid | fs.ModeSetgid | fs.ModeSticky), true, nil
+}

@@ -1,0 +1,232 @@
+package tools
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"path"
+	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+
+	"lathe/tools/internal/gentree"
+)
+
+// benchFiles is the size of the benchmark tree.
+const benchFiles = 20000
+
+// benchTree returns a generated tree: in LATHE_BENCH_TREE if set (made once
+// and reused by later runs, so scripts/bench.sh can time rg on the same
+// files), else in a temporary directory.
+func benchTree(b *testing.B) string {
+	b.Helper()
+	dir := os.Getenv("LATHE_BENCH_TREE")
+	if dir == "" {
+		dir = filepath.Join(b.TempDir(), "tree")
+	}
+	if err := gentree.Ensure(dir, benchFiles); err != nil {
+		b.Fatal(err)
+	}
+	return dir
+}
+
+// grepBenchCases are the searches BenchmarkGrep times. scripts/bench.sh
+// times rg on the same ones: keep the two lists in step.
+var grepBenchCases = []struct{ name, args string }{
+	{"literal", `{"pattern":"ErrNotFound"}`},
+	{"regexp", `{"pattern":"func \\(s \\*Server\\) handle\\w+Token"}`},
+	{"ignorecase", `{"pattern":"todo","ignore_case":true}`},
+	{"noliteral", `{"pattern":"[A-Z]{4}\\("}`},
+	{"include", `{"pattern":"TODO","include":"*.ts"}`},
+}
+
+func BenchmarkGrep(b *testing.B) {
+	ws := openWorkspace(b, benchTree(b))
+	tool, _ := Default(ws, Options{}).Lookup("grep")
+	for _, bc := range grepBenchCases {
+		b.Run(bc.name, func(b *testing.B) {
+			call, err := tool.Prepare(json.RawMessage(bc.args))
+			if err != nil {
+				b.Fatal(err)
+			}
+			var res Result
+			for b.Loop() {
+				if res, err = call.Run(b.Context()); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.Log(res.Summary)
+		})
+	}
+}
+
+// BenchmarkGrepIgnore measures what go-git's .gitignore matcher costs in a
+// grep walk: the same walk, once matching with it and once looking up a set
+// of the paths it keeps, computed beforehand.
+func BenchmarkGrepIgnore(b *testing.B) {
+	ws := openWorkspace(b, benchTree(b))
+	kept := keptPaths(b, ws)
+	oracle := &ignorer{m: setMatcher(kept)}
+	same := func(parent *ignorer, _ []string, _ []byte) *ignorer { return parent }
+	m, err := newGrepMatcher("ErrNotFound")
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, search := range []bool{true, false} {
+		for _, mode := range []struct {
+			name  string
+			start *ignorer
+			maker ignoreMaker
+		}{{"gogit", loadIgnorer(ws.root, "."), nil}, {"precomputed", oracle, same}} {
+			name := mode.name + "/walk-only"
+			if search {
+				name = mode.name + "/grep"
+			}
+			b.Run(name, func(b *testing.B) {
+				for b.Loop() {
+					grepWalk(b, ws, m, walkOpts{start: ".", ignore: mode.start, matcher: mode.maker}, search)
+				}
+			})
+		}
+	}
+}
+
+// grepWalk is grep's walk without the result: it searches every file, or
+// only walks if search is false.
+func grepWalk(b *testing.B, ws *Workspace, m *grepMatcher, opts walkOpts, search bool) {
+	opts.workers = (&searchDir{}).workers()
+	workers := make([]grepWorker, opts.workers)
+	for i := range workers {
+		workers[i].found.limit = maxGrepMatches
+	}
+	err := walk(context.Background(), ws.root, opts, func(w int, e entry) bool {
+		if search && e.typ.IsRegular() {
+			workers[w].searchFile(m, e, e.rel())
+		}
+		return e.typ.IsDir()
+	})
+	if err != nil {
+		b.Fatal(err)
+	}
+}
+
+// keptPaths walks with the .gitignore rules and returns every path kept.
+func keptPaths(b *testing.B, ws *Workspace) map[string]bool {
+	var mu sync.Mutex
+	kept := map[string]bool{}
+	err := walk(context.Background(), ws.root, walkOpts{start: ".", ignore: loadIgnorer(ws.root, ".")}, func(_ int, e entry) bool {
+		mu.Lock()
+		kept[e.rel()] = true
+		mu.Unlock()
+		return e.typ.IsDir()
+	})
+	if err != nil {
+		b.Fatal(err)
+	}
+	return kept
+}
+
+// setMatcher ignores every path not in the set.
+type setMatcher map[string]bool
+
+func (s setMatcher) Match(parts []string, _ bool) bool { return !s[strings.Join(parts, "/")] }
+
+// BenchmarkOpen compares ways to open and read every file grep would
+// search, one goroutine, 64 KiB reads: through the workspace's os.Root by
+// full relative path (os.Root resolves it one openat per component); through
+// an os.Root opened per directory (one openat per file), with and without
+// O_NONBLOCK (without it os.File sets and clears non-blocking mode around
+// registering with the poller: four fcntl calls per file); raw openat(2) on
+// each directory's descriptor, bypassing os.File; and os.Open on absolute
+// paths, which is not confined at all. walk does root-per-dir-nonblock.
+func BenchmarkOpen(b *testing.B) {
+	dir := benchTree(b)
+	ws := openWorkspace(b, dir)
+	byDir := map[string][]string{}
+	for p := range keptPaths(b, ws) {
+		if fi, err := ws.root.Lstat(p); err == nil && fi.Mode().IsRegular() {
+			byDir[path.Dir(p)] = append(byDir[path.Dir(p)], path.Base(p))
+		}
+	}
+	buf := make([]byte, 64<<10)
+	drain := func(f *os.File, err error) {
+		if err != nil {
+			b.Fatal(err)
+		}
+		for {
+			if _, err := f.Read(buf); err != nil {
+				break
+			}
+		}
+		f.Close()
+	}
+	perDir := func(flag int) func(string, []string) {
+		return func(d string, names []string) {
+			sub, err := ws.root.OpenRoot(d)
+			if err != nil {
+				b.Fatal(err)
+			}
+			for _, n := range names {
+				drain(sub.OpenFile(n, flag, 0))
+			}
+			sub.Close()
+		}
+	}
+	strategies := []struct {
+		name string
+		open func(d string, names []string)
+	}{
+		{"root-fullpath", func(d string, names []string) {
+			for _, n := range names {
+				drain(ws.root.Open(path.Join(d, n)))
+			}
+		}},
+		{"root-per-dir", perDir(os.O_RDONLY)},
+		{"root-per-dir-nonblock", perDir(os.O_RDONLY | syscall.O_NONBLOCK)},
+		{"openat-per-dir", func(d string, names []string) { rawOpenat(b, ws, d, names, buf) }},
+		{"os-open", func(d string, names []string) {
+			for _, n := range names {
+				drain(os.Open(filepath.Join(dir, d, n)))
+			}
+		}},
+	}
+	for _, st := range strategies {
+		b.Run(st.name, func(b *testing.B) {
+			for b.Loop() {
+				for d, names := range byDir {
+					st.open(d, names)
+				}
+			}
+		})
+	}
+}
+
+// rawOpenat reads the files names of directory d with openat(2) on the
+// descriptor of d, opened through the workspace's os.Root.
+func rawOpenat(b *testing.B, ws *Workspace, d string, names []string, buf []byte) {
+	dir, err := ws.root.Open(d)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer dir.Close()
+	rc, err := dir.SyscallConn()
+	if err != nil {
+		b.Fatal(err)
+	}
+	rc.Control(func(dfd uintptr) {
+		for _, n := range names {
+			fd, err := syscall.Openat(int(dfd), n, syscall.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_CLOEXEC|syscall.O_NONBLOCK, 0)
+			if err != nil {
+				b.Fatal(err)
+			}
+			for {
+				if k, _ := syscall.Read(fd, buf); k <= 0 {
+					break
+				}
+			}
+			syscall.Close(fd)
+		}
+	})
+}

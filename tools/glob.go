@@ -1,0 +1,159 @@
+package tools
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"path"
+	"slices"
+	"strings"
+
+	"github.com/bmatcuk/doublestar/v4"
+)
+
+// maxGlobResults bounds how many paths glob returns.
+const maxGlobResults = 500
+
+func globSpec() spec {
+	return spec{
+		name: "glob",
+		desc: "Find files by glob pattern (** matches any depth, {a,b} alternatives). Skips .gitignored files.",
+		params: []param{
+			{name: "pattern", typ: typeString, required: true, desc: "Glob relative to path, e.g. **/*.go"},
+			{name: "path", typ: typeString, desc: "Directory to search in (default .)"},
+		},
+	}
+}
+
+type globArgs struct {
+	Pattern string `json:"pattern"`
+	Path    string `json:"path"`
+}
+
+type globTool struct {
+	base
+	ws   *Workspace
+	opts Options
+}
+
+func (*globTool) ReadOnly() bool { return true }
+
+func (t *globTool) Prepare(raw json.RawMessage) (Call, error) {
+	return prepare(&t.base, raw, func(a globArgs) (Call, error) {
+		dir, err := optionalRel(t.ws, a.Path)
+		if err != nil {
+			return nil, err
+		}
+		full, err := globPattern(t.ws, dir, a.Pattern)
+		if err != nil {
+			return nil, err
+		}
+		return &globCall{t: t, pattern: a.Pattern, full: full}, nil
+	})
+}
+
+// globPattern joins pattern to dir, both relative to the working directory,
+// and checks that the result is a valid pattern that stays inside it. An
+// absolute pattern inside the working directory is made relative.
+func globPattern(ws *Workspace, dir, pattern string) (string, error) {
+	switch {
+	case pattern == "":
+		return "", fmt.Errorf("pattern is empty; use e.g. %q", "**/*.go")
+	case strings.ContainsRune(pattern, 0):
+		return "", fmt.Errorf("pattern %q contains a NUL byte", pattern)
+	case path.IsAbs(pattern):
+		base, rest := doublestar.SplitPattern(pattern)
+		rel, err := ws.Rel(base)
+		if err != nil {
+			return "", fmt.Errorf("pattern %q is outside the working directory %s; use a pattern relative to it", pattern, ws.Dir())
+		}
+		dir, pattern = rel, rest
+	case strings.HasPrefix(pattern, "~"):
+		return "", fmt.Errorf(`pattern %q starts with "~", which is not expanded; use a pattern relative to the working directory`, pattern)
+	}
+	full := path.Clean(path.Join(dir, pattern))
+	if full == ".." || strings.HasPrefix(full, "../") {
+		return "", fmt.Errorf("pattern %q leads outside the working directory %s; use a pattern inside it", pattern, ws.Dir())
+	}
+	if !doublestar.ValidatePattern(full) {
+		return "", fmt.Errorf("pattern %q is not a valid glob (check brackets and braces)", pattern)
+	}
+	base, _ := doublestar.SplitPattern(full)
+	if _, err := ws.follow(base); err != nil {
+		return "", err
+	}
+	return full, nil
+}
+
+type globCall struct {
+	t       *globTool
+	pattern string // as the model sent it
+	full    string // root-relative
+}
+
+func (c *globCall) Subject() string { return c.pattern }
+
+func (c *globCall) Run(ctx context.Context) (Result, error) {
+	ws := c.t.ws
+	base, rest := doublestar.SplitPattern(c.full)
+	s, err := newSearchDir(ws, base)
+	if err != nil {
+		return Errorf("refused", err.Error()), nil
+	}
+	if !s.isDir {
+		return c.result(matchFile(c.full, base)), nil
+	}
+	maxDepth := -1
+	if !strings.Contains(rest, "**") {
+		maxDepth = strings.Count(rest, "/") + 1
+	}
+	workers := s.workers()
+	found := make([][]string, workers)
+	err = walk(ctx, ws.root, s.walkOpts(workers), func(w int, e entry) bool {
+		rel := s.display(e.rel())
+		isDir := e.typ.IsDir()
+		if doublestar.MatchUnvalidated(c.full, rel) {
+			if isDir {
+				rel += "/"
+			}
+			found[w] = append(found[w], rel)
+		}
+		return isDir && (maxDepth < 0 || depth(rel)-depth(base) < maxDepth)
+	})
+	if err != nil {
+		return Result{}, err
+	}
+	return c.result(slices.Concat(found...)), nil
+}
+
+func matchFile(pattern, name string) []string {
+	if doublestar.MatchUnvalidated(pattern, name) {
+		return []string{name}
+	}
+	return nil
+}
+
+// depth counts the components of a clean relative path; "." has none.
+func depth(p string) int {
+	p = strings.TrimSuffix(p, "/")
+	if p == "." || p == "" {
+		return 0
+	}
+	return strings.Count(p, "/") + 1
+}
+
+func (c *globCall) result(paths []string) Result {
+	if len(paths) == 0 {
+		return Result{Content: fmt.Sprintf("no files match %q (.gitignored files are skipped)", c.full), Summary: "no matches"}
+	}
+	slices.Sort(paths)
+	var b strings.Builder
+	for _, p := range paths[:min(len(paths), maxGlobResults)] {
+		b.WriteString(p)
+		b.WriteByte('\n')
+	}
+	if len(paths) > maxGlobResults {
+		fmt.Fprintf(&b, "(showing %d of %d matches; narrow the pattern or path)\n", maxGlobResults, len(paths))
+	}
+	return Result{Content: capText(b.String(), c.t.opts.MaxOutputBytes), Summary: plural(len(paths), "match")}
+}

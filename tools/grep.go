@@ -1,0 +1,248 @@
+package tools
+
+import (
+	"cmp"
+	"context"
+	"encoding/json"
+	"fmt"
+	"path"
+	"slices"
+	"strings"
+
+	"github.com/bmatcuk/doublestar/v4"
+)
+
+const (
+	// maxGrepMatches bounds how many matching lines grep returns.
+	maxGrepMatches = 200
+	// maxGrepLine is how much of a matching line grep shows.
+	maxGrepLine = 240
+)
+
+func grepSpec() spec {
+	return spec{
+		name: "grep",
+		desc: "Search file contents with an RE2 regexp. Returns file:line: text, sorted. Skips binary and .gitignored files.",
+		params: []param{
+			{name: "pattern", typ: typeString, required: true, desc: "RE2 regular expression"},
+			{name: "path", typ: typeString, desc: "File or directory to search (default .)"},
+			{name: "include", typ: typeString, desc: "Only search files matching this glob, e.g. *.go or src/**/*.ts"},
+			{name: "ignore_case", typ: typeBoolean, desc: "Match case-insensitively (default false)"},
+		},
+	}
+}
+
+type grepArgs struct {
+	Pattern    string `json:"pattern"`
+	Path       string `json:"path"`
+	Include    string `json:"include"`
+	IgnoreCase bool   `json:"ignore_case"`
+}
+
+type grepTool struct {
+	base
+	ws   *Workspace
+	opts Options
+}
+
+func (*grepTool) ReadOnly() bool { return true }
+
+func (t *grepTool) Prepare(raw json.RawMessage) (Call, error) {
+	return prepare(&t.base, raw, func(a grepArgs) (Call, error) {
+		rel, err := optionalRel(t.ws, a.Path)
+		if err != nil {
+			return nil, err
+		}
+		if a.Pattern == "" {
+			return nil, fmt.Errorf("pattern is empty")
+		}
+		expr := a.Pattern
+		if a.IgnoreCase {
+			expr = "(?i)" + expr
+		}
+		m, err := newGrepMatcher(expr)
+		if err != nil {
+			return nil, fmt.Errorf("invalid regexp %q: %v", a.Pattern, err)
+		}
+		if a.Include != "" && !doublestar.ValidatePattern(a.Include) {
+			return nil, fmt.Errorf("include %q is not a valid glob (check brackets and braces)", a.Include)
+		}
+		return &grepCall{t: t, args: a, rel: rel, m: m}, nil
+	})
+}
+
+type grepCall struct {
+	t    *grepTool
+	args grepArgs
+	rel  string
+	m    *grepMatcher
+}
+
+func (c *grepCall) Subject() string { return c.args.Pattern }
+
+func (c *grepCall) Run(ctx context.Context) (Result, error) {
+	s, err := newSearchDir(c.t.ws, c.rel)
+	if err != nil {
+		return Errorf("refused", err.Error()), nil
+	}
+	if !s.isDir {
+		return c.runFile(s), nil
+	}
+	workers := make([]grepWorker, s.workers())
+	for i := range workers {
+		workers[i].found.limit = maxGrepMatches
+	}
+	err = walk(ctx, c.t.ws.root, s.walkOpts(len(workers)), func(w int, e entry) bool {
+		if e.typ.IsDir() {
+			return true
+		}
+		if e.typ.IsRegular() && c.included(s, e) {
+			workers[w].searchFile(c.m, e, s.display(e.rel()))
+		}
+		return false
+	})
+	if err != nil {
+		return Result{}, err
+	}
+	return c.result(workers), nil
+}
+
+// included reports whether e passes the include glob: on its name if the
+// glob has no slash, else on its path from the search directory or from
+// the working directory.
+func (c *grepCall) included(s *searchDir, e entry) bool {
+	inc := c.args.Include
+	switch {
+	case inc == "":
+		return true
+	case !strings.Contains(inc, "/"):
+		return doublestar.MatchUnvalidated(inc, e.name)
+	}
+	rel := e.rel()
+	if doublestar.MatchUnvalidated(inc, s.display(rel)) {
+		return true
+	}
+	from, err := relTo(s.target, rel)
+	return err == nil && doublestar.MatchUnvalidated(inc, from)
+}
+
+func relTo(dir, p string) (string, error) {
+	if dir == "." {
+		return p, nil
+	}
+	if rest, ok := strings.CutPrefix(p, dir+"/"); ok {
+		return rest, nil
+	}
+	return "", fmt.Errorf("%s is not below %s", p, dir)
+}
+
+// runFile greps a single file, which is searched even if .gitignored.
+func (c *grepCall) runFile(s *searchDir) Result {
+	var w grepWorker
+	w.found.limit = maxGrepMatches
+	dir, name := path.Split(s.target)
+	d, err := c.t.ws.root.OpenRoot(path.Clean("./" + dir))
+	if err != nil {
+		return Errorf("failed", c.t.ws.fsError(c.rel, err).Error())
+	}
+	defer d.Close()
+	if !w.searchFile(c.m, entry{dir: d, name: name}, s.rel) {
+		return Errorf("not searched", c.rel+" is not a text file grep can search (binary, special or over 64 MiB)")
+	}
+	return c.result([]grepWorker{w})
+}
+
+// result merges what the workers found into the text sent to the model.
+func (c *grepCall) result(workers []grepWorker) Result {
+	var files []*fileMatches
+	total, nfiles := 0, 0
+	for _, w := range workers {
+		files = append(files, w.found.files...)
+		total += w.matches
+		nfiles += w.files
+	}
+	if total == 0 {
+		where := ""
+		if c.rel != "." {
+			where = " in " + c.rel
+		}
+		return Result{Content: fmt.Sprintf("no matches for %q%s (binary and .gitignored files are skipped)", c.args.Pattern, where), Summary: "no matches"}
+	}
+	slices.SortFunc(files, func(a, b *fileMatches) int { return cmp.Compare(a.path, b.path) })
+	var b strings.Builder
+	shown := 0
+	budget := c.t.opts.MaxOutputBytes - markerRoom*2
+out:
+	for _, f := range files {
+		for _, l := range f.lines {
+			line := fmt.Sprintf("%s:%d: %s\n", f.path, l.n, l.text)
+			if shown == maxGrepMatches || b.Len()+len(line) > budget {
+				break out
+			}
+			b.WriteString(line)
+			shown++
+		}
+	}
+	summary := plural(total, "match") + " in " + plural(nfiles, "file")
+	if shown < total {
+		fmt.Fprintf(&b, "(showing %d of %s; narrow the pattern, path or include)\n", shown, summary)
+	}
+	return Result{Content: b.String(), Summary: summary}
+}
+
+// grepWorker is the state of one walk worker: its buffers and what it found.
+type grepWorker struct {
+	buf, lower []byte
+	found      fileHeap
+	matches    int
+	files      int
+}
+
+// searchFile greps the regular file e, naming it shown in results. It
+// reports whether the file was searched (it is a readable text file).
+func (w *grepWorker) searchFile(m *grepMatcher, e entry, shown string) bool {
+	data, ok, _ := readRegular(e.dir, e.name, w.buf)
+	w.buf = data
+	if !ok || isBinary(data) {
+		return false
+	}
+	var f *fileMatches
+	m.search(data, &w.lower, func(n int, line []byte) {
+		if f == nil {
+			f = &fileMatches{path: shown}
+		}
+		f.count++
+		if len(f.lines) < maxGrepMatches {
+			f.lines = append(f.lines, lineMatch{n: n, text: m.show(line)})
+		}
+	})
+	if f != nil {
+		w.matches += f.count
+		w.files++
+		w.found.add(f)
+	}
+	return true
+}
+
+// show returns a matching line as grep shows it: cut to maxGrepLine bytes
+// around the match if longer.
+func (m *grepMatcher) show(line []byte) string {
+	if len(line) <= maxGrepLine {
+		return string(line)
+	}
+	start := 0
+	if loc := m.re.FindIndex(line); loc != nil {
+		start = loc[0]
+	}
+	s := string(line)
+	from := runeStart(s, max(0, min(start-maxGrepLine/4, len(s)-maxGrepLine)))
+	to := runeStart(s, from+maxGrepLine)
+	out := s[from:to]
+	if from > 0 {
+		out = "…" + out
+	}
+	if to < len(s) {
+		out += "…"
+	}
+	return out
+}

@@ -1,0 +1,92 @@
+package tools
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// tree writes files (path → content) under dir. A content starting with
+// "->" makes a symlink to the rest; a path ending in "/" makes a directory.
+func tree(t testing.TB, dir string, files map[string]string) {
+	t.Helper()
+	for name, content := range files {
+		p := filepath.Join(dir, name)
+		if strings.HasSuffix(name, "/") {
+			if err := os.MkdirAll(p, 0o755); err != nil {
+				t.Fatal(err)
+			}
+			continue
+		}
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		var err error
+		if target, ok := strings.CutPrefix(content, "->"); ok {
+			err = os.Symlink(target, p)
+		} else {
+			err = os.WriteFile(p, []byte(content), 0o644)
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// newWorkspace makes a workspace in a new temporary directory holding files.
+func newWorkspace(t testing.TB, files map[string]string) *Workspace {
+	t.Helper()
+	dir := t.TempDir()
+	tree(t, dir, files)
+	return openWorkspace(t, dir)
+}
+
+func openWorkspace(t testing.TB, dir string) *Workspace {
+	t.Helper()
+	ws, err := OpenWorkspace(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ws.Close() })
+	return ws
+}
+
+// run prepares and runs the named tool of a default registry over ws. A
+// Prepare error is returned as an error result whose Summary is "prepare".
+func run(t *testing.T, ws *Workspace, opts Options, name, args string) Result {
+	t.Helper()
+	tool, ok := Default(ws, opts).Lookup(name)
+	if !ok {
+		t.Fatalf("no tool %q", name)
+	}
+	call, err := tool.Prepare(json.RawMessage(args))
+	if err != nil {
+		return Result{Content: err.Error(), IsError: true, Summary: "prepare"}
+	}
+	res, err := call.Run(t.Context())
+	if err != nil {
+		t.Fatalf("%s %s: Run: %v", name, args, err)
+	}
+	return res
+}
+
+// jsonArgs marshals an argument object.
+func jsonArgs(t testing.TB, args map[string]any) string {
+	t.Helper()
+	b, err := json.Marshal(args)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+func readString(t testing.TB, path string) string {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}

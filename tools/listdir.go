@@ -1,0 +1,117 @@
+package tools
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io/fs"
+	"path"
+	"slices"
+	"strings"
+)
+
+// maxDirEntries bounds how many entries list_dir shows.
+const maxDirEntries = 500
+
+func listDirSpec() spec {
+	return spec{
+		name: "list_dir",
+		desc: "List a directory's entries, sorted by name, with type and size.",
+		params: []param{
+			{name: "path", typ: typeString, desc: "Directory, relative to the working directory (default .)"},
+		},
+	}
+}
+
+type listDirArgs struct {
+	Path string `json:"path"`
+}
+
+type listDir struct {
+	base
+	ws   *Workspace
+	opts Options
+}
+
+func (*listDir) ReadOnly() bool { return true }
+
+func (t *listDir) Prepare(raw json.RawMessage) (Call, error) {
+	return prepare(&t.base, raw, func(a listDirArgs) (Call, error) {
+		rel, err := optionalRel(t.ws, a.Path)
+		if err != nil {
+			return nil, err
+		}
+		return &listDirCall{t: t, rel: rel}, nil
+	})
+}
+
+// optionalRel is Rel for an optional path, "" meaning the working directory.
+func optionalRel(ws *Workspace, p string) (string, error) {
+	if p == "" {
+		return ".", nil
+	}
+	return ws.resolve(p)
+}
+
+type listDirCall struct {
+	t   *listDir
+	rel string
+}
+
+func (c *listDirCall) Subject() string { return c.rel }
+
+func (c *listDirCall) Run(ctx context.Context) (Result, error) {
+	ws := c.t.ws
+	target, err := ws.follow(c.rel)
+	if err != nil {
+		return Errorf("refused", err.Error()), nil
+	}
+	f, err := ws.root.Open(target)
+	if err != nil {
+		return Errorf("failed", ws.fsError(c.rel, err).Error()), nil
+	}
+	defer f.Close()
+	if fi, err := f.Stat(); err == nil && !fi.IsDir() {
+		return Errorf("not a directory", c.rel+" is a file, not a directory; use read_file to read it"), nil
+	}
+	names, err := f.Readdirnames(-1)
+	if err != nil {
+		return Errorf("failed", ws.fsError(c.rel, err).Error()), nil
+	}
+	if err := ctx.Err(); err != nil {
+		return Result{}, err
+	}
+	slices.Sort(names)
+	if len(names) == 0 {
+		return Result{Content: "(" + c.rel + " is empty)", Summary: "empty"}, nil
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s in %s\n", plural(len(names), "entry"), c.rel)
+	for _, name := range names[:min(len(names), maxDirEntries)] {
+		b.WriteString(c.describe(path.Join(target, name), name))
+		b.WriteByte('\n')
+	}
+	if more := len(names) - maxDirEntries; more > 0 {
+		fmt.Fprintf(&b, "(%d more not shown; use glob to narrow down)\n", more)
+	}
+	return Result{Content: capText(b.String(), c.t.opts.MaxOutputBytes), Summary: plural(len(names), "entry")}, nil
+}
+
+// describe returns one list_dir line: type, name and size or link target.
+func (c *listDirCall) describe(p, name string) string {
+	root := c.t.ws.root
+	fi, err := root.Lstat(p)
+	if err != nil {
+		return "?     " + name
+	}
+	switch m := fi.Mode(); {
+	case m.IsDir():
+		return "dir   " + name + "/"
+	case m&fs.ModeSymlink != 0:
+		target, _ := root.Readlink(p)
+		return "link  " + name + " -> " + target
+	case m.IsRegular():
+		return fmt.Sprintf("file  %s (%d bytes)", name, fi.Size())
+	}
+	return "other " + name
+}

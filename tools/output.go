@@ -1,0 +1,169 @@
+package tools
+
+import (
+	"bytes"
+	"fmt"
+	"strings"
+	"time"
+	"unicode/utf8"
+)
+
+// Options tunes the tools. Zero values mean the defaults.
+type Options struct {
+	// MaxOutputBytes caps the content of every result (default 16 KiB).
+	MaxOutputBytes int
+	// ReadLimit is how many lines read_file returns when the model gives no
+	// limit (default 400).
+	ReadLimit int
+	// ShellTimeout is how long a shell command may run when the model gives
+	// no timeout_seconds (default 120 s).
+	ShellTimeout time.Duration
+	// Env is the environment of shell commands, before lathe's additions
+	// (PAGER=cat ...). Nil means the environment lathe runs in.
+	Env []string
+}
+
+const (
+	defaultMaxOutput    = 16 << 10
+	defaultReadLimit    = 400
+	defaultShellTimeout = 120 * time.Second
+	// minOutput keeps the cap large enough for the cut marker.
+	minOutput = 256
+)
+
+func (o Options) withDefaults() Options {
+	if o.MaxOutputBytes <= 0 {
+		o.MaxOutputBytes = defaultMaxOutput
+	}
+	o.MaxOutputBytes = max(o.MaxOutputBytes, minOutput)
+	if o.ReadLimit <= 0 {
+		o.ReadLimit = defaultReadLimit
+	}
+	if o.ShellTimeout <= 0 {
+		o.ShellTimeout = defaultShellTimeout
+	}
+	return o
+}
+
+// capText returns s if it fits in limit bytes; otherwise its head and tail,
+// cut on line boundaries (or rune boundaries within one long line), with a
+// marker in between saying how much was cut.
+func capText(s string, limit int) string {
+	if len(s) <= limit {
+		return s
+	}
+	w := newCapWriter(limit)
+	w.Write([]byte(s))
+	return w.String()
+}
+
+// markerRoom is the space reserved in a capped text for the cut marker.
+const markerRoom = 64
+
+// capWriter keeps the head and the tail of everything written to it, in
+// bounded memory, so that a command printing gigabytes costs only limit
+// bytes. String returns the text capped as by capText.
+type capWriter struct {
+	limit int
+	head  []byte // the first limit/2 bytes
+	tail  []byte // the last bytes seen after head, at least limit-limit/2
+	total int    // bytes written
+	lines int    // newlines written
+}
+
+func newCapWriter(limit int) *capWriter {
+	return &capWriter{limit: max(limit, minOutput)}
+}
+
+// Write never fails.
+func (w *capWriter) Write(p []byte) (int, error) {
+	w.total += len(p)
+	w.lines += bytes.Count(p, []byte{'\n'})
+	n := len(p)
+	if room := w.limit/2 - len(w.head); room > 0 {
+		take := min(room, len(p))
+		w.head = append(w.head, p[:take]...)
+		p = p[take:]
+	}
+	keep := w.limit - w.limit/2
+	w.tail = append(w.tail, p...)
+	if len(w.tail) > 2*keep {
+		w.tail = append(w.tail[:0], w.tail[len(w.tail)-keep:]...)
+	}
+	return n, nil
+}
+
+// Len returns how many bytes were written.
+func (w *capWriter) Len() int { return w.total }
+
+func (w *capWriter) String() string {
+	if w.total <= w.limit {
+		return string(w.head) + string(w.tail)
+	}
+	head := w.head[:headCut(w.head)]
+	budget := w.limit - len(head) - markerRoom
+	tail := w.tail[max(0, len(w.tail)-budget):]
+	start, atLine := tailCut(tail)
+	tail = tail[start:]
+	cutBytes := w.total - len(head) - len(tail)
+	cutLines := w.lines - bytes.Count(head, []byte{'\n'}) - bytes.Count(tail, []byte{'\n'})
+	if !atLine {
+		cutLines++
+	}
+	var b bytes.Buffer
+	b.Write(head)
+	if len(head) > 0 && head[len(head)-1] != '\n' {
+		b.WriteByte('\n')
+	}
+	fmt.Fprintf(&b, "[... %s (%d bytes) cut ...]\n", plural(cutLines, "line"), cutBytes)
+	b.Write(tail)
+	return b.String()
+}
+
+// headCut returns where to end a head: after its last newline, or at a rune
+// boundary if it holds no newline.
+func headCut(b []byte) int {
+	if i := bytes.LastIndexByte(b, '\n'); i >= 0 {
+		return i + 1
+	}
+	return runeStart(string(b), len(b))
+}
+
+// tailCut returns where to start a tail: after its first newline, or at a
+// rune boundary if it holds no newline; atLine says which.
+func tailCut(b []byte) (start int, atLine bool) {
+	if i := bytes.IndexByte(b, '\n'); i >= 0 && i+1 < len(b) {
+		return i + 1, true
+	}
+	for start < len(b) && !utf8.RuneStart(b[start]) {
+		start++
+	}
+	return start, false
+}
+
+// runeStart returns the largest i <= n that does not split a UTF-8 sequence
+// of s.
+func runeStart(s string, n int) int {
+	if n >= len(s) {
+		return len(s)
+	}
+	for i := n; i > 0 && i > n-utf8.UTFMax; i-- {
+		if utf8.RuneStart(s[i]) {
+			return i
+		}
+	}
+	return n
+}
+
+// plural returns "1 line", "2 lines", "3 entries", "4 matches".
+func plural(n int, word string) string {
+	switch {
+	case n == 1:
+		return "1 " + word
+	case strings.HasSuffix(word, "y"):
+		return fmt.Sprintf("%d %sies", n, word[:len(word)-1])
+	case strings.HasSuffix(word, "ch"):
+		return fmt.Sprintf("%d %ses", n, word)
+	}
+	return fmt.Sprintf("%d %ss", n, word)
+}

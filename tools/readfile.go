@@ -1,0 +1,180 @@
+package tools
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"strconv"
+	"unicode/utf8"
+)
+
+// maxLineBytes is how much of one line read_file shows; the rest is cut.
+const maxLineBytes = 2000
+
+func readFileSpec(limit int) spec {
+	return spec{
+		name: "read_file",
+		desc: "Read a text file. Lines come numbered; page through long files with offset and limit.",
+		params: []param{
+			{name: "path", typ: typeString, required: true, desc: "File path, relative to the working directory"},
+			{name: "offset", typ: typeInteger, desc: "First line to read, from 1 (default 1)"},
+			{name: "limit", typ: typeInteger, desc: "Number of lines to read (default " + strconv.Itoa(limit) + ")"},
+		},
+	}
+}
+
+type readFileArgs struct {
+	Path   string `json:"path"`
+	Offset int    `json:"offset"`
+	Limit  int    `json:"limit"`
+}
+
+type readFile struct {
+	base
+	ws   *Workspace
+	opts Options
+}
+
+func (*readFile) ReadOnly() bool { return true }
+
+func (t *readFile) Prepare(raw json.RawMessage) (Call, error) {
+	return prepare(&t.base, raw, func(a readFileArgs) (Call, error) {
+		rel, err := t.ws.resolve(a.Path)
+		if err != nil {
+			return nil, err
+		}
+		if a.Offset < 0 || a.Limit < 0 {
+			return nil, errors.New("offset and limit must be positive")
+		}
+		c := &readFileCall{t: t, rel: rel, offset: max(a.Offset, 1), limit: a.Limit}
+		if c.limit == 0 {
+			c.limit = t.opts.ReadLimit
+		}
+		return c, nil
+	})
+}
+
+type readFileCall struct {
+	t             *readFile
+	rel           string
+	offset, limit int
+}
+
+func (c *readFileCall) Subject() string { return c.rel }
+
+func (c *readFileCall) Run(ctx context.Context) (Result, error) {
+	ws := c.t.ws
+	target, err := ws.follow(c.rel)
+	if err != nil {
+		return Errorf("refused", err.Error()), nil
+	}
+	f, fi, err := ws.openFile(c.rel, target)
+	if err != nil {
+		return Errorf("failed", err.Error()), nil
+	}
+	defer f.Close()
+	r := bufio.NewReaderSize(f, 64<<10)
+	if head, _ := r.Peek(binarySniff); isBinary(head) {
+		return Errorf("binary", fmt.Sprintf("%s is a binary file (%d bytes); read_file only reads text", c.rel, fi.Size())), nil
+	}
+	p := page{from: c.offset, to: c.offset + c.limit - 1, budget: c.t.opts.MaxOutputBytes - markerRoom}
+	if err := p.read(ctx, r); err != nil {
+		return Result{}, err
+	}
+	return p.result(c.rel), nil
+}
+
+// page is the part of a file read_file shows: lines from..to, as far as
+// they fit in budget bytes.
+type page struct {
+	from, to, budget int
+	out              bytes.Buffer
+	last             int // last line shown
+	total            int // lines in the file
+}
+
+func (p *page) read(ctx context.Context, r *bufio.Reader) error {
+	var buf []byte
+	p.last = p.from - 1
+	for n := 1; ; n++ {
+		keep := 0
+		if n >= p.from && n <= p.to {
+			keep = maxLineBytes + utf8.UTFMax
+		}
+		line, size, err := nextLine(r, keep, buf)
+		if errors.Is(err, io.EOF) {
+			return nil
+		}
+		if err != nil {
+			return fmt.Errorf("read: %w", err)
+		}
+		p.total = n
+		if keep > 0 && p.last == n-1 {
+			p.add(n, line, size)
+		}
+		if n%4096 == 0 && ctx.Err() != nil {
+			return ctx.Err()
+		}
+		buf = line
+	}
+}
+
+// add appends line n unless it would overflow the budget.
+func (p *page) add(n int, line []byte, size int) {
+	text := string(line)
+	if size > maxLineBytes {
+		text = text[:runeStart(text, maxLineBytes)]
+		text += fmt.Sprintf(" [... line cut: %d more bytes]", size-len(text))
+	}
+	entry := fmt.Sprintf("%6d\t%s\n", n, text)
+	if p.out.Len()+len(entry) > p.budget && p.last >= p.from {
+		return
+	}
+	p.out.WriteString(entry)
+	p.last = n
+}
+
+func (p *page) result(rel string) Result {
+	switch {
+	case p.total == 0:
+		return Result{Content: "(" + rel + " is empty)", Summary: "empty"}
+	case p.from > p.total:
+		return Errorf("past end", fmt.Sprintf("offset %d is past the end of %s (%s)", p.from, rel, plural(p.total, "line")))
+	case p.last < p.total:
+		p.out.WriteString(fmt.Sprintf("(lines %d-%d of %d; call read_file with offset=%d to read more)", p.from, p.last, p.total, p.last+1))
+		return Result{Content: p.out.String(), Summary: fmt.Sprintf("lines %d-%d of %d", p.from, p.last, p.total)}
+	case p.from > 1:
+		return Result{Content: p.out.String(), Summary: fmt.Sprintf("lines %d-%d of %d", p.from, p.last, p.total)}
+	}
+	return Result{Content: p.out.String(), Summary: plural(p.total, "line")}
+}
+
+// nextLine reads one line from r. It returns at most keep bytes of it, in
+// buf's storage, and size, the length of the whole line; both leave out the
+// line ending (\n or \r\n). At the end of input size is 0 and err io.EOF.
+func nextLine(r *bufio.Reader, keep int, buf []byte) (line []byte, size int, err error) {
+	line = buf[:0]
+	for {
+		chunk, err := r.ReadSlice('\n')
+		size += len(chunk)
+		if room := keep - len(line); room > 0 {
+			line = append(line, chunk[:min(room, len(chunk))]...)
+		}
+		switch {
+		case errors.Is(err, bufio.ErrBufferFull):
+			continue
+		case size == 0 || (err != nil && !errors.Is(err, io.EOF)):
+			return line, size, err
+		}
+		if bytes.HasSuffix(chunk, []byte("\r\n")) {
+			size -= 2
+		} else if bytes.HasSuffix(chunk, []byte("\n")) {
+			size--
+		}
+		return line[:min(len(line), size)], size, nil
+	}
+}

@@ -1,0 +1,101 @@
+package tools
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/ollama/ollama/api"
+)
+
+// Default returns the registry of the seven tools, in the order their
+// definitions are sent: read_file, write_file, edit_file, list_dir, glob,
+// grep, shell. Every tool works inside ws.
+func Default(ws *Workspace, opts Options) *Registry {
+	opts = opts.withDefaults()
+	limit := opts.MaxOutputBytes
+	return NewRegistry(
+		&readFile{base: newBase(readFileSpec(opts.ReadLimit), limit), ws: ws, opts: opts},
+		&writeFile{base: newBase(writeFileSpec(), limit), ws: ws},
+		&editFile{base: newBase(editFileSpec(), limit), ws: ws},
+		&listDir{base: newBase(listDirSpec(), limit), ws: ws, opts: opts},
+		&globTool{base: newBase(globSpec(), limit), ws: ws, opts: opts},
+		&grepTool{base: newBase(grepSpec(), limit), ws: ws, opts: opts},
+		&shellTool{base: newBase(shellSpec(opts.ShellTimeout), limit), ws: ws, opts: opts},
+	)
+}
+
+// base holds what every tool has: its spec, the definition built from it
+// once (so that Definition returns the same value on every call), and the
+// cap on what its calls send back.
+type base struct {
+	spec  spec
+	def   api.Tool
+	limit int
+}
+
+func newBase(s spec, limit int) base { return base{spec: s, def: s.definition(), limit: limit} }
+
+// Name implements Tool.
+func (b *base) Name() string { return b.spec.name }
+
+// Definition implements Tool.
+func (b *base) Definition() api.Tool { return b.def }
+
+// prepare decodes args into T and runs check on them. It is the one place
+// every tool's Prepare goes through: errors and results are capped to the
+// tool's limit here whatever the tool does, and the model is told about the
+// arguments that were ignored.
+func prepare[T any](b *base, raw json.RawMessage, check func(T) (Call, error)) (Call, error) {
+	args, unknown, err := decodeArgs[T](raw, b.spec.params)
+	var call Call
+	if err == nil {
+		call, err = check(args)
+	}
+	if err != nil {
+		return nil, errors.New(capText(err.Error(), b.limit))
+	}
+	c := capped{Call: call, limit: b.limit}
+	if len(unknown) > 0 {
+		c.note = "\n\nnote: ignored unknown argument(s): " + listNames(unknown)
+	}
+	return c, nil
+}
+
+// listNames joins argument names for a note, each clipped and at most ten.
+func listNames(names []string) string {
+	const most = 10
+	shown := make([]string, 0, most+1)
+	for _, n := range names[:min(len(names), most)] {
+		shown = append(shown, clip(n, 40))
+	}
+	if len(names) > most {
+		shown = append(shown, fmt.Sprintf("and %d more", len(names)-most))
+	}
+	return strings.Join(shown, ", ")
+}
+
+// capped is a call whose result is capped and gets a note appended.
+type capped struct {
+	Call
+	limit int
+	note  string
+}
+
+func (c capped) Run(ctx context.Context) (Result, error) {
+	res, err := c.Call.Run(ctx)
+	res.Content = capText(res.Content, c.limit) + c.note
+	return res, err
+}
+
+var (
+	_ Tool = (*readFile)(nil)
+	_ Tool = (*writeFile)(nil)
+	_ Tool = (*editFile)(nil)
+	_ Tool = (*listDir)(nil)
+	_ Tool = (*globTool)(nil)
+	_ Tool = (*grepTool)(nil)
+	_ Tool = (*shellTool)(nil)
+)

@@ -1,0 +1,154 @@
+package tools
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os/exec"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+)
+
+const (
+	maxShellTimeout = 600
+	// shellWaitDelay bounds how long a finished or killed command's
+	// leftover processes may keep its output pipes open.
+	shellWaitDelay = time.Second
+)
+
+func shellSpec(timeout time.Duration) spec {
+	return spec{
+		name: "shell",
+		desc: "Run a command with bash -c in the working directory. Returns exit code, stdout and stderr. No stdin; non-interactive.",
+		params: []param{
+			{name: "command", typ: typeString, required: true, desc: "The bash command line"},
+			{name: "timeout_seconds", typ: typeInteger, desc: "Kill the command after this many seconds, 1-600 (default " + strconv.Itoa(int(timeout.Seconds())) + ")"},
+		},
+	}
+}
+
+type shellArgs struct {
+	Command        string `json:"command"`
+	TimeoutSeconds int    `json:"timeout_seconds"`
+}
+
+type shellTool struct {
+	base
+	ws   *Workspace
+	opts Options
+}
+
+func (*shellTool) ReadOnly() bool { return false }
+
+func (t *shellTool) Prepare(raw json.RawMessage) (Call, error) {
+	return prepare(&t.base, raw, func(a shellArgs) (Call, error) {
+		if strings.TrimSpace(a.Command) == "" {
+			return nil, errors.New("command is empty")
+		}
+		if strings.ContainsRune(a.Command, 0) {
+			return nil, errors.New("command contains a NUL byte")
+		}
+		timeout := t.opts.ShellTimeout
+		if a.TimeoutSeconds != 0 {
+			if a.TimeoutSeconds < 1 || a.TimeoutSeconds > maxShellTimeout {
+				return nil, fmt.Errorf("timeout_seconds must be between 1 and %d, got %d", maxShellTimeout, a.TimeoutSeconds)
+			}
+			timeout = time.Duration(a.TimeoutSeconds) * time.Second
+		}
+		return &shellCall{t: t, command: a.Command, timeout: timeout}, nil
+	})
+}
+
+type shellCall struct {
+	t       *shellTool
+	command string
+	timeout time.Duration
+}
+
+func (c *shellCall) Subject() string { return c.command }
+
+// Run runs the command in its own process group. When the timeout passes
+// or ctx ends, the whole group is killed, grandchildren included; so are
+// processes the command left running in the background when it exits, which
+// would otherwise outlive lathe unseen.
+func (c *shellCall) Run(ctx context.Context) (Result, error) {
+	runCtx, cancel := context.WithTimeout(ctx, c.timeout)
+	defer cancel()
+	// Each stream gets half the cap, less room for the status and headers.
+	half := c.t.opts.MaxOutputBytes/2 - markerRoom
+	stdout, stderr := newCapWriter(half), newCapWriter(half)
+	cmd := exec.CommandContext(runCtx, "bash", "-c", c.command)
+	cmd.Dir = c.t.ws.Dir()
+	cmd.Env = append(c.env(cmd), "PAGER=cat", "GIT_PAGER=cat", "GIT_TERMINAL_PROMPT=0")
+	cmd.Stdout, cmd.Stderr = stdout, stderr
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	cmd.Cancel = func() error { return killGroup(cmd) }
+	cmd.WaitDelay = shellWaitDelay
+	if err := cmd.Start(); err != nil {
+		return Result{}, fmt.Errorf("start bash: %w", err)
+	}
+	waitErr := cmd.Wait()
+	_ = killGroup(cmd) // leftover background processes
+	if cmd.ProcessState == nil {
+		return Result{}, fmt.Errorf("wait for bash: %w", waitErr)
+	}
+	res := shellResult(cmd, waitErr, stdout, stderr)
+	switch {
+	case ctx.Err() != nil:
+		res.IsError, res.Summary = true, "cancelled"
+		return res, ctx.Err()
+	case runCtx.Err() != nil:
+		res.IsError, res.Summary = true, "timed out"
+		res.Content = fmt.Sprintf("timed out after %s; the process group was killed\n%s", c.timeout, res.Content)
+	}
+	return res, nil
+}
+
+func (c *shellCall) env(cmd *exec.Cmd) []string {
+	if c.t.opts.Env != nil {
+		return c.t.opts.Env
+	}
+	return cmd.Environ()
+}
+
+// killGroup sends SIGKILL to the command's process group.
+func killGroup(cmd *exec.Cmd) error {
+	err := syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+	if errors.Is(err, syscall.ESRCH) {
+		return nil
+	}
+	return err
+}
+
+func shellResult(cmd *exec.Cmd, waitErr error, stdout, stderr *capWriter) Result {
+	status := "exit " + strconv.Itoa(cmd.ProcessState.ExitCode())
+	if ws, ok := cmd.ProcessState.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+		status = "killed by signal " + ws.Signal().String()
+	}
+	var b strings.Builder
+	b.WriteString(status + "\n")
+	if errors.Is(waitErr, exec.ErrWaitDelay) {
+		b.WriteString("(processes left running in the background kept the output open; they were killed)\n")
+	}
+	section(&b, "stdout", stdout)
+	section(&b, "stderr", stderr)
+	if stdout.Len()+stderr.Len() == 0 {
+		b.WriteString("(no output)\n")
+	}
+	return Result{Content: b.String(), IsError: !cmd.ProcessState.Success(), Summary: status}
+}
+
+func section(b *strings.Builder, name string, w *capWriter) {
+	if w.Len() == 0 {
+		return
+	}
+	b.WriteString("[" + name + "]\n")
+	s := w.String()
+	b.WriteString(s)
+	if !strings.HasSuffix(s, "\n") {
+		b.WriteString("\n[no newline at end]\n")
+	}
+}

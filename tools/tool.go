@@ -1,0 +1,107 @@
+// Package tools holds the tools a model calls to read, search and change the
+// working directory and to run commands in it, all confined to one Workspace.
+package tools
+
+import (
+	"context"
+	"encoding/json"
+	"slices"
+	"strings"
+
+	"github.com/ollama/ollama/api"
+)
+
+// Tool is one capability offered to the model.
+type Tool interface {
+	// Name is the name the model calls the tool by.
+	Name() string
+	// Definition is the schema sent to Ollama. It must be the same value on
+	// every call so that requests stay byte-identical from turn to turn.
+	Definition() api.Tool
+	// ReadOnly reports whether the tool only reads. Read-only calls run
+	// without approval and may run concurrently; the others ask first and
+	// run one at a time.
+	ReadOnly() bool
+	// Prepare validates the arguments the model sent (a JSON object) and
+	// returns a call ready to run. A non-nil error is a message the model
+	// can act on ("missing required argument \"path\""), never an
+	// infrastructure failure.
+	Prepare(args json.RawMessage) (Call, error)
+}
+
+// Call is a validated tool call, ready to run.
+type Call interface {
+	// Subject is the call's key argument for people: a path, a pattern or
+	// a command. It is what progress lines and approval prompts show.
+	Subject() string
+	// Run performs the call. Everything that goes wrong with the call
+	// itself (missing file, no match, non-zero exit) is a Result with
+	// IsError set; the error return is kept for failures of lathe itself,
+	// and for ctx being done.
+	Run(ctx context.Context) (Result, error)
+}
+
+// Result is what a call produced.
+type Result struct {
+	// Content is the text sent back to the model, already capped.
+	Content string
+	// IsError marks a call that failed; Content says why.
+	IsError bool
+	// Summary is a few words for people: "12 lines", "3 matches", "exit 1".
+	Summary string
+}
+
+// Errorf returns an error result whose content and summary are msg.
+func Errorf(summary, msg string) Result {
+	return Result{Content: "error: " + msg, IsError: true, Summary: summary}
+}
+
+// Registry is the set of tools offered to the model, in a fixed order.
+type Registry struct {
+	tools []Tool
+	defs  api.Tools
+}
+
+// NewRegistry returns a registry holding tools in the given order, which is
+// the order their definitions are sent in.
+func NewRegistry(tools ...Tool) *Registry {
+	r := &Registry{tools: slices.Clone(tools)}
+	for _, t := range tools {
+		r.defs = append(r.defs, t.Definition())
+	}
+	return r
+}
+
+// Definitions returns the tool schemas for a chat request. The slice is
+// shared: callers must not modify it.
+func (r *Registry) Definitions() api.Tools { return r.defs }
+
+// Lookup finds a tool by the exact name the model used.
+func (r *Registry) Lookup(name string) (Tool, bool) {
+	for _, t := range r.tools {
+		if t.Name() == name {
+			return t, true
+		}
+	}
+	return nil, false
+}
+
+// Names returns the tool names in registry order.
+func (r *Registry) Names() []string {
+	names := make([]string, len(r.tools))
+	for i, t := range r.tools {
+		names[i] = t.Name()
+	}
+	return names
+}
+
+// UnknownToolError returns the message the model gets when it calls a tool
+// that does not exist.
+func (r *Registry) UnknownToolError(name string) string {
+	return "unknown tool " + strings.TrimSpace(quote(name)) + "; available tools: " + strings.Join(r.Names(), ", ")
+}
+
+func quote(s string) string {
+	b, _ := json.Marshal(s)
+	return string(b)
+}

@@ -1,0 +1,88 @@
+package tools
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+)
+
+func writeFileSpec() spec {
+	return spec{
+		name: "write_file",
+		desc: "Create or overwrite a file with the given content. Missing parent directories are created.",
+		params: []param{
+			{name: "path", typ: typeString, required: true, desc: "File path, relative to the working directory"},
+			{name: "content", typ: typeString, required: true, desc: "The complete new content of the file"},
+		},
+	}
+}
+
+type writeFileArgs struct {
+	Path    string `json:"path"`
+	Content string `json:"content"`
+}
+
+type writeFile struct {
+	base
+	ws *Workspace
+}
+
+func (*writeFile) ReadOnly() bool { return false }
+
+func (t *writeFile) Prepare(raw json.RawMessage) (Call, error) {
+	return prepare(&t.base, raw, func(a writeFileArgs) (Call, error) {
+		rel, err := fileRel(t.ws, a.Path)
+		if err != nil {
+			return nil, err
+		}
+		return &writeFileCall{ws: t.ws, rel: rel, content: a.Content}, nil
+	})
+}
+
+// fileRel is Rel for a path that must name a file, not a directory.
+func fileRel(ws *Workspace, p string) (string, error) {
+	rel, err := ws.resolve(p)
+	if err != nil {
+		return "", err
+	}
+	if rel == "." || strings.HasSuffix(p, "/") {
+		return "", fmt.Errorf("path %q names a directory; give a file path", p)
+	}
+	return rel, nil
+}
+
+type writeFileCall struct {
+	ws      *Workspace
+	rel     string
+	content string
+}
+
+func (c *writeFileCall) Subject() string { return c.rel }
+
+func (c *writeFileCall) Run(ctx context.Context) (Result, error) {
+	if err := ctx.Err(); err != nil {
+		return Result{}, err
+	}
+	target, err := c.ws.follow(c.rel)
+	if err != nil {
+		return Errorf("refused", err.Error()), nil
+	}
+	mode, exists, err := c.ws.fileMode(target)
+	if err != nil {
+		return Errorf("failed", err.Error()), nil
+	}
+	if err := c.ws.writeAtomic(target, []byte(c.content), mode); err != nil {
+		return Errorf("failed", err.Error()), nil
+	}
+	verb := "created"
+	if exists {
+		verb = "overwrote"
+	}
+	lines := plural(countLines([]byte(c.content)), "line")
+	msg := fmt.Sprintf("%s %s (%s, %d bytes)", verb, target, lines, len(c.content))
+	if target != c.rel {
+		msg += " through the symlink " + c.rel
+	}
+	return Result{Content: msg, Summary: verb + ", " + lines}, nil
+}

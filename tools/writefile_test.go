@@ -1,0 +1,93 @@
+package tools
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func TestWriteFile(t *testing.T) {
+	tests := []struct {
+		name    string
+		files   map[string]string
+		args    map[string]any
+		want    string // content of the result
+		isErr   bool
+		check   string // file to read back
+		content string // what it must hold
+	}{
+		{name: "create", args: map[string]any{"path": "new.txt", "content": "a\nb"},
+			want: "created new.txt (2 lines, 3 bytes)", check: "new.txt", content: "a\nb"},
+		{name: "parents", args: map[string]any{"path": "x/y/z.go", "content": "package z\n"},
+			want: "created x/y/z.go (1 line, 10 bytes)", check: "x/y/z.go", content: "package z\n"},
+		{name: "overwrite", files: map[string]string{"a.txt": "old old old"}, args: map[string]any{"path": "a.txt", "content": ""},
+			want: "overwrote a.txt (0 lines, 0 bytes)", check: "a.txt", content: ""},
+		{name: "absolute inside", args: map[string]any{"path": "ABS/in.txt", "content": "x"},
+			want: "created in.txt", check: "in.txt", content: "x"},
+		{name: "through link", files: map[string]string{"real.txt": "old", "link.txt": "->real.txt"}, args: map[string]any{"path": "link.txt", "content": "new"},
+			want: "overwrote real.txt (1 line, 3 bytes) through the symlink link.txt", check: "real.txt", content: "new"},
+		{name: "dangling link inside", files: map[string]string{"link.txt": "->sub/made.txt"}, args: map[string]any{"path": "link.txt", "content": "m"},
+			want: "created sub/made.txt", check: "sub/made.txt", content: "m"},
+		{name: "directory", files: map[string]string{"d/": ""}, args: map[string]any{"path": "d", "content": "x"},
+			want: "error: d is a directory; give a file path", isErr: true},
+		{name: "dot", args: map[string]any{"path": ".", "content": "x"}, want: `path "." names a directory`, isErr: true},
+		{name: "trailing slash", args: map[string]any{"path": "new/", "content": "x"}, want: `path "new/" names a directory`, isErr: true},
+		{name: "parent is a file", files: map[string]string{"f": "x"}, args: map[string]any{"path": "f/g.txt", "content": "x"}, want: "f/g.txt: a directory on its path is a file", isErr: true},
+		{name: "missing content", args: map[string]any{"path": "a.txt"}, want: `missing required argument "content"`, isErr: true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			ws := newWorkspace(t, tt.files)
+			if p, ok := tt.args["path"].(string); ok {
+				tt.args["path"] = strings.Replace(p, "ABS", ws.Dir(), 1)
+			}
+			res := run(t, ws, Options{}, "write_file", jsonArgs(t, tt.args))
+			if res.IsError != tt.isErr || !strings.Contains(res.Content, tt.want) {
+				t.Fatalf("result %+v; want IsError=%v and content containing %q", res, tt.isErr, tt.want)
+			}
+			if tt.check != "" {
+				if got := readString(t, filepath.Join(ws.Dir(), tt.check)); got != tt.content {
+					t.Fatalf("%s holds %q, want %q", tt.check, got, tt.content)
+				}
+			}
+			assertNoTempFiles(t, ws.Dir())
+		})
+	}
+}
+
+func TestWriteFileKeepsLink(t *testing.T) {
+	ws := newWorkspace(t, map[string]string{"real.txt": "old", "link.txt": "->real.txt"})
+	run(t, ws, Options{}, "write_file", `{"path":"link.txt","content":"new"}`)
+	fi, err := os.Lstat(filepath.Join(ws.Dir(), "link.txt"))
+	if err != nil || fi.Mode()&os.ModeSymlink == 0 {
+		t.Fatalf("link.txt is no longer a symlink: %v %v", fi.Mode(), err)
+	}
+}
+
+func TestWriteFileModes(t *testing.T) {
+	ws := newWorkspace(t, map[string]string{"run.sh": "#!/bin/sh\n"})
+	script := filepath.Join(ws.Dir(), "run.sh")
+	if err := os.Chmod(script, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	run(t, ws, Options{}, "write_file", `{"path":"run.sh","content":"#!/bin/sh\necho hi\n"}`)
+	run(t, ws, Options{}, "write_file", `{"path":"new.txt","content":"x"}`)
+	for name, want := range map[string]os.FileMode{"run.sh": 0o755, "new.txt": 0o644} {
+		fi, err := os.Stat(filepath.Join(ws.Dir(), name))
+		if err != nil || fi.Mode().Perm() != want {
+			t.Errorf("%s: mode %v, %v; want %v", name, fi.Mode().Perm(), err, want)
+		}
+	}
+}
+
+// assertNoTempFiles checks that no temporary file of an atomic write is left.
+func assertNoTempFiles(t *testing.T, dir string) {
+	t.Helper()
+	filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
+		if err == nil && strings.Contains(d.Name(), ".lathe-") {
+			t.Errorf("temporary file left behind: %s", p)
+		}
+		return nil
+	})
+}
