@@ -1,0 +1,90 @@
+package orchestrator
+
+import (
+	"time"
+
+	"lathe/tools"
+)
+
+// Event is something that happened during a run. The TUI and the headless
+// printers are two consumers of the same events; the orchestrator knows
+// nothing of how they are shown.
+type Event interface{ isEvent() }
+
+// TurnStarted: a request is about to be sent to the model.
+type TurnStarted struct {
+	Turn     int
+	Messages int // messages in the request, system prompt included
+}
+
+// ThinkingDelta is a piece of the model's reasoning. It is never part of
+// the answer.
+type ThinkingDelta struct {
+	Turn int
+	Text string
+}
+
+// TextDelta is a piece of the assistant's reply text.
+type TextDelta struct {
+	Turn int
+	Text string
+}
+
+// ToolStarted: a call from the model is about to be handled (validated,
+// approved if it needs to be, and run).
+type ToolStarted struct {
+	Turn  int
+	Index int    // position of the call in the reply, from 0
+	ID    string // the call's id; empty when the server sent none
+	Name  string
+	Args  string // the arguments as JSON
+	// Subject is the key argument (path, pattern, command); empty when
+	// the arguments did not validate.
+	Subject string
+}
+
+// ToolFinished: a call has its result. Every ToolStarted is followed by
+// exactly one ToolFinished for the same Turn and Index.
+type ToolFinished struct {
+	Turn     int
+	Index    int
+	ID       string
+	Name     string
+	Subject  string
+	Result   tools.Result
+	Outcome  Outcome
+	Duration time.Duration
+}
+
+// Outcome says how a call ended.
+type Outcome string
+
+const (
+	OutcomeOK          Outcome = "ok"          // ran and succeeded
+	OutcomeFailed      Outcome = "error"       // ran, or could not run, and failed
+	OutcomeDenied      Outcome = "denied"      // not approved
+	OutcomeSkipped     Outcome = "skipped"     // not run: a limit was reached
+	OutcomeInterrupted Outcome = "interrupted" // cancelled before or while running
+)
+
+// TurnFinished: the model's reply is complete and its calls have run.
+type TurnFinished struct {
+	Turn             int
+	PromptTokens     int // prompt_eval_count: prompt tokens evaluated (not cached)
+	CompletionTokens int // eval_count
+	Duration         time.Duration
+	EvalDuration     time.Duration
+	DoneReason       string
+	ToolCalls        int
+}
+
+// Warning is something the user should know that does not stop the run.
+type Warning struct{ Text string }
+
+func (TurnStarted) isEvent()   {}
+func (ThinkingDelta) isEvent() {}
+func (TextDelta) isEvent()     {}
+func (ToolStarted) isEvent()   {}
+func (ToolFinished) isEvent()  {}
+func (TurnFinished) isEvent()  {}
+func (Warning) isEvent()       {}

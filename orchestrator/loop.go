@@ -1,0 +1,167 @@
+package orchestrator
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/ollama/ollama/api"
+)
+
+// StopReason says why a run ended.
+type StopReason string
+
+const (
+	StopDone        StopReason = "done"        // the model answered without calling tools
+	StopMaxTurns    StopReason = "max_turns"   // the turn limit was reached
+	StopToolBudget  StopReason = "tool_budget" // the tool-call budget was used up
+	StopTimeout     StopReason = "timeout"     // the wall-clock limit was reached
+	StopInterrupted StopReason = "interrupted" // the user cancelled
+	StopError       StopReason = "error"       // a failure; see the error
+)
+
+// Limit reports whether the run was stopped by one of its limits.
+func (r StopReason) Limit() bool {
+	return r == StopMaxTurns || r == StopToolBudget || r == StopTimeout
+}
+
+// Result is how a run ended.
+type Result struct {
+	Text       string // the last reply's text: the answer when StopReason is done
+	StopReason StopReason
+	Turns      int
+	ToolCalls  int
+	Usage      Usage
+	Duration   time.Duration
+	Model      string
+	SessionID  string
+}
+
+// Usage counts tokens over a run, as Ollama reported them.
+type Usage struct {
+	PromptTokens     int // sum of prompt_eval_count
+	CompletionTokens int // sum of eval_count
+}
+
+var errTimeout = errors.New("the time limit for this request was reached")
+
+// run is the state of one Run.
+type run struct {
+	s           *Session
+	ctx         context.Context
+	emit        func(Event)
+	start       time.Time
+	res         Result
+	budgetSpent bool
+}
+
+// Run sends prompt as the user's next message and runs the loop until the
+// model answers without calling tools, a limit stops it, ctx is cancelled,
+// or something fails. The error is non-nil only with StopError. emit
+// receives every event, from one goroutine at a time.
+func (s *Session) Run(ctx context.Context, prompt string, emit func(Event)) (Result, error) {
+	if _, err := s.Prepare(ctx); err != nil {
+		return Result{StopReason: StopError, SessionID: s.id}, err
+	}
+	lim := s.opts.Config.Limits
+	if lim.Timeout.Duration > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeoutCause(ctx, lim.Timeout.Duration, errTimeout)
+		defer cancel()
+	}
+	var mu sync.Mutex
+	r := &run{s: s, ctx: ctx, start: s.opts.Now(), emit: func(e Event) {
+		mu.Lock()
+		defer mu.Unlock()
+		emit(e)
+	}}
+	r.res = Result{Model: s.model.Name, SessionID: s.id}
+	s.messages = append(s.messages, api.Message{Role: "user", Content: prompt})
+
+	err := r.loop(lim.MaxTurns)
+	r.res.Duration = s.opts.Now().Sub(r.start)
+	if err != nil {
+		r.res.StopReason = StopError
+	}
+	s.opts.Log.Debug().Int("turns", r.res.Turns).Int("tool_calls", r.res.ToolCalls).
+		Str("stop_reason", string(r.res.StopReason)).Dur("duration_ms", r.res.Duration).
+		Int("prompt_tokens", r.res.Usage.PromptTokens).Int("completion_tokens", r.res.Usage.CompletionTokens).
+		Msg("run finished")
+	return r.res, err
+}
+
+// loop runs turns until one of them ends the run, and sets the stop reason.
+func (r *run) loop(maxTurns int) error {
+	for {
+		if r.res.Turns == maxTurns {
+			r.res.StopReason = StopMaxTurns
+			return nil
+		}
+		r.res.Turns++
+		more, err := r.turn(r.res.Turns)
+		switch {
+		case r.ctx.Err() != nil && (err != nil || more):
+			// Cancelled while streaming or running tools; a cancel that
+			// lands after the final answer arrived changes nothing.
+			r.res.StopReason = r.cancelReason()
+			return nil
+		case err != nil:
+			return err
+		case r.budgetSpent:
+			r.res.StopReason = StopToolBudget
+			return nil
+		case !more:
+			r.res.StopReason = StopDone
+			return nil
+		}
+	}
+}
+
+// cancelReason tells a timeout from an interruption by the user.
+func (r *run) cancelReason() StopReason {
+	if errors.Is(context.Cause(r.ctx), errTimeout) {
+		return StopTimeout
+	}
+	return StopInterrupted
+}
+
+// turn is one model call and the calls it asks for. It reports whether the
+// model wants another turn (it called tools).
+func (r *run) turn(n int) (more bool, err error) {
+	s := r.s
+	sent := len(s.messages)
+	r.emit(TurnStarted{Turn: n, Messages: sent})
+	start := s.opts.Now()
+	rep, err := s.stream(r.ctx, n, r.emit)
+	if !rep.empty() {
+		s.messages = append(s.messages, rep.message())
+	}
+	r.res.Text = rep.content.String()
+	r.res.Usage.PromptTokens += rep.metrics.PromptEvalCount
+	r.res.Usage.CompletionTokens += rep.metrics.EvalCount
+	if err != nil {
+		return false, err
+	}
+	if rep.doneReason == "length" {
+		r.emit(Warning{Text: "the reply was cut off at the output limit (options.num_predict)"})
+	}
+	for _, c := range r.runCalls(n, rep.calls) {
+		s.messages = append(s.messages, c.message())
+	}
+	r.emit(TurnFinished{Turn: n, PromptTokens: rep.metrics.PromptEvalCount, CompletionTokens: rep.metrics.EvalCount,
+		Duration: s.opts.Now().Sub(start), EvalDuration: rep.metrics.EvalDuration, DoneReason: rep.doneReason, ToolCalls: len(rep.calls)})
+	r.logTurn(n, sent, rep, s.opts.Now().Sub(start))
+	return len(rep.calls) > 0, nil
+}
+
+func (r *run) logTurn(n, sent int, rep *reply, d time.Duration) {
+	ev := r.s.opts.Log.Debug().Int("turn", n).Int("messages", sent).
+		Int("prompt_tokens", rep.metrics.PromptEvalCount).Int("completion_tokens", rep.metrics.EvalCount).
+		Int("tool_calls", len(rep.calls)).Dur("duration_ms", d).Str("done_reason", rep.doneReason)
+	if e := rep.metrics.EvalDuration; e > 0 {
+		ev = ev.Str("tokens_per_s", fmt.Sprintf("%.1f", float64(rep.metrics.EvalCount)/e.Seconds()))
+	}
+	ev.Msg("turn")
+}

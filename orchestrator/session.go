@@ -1,0 +1,116 @@
+// Package orchestrator runs lathe's turn loop: it sends the conversation to
+// Ollama, streams the reply, runs the tools the model calls, and repeats
+// until the model answers or a limit stops it.
+package orchestrator
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"time"
+
+	"github.com/ollama/ollama/api"
+	"github.com/rs/zerolog"
+
+	"lathe/config"
+	"lathe/tools"
+)
+
+// Client is the part of the Ollama API the loop uses.
+type Client interface {
+	Chat(ctx context.Context, req *api.ChatRequest, fn api.ChatResponseFunc) error
+	Show(ctx context.Context, req *api.ShowRequest) (*api.ShowResponse, error)
+	List(ctx context.Context) (*api.ListResponse, error)
+}
+
+var _ Client = (*api.Client)(nil)
+
+// Options are a Session's collaborators and settings.
+type Options struct {
+	Client   Client
+	Tools    *tools.Registry
+	Approver Approver
+	Log      zerolog.Logger
+	Config   config.Config
+	// System is the system prompt, sent first in every request.
+	System string
+	// BaseURL names the server in error messages.
+	BaseURL string
+	// Now is the clock; nil means time.Now.
+	Now func() time.Time
+}
+
+// Session is one conversation with one model. Its methods must not be
+// called concurrently.
+type Session struct {
+	opts     Options
+	id       string
+	model    ModelInfo
+	options  map[string]any
+	messages []api.Message
+}
+
+// New returns a session; call Prepare before Run.
+func New(opts Options) *Session {
+	if opts.Now == nil {
+		opts.Now = time.Now
+	}
+	return &Session{opts: opts, id: newID()}
+}
+
+// ID identifies the session.
+func (s *Session) ID() string { return s.id }
+
+// Model is what Prepare learned about the model.
+func (s *Session) Model() ModelInfo { return s.model }
+
+// Messages returns the conversation so far, system prompt first. The slice
+// is the session's own: do not modify it.
+func (s *Session) Messages() []api.Message { return s.messages }
+
+// Prepare chooses the model, checks with /api/show that it can call tools,
+// and fixes the context window for the rest of the session. It runs once;
+// later calls return the first answer.
+func (s *Session) Prepare(ctx context.Context) (ModelInfo, error) {
+	if s.model.Name != "" {
+		return s.model, nil
+	}
+	cfg := s.opts.Config
+	info, err := resolveModel(ctx, s.opts.Client, cfg.Model, cfg.Options.NumCtx, s.opts.BaseURL)
+	if err != nil {
+		return info, err
+	}
+	s.model = info
+	s.options = cfg.Options.Map(info.NumCtx)
+	s.messages = []api.Message{{Role: "system", Content: s.opts.System}}
+	s.opts.Log.Debug().Str("model", info.Name).Strs("capabilities", info.Capabilities).
+		Int("context_length", info.ContextLength).Int("num_ctx", info.NumCtx).Msg("model ready")
+	return info, nil
+}
+
+// request is the chat request for the conversation so far. Everything but
+// the messages is the same value on every turn, and the messages only ever
+// grow, so each request starts with the bytes of the one before it.
+func (s *Session) request() *api.ChatRequest {
+	stream, truncate := true, false
+	cfg := s.opts.Config
+	req := &api.ChatRequest{
+		Model:     s.model.Name,
+		Messages:  s.messages,
+		Stream:    &stream,
+		Tools:     s.opts.Tools.Definitions(),
+		Options:   s.options,
+		KeepAlive: &api.Duration{Duration: cfg.KeepAlive.Duration},
+		Truncate:  &truncate,
+	}
+	if cfg.Think != nil {
+		req.Think = &api.ThinkValue{Value: *cfg.Think}
+	}
+	return req
+}
+
+func newID() string {
+	var b [8]byte
+	_, _ = rand.Read(b[:])
+	return hex.EncodeToString(b[:])
+}
