@@ -1,0 +1,141 @@
+// Package ui shows lathe to people: the printers of the one-shot (-p) mode
+// and the interactive TUI, both fed by the orchestrator's events.
+package ui
+
+import (
+	"fmt"
+	"io"
+	"strings"
+	"time"
+
+	"charm.land/lipgloss/v2"
+
+	"lathe/orchestrator"
+)
+
+// Format is a one-shot output format.
+type Format string
+
+const (
+	FormatText       Format = "text"
+	FormatJSON       Format = "json"
+	FormatStreamJSON Format = "stream-json"
+)
+
+// ParseFormat checks an --output-format value.
+func ParseFormat(s string) (Format, error) {
+	switch f := Format(s); f {
+	case FormatText, FormatJSON, FormatStreamJSON:
+		return f, nil
+	}
+	return "", fmt.Errorf("unknown output format %q: use text, json or stream-json", s)
+}
+
+// Headless prints a one-shot run. stdout gets the answer only: the final
+// text, one JSON object, or one JSON event per line. stderr gets a line per
+// tool call and warnings. Thinking is never printed.
+type Headless struct {
+	format Format
+	stdout io.Writer
+	stderr io.Writer
+	marks  marks
+	events *eventEncoder // stream-json only
+}
+
+// NewHeadless returns a printer. color styles the stderr lines.
+func NewHeadless(format Format, stdout, stderr io.Writer, color bool) *Headless {
+	h := &Headless{format: format, stdout: stdout, stderr: stderr, marks: newMarks(color)}
+	if format == FormatStreamJSON {
+		h.events = newEventEncoder(stdout)
+	}
+	return h
+}
+
+// Event consumes one orchestrator event.
+func (h *Headless) Event(e orchestrator.Event) {
+	switch e := e.(type) {
+	case orchestrator.ToolFinished:
+		fmt.Fprintln(h.stderr, h.marks.toolLine(e))
+	case orchestrator.Warning:
+		fmt.Fprintln(h.stderr, "lathe: warning: "+e.Text)
+	}
+	if h.events != nil {
+		h.events.event(e)
+	}
+}
+
+// Finish prints the run's outcome to stdout: the answer in text format, the
+// result object in the JSON formats. failure is the run's error, if any.
+func (h *Headless) Finish(res orchestrator.Result, failure error) error {
+	if h.format == FormatText {
+		if res.StopReason != orchestrator.StopDone || res.Text == "" {
+			return nil
+		}
+		text := strings.TrimSpace(res.Text)
+		_, err := fmt.Fprintln(h.stdout, text)
+		return err
+	}
+	return writeJSONLine(h.stdout, newResultJSON(res, failure))
+}
+
+// marks styles the per-call lines on stderr.
+type marks struct {
+	ok, failed, denied, name lipgloss.Style
+}
+
+func newMarks(color bool) marks {
+	if !color {
+		return marks{}
+	}
+	return marks{
+		ok:     lipgloss.NewStyle().Foreground(lipgloss.Green),
+		failed: lipgloss.NewStyle().Foreground(lipgloss.Red),
+		denied: lipgloss.NewStyle().Foreground(lipgloss.Yellow),
+		name:   lipgloss.NewStyle().Bold(true),
+	}
+}
+
+// toolLine is "✓ write_file test.txt: created, 1 line (3ms)".
+func (m marks) toolLine(e orchestrator.ToolFinished) string {
+	var mark string
+	switch e.Outcome {
+	case orchestrator.OutcomeOK:
+		mark = m.ok.Render("✓")
+	case orchestrator.OutcomeDenied, orchestrator.OutcomeSkipped, orchestrator.OutcomeInterrupted:
+		mark = m.denied.Render("⊘")
+	default:
+		mark = m.failed.Render("✗")
+	}
+	line := mark + " " + m.name.Render(e.Name)
+	if e.Subject != "" {
+		line += " " + oneLine(e.Subject, 80)
+	}
+	summary := e.Result.Summary
+	if summary == "" {
+		summary = string(e.Outcome)
+	}
+	line += ": " + summary
+	if e.Duration > 0 {
+		line += fmt.Sprintf(" (%s)", roundDuration(e.Duration))
+	}
+	return line
+}
+
+// oneLine flattens s to one line of at most n runes.
+func oneLine(s string, n int) string {
+	s = strings.Join(strings.Fields(s), " ")
+	if r := []rune(s); len(r) > n {
+		return string(r[:n-1]) + "…"
+	}
+	return s
+}
+
+func roundDuration(d time.Duration) time.Duration {
+	switch {
+	case d >= time.Second:
+		return d.Round(100 * time.Millisecond)
+	case d >= time.Millisecond:
+		return d.Round(time.Millisecond)
+	}
+	return d.Round(time.Microsecond)
+}

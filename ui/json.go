@@ -1,0 +1,127 @@
+package ui
+
+import (
+	"bytes"
+	"encoding/json"
+	"io"
+
+	"lathe/orchestrator"
+)
+
+// resultJSON is the json output, and the last line of stream-json.
+type resultJSON struct {
+	Type       string    `json:"type"`
+	Result     string    `json:"result"`
+	StopReason string    `json:"stop_reason"`
+	Turns      int       `json:"turns"`
+	ToolCalls  int       `json:"tool_calls"`
+	Usage      usageJSON `json:"usage"`
+	DurationMS int64     `json:"duration_ms"`
+	Model      string    `json:"model"`
+	SessionID  string    `json:"session_id"`
+	Error      string    `json:"error,omitempty"`
+}
+
+type usageJSON struct {
+	PromptTokens     int `json:"prompt_tokens"`
+	CompletionTokens int `json:"completion_tokens"`
+}
+
+func newResultJSON(res orchestrator.Result, failure error) resultJSON {
+	out := resultJSON{
+		Type:       "result",
+		Result:     res.Text,
+		StopReason: string(res.StopReason),
+		Turns:      res.Turns,
+		ToolCalls:  res.ToolCalls,
+		Usage:      usageJSON{res.Usage.PromptTokens, res.Usage.CompletionTokens},
+		DurationMS: res.Duration.Milliseconds(),
+		Model:      res.Model,
+		SessionID:  res.SessionID,
+	}
+	if failure != nil {
+		out.Error = failure.Error()
+	}
+	return out
+}
+
+// eventEncoder writes stream-json events, one object a line.
+type eventEncoder struct{ w io.Writer }
+
+func newEventEncoder(w io.Writer) *eventEncoder { return &eventEncoder{w: w} }
+
+// event writes e, unless it is not part of the stream (thinking never is).
+func (enc *eventEncoder) event(e orchestrator.Event) {
+	var v any
+	switch e := e.(type) {
+	case orchestrator.TurnStarted:
+		v = struct {
+			Type string `json:"type"`
+			Turn int    `json:"turn"`
+		}{"turn_start", e.Turn}
+	case orchestrator.TextDelta:
+		v = struct {
+			Type string `json:"type"`
+			Turn int    `json:"turn"`
+			Text string `json:"text"`
+		}{"text", e.Turn, e.Text}
+	case orchestrator.ToolStarted:
+		v = struct {
+			Type      string          `json:"type"`
+			Turn      int             `json:"turn"`
+			Index     int             `json:"index"`
+			ID        string          `json:"id,omitempty"`
+			Name      string          `json:"name"`
+			Arguments json.RawMessage `json:"arguments"`
+		}{"tool_call", e.Turn, e.Index, e.ID, e.Name, rawJSON(e.Args)}
+	case orchestrator.ToolFinished:
+		v = struct {
+			Type       string `json:"type"`
+			Turn       int    `json:"turn"`
+			Index      int    `json:"index"`
+			ID         string `json:"id,omitempty"`
+			Name       string `json:"name"`
+			Outcome    string `json:"outcome"`
+			Summary    string `json:"summary"`
+			Content    string `json:"content"`
+			DurationMS int64  `json:"duration_ms"`
+		}{"tool_result", e.Turn, e.Index, e.ID, e.Name, string(e.Outcome), e.Result.Summary, e.Result.Content, e.Duration.Milliseconds()}
+	case orchestrator.TurnFinished:
+		v = struct {
+			Type             string `json:"type"`
+			Turn             int    `json:"turn"`
+			PromptTokens     int    `json:"prompt_tokens"`
+			CompletionTokens int    `json:"completion_tokens"`
+			DurationMS       int64  `json:"duration_ms"`
+		}{"turn_end", e.Turn, e.PromptTokens, e.CompletionTokens, e.Duration.Milliseconds()}
+	case orchestrator.Warning:
+		v = struct {
+			Type    string `json:"type"`
+			Message string `json:"message"`
+		}{"warning", e.Text}
+	default:
+		return
+	}
+	_ = writeJSONLine(enc.w, v)
+}
+
+// rawJSON passes valid JSON through and quotes anything else.
+func rawJSON(s string) json.RawMessage {
+	if json.Valid([]byte(s)) {
+		return json.RawMessage(s)
+	}
+	b, _ := json.Marshal(s)
+	return b
+}
+
+// writeJSONLine writes v as one line, without escaping <, > and &.
+func writeJSONLine(w io.Writer, v any) error {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return err
+	}
+	_, err := w.Write(buf.Bytes())
+	return err
+}
