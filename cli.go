@@ -1,0 +1,185 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"runtime/debug"
+	"strings"
+
+	"github.com/spf13/pflag"
+
+	"lathe/config"
+	"lathe/prompts"
+	"lathe/tools"
+	"lathe/ui"
+)
+
+const usage = `lathe: a coding assistant for models served by Ollama
+
+Usage:
+  lathe [flags]                     interactive session in the working directory
+  lathe -p, --prompt TEXT [flags]   one-shot: run the request to completion, print the answer, exit
+  lathe --version
+
+Flags:
+  -p, --prompt TEXT          the request; "-" reads it from stdin. Piped stdin is appended to it.
+  -m, --model NAME           Ollama model (default: config, else the first installed model with tool support)
+  -C, --dir DIR              working directory (default: the current directory)
+      --yes                  approve every tool call without asking
+      --max-turns N          model calls per request (default 10)
+      --output-format FMT    text (default), json or stream-json (with -p)
+  -h, --help                 show this help
+      --version              print the version
+
+Exit codes: 0 done, 1 failure, 2 usage or config error, 3 stopped by a limit, 130 interrupted.
+Environment: OLLAMA_HOST, LATHE_MODEL, LOG_LEVEL (debug|info|warn|error), NO_COLOR.
+Config: $XDG_CONFIG_HOME/lathe/config.toml, then .lathe/config.toml in the project.
+`
+
+// command is a parsed command line.
+type command struct {
+	oneShot bool
+	prompt  string
+	dir     string
+	format  ui.Format
+	flags   config.Flags
+	help    bool
+	version bool
+}
+
+func parseArgs(args []string) (command, error) {
+	var cmd command
+	var format string
+	fs := pflag.NewFlagSet("lathe", pflag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	fs.SortFlags = false
+	fs.StringVarP(&cmd.prompt, "prompt", "p", "", "")
+	fs.StringVarP(&cmd.flags.Model, "model", "m", "", "")
+	fs.StringVarP(&cmd.dir, "dir", "C", ".", "")
+	fs.BoolVar(&cmd.flags.Yes, "yes", false, "")
+	fs.IntVar(&cmd.flags.MaxTurns, "max-turns", 0, "")
+	fs.StringVar(&format, "output-format", string(ui.FormatText), "")
+	fs.BoolVarP(&cmd.help, "help", "h", false, "")
+	fs.BoolVar(&cmd.version, "version", false, "")
+	if err := fs.Parse(args); err != nil {
+		return cmd, err
+	}
+	if fs.NArg() > 0 {
+		return cmd, fmt.Errorf("unexpected argument %q (quote the request and pass it with -p)", fs.Arg(0))
+	}
+	cmd.oneShot = fs.Changed("prompt")
+	if fs.Changed("max-turns") && cmd.flags.MaxTurns < 1 {
+		return cmd, fmt.Errorf("--max-turns must be at least 1")
+	}
+	f, err := ui.ParseFormat(format)
+	if err != nil {
+		return cmd, err
+	}
+	if fs.Changed("output-format") && !cmd.oneShot {
+		return cmd, errors.New("--output-format needs -p")
+	}
+	cmd.format = f
+	cmd.dir, err = workingDir(cmd.dir)
+	return cmd, err
+}
+
+func workingDir(dir string) (string, error) {
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return "", fmt.Errorf("-C %s: %w", dir, err)
+	}
+	info, err := os.Stat(abs)
+	if err != nil {
+		return "", fmt.Errorf("-C %s: no such directory", dir)
+	}
+	if !info.IsDir() {
+		return "", fmt.Errorf("-C %s: not a directory", dir)
+	}
+	return abs, nil
+}
+
+// readPrompt returns the request: the -p text, with piped stdin appended,
+// or all of stdin for "-p -".
+func readPrompt(flag string, stdin io.Reader) (string, error) {
+	var piped string
+	if flag == "-" || stdinPiped(stdin) {
+		b, err := io.ReadAll(stdin)
+		if err != nil {
+			return "", fmt.Errorf("read stdin: %w", err)
+		}
+		piped = strings.TrimRight(string(b), "\n")
+	}
+	prompt := strings.TrimSpace(flag)
+	switch {
+	case flag == "-":
+		prompt = piped
+	case piped != "":
+		prompt += "\n\n" + piped
+	}
+	if strings.TrimSpace(prompt) == "" {
+		return "", errors.New("the prompt is empty")
+	}
+	return prompt, nil
+}
+
+// stdinPiped reports whether stdin is a pipe or a file rather than a
+// terminal or /dev/null.
+func stdinPiped(stdin io.Reader) bool {
+	f, ok := stdin.(*os.File)
+	if !ok {
+		return stdin != nil
+	}
+	info, err := f.Stat()
+	return err == nil && info.Mode()&os.ModeCharDevice == 0
+}
+
+func isTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	if !ok {
+		return false
+	}
+	info, err := f.Stat()
+	return err == nil && info.Mode()&os.ModeCharDevice != 0
+}
+
+// inGitRepo reports whether dir or one of its parents holds a .git entry.
+func inGitRepo(dir string) bool {
+	for {
+		if _, err := os.Lstat(filepath.Join(dir, ".git")); err == nil {
+			return true
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			return false
+		}
+		dir = parent
+	}
+}
+
+// readInstructions returns the project's AGENTS.md, read through the
+// workspace like any file the model could read.
+func readInstructions(ws *tools.Workspace, stderr io.Writer) string {
+	b, err := ws.Root().ReadFile("AGENTS.md")
+	if err != nil {
+		if !errors.Is(err, fs.ErrNotExist) {
+			fmt.Fprintf(stderr, "lathe: warning: AGENTS.md not read: %v\n", err)
+		}
+		return ""
+	}
+	if len(b) > prompts.InstructionsLimit {
+		fmt.Fprintf(stderr, "lathe: warning: AGENTS.md is %d bytes; only the first %d go into the prompt\n", len(b), prompts.InstructionsLimit)
+	}
+	return string(b)
+}
+
+func version() string {
+	info, ok := debug.ReadBuildInfo()
+	if !ok || info.Main.Version == "" || info.Main.Version == "(devel)" {
+		return "dev"
+	}
+	return info.Main.Version
+}

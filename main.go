@@ -1,0 +1,145 @@
+// Command lathe is a terminal coding assistant for models served by Ollama.
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"os/signal"
+	"runtime"
+	"syscall"
+
+	"github.com/ollama/ollama/api"
+	"github.com/rs/zerolog"
+
+	"lathe/config"
+	"lathe/orchestrator"
+	"lathe/prompts"
+	"lathe/tools"
+	"lathe/ui"
+)
+
+// Exit codes: a contract scripts depend on.
+const (
+	exitOK          = 0
+	exitFailure     = 1
+	exitUsage       = 2
+	exitLimit       = 3
+	exitInterrupted = 130
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	go func() {
+		<-ctx.Done()
+		stop() // a second Ctrl+C ends the process at once
+	}()
+	code := run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr, os.Getenv)
+	stop()
+	os.Exit(code)
+}
+
+// run is the whole program: parse the command line, load the config, and
+// run the one-shot loop. It returns the exit code.
+func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer, getenv func(string) string) int {
+	cmd, err := parseArgs(args)
+	if err != nil {
+		fmt.Fprintf(stderr, "lathe: %v\nRun \"lathe --help\" for usage.\n", err)
+		return exitUsage
+	}
+	switch {
+	case cmd.help:
+		fmt.Fprint(stdout, usage)
+		return exitOK
+	case cmd.version:
+		fmt.Fprintln(stdout, "lathe", version())
+		return exitOK
+	case !cmd.oneShot:
+		fmt.Fprintln(stderr, `lathe: the interactive mode is not available yet; run lathe -p "your request"`)
+		return exitUsage
+	}
+	prompt, err := readPrompt(cmd.prompt, stdin)
+	if err != nil {
+		fmt.Fprintf(stderr, "lathe: %v\n", err)
+		return exitUsage
+	}
+	loaded, err := config.Load(config.Sources{Getenv: getenv, ProjectDir: cmd.dir, Flags: cmd.flags})
+	if err != nil {
+		fmt.Fprintf(stderr, "lathe: config: %v\n", err)
+		return exitUsage
+	}
+	for _, w := range loaded.Warnings {
+		fmt.Fprintf(stderr, "lathe: warning: %s\n", w)
+	}
+	cfg := loaded.Config
+	color := !cfg.NoColor && isTerminal(stderr)
+	log := zerolog.New(zerolog.ConsoleWriter{Out: stderr, NoColor: !color, TimeFormat: "15:04:05"}).
+		Level(cfg.LogLevel).With().Timestamp().Logger()
+
+	ws, err := tools.OpenWorkspace(cmd.dir)
+	if err != nil {
+		fmt.Fprintf(stderr, "lathe: %v\n", err)
+		return exitUsage
+	}
+	defer ws.Close()
+	system, err := prompts.BuildPrompt(prompts.Build{
+		Dir: ws.Dir(), OS: runtime.GOOS, Arch: runtime.GOARCH,
+		Git: inGitRepo(cmd.dir), Instructions: readInstructions(ws, stderr),
+	})
+	if err != nil {
+		fmt.Fprintf(stderr, "lathe: system prompt: %v\n", err)
+		return exitFailure
+	}
+	session := orchestrator.New(orchestrator.Options{
+		Client: api.NewClient(cfg.OllamaURL, &http.Client{}),
+		Tools: tools.Default(ws, tools.Options{
+			MaxOutputBytes: cfg.Limits.ToolOutputBytes,
+			ShellTimeout:   cfg.Limits.ShellTimeout.Duration,
+		}),
+		Approver: orchestrator.Rules{
+			All: cfg.Approval.All, Tools: cfg.Approval.Tools, Commands: cfg.Approval.Commands,
+			Denial: "lathe is running non-interactively without --yes, so it cannot change files or run commands; " +
+				"say what you would do instead",
+		},
+		Log:     log,
+		Config:  cfg,
+		System:  system,
+		BaseURL: cfg.OllamaURL.String(),
+	})
+
+	printer := ui.NewHeadless(cmd.format, stdout, stderr, color)
+	res, runErr := session.Run(ctx, prompt, printer.Event)
+	if err := printer.Finish(res, runErr); err != nil {
+		fmt.Fprintf(stderr, "lathe: write output: %v\n", err)
+		return exitFailure
+	}
+	return report(stderr, res, runErr, cfg.Limits)
+}
+
+// report tells the user how a run that did not simply finish ended, and
+// returns the exit code.
+func report(stderr io.Writer, res orchestrator.Result, err error, lim config.Limits) int {
+	switch res.StopReason {
+	case orchestrator.StopDone:
+		return exitOK
+	case orchestrator.StopMaxTurns:
+		fmt.Fprintf(stderr, "lathe: stopped after %d turns, the limit (raise it with --max-turns)\n", res.Turns)
+	case orchestrator.StopToolBudget:
+		fmt.Fprintf(stderr, "lathe: stopped: the budget of %d tool calls was used up (limits.tool_calls_per_prompt)\n", lim.ToolCallsPerPrompt)
+	case orchestrator.StopTimeout:
+		fmt.Fprintf(stderr, "lathe: stopped: the time limit of %s was reached (limits.timeout)\n", lim.Timeout.Duration)
+	case orchestrator.StopInterrupted:
+		fmt.Fprintln(stderr, "lathe: interrupted")
+		return exitInterrupted
+	default:
+		if err == nil {
+			err = errors.New("the run failed")
+		}
+		fmt.Fprintf(stderr, "lathe: %v\n", err)
+		return exitFailure
+	}
+	return exitLimit
+}

@@ -1,0 +1,137 @@
+package main
+
+import (
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/rogpeppe/go-internal/testscript"
+
+	"lathe/orchestrator/ollamatest"
+)
+
+func TestMain(m *testing.M) {
+	testscript.Main(m, map[string]func(){"lathe": main})
+}
+
+// TestScripts runs the end-to-end scripts in testdata/script: each runs
+// the lathe command against a scripted fake Ollama and checks stdout,
+// stderr, the exit code and the files left behind.
+func TestScripts(t *testing.T) {
+	testscript.Run(t, testscript.Params{
+		Dir:                 "testdata/script",
+		RequireExplicitExec: true,
+		RequireUniqueNames:  true,
+		Setup: func(env *testscript.Env) error {
+			env.Setenv("HOME", filepath.Join(env.WorkDir, "home"))
+			env.Setenv("XDG_CONFIG_HOME", filepath.Join(env.WorkDir, "xdg"))
+			env.Setenv("OLLAMA_HOST", "127.0.0.1:1") // nothing listens there until "ollama" starts the fake
+			env.Setenv("NO_COLOR", "1")
+			env.Values[tbKey{}] = env.T()
+			env.Values[serverKey{}] = &serverSlot{}
+			return nil
+		},
+		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
+			"ollama":          cmdOllama,
+			"ollama-requests": cmdOllamaRequests,
+			"exitcode":        cmdExitCode,
+		},
+	})
+}
+
+type (
+	tbKey     struct{}
+	serverKey struct{}
+)
+
+// cmdOllama starts a fake Ollama serving the replies in a JSON script file
+// and points OLLAMA_HOST at it:
+//
+//	ollama SCRIPT [MODEL[=CAP,CAP...]]...
+//
+// With no MODEL, qwen3:8b with tools is installed. Scripted replies left
+// unused fail the test.
+func cmdOllama(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) < 1 {
+		ts.Fatalf("usage: ollama SCRIPT [MODEL[=CAP,...]]...")
+	}
+	f, err := os.Open(ts.MkAbs(args[0]))
+	ts.Check(err)
+	defer f.Close()
+	replies, err := ollamatest.LoadScript(f)
+	ts.Check(err)
+	var opts []ollamatest.Option
+	if len(args) > 1 {
+		var models []ollamatest.Model
+		for _, spec := range args[1:] {
+			name, caps, ok := strings.Cut(spec, "=")
+			m := ollamatest.Model{Name: name}
+			if ok {
+				m.Capabilities = strings.Split(caps, ",")
+			}
+			models = append(models, m)
+		}
+		opts = append(opts, ollamatest.WithModels(models...))
+	}
+	tb, ok := ts.Value(tbKey{}).(testing.TB)
+	if !ok {
+		ts.Fatalf("no testing.TB in this script")
+	}
+	srv := ollamatest.New(tb, opts...)
+	srv.Script(replies...)
+	ts.Setenv("OLLAMA_HOST", srv.URL())
+	ts.Value(serverKey{}).(*serverSlot).srv = srv
+}
+
+// serverSlot holds the script's fake server for later commands.
+type serverSlot struct{ srv *ollamatest.Server }
+
+// cmdOllamaRequests writes the bodies of the chat requests the fake has
+// received to FILE, one JSON object a line:
+//
+//	ollama-requests FILE
+func cmdOllamaRequests(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 1 {
+		ts.Fatalf("usage: ollama-requests FILE")
+	}
+	slot := ts.Value(serverKey{}).(*serverSlot)
+	if slot.srv == nil {
+		ts.Fatalf("ollama-requests: no fake server started")
+	}
+	var b strings.Builder
+	for _, r := range slot.srv.Requests() {
+		if r.Path == "/api/chat" {
+			b.Write(r.Body)
+			b.WriteByte('\n')
+		}
+	}
+	ts.Check(os.WriteFile(ts.MkAbs(args[0]), []byte(b.String()), 0o644))
+}
+
+// cmdExitCode runs a command and checks its exit code:
+//
+//	exitcode CODE COMMAND [ARG]...
+//
+// Its stdout and stderr are then checked like those of exec.
+func cmdExitCode(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) < 2 {
+		ts.Fatalf("usage: exitcode CODE COMMAND [ARG]...")
+	}
+	want, err := strconv.Atoi(args[0])
+	ts.Check(err)
+	got := 0
+	if err := ts.Exec(args[1], args[2:]...); err != nil {
+		var exit *exec.ExitError
+		if !errors.As(err, &exit) {
+			ts.Fatalf("%s: %v", args[1], err)
+		}
+		got = exit.ExitCode()
+	}
+	if got != want {
+		ts.Fatalf("%s exited with %d, want %d", args[1], got, want)
+	}
+}
