@@ -176,6 +176,17 @@ func readInstructions(ws *tools.Workspace, stderr io.Writer) string {
 	return string(b)
 }
 
+// checkApprovalTools reports a tool name in the approval rules that no
+// tool has: a typo there would silently never allow anything.
+func checkApprovalTools(names []string, registry *tools.Registry) error {
+	for _, name := range names {
+		if _, ok := registry.Lookup(name); !ok {
+			return fmt.Errorf("approval.tools: unknown tool %q (the tools are %s)", name, strings.Join(registry.Names(), ", "))
+		}
+	}
+	return nil
+}
+
 func version() string {
 	info, ok := debug.ReadBuildInfo()
 	if !ok || info.Main.Version == "" || info.Main.Version == "(devel)" {

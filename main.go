@@ -93,12 +93,17 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		fmt.Fprintf(stderr, "lathe: system prompt: %v\n", err)
 		return exitFailure
 	}
+	registry := tools.Default(ws, tools.Options{
+		MaxOutputBytes: cfg.Limits.ToolOutputBytes,
+		ShellTimeout:   cfg.Limits.ShellTimeout.Duration,
+	})
+	if err := checkApprovalTools(cfg.Approval.Tools, registry); err != nil {
+		fmt.Fprintf(stderr, "lathe: config: %v\n", err)
+		return exitUsage
+	}
 	session := orchestrator.New(orchestrator.Options{
 		Client: api.NewClient(cfg.OllamaURL, &http.Client{}),
-		Tools: tools.Default(ws, tools.Options{
-			MaxOutputBytes: cfg.Limits.ToolOutputBytes,
-			ShellTimeout:   cfg.Limits.ShellTimeout.Duration,
-		}),
+		Tools:  registry,
 		Approver: orchestrator.Rules{
 			All: cfg.Approval.All, Tools: cfg.Approval.Tools, Commands: cfg.Approval.Commands,
 			Denial: "lathe is running non-interactively without --yes, so it cannot change files or run commands; " +

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"os"
 	"os/exec"
@@ -8,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/rogpeppe/go-internal/testscript"
 
@@ -38,6 +40,7 @@ func TestScripts(t *testing.T) {
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
 			"ollama":          cmdOllama,
 			"ollama-requests": cmdOllamaRequests,
+			"ollama-wait":     cmdOllamaWait,
 			"exitcode":        cmdExitCode,
 		},
 	})
@@ -110,6 +113,32 @@ func cmdOllamaRequests(ts *testscript.TestScript, neg bool, args []string) {
 		}
 	}
 	ts.Check(os.WriteFile(ts.MkAbs(args[0]), []byte(b.String()), 0o644))
+}
+
+// cmdOllamaWait waits until the fake has N replies hanging (sent their
+// chunks and blocked) or N hanging replies cancelled by the client:
+//
+//	ollama-wait hanging|cancelled N
+func cmdOllamaWait(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 2 {
+		ts.Fatalf("usage: ollama-wait hanging|cancelled N")
+	}
+	n, err := strconv.Atoi(args[1])
+	ts.Check(err)
+	srv := ts.Value(serverKey{}).(*serverSlot).srv
+	if srv == nil {
+		ts.Fatalf("ollama-wait: no fake server started")
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	switch args[0] {
+	case "hanging":
+		ts.Check(srv.WaitHanging(ctx, n))
+	case "cancelled":
+		ts.Check(srv.WaitCancelled(ctx, n))
+	default:
+		ts.Fatalf("ollama-wait: want hanging or cancelled, not %q", args[0])
+	}
 }
 
 // cmdExitCode runs a command and checks its exit code:
