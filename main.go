@@ -42,8 +42,8 @@ func main() {
 	os.Exit(code)
 }
 
-// run is the whole program: parse the command line, load the config, and
-// run the one-shot loop. It returns the exit code.
+// run is the whole program: parse the command line, read the prompt, load
+// the config, and hand over to the one-shot run. It returns the exit code.
 func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer, getenv func(string) string) int {
 	cmd, err := parseArgs(args)
 	if err != nil {
@@ -74,7 +74,13 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	for _, w := range loaded.Warnings {
 		fmt.Fprintf(stderr, "lathe: warning: %s\n", w)
 	}
-	cfg := loaded.Config
+	return oneShot(ctx, cmd, prompt, loaded.Config, stdout, stderr)
+}
+
+// oneShot wires a one-shot run: workspace and tools, system prompt, Ollama
+// client and session, then the printer for the chosen format. It returns
+// the exit code.
+func oneShot(ctx context.Context, cmd command, prompt string, cfg config.Config, stdout, stderr io.Writer) int {
 	color := !cfg.NoColor && isTerminal(stderr)
 	log := zerolog.New(zerolog.ConsoleWriter{Out: stderr, NoColor: !color, TimeFormat: "15:04:05"}).
 		Level(cfg.LogLevel).With().Timestamp().Logger()
