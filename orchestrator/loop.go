@@ -135,7 +135,9 @@ func (r *run) turn(n int) (more bool, err error) {
 	r.emit(TurnStarted{Turn: n, Messages: sent})
 	start := s.opts.Now()
 	rep, err := s.stream(r.ctx, n, r.emit)
-	if !rep.empty() {
+	if rep.done || !rep.empty() {
+		// A completed reply is recorded even when empty, so that user and
+		// assistant messages keep alternating as chat templates expect.
 		s.messages = append(s.messages, rep.message())
 	}
 	r.res.Text = rep.content.String()
