@@ -19,6 +19,7 @@ type ApprovalRequest struct {
 	Tool    string
 	Subject string // path or command
 	Args    string // arguments as JSON
+	Preview string // the change as a unified diff, for calls that write
 	Call    tools.Call
 }
 

@@ -19,6 +19,7 @@ type callState struct {
 	tool     tools.Tool
 	prepared tools.Call
 	subject  string
+	preview  string
 	result   tools.Result
 	outcome  Outcome
 	duration time.Duration
@@ -98,7 +99,15 @@ func (r *run) prepare(i int, c api.ToolCall) *callState {
 func (r *run) runBatch(turn int, batch []*callState) {
 	var wg sync.WaitGroup
 	for _, c := range batch {
-		r.emit(ToolStarted{Turn: turn, Index: c.index, ID: c.call.ID, Name: c.call.Function.Name, Args: c.args, Subject: c.subject})
+		if !c.settled && !c.tool.ReadOnly() {
+			// Now, after every earlier call of the turn has run, so that
+			// the diff is the change this call will make.
+			if diff, ok, err := tools.Preview(c.prepared); ok && err == nil {
+				c.preview = diff
+			}
+		}
+		r.emit(ToolStarted{Turn: turn, Index: c.index, ID: c.call.ID, Name: c.call.Function.Name, Args: c.args,
+			Subject: c.subject, Preview: c.preview})
 		if c.settled {
 			r.finish(turn, c)
 			continue
@@ -119,7 +128,8 @@ func (r *run) execute(c *callState) {
 		return
 	}
 	if !c.tool.ReadOnly() {
-		d, err := r.s.opts.Approver.Approve(ctx, ApprovalRequest{Tool: c.call.Function.Name, Subject: c.subject, Args: c.args, Call: c.prepared})
+		d, err := r.s.opts.Approver.Approve(ctx, ApprovalRequest{Tool: c.call.Function.Name, Subject: c.subject,
+			Args: c.args, Preview: c.preview, Call: c.prepared})
 		if err != nil || ctx.Err() != nil {
 			c.settle(OutcomeInterrupted, tools.Errorf("interrupted", "not run: the user interrupted the request"))
 			return

@@ -41,6 +41,9 @@ type ToolStarted struct {
 	// Subject is the key argument (path, pattern, command); empty when
 	// the arguments did not validate.
 	Subject string
+	// Preview is the change a call that writes would make, as a unified
+	// diff; empty for other calls.
+	Preview string
 }
 
 // ToolFinished: a call has its result. Every ToolStarted is followed by

@@ -463,3 +463,69 @@ func TestEmptyReplyKeepsRolesAlternating(t *testing.T) {
 		t.Errorf("roles = %v, want user and assistant alternating", roles)
 	}
 }
+
+// previewProbe is a write tool whose calls preview the file's version: the
+// version its last run left, plus one.
+type previewProbe struct {
+	probe
+	version *int
+}
+
+func (p *previewProbe) Prepare(raw json.RawMessage) (tools.Call, error) {
+	c, err := p.probe.Prepare(raw)
+	if err != nil {
+		return nil, err
+	}
+	return &previewCall{probeCall: c.(*probeCall), version: p.version}, nil
+}
+
+type previewCall struct {
+	*probeCall
+	version *int
+}
+
+func (c *previewCall) Preview() (string, error) {
+	return fmt.Sprintf("-v%d\n+v%d", *c.version, *c.version+1), nil
+}
+
+func (c *previewCall) Run(ctx context.Context) (tools.Result, error) {
+	*c.version++
+	return c.probeCall.Run(ctx)
+}
+
+// recorder approves everything and records what it was asked.
+type recorder struct{ asked []ApprovalRequest }
+
+func (r *recorder) Approve(_ context.Context, req ApprovalRequest) (Decision, error) {
+	r.asked = append(r.asked, req)
+	return Decision{Allow: true}, nil
+}
+
+func TestPreviewIsTakenJustBeforeTheCallRuns(t *testing.T) {
+	version := 0
+	writer := &previewProbe{probe: probe{name: "write"}, version: &version}
+	rec := &recorder{}
+	reader := &probe{name: "read", readOnly: true}
+	e := newEnv(t, nil, withTools(writer, reader), withApprover(rec))
+	writer.log, reader.log = e.log, e.log
+	e.srv.Script(
+		ollamatest.Reply{ToolCalls: []ollamatest.ToolCall{call("write", `{"path":"f"}`), call("read", `{"path":"f"}`), call("write", `{"path":"f"}`)}},
+		ollamatest.Reply{Content: "ok"},
+	)
+	if _, err := e.run(t.Context(), "go"); err != nil {
+		t.Fatal(err)
+	}
+	var previews []string
+	for _, ev := range e.events {
+		if s, ok := ev.(ToolStarted); ok {
+			previews = append(previews, s.Preview)
+		}
+	}
+	want := []string{"-v0\n+v1", "", "-v1\n+v2"}
+	if !slices.Equal(previews, want) {
+		t.Errorf("previews = %q, want %q (the second write's diff must follow the first write)", previews, want)
+	}
+	if len(rec.asked) != 2 || rec.asked[0].Preview != want[0] || rec.asked[1].Preview != want[2] {
+		t.Errorf("approval requests = %+v, want the two previews", rec.asked)
+	}
+}

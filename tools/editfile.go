@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"strconv"
 	"strings"
@@ -69,7 +68,7 @@ func (c *editFileCall) Run(ctx context.Context) (Result, error) {
 	if err != nil {
 		return Errorf("refused", err.Error()), nil
 	}
-	data, err := c.read(target)
+	data, err := c.ws.readFile(c.rel, target)
 	if errors.Is(err, fs.ErrNotExist) {
 		return Errorf("not found", c.rel+" does not exist; use write_file to create a file, or glob to find one"), nil
 	}
@@ -93,19 +92,6 @@ func (c *editFileCall) Run(ctx context.Context) (Result, error) {
 	}
 	n := plural(len(lines), "replacement")
 	return Result{Content: fmt.Sprintf("edited %s: %s at %s", target, n, lineList(lines, len(lines))), Summary: n}, nil
-}
-
-// read returns the content of target, or fs.ErrNotExist.
-func (c *editFileCall) read(target string) ([]byte, error) {
-	if _, err := c.ws.root.Lstat(target); errors.Is(err, fs.ErrNotExist) {
-		return nil, err
-	}
-	f, _, err := c.ws.openFile(c.rel, target)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	return io.ReadAll(f)
 }
 
 // matchFailure is the result of an edit whose old_string did not match

@@ -1,0 +1,93 @@
+package tools
+
+import (
+	"errors"
+	"io"
+	"io/fs"
+
+	udiff "github.com/aymanbagabas/go-udiff"
+)
+
+// Previewer is a Call that can show, before it runs, the change it would
+// make: what an approval prompt and a tool card show.
+type Previewer interface {
+	// Preview returns the change as a unified diff of the file as it is
+	// now against what the call would leave; empty when the call would
+	// change nothing. An error means the call would fail as things stand:
+	// Run will say why, so there is nothing to preview.
+	Preview() (string, error)
+}
+
+var (
+	_ Previewer = (*writeFileCall)(nil)
+	_ Previewer = (*editFileCall)(nil)
+)
+
+// Preview returns the change a prepared call would make, when it is a call
+// that can tell (ok); see Previewer.
+func Preview(c Call) (diff string, ok bool, err error) {
+	if w, isCapped := c.(capped); isCapped {
+		c = w.Call
+	}
+	p, ok := c.(Previewer)
+	if !ok {
+		return "", false, nil
+	}
+	diff, err = p.Preview()
+	return diff, true, err
+}
+
+// Preview implements Previewer.
+func (c *writeFileCall) Preview() (string, error) {
+	target, err := c.ws.follow(c.rel)
+	if err != nil {
+		return "", err
+	}
+	old, err := c.ws.readText(c.rel, target)
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return "", err
+	}
+	return udiff.Unified(c.rel, c.rel, old, c.content), nil
+}
+
+// Preview implements Previewer.
+func (c *editFileCall) Preview() (string, error) {
+	target, err := c.ws.follow(c.rel)
+	if err != nil {
+		return "", err
+	}
+	old, err := c.ws.readText(c.rel, target)
+	if err != nil {
+		return "", err
+	}
+	a := c.args
+	out, _, err := applyEdit(old, a.OldString, a.NewString, a.ReplaceAll)
+	if err != nil {
+		return "", err
+	}
+	return udiff.Unified(c.rel, c.rel, old, out), nil
+}
+
+// readFile returns the content of the regular file target (rel as the
+// model named it), or fs.ErrNotExist when there is none.
+func (w *Workspace) readFile(rel, target string) ([]byte, error) {
+	if _, err := w.root.Lstat(target); errors.Is(err, fs.ErrNotExist) {
+		return nil, err
+	}
+	f, _, err := w.openFile(rel, target)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return io.ReadAll(f)
+}
+
+// readText is readFile as text: a binary file, whose bytes a diff cannot
+// show, reads as empty.
+func (w *Workspace) readText(rel, target string) (string, error) {
+	data, err := w.readFile(rel, target)
+	if err != nil || isBinary(data) {
+		return "", err
+	}
+	return string(data), nil
+}

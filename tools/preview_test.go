@@ -1,0 +1,93 @@
+package tools
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func TestPreview(t *testing.T) {
+	tests := []struct {
+		name    string
+		files   map[string]string
+		tool    string
+		args    string
+		want    []string // lines the diff must hold
+		wantErr string
+	}{
+		{"new file", nil, "write_file", `{"path":"a/new.txt","content":"one\ntwo\n"}`,
+			[]string{"--- a/new.txt", "+++ a/new.txt", "+one", "+two"}, ""},
+		{"overwrite", map[string]string{"f.txt": "keep\nold\n"}, "write_file", `{"path":"f.txt","content":"keep\nnew\n"}`,
+			[]string{" keep", "-old", "+new"}, ""},
+		{"edit", map[string]string{"main.go": "package main\n\nconst n = 1\n"}, "edit_file",
+			`{"path":"main.go","old_string":"const n = 1","new_string":"const n = 2"}`,
+			[]string{"-const n = 1", "+const n = 2"}, ""},
+		{"edit through an inside symlink", map[string]string{"real.go": "x := 1\n", "link.go": "->real.go"}, "edit_file",
+			`{"path":"link.go","old_string":"x := 1","new_string":"x := 2"}`,
+			[]string{"-x := 1", "+x := 2"}, ""},
+		{"edit without a match", map[string]string{"f.txt": "abc\n"}, "edit_file",
+			`{"path":"f.txt","old_string":"zzz","new_string":"y"}`, nil, "no match"},
+		{"edit of a missing file", nil, "edit_file",
+			`{"path":"missing.txt","old_string":"a","new_string":"b"}`, nil, "no such file"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			ws := newWorkspace(t, tt.files)
+			tool, _ := Default(ws, Options{}).Lookup(tt.tool)
+			call, err := tool.Prepare(json.RawMessage(tt.args))
+			if err != nil {
+				t.Fatal(err)
+			}
+			diff, ok, err := Preview(call)
+			if !ok {
+				t.Fatal("a prepared write or edit call has no preview")
+			}
+			if tt.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
+					t.Fatalf("err = %v, want %q", err, tt.wantErr)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			lines := strings.Split(diff, "\n")
+			for _, w := range tt.want {
+				if !containsLine(lines, w) {
+					t.Errorf("diff lacks %q:\n%s", w, diff)
+				}
+			}
+			for name, content := range tt.files {
+				if !strings.HasPrefix(content, "->") && readString(t, filepath.Join(ws.Dir(), name)) != content {
+					t.Errorf("preview changed %s", name)
+				}
+			}
+			if _, err := os.Stat(filepath.Join(ws.Dir(), "a")); err == nil {
+				t.Error("preview created a directory")
+			}
+		})
+	}
+}
+
+func TestReadOnlyCallsHaveNoPreview(t *testing.T) {
+	ws := newWorkspace(t, map[string]string{"f.txt": "x"})
+	tool, _ := Default(ws, Options{}).Lookup("read_file")
+	call, err := tool.Prepare(json.RawMessage(`{"path":"f.txt"}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, ok, _ := Preview(call); ok {
+		t.Error("read_file offers a preview")
+	}
+}
+
+func containsLine(lines []string, want string) bool {
+	for _, l := range lines {
+		if l == want {
+			return true
+		}
+	}
+	return false
+}
