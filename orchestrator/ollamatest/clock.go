@@ -36,14 +36,15 @@ func (s *Server) tick(d time.Duration) time.Time {
 	return s.clock
 }
 
-// metrics returns the final line's metrics for a turn.
-func metrics(load time.Duration, promptEval, eval int) api.Metrics {
-	pd := time.Duration(promptEval) * promptTokenTime
+// metrics returns the final line's metrics for a turn: promptCount prompt
+// tokens of which evaluated were not cached, and eval generated tokens.
+func metrics(load time.Duration, promptCount, evaluated, eval int) api.Metrics {
+	pd := time.Duration(evaluated) * promptTokenTime
 	ed := time.Duration(eval) * evalTokenTime
 	return api.Metrics{
 		TotalDuration:      load + pd + ed + overheadTime,
 		LoadDuration:       load,
-		PromptEvalCount:    promptEval,
+		PromptEvalCount:    promptCount,
 		PromptEvalDuration: pd,
 		EvalCount:          eval,
 		EvalDuration:       ed,

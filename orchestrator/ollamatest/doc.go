@@ -28,14 +28,16 @@
 // truncate:false, and otherwise succeeds with prompt_eval_count = num_ctx,
 // the real server's only sign of silent truncation.
 //
-// prompt_eval_count simulates Ollama's prompt cache, so that a test can prove
-// a client's requests are append-only: each loaded model remembers the
-// rendered prompt of its previous chat request, and a new request counts
-// EstimateTokens minus (common byte prefix with that prompt) / 4 rounded
-// down, at least 1. Loading a model with another num_ctx empties its cache
-// (and costs a cold load_duration), as a real reload does.
-// [WithoutCacheSimulation] turns this off; [Reply.PromptEvalCount] overrides
-// it for one turn.
+// prompt_eval_count is the whole prompt's EstimateTokens, cached tokens
+// included, as both of Ollama's runners report it (num_ctx when truncated).
+// The prompt cache is simulated in prompt_eval_duration, so that a test can
+// prove a client's requests are append-only: each loaded model remembers the
+// rendered prompt of its previous chat request, and only the tokens after the
+// common byte prefix with it (prefix bytes / 4, rounded down, are cached; at
+// least 1 token is evaluated) take promptTokenTime each. Loading a model with
+// another num_ctx empties its cache (and costs a cold load_duration), as a
+// real reload does. [WithoutCacheSimulation] turns the cache off;
+// [Reply.PromptEvalCount] overrides the count for one turn.
 //
 // Everything is deterministic: created_at comes from a simulated clock
 // starting at 2026-01-28T18:34:16.110694939Z, durations derive from the

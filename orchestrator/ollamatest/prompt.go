@@ -60,29 +60,32 @@ func renderMessage(b *strings.Builder, m api.Message) {
 
 // EstimateTokens is the fake's token count of a request's prompt: the bytes of
 // RenderPrompt(req) divided by 4, rounded up. It is what truncate:false
-// compares with num_ctx and what prompt_eval_count reports without caching.
+// compares with num_ctx and what prompt_eval_count reports.
 func EstimateTokens(req api.ChatRequest) int {
 	return tokensOf(len(RenderPrompt(req)))
 }
 
 func tokensOf(bytes int) int { return (bytes + 3) / 4 }
 
-// promptEvalCount simulates Ollama's prompt cache: only the tokens after the
-// longest common byte prefix with the previous prompt evaluated by the same
-// loaded model count, at least 1; cached tokens are the prefix's bytes / 4,
-// rounded down. A prompt longer than num_ctx (silently truncated) counts
-// num_ctx.
-func promptEvalCount(cached, prompt string, numCtx int, cache bool) int {
+// promptEval returns a prompt's prompt_eval_count and how many of its
+// tokens are evaluated rather than taken from Ollama's prompt cache. As in
+// both of Ollama's runners, the count is the whole prompt, cached tokens
+// included (num_ctx when the prompt was silently truncated); the cache only
+// shows in prompt_eval_duration. With the cache, only the tokens after the
+// longest common byte prefix with the previous prompt of the same loaded
+// model are evaluated, at least 1; cached tokens are the prefix's bytes / 4,
+// rounded down.
+func promptEval(cached, prompt string, numCtx int, cache bool) (count, evaluated int) {
 	total := tokensOf(len(prompt))
-	if total > numCtx {
-		return numCtx
-	}
-	if !cache {
-		return total
+	switch {
+	case total > numCtx:
+		return numCtx, numCtx
+	case !cache:
+		return total, total
 	}
 	common := 0
 	for common < len(cached) && common < len(prompt) && cached[common] == prompt[common] {
 		common++
 	}
-	return max(1, total-common/4)
+	return total, max(1, total-common/4)
 }

@@ -36,9 +36,14 @@ func TestRenderPromptAndEstimate(t *testing.T) {
 	}
 }
 
-// TestPromptCache checks the simulated prompt cache: a request that extends
-// the previous one evaluates only the new part; one that changes an early
-// message evaluates (nearly) everything again.
+// evaluated is how many prompt tokens a final line says were evaluated
+// rather than cached, read back from prompt_eval_duration.
+func evaluated(m api.Metrics) int { return int(m.PromptEvalDuration / promptTokenTime) }
+
+// TestPromptCache checks the simulated prompt cache: prompt_eval_count is
+// always the whole prompt; a request that extends the previous one
+// evaluates only the new part, one that changes an early message evaluates
+// (nearly) everything again.
 func TestPromptCache(t *testing.T) {
 	system := api.Message{Role: "system", Content: strings.Repeat("You are lathe, a careful coding assistant. ", 20)}
 	first := api.ChatRequest{Model: "qwen3:8b", Messages: []api.Message{system, {Role: "user", Content: "Create test.txt"}}}
@@ -51,34 +56,37 @@ func TestPromptCache(t *testing.T) {
 	s := New(t)
 	s.Script(Reply{Content: "Done."}, Reply{Content: "You're welcome."}, Reply{Content: "Hm."})
 	c := newClient(t, s)
-	counts := make([]int, 3)
+	var finals []api.Metrics
 	for i, req := range []api.ChatRequest{first, extended, changed} {
 		res := chat(t.Context(), c, &req)
 		if res.err != nil || res.final == nil {
 			t.Fatalf("request %d: err %v, done %v", i, res.err, res.final != nil)
 		}
-		counts[i] = res.final.PromptEvalCount
+		if res.final.PromptEvalCount != EstimateTokens(req) {
+			t.Errorf("request %d: prompt_eval_count %d, want the whole prompt, %d", i, res.final.PromptEvalCount, EstimateTokens(req))
+		}
+		finals = append(finals, res.final.Metrics)
 	}
-	if counts[0] != EstimateTokens(first) {
-		t.Errorf("first prompt_eval_count %d, want the whole prompt, %d", counts[0], EstimateTokens(first))
+	if got := evaluated(finals[0]); got != EstimateTokens(first) {
+		t.Errorf("first request evaluated %d tokens, want all %d", got, EstimateTokens(first))
 	}
 	wantExtended := EstimateTokens(extended) - len(RenderPrompt(first))/4
-	if counts[1] != wantExtended || counts[1] > 20 {
-		t.Errorf("extended prompt_eval_count %d, want only the new part, %d", counts[1], wantExtended)
+	if got := evaluated(finals[1]); got != wantExtended || got > 20 {
+		t.Errorf("extended request evaluated %d tokens, want only the new part, %d", got, wantExtended)
 	}
-	if counts[2] < EstimateTokens(changed)-5 {
-		t.Errorf("changed prompt_eval_count %d, want nearly the whole prompt, %d", counts[2], EstimateTokens(changed))
+	if got := evaluated(finals[2]); got < EstimateTokens(changed)-5 {
+		t.Errorf("changed request evaluated %d tokens, want nearly the whole prompt, %d", got, EstimateTokens(changed))
 	}
 }
 
 func TestPromptCacheResets(t *testing.T) {
 	req := api.ChatRequest{Model: "qwen3:8b", Messages: []api.Message{{Role: "user", Content: strings.Repeat("long prompt ", 50)}}}
 	tests := []struct {
-		name        string
-		opts        []Option
-		secondCtx   int
-		wantSecond  int // prompt_eval_count of the identical second request
-		wantColdTwo bool
+		name          string
+		opts          []Option
+		secondCtx     int
+		wantEvaluated int // tokens the identical second request evaluates
+		wantColdTwo   bool
 	}{
 		{"identical request evaluates one token", nil, 4096, 1, false},
 		{"cache simulation off", []Option{WithoutCacheSimulation()}, 4096, EstimateTokens(req), false},
@@ -96,8 +104,8 @@ func TestPromptCacheResets(t *testing.T) {
 			if one.final == nil || two.final == nil {
 				t.Fatalf("errors %v, %v", one.err, two.err)
 			}
-			if two.final.PromptEvalCount != tt.wantSecond {
-				t.Errorf("second prompt_eval_count %d, want %d", two.final.PromptEvalCount, tt.wantSecond)
+			if got := evaluated(two.final.Metrics); got != tt.wantEvaluated || two.final.PromptEvalCount != EstimateTokens(req) {
+				t.Errorf("second request: evaluated %d of %d, want %d of %d", got, two.final.PromptEvalCount, tt.wantEvaluated, EstimateTokens(req))
 			}
 			if cold := two.final.LoadDuration == coldLoad; cold != tt.wantColdTwo || one.final.LoadDuration != coldLoad {
 				t.Errorf("load durations %v then %v; want a cold first load and cold second %v", one.final.LoadDuration, two.final.LoadDuration, tt.wantColdTwo)

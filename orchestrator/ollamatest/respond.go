@@ -17,18 +17,19 @@ func (s *Server) respond(w http.ResponseWriter, r *http.Request, c chatCall, rep
 		writeJSON(w, reply.Status, contentType, errorBody{reply.errorMessage()})
 		return
 	}
-	load, promptEval := s.evaluate(c)
+	load, promptCount, evaluated := s.evaluate(c)
 	if reply.PromptEvalCount > 0 {
-		promptEval = reply.PromptEvalCount
+		promptCount = reply.PromptEvalCount
+		evaluated = min(evaluated, promptCount)
 	}
 	t := s.plan(reply, c.numPredict)
-	s.tick(load + time.Duration(promptEval)*promptTokenTime)
+	s.tick(load + time.Duration(evaluated)*promptTokenTime)
 	final := wireChunk{
 		Model:      c.req.Model,
 		Message:    t.final,
 		Done:       true,
 		DoneReason: t.doneReason,
-		Metrics:    metrics(load, promptEval, t.evalCount),
+		Metrics:    metrics(load, promptCount, evaluated, t.evalCount),
 	}
 	if c.stream {
 		s.streamTurn(w, r, c, reply, t, final)

@@ -55,16 +55,17 @@ func (s *Server) loadLocked(c chatCall) (*runner, time.Duration) {
 	return r, load
 }
 
-// evaluate loads c's model and returns the load time and the simulated
-// prompt_eval_count, updating the prompt cache.
-func (s *Server) evaluate(c chatCall) (time.Duration, int) {
+// evaluate loads c's model and returns the load time, the prompt_eval_count
+// and how many prompt tokens were evaluated (not cached), updating the
+// simulated prompt cache.
+func (s *Server) evaluate(c chatCall) (load time.Duration, count, evaluated int) {
 	prompt := RenderPrompt(c.req)
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	r, load := s.loadLocked(c)
-	count := promptEvalCount(r.prompt, prompt, c.numCtx, !s.cfg.noCache)
+	count, evaluated = promptEval(r.prompt, prompt, c.numCtx, !s.cfg.noCache)
 	r.prompt = prompt
-	return load, count
+	return load, count, evaluated
 }
 
 // expiry is when a model loaded at now with keepAlive unloads: 5 minutes by

@@ -71,8 +71,8 @@ func WithPullable(models ...Model) Option {
 	return func(c *config) { c.pullable = models }
 }
 
-// WithoutCacheSimulation turns off the prompt cache: prompt_eval_count is then
-// always the whole prompt's EstimateTokens (or num_ctx when it overflows).
+// WithoutCacheSimulation turns off the prompt cache: every prompt token is
+// then evaluated, and prompt_eval_duration covers the whole prompt.
 func WithoutCacheSimulation() Option {
 	return func(c *config) { c.noCache = true }
 }

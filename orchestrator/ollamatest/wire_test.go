@@ -123,7 +123,7 @@ func TestWireChunkMatchesAPI(t *testing.T) {
 		t.Fatal(err)
 	}
 	at := time.Date(2026, 1, 28, 18, 34, 16, 110694939, time.UTC)
-	m := metrics(coldLoad, 12, 34)
+	m := metrics(coldLoad, 12, 12, 34)
 	want, _ := json.Marshal(api.ChatResponse{
 		Model: "m", CreatedAt: at, Done: true, DoneReason: "stop", Metrics: m,
 		Message: api.Message{Role: "assistant", Thinking: "t", ToolCalls: []api.ToolCall{{
