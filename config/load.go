@@ -71,15 +71,11 @@ func Load(src Sources) (Loaded, error) {
 // UserFile is $XDG_CONFIG_HOME/lathe/config.toml, or ~/.config/... when
 // XDG_CONFIG_HOME is unset; empty when neither can be found.
 func UserFile(getenv func(string) string) string {
-	dir := getenv("XDG_CONFIG_HOME")
+	dir := xdgDir(getenv, "XDG_CONFIG_HOME", ".config")
 	if dir == "" {
-		home := getenv("HOME")
-		if home == "" {
-			return ""
-		}
-		dir = filepath.Join(home, ".config")
+		return ""
 	}
-	return filepath.Join(dir, "lathe", "config.toml")
+	return filepath.Join(dir, "config.toml")
 }
 
 // ProjectFile is the project's config file in dir.

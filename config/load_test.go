@@ -237,3 +237,24 @@ func TestOptionsMap(t *testing.T) {
 		t.Errorf("options = %s, want %s", got, want)
 	}
 }
+
+func TestXDGPaths(t *testing.T) {
+	env := func(vars map[string]string) func(string) string { return func(k string) string { return vars[k] } }
+	tests := []struct {
+		name      string
+		vars      map[string]string
+		user, log string
+	}{
+		{"xdg", map[string]string{"XDG_CONFIG_HOME": "/c", "XDG_STATE_HOME": "/s", "HOME": "/h"}, "/c/lathe/config.toml", "/s/lathe"},
+		{"home", map[string]string{"HOME": "/h"}, "/h/.config/lathe/config.toml", "/h/.local/state/lathe"},
+		{"neither", map[string]string{}, "", ""},
+	}
+	for _, tt := range tests {
+		if got := UserFile(env(tt.vars)); got != tt.user {
+			t.Errorf("%s: UserFile = %q, want %q", tt.name, got, tt.user)
+		}
+		if got := StateDir(env(tt.vars)); got != tt.log {
+			t.Errorf("%s: StateDir = %q, want %q", tt.name, got, tt.log)
+		}
+	}
+}

@@ -1,0 +1,23 @@
+package config
+
+import "path/filepath"
+
+// StateDir is where lathe keeps its log: $XDG_STATE_HOME/lathe, or
+// ~/.local/state/lathe when XDG_STATE_HOME is unset; empty when neither
+// can be found.
+func StateDir(getenv func(string) string) string {
+	return xdgDir(getenv, "XDG_STATE_HOME", ".local/state")
+}
+
+// xdgDir is $env/lathe, or ~/fallback/lathe when env is unset.
+func xdgDir(getenv func(string) string, env, fallback string) string {
+	dir := getenv(env)
+	if dir == "" {
+		home := getenv("HOME")
+		if home == "" {
+			return ""
+		}
+		dir = filepath.Join(home, fallback)
+	}
+	return filepath.Join(dir, "lathe")
+}
