@@ -1,0 +1,130 @@
+package ui
+
+import (
+	"fmt"
+	"strings"
+
+	tea "charm.land/bubbletea/v2"
+)
+
+// slashCommand is one of the commands typed as /name.
+type slashCommand struct {
+	name string
+	help string
+	run  func(m *model, arg string) tea.Cmd
+}
+
+// commands is the one table of slash commands, in the order /help lists
+// them.
+func commands() []slashCommand {
+	return []slashCommand{
+		{"help", "list the commands and keys", (*model).cmdHelp},
+		{"clear", "start a new conversation", (*model).cmdClear},
+		{"model", "choose the model from those installed", (*model).cmdModel},
+		{"tools", "list the tools and which ones ask first", (*model).cmdTools},
+		{"quit", "quit lathe", (*model).cmdQuit},
+	}
+}
+
+// findCommand resolves what follows "/": an exact name or a unique prefix.
+func findCommand(name string) (slashCommand, bool) {
+	var found []slashCommand
+	for _, c := range commands() {
+		if c.name == name {
+			return c, true
+		}
+		if strings.HasPrefix(c.name, name) {
+			found = append(found, c)
+		}
+	}
+	if len(found) == 1 && name != "" {
+		return found[0], true
+	}
+	return slashCommand{}, false
+}
+
+// completions are the commands that complete what the input holds, when
+// it is a command being typed ("/", "/mo").
+func completions(text string) []slashCommand {
+	name, ok := strings.CutPrefix(text, "/")
+	if !ok || strings.ContainsAny(name, " \n") {
+		return nil
+	}
+	var out []slashCommand
+	for _, c := range commands() {
+		if strings.HasPrefix(c.name, name) {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// runCommand runs a line that starts with "/".
+func (m *model) runCommand(line string) tea.Cmd {
+	name, arg, _ := strings.Cut(strings.TrimPrefix(line, "/"), " ")
+	m.transcript.scrollToBottom()
+	c, ok := findCommand(name)
+	if !ok {
+		m.notice(noticeWarn, "", fmt.Sprintf("unknown command /%s: /help lists the commands", name))
+		return nil
+	}
+	return c.run(m, strings.TrimSpace(arg))
+}
+
+func (m *model) cmdHelp(string) tea.Cmd {
+	var b strings.Builder
+	for _, c := range commands() {
+		fmt.Fprintf(&b, "/%-8s %s\n", c.name, c.help)
+	}
+	b.WriteString("\n")
+	for _, k := range m.keys.helpKeys() {
+		h := k.Help()
+		fmt.Fprintf(&b, "%-10s %s\n", h.Key, h.Desc)
+	}
+	m.notice(noticeInfo, "Commands and keys", strings.TrimRight(b.String(), "\n"))
+	return nil
+}
+
+func (m *model) cmdClear(string) tea.Cmd {
+	if m.run != nil {
+		m.notice(noticeWarn, "", "a request is running: press esc to interrupt it first")
+		return nil
+	}
+	m.session.Reset()
+	m.transcript.clear()
+	m.usage = usage{}
+	m.notice(noticeInfo, "", "New conversation.")
+	return nil
+}
+
+func (m *model) cmdModel(arg string) tea.Cmd {
+	if m.run != nil {
+		m.notice(noticeWarn, "", "a request is running: press esc to interrupt it first")
+		return nil
+	}
+	if arg != "" {
+		return m.switchModel(arg)
+	}
+	m.picker = &modelPicker{loading: true}
+	return m.listModels()
+}
+
+func (m *model) cmdTools(string) tea.Cmd {
+	var b strings.Builder
+	reg := m.opts.Engine.Tools
+	for _, name := range reg.Names() {
+		t, _ := reg.Lookup(name)
+		asks := "runs without asking"
+		switch {
+		case !t.ReadOnly() && m.opts.Engine.Config.Approval.All:
+			asks = "allowed by --yes"
+		case !t.ReadOnly():
+			asks = "asks first"
+		}
+		fmt.Fprintf(&b, "%-11s %s\n", t.Name(), asks)
+	}
+	m.notice(noticeInfo, "Tools", strings.TrimRight(b.String(), "\n"))
+	return nil
+}
+
+func (m *model) cmdQuit(string) tea.Cmd { return m.quit() }

@@ -1,0 +1,136 @@
+package ui
+
+import (
+	"fmt"
+	"strings"
+
+	"charm.land/bubbles/v2/key"
+	"charm.land/bubbles/v2/textinput"
+	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/x/ansi"
+
+	"lathe/orchestrator"
+)
+
+// approvalDialog asks whether a call that writes or runs a command may
+// run, showing exactly what it will do. It takes the input's place.
+type approvalDialog struct {
+	ask       approvalAsk
+	dir       string // the working directory, where commands run
+	reasoning bool   // typing the reason for a denial
+	reason    textinput.Model
+}
+
+func newApprovalDialog(ask approvalAsk, dir string) *approvalDialog {
+	ti := textinput.New()
+	ti.Prompt = "reason: "
+	ti.Placeholder = "optional, the model sees it; enter to deny"
+	return &approvalDialog{ask: ask, dir: dir, reason: ti}
+}
+
+// dialogResult is what a key did to the dialog.
+type dialogResult int
+
+const (
+	dialogOpen dialogResult = iota
+	dialogAllowed
+	dialogAllowedForSession
+	dialogDenied
+)
+
+// update handles a key; it answers the engine when the dialog closes.
+func (d *approvalDialog) update(msg tea.KeyPressMsg, keys keyMap) (dialogResult, tea.Cmd) {
+	if d.reasoning {
+		switch {
+		case key.Matches(msg, keys.Send):
+			return d.answer(dialogDenied, strings.TrimSpace(d.reason.Value())), nil
+		case key.Matches(msg, keys.Interrupt):
+			return d.answer(dialogDenied, ""), nil
+		}
+		var cmd tea.Cmd
+		d.reason, cmd = d.reason.Update(msg)
+		return dialogOpen, cmd
+	}
+	switch {
+	case key.Matches(msg, keys.Allow):
+		return d.answer(dialogAllowed, ""), nil
+	case key.Matches(msg, keys.AllowSession):
+		return d.answer(dialogAllowedForSession, ""), nil
+	case key.Matches(msg, keys.Deny):
+		d.reasoning = true
+		return dialogOpen, d.reason.Focus()
+	case key.Matches(msg, keys.Interrupt):
+		return d.answer(dialogDenied, ""), nil
+	}
+	return dialogOpen, nil
+}
+
+func (d *approvalDialog) answer(r dialogResult, reason string) dialogResult {
+	d.ask.reply <- orchestrator.Decision{Allow: r != dialogDenied, Reason: reason}
+	return r
+}
+
+// sessionGrant says what "allow for this session" allows.
+func (d *approvalDialog) sessionGrant() string {
+	if d.ask.req.Tool == "shell" {
+		return fmt.Sprintf("%q commands", commandPrefix(d.ask.req.Subject))
+	}
+	return d.ask.req.Tool
+}
+
+// view renders the dialog in at most height lines.
+func (d *approvalDialog) view(width, height int, st *theme, keys keyMap) string {
+	req := d.ask.req
+	var body []string
+	var title string
+	if req.Tool == "shell" {
+		title = "Run this command in " + d.dir + "?"
+		for _, l := range strings.Split(req.Subject, "\n") {
+			body = append(body, indent+st.subject.Render("$ "+ansi.Truncate(tabsToSpaces(l), width-6, "…")))
+		}
+	} else {
+		title = fmt.Sprintf("Allow %s to change %s?", req.Tool, req.Subject)
+		body = (&toolCard{start: orchestrator.ToolStarted{Preview: req.Preview}, expanded: true}).diff(width, st)
+	}
+	head := append([]string{st.rule.Render(strings.Repeat("─", width))}, wrap("? "+title, width, " ", "   ", st.dialogTitle)...)
+	foot := d.footer(width, st, keys)
+	room := max(height-len(head)-len(foot), 1)
+	if len(body) > room {
+		hidden := len(body) - room + 1
+		body = append(body[:room-1], indent+"  "+st.meta.Render(fmt.Sprintf("… %d more lines", hidden)))
+	}
+	return strings.Join(append(append(head, body...), foot...), "\n")
+}
+
+// footer lists the choices, wrapped between them, never inside one.
+func (d *approvalDialog) footer(width int, st *theme, keys keyMap) []string {
+	if d.reasoning {
+		return []string{" " + d.reason.View()}
+	}
+	k := func(b key.Binding, text string) string { return st.key.Render(b.Help().Key) + " " + text }
+	return joinWrapped([]string{
+		k(keys.Allow, "allow once"),
+		k(keys.AllowSession, "allow "+d.sessionGrant()+" for this session"),
+		k(keys.Deny, "deny with a reason"),
+		k(keys.Interrupt, "deny"),
+	}, st.meta.Render("  ·  "), width)
+}
+
+// joinWrapped joins parts with sep into lines of at most width columns,
+// each starting with a space, breaking only between parts.
+func joinWrapped(parts []string, sep string, width int) []string {
+	var lines []string
+	line := ""
+	for _, p := range parts {
+		switch {
+		case line == "":
+			line = " " + p
+		case ansi.StringWidth(line+sep+p) <= width:
+			line += sep + p
+		default:
+			lines = append(lines, line)
+			line = " " + p
+		}
+	}
+	return append(lines, line)
+}

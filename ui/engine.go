@@ -1,0 +1,264 @@
+package ui
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	tea "charm.land/bubbletea/v2"
+
+	"lathe/orchestrator"
+)
+
+// startRun sends a prompt to the model in the background; its events come
+// back through the bridge, the run's end last.
+func (m *model) startRun(text string) tea.Cmd {
+	ctx := m.beginRun(text)
+	session, b := m.session, m.bridge
+	m.runs.Add(1)
+	run := func() tea.Msg {
+		defer m.runs.Done()
+		res, err := session.Run(ctx, text, b.emit)
+		b.send(runDone{res, err})
+		return nil
+	}
+	return tea.Batch(run, m.animate())
+}
+
+// beginRun shows the prompt and sets up the run's state; it returns the
+// run's context.
+func (m *model) beginRun(text string) context.Context {
+	m.transcript.add(&userItem{text: text})
+	m.transcript.scrollToBottom()
+	m.transcript.selected = -1
+	ctx, cancel := context.WithCancel(m.ctx)
+	m.run = &runState{cancel: cancel, answer: -1, thinking: -1, cards: map[int]int{}, dirty: map[int]bool{}}
+	return ctx
+}
+
+// engine applies a batch of what the engine sent, then listens again.
+func (m *model) engine(batch engineMsg) tea.Cmd {
+	var cmds []tea.Cmd
+	for _, v := range batch {
+		switch e := v.(type) {
+		case orchestrator.TurnStarted:
+			m.turnStarted(e)
+		case orchestrator.ThinkingDelta:
+			m.thinkingDelta(e)
+		case orchestrator.TextDelta:
+			m.textDelta(e)
+		case orchestrator.ToolStarted:
+			m.toolStarted(e)
+		case orchestrator.ToolFinished:
+			m.toolFinished(e)
+		case orchestrator.TurnFinished:
+			m.turnFinished(e)
+		case orchestrator.Warning:
+			m.notice(noticeWarn, "", e.Text)
+		case approvalAsk:
+			m.openDialog(e)
+		case runDone:
+			m.runFinished(e)
+		case pullProgress:
+			if m.pull != nil {
+				m.pull.progress(e, m.now())
+			}
+		case pullDone:
+			cmds = append(cmds, m.pulled(e))
+		}
+	}
+	return tea.Batch(append(cmds, m.bridge.wait(), m.animate())...)
+}
+
+func (m *model) turnStarted(e orchestrator.TurnStarted) {
+	if r := m.run; r != nil {
+		r.turn = e.Turn
+		r.answer, r.thinking, r.cards = -1, -1, map[int]int{}
+	}
+}
+
+func (m *model) thinkingDelta(e orchestrator.ThinkingDelta) {
+	r := m.run
+	if r == nil {
+		return
+	}
+	if r.thinking < 0 {
+		m.transcript.add(&thinkingItem{started: m.now()})
+		r.thinking = len(m.transcript.items) - 1
+	}
+	m.transcript.items[r.thinking].(*thinkingItem).add(e.Text)
+	r.dirty[r.thinking] = true
+}
+
+func (m *model) textDelta(e orchestrator.TextDelta) {
+	r := m.run
+	if r == nil {
+		return
+	}
+	m.endThinking()
+	if r.answer < 0 {
+		m.transcript.add(&answerItem{md: NewMarkdown(m.markdown())})
+		r.answer = len(m.transcript.items) - 1
+	}
+	// Tabs have no width on the terminal's cell grid: code indented with
+	// them would lose its indentation.
+	m.transcript.items[r.answer].(*answerItem).md.Append(tabsToSpaces(e.Text))
+	r.dirty[r.answer] = true
+}
+
+// markdown returns the renderer for the current style, created on first
+// use: glamour is not touched before an answer needs it.
+func (m *model) markdown() *MarkdownRenderer {
+	if m.md == nil || m.md.Style() != m.st.markdown {
+		m.md = NewMarkdownRenderer(m.st.markdown)
+	}
+	return m.md
+}
+
+// endThinking folds the turn's thinking once something else comes.
+func (m *model) endThinking() {
+	r := m.run
+	if r == nil || r.thinking < 0 {
+		return
+	}
+	if t := m.transcript.items[r.thinking].(*thinkingItem); !t.done {
+		t.finish(m.now())
+		r.dirty[r.thinking] = true
+	}
+}
+
+// endAnswer completes the turn's answer: text after this starts a new one,
+// below whatever comes in between.
+func (m *model) endAnswer() {
+	r := m.run
+	if r == nil || r.answer < 0 {
+		return
+	}
+	m.transcript.items[r.answer].(*answerItem).md.Finish()
+	r.dirty[r.answer] = true
+	r.answer = -1
+}
+
+func (m *model) toolStarted(e orchestrator.ToolStarted) {
+	r := m.run
+	if r == nil {
+		return
+	}
+	m.endThinking()
+	m.endAnswer()
+	m.transcript.add(&toolCard{start: e})
+	r.cards[e.Index] = len(m.transcript.items) - 1
+}
+
+func (m *model) toolFinished(e orchestrator.ToolFinished) {
+	if r := m.run; r != nil {
+		if i, ok := r.cards[e.Index]; ok {
+			m.transcript.items[i].(*toolCard).finish(e)
+			r.dirty[i] = true
+		}
+	}
+}
+
+func (m *model) turnFinished(e orchestrator.TurnFinished) {
+	m.endThinking()
+	m.endAnswer()
+	m.usage = usage{promptTokens: e.PromptTokens, evalTokens: e.CompletionTokens}
+	if e.EvalDuration > 0 {
+		m.usage.tokPerSec = float64(e.CompletionTokens) / e.EvalDuration.Seconds()
+	}
+}
+
+// openDialog shows an approval request, marking its card as waiting.
+func (m *model) openDialog(ask approvalAsk) {
+	if m.run == nil || m.run.stopping {
+		ask.reply <- orchestrator.Decision{Reason: "the user interrupted the request"}
+		return
+	}
+	m.dialog = newApprovalDialog(ask, m.opts.Dir)
+	m.setWaiting(true)
+}
+
+// setWaiting marks the card of the call being approved.
+func (m *model) setWaiting(w bool) {
+	r := m.run
+	if r == nil {
+		return
+	}
+	for _, i := range r.cards {
+		if c := m.transcript.items[i].(*toolCard); c.running() {
+			c.setWaiting(w)
+			m.transcript.changed(i)
+		}
+	}
+}
+
+// runFinished closes the run: what streamed stays, and how it ended is
+// said unless it simply answered.
+func (m *model) runFinished(d runDone) {
+	m.endThinking()
+	m.endAnswer()
+	m.refreshDirty()
+	m.dialog = nil
+	m.run.cancel()
+	m.run = nil
+	m.quitArmed = false
+	lim := m.opts.Engine.Config.Limits
+	switch d.res.StopReason {
+	case orchestrator.StopDone:
+	case orchestrator.StopInterrupted:
+		m.notice(noticeInfo, "", "⊘ Interrupted. What arrived is kept; the next prompt continues the conversation.")
+	case orchestrator.StopMaxTurns:
+		m.notice(noticeWarn, "", fmt.Sprintf("Stopped after %d turns, the limit (limits.max_turns). Send a prompt to continue.", d.res.Turns))
+	case orchestrator.StopToolBudget:
+		m.notice(noticeWarn, "", fmt.Sprintf("Stopped: the budget of %d tool calls was used up (limits.tool_calls_per_prompt).", lim.ToolCallsPerPrompt))
+	case orchestrator.StopTimeout:
+		m.notice(noticeWarn, "", fmt.Sprintf("Stopped: the time limit of %s was reached (limits.timeout).", lim.Timeout.Duration))
+	default:
+		msg := "the request failed"
+		if d.err != nil {
+			msg = d.err.Error()
+		}
+		m.notice(noticeError, "", msg)
+	}
+}
+
+// animating reports whether frames are needed.
+func (m *model) animating() bool { return m.run != nil || m.phase == phasePulling }
+
+// animate schedules the next frame, once.
+func (m *model) animate() tea.Cmd {
+	if m.ticking || !m.animating() {
+		return nil
+	}
+	m.ticking = true
+	return tea.Tick(frameInterval, func(time.Time) tea.Msg { return frameMsg{} })
+}
+
+// onFrame renders what changed since the last frame and turns the
+// spinners.
+func (m *model) onFrame() tea.Cmd {
+	m.ticking = false
+	m.frame++
+	m.refreshDirty()
+	if r := m.run; r != nil {
+		for _, i := range r.cards {
+			if c := m.transcript.items[i].(*toolCard); c.running() {
+				c.tick(m.frame / 3)
+				m.transcript.changed(i)
+			}
+		}
+	}
+	return m.animate()
+}
+
+// refreshDirty re-renders the items that changed since the last frame.
+func (m *model) refreshDirty() {
+	r := m.run
+	if r == nil {
+		return
+	}
+	for i := range r.dirty {
+		m.transcript.changed(i)
+		delete(r.dirty, i)
+	}
+}

@@ -1,0 +1,178 @@
+package ui
+
+import (
+	"fmt"
+	"strings"
+
+	"charm.land/bubbles/v2/spinner"
+	"github.com/charmbracelet/x/ansi"
+
+	"lathe/orchestrator"
+)
+
+const (
+	foldedDiffLines   = 12  // diff lines a folded card shows
+	foldedOutputLines = 4   // output lines a folded failed card shows
+	maxCardLines      = 400 // lines an expanded card shows at most
+)
+
+// spinnerFrames animate running calls.
+var spinnerFrames = spinner.MiniDot.Frames
+
+// toolCard is one tool call: a spinner while it runs, then its outcome,
+// with the diff of a write or edit and, on demand, the output.
+type toolCard struct {
+	start    orchestrator.ToolStarted
+	end      *orchestrator.ToolFinished
+	waiting  bool // its approval is being asked
+	frame    int
+	expanded bool
+	r        render
+}
+
+func (c *toolCard) running() bool { return c.end == nil }
+
+// tick advances the spinner.
+func (c *toolCard) tick(frame int) {
+	if c.running() && c.frame != frame {
+		c.frame = frame
+		c.r.invalidate()
+	}
+}
+
+func (c *toolCard) finish(e orchestrator.ToolFinished) {
+	c.end, c.waiting = &e, false
+	c.r.invalidate()
+}
+
+func (c *toolCard) setWaiting(w bool) {
+	c.waiting = w
+	c.r.invalidate()
+}
+
+func (c *toolCard) toggle() {
+	c.expanded = !c.expanded
+	c.r.invalidate()
+}
+
+func (c *toolCard) lines(width int, st *theme) []string {
+	if l, ok := c.r.get(width); ok {
+		return l
+	}
+	out := []string{c.header(width, st)}
+	out = append(out, c.body(width, st)...)
+	return c.r.set(width, append(out, ""))
+}
+
+func (c *toolCard) header(width int, st *theme) string {
+	mark, meta := c.status(st)
+	head := indent + mark + " " + st.toolName.Render(c.start.Name)
+	if subject := oneLine(c.start.Subject, width); subject != "" {
+		head += " " + st.subject.Render(subject)
+	}
+	if meta != "" {
+		head += st.meta.Render(" · " + meta)
+	}
+	return ansi.Truncate(head, width, "…")
+}
+
+// status is the card's mark and the words after its subject.
+func (c *toolCard) status(st *theme) (mark, meta string) {
+	switch {
+	case c.waiting:
+		return st.warn.Render("?"), "waiting for approval"
+	case c.running():
+		return st.accent.Render(spinnerFrames[c.frame%len(spinnerFrames)]), "running"
+	}
+	e := c.end
+	meta = e.Result.Summary
+	if e.Duration > 0 {
+		meta += " · " + roundDuration(e.Duration).String()
+	}
+	switch e.Outcome {
+	case orchestrator.OutcomeOK:
+		return st.ok.Render("✓"), meta
+	case orchestrator.OutcomeFailed:
+		return st.failed.Render("✗"), meta
+	}
+	return st.warn.Render("⊘"), meta
+}
+
+func (c *toolCard) body(width int, st *theme) []string {
+	if c.waiting {
+		return nil // the approval dialog shows the change
+	}
+	if c.start.Preview != "" && (c.running() || c.end.Outcome == orchestrator.OutcomeOK) {
+		return c.diff(width, st)
+	}
+	if c.end == nil {
+		return nil
+	}
+	show := 0
+	switch {
+	case c.expanded:
+		show = maxCardLines
+	case c.end.Outcome == orchestrator.OutcomeFailed:
+		show = foldedOutputLines
+	}
+	return c.output(width, st, show)
+}
+
+// diff renders the call's diff, folded unless expanded.
+func (c *toolCard) diff(width int, st *theme) []string {
+	var lines []string
+	for _, l := range strings.Split(strings.TrimRight(c.start.Preview, "\n"), "\n") {
+		if strings.HasPrefix(l, "--- ") || strings.HasPrefix(l, "+++ ") {
+			continue
+		}
+		lines = append(lines, l)
+	}
+	shown := foldedDiffLines
+	if c.expanded {
+		shown = maxCardLines
+	}
+	out := make([]string, 0, min(len(lines), shown)+1)
+	for _, l := range lines[:min(len(lines), shown)] {
+		style := st.dim
+		switch {
+		case strings.HasPrefix(l, "+"):
+			style = st.diffAdd
+		case strings.HasPrefix(l, "-"):
+			style = st.diffDel
+		case strings.HasPrefix(l, "@@"):
+			style = st.diffHunk
+		}
+		out = append(out, indent+"  "+style.Render(ansi.Truncate(tabsToSpaces(l), width-4, "…")))
+	}
+	return append(out, c.more(len(lines)-len(out), st)...)
+}
+
+// output renders up to show lines of the call's result.
+func (c *toolCard) output(width int, st *theme, show int) []string {
+	if show == 0 {
+		return nil
+	}
+	lines := strings.Split(strings.TrimRight(c.end.Result.Content, "\n"), "\n")
+	if len(lines) > 1 && lines[0] == c.end.Result.Summary {
+		lines = lines[1:] // the header says it already
+	}
+	out := make([]string, 0, min(len(lines), show)+1)
+	for _, l := range lines[:min(len(lines), show)] {
+		out = append(out, indent+"  "+st.output.Render(ansi.Truncate(tabsToSpaces(l), width-4, "…")))
+	}
+	return append(out, c.more(len(lines)-len(out), st)...)
+}
+
+func (c *toolCard) more(hidden int, st *theme) []string {
+	switch {
+	case hidden <= 0:
+		return nil
+	case c.expanded:
+		return []string{indent + "  " + st.meta.Render(fmt.Sprintf("… %d more lines not shown", hidden))}
+	}
+	return []string{indent + "  " + st.meta.Render(fmt.Sprintf("… %d more lines (ctrl+o to expand)", hidden))}
+}
+
+func tabsToSpaces(s string) string { return strings.ReplaceAll(s, "\t", "    ") }
+
+func (c *toolCard) invalidate() { c.r.invalidate() }

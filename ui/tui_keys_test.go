@@ -1,0 +1,329 @@
+package ui
+
+import (
+	"context"
+	"errors"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/colorprofile"
+
+	"lathe/orchestrator"
+)
+
+// isQuit reports whether cmd (possibly a batch) quits the program.
+func isQuit(cmd tea.Cmd) bool {
+	if cmd == nil {
+		return false
+	}
+	switch msg := cmd().(type) {
+	case tea.QuitMsg:
+		return true
+	case tea.BatchMsg:
+		return slices.ContainsFunc(msg, isQuit)
+	}
+	return false
+}
+
+// finishRun ends the current run as done.
+func finishRun(m *model) {
+	events(m, runDone{res: orchestrator.Result{StopReason: orchestrator.StopDone}})
+}
+
+func TestHistoryRecall(t *testing.T) {
+	m, _ := testModel(t)
+	for _, p := range []string{"first prompt", "second prompt"} {
+		typeText(m, p)
+		press(m, "enter")
+		if m.run == nil {
+			t.Fatalf("%q did not start a run", p)
+		}
+		finishRun(m)
+	}
+	press(m, "up")
+	if got := m.input.value(); got != "second prompt" {
+		t.Fatalf("up: input %q", got)
+	}
+	press(m, "up")
+	if got := m.input.value(); got != "first prompt" {
+		t.Fatalf("up twice: input %q", got)
+	}
+	press(m, "down", "down")
+	if got := m.input.value(); got != "" {
+		t.Errorf("down past the newest: input %q, want the empty draft", got)
+	}
+	typeText(m, "draft")
+	press(m, "up")
+	if got := m.input.value(); got != "draft" {
+		t.Errorf("up while editing moved through history: %q", got)
+	}
+}
+
+func TestNewlineKeysDoNotSend(t *testing.T) {
+	m, _ := testModel(t)
+	typeText(m, "line one")
+	press(m, "alt+enter")
+	m.Update(tea.KeyPressMsg{Code: 'j', Mod: tea.ModCtrl})
+	typeText(m, "line three")
+	if m.run != nil {
+		t.Fatal("a newline key sent the prompt")
+	}
+	if got := m.input.value(); got != "line one\n\nline three" {
+		t.Errorf("input = %q", got)
+	}
+}
+
+func TestCtrlC(t *testing.T) {
+	m, _ := testModel(t)
+	typeText(m, "half a thought")
+	if cmd := m.key(keyPress("ctrl+c")); isQuit(cmd) || m.input.value() != "" {
+		t.Fatalf("ctrl+c with text: quit=%v input=%q; want the input cleared", isQuit(cmd), m.input.value())
+	}
+	ctx := m.beginRun("long task")
+	if cmd := m.key(keyPress("ctrl+c")); isQuit(cmd) || !strings.Contains(screen(m), "ctrl+c again to quit") {
+		t.Fatal("the first ctrl+c while running quit, or did not say how to quit")
+	}
+	if cmd := m.key(keyPress("ctrl+c")); !isQuit(cmd) || ctx.Err() == nil {
+		t.Errorf("the second ctrl+c: quit=%v, run cancelled=%v", isQuit(cmd), ctx.Err() != nil)
+	}
+	idle, _ := testModel(t)
+	if !isQuit(idle.key(keyPress("ctrl+c"))) {
+		t.Error("ctrl+c on an empty input did not quit")
+	}
+}
+
+func TestEscInterruptsTheRun(t *testing.T) {
+	m, _ := testModel(t)
+	ctx := m.beginRun("long task")
+	events(m, append([]any{orchestrator.TurnStarted{Turn: 1}}, texts(1, "Working on it")...)...)
+	press(m, "esc")
+	if ctx.Err() == nil {
+		t.Fatal("esc did not cancel the run")
+	}
+	if !strings.Contains(screen(m), "interrupting…") {
+		t.Error("no sign that the run is being interrupted")
+	}
+	events(m, runDone{res: orchestrator.Result{StopReason: orchestrator.StopInterrupted}})
+	s := screen(m)
+	if !strings.Contains(s, "Working on it") || !strings.Contains(s, "Interrupted") || m.run != nil {
+		t.Errorf("after the interrupt the screen is:\n%s", s)
+	}
+	typeText(m, "next")
+	press(m, "enter")
+	if m.run == nil {
+		t.Error("a prompt after an interrupt did not start")
+	}
+}
+
+func TestApprovalChoices(t *testing.T) {
+	req := orchestrator.ApprovalRequest{Tool: "shell", Subject: "go test ./..."}
+	tests := []struct {
+		name  string
+		keys  []string
+		want  orchestrator.Decision
+		grant bool
+	}{
+		{"allow once", []string{"y"}, orchestrator.Decision{Allow: true}, false},
+		{"enter allows", []string{"enter"}, orchestrator.Decision{Allow: true}, false},
+		{"allow for the session", []string{"a"}, orchestrator.Decision{Allow: true}, true},
+		{"esc denies", []string{"esc"}, orchestrator.Decision{}, false},
+		{"deny with a reason", append(append([]string{"n"}, strings.Split("use go vet", "")...), "enter"),
+			orchestrator.Decision{Reason: "use go vet"}, false},
+		{"esc while typing a reason denies without one", []string{"n", "x", "esc"}, orchestrator.Decision{}, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			m, _ := testModel(t)
+			m.beginRun("test it")
+			reply := make(chan orchestrator.Decision, 1)
+			events(m, orchestrator.TurnStarted{Turn: 1}, orchestrator.ToolStarted{Turn: 1, Name: "shell", Subject: req.Subject},
+				approvalAsk{req: req, reply: reply})
+			if m.dialog == nil {
+				t.Fatal("no dialog")
+			}
+			press(m, tt.keys...)
+			if m.dialog != nil {
+				t.Fatal("the dialog is still open")
+			}
+			if got := <-reply; got != tt.want {
+				t.Errorf("decision = %+v, want %+v", got, tt.want)
+			}
+			// A later "go test -run X" is allowed without asking only
+			// after "allow for this session".
+			later := orchestrator.ApprovalRequest{Tool: "shell", Subject: "go test -run X ./..."}
+			ctx, cancel := context.WithCancel(t.Context())
+			cancel() // asking would block: a cancelled ctx makes it fail at once
+			d, err := m.approver.Approve(ctx, later)
+			if granted := err == nil && d.Allow; granted != tt.grant {
+				t.Errorf("later command allowed without asking: %v, want %v", granted, tt.grant)
+			}
+		})
+	}
+}
+
+func TestSlashCommands(t *testing.T) {
+	m, _ := testModel(t)
+	typeText(m, "/frobnicate")
+	press(m, "enter")
+	if m.run != nil || !strings.Contains(screen(m), "unknown command /frobnicate: /help lists the commands") {
+		t.Fatalf("unknown command: run=%v screen:\n%s", m.run != nil, screen(m))
+	}
+	typeText(m, "/mo")
+	if !strings.Contains(screen(m), "/model choose the model") {
+		t.Errorf("no completion shown for /mo:\n%s", screen(m))
+	}
+	press(m, "tab")
+	if got := m.input.value(); got != "/model " {
+		t.Errorf("tab completed to %q", got)
+	}
+	m.input.set("/tools")
+	press(m, "enter")
+	if s := screen(m); !strings.Contains(s, "write_file  asks first") || !strings.Contains(s, "read_file   runs without asking") {
+		t.Errorf("/tools:\n%s", s)
+	}
+	id := m.session.ID()
+	m.input.set("/clear")
+	press(m, "enter")
+	if m.session.ID() == id || len(m.transcript.items) != 1 {
+		t.Errorf("/clear: session %s → %s, %d items left", id, m.session.ID(), len(m.transcript.items))
+	}
+	m.input.set("/quit")
+	if !isQuit(m.key(keyPress("enter"))) {
+		t.Error("/quit did not quit")
+	}
+}
+
+func TestStreamFollowsUnlessScrolledUp(t *testing.T) {
+	m, _ := testModel(t)
+	m.beginRun("write a lot")
+	var long strings.Builder
+	for i := range 40 {
+		long.WriteString("Paragraph number " + strings.Repeat("x", i%7) + " " + string(rune('A'+i%26)) + ".\n\n")
+	}
+	events(m, append([]any{orchestrator.TurnStarted{Turn: 1}}, texts(1, long.String())...)...)
+	if !strings.Contains(screen(m), "Paragraph number xxxx N.") {
+		t.Fatalf("following: the latest text is not on screen:\n%s", screen(m))
+	}
+	press(m, "pgup")
+	before := screen(m)
+	events(m, texts(1, "More text at the end.\n\n")...)
+	if screen(m) != before {
+		t.Errorf("scrolled up, the view moved as text streamed in")
+	}
+	press(m, "ctrl+end")
+	if !strings.Contains(screen(m), "More text at the end.") {
+		t.Errorf("ctrl+end did not go back to the stream")
+	}
+	m.Update(tea.MouseWheelMsg{Button: tea.MouseWheelUp})
+	if screen(m) == before || m.transcript.follow {
+		t.Error("the mouse wheel did not scroll up")
+	}
+}
+
+func TestResizeKeepsLinesInside(t *testing.T) {
+	m, _ := testModel(t)
+	m.beginRun("hi")
+	events(m, append([]any{orchestrator.TurnStarted{Turn: 1}}, texts(1, answerMarkdown)...)...)
+	for _, size := range [][2]int{{60, 20}, {120, 40}, {80, 24}} {
+		m.Update(tea.WindowSizeMsg{Width: size[0], Height: size[1]})
+		lines := strings.Split(screen(m), "\n")
+		if len(lines) != size[1] {
+			t.Errorf("%dx%d: %d lines", size[0], size[1], len(lines))
+		}
+		for _, l := range lines {
+			if w := len([]rune(l)); w > size[0] {
+				t.Errorf("%dx%d: a line of %d columns: %q", size[0], size[1], w, l)
+			}
+		}
+	}
+}
+
+func TestStartupScreens(t *testing.T) {
+	m, clk := testModel(t)
+	m.Update(preparedMsg{err: &orchestrator.Error{Kind: orchestrator.ErrUnreachable,
+		Msg: `cannot reach Ollama at http://127.0.0.1:11434: is "ollama serve" running?`}})
+	if s := screen(m); !strings.Contains(s, "Cannot reach Ollama") || !strings.Contains(s, "http://127.0.0.1:11434") || !strings.Contains(s, "r retry") {
+		t.Fatalf("offline screen:\n%s", s)
+	}
+	if cmd := m.key(keyPress("r")); cmd == nil || m.phase != phaseConnecting {
+		t.Error("r did not retry")
+	}
+	m.Update(preparedMsg{err: &orchestrator.Error{Kind: orchestrator.ErrModelNotFound, Msg: "not installed"}})
+	if s := screen(m); !strings.Contains(s, "qwen3:8b is not installed") || !strings.Contains(s, "Pull it now?") {
+		t.Fatalf("offer screen:\n%s", s)
+	}
+	if cmd := m.key(keyPress("y")); cmd == nil || m.phase != phasePulling {
+		t.Fatal("y did not start the pull")
+	}
+	clk.t = clk.t.Add(time.Second)
+	events(m, pullProgress{Status: "pulling 7cd4618c1faf", Digest: "sha256:7cd4", Total: 4_000_000_000, Completed: 1_000_000_000})
+	if s := screen(m); !strings.Contains(s, "1.0 GB of 4.0 GB · 25%") || !strings.Contains(s, "pulling 7cd4618c1faf") {
+		t.Errorf("pull progress:\n%s", s)
+	}
+	m.Update(engineMsg{pullDone{err: errors.New("pull model manifest: file does not exist")}})
+	if m.phase != phaseBlocked || !strings.Contains(screen(m), "pull model manifest: file does not exist") {
+		t.Errorf("a failed pull: phase %v, screen:\n%s", m.phase, screen(m))
+	}
+}
+
+func TestPromptRefusedWithoutAModel(t *testing.T) {
+	m, _ := testModel(t)
+	m.Update(preparedMsg{err: &orchestrator.Error{Kind: orchestrator.ErrNoToolSupport, Msg: `model "gemma3:1b" does not support tool calling`}})
+	typeText(m, "hello")
+	press(m, "enter")
+	if m.run != nil || !strings.Contains(screen(m), "no model is ready yet: /model chooses one") {
+		t.Errorf("a prompt without a model: run=%v screen:\n%s", m.run != nil, screen(m))
+	}
+}
+
+func TestModelPicker(t *testing.T) {
+	m, _ := testModel(t)
+	m.input.set("/model")
+	if cmd := m.key(keyPress("enter")); cmd == nil || m.picker == nil || !m.picker.loading {
+		t.Fatal("/model did not open a loading picker")
+	}
+	m.Update(modelsMsg{models: []orchestrator.ModelSummary{
+		{Name: "qwen3:8b", ParameterSize: "8.2B", Quantization: "Q4_K_M", Size: 5_225_387_923, Tools: true},
+		{Name: "gemma3:1b", ParameterSize: "1B", Quantization: "Q4_K_M", Size: 815_319_791},
+		{Name: "llama3.1:8b", ParameterSize: "8.0B", Quantization: "Q4_K_M", Size: 4_920_753_328, Tools: true},
+	}})
+	s := screen(m)
+	for _, want := range []string{"› qwen3:8b (current)", "8.2B Q4_K_M  5.2 GB  tools", "gemma3:1b", "no tools", "llama3.1:8b"} {
+		if !strings.Contains(s, want) {
+			t.Errorf("picker lacks %q:\n%s", want, s)
+		}
+	}
+	press(m, "down", "enter")
+	if m.picker != nil || !strings.Contains(screen(m), "gemma3:1b does not support tool calling") {
+		t.Errorf("choosing a model without tools:\n%s", screen(m))
+	}
+	press(m, "esc")
+	m.input.set("/model")
+	press(m, "enter")
+	m.Update(modelsMsg{models: []orchestrator.ModelSummary{{Name: "qwen3:8b", Tools: true}, {Name: "llama3.1:8b", Tools: true}}})
+	if cmd := m.key(keyPress("down")); cmd != nil {
+		t.Fatal("down in the picker did something else")
+	}
+	if cmd := m.key(keyPress("enter")); cmd == nil || !strings.Contains(screen(m), "switching to llama3.1:8b") {
+		t.Fatalf("enter did not switch:\n%s", screen(m))
+	}
+	m.Update(modelSwitched{info: orchestrator.ModelInfo{Name: "llama3.1:8b", NumCtx: 32768}})
+	if s := screen(m); !strings.Contains(s, "Now using llama3.1:8b.") || !strings.Contains(s, "llama3.1:8b · build") {
+		t.Errorf("after switching:\n%s", s)
+	}
+}
+
+func TestNoColor(t *testing.T) {
+	if p := colorProfile([]string{"TERM=xterm-256color", "NO_COLOR=1"}); p > colorprofile.Ascii {
+		t.Errorf("NO_COLOR: profile %v, want one without colours", p)
+	}
+	if p := colorProfile([]string{"TERM=xterm-256color"}); p != colorprofile.ANSI256 {
+		t.Errorf("xterm-256color: profile %v", p)
+	}
+	if newTheme(true, true).markdown != "notty" {
+		t.Error("NO_COLOR does not pick the colourless markdown style")
+	}
+}

@@ -1,0 +1,68 @@
+package ui
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"charm.land/glamour/v2"
+
+	"lathe/orchestrator"
+	"lathe/tools"
+)
+
+// sessionOf200 fills a model with 200 finished messages: 50 exchanges of
+// a prompt, an answer in markdown with a code block, a tool card and a
+// closing answer.
+func sessionOf200(b *testing.B) (*model, []string) {
+	m, _ := testModel(b)
+	var answers []string
+	for i := range 50 {
+		m.beginRun(fmt.Sprintf("change number %d: rename the handler and fix its test", i))
+		first := fmt.Sprintf("## Step %d\n\nI'll rename `handle%d` and update the caller:\n\n```go\nfunc handle%d(w http.ResponseWriter, r *http.Request) {\n\tserve(w, r)\n}\n```\n", i, i, i)
+		last := fmt.Sprintf("Done: **handle%d** is renamed and its test passes.\n\n- updated `server.go`\n- updated `server_test.go`\n", i)
+		answers = append(answers, first, last)
+		evs := []any{orchestrator.TurnStarted{Turn: 1}}
+		evs = append(evs, texts(1, first)...)
+		evs = append(evs,
+			orchestrator.ToolStarted{Turn: 1, Index: 0, Name: "edit_file", Subject: "server.go", Preview: writePreview},
+			orchestrator.ToolFinished{Turn: 1, Index: 0, Name: "edit_file", Subject: "server.go", Outcome: orchestrator.OutcomeOK,
+				Result: tools.Result{Summary: "1 replacement"}, Duration: time.Millisecond},
+			orchestrator.TurnFinished{Turn: 1}, orchestrator.TurnStarted{Turn: 2})
+		evs = append(evs, texts(2, last)...)
+		evs = append(evs, orchestrator.TurnFinished{Turn: 2}, runDone{res: orchestrator.Result{StopReason: orchestrator.StopDone}})
+		events(m, evs...)
+	}
+	if n := len(m.transcript.items); n < 200 {
+		b.Fatalf("%d items, want at least 200", n)
+	}
+	return m, answers
+}
+
+// BenchmarkView measures View with 200 finished messages in the
+// transcript, against a naive View that renders every message's markdown
+// again each time.
+func BenchmarkView(b *testing.B) {
+	m, answers := sessionOf200(b)
+	b.Run("cached", func(b *testing.B) {
+		for b.Loop() {
+			_ = m.View()
+		}
+	})
+	b.Run("naive-full-rerender", func(b *testing.B) {
+		r, err := glamour.NewTermRenderer(glamour.WithStandardStyle("dark"), glamour.WithWordWrap(78))
+		if err != nil {
+			b.Fatal(err)
+		}
+		for b.Loop() {
+			var all strings.Builder
+			for _, a := range answers {
+				out, _ := r.Render(a)
+				all.WriteString(out)
+			}
+			lines := strings.Split(all.String(), "\n")
+			_ = strings.Join(lines[max(0, len(lines)-m.transcript.height):], "\n")
+		}
+	})
+}
