@@ -137,8 +137,9 @@ func stdinPiped(stdin io.Reader) bool {
 	return err == nil && info.Mode()&os.ModeCharDevice == 0
 }
 
-func isTerminal(w io.Writer) bool {
-	f, ok := w.(*os.File)
+// isTerminal reports whether v (stdin, stdout or stderr) is a terminal.
+func isTerminal(v any) bool {
+	f, ok := v.(*os.File)
 	if !ok {
 		return false
 	}
@@ -185,6 +186,17 @@ func checkApprovalTools(names []string, registry *tools.Registry) error {
 		}
 	}
 	return nil
+}
+
+// openLog opens the log file in dir, creating both as needed.
+func openLog(dir string) (*os.File, error) {
+	if dir == "" {
+		return os.OpenFile(os.DevNull, os.O_WRONLY, 0)
+	}
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return nil, err
+	}
+	return os.OpenFile(filepath.Join(dir, "lathe.log"), os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o600)
 }
 
 func version() string {

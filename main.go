@@ -42,8 +42,9 @@ func main() {
 	os.Exit(code)
 }
 
-// run is the whole program: parse the command line, read the prompt, load
-// the config, and hand over to the one-shot run. It returns the exit code.
+// run is the whole program: parse the command line, load the config, and
+// hand over to the one-shot run or the interactive TUI. It returns the
+// exit code.
 func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer, getenv func(string) string) int {
 	cmd, err := parseArgs(args)
 	if err != nil {
@@ -57,13 +58,15 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	case cmd.version:
 		fmt.Fprintln(stdout, "lathe", version())
 		return exitOK
-	case !cmd.oneShot:
-		fmt.Fprintln(stderr, `lathe: the interactive mode is not available yet; run lathe -p "your request"`)
-		return exitUsage
 	}
-	prompt, err := readPrompt(cmd.prompt, stdin)
-	if err != nil {
-		fmt.Fprintf(stderr, "lathe: %v\n", err)
+	var prompt string
+	if cmd.oneShot {
+		if prompt, err = readPrompt(cmd.prompt, stdin); err != nil {
+			fmt.Fprintf(stderr, "lathe: %v\n", err)
+			return exitUsage
+		}
+	} else if !isTerminal(stdin) || !isTerminal(stdout) {
+		fmt.Fprintln(stderr, `lathe: the interactive mode needs a terminal; for scripts use lathe -p "your request"`)
 		return exitUsage
 	}
 	loaded, err := config.Load(config.Sources{Getenv: getenv, ProjectDir: cmd.dir, Flags: cmd.flags})
@@ -74,53 +77,66 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	for _, w := range loaded.Warnings {
 		fmt.Fprintf(stderr, "lathe: warning: %s\n", w)
 	}
-	return oneShot(ctx, cmd, prompt, loaded.Config, stdout, stderr)
+	if cmd.oneShot {
+		return oneShot(ctx, cmd, prompt, loaded.Config, stdout, stderr)
+	}
+	return interactive(ctx, cmd, loaded.Config, stdin, stdout, stderr, getenv)
 }
 
-// oneShot wires a one-shot run: workspace and tools, system prompt, Ollama
-// client and session, then the printer for the chosen format. It returns
-// the exit code.
-func oneShot(ctx context.Context, cmd command, prompt string, cfg config.Config, stdout, stderr io.Writer) int {
-	color := !cfg.NoColor && isTerminal(stderr)
-	log := zerolog.New(zerolog.ConsoleWriter{Out: stderr, NoColor: !color, TimeFormat: "15:04:05"}).
-		Level(cfg.LogLevel).With().Timestamp().Logger()
-
+// engine wires what both modes share: the workspace and its tools, the
+// system prompt and the Ollama client. Failures are reported on stderr;
+// code is then the exit code. Close the workspace when done.
+func engine(cmd command, cfg config.Config, log zerolog.Logger, stderr io.Writer) (opts orchestrator.Options, ws *tools.Workspace, code int) {
 	ws, err := tools.OpenWorkspace(cmd.dir)
 	if err != nil {
 		fmt.Fprintf(stderr, "lathe: %v\n", err)
-		return exitUsage
-	}
-	defer ws.Close()
-	system, err := prompts.BuildPrompt(prompts.Build{
-		Dir: ws.Dir(), OS: runtime.GOOS, Arch: runtime.GOARCH,
-		Git: inGitRepo(cmd.dir), Instructions: readInstructions(ws, stderr),
-	})
-	if err != nil {
-		fmt.Fprintf(stderr, "lathe: system prompt: %v\n", err)
-		return exitFailure
+		return opts, nil, exitUsage
 	}
 	registry := tools.Default(ws, tools.Options{
 		MaxOutputBytes: cfg.Limits.ToolOutputBytes,
 		ShellTimeout:   cfg.Limits.ShellTimeout.Duration,
 	})
 	if err := checkApprovalTools(cfg.Approval.Tools, registry); err != nil {
+		ws.Close()
 		fmt.Fprintf(stderr, "lathe: config: %v\n", err)
-		return exitUsage
+		return opts, nil, exitUsage
 	}
-	session := orchestrator.New(orchestrator.Options{
-		Client: api.NewClient(cfg.OllamaURL, &http.Client{}),
-		Tools:  registry,
-		Approver: orchestrator.Rules{
-			All: cfg.Approval.All, Tools: cfg.Approval.Tools, Commands: cfg.Approval.Commands,
-			Denial: "lathe is running non-interactively without --yes, so it cannot change files or run commands; " +
-				"say what you would do instead",
-		},
+	system, err := prompts.BuildPrompt(prompts.Build{
+		Dir: ws.Dir(), OS: runtime.GOOS, Arch: runtime.GOARCH,
+		Git: inGitRepo(cmd.dir), Instructions: readInstructions(ws, stderr),
+	})
+	if err != nil {
+		ws.Close()
+		fmt.Fprintf(stderr, "lathe: system prompt: %v\n", err)
+		return opts, nil, exitFailure
+	}
+	return orchestrator.Options{
+		Client:  api.NewClient(cfg.OllamaURL, &http.Client{}),
+		Tools:   registry,
 		Log:     log,
 		Config:  cfg,
 		System:  system,
 		BaseURL: cfg.OllamaURL.String(),
-	})
+	}, ws, exitOK
+}
 
+// oneShot runs one prompt to completion with the printer for the chosen
+// format, and returns the exit code.
+func oneShot(ctx context.Context, cmd command, prompt string, cfg config.Config, stdout, stderr io.Writer) int {
+	color := !cfg.NoColor && isTerminal(stderr)
+	log := zerolog.New(zerolog.ConsoleWriter{Out: stderr, NoColor: !color, TimeFormat: "15:04:05"}).
+		Level(cfg.LogLevel).With().Timestamp().Logger()
+	opts, ws, code := engine(cmd, cfg, log, stderr)
+	if code != exitOK {
+		return code
+	}
+	defer ws.Close()
+	opts.Approver = orchestrator.Rules{
+		All: cfg.Approval.All, Tools: cfg.Approval.Tools, Commands: cfg.Approval.Commands,
+		Denial: "lathe is running non-interactively without --yes, so it cannot change files or run commands; " +
+			"say what you would do instead",
+	}
+	session := orchestrator.New(opts)
 	printer := ui.NewHeadless(cmd.format, stdout, stderr, color)
 	res, runErr := session.Run(ctx, prompt, printer.Event)
 	if err := printer.Finish(res, runErr); err != nil {
@@ -128,6 +144,32 @@ func oneShot(ctx context.Context, cmd command, prompt string, cfg config.Config,
 		return exitFailure
 	}
 	return report(stderr, res, runErr, cfg.Limits)
+}
+
+// interactive runs the TUI, logging to a file: nothing may print behind
+// its back.
+func interactive(ctx context.Context, cmd command, cfg config.Config, stdin io.Reader, stdout, stderr io.Writer, getenv func(string) string) int {
+	logFile, err := openLog(config.StateDir(getenv))
+	if err != nil {
+		fmt.Fprintf(stderr, "lathe: log: %v\n", err)
+		return exitFailure
+	}
+	defer logFile.Close()
+	log := zerolog.New(logFile).Level(cfg.LogLevel).With().Timestamp().Logger()
+	opts, ws, code := engine(cmd, cfg, log, stderr)
+	if code != exitOK {
+		return code
+	}
+	defer ws.Close()
+	err = ui.RunTUI(ctx, ui.TUIOptions{
+		Engine: opts, Puller: opts.Client.(orchestrator.Puller), Dir: ws.Dir(), Home: getenv("HOME"),
+		NoColor: cfg.NoColor, Input: stdin, Output: stdout,
+	})
+	if err != nil {
+		fmt.Fprintf(stderr, "lathe: %v\n", err)
+		return exitFailure
+	}
+	return exitOK
 }
 
 // report tells the user how a run that did not simply finish ended, and

@@ -1,0 +1,77 @@
+package main
+
+import (
+	"bytes"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/creack/pty"
+
+	"lathe/orchestrator/ollamatest"
+)
+
+// buildLathe builds the lathe binary into a temporary directory.
+func buildLathe(b *testing.B) string {
+	b.Helper()
+	bin := filepath.Join(b.TempDir(), "lathe")
+	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
+		b.Fatalf("go build: %v\n%s", err, out)
+	}
+	return bin
+}
+
+// BenchmarkStartup measures the built binary: "lathe --version" until it
+// exits, and "lathe" until its first frame is on the (pseudo-)terminal.
+// The two must stay within a few milliseconds: nothing of lathe's may run
+// before the first frame that could run after it.
+func BenchmarkStartup(b *testing.B) {
+	bin := buildLathe(b)
+	// Both run on a pseudo-terminal: libraries detect the terminal's colours
+	// at start-up when their output is one, which is part of the floor.
+	b.Run("version", func(b *testing.B) {
+		for b.Loop() {
+			cmd := exec.Command(bin, "--version")
+			ptmx, err := pty.Start(cmd)
+			if err != nil {
+				b.Fatal(err)
+			}
+			_, _ = io.Copy(io.Discard, ptmx)
+			if err := cmd.Wait(); err != nil {
+				b.Fatal(err)
+			}
+			ptmx.Close()
+		}
+	})
+	b.Run("first-frame", func(b *testing.B) {
+		srv := ollamatest.New(b)
+		home := b.TempDir()
+		env := append(os.Environ(), "OLLAMA_HOST="+srv.URL(), "HOME="+home, "XDG_STATE_HOME="+home, "XDG_CONFIG_HOME="+home)
+		buf := make([]byte, 64<<10)
+		for b.Loop() {
+			cmd := exec.Command(bin, "-C", home)
+			cmd.Env = env
+			ptmx, err := pty.StartWithSize(cmd, &pty.Winsize{Cols: 100, Rows: 30})
+			if err != nil {
+				b.Fatal(err)
+			}
+			stuck := time.AfterFunc(10*time.Second, func() { _ = cmd.Process.Kill() })
+			var seen []byte
+			// The status line ends the first frame.
+			for !bytes.Contains(seen, []byte("/help")) {
+				n, err := ptmx.Read(buf)
+				if err != nil {
+					b.Fatalf("no first frame: %v\n%q", err, seen)
+				}
+				seen = append(seen, buf[:n]...)
+			}
+			stuck.Stop()
+			_ = cmd.Process.Kill()
+			_ = cmd.Wait()
+			ptmx.Close()
+		}
+	})
+}
