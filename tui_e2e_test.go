@@ -54,66 +54,133 @@ func (w *screenWatcher) waitFor(t *testing.T, want string) string {
 	}
 }
 
-// TestTUIEndToEnd runs the real program in a pseudo-terminal against the
-// fake Ollama: it types a prompt, approves the write in the dialog, and
-// checks that the screen shows the answer and the file was written.
-func TestTUIEndToEnd(t *testing.T) {
-	srv := ollamatest.New(t)
-	srv.Script(
-		ollamatest.Reply{Content: "I'll create the file.", ToolCalls: []ollamatest.ToolCall{{Name: "write_file",
-			Arguments: []byte(`{"path":"hello.txt","content":"Hello World\n"}`)}}},
-		ollamatest.Reply{Content: "Created **hello.txt** with a greeting."},
-	)
-	t.Setenv("OLLAMA_HOST", srv.URL())
+// tuiRun is the real program running in a pseudo-terminal.
+type tuiRun struct {
+	srv    *ollamatest.Server
+	pty    *os.File
+	screen *screenWatcher
+	dir    string
+	home   string
+	exit   chan int
+	stderr *strings.Builder
+}
+
+// startTUI runs lathe with args in a 100x30 pseudo-terminal, against a fake
+// Ollama serving replies, and waits for its first frame.
+func startTUI(t *testing.T, args []string, replies ...ollamatest.Reply) *tuiRun {
+	t.Helper()
+	r := &tuiRun{srv: ollamatest.New(t), dir: t.TempDir(), home: t.TempDir(), exit: make(chan int, 1), stderr: &strings.Builder{}}
+	r.srv.Script(replies...)
+	t.Setenv("OLLAMA_HOST", r.srv.URL())
 	ptmx, tty, err := pty.Open()
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer ptmx.Close()
-	defer tty.Close()
+	t.Cleanup(func() { ptmx.Close(); tty.Close() })
 	if err := pty.Setsize(ptmx, &pty.Winsize{Cols: 100, Rows: 30}); err != nil {
 		t.Fatal(err)
 	}
-	w := &screenWatcher{term: vt10x.New(vt10x.WithSize(100, 30), vt10x.WithWriter(ptmx)), changed: make(chan struct{})}
-	go io.Copy(w, ptmx)
-
-	dir, home := t.TempDir(), t.TempDir()
-	env := map[string]string{"HOME": home, "XDG_CONFIG_HOME": filepath.Join(home, "cfg"), "XDG_STATE_HOME": filepath.Join(home, "state")}
+	r.pty = ptmx
+	r.screen = &screenWatcher{term: vt10x.New(vt10x.WithSize(100, 30), vt10x.WithWriter(ptmx)), changed: make(chan struct{})}
+	go io.Copy(r.screen, ptmx)
+	env := map[string]string{"HOME": r.home, "XDG_CONFIG_HOME": filepath.Join(r.home, "cfg"), "XDG_STATE_HOME": filepath.Join(r.home, "state")}
 	ctx, cancel := context.WithCancel(t.Context())
-	defer cancel()
-	exit := make(chan int, 1)
-	var stderr strings.Builder
+	t.Cleanup(cancel)
 	go func() {
-		exit <- run(ctx, []string{"-C", dir}, tty, tty, &stderr, func(k string) string { return env[k] })
+		r.exit <- run(ctx, append([]string{"-C", r.dir}, args...), tty, tty, r.stderr, func(k string) string { return env[k] })
 	}()
+	r.screen.waitFor(t, "Ask for a change")
+	r.screen.waitFor(t, "qwen3:8b")
+	return r
+}
 
-	w.waitFor(t, "Ask for a change")
-	w.waitFor(t, "qwen3:8b")
-	ptmx.WriteString("create hello.txt with a greeting\r")
-	w.waitFor(t, "Allow write_file to change hello.txt?")
-	if _, err := os.Stat(filepath.Join(dir, "hello.txt")); err == nil {
+// quit presses Ctrl+C on the empty input and checks the program ends well.
+func (r *tuiRun) quit(t *testing.T) {
+	t.Helper()
+	r.pty.WriteString("\x03")
+	select {
+	case code := <-r.exit:
+		if code != 0 || r.stderr.Len() != 0 {
+			t.Errorf("exit %d, stderr %q", code, r.stderr.String())
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("ctrl+c did not quit")
+	}
+}
+
+var writeHello = []ollamatest.Reply{
+	{Content: "I'll create the file.", ToolCalls: []ollamatest.ToolCall{{Name: "write_file",
+		Arguments: []byte(`{"path":"hello.txt","content":"Hello World\n"}`)}}},
+	{Content: "Created **hello.txt** with a greeting."},
+}
+
+// TestTUIEndToEnd runs the real program in a pseudo-terminal against the
+// fake Ollama: it types a prompt, approves the write in the dialog, and
+// checks that the screen shows the answer and the file was written.
+func TestTUIEndToEnd(t *testing.T) {
+	r := startTUI(t, nil, writeHello...)
+	r.pty.WriteString("create hello.txt with a greeting\r")
+	r.screen.waitFor(t, "Allow write_file to change hello.txt?")
+	if _, err := os.Stat(filepath.Join(r.dir, "hello.txt")); err == nil {
 		t.Fatal("the file was written before it was approved")
 	}
-	ptmx.WriteString("y")
-	screen := w.waitFor(t, "with a greeting.")
+	r.pty.WriteString("y")
+	screen := r.screen.waitFor(t, "with a greeting.")
 	for _, want := range []string{"› create hello.txt with a greeting", "✓ write_file hello.txt", "+Hello World", "Created hello.txt"} {
 		if !strings.Contains(screen, want) {
 			t.Errorf("the screen lacks %q:\n%s", want, screen)
 		}
 	}
-	if got, err := os.ReadFile(filepath.Join(dir, "hello.txt")); err != nil || string(got) != "Hello World\n" {
+	if got, err := os.ReadFile(filepath.Join(r.dir, "hello.txt")); err != nil || string(got) != "Hello World\n" {
 		t.Errorf("hello.txt = %q, %v", got, err)
 	}
-	ptmx.WriteString("\x03") // ctrl+c on an empty input quits
-	select {
-	case code := <-exit:
-		if code != 0 || stderr.Len() != 0 {
-			t.Errorf("exit %d, stderr %q", code, stderr.String())
-		}
-	case <-time.After(10 * time.Second):
-		t.Fatal("ctrl+c did not quit")
-	}
-	if _, err := os.Stat(filepath.Join(home, "state", "lathe", "lathe.log")); err != nil {
+	r.quit(t)
+	if _, err := os.Stat(filepath.Join(r.home, "state", "lathe", "lathe.log")); err != nil {
 		t.Errorf("no log file: %v", err)
 	}
+}
+
+// TestTUIYesSkipsApproval: with --yes the TUI asks nothing, as one-shot runs.
+func TestTUIYesSkipsApproval(t *testing.T) {
+	r := startTUI(t, []string{"--yes"}, writeHello...)
+	r.pty.WriteString("create hello.txt with a greeting\r")
+	screen := r.screen.waitFor(t, "with a greeting.")
+	if strings.Contains(screen, "Allow write_file") {
+		t.Errorf("--yes still asked:\n%s", screen)
+	}
+	if got, err := os.ReadFile(filepath.Join(r.dir, "hello.txt")); err != nil || string(got) != "Hello World\n" {
+		t.Errorf("hello.txt = %q, %v", got, err)
+	}
+	r.quit(t)
+}
+
+// TestTUIEscInterrupts: Esc while the reply streams cancels the request
+// (the server sees the client go away), keeps what arrived, and the next
+// prompt works.
+func TestTUIEscInterrupts(t *testing.T) {
+	r := startTUI(t, nil,
+		ollamatest.Reply{Content: "Let me think about this slowly and carefully", Hang: true, AfterChunks: 4},
+		ollamatest.Reply{Content: "Here is the short answer."})
+	r.pty.WriteString("explain everything\r")
+	ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
+	defer cancel()
+	if err := r.srv.WaitHanging(ctx, 1); err != nil {
+		t.Fatal(err)
+	}
+	r.screen.waitFor(t, "Let me think")
+	r.pty.WriteString("\x1b")
+	r.screen.waitFor(t, "Interrupted")
+	if err := r.srv.WaitCancelled(ctx, 1); err != nil {
+		t.Errorf("the request was not cancelled: %v", err)
+	}
+	r.pty.WriteString("and now briefly\r")
+	screen := r.screen.waitFor(t, "Here is the short answer.")
+	if !strings.Contains(screen, "Let me think") {
+		t.Errorf("the interrupted text is gone:\n%s", screen)
+	}
+	msgs := r.srv.ChatRequests()[1].Messages
+	if n := len(msgs); n != 4 || msgs[2].Role != "assistant" || !strings.HasPrefix("Let me think about this slowly and carefully", msgs[2].Content) {
+		t.Errorf("the conversation after the interrupt: %+v", msgs)
+	}
+	r.quit(t)
 }
