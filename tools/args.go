@@ -31,6 +31,9 @@ type param struct {
 	typ      paramType
 	desc     string
 	required bool
+	// file marks a string that holds a whole file's content: an object
+	// or array sent for it is taken as its JSON text.
+	file bool
 }
 
 // spec is what the model is told about a tool.
@@ -60,53 +63,71 @@ func (s spec) definition() api.Tool {
 	}
 }
 
+// argReport is what decodeArgs found besides the values.
+type argReport struct {
+	repairs []string // what was fixed, a few words each, in the order found
+	unknown []string // arguments sent that are not in params, sorted
+}
+
 // decodeArgs decodes the arguments the model sent into a T whose json tags
-// are the names in params. It returns the names of the arguments that were
-// sent but are not in params, sorted, so the caller can tell the model they
-// were ignored. Errors are messages for the model.
+// are the names in params. Besides the values, it reports what it repaired
+// and which arguments it ignored because they are not in params, so the
+// caller can tell the model. Errors are messages for the model.
 //
-// A null argument counts as absent. A string holding an integer or a boolean
-// is accepted for an integer or boolean argument ("10", "true"), and so is an
-// integral number written as a float (10.0): small models send those often.
-func decodeArgs[T any](raw json.RawMessage, params []param) (T, []string, error) {
+// A null argument counts as absent. Small models get the encoding wrong in
+// a few predictable ways, which are repaired: arguments sent as a JSON
+// string holding the object; a string holding an integer or a boolean for
+// an integer or boolean argument ("10", " 10 ", "false", "TRUE"); an
+// integral number written as a float (10.0). Booleans are spelt as
+// strconv.ParseBool reads them: "true", "TRUE", "True", "1", "t", "false"...
+func decodeArgs[T any](raw json.RawMessage, params []param) (T, argReport, error) {
 	var out T
-	fields, err := argObject(raw)
+	var rep argReport
+	fields, err := argObject(raw, &rep)
 	if err != nil {
-		return out, nil, err
+		return out, rep, err
 	}
-	var unknown []string
 	for name := range fields {
 		if !slices.ContainsFunc(params, func(p param) bool { return p.name == name }) {
-			unknown = append(unknown, name)
+			rep.unknown = append(rep.unknown, name)
 		}
 	}
-	slices.Sort(unknown)
+	slices.Sort(rep.unknown)
 	known := make(map[string]json.RawMessage, len(params))
 	for _, p := range params {
 		v, ok := fields[p.name]
 		if !ok || string(v) == "null" {
 			if p.required {
-				return out, nil, fmt.Errorf("missing required argument %q", p.name)
+				return out, rep, fmt.Errorf("missing required argument %q", p.name)
 			}
 			continue
 		}
-		known[p.name] = coerce(p.typ, v)
+		v, fix := coerce(p, v)
+		if fix != "" {
+			rep.repairs = append(rep.repairs, fix)
+		}
+		known[p.name] = v
 	}
 	data, err := json.Marshal(known)
 	if err != nil {
-		return out, nil, fmt.Errorf("arguments are not valid JSON: %v", err)
+		return out, rep, fmt.Errorf("arguments are not valid JSON: %v", err)
 	}
 	if err := json.Unmarshal(data, &out); err != nil {
-		return out, nil, typeError(err, params, fields)
+		return out, rep, typeError(err, params, fields)
 	}
-	return out, unknown, nil
+	return out, rep, nil
 }
 
-// argObject parses raw as a JSON object. Empty input counts as {}.
-func argObject(raw json.RawMessage) (map[string]json.RawMessage, error) {
+// argObject parses raw as a JSON object. Empty input counts as {}. A JSON
+// string holding an object is decoded and used, and noted in rep.
+func argObject(raw json.RawMessage, rep *argReport) (map[string]json.RawMessage, error) {
 	raw = bytes.TrimSpace(raw)
 	if len(raw) == 0 {
 		return map[string]json.RawMessage{}, nil
+	}
+	if inner, ok := stringObject(raw); ok {
+		raw = inner
+		rep.repairs = append(rep.repairs, "arguments sent as a JSON string")
 	}
 	if raw[0] != '{' {
 		if !json.Valid(raw) {
@@ -121,31 +142,73 @@ func argObject(raw json.RawMessage) (map[string]json.RawMessage, error) {
 	return fields, nil
 }
 
+// stringObject returns the JSON object raw holds when raw is a JSON string
+// whose text is a valid JSON object.
+func stringObject(raw json.RawMessage) (json.RawMessage, bool) {
+	var s string
+	if raw[0] != '"' || json.Unmarshal(raw, &s) != nil {
+		return nil, false
+	}
+	inner := bytes.TrimSpace([]byte(s))
+	if len(inner) == 0 || inner[0] != '{' || !json.Valid(inner) {
+		return nil, false
+	}
+	return inner, true
+}
+
 // coerce rewrites the spellings decodeArgs tolerates into the JSON type the
-// argument has; anything else is returned unchanged for json to judge.
-func coerce(typ paramType, v json.RawMessage) json.RawMessage {
-	switch typ {
+// argument p has, and says what it fixed ("" when nothing); anything else is
+// returned unchanged for json to judge.
+func coerce(p param, v json.RawMessage) (json.RawMessage, string) {
+	s, quoted := string(v), v[0] == '"'
+	if p.typ == typeString {
+		if p.file {
+			return stringOf(p, v)
+		}
+		return v, ""
+	}
+	if quoted && json.Unmarshal(v, &s) != nil {
+		return v, ""
+	}
+	s = strings.TrimSpace(s)
+	fix := ""
+	if quoted {
+		fix = strconv.Quote(p.name) + " sent as a string"
+	}
+	switch p.typ {
 	case typeInteger:
-		s := string(v)
-		if v[0] == '"' && json.Unmarshal(v, &s) != nil {
-			return v
+		if n, err := strconv.ParseInt(s, 10, 64); err == nil {
+			return strconv.AppendInt(nil, n, 10), fix
 		}
-		if n, err := strconv.ParseInt(strings.TrimSpace(s), 10, 64); err == nil {
-			return strconv.AppendInt(nil, n, 10)
-		}
-		f, err := strconv.ParseFloat(strings.TrimSpace(s), 64)
+		f, err := strconv.ParseFloat(s, 64)
 		if err == nil && f == math.Trunc(f) && math.Abs(f) < 1<<53 {
-			return strconv.AppendInt(nil, int64(f), 10)
+			if !quoted {
+				fix = strconv.Quote(p.name) + " sent as a float"
+			}
+			return strconv.AppendInt(nil, int64(f), 10), fix
 		}
 	case typeBoolean:
-		var s string
-		if v[0] == '"' && json.Unmarshal(v, &s) == nil {
-			if b, err := strconv.ParseBool(strings.TrimSpace(s)); err == nil {
-				return strconv.AppendBool(nil, b)
-			}
+		if b, err := strconv.ParseBool(s); quoted && err == nil {
+			return strconv.AppendBool(nil, b), fix
 		}
 	}
-	return v
+	return v, ""
+}
+
+// stringOf takes an object or array sent for a string argument as its JSON
+// text: models write a JSON file's content as JSON rather than as a string
+// holding it.
+func stringOf(p param, v json.RawMessage) (json.RawMessage, string) {
+	if v[0] != '{' && v[0] != '[' {
+		return v, ""
+	}
+	var buf bytes.Buffer
+	if json.Indent(&buf, v, "", "  ") != nil {
+		return v, ""
+	}
+	buf.WriteByte('\n')
+	text, _ := json.Marshal(buf.String())
+	return text, strconv.Quote(p.name) + " sent as JSON, used as its text"
 }
 
 // typeError turns a json decoding error into a message naming the argument,

@@ -2,12 +2,11 @@ package tools
 
 import (
 	"context"
+	"crypto/sha256"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
-	"strconv"
-	"strings"
 )
 
 func editFileSpec() spec {
@@ -60,67 +59,76 @@ type editFileCall struct {
 
 func (c *editFileCall) Subject() string { return c.rel }
 
+// Run implements Call: the edit plan works out is written, and the content
+// written becomes what the model has seen of the file.
 func (c *editFileCall) Run(ctx context.Context) (Result, error) {
 	if err := ctx.Err(); err != nil {
 		return Result{}, err
 	}
+	p, err := c.plan()
+	if err != nil {
+		return failure(err), nil
+	}
+	mode, _, err := c.ws.fileMode(p.target)
+	if err == nil {
+		err = c.ws.writeAtomic(p.target, []byte(p.edit.out), mode)
+	}
+	if err != nil {
+		return Errorf("failed", err.Error()), nil
+	}
+	c.ws.seen.record(p.target, sha256.Sum256([]byte(p.edit.out)))
+	return p.result(), nil
+}
+
+// editPlan is an edit worked out against the file as it is now.
+type editPlan struct {
+	target string // the file, after symlinks
+	before string // its content now
+	edit   edit
+}
+
+// plan reads the file and works out the edit, writing nothing. Its error
+// is an *editError, for the model: what Run returns and Preview reports.
+func (c *editFileCall) plan() (editPlan, error) {
 	target, err := c.ws.follow(c.rel)
 	if err != nil {
-		return Errorf("refused", err.Error()), nil
+		return editPlan{}, &editError{"refused", err.Error(), err}
 	}
 	data, err := c.ws.readFile(c.rel, target)
-	if errors.Is(err, fs.ErrNotExist) {
-		return Errorf("not found", c.rel+" does not exist; use write_file to create a file, or glob to find one"), nil
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return editPlan{}, &editError{"not found", c.rel + " does not exist; use write_file to create a file, or glob to find one", err}
+	case err != nil:
+		return editPlan{}, &editError{"failed", err.Error(), err}
+	case isBinary(data):
+		return editPlan{}, &editError{"binary", c.rel + " is a binary file; edit_file only edits text", nil}
 	}
-	if err != nil {
-		return Errorf("failed", err.Error()), nil
-	}
-	if isBinary(data) {
-		return Errorf("binary", c.rel+" is a binary file; edit_file only edits text"), nil
+	if err := c.ws.seen.check(c.rel, target, data); err != nil {
+		return editPlan{}, &editError{"stale", err.Error(), err}
 	}
 	a := c.args
-	out, lines, err := applyEdit(string(data), a.OldString, a.NewString, a.ReplaceAll)
+	e, err := applyEdit(string(data), a.OldString, a.NewString, a.ReplaceAll)
 	if err != nil {
-		return matchFailure(c.rel, err), nil
+		return editPlan{}, matchFailure(c.rel, string(data), a.OldString, err)
 	}
-	mode, _, err := c.ws.fileMode(target)
-	if err == nil {
-		err = c.ws.writeAtomic(target, []byte(out), mode)
-	}
-	if err != nil {
-		return Errorf("failed", err.Error()), nil
-	}
-	n := plural(len(lines), "replacement")
-	return Result{Content: fmt.Sprintf("edited %s: %s at %s", target, n, lineList(lines, len(lines))), Summary: n}, nil
+	return editPlan{target: target, before: string(data), edit: e}, nil
 }
 
-// matchFailure is the result of an edit whose old_string did not match
-// exactly once.
-func matchFailure(rel string, err error) Result {
-	var amb *ambiguousError
-	if errors.As(err, &amb) {
-		return Errorf("ambiguous", fmt.Sprintf(
-			"old_string matches %d times in %s (at %s); the file was not changed. "+
-				"Include more surrounding lines to make it unique, or set replace_all to true.",
-			amb.count, rel, lineList(amb.lines, amb.count)))
+// result is what the model is told of the edit once written.
+func (p editPlan) result() Result {
+	e := p.edit
+	n := plural(len(e.lines), "replacement")
+	res := Result{Content: fmt.Sprintf("edited %s: %s at %s", p.target, n, lineList(e.lines, len(e.lines))), Summary: n}
+	if len(e.loose.matched) == 0 {
+		return res
 	}
-	return Errorf("no match", fmt.Sprintf(
-		"old_string was not found in %s; the file was not changed. "+
-			"It must match exactly, whitespace and indentation included: read_file the region and copy it.", rel))
-}
-
-// lineList formats the first line numbers of total as "line 3" or
-// "lines 3, 8, 20, ...".
-func lineList(lines []int, total int) string {
-	if total == 1 {
-		return "line " + strconv.Itoa(lines[0])
+	at := rangeList(e.loose.matched)
+	if e.loose.reindented {
+		res.Content += "; old_string matched " + at + " ignoring indentation; new_string was re-indented to the file's"
+		res.Repairs = []string{"old_string matched ignoring indentation"}
+	} else {
+		res.Content += "; old_string matched " + at + " ignoring trailing whitespace"
+		res.Repairs = []string{"old_string matched ignoring trailing whitespace"}
 	}
-	parts := make([]string, 0, min(len(lines), maxListedLines)+1)
-	for _, l := range lines[:min(len(lines), maxListedLines)] {
-		parts = append(parts, strconv.Itoa(l))
-	}
-	if total > len(parts) {
-		parts = append(parts, "...")
-	}
-	return "lines " + strings.Join(parts, ", ")
+	return res
 }

@@ -18,7 +18,8 @@ func TestEditFile(t *testing.T) {
 		args    map[string]any
 		want    string
 		isErr   bool
-		content string // the file afterwards; "" means unchanged
+		content string   // the file afterwards; "" means unchanged
+		repairs []string // Result.Repairs
 	}{
 		{name: "unique", file: src, args: map[string]any{"old_string": "func a() { x := 1 }", "new_string": "func a() {\n\tx := 2\n}"},
 			want:    "edited f.go: 1 replacement at line 3",
@@ -44,6 +45,26 @@ func TestEditFile(t *testing.T) {
 			want: "old_string and new_string are the same", isErr: true},
 		{name: "binary", file: "a\x00b", args: map[string]any{"old_string": "a", "new_string": "b"},
 			want: "binary file", isErr: true},
+		{name: "loose, re-indented", file: goFunc,
+			args:    map[string]any{"old_string": "  if x > 0 {\n    println(x)\n  }", "new_string": "  if x > 1 {\n    println(x)\n  }"},
+			want:    "edited f.go: 1 replacement at line 4; old_string matched lines 4-6 ignoring indentation; new_string was re-indented to the file's",
+			content: strings.Replace(goFunc, "x > 0", "x > 1", 1), repairs: []string{"old_string matched ignoring indentation"}},
+		{name: "loose, trailing whitespace", file: "a := 1  \nb := 2\n",
+			args:    map[string]any{"old_string": "a := 1\nb := 2", "new_string": "a := 3\nb := 4"},
+			want:    "edited f.go: 1 replacement at line 1; old_string matched lines 1-2 ignoring trailing whitespace",
+			content: "a := 3\nb := 4\n", repairs: []string{"old_string matched ignoring trailing whitespace"}},
+		{name: "loose twice", file: "func a() {\n\treturn 1\n}\n\nfunc b() {\n\treturn 1\n}\n",
+			args: map[string]any{"old_string": "  return 1", "new_string": "  return 2"},
+			want: "error: old_string matches 2 times in f.go ignoring indentation, and nowhere exactly (at lines 2, 6); the file was not changed.", isErr: true},
+		{name: "loose replace_all", file: "func a() {\n\treturn 1\n}\n\nfunc b() {\n\treturn 1\n}\n",
+			args:    map[string]any{"old_string": "  return 1", "new_string": "  return 2", "replace_all": true},
+			want:    "edited f.go: 2 replacements at lines 2, 6; old_string matched lines 2, 6 ignoring indentation",
+			content: "func a() {\n\treturn 2\n}\n\nfunc b() {\n\treturn 2\n}\n", repairs: []string{"old_string matched ignoring indentation"}},
+		{name: "loose, indentation does not map", file: "a\n\tb\n\tc\n",
+			args: map[string]any{"old_string": "a\n  b\n    c", "new_string": "a\n  b\n    d"},
+			want: "error: old_string matches lines 1-3 of f.go only ignoring indentation, and its indentation does not map onto the file's " +
+				"(lines indented alike in old_string are not alike in the file, or a deeper one is not deeper); the file was not changed. " +
+				"Copy old_string exactly from these lines (without the line numbers):\n     1\ta\n     2\t\tb\n     3\t\tc\n", isErr: true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -55,8 +76,8 @@ func TestEditFile(t *testing.T) {
 			}
 			tt.args["path"] = "f.go"
 			res := run(t, ws, Options{}, "edit_file", jsonArgs(t, tt.args))
-			if res.IsError != tt.isErr || !strings.Contains(res.Content, tt.want) {
-				t.Fatalf("result %+v; want IsError=%v and content containing %q", res, tt.isErr, tt.want)
+			if res.IsError != tt.isErr || !strings.Contains(res.Content, tt.want) || !slices.Equal(res.Repairs, tt.repairs) {
+				t.Fatalf("result %+v; want IsError=%v, content containing %q and repairs %q", res, tt.isErr, tt.want, tt.repairs)
 			}
 			want := tt.content
 			if want == "" {
@@ -122,7 +143,8 @@ func TestApplyEditLines(t *testing.T) {
 }
 
 // FuzzEditMatch checks replaceExact against the strings package, and
-// applyEdit's line-ending tolerance against replaceExact.
+// applyEdit against replaceExact: where an exact match is found, or found
+// ambiguous, applyEdit does just what it does.
 func FuzzEditMatch(f *testing.F) {
 	f.Add("hello world", "world", "there", false)
 	f.Add("aaa", "aa", "b", false)
@@ -153,8 +175,13 @@ func FuzzEditMatch(f *testing.F) {
 				t.Fatalf("one match: got %q %v %v", out, lines, err)
 			}
 		}
-		if eout, _, eerr := applyEdit(content, old, new, all); err == nil && (eerr != nil || eout != out) {
-			t.Fatalf("applyEdit differs from an exact match: %q %v", eout, eerr)
+		e, eerr := applyEdit(content, old, new, all)
+		if err == nil && (eerr != nil || e.out != out || len(e.loose.matched) > 0) {
+			t.Fatalf("applyEdit differs from an exact match: %+v %v", e, eerr)
+		}
+		_, ambiguous := errors.AsType[*ambiguousError](err)
+		if amb, ok := errors.AsType[*ambiguousError](eerr); ambiguous && (!ok || amb.loose) {
+			t.Fatalf("an ambiguous exact match became %+v %v", e, eerr)
 		}
 	})
 }

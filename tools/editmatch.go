@@ -9,11 +9,12 @@ import (
 // errNoMatch is returned by replaceExact when old does not occur.
 var errNoMatch = errors.New("no match")
 
-// ambiguousError is returned by replaceExact when old occurs more than once
-// and replace_all was not asked for.
+// ambiguousError is returned by replaceExact and replaceLoose when old
+// occurs more than once and replace_all was not asked for.
 type ambiguousError struct {
 	count int   // occurrences, overlapping ones included
 	lines []int // lines of the first few, in the original content
+	loose bool  // the occurrences match only ignoring whitespace
 }
 
 func (e *ambiguousError) Error() string { return fmt.Sprintf("%d matches", e.count) }
@@ -75,16 +76,35 @@ func occurrences(content, old string, first int) (int, []int) {
 // lineAt returns the 1-based line number of byte offset i in s.
 func lineAt(s string, i int) int { return 1 + strings.Count(s[:i], "\n") }
 
-// applyEdit is replaceExact, made tolerant of line endings: when old, written
-// with \n, does not occur in content that uses \r\n, old and new are
-// converted to \r\n and tried again.
-func applyEdit(content, old, new string, all bool) (string, []int, error) {
+// edit is a change applyEdit worked out.
+type edit struct {
+	out   string    // the new content
+	lines []int     // lines of out where the replacements start
+	loose looseEdit // set when old matched only ignoring whitespace
+}
+
+// applyEdit replaces old with new in content, made tolerant of what models
+// get wrong. It tries, in turn, until one finds old: replaceExact; the
+// same with old and new converted to \r\n, when old, written with \n, does
+// not occur in content that uses \r\n; replaceLoose. An ambiguous match
+// stops the search. On error the edit is empty: there is nothing to write.
+func applyEdit(content, old, new string, all bool) (edit, error) {
 	out, lines, err := replaceExact(content, old, new, all)
-	if !errors.Is(err, errNoMatch) || !strings.Contains(content, "\r\n") ||
-		!strings.Contains(old, "\n") || strings.Contains(old, "\r") {
-		return out, lines, err
+	if errors.Is(err, errNoMatch) && strings.Contains(content, "\r\n") &&
+		strings.Contains(old, "\n") && !strings.Contains(old, "\r") {
+		out, lines, err = replaceExact(content, toCRLF(old), toCRLF(new), all)
 	}
-	return replaceExact(content, toCRLF(old), toCRLF(new), all)
+	if !errors.Is(err, errNoMatch) {
+		if err != nil {
+			return edit{}, err
+		}
+		return edit{out: out, lines: lines}, nil
+	}
+	out, lines, loose, err := replaceLoose(content, old, new, all)
+	if err != nil {
+		return edit{}, err
+	}
+	return edit{out: out, lines: lines, loose: loose}, nil
 }
 
 func toCRLF(s string) string {

@@ -50,22 +50,15 @@ func (c *writeFileCall) Preview() (string, error) {
 	return udiff.Unified(c.rel, c.rel, old, c.content), nil
 }
 
-// Preview implements Previewer.
+// Preview implements Previewer. It works the edit out as Run does, so it
+// fails, with Run's message, where Run would: a file changed since the
+// model read it (ErrStale), an old_string that does not match.
 func (c *editFileCall) Preview() (string, error) {
-	target, err := c.ws.follow(c.rel)
+	p, err := c.plan()
 	if err != nil {
 		return "", err
 	}
-	old, err := c.ws.readText(c.rel, target)
-	if err != nil {
-		return "", err
-	}
-	a := c.args
-	out, _, err := applyEdit(old, a.OldString, a.NewString, a.ReplaceAll)
-	if err != nil {
-		return "", err
-	}
-	return udiff.Unified(c.rel, c.rel, old, out), nil
+	return udiff.Unified(c.rel, c.rel, p.before, p.edit.out), nil
 }
 
 // readFile returns the content of the regular file target (rel as the

@@ -28,9 +28,9 @@ func TestPreview(t *testing.T) {
 			`{"path":"link.go","old_string":"x := 1","new_string":"x := 2"}`,
 			[]string{"-x := 1", "+x := 2"}, ""},
 		{"edit without a match", map[string]string{"f.txt": "abc\n"}, "edit_file",
-			`{"path":"f.txt","old_string":"zzz","new_string":"y"}`, nil, "no match"},
+			`{"path":"f.txt","old_string":"zzz","new_string":"y"}`, nil, "old_string was not found in f.txt"},
 		{"edit of a missing file", nil, "edit_file",
-			`{"path":"missing.txt","old_string":"a","new_string":"b"}`, nil, "no such file"},
+			`{"path":"missing.txt","old_string":"a","new_string":"b"}`, nil, "missing.txt does not exist"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"crypto/sha256"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -77,7 +78,8 @@ func (c *readFileCall) Run(ctx context.Context) (Result, error) {
 		return Errorf("failed", err.Error()), nil
 	}
 	defer f.Close()
-	r := bufio.NewReaderSize(f, 64<<10)
+	sum := sha256.New() // of the whole file, for the stale-edit guard
+	r := bufio.NewReaderSize(io.TeeReader(f, sum), 64<<10)
 	if head, _ := r.Peek(binarySniff); isBinary(head) {
 		return Errorf("binary", fmt.Sprintf("%s is a binary file (%d bytes); read_file only reads text", c.rel, fi.Size())), nil
 	}
@@ -85,6 +87,7 @@ func (c *readFileCall) Run(ctx context.Context) (Result, error) {
 	if err := p.read(ctx, r); err != nil {
 		return Result{}, err
 	}
+	ws.seen.record(target, [sha256.Size]byte(sum.Sum(nil)))
 	return p.result(c.rel), nil
 }
 
@@ -125,12 +128,7 @@ func (p *page) read(ctx context.Context, r *bufio.Reader) error {
 
 // add appends line n unless it would overflow the budget.
 func (p *page) add(n int, line []byte, size int) {
-	text := string(line)
-	if size > maxLineBytes {
-		text = text[:runeStart(text, maxLineBytes)]
-		text += fmt.Sprintf(" [... line cut: %d more bytes]", size-len(text))
-	}
-	entry := fmt.Sprintf("%6d\t%s\n", n, text)
+	entry := numberedLine(n, string(line), size)
 	if p.out.Len()+len(entry) > p.budget && p.last >= p.from {
 		return
 	}
@@ -151,6 +149,17 @@ func (p *page) result(rel string) Result {
 		return Result{Content: p.out.String(), Summary: fmt.Sprintf("lines %d-%d of %d", p.from, p.last, p.total)}
 	}
 	return Result{Content: p.out.String(), Summary: plural(p.total, "line")}
+}
+
+// numberedLine formats line n as read_file shows it: its number, a tab
+// and text, cut after maxLineBytes. text is the line, or its start when
+// size, the length of the whole line, is larger.
+func numberedLine(n int, text string, size int) string {
+	if size > maxLineBytes {
+		text = text[:runeStart(text, maxLineBytes)]
+		text += fmt.Sprintf(" [... line cut: %d more bytes]", size-len(text))
+	}
+	return fmt.Sprintf("%6d\t%s\n", n, text)
 }
 
 // nextLine reads one line from r. It returns at most keep bytes of it, in

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/ollama/ollama/api"
@@ -46,10 +47,10 @@ func (b *base) Definition() api.Tool { return b.def }
 
 // prepare decodes args into T and runs check on them. It is the one place
 // every tool's Prepare goes through: errors and results are capped to the
-// tool's limit here whatever the tool does, and the model is told about the
-// arguments that were ignored.
+// tool's limit here whatever the tool does, and the model is told what was
+// repaired in its arguments and which ones were ignored.
 func prepare[T any](b *base, raw json.RawMessage, check func(T) (Call, error)) (Call, error) {
-	args, unknown, err := decodeArgs[T](raw, b.spec.params)
+	args, rep, err := decodeArgs[T](raw, b.spec.params)
 	var call Call
 	if err == nil {
 		call, err = check(args)
@@ -57,11 +58,30 @@ func prepare[T any](b *base, raw json.RawMessage, check func(T) (Call, error)) (
 	if err != nil {
 		return nil, errors.New(capText(err.Error(), b.limit))
 	}
-	c := capped{Call: call, limit: b.limit}
-	if len(unknown) > 0 {
-		c.note = "\n\nnote: ignored unknown argument(s): " + listNames(unknown)
+	return capped{Call: call, limit: b.limit, repairs: rep.all(), note: rep.note()}, nil
+}
+
+// all returns every repair, the ignored arguments included, as
+// Result.Repairs lists them.
+func (r argReport) all() []string {
+	all := slices.Clip(r.repairs)
+	if len(r.unknown) > 0 {
+		all = append(all, "ignored unknown argument(s): "+listNames(r.unknown))
 	}
-	return c, nil
+	return all
+}
+
+// note is what the model is told about its arguments, after the result.
+func (r argReport) note() string {
+	var b strings.Builder
+	if len(r.repairs) > 0 {
+		b.WriteString("\n\nnote: your arguments were repaired before running: " + strings.Join(r.repairs, "; ") +
+			". Send a JSON object whose values have the types the schema gives.")
+	}
+	if len(r.unknown) > 0 {
+		b.WriteString("\n\nnote: ignored unknown argument(s): " + listNames(r.unknown))
+	}
+	return b.String()
 }
 
 // listNames joins argument names for a note, each clipped and at most ten.
@@ -77,16 +97,21 @@ func listNames(names []string) string {
 	return strings.Join(shown, ", ")
 }
 
-// capped is a call whose result is capped and gets a note appended.
+// capped is a call whose result is capped and gets the repairs made to its
+// arguments: listed in Repairs, before the call's own, and told in a note.
 type capped struct {
 	Call
-	limit int
-	note  string
+	limit   int
+	repairs []string
+	note    string
 }
 
 func (c capped) Run(ctx context.Context) (Result, error) {
 	res, err := c.Call.Run(ctx)
 	res.Content = capText(res.Content, c.limit) + c.note
+	if len(c.repairs) > 0 {
+		res.Repairs = append(slices.Clone(c.repairs), res.Repairs...)
+	}
 	return res, err
 }
 

@@ -49,6 +49,12 @@ type Result struct {
 	IsError bool
 	// Summary is a few words for people: "12 lines", "3 matches", "exit 1".
 	Summary string
+	// Repairs lists what lathe fixed in the call before running it, a few
+	// words each, for people and for counting: "arguments sent as a JSON
+	// string", "\"limit\" sent as a string", "old_string matched ignoring
+	// indentation". Content tells the model the same. Empty for a call that
+	// needed nothing fixed.
+	Repairs []string
 }
 
 // Errorf returns an error result whose content and summary are msg.

@@ -18,10 +18,14 @@ const maxLinks = 40
 // access goes through its os.Root, so a path that leads outside the directory,
 // lexically or through a symlink, is refused by the kernel-level checks of
 // os.Root and not only by the string checks of Rel.
+//
+// It also remembers what the model has seen of each file, so that an edit
+// of a file changed behind its back is refused (see seenFiles).
 type Workspace struct {
 	dir  string // absolute and clean, as given
 	real string // dir with symlinks resolved
 	root *os.Root
+	seen seenFiles
 }
 
 // OpenWorkspace opens dir as the working directory. Close releases it.
@@ -57,6 +61,7 @@ func (w *Workspace) Close() error { return w.root.Close() }
 // text tells the model what to do instead. Rel is lexical: symlinks are dealt
 // with by the os.Root every access goes through.
 func (w *Workspace) Rel(p string) (string, error) {
+	p = strings.TrimSpace(p) // " main.go" is a model's slip, not a file name
 	switch {
 	case p == "":
 		return "", errors.New(`path is empty; use "." for the working directory`)

@@ -2,6 +2,7 @@ package tools
 
 import (
 	"context"
+	"crypto/sha256"
 	"encoding/json"
 	"fmt"
 	"strings"
@@ -13,7 +14,7 @@ func writeFileSpec() spec {
 		desc: "Create or overwrite a file with the given content. Missing parent directories are created.",
 		params: []param{
 			{name: "path", typ: typeString, required: true, desc: "File path, relative to the working directory"},
-			{name: "content", typ: typeString, required: true, desc: "The complete new content of the file"},
+			{name: "content", typ: typeString, required: true, desc: "The complete new content of the file", file: true},
 		},
 	}
 }
@@ -75,6 +76,7 @@ func (c *writeFileCall) Run(ctx context.Context) (Result, error) {
 	if err := c.ws.writeAtomic(target, []byte(c.content), mode); err != nil {
 		return Errorf("failed", err.Error()), nil
 	}
+	c.ws.seen.record(target, sha256.Sum256([]byte(c.content)))
 	verb := "created"
 	if exists {
 		verb = "overwrote"
