@@ -184,6 +184,12 @@ func report(stderr io.Writer, res orchestrator.Result, err error, lim config.Lim
 		fmt.Fprintf(stderr, "lathe: stopped: the budget of %d tool calls was used up (limits.tool_calls_per_prompt)\n", lim.ToolCallsPerPrompt)
 	case orchestrator.StopTimeout:
 		fmt.Fprintf(stderr, "lathe: stopped: the time limit of %s was reached (limits.timeout)\n", lim.Timeout.Duration)
+	case orchestrator.StopRepetition:
+		fmt.Fprintf(stderr, "lathe: stopped: the model made the same call (%s) %d times with the same result (limits.repeat_stop)\n",
+			res.Repeated, lim.RepeatStop)
+	case orchestrator.StopEmpty:
+		fmt.Fprintln(stderr, "lathe: stopped: the model gave an empty reply twice; try again, or another model")
+		return exitFailure
 	case orchestrator.StopInterrupted:
 		fmt.Fprintln(stderr, "lathe: interrupted")
 		return exitInterrupted

@@ -73,6 +73,11 @@ type Limits struct {
 	ShellTimeout Duration `toml:"shell_timeout"`
 	// ToolOutputBytes caps each tool result sent to the model.
 	ToolOutputBytes int `toml:"tool_output_bytes"`
+	// RepeatWarn is how many times the same call with the same result runs
+	// before the model is told it is repeating itself; at RepeatStop the
+	// run stops.
+	RepeatWarn int `toml:"repeat_warn"`
+	RepeatStop int `toml:"repeat_stop"`
 }
 
 // Approval says which calls run without asking.
@@ -99,6 +104,8 @@ func Defaults() Config {
 			Timeout:            Duration{30 * time.Minute},
 			ShellTimeout:       Duration{120 * time.Second},
 			ToolOutputBytes:    16 << 10,
+			RepeatWarn:         3,
+			RepeatStop:         5,
 		},
 		LogLevel: zerolog.WarnLevel,
 	}

@@ -184,6 +184,8 @@ func (l *Loaded) validate(file string) *Error {
 		{lim.ShellTimeout.Duration >= time.Second && lim.ShellTimeout.Duration <= 10*time.Minute,
 			"limits.shell_timeout", "must be between 1s and 10m"},
 		{lim.ToolOutputBytes >= 1024, "limits.tool_output_bytes", "must be at least 1024"},
+		{lim.RepeatWarn >= 2, "limits.repeat_warn", "must be at least 2"},
+		{lim.RepeatStop > lim.RepeatWarn, "limits.repeat_stop", "must be more than limits.repeat_warn"},
 		{l.Options.NumCtx >= 2048, "options.num_ctx", "must be at least 2048 (the system prompt and tools alone need about 1,500 tokens)"},
 	}
 	for _, c := range checks {

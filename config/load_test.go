@@ -258,3 +258,15 @@ func TestXDGPaths(t *testing.T) {
 		}
 	}
 }
+
+func TestRepeatThresholds(t *testing.T) {
+	l, err := Load(setup(t, "[limits]\nrepeat_warn = 2\nrepeat_stop = 4\n", "", nil))
+	if err != nil || l.Limits.RepeatWarn != 2 || l.Limits.RepeatStop != 4 {
+		t.Fatalf("Limits = %+v, err = %v", l.Limits, err)
+	}
+	_, err = Load(setup(t, "[limits]\nrepeat_warn = 4\nrepeat_stop = 4\n", "", nil))
+	var ce *Error
+	if !errors.As(err, &ce) || ce.Key != "limits.repeat_stop" || ce.Line != 3 {
+		t.Errorf("repeat_stop not above repeat_warn: err = %v", err)
+	}
+}

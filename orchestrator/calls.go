@@ -167,12 +167,33 @@ func denied(reason string) tools.Result {
 	return tools.Result{Content: msg, IsError: true, Summary: "denied"}
 }
 
-// finish reports a call's result.
+// finish reports a call's result, with a note when the model keeps
+// repeating it.
 func (r *run) finish(turn int, c *callState) {
+	warned := false
+	if c.outcome != OutcomeSkipped && c.outcome != OutcomeInterrupted {
+		if note := r.repeats.record(c.call.Function.Name, c.args, c.result.Content, c.subject); note != "" {
+			c.result.Content += note
+			warned = true
+		}
+	}
+	r.count(warned, len(c.result.Repairs))
 	r.emit(ToolFinished{Turn: turn, Index: c.index, ID: c.call.ID, Name: c.call.Function.Name,
 		Subject: c.subject, Result: c.result, Outcome: c.outcome, Duration: c.duration})
 	r.s.opts.Log.Debug().Int("turn", turn).Str("tool", c.call.Function.Name).Str("args", abbreviate(c.args, 160)).
-		Dur("duration_ms", c.duration).Str("outcome", string(c.outcome)).Str("summary", c.result.Summary).Msg("tool call")
+		Dur("duration_ms", c.duration).Str("outcome", string(c.outcome)).Str("summary", c.result.Summary).
+		Strs("repairs", c.result.Repairs).Msg("tool call")
+}
+
+// count adds a call's repetition warning and repairs to the run's
+// summary; calls finish concurrently.
+func (r *run) count(warned bool, repairs int) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if warned {
+		r.res.Recoveries.RepetitionWarnings++
+	}
+	r.res.Recoveries.ArgumentRepairs += repairs
 }
 
 // abbreviate cuts s to about n bytes for logs.

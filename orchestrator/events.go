@@ -81,13 +81,22 @@ type TurnFinished struct {
 	ToolCalls        int
 }
 
+// ReplyRewritten: the reply's text was not all answer: tool calls written
+// as text were taken out of it and run as calls. Content is what remains
+// of the reply's text; it replaces what was streamed.
+type ReplyRewritten struct {
+	Turn    int
+	Content string
+}
+
 // Warning is something the user should know that does not stop the run.
 type Warning struct{ Text string }
 
-func (TurnStarted) isEvent()   {}
-func (ThinkingDelta) isEvent() {}
-func (TextDelta) isEvent()     {}
-func (ToolStarted) isEvent()   {}
-func (ToolFinished) isEvent()  {}
-func (TurnFinished) isEvent()  {}
-func (Warning) isEvent()       {}
+func (TurnStarted) isEvent()    {}
+func (ThinkingDelta) isEvent()  {}
+func (TextDelta) isEvent()      {}
+func (ToolStarted) isEvent()    {}
+func (ToolFinished) isEvent()   {}
+func (TurnFinished) isEvent()   {}
+func (Warning) isEvent()        {}
+func (ReplyRewritten) isEvent() {}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"sync"
 	"time"
 
@@ -14,17 +15,19 @@ import (
 type StopReason string
 
 const (
-	StopDone        StopReason = "done"        // the model answered without calling tools
-	StopMaxTurns    StopReason = "max_turns"   // the turn limit was reached
-	StopToolBudget  StopReason = "tool_budget" // the tool-call budget was used up
-	StopTimeout     StopReason = "timeout"     // the wall-clock limit was reached
-	StopInterrupted StopReason = "interrupted" // the user cancelled
-	StopError       StopReason = "error"       // a failure; see the error
+	StopDone        StopReason = "done"           // the model answered without calling tools
+	StopMaxTurns    StopReason = "max_turns"      // the turn limit was reached
+	StopToolBudget  StopReason = "tool_budget"    // the tool-call budget was used up
+	StopTimeout     StopReason = "timeout"        // the wall-clock limit was reached
+	StopRepetition  StopReason = "repetition"     // the model kept making the same call
+	StopEmpty       StopReason = "empty_response" // the model gave empty replies
+	StopInterrupted StopReason = "interrupted"    // the user cancelled
+	StopError       StopReason = "error"          // a failure; see the error
 )
 
 // Limit reports whether the run was stopped by one of its limits.
 func (r StopReason) Limit() bool {
-	return r == StopMaxTurns || r == StopToolBudget || r == StopTimeout
+	return r == StopMaxTurns || r == StopToolBudget || r == StopTimeout || r == StopRepetition
 }
 
 // Result is how a run ended.
@@ -37,6 +40,9 @@ type Result struct {
 	Duration   time.Duration
 	Model      string
 	SessionID  string
+	Recoveries Recoveries
+	// Repeated is the call the model repeated, with StopRepetition.
+	Repeated string
 }
 
 // Usage counts tokens over a run, as Ollama reported them.
@@ -55,6 +61,9 @@ type run struct {
 	start       time.Time
 	res         Result
 	budgetSpent bool
+	repeats     *repetitions
+	nudged      bool       // an empty reply got its nudge
+	mu          sync.Mutex // guards res while calls finish concurrently
 }
 
 // Run sends prompt as the user's next message and runs the loop until the
@@ -76,7 +85,7 @@ func (s *Session) Run(ctx context.Context, prompt string, emit func(Event)) (Res
 		mu.Lock()
 		defer mu.Unlock()
 		emit(e)
-	}}
+	}, repeats: newRepetitions(lim.RepeatWarn, lim.RepeatStop)}
 	r.res = Result{Model: s.model.Name, SessionID: s.id}
 	s.messages = append(s.messages, api.Message{Role: "user", Content: prompt})
 
@@ -85,10 +94,13 @@ func (s *Session) Run(ctx context.Context, prompt string, emit func(Event)) (Res
 	if err != nil {
 		r.res.StopReason = StopError
 	}
+	rec := r.res.Recoveries
 	s.opts.Log.Debug().Int("turns", r.res.Turns).Int("tool_calls", r.res.ToolCalls).
 		Str("stop_reason", string(r.res.StopReason)).Dur("duration_ms", r.res.Duration).
 		Int("prompt_tokens", r.res.Usage.PromptTokens).Int("completion_tokens", r.res.Usage.CompletionTokens).
-		Msg("run finished")
+		Int("text_calls", rec.TextCalls).Int("tool_names", rec.ToolNames).Int("argument_repairs", rec.ArgumentRepairs).
+		Int("think_leaks", rec.ThinkLeaks).Int("repetition_warnings", rec.RepetitionWarnings).
+		Int("empty_nudges", rec.EmptyNudges).Msg("run finished")
 	return r.res, err
 }
 
@@ -112,6 +124,11 @@ func (r *run) loop(maxTurns int) error {
 		case r.budgetSpent:
 			r.res.StopReason = StopToolBudget
 			return nil
+		case r.repeats.stop != "":
+			r.res.StopReason, r.res.Repeated = StopRepetition, r.repeats.stop
+			return nil
+		case r.res.StopReason == StopEmpty:
+			return nil
 		case !more:
 			r.res.StopReason = StopDone
 			return nil
@@ -128,13 +145,16 @@ func (r *run) cancelReason() StopReason {
 }
 
 // turn is one model call and the calls it asks for. It reports whether the
-// model wants another turn (it called tools).
+// model wants another turn (it called tools, or was nudged).
 func (r *run) turn(n int) (more bool, err error) {
 	s := r.s
 	sent := len(s.messages)
 	r.emit(TurnStarted{Turn: n, Messages: sent})
 	start := s.opts.Now()
 	rep, err := s.stream(r.ctx, n, r.emit)
+	if err == nil {
+		r.repair(n, rep)
+	}
 	if rep.done || !rep.empty() {
 		// A completed reply is recorded even when empty, so that user and
 		// assistant messages keep alternating as chat templates expect.
@@ -149,13 +169,44 @@ func (r *run) turn(n int) (more bool, err error) {
 	if rep.doneReason == "length" {
 		r.emit(Warning{Text: "the reply was cut off at the output limit (options.num_predict)"})
 	}
-	for _, c := range r.runCalls(n, rep.calls) {
-		s.messages = append(s.messages, c.message())
+	if strings.TrimSpace(rep.content.String()) == "" && len(rep.calls) == 0 {
+		more = r.emptyReply()
+	} else {
+		for _, c := range r.runCalls(n, rep.calls) {
+			s.messages = append(s.messages, c.message())
+		}
+		more = len(rep.calls) > 0
 	}
 	r.emit(TurnFinished{Turn: n, PromptTokens: rep.metrics.PromptEvalCount, CompletionTokens: rep.metrics.EvalCount,
 		Duration: s.opts.Now().Sub(start), EvalDuration: rep.metrics.EvalDuration, DoneReason: rep.doneReason, ToolCalls: len(rep.calls)})
 	r.logTurn(n, sent, rep, s.opts.Now().Sub(start))
-	return len(rep.calls) > 0, nil
+	return more, nil
+}
+
+// repair fixes a complete reply before it enters the history: loosely
+// written tool names, tool calls written as text, thinking left in the
+// content.
+func (r *run) repair(n int, rep *reply) {
+	r.resolveNames(rep.calls)
+	r.recoverTextCalls(n, rep)
+	if rep.thinkLeak {
+		r.res.Recoveries.ThinkLeaks++
+		r.s.opts.Log.Debug().Int("turn", n).Msg("moved <think> text out of the answer")
+	}
+}
+
+// emptyReply answers a reply with neither text nor calls: the first time
+// with a nudge and another turn, the second time by stopping the run.
+func (r *run) emptyReply() (more bool) {
+	if r.nudged {
+		r.res.StopReason = StopEmpty
+		return false
+	}
+	r.nudged = true
+	r.res.Recoveries.EmptyNudges++
+	r.s.messages = append(r.s.messages, api.Message{Role: "user", Content: nudge})
+	r.s.opts.Log.Debug().Msg("empty reply: nudged")
+	return true
 }
 
 func (r *run) logTurn(n, sent int, rep *reply, d time.Duration) {

@@ -445,21 +445,21 @@ func TestCancelAfterCompleteReplyKeepsHistoryValid(t *testing.T) {
 	}
 }
 
-func TestEmptyReplyKeepsRolesAlternating(t *testing.T) {
+func TestEmptyRepliesKeepRolesAlternating(t *testing.T) {
 	e := newEnv(t, nil)
-	e.srv.Script(ollamatest.Reply{}, ollamatest.Reply{Content: "Now an answer."})
+	e.srv.Script(ollamatest.Reply{}, ollamatest.Reply{}, ollamatest.Reply{Content: "Now an answer."})
 	res, err := e.run(t.Context(), "first")
-	if err != nil || res.StopReason != StopDone || res.Text != "" {
+	if err != nil || res.StopReason != StopEmpty {
 		t.Fatalf("res = %+v, err = %v", res, err)
 	}
 	if _, err := e.run(t.Context(), "second"); err != nil {
 		t.Fatal(err)
 	}
 	var roles []string
-	for _, m := range e.srv.ChatRequests()[1].Messages {
+	for _, m := range e.srv.ChatRequests()[2].Messages {
 		roles = append(roles, m.Role)
 	}
-	if !slices.Equal(roles, []string{"system", "user", "assistant", "user"}) {
+	if !slices.Equal(roles, []string{"system", "user", "assistant", "user", "assistant", "user"}) {
 		t.Errorf("roles = %v, want user and assistant alternating", roles)
 	}
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"lathe/config"
+	"lathe/orchestrator/textcall"
 	"lathe/tools"
 )
 
@@ -44,6 +45,7 @@ type Options struct {
 // called concurrently.
 type Session struct {
 	opts     Options
+	resolve  func(string) (string, bool) // a loosely written tool name to a registered one
 	id       string
 	model    ModelInfo
 	options  map[string]any
@@ -55,7 +57,7 @@ func New(opts Options) *Session {
 	if opts.Now == nil {
 		opts.Now = time.Now
 	}
-	return &Session{opts: opts, id: newID()}
+	return &Session{opts: opts, id: newID(), resolve: textcall.Resolver(opts.Tools.Names())}
 }
 
 // ID identifies the session.

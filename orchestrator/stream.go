@@ -16,6 +16,21 @@ type reply struct {
 	done       bool
 	doneReason string
 	metrics    api.Metrics
+	thinkLeak  bool // <think> text was taken out of the content
+}
+
+func (r *reply) addThinking(turn int, s string, emit func(Event)) {
+	if s != "" {
+		r.thinking.WriteString(s)
+		emit(ThinkingDelta{Turn: turn, Text: s})
+	}
+}
+
+func (r *reply) addContent(turn int, s string, emit func(Event)) {
+	if s != "" {
+		r.content.WriteString(s)
+		emit(TextDelta{Turn: turn, Text: s})
+	}
 }
 
 // message is the reply as it goes into the history. The calls are kept
@@ -36,18 +51,16 @@ func (r *reply) empty() bool {
 // stream sends the conversation and gathers the reply: thinking, text and
 // tool calls from every chunk, the done chunk included. The reply is only
 // complete when a done:true chunk arrived; the official client returns nil
-// when the connection simply drops, so that is checked here.
+// when the connection simply drops, so that is checked here. <think> text
+// in the content goes to the thinking, never to the answer.
 func (s *Session) stream(ctx context.Context, turn int, emit func(Event)) (*reply, error) {
 	rep := &reply{}
+	var split thinkSplitter
 	err := s.opts.Client.Chat(ctx, s.request(), func(r api.ChatResponse) error {
-		if t := r.Message.Thinking; t != "" {
-			rep.thinking.WriteString(t)
-			emit(ThinkingDelta{Turn: turn, Text: t})
-		}
-		if c := r.Message.Content; c != "" {
-			rep.content.WriteString(c)
-			emit(TextDelta{Turn: turn, Text: c})
-		}
+		rep.addThinking(turn, r.Message.Thinking, emit)
+		content, thinking := split.feed(r.Message.Content)
+		rep.addThinking(turn, thinking, emit)
+		rep.addContent(turn, content, emit)
 		rep.calls = append(rep.calls, r.Message.ToolCalls...)
 		if r.Done {
 			rep.done = true
@@ -56,6 +69,15 @@ func (s *Session) stream(ctx context.Context, turn int, emit func(Event)) (*repl
 		}
 		return nil
 	})
+	content, thinking := split.flush()
+	rep.addThinking(turn, thinking, emit)
+	rep.addContent(turn, content, emit)
+	if split.leaked {
+		rep.thinkLeak = true
+		text := strings.TrimSpace(rep.content.String())
+		rep.content.Reset()
+		rep.content.WriteString(text)
+	}
 	switch {
 	case ctx.Err() != nil:
 		rep.done = false

@@ -53,6 +53,8 @@ func (m *model) engine(batch engineMsg) tea.Cmd {
 			m.toolFinished(e)
 		case orchestrator.TurnFinished:
 			m.turnFinished(e)
+		case orchestrator.ReplyRewritten:
+			m.replyRewritten(e)
 		case orchestrator.Warning:
 			m.notice(noticeWarn, "", e.Text)
 		case approvalAsk:
@@ -139,6 +141,19 @@ func (m *model) endAnswer() {
 	r.answer = -1
 }
 
+// replyRewritten replaces the turn's streamed text by what remains of it
+// once the tool calls written in it were taken out.
+func (m *model) replyRewritten(e orchestrator.ReplyRewritten) {
+	r := m.run
+	if r == nil || r.answer < 0 {
+		return
+	}
+	md := NewMarkdown(m.markdown())
+	md.Append(tabsToSpaces(e.Content))
+	m.transcript.items[r.answer].(*answerItem).md = md
+	r.dirty[r.answer] = true
+}
+
 func (m *model) toolStarted(e orchestrator.ToolStarted) {
 	r := m.run
 	if r == nil {
@@ -213,6 +228,11 @@ func (m *model) runFinished(d runDone) {
 		m.notice(noticeWarn, "", fmt.Sprintf("Stopped: the budget of %d tool calls was used up (limits.tool_calls_per_prompt).", lim.ToolCallsPerPrompt))
 	case orchestrator.StopTimeout:
 		m.notice(noticeWarn, "", fmt.Sprintf("Stopped: the time limit of %s was reached (limits.timeout).", lim.Timeout.Duration))
+	case orchestrator.StopRepetition:
+		m.notice(noticeWarn, "", fmt.Sprintf("Stopped: the model made the same call (%s) %d times with the same result (limits.repeat_stop).",
+			d.res.Repeated, lim.RepeatStop))
+	case orchestrator.StopEmpty:
+		m.notice(noticeError, "", "The model gave an empty reply twice. Try again, or choose another model with /model.")
 	default:
 		msg := "the request failed"
 		if d.err != nil {

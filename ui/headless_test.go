@@ -70,12 +70,15 @@ func TestFinishText(t *testing.T) {
 func TestFinishJSON(t *testing.T) {
 	var out strings.Builder
 	res := orchestrator.Result{Text: "a <b> & c", StopReason: orchestrator.StopError, Turns: 1, Model: "m", SessionID: "s",
-		Usage: orchestrator.Usage{PromptTokens: 10, CompletionTokens: 2}, Duration: 1500 * time.Millisecond}
+		Usage: orchestrator.Usage{PromptTokens: 10, CompletionTokens: 2}, Duration: 1500 * time.Millisecond,
+		Recoveries: orchestrator.Recoveries{TextCalls: 2, ThinkLeaks: 1}}
 	if err := NewHeadless(FormatJSON, &out, &strings.Builder{}, false).Finish(res, errors.New("the stream broke")); err != nil {
 		t.Fatal(err)
 	}
 	want := `{"type":"result","result":"a <b> & c","stop_reason":"error","turns":1,"tool_calls":0,` +
-		`"usage":{"prompt_tokens":10,"completion_tokens":2},"duration_ms":1500,"model":"m","session_id":"s","error":"the stream broke"}` + "\n"
+		`"usage":{"prompt_tokens":10,"completion_tokens":2},"duration_ms":1500,"model":"m","session_id":"s",` +
+		`"recoveries":{"text_calls":2,"tool_names":0,"argument_repairs":0,"think_leaks":1,"repetition_warnings":0,"empty_nudges":0},` +
+		`"error":"the stream broke"}` + "\n"
 	if out.String() != want {
 		t.Errorf("got  %s\nwant %s", out.String(), want)
 	}

@@ -51,6 +51,9 @@ func (a *answerItem) lines(width int, _ *theme) []string {
 	if l, ok := a.r.get(width); ok {
 		return l
 	}
+	if a.md.Text() == "" {
+		return a.r.set(width, nil) // all of it was tool calls written as text
+	}
 	return a.r.set(width, append(a.md.Lines(width), ""))
 }
 

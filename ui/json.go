@@ -19,7 +19,9 @@ type resultJSON struct {
 	DurationMS int64     `json:"duration_ms"`
 	Model      string    `json:"model"`
 	SessionID  string    `json:"session_id"`
-	Error      string    `json:"error,omitempty"`
+	// Recoveries counts what lathe repaired of the model's mistakes.
+	Recoveries orchestrator.Recoveries `json:"recoveries"`
+	Error      string                  `json:"error,omitempty"`
 }
 
 type usageJSON struct {
@@ -38,6 +40,7 @@ func newResultJSON(res orchestrator.Result, failure error) resultJSON {
 		DurationMS: res.Duration.Milliseconds(),
 		Model:      res.Model,
 		SessionID:  res.SessionID,
+		Recoveries: res.Recoveries,
 	}
 	if failure != nil {
 		out.Error = failure.Error()
@@ -94,6 +97,12 @@ func (enc *eventEncoder) event(e orchestrator.Event) {
 			CompletionTokens int    `json:"completion_tokens"`
 			DurationMS       int64  `json:"duration_ms"`
 		}{"turn_end", e.Turn, e.PromptTokens, e.CompletionTokens, e.Duration.Milliseconds()}
+	case orchestrator.ReplyRewritten:
+		v = struct {
+			Type string `json:"type"`
+			Turn int    `json:"turn"`
+			Text string `json:"text"`
+		}{"reply_rewritten", e.Turn, e.Content}
 	case orchestrator.Warning:
 		v = struct {
 			Type    string `json:"type"`
