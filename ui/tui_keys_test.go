@@ -12,6 +12,7 @@ import (
 	"github.com/charmbracelet/colorprofile"
 
 	"lathe/orchestrator"
+	"lathe/tools"
 )
 
 // isQuit reports whether cmd (possibly a batch) quits the program.
@@ -325,5 +326,27 @@ func TestNoColor(t *testing.T) {
 	}
 	if newTheme(true, true).markdown != "notty" {
 		t.Error("NO_COLOR does not pick the colourless markdown style")
+	}
+}
+
+func TestRewrittenReplyAndRecoveryStops(t *testing.T) {
+	m, _ := testModel(t)
+	m.beginRun("read main.go")
+	call := "I'll read it.\n\n```json\n{\"name\": \"read_file\", \"arguments\": {\"path\": \"main.go\"}}\n```"
+	events(m, append([]any{orchestrator.TurnStarted{Turn: 1}}, texts(1, call)...)...)
+	if !strings.Contains(screen(m), `"name": "read_file"`) {
+		t.Fatalf("the streamed call text is not shown:\n%s", screen(m))
+	}
+	events(m, orchestrator.ReplyRewritten{Turn: 1, Content: "I'll read it."},
+		orchestrator.ToolStarted{Turn: 1, Index: 0, Name: "read_file", Subject: "main.go"},
+		orchestrator.ToolFinished{Turn: 1, Index: 0, Name: "read_file", Subject: "main.go", Outcome: orchestrator.OutcomeOK,
+			Result: tools.Result{Summary: "12 lines"}},
+		runDone{res: orchestrator.Result{StopReason: orchestrator.StopRepetition, Repeated: "read_file main.go"}})
+	s := screen(m)
+	if strings.Contains(s, `"name": "read_file"`) || !strings.Contains(s, "I'll read it.") || !strings.Contains(s, "✓ read_file main.go") {
+		t.Errorf("after the rewrite:\n%s", s)
+	}
+	if !strings.Contains(s, "Stopped: the model made the same call (read_file main.go) 5 times") {
+		t.Errorf("no repetition notice:\n%s", s)
 	}
 }
