@@ -156,6 +156,9 @@ func checkPrompt(c chatCall) *httpError {
 // takeReply pops the next scripted reply and resolves a Func reply.
 func (s *Server) takeReply(c chatCall) (Reply, *httpError) {
 	s.mu.Lock()
+	if len(s.replies) == 0 && s.fallback != nil {
+		s.replies = append(s.replies, Reply{Func: s.fallback})
+	}
 	if len(s.replies) == 0 {
 		s.mu.Unlock()
 		s.t.Errorf("ollamatest: chat request %d (%s) arrived with no scripted reply left; %s",

@@ -3,6 +3,7 @@ package ollamatest
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
 	"reflect"
 	"strings"
 	"testing"
@@ -115,5 +116,28 @@ func TestInvalidModelFailsNew(t *testing.T) {
 	New(ft, WithModels(Model{Name: "bad name!"}))
 	if errs := ft.errors(); len(errs) != 1 || !strings.Contains(errs[0], `invalid model name "bad name!"`) {
 		t.Errorf("errors %q", errs)
+	}
+}
+
+func TestRespondAnswersWhatIsNotScripted(t *testing.T) {
+	s := New(t)
+	s.Script(Reply{Content: "scripted first"})
+	n := 0
+	s.Respond(func(api.ChatRequest) Reply {
+		n++
+		return Reply{Content: fmt.Sprintf("computed %d", n)}
+	})
+	c := newClient(t, s)
+	var got []string
+	for range 3 {
+		req := api.ChatRequest{Model: "qwen3:8b", Messages: []api.Message{{Role: "user", Content: "hi"}}}
+		res := chat(t.Context(), c, &req)
+		if res.err != nil {
+			t.Fatal(res.err)
+		}
+		got = append(got, res.content)
+	}
+	if strings.Join(got, "|") != "scripted first|computed 1|computed 2" {
+		t.Errorf("replies = %q", got)
 	}
 }

@@ -25,6 +25,7 @@ type Server struct {
 
 	mu       sync.Mutex
 	replies  []Reply
+	fallback func(api.ChatRequest) Reply // answers when no scripted reply is left
 	requests []Request
 	models   []entry
 	pullable []entry
@@ -148,6 +149,15 @@ func (s *Server) Script(replies ...Reply) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.replies = append(s.replies, valid...)
+}
+
+// Respond makes fn answer every chat request that finds no scripted reply
+// left, for conversations whose length a test does not fix in advance.
+// Script's replies still come first and must all be used.
+func (s *Server) Respond(fn func(req api.ChatRequest) Reply) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.fallback = fn
 }
 
 // Requests returns a copy of every request received, in order.
