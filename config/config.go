@@ -23,6 +23,7 @@ type Config struct {
 
 	Options  Options  `toml:"options"`
 	Limits   Limits   `toml:"limits"`
+	Context  Context  `toml:"context"`
 	Approval Approval `toml:"approval"`
 
 	// OllamaURL is the server's base URL, from OLLAMA_HOST with the
@@ -80,6 +81,20 @@ type Limits struct {
 	RepeatStop int `toml:"repeat_stop"`
 }
 
+// Context says how the conversation is kept inside the context window,
+// each as a share of num_ctx.
+type Context struct {
+	// CompactAt is how full the window may get before older turns are
+	// summarized.
+	CompactAt float64 `toml:"compact_at"`
+	// KeepRecent is how much of the window the most recent turns, kept
+	// word for word after the summary, may take.
+	KeepRecent float64 `toml:"keep_recent"`
+	// ToolResult is the most one tool result may take; longer ones are cut
+	// harder, with a note on how to read the rest.
+	ToolResult float64 `toml:"tool_result"`
+}
+
 // Approval says which calls run without asking.
 type Approval struct {
 	// All approves every call (the --yes flag). Not settable from files.
@@ -107,6 +122,7 @@ func Defaults() Config {
 			RepeatWarn:         3,
 			RepeatStop:         5,
 		},
+		Context:  Context{CompactAt: 0.8, KeepRecent: 0.35, ToolResult: 0.25},
 		LogLevel: zerolog.WarnLevel,
 	}
 }

@@ -187,6 +187,10 @@ func (l *Loaded) validate(file string) *Error {
 		{lim.RepeatWarn >= 2, "limits.repeat_warn", "must be at least 2"},
 		{lim.RepeatStop > lim.RepeatWarn, "limits.repeat_stop", "must be more than limits.repeat_warn"},
 		{l.Options.NumCtx >= 2048, "options.num_ctx", "must be at least 2048 (the system prompt and tools alone need about 1,500 tokens)"},
+		{l.Context.CompactAt >= 0.3 && l.Context.CompactAt <= 0.95, "context.compact_at", "must be between 0.3 and 0.95"},
+		{l.Context.KeepRecent >= 0.05 && l.Context.KeepRecent <= l.Context.CompactAt-0.2, "context.keep_recent",
+			"must be at least 0.05 and at most context.compact_at - 0.2"},
+		{l.Context.ToolResult >= 0.05 && l.Context.ToolResult <= 0.5, "context.tool_result", "must be between 0.05 and 0.5"},
 	}
 	for _, c := range checks {
 		if !c.ok {

@@ -170,6 +170,8 @@ func TestLoadErrors(t *testing.T) {
 		{"first wrong type in file order", "model = 1\n[limits]\nmax_turns = \"x\"\n[options]\ntemperature = \"hot\"\n", "", nil, "must be a string, not 1", 1, "model"},
 		{"table for a string", "[model]\nname = \"x\"\n", "", nil, "must be a string, not a table", 1, "model"},
 		{"bad log level", "", "", map[string]string{"LOG_LEVEL": "loud"}, `"loud" is not a log level`, 0, "LOG_LEVEL"},
+		{"compaction threshold", "[context]\ncompact_at = 1.2\n", "", nil, "must be between 0.3 and 0.95", 2, "context.compact_at"},
+		{"keep more than the threshold", "[context]\nkeep_recent = 0.7\n", "", nil, "at most context.compact_at - 0.2", 2, "context.keep_recent"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -241,13 +243,13 @@ func TestOptionsMap(t *testing.T) {
 func TestXDGPaths(t *testing.T) {
 	env := func(vars map[string]string) func(string) string { return func(k string) string { return vars[k] } }
 	tests := []struct {
-		name      string
-		vars      map[string]string
-		user, log string
+		name            string
+		vars            map[string]string
+		user, log, data string
 	}{
-		{"xdg", map[string]string{"XDG_CONFIG_HOME": "/c", "XDG_STATE_HOME": "/s", "HOME": "/h"}, "/c/lathe/config.toml", "/s/lathe"},
-		{"home", map[string]string{"HOME": "/h"}, "/h/.config/lathe/config.toml", "/h/.local/state/lathe"},
-		{"neither", map[string]string{}, "", ""},
+		{"xdg", map[string]string{"XDG_CONFIG_HOME": "/c", "XDG_STATE_HOME": "/s", "XDG_DATA_HOME": "/d", "HOME": "/h"}, "/c/lathe/config.toml", "/s/lathe", "/d/lathe"},
+		{"home", map[string]string{"HOME": "/h"}, "/h/.config/lathe/config.toml", "/h/.local/state/lathe", "/h/.local/share/lathe"},
+		{"neither", map[string]string{}, "", "", ""},
 	}
 	for _, tt := range tests {
 		if got := UserFile(env(tt.vars)); got != tt.user {
@@ -255,6 +257,9 @@ func TestXDGPaths(t *testing.T) {
 		}
 		if got := StateDir(env(tt.vars)); got != tt.log {
 			t.Errorf("%s: StateDir = %q, want %q", tt.name, got, tt.log)
+		}
+		if got := DataDir(env(tt.vars)); got != tt.data {
+			t.Errorf("%s: DataDir = %q, want %q", tt.name, got, tt.data)
 		}
 	}
 }

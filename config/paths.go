@@ -9,6 +9,12 @@ func StateDir(getenv func(string) string) string {
 	return xdgDir(getenv, "XDG_STATE_HOME", ".local/state")
 }
 
+// DataDir is where lathe keeps its sessions: $XDG_DATA_HOME/lathe, or
+// ~/.local/share/lathe; empty when neither can be found.
+func DataDir(getenv func(string) string) string {
+	return xdgDir(getenv, "XDG_DATA_HOME", ".local/share")
+}
+
 // xdgDir is $env/lathe, or ~/fallback/lathe when env is unset.
 func xdgDir(getenv func(string) string, env, fallback string) string {
 	dir := getenv(env)

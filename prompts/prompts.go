@@ -40,6 +40,25 @@ func BuildPrompt(b Build) (string, error) {
 	return render("build.md.tmpl", data)
 }
 
+// CompactPrompt is the instruction that asks the model to summarize the
+// conversation before it, in at most words words.
+func CompactPrompt(words int) (string, error) {
+	return render("compact.md.tmpl", struct{ Words int }{words})
+}
+
+// TitlePrompt is the instruction that asks the model to title the
+// conversation before it.
+func TitlePrompt() (string, error) {
+	return render("title.md.tmpl", nil)
+}
+
+// SummaryHeader introduces a summary that replaces older messages in a
+// request; CurrentRequest introduces the user's request that follows it.
+const (
+	SummaryHeader  = "[Summary of the earlier part of this conversation, written by the assistant]"
+	CurrentRequest = "[The current request]"
+)
+
 func render(name string, data any) (string, error) {
 	t, err := template.ParseFS(files, name)
 	if err != nil {

@@ -97,3 +97,14 @@ func TestCapText(t *testing.T) {
 		}
 	}
 }
+
+func TestCompactAndTitlePrompts(t *testing.T) {
+	c, err := CompactPrompt(400)
+	if err != nil || !strings.Contains(c, "at most 400 words") || !strings.Contains(c, "Do not call tools") {
+		t.Errorf("CompactPrompt = %q, %v", c, err)
+	}
+	title, err := TitlePrompt()
+	if err != nil || !strings.HasPrefix(title, "Reply with a title") {
+		t.Errorf("TitlePrompt = %q, %v", title, err)
+	}
+}
