@@ -14,6 +14,7 @@ import (
 // callState is one tool call of a turn on its way to a result.
 type callState struct {
 	index    int
+	seq      int // the result's position in the history
 	call     api.ToolCall
 	args     string
 	tool     tools.Tool
@@ -42,8 +43,10 @@ func (c *callState) message() api.Message {
 // calls after it see its effect.
 func (r *run) runCalls(turn int, calls []api.ToolCall) []*callState {
 	states := make([]*callState, len(calls))
+	first := len(r.s.messages) - 1 // the results follow the reply, after the system prompt
 	for i, c := range calls {
 		states[i] = r.prepare(i, c)
+		states[i].seq = first + i
 	}
 	for i := 0; i < len(states); {
 		j := i + 1
@@ -178,6 +181,9 @@ func (r *run) finish(turn int, c *callState) {
 		}
 	}
 	r.count(warned, len(c.result.Repairs))
+	c.result.Content = r.s.cutResult(c.result.Content)
+	r.save(StoredMessage{Seq: c.seq, Message: c.message(),
+		Tool: &ToolMeta{Subject: c.subject, Outcome: c.outcome, Summary: c.result.Summary, Duration: c.duration}})
 	r.emit(ToolFinished{Turn: turn, Index: c.index, ID: c.call.ID, Name: c.call.Function.Name,
 		Subject: c.subject, Result: c.result, Outcome: c.outcome, Duration: c.duration})
 	r.s.opts.Log.Debug().Int("turn", turn).Str("tool", c.call.Function.Name).Str("args", abbreviate(c.args, 160)).

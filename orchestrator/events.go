@@ -89,6 +89,14 @@ type ReplyRewritten struct {
 	Content string
 }
 
+// Compacted: the conversation neared the end of the context window, and
+// its older part was summarized; the full history stays in the store.
+type Compacted struct {
+	Summarized int // messages newly replaced by the summary
+	Before     int // tokens the next request would have taken
+	After      int // tokens it takes now (estimated)
+}
+
 // Warning is something the user should know that does not stop the run.
 type Warning struct{ Text string }
 
@@ -100,3 +108,4 @@ func (ToolFinished) isEvent()   {}
 func (TurnFinished) isEvent()   {}
 func (Warning) isEvent()        {}
 func (ReplyRewritten) isEvent() {}
+func (Compacted) isEvent()      {}

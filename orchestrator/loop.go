@@ -64,6 +64,9 @@ type run struct {
 	repeats     *repetitions
 	nudged      bool       // an empty reply got its nudge
 	mu          sync.Mutex // guards res while calls finish concurrently
+	runID       int64      // the run's record in the store
+	storeErr    bool       // the store failed; it is not written again
+	recompacted bool       // an overflow was met with a harder compaction
 }
 
 // Run sends prompt as the user's next message and runs the loop until the
@@ -87,13 +90,15 @@ func (s *Session) Run(ctx context.Context, prompt string, emit func(Event)) (Res
 		emit(e)
 	}, repeats: newRepetitions(lim.RepeatWarn, lim.RepeatStop)}
 	r.res = Result{Model: s.model.Name, SessionID: s.id}
-	s.messages = append(s.messages, api.Message{Role: "user", Content: prompt})
+	r.begin(prompt)
+	r.record(api.Message{Role: "user", Content: prompt})
 
 	err := r.loop(lim.MaxTurns)
 	r.res.Duration = s.opts.Now().Sub(r.start)
 	if err != nil {
 		r.res.StopReason = StopError
 	}
+	r.end(err)
 	rec := r.res.Recoveries
 	s.opts.Log.Debug().Int("turns", r.res.Turns).Int("tool_calls", r.res.ToolCalls).
 		Str("stop_reason", string(r.res.StopReason)).Dur("duration_ms", r.res.Duration).
@@ -148,17 +153,29 @@ func (r *run) cancelReason() StopReason {
 // model wants another turn (it called tools, or was nudged).
 func (r *run) turn(n int) (more bool, err error) {
 	s := r.s
-	sent := len(s.messages)
+	if err := r.maybeCompact(); err != nil {
+		return false, err
+	}
+	sent := len(s.view())
 	r.emit(TurnStarted{Turn: n, Messages: sent})
 	start := s.opts.Now()
 	rep, err := s.stream(r.ctx, n, r.emit)
+	if errors.Is(err, ErrContextOverflow) && !r.recompacted {
+		// The estimate was short: summarize harder, and try once more.
+		r.recompacted = true
+		if cerr := r.compact(s.keepRecent(2), true); cerr != nil {
+			return false, cerr
+		}
+		rep, err = s.stream(r.ctx, n, r.emit)
+	}
 	if err == nil {
 		r.repair(n, rep)
 	}
 	if rep.done || !rep.empty() {
 		// A completed reply is recorded even when empty, so that user and
 		// assistant messages keep alternating as chat templates expect.
-		s.messages = append(s.messages, rep.message())
+		r.record(rep.message())
+		s.counted(rep.metrics)
 	}
 	r.res.Text = rep.content.String()
 	r.res.Usage.PromptTokens += rep.metrics.PromptEvalCount
@@ -204,7 +221,7 @@ func (r *run) emptyReply() (more bool) {
 	}
 	r.nudged = true
 	r.res.Recoveries.EmptyNudges++
-	r.s.messages = append(r.s.messages, api.Message{Role: "user", Content: nudge})
+	r.record(api.Message{Role: "user", Content: nudge})
 	r.s.opts.Log.Debug().Msg("empty reply: nudged")
 	return true
 }

@@ -10,7 +10,8 @@ import (
 // Reset starts a new conversation with the same model and settings: the
 // next Run sends only the system prompt and its prompt.
 func (s *Session) Reset() {
-	s.id = newID()
+	s.id, s.title, s.created = newID(), "", false
+	s.compaction, s.used, s.usedAt = nil, 0, 0
 	if s.model.Name != "" {
 		s.messages = s.messages[:1:1]
 	}

@@ -7,6 +7,7 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
+	"fmt"
 	"time"
 
 	"github.com/ollama/ollama/api"
@@ -37,6 +38,10 @@ type Options struct {
 	System string
 	// BaseURL names the server in error messages.
 	BaseURL string
+	// Store keeps the session durably; nil keeps nothing.
+	Store Store
+	// Dir is the working directory, recorded with the session.
+	Dir string
 	// Now is the clock; nil means time.Now.
 	Now func() time.Time
 }
@@ -47,9 +52,16 @@ type Session struct {
 	opts     Options
 	resolve  func(string) (string, bool) // a loosely written tool name to a registered one
 	id       string
+	title    string
+	created  bool // the session is in the store
 	model    ModelInfo
 	options  map[string]any
-	messages []api.Message
+	messages []api.Message // the whole history, system prompt first
+
+	resume     *SavedSession // restored by Prepare, once the model is known
+	compaction *Compaction   // requests summarize the messages before it
+	used       int           // tokens Ollama counted for the last reply, prompt and output
+	usedAt     int           // len(messages) when used was counted; 0 when nothing was
 }
 
 // New returns a session; call Prepare before Run.
@@ -58,6 +70,13 @@ func New(opts Options) *Session {
 		opts.Now = time.Now
 	}
 	return &Session{opts: opts, id: newID(), resolve: textcall.Resolver(opts.Tools.Names())}
+}
+
+// ResumeFrom makes the session continue a saved one: Prepare restores it
+// once the model is checked (see Restore).
+func (s *Session) ResumeFrom(saved SavedSession) {
+	s.resume = &saved
+	s.id = saved.ID
 }
 
 // ID identifies the session.
@@ -85,6 +104,13 @@ func (s *Session) Prepare(ctx context.Context) (ModelInfo, error) {
 	s.model = info
 	s.options = cfg.Options.Map(info.NumCtx)
 	s.messages = []api.Message{{Role: "system", Content: s.opts.System}}
+	if saved := s.resume; saved != nil {
+		s.resume = nil
+		if err := s.Restore(ctx, *saved); err != nil {
+			s.model, s.resume = ModelInfo{}, saved // not prepared: the next call tries again
+			return info, fmt.Errorf("resume session %s: %w", saved.ID, err)
+		}
+	}
 	s.opts.Log.Debug().Str("model", info.Name).Strs("capabilities", info.Capabilities).
 		Int("context_length", info.ContextLength).Int("num_ctx", info.NumCtx).Msg("model ready")
 	return info, nil
@@ -98,7 +124,7 @@ func (s *Session) request() *api.ChatRequest {
 	cfg := s.opts.Config
 	req := &api.ChatRequest{
 		Model:     s.model.Name,
-		Messages:  s.messages,
+		Messages:  s.view(),
 		Stream:    &stream,
 		Tools:     s.opts.Tools.Definitions(),
 		Options:   s.options,

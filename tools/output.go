@@ -48,6 +48,11 @@ func (o Options) withDefaults() Options {
 // capText returns s if it fits in limit bytes; otherwise its head and tail,
 // cut on line boundaries (or rune boundaries within one long line), with a
 // marker in between saying how much was cut.
+// Cap cuts s to about limit bytes the way tool results are cut: the head
+// and the tail kept, on line boundaries, with a marker saying how much was
+// cut.
+func Cap(s string, limit int) string { return capText(s, limit) }
+
 func capText(s string, limit int) string {
 	if len(s) <= limit {
 		return s
