@@ -1,0 +1,119 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+
+	"lathe/orchestrator"
+)
+
+// lastRunJoin joins each session s to its last run r (by start time), if any.
+const lastRunJoin = `LEFT JOIN runs r ON r.id = (SELECT id FROM runs
+	WHERE session_id = s.id ORDER BY started_at DESC, id DESC LIMIT 1)`
+
+// LoadSession returns a session as one snapshot: its messages by seq, its
+// latest compaction (by seq) and its last run.
+func (db *DB) LoadSession(ctx context.Context, id string) (orchestrator.SavedSession, error) {
+	var s orchestrator.SavedSession
+	err := db.read(ctx, func(tx *sql.Tx) error {
+		if err := loadHeader(ctx, tx, id, &s); err != nil {
+			return err
+		}
+		var err error
+		if s.Messages, err = loadMessages(ctx, tx, id); err != nil {
+			return err
+		}
+		s.Compaction, err = loadCompaction(ctx, tx, id)
+		return err
+	})
+	if err != nil {
+		return orchestrator.SavedSession{}, fmt.Errorf("load session %s: %w", id, err)
+	}
+	return s, nil
+}
+
+// loadHeader reads the session's row and its last run.
+func loadHeader(ctx context.Context, tx *sql.Tx, id string, s *orchestrator.SavedSession) error {
+	var created, updated int64
+	var run nullRun
+	dest := append([]any{&s.ID, &s.Title, &s.Dir, &s.Model, &created, &updated}, run.dest()...)
+	err := tx.QueryRowContext(ctx, `SELECT s.id, s.title, s.dir, s.model, s.created_at, s.updated_at, `+
+		runSummaryColumns+` FROM sessions s `+lastRunJoin+` WHERE s.id = ?`, id).Scan(dest...)
+	if errors.Is(err, sql.ErrNoRows) {
+		return orchestrator.ErrSessionNotFound
+	}
+	if err != nil {
+		return err
+	}
+	s.Created, s.Updated, s.LastRun = unstamp(created), unstamp(updated), run.summary()
+	return nil
+}
+
+func loadMessages(ctx context.Context, tx *sql.Tx, id string) ([]orchestrator.StoredMessage, error) {
+	rows, err := tx.QueryContext(ctx, `SELECT `+messageColumns+` FROM messages
+		WHERE session_id = ? ORDER BY seq`, id)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var msgs []orchestrator.StoredMessage
+	for rows.Next() {
+		m, err := scanMessage(rows)
+		if err != nil {
+			return nil, err
+		}
+		msgs = append(msgs, m)
+	}
+	return msgs, rows.Err()
+}
+
+// loadCompaction is the session's latest compaction, or nil.
+func loadCompaction(ctx context.Context, tx *sql.Tx, id string) (*orchestrator.Compaction, error) {
+	var c orchestrator.Compaction
+	var created int64
+	err := tx.QueryRowContext(ctx, `SELECT seq, summary, created_at FROM compactions
+		WHERE session_id = ? ORDER BY seq DESC LIMIT 1`, id).Scan(&c.Seq, &c.Summary, &created)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	c.Created = unstamp(created)
+	return &c, nil
+}
+
+// ListSessions returns the sessions in dir, most recently updated first,
+// each with its number of messages and its last run: one query.
+func (db *DB) ListSessions(ctx context.Context, dir string) ([]orchestrator.SessionSummary, error) {
+	list, err := db.listSessions(ctx, dir)
+	if err != nil {
+		return nil, fmt.Errorf("list sessions in %s: %w", dir, err)
+	}
+	return list, nil
+}
+
+func (db *DB) listSessions(ctx context.Context, dir string) ([]orchestrator.SessionSummary, error) {
+	rows, err := db.sql.QueryContext(ctx, `SELECT s.id, s.title, s.dir, s.model, s.created_at, s.updated_at,
+		(SELECT count(*) FROM messages WHERE session_id = s.id), `+runSummaryColumns+`
+		FROM sessions s `+lastRunJoin+` WHERE s.dir = ? ORDER BY s.updated_at DESC, s.rowid DESC`, dir)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var list []orchestrator.SessionSummary
+	for rows.Next() {
+		var s orchestrator.SessionSummary
+		var created, updated int64
+		var run nullRun
+		dest := append([]any{&s.ID, &s.Title, &s.Dir, &s.Model, &created, &updated, &s.Messages}, run.dest()...)
+		if err := rows.Scan(dest...); err != nil {
+			return nil, err
+		}
+		s.Created, s.Updated, s.LastRun = unstamp(created), unstamp(updated), run.summary()
+		list = append(list, s)
+	}
+	return list, rows.Err()
+}
