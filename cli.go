@@ -23,6 +23,7 @@ const usage = `lathe: a coding assistant for models served by Ollama
 Usage:
   lathe [flags]                     interactive session in the working directory
   lathe -p, --prompt TEXT [flags]   one-shot: run the request to completion, print the answer, exit
+  lathe sessions                    list the saved sessions of the working directory
   lathe --version
 
 Flags:
@@ -32,6 +33,8 @@ Flags:
       --yes                  approve every tool call without asking
       --max-turns N          model calls per request (default 10)
       --output-format FMT    text (default), json or stream-json (with -p)
+      --continue             continue the latest session in the working directory
+      --resume ID            continue the session ID (a unique prefix is enough)
   -h, --help                 show this help
       --version              print the version
 
@@ -42,13 +45,16 @@ Config: $XDG_CONFIG_HOME/lathe/config.toml, then .lathe/config.toml in the proje
 
 // command is a parsed command line.
 type command struct {
-	oneShot bool
-	prompt  string
-	dir     string
-	format  ui.Format
-	flags   config.Flags
-	help    bool
-	version bool
+	oneShot  bool
+	sessions bool // "lathe sessions"
+	prompt   string
+	dir      string
+	format   ui.Format
+	flags    config.Flags
+	cont     bool   // --continue
+	resume   string // --resume ID
+	help     bool
+	version  bool
 }
 
 func parseArgs(args []string) (command, error) {
@@ -63,15 +69,24 @@ func parseArgs(args []string) (command, error) {
 	fs.BoolVar(&cmd.flags.Yes, "yes", false, "")
 	fs.IntVar(&cmd.flags.MaxTurns, "max-turns", 0, "")
 	fs.StringVar(&format, "output-format", string(ui.FormatText), "")
+	fs.BoolVar(&cmd.cont, "continue", false, "")
+	fs.StringVar(&cmd.resume, "resume", "", "")
 	fs.BoolVarP(&cmd.help, "help", "h", false, "")
 	fs.BoolVar(&cmd.version, "version", false, "")
 	if err := fs.Parse(args); err != nil {
 		return cmd, err
 	}
-	if fs.NArg() > 0 {
+	cmd.sessions = fs.NArg() == 1 && fs.Arg(0) == "sessions"
+	if fs.NArg() > 0 && !cmd.sessions {
 		return cmd, fmt.Errorf("unexpected argument %q (quote the request and pass it with -p)", fs.Arg(0))
 	}
 	cmd.oneShot = fs.Changed("prompt")
+	switch {
+	case cmd.cont && fs.Changed("resume"):
+		return cmd, errors.New("--continue and --resume cannot go together")
+	case fs.Changed("resume") && strings.TrimSpace(cmd.resume) == "":
+		return cmd, errors.New("--resume needs a session id (lathe sessions lists them)")
+	}
 	if fs.Changed("max-turns") && cmd.flags.MaxTurns < 1 {
 		return cmd, fmt.Errorf("--max-turns must be at least 1")
 	}

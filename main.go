@@ -58,6 +58,8 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	case cmd.version:
 		fmt.Fprintln(stdout, "lathe", version())
 		return exitOK
+	case cmd.sessions:
+		return listSessions(ctx, cmd, getenv, stdout, stderr)
 	}
 	var prompt string
 	if cmd.oneShot {
@@ -78,37 +80,61 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		fmt.Fprintf(stderr, "lathe: warning: %s\n", w)
 	}
 	if cmd.oneShot {
-		return oneShot(ctx, cmd, prompt, loaded.Config, stdout, stderr)
+		return oneShot(ctx, cmd, prompt, loaded.Config, stdout, stderr, getenv)
 	}
 	return interactive(ctx, cmd, loaded.Config, stdin, stdout, stderr, getenv)
 }
 
 // engine wires what both modes share: the workspace and its tools, the
-// system prompt and the Ollama client. Failures are reported on stderr;
-// code is then the exit code. Close the workspace when done.
-func engine(cmd command, cfg config.Config, log zerolog.Logger, stderr io.Writer) (opts orchestrator.Options, ws *tools.Workspace, code int) {
+// system prompt, the Ollama client, the session store, and the session to
+// resume (nil for a new one). Failures are reported on stderr; code is then
+// the exit code. Call done when finished.
+func engine(ctx context.Context, cmd command, cfg config.Config, log zerolog.Logger, stderr io.Writer, getenv func(string) string) (
+	opts orchestrator.Options, saved *orchestrator.SavedSession, done func(), code int) {
 	ws, err := tools.OpenWorkspace(cmd.dir)
 	if err != nil {
 		fmt.Fprintf(stderr, "lathe: %v\n", err)
-		return opts, nil, exitUsage
+		return opts, nil, nil, exitUsage
 	}
 	registry := tools.Default(ws, tools.Options{
 		MaxOutputBytes: cfg.Limits.ToolOutputBytes,
 		ShellTimeout:   cfg.Limits.ShellTimeout.Duration,
 	})
+	closers := []func() error{ws.Close}
+	done = func() {
+		for _, c := range closers {
+			_ = c()
+		}
+	}
+	fail := func(c int, format string, args ...any) (orchestrator.Options, *orchestrator.SavedSession, func(), int) {
+		done()
+		fmt.Fprintf(stderr, "lathe: "+format+"\n", args...)
+		return opts, nil, nil, c
+	}
 	if err := checkApprovalTools(cfg.Approval.Tools, registry); err != nil {
-		ws.Close()
-		fmt.Fprintf(stderr, "lathe: config: %v\n", err)
-		return opts, nil, exitUsage
+		return fail(exitUsage, "config: %v", err)
 	}
 	system, err := prompts.BuildPrompt(prompts.Build{
 		Dir: ws.Dir(), OS: runtime.GOOS, Arch: runtime.GOARCH,
 		Git: inGitRepo(cmd.dir), Instructions: readInstructions(ws, stderr),
 	})
 	if err != nil {
-		ws.Close()
-		fmt.Fprintf(stderr, "lathe: system prompt: %v\n", err)
-		return opts, nil, exitFailure
+		return fail(exitFailure, "system prompt: %v", err)
+	}
+	var st orchestrator.Store
+	if db, err := openStore(getenv); err != nil && (cmd.cont || cmd.resume != "") {
+		return fail(exitFailure, "sessions: %v", err)
+	} else if err != nil {
+		fmt.Fprintf(stderr, "lathe: warning: sessions are not saved: %v\n", err)
+	} else {
+		st = db
+		closers = append(closers, db.Close)
+	}
+	if saved, err = savedSession(ctx, cmd, st); err != nil {
+		return fail(exitUsage, "%v", err)
+	}
+	if saved != nil && cmd.flags.Model == "" && saved.Model != "" {
+		cfg.Model = saved.Model // resume with the session's model unless -m says otherwise
 	}
 	return orchestrator.Options{
 		Client:  api.NewClient(cfg.OllamaURL, &http.Client{}),
@@ -117,26 +143,31 @@ func engine(cmd command, cfg config.Config, log zerolog.Logger, stderr io.Writer
 		Config:  cfg,
 		System:  system,
 		BaseURL: cfg.OllamaURL.String(),
-	}, ws, exitOK
+		Store:   st,
+		Dir:     ws.Dir(),
+	}, saved, done, exitOK
 }
 
 // oneShot runs one prompt to completion with the printer for the chosen
 // format, and returns the exit code.
-func oneShot(ctx context.Context, cmd command, prompt string, cfg config.Config, stdout, stderr io.Writer) int {
+func oneShot(ctx context.Context, cmd command, prompt string, cfg config.Config, stdout, stderr io.Writer, getenv func(string) string) int {
 	color := !cfg.NoColor && isTerminal(stderr)
 	log := zerolog.New(zerolog.ConsoleWriter{Out: stderr, NoColor: !color, TimeFormat: "15:04:05"}).
 		Level(cfg.LogLevel).With().Timestamp().Logger()
-	opts, ws, code := engine(cmd, cfg, log, stderr)
+	opts, saved, done, code := engine(ctx, cmd, cfg, log, stderr, getenv)
 	if code != exitOK {
 		return code
 	}
-	defer ws.Close()
+	defer done()
 	opts.Approver = orchestrator.Rules{
 		All: cfg.Approval.All, Tools: cfg.Approval.Tools, Commands: cfg.Approval.Commands,
 		Denial: "lathe is running non-interactively without --yes, so it cannot change files or run commands; " +
 			"say what you would do instead",
 	}
 	session := orchestrator.New(opts)
+	if saved != nil {
+		session.ResumeFrom(*saved)
+	}
 	printer := ui.NewHeadless(cmd.format, stdout, stderr, color)
 	res, runErr := session.Run(ctx, prompt, printer.Event)
 	if err := printer.Finish(res, runErr); err != nil {
@@ -156,14 +187,14 @@ func interactive(ctx context.Context, cmd command, cfg config.Config, stdin io.R
 	}
 	defer logFile.Close()
 	log := zerolog.New(logFile).Level(cfg.LogLevel).With().Timestamp().Logger()
-	opts, ws, code := engine(cmd, cfg, log, stderr)
+	opts, saved, done, code := engine(ctx, cmd, cfg, log, stderr, getenv)
 	if code != exitOK {
 		return code
 	}
-	defer ws.Close()
+	defer done()
 	err = ui.RunTUI(ctx, ui.TUIOptions{
-		Engine: opts, Puller: opts.Client.(orchestrator.Puller), Dir: ws.Dir(), Home: getenv("HOME"),
-		NoColor: cfg.NoColor, Input: stdin, Output: stdout,
+		Engine: opts, Puller: opts.Client.(orchestrator.Puller), Resume: saved,
+		Dir: opts.Dir, Home: getenv("HOME"), NoColor: cfg.NoColor, Input: stdin, Output: stdout,
 	})
 	if err != nil {
 		fmt.Fprintf(stderr, "lathe: %v\n", err)

@@ -42,6 +42,7 @@ func TestScripts(t *testing.T) {
 			"ollama-requests": cmdOllamaRequests,
 			"ollama-wait":     cmdOllamaWait,
 			"exitcode":        cmdExitCode,
+			"waitfile":        cmdWaitFile,
 		},
 	})
 }
@@ -162,5 +163,29 @@ func cmdExitCode(ts *testscript.TestScript, neg bool, args []string) {
 	}
 	if got != want {
 		ts.Fatalf("%s exited with %d, want %d", args[1], got, want)
+	}
+}
+
+// cmdWaitFile waits, 20 s at most, until FILE exists: how a script knows
+// that a command run by lathe in the background has started.
+//
+//	waitfile FILE
+func cmdWaitFile(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 1 {
+		ts.Fatalf("usage: waitfile FILE")
+	}
+	path := ts.MkAbs(args[0])
+	tick := time.NewTicker(10 * time.Millisecond)
+	defer tick.Stop()
+	deadline := time.After(20 * time.Second)
+	for {
+		if _, err := os.Stat(path); err == nil {
+			return
+		}
+		select {
+		case <-tick.C:
+		case <-deadline:
+			ts.Fatalf("waitfile: %s never appeared", args[0])
+		}
 	}
 }

@@ -12,6 +12,7 @@ import (
 
 	"github.com/creack/pty"
 	"github.com/hinshun/vt10x"
+	"github.com/ollama/ollama/api"
 
 	"lathe/orchestrator/ollamatest"
 )
@@ -71,6 +72,7 @@ func startTUI(t *testing.T, args []string, replies ...ollamatest.Reply) *tuiRun 
 	t.Helper()
 	r := &tuiRun{srv: ollamatest.New(t), dir: t.TempDir(), home: t.TempDir(), exit: make(chan int, 1), stderr: &strings.Builder{}}
 	r.srv.Script(replies...)
+	r.srv.Respond(func(api.ChatRequest) ollamatest.Reply { return ollamatest.Reply{Content: "Greeting file"} }) // the title
 	t.Setenv("OLLAMA_HOST", r.srv.URL())
 	ptmx, tty, err := pty.Open()
 	if err != nil {

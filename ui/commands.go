@@ -19,7 +19,10 @@ type slashCommand struct {
 func commands() []slashCommand {
 	return []slashCommand{
 		{"help", "list the commands and keys", (*model).cmdHelp},
-		{"clear", "start a new conversation", (*model).cmdClear},
+		{"new", "start a new session", (*model).cmdNew},
+		{"sessions", "resume a saved session of this directory", (*model).cmdSessions},
+		{"compact", "summarize the conversation for the model now", (*model).cmdCompact},
+		{"clear", "start a new session (as /new)", (*model).cmdNew},
 		{"model", "choose the model from those installed", (*model).cmdModel},
 		{"tools", "list the tools and which ones ask first", (*model).cmdTools},
 		{"quit", "quit lathe", (*model).cmdQuit},
@@ -82,18 +85,6 @@ func (m *model) cmdHelp(string) tea.Cmd {
 		fmt.Fprintf(&b, "%-10s %s\n", h.Key, h.Desc)
 	}
 	m.notice(noticeInfo, "Commands and keys", strings.TrimRight(b.String(), "\n"))
-	return nil
-}
-
-func (m *model) cmdClear(string) tea.Cmd {
-	if m.run != nil {
-		m.notice(noticeWarn, "", "a request is running: press esc to interrupt it first")
-		return nil
-	}
-	m.session.Reset()
-	m.transcript.clear()
-	m.usage = usage{}
-	m.notice(noticeInfo, "", "New conversation.")
 	return nil
 }
 

@@ -55,12 +55,20 @@ func (m *model) engine(batch engineMsg) tea.Cmd {
 			m.turnFinished(e)
 		case orchestrator.ReplyRewritten:
 			m.replyRewritten(e)
+		case orchestrator.Compacted:
+			m.notice(noticeInfo, "", fmt.Sprintf("Compacted the conversation: %d older messages are summarized for the model "+
+				"(%s → %s tokens). The full history is kept.", e.Summarized, thousands(e.Before), thousands(e.After)))
+		case compactDone:
+			m.compacting = false
+			if e.err != nil {
+				m.notice(noticeError, "Cannot compact", e.err.Error())
+			}
 		case orchestrator.Warning:
 			m.notice(noticeWarn, "", e.Text)
 		case approvalAsk:
 			m.openDialog(e)
 		case runDone:
-			m.runFinished(e)
+			cmds = append(cmds, m.runFinished(e))
 		case pullProgress:
 			if m.pull != nil {
 				m.pull.progress(e, m.now())
@@ -209,7 +217,7 @@ func (m *model) setWaiting(w bool) {
 
 // runFinished closes the run: what streamed stays, and how it ended is
 // said unless it simply answered.
-func (m *model) runFinished(d runDone) {
+func (m *model) runFinished(d runDone) tea.Cmd {
 	m.endThinking()
 	m.endAnswer()
 	m.refreshDirty()
@@ -217,6 +225,7 @@ func (m *model) runFinished(d runDone) {
 	m.run.cancel()
 	m.run = nil
 	m.quitArmed = false
+	cmd := m.askTitle(d.res.StopReason)
 	lim := m.opts.Engine.Config.Limits
 	switch d.res.StopReason {
 	case orchestrator.StopDone:
@@ -240,6 +249,7 @@ func (m *model) runFinished(d runDone) {
 		}
 		m.notice(noticeError, "", msg)
 	}
+	return cmd
 }
 
 // animating reports whether frames are needed.

@@ -58,6 +58,9 @@ func (h *Headless) Event(e orchestrator.Event) {
 		fmt.Fprintln(h.stderr, h.marks.toolLine(e))
 	case orchestrator.Warning:
 		fmt.Fprintln(h.stderr, "lathe: warning: "+e.Text)
+	case orchestrator.Compacted:
+		fmt.Fprintf(h.stderr, "lathe: compacted the conversation: %d older messages summarized for the model (%d → %d tokens)\n",
+			e.Summarized, e.Before, e.After)
 	}
 	if h.events != nil {
 		h.events.event(e)

@@ -152,6 +152,9 @@ func (t *thinkingItem) lines(width int, st *theme) []string {
 
 func (t *thinkingItem) summary() string {
 	words := len(strings.Fields(t.text.String()))
+	if t.took == 0 {
+		return fmt.Sprintf("Thought (%d words)", words) // restored: the time was not kept
+	}
 	return fmt.Sprintf("Thought for %s (%d words)", t.took.Round(100*time.Millisecond), words)
 }
 

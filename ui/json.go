@@ -108,6 +108,13 @@ func (enc *eventEncoder) event(e orchestrator.Event) {
 			Type    string `json:"type"`
 			Message string `json:"message"`
 		}{"warning", e.Text}
+	case orchestrator.Compacted:
+		v = struct {
+			Type         string `json:"type"`
+			Summarized   int    `json:"summarized"`
+			TokensBefore int    `json:"tokens_before"`
+			TokensAfter  int    `json:"tokens_after"`
+		}{"compacted", e.Summarized, e.Before, e.After}
 	default:
 		return
 	}

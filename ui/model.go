@@ -20,6 +20,8 @@ type TUIOptions struct {
 	Engine orchestrator.Options
 	// Puller downloads a missing model.
 	Puller orchestrator.Puller
+	// Resume is a saved session to continue; nil starts a new one.
+	Resume *orchestrator.SavedSession
 	Dir    string // the working directory
 	Home   string // shown as "~" in the status line
 	// NoColor picks a markdown style without colour; the renderer drops
@@ -66,11 +68,17 @@ type model struct {
 	completion int    // the highlighted completion
 	bottomView string // the bottom panel, rendered by layout
 
+	resumed    *orchestrator.SavedSession // shown once the session is prepared
+	titled     bool                       // the model was asked for a title
+	compacting bool
+	sessions   *sessionPicker
+
 	run       *runState
 	runs      sync.WaitGroup
 	usage     usage
 	quitArmed bool
 	note      string
+	title     string // the session's title, once the model gave one
 	frame     int
 	ticking   bool
 }
@@ -106,6 +114,10 @@ func newModel(ctx context.Context, opts TUIOptions) *model {
 	m.transcript = newTranscript(&m.st)
 	m.input = newInput(m.keys)
 	m.session = m.newSession()
+	if saved := opts.Resume; saved != nil {
+		m.session.ResumeFrom(*saved)
+		m.resumed, m.titled = saved, true
+	}
 	m.layout()
 	return m
 }
@@ -139,6 +151,9 @@ func (m *model) View() tea.View {
 	v.AltScreen = true
 	v.MouseMode = tea.MouseModeCellMotion
 	v.WindowTitle = "lathe · " + filepath.Base(m.opts.Dir)
+	if m.title != "" {
+		v.WindowTitle = "lathe · " + m.title
+	}
 	return v
 }
 
@@ -150,6 +165,8 @@ func (m *model) bottom() string {
 		return m.dialog.view(m.width, room, &m.st, m.keys)
 	case m.picker != nil:
 		return m.picker.view(m.width, room, m.info.Name, &m.st)
+	case m.sessions != nil:
+		return m.sessions.view(m.width, room, m.session.ID(), &m.st)
 	}
 	lines := []string{m.st.rule.Render(strings.Repeat("─", m.width))}
 	for i, c := range completions(m.input.value()) {

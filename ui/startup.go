@@ -46,6 +46,10 @@ func (m *model) prepared(msg preparedMsg) {
 	switch err := msg.err; {
 	case err == nil:
 		m.phase, m.info = phaseReady, msg.info
+		if m.resumed != nil {
+			m.showHistory(m.resumed)
+			m.resumed = nil
+		}
 	case errors.Is(err, orchestrator.ErrUnreachable):
 		m.phase = phaseOffline
 	case errors.Is(err, orchestrator.ErrModelNotFound):

@@ -3,6 +3,8 @@ package ui
 import (
 	"context"
 	"errors"
+	"fmt"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -10,8 +12,10 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/colorprofile"
+	"github.com/ollama/ollama/api"
 
 	"lathe/orchestrator"
+	"lathe/orchestrator/store"
 	"lathe/tools"
 )
 
@@ -348,5 +352,74 @@ func TestRewrittenReplyAndRecoveryStops(t *testing.T) {
 	}
 	if !strings.Contains(s, "Stopped: the model made the same call (read_file main.go) 5 times") {
 		t.Errorf("no repetition notice:\n%s", s)
+	}
+}
+
+func TestResumedSessionIsShown(t *testing.T) {
+	args := api.NewToolCallFunctionArguments()
+	args.Set("command", "go test ./...")
+	saved := &orchestrator.SavedSession{
+		SessionRecord: orchestrator.SessionRecord{ID: "0123456789abcdef", Title: "fix the tests", Model: "qwen3:8b"},
+		Messages: []orchestrator.StoredMessage{
+			{Seq: 0, Message: api.Message{Role: "user", Content: "fix the tests"}},
+			{Seq: 1, Message: api.Message{Role: "assistant", Content: "Running them first.", Thinking: "They fail in greet.",
+				ToolCalls: []api.ToolCall{{ID: "c1", Function: api.ToolCallFunction{Name: "shell", Arguments: args}},
+					{ID: "c2", Function: api.ToolCallFunction{Name: "shell", Arguments: args}}}}},
+			{Seq: 2, Message: api.Message{Role: "tool", Content: "exit 1", ToolName: "shell", ToolCallID: "c1"},
+				Tool: &orchestrator.ToolMeta{Subject: "go test ./...", Outcome: orchestrator.OutcomeFailed, Summary: "exit 1", Duration: 1500 * time.Millisecond}},
+		},
+		Compaction: &orchestrator.Compaction{Seq: 1, Summary: "The user wants the tests fixed."},
+	}
+	m, _ := testModel(t)
+	m.resumed = saved
+	m.session.ResumeFrom(*saved)
+	m.session.Restore(t.Context(), *saved) // what Prepare does with a live server
+	m.Update(preparedMsg{info: orchestrator.ModelInfo{Name: "qwen3:8b", NumCtx: 32768}})
+	s := screen(m)
+	for _, want := range []string{"› fix the tests", "↑ Summarized for the model from here up", "▸ Thought (4 words)",
+		"Running them first.", "✗ shell go test ./... · exit 1 · 1.5s", "⊘ shell go test ./... · interrupted", `Resumed "fix the tests": 4 messages.`} {
+		if !strings.Contains(s, want) {
+			t.Errorf("the resumed screen lacks %q:\n%s", want, s)
+		}
+	}
+}
+
+func TestSessionsPicker(t *testing.T) {
+	db, err := store.Open(filepath.Join(t.TempDir(), "lathe.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	m, _ := testModel(t)
+	m.opts.Engine.Store = db
+	for i, title := range []string{"older work", "newer work"} {
+		id := fmt.Sprintf("%016x", 0xabc0+i)
+		if err := db.CreateSession(t.Context(), orchestrator.SessionRecord{ID: id, Title: title, Dir: m.opts.Dir, Model: "llama3.1:8b"}); err != nil {
+			t.Fatal(err)
+		}
+		msg := orchestrator.StoredMessage{Seq: 0, Message: api.Message{Role: "user", Content: title},
+			Created: time.Now().Add(time.Duration(i) * time.Minute)}
+		if err := db.SaveMessage(t.Context(), id, msg); err != nil {
+			t.Fatal(err)
+		}
+	}
+	m.input.set("/sessions")
+	cmd := m.key(keyPress("enter"))
+	if cmd == nil || m.sessions == nil {
+		t.Fatal("/sessions did not open the picker")
+	}
+	m.Update(cmd())
+	s := screen(m)
+	if !strings.Contains(s, "Resume a session") || strings.Index(s, "newer work") > strings.Index(s, "older work") {
+		t.Fatalf("the picker does not list the sessions newest first:\n%s", s)
+	}
+	m.key(keyPress("down"))
+	load := m.key(keyPress("enter"))
+	if load == nil {
+		t.Fatal("enter did not load the session")
+	}
+	m.Update(load())
+	if m.session.ID() != fmt.Sprintf("%016x", 0xabc0) || m.resumed == nil || m.opts.Engine.Config.Model != "llama3.1:8b" {
+		t.Errorf("after choosing: session %s, resumed %v, model %q", m.session.ID(), m.resumed != nil, m.opts.Engine.Config.Model)
 	}
 }

@@ -36,6 +36,14 @@ func (m *model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		m.modelsListed(msg)
 	case modelSwitched:
 		m.modelSwitched(msg)
+	case sessionsMsg:
+		m.sessionsListed(msg)
+	case sessionLoaded:
+		cmd = m.sessionLoaded(msg)
+	case titleMsg:
+		if msg.title != "" {
+			m.title = msg.title
+		}
 	default:
 		cmd = m.input.update(msg, m.keys) // cursor blink and the like
 	}
@@ -62,6 +70,8 @@ func (m *model) key(msg tea.KeyPressMsg) tea.Cmd {
 		return m.dialogKey(msg)
 	case m.picker != nil:
 		return m.pickerKey(msg)
+	case m.sessions != nil:
+		return m.sessionsKey(msg)
 	}
 	if cmd, handled := m.transcriptKey(msg); handled {
 		return cmd

@@ -1,0 +1,84 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"path/filepath"
+	"time"
+
+	"lathe/config"
+	"lathe/orchestrator"
+	"lathe/orchestrator/store"
+	"lathe/ui"
+)
+
+// openStore opens the session database in the data directory.
+func openStore(getenv func(string) string) (*store.DB, error) {
+	dir := config.DataDir(getenv)
+	if dir == "" {
+		return nil, errors.New("no data directory: set XDG_DATA_HOME or HOME")
+	}
+	return store.Open(filepath.Join(dir, "lathe.db"))
+}
+
+// listSessions prints the saved sessions of the working directory, newest
+// first.
+func listSessions(ctx context.Context, cmd command, getenv func(string) string, stdout, stderr io.Writer) int {
+	db, err := openStore(getenv)
+	if err != nil {
+		fmt.Fprintf(stderr, "lathe: sessions: %v\n", err)
+		return exitFailure
+	}
+	defer db.Close()
+	list, err := db.ListSessions(ctx, cmd.dir)
+	if err != nil {
+		fmt.Fprintf(stderr, "lathe: sessions: %v\n", err)
+		return exitFailure
+	}
+	if len(list) == 0 {
+		fmt.Fprintf(stderr, "lathe: no saved session in %s\n", cmd.dir)
+		return exitOK
+	}
+	if err := ui.PrintSessions(stdout, list, time.Now()); err != nil {
+		fmt.Fprintf(stderr, "lathe: sessions: %v\n", err)
+		return exitFailure
+	}
+	return exitOK
+}
+
+// savedSession loads the session --continue or --resume asks for; nil
+// when neither was given.
+func savedSession(ctx context.Context, cmd command, st orchestrator.Store) (*orchestrator.SavedSession, error) {
+	if !cmd.cont && cmd.resume == "" {
+		return nil, nil
+	}
+	if st == nil {
+		return nil, errors.New("sessions are not available, so there is nothing to resume")
+	}
+	var id string
+	var err error
+	if cmd.cont {
+		id, err = st.LatestSession(ctx, cmd.dir)
+		if errors.Is(err, orchestrator.ErrSessionNotFound) {
+			return nil, fmt.Errorf("no session to continue in %s", cmd.dir)
+		}
+	} else {
+		id, err = st.FindSession(ctx, cmd.resume)
+		switch {
+		case errors.Is(err, orchestrator.ErrSessionNotFound):
+			return nil, fmt.Errorf("no session %q (lathe sessions lists them)", cmd.resume)
+		case errors.Is(err, orchestrator.ErrAmbiguousID):
+			return nil, fmt.Errorf("%q starts several session ids: give more of it", cmd.resume)
+		}
+	}
+	if err != nil {
+		return nil, err
+	}
+	saved, err := st.LoadSession(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	return &saved, nil
+}

@@ -1,0 +1,103 @@
+package ui
+
+import (
+	"encoding/json"
+	"fmt"
+
+	"github.com/ollama/ollama/api"
+
+	"lathe/orchestrator"
+)
+
+// showHistory fills the transcript with a restored session: prompts,
+// answers, folded thinking and tool cards, as they were shown when they
+// happened, and a mark where older messages were summarized for the model.
+func (m *model) showHistory(saved *orchestrator.SavedSession) {
+	m.transcript.clear()
+	meta := map[int]*orchestrator.ToolMeta{}
+	for _, sm := range saved.Messages {
+		if sm.Tool != nil {
+			meta[sm.Seq] = sm.Tool
+		}
+	}
+	msgs := m.session.Messages()[1:]
+	compactedAt := -1
+	if saved.Compaction != nil {
+		compactedAt = saved.Compaction.Seq
+	}
+	for i := 0; i < len(msgs); i++ {
+		if i == compactedAt {
+			m.notice(noticeInfo, "", "↑ Summarized for the model from here up; the messages are kept.")
+		}
+		msg := msgs[i]
+		switch msg.Role {
+		case "user":
+			m.transcript.add(&userItem{text: msg.Content})
+		case "assistant":
+			m.showReply(msg)
+			i += m.showCalls(msg.ToolCalls, msgs[i+1:], i+1, meta)
+		}
+	}
+	title := saved.Title
+	if title == "" {
+		title = saved.ID[:min(8, len(saved.ID))]
+	}
+	m.notice(noticeInfo, "", fmt.Sprintf("Resumed %q: %d messages.", title, len(msgs)))
+	m.transcript.scrollToBottom()
+}
+
+// showReply adds an assistant message's thinking, folded, and its text.
+func (m *model) showReply(msg api.Message) {
+	if msg.Thinking != "" {
+		t := &thinkingItem{done: true}
+		t.add(msg.Thinking)
+		m.transcript.add(t)
+	}
+	if msg.Content != "" {
+		md := NewMarkdown(m.markdown())
+		md.Append(tabsToSpaces(msg.Content))
+		md.Finish()
+		m.transcript.add(&answerItem{md: md})
+	}
+}
+
+// subjectOf is a call's key argument, worked out by its tool; empty when
+// the call does not validate.
+func (m *model) subjectOf(c api.ToolCall) string {
+	tool, ok := m.opts.Engine.Tools.Lookup(c.Function.Name)
+	if !ok {
+		return ""
+	}
+	call, err := tool.Prepare(json.RawMessage(c.Function.Arguments.String()))
+	if err != nil {
+		return ""
+	}
+	return call.Subject()
+}
+
+// showCalls adds a finished card for each call, paired with its result
+// among the messages that follow (rest, starting at seq first), and
+// returns how many results it used.
+func (m *model) showCalls(calls []api.ToolCall, rest []api.Message, first int, meta map[int]*orchestrator.ToolMeta) int {
+	used := 0
+	for i, c := range calls {
+		if i >= len(rest) || rest[i].Role != "tool" {
+			break
+		}
+		card := &toolCard{start: orchestrator.ToolStarted{Index: i, ID: c.ID, Name: c.Function.Name, Args: c.Function.Arguments.String()}}
+		end := orchestrator.ToolFinished{Index: i, Name: c.Function.Name, Outcome: orchestrator.OutcomeOK}
+		end.Result.Content = rest[i].Content
+		if md := meta[first+i]; md != nil {
+			card.start.Subject, end.Subject = md.Subject, md.Subject
+			end.Outcome, end.Result.Summary, end.Duration = md.Outcome, md.Summary, md.Duration
+		} else {
+			end.Outcome, end.Result.Summary = orchestrator.OutcomeInterrupted, "interrupted"
+			card.start.Subject = m.subjectOf(c)
+			end.Subject = card.start.Subject
+		}
+		card.finish(end)
+		m.transcript.add(card)
+		used++
+	}
+	return used
+}

@@ -1,0 +1,25 @@
+package ui
+
+import (
+	"fmt"
+	"io"
+	"text/tabwriter"
+	"time"
+
+	"lathe/orchestrator"
+)
+
+// PrintSessions writes the sessions as a table: id, age, model, messages,
+// how the last run ended, title.
+func PrintSessions(w io.Writer, list []orchestrator.SessionSummary, now time.Time) error {
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "ID\tAGE\tMODEL\tMESSAGES\tLAST RUN\tTITLE")
+	for _, s := range list {
+		last := "-"
+		if s.LastRun != nil {
+			last = string(s.LastRun.Ending())
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%s\t%s\n", s.ID[:min(8, len(s.ID))], ago(now.Sub(s.Updated)), s.Model, s.Messages, last, s.Title)
+	}
+	return tw.Flush()
+}

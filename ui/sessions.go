@@ -1,0 +1,202 @@
+package ui
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	"charm.land/bubbles/v2/key"
+	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/x/ansi"
+
+	"lathe/orchestrator"
+)
+
+// sessionPicker lists the saved sessions of the working directory and
+// resumes the one chosen. It takes the input's place.
+type sessionPicker struct {
+	loading bool
+	list    []orchestrator.SessionSummary
+	cursor  int
+}
+
+type (
+	// sessionsMsg carries the saved sessions, or why they could not be listed.
+	sessionsMsg struct {
+		list []orchestrator.SessionSummary
+		err  error
+	}
+	// sessionLoaded carries a saved session to resume.
+	sessionLoaded struct {
+		saved orchestrator.SavedSession
+		err   error
+	}
+	// titleMsg carries the title the model gave the session.
+	titleMsg struct{ title string }
+	// compactDone ends a /compact; it comes through the bridge after the
+	// Compacted event.
+	compactDone struct{ err error }
+)
+
+func (m *model) cmdSessions(string) tea.Cmd {
+	st := m.opts.Engine.Store
+	switch {
+	case m.run != nil || m.compacting:
+		m.notice(noticeWarn, "", "a request is running: press esc to interrupt it first")
+		return nil
+	case st == nil:
+		m.notice(noticeWarn, "", "sessions are not being saved, so there are none to resume")
+		return nil
+	}
+	m.sessions = &sessionPicker{loading: true}
+	ctx, dir := m.ctx, m.opts.Dir
+	return func() tea.Msg {
+		list, err := st.ListSessions(ctx, dir)
+		return sessionsMsg{list, err}
+	}
+}
+
+func (m *model) sessionsListed(msg sessionsMsg) {
+	if m.sessions == nil {
+		return
+	}
+	if msg.err != nil {
+		m.sessions = nil
+		m.notice(noticeError, "Cannot list sessions", msg.err.Error())
+		return
+	}
+	m.sessions.loading, m.sessions.list = false, msg.list
+}
+
+func (m *model) sessionsKey(msg tea.KeyPressMsg) tea.Cmd {
+	p := m.sessions
+	switch {
+	case key.Matches(msg, m.keys.Interrupt):
+		m.sessions = nil
+	case key.Matches(msg, m.keys.Prev):
+		p.cursor = max(p.cursor-1, 0)
+	case key.Matches(msg, m.keys.Next):
+		p.cursor = min(p.cursor+1, max(len(p.list)-1, 0))
+	case key.Matches(msg, m.keys.Send) && len(p.list) > 0:
+		id := p.list[p.cursor].ID
+		m.sessions = nil
+		ctx, st := m.ctx, m.opts.Engine.Store
+		return func() tea.Msg {
+			saved, err := st.LoadSession(ctx, id)
+			return sessionLoaded{saved, err}
+		}
+	}
+	return nil
+}
+
+// sessionLoaded switches to a saved session: a new session value resumes
+// it once prepared.
+func (m *model) sessionLoaded(msg sessionLoaded) tea.Cmd {
+	if msg.err != nil {
+		m.notice(noticeError, "Cannot resume", msg.err.Error())
+		return nil
+	}
+	if msg.saved.Model != "" {
+		m.opts.Engine.Config.Model = msg.saved.Model
+	}
+	m.session = m.newSession()
+	m.session.ResumeFrom(msg.saved)
+	m.resumed, m.titled, m.title, m.usage = &msg.saved, true, msg.saved.Title, usage{}
+	return m.prepare()
+}
+
+func (m *model) cmdNew(string) tea.Cmd {
+	if m.run != nil || m.compacting {
+		m.notice(noticeWarn, "", "a request is running: press esc to interrupt it first")
+		return nil
+	}
+	m.session.Reset()
+	m.transcript.clear()
+	m.usage, m.titled, m.title = usage{}, false, ""
+	m.notice(noticeInfo, "", "New conversation.")
+	return nil
+}
+
+func (m *model) cmdCompact(string) tea.Cmd {
+	if m.run != nil || m.compacting || m.phase != phaseReady {
+		m.notice(noticeWarn, "", "nothing to compact now: wait for the request to end")
+		return nil
+	}
+	m.compacting = true
+	m.setStatusNote("compacting…")
+	ctx, session, b := m.ctx, m.session, m.bridge
+	m.runs.Add(1)
+	return func() tea.Msg {
+		defer m.runs.Done()
+		b.send(compactDone{session.Compact(ctx, b.emit)})
+		return nil
+	}
+}
+
+// askTitle asks the model, once per session, for a title after its first
+// answer; the session starts with its first prompt as the title.
+func (m *model) askTitle(stop orchestrator.StopReason) tea.Cmd {
+	if m.titled || stop != orchestrator.StopDone || m.opts.Engine.Store == nil {
+		return nil
+	}
+	m.titled = true
+	titler := m.session.Titler()
+	if titler == nil {
+		return nil
+	}
+	ctx, log := m.ctx, m.opts.Engine.Log
+	m.runs.Add(1) // quitting waits for it, as for a run
+	return func() tea.Msg {
+		defer m.runs.Done()
+		title, err := titler(ctx)
+		if err != nil {
+			log.Warn().Err(err).Msg("session title")
+		}
+		return titleMsg{title}
+	}
+}
+
+func (p *sessionPicker) view(width, height int, current string, st *theme) string {
+	lines := []string{st.rule.Render(strings.Repeat("─", width)), " " + st.dialogTitle.Render("Resume a session")}
+	switch {
+	case p.loading:
+		lines = append(lines, indent+st.meta.Render("listing sessions…"))
+	case len(p.list) == 0:
+		lines = append(lines, indent+st.meta.Render("no saved session in this directory"))
+	}
+	room := max(height-3, 1)
+	first := min(max(p.cursor-room+1, 0), max(len(p.list)-room, 0))
+	now := time.Now()
+	for i := first; i < len(p.list) && i < first+room; i++ {
+		s := p.list[i]
+		mark := "  "
+		if i == p.cursor {
+			mark = st.accent.Render("› ")
+		}
+		last := "-"
+		if s.LastRun != nil {
+			last = string(s.LastRun.Ending())
+		}
+		title := s.Title
+		if s.ID == current {
+			title += " (current)"
+		}
+		row := fmt.Sprintf("%s%s  %5s  %3d msgs  %-11s %s", mark, s.ID[:min(8, len(s.ID))], ago(now.Sub(s.Updated)), s.Messages, last, title)
+		lines = append(lines, ansi.Truncate(" "+row, width, "…"))
+	}
+	lines = append(lines, " "+st.key.Render("enter")+" resume  "+st.key.Render("esc")+" close")
+	return strings.Join(lines, "\n")
+}
+
+// ago writes how long ago something was: "5m", "3h", "2d".
+func ago(d time.Duration) string {
+	switch {
+	case d < time.Minute:
+		return "now"
+	case d < time.Hour:
+		return fmt.Sprintf("%dm", int(d.Minutes()))
+	case d < 48*time.Hour:
+		return fmt.Sprintf("%dh", int(d.Hours()))
+	}
+	return fmt.Sprintf("%dd", int(d.Hours()/24))
+}
