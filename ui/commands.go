@@ -96,7 +96,7 @@ func (m *model) cmdModel(arg string) tea.Cmd {
 	if arg != "" {
 		return m.switchModel(arg)
 	}
-	m.picker = &modelPicker{loading: true}
+	m.picker = newModelPicker()
 	return m.listModels()
 }
 

@@ -164,9 +164,10 @@ func (m *model) bottom() string {
 	case m.dialog != nil:
 		return m.dialog.view(m.width, room, &m.st, m.keys)
 	case m.picker != nil:
-		return m.picker.view(m.width, room, m.info.Name, &m.st)
+		return m.picker.view(m.width, room, &m.st, func(i int) string { return m.picker.row(i, m.info.Name, &m.st) })
 	case m.sessions != nil:
-		return m.sessions.view(m.width, room, m.session.ID(), &m.st)
+		now, id := time.Now(), m.session.ID()
+		return m.sessions.view(m.width, room, &m.st, func(i int) string { return m.sessions.row(i, id, now) })
 	}
 	lines := []string{m.st.rule.Render(strings.Repeat("─", m.width))}
 	for i, c := range completions(m.input.value()) {

@@ -2,11 +2,8 @@ package ui
 
 import (
 	"fmt"
-	"strings"
 
-	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
-	"github.com/charmbracelet/x/ansi"
 
 	"lathe/orchestrator"
 )
@@ -14,9 +11,14 @@ import (
 // modelPicker lists the installed models, marking which support tools, and
 // switches to the one chosen. It takes the input's place.
 type modelPicker struct {
-	loading bool
-	models  []orchestrator.ModelSummary
-	cursor  int
+	listPanel
+	models []orchestrator.ModelSummary
+}
+
+func newModelPicker() *modelPicker {
+	return &modelPicker{listPanel: listPanel{title: "Choose a model", waiting: "listing installed models…",
+		empty:  "no model is installed: pull one with \"ollama pull " + orchestrator.SuggestedModel + "\"",
+		action: "switch", loading: true}}
 }
 
 // modelsMsg carries the installed models, or why they could not be listed.
@@ -51,48 +53,24 @@ func (m *model) switchModel(name string) tea.Cmd {
 // pickerKey handles a key while the picker is open.
 func (m *model) pickerKey(msg tea.KeyPressMsg) tea.Cmd {
 	p := m.picker
-	switch {
-	case key.Matches(msg, m.keys.Interrupt):
+	chosen, closed := p.key(msg, m.keys)
+	if closed || chosen {
 		m.picker = nil
-	case key.Matches(msg, m.keys.Prev):
-		p.cursor = max(p.cursor-1, 0)
-	case key.Matches(msg, m.keys.Next):
-		p.cursor = min(p.cursor+1, max(len(p.models)-1, 0))
-	case key.Matches(msg, m.keys.Send) && len(p.models) > 0:
-		chosen := p.models[p.cursor]
-		m.picker = nil
-		if !chosen.Tools {
-			m.notice(noticeWarn, "", chosen.Name+" does not support tool calling, which lathe needs; choose another")
-			return nil
-		}
-		return m.switchModel(chosen.Name)
 	}
-	return nil
+	if !chosen {
+		return nil
+	}
+	md := p.models[p.cursor]
+	if !md.Tools {
+		m.notice(noticeWarn, "", md.Name+" does not support tool calling, which lathe needs; choose another")
+		return nil
+	}
+	return m.switchModel(md.Name)
 }
 
-func (p *modelPicker) view(width, height int, current string, st *theme) string {
-	lines := []string{st.rule.Render(strings.Repeat("─", width)), " " + st.dialogTitle.Render("Choose a model")}
-	switch {
-	case p.loading:
-		lines = append(lines, indent+st.meta.Render("listing installed models…"))
-	case len(p.models) == 0:
-		lines = append(lines, indent+st.meta.Render("no model is installed: pull one with \"ollama pull "+orchestrator.SuggestedModel+"\""))
-	}
-	room := max(height-3, 1)
-	first := min(max(p.cursor-room+1, 0), max(len(p.models)-room, 0))
-	for i := first; i < len(p.models) && i < first+room; i++ {
-		lines = append(lines, p.row(i, width, current, st))
-	}
-	lines = append(lines, " "+st.key.Render("enter")+" switch  "+st.key.Render("esc")+" close")
-	return strings.Join(lines, "\n")
-}
-
-func (p *modelPicker) row(i, width int, current string, st *theme) string {
+// row is a model as the picker shows it.
+func (p *modelPicker) row(i int, current string, st *theme) string {
 	md := p.models[i]
-	cursor := "  "
-	if i == p.cursor {
-		cursor = st.accent.Render("› ")
-	}
 	tools := st.ok.Render("tools")
 	if !md.Tools {
 		tools = st.failed.Render("no tools")
@@ -101,8 +79,7 @@ func (p *modelPicker) row(i, width int, current string, st *theme) string {
 	if name == current {
 		name += " (current)"
 	}
-	row := fmt.Sprintf("%s%-28s %6s %-7s %s  %s", cursor, name, md.ParameterSize, md.Quantization, humanBytes(md.Size), tools)
-	return ansi.Truncate(" "+row, width, "…")
+	return fmt.Sprintf("%-28s %6s %-7s %s  %s", name, md.ParameterSize, md.Quantization, humanBytes(md.Size), tools)
 }
 
 // humanBytes writes n bytes as "4.9 GB".

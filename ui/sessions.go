@@ -2,12 +2,9 @@ package ui
 
 import (
 	"fmt"
-	"strings"
 	"time"
 
-	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
-	"github.com/charmbracelet/x/ansi"
 
 	"lathe/orchestrator"
 )
@@ -15,9 +12,8 @@ import (
 // sessionPicker lists the saved sessions of the working directory and
 // resumes the one chosen. It takes the input's place.
 type sessionPicker struct {
-	loading bool
-	list    []orchestrator.SessionSummary
-	cursor  int
+	listPanel
+	list []orchestrator.SessionSummary
 }
 
 type (
@@ -48,7 +44,8 @@ func (m *model) cmdSessions(string) tea.Cmd {
 		m.notice(noticeWarn, "", "sessions are not being saved, so there are none to resume")
 		return nil
 	}
-	m.sessions = &sessionPicker{loading: true}
+	m.sessions = &sessionPicker{listPanel: listPanel{title: "Resume a session", waiting: "listing sessions…",
+		empty: "no saved session in this directory", action: "resume", loading: true}}
 	ctx, dir := m.ctx, m.opts.Dir
 	return func() tea.Msg {
 		list, err := st.ListSessions(ctx, dir)
@@ -65,28 +62,24 @@ func (m *model) sessionsListed(msg sessionsMsg) {
 		m.notice(noticeError, "Cannot list sessions", msg.err.Error())
 		return
 	}
-	m.sessions.loading, m.sessions.list = false, msg.list
+	m.sessions.list = msg.list
+	m.sessions.loaded(len(msg.list), 0)
 }
 
 func (m *model) sessionsKey(msg tea.KeyPressMsg) tea.Cmd {
 	p := m.sessions
-	switch {
-	case key.Matches(msg, m.keys.Interrupt):
+	chosen, closed := p.key(msg, m.keys)
+	if closed || chosen {
 		m.sessions = nil
-	case key.Matches(msg, m.keys.Prev):
-		p.cursor = max(p.cursor-1, 0)
-	case key.Matches(msg, m.keys.Next):
-		p.cursor = min(p.cursor+1, max(len(p.list)-1, 0))
-	case key.Matches(msg, m.keys.Send) && len(p.list) > 0:
-		id := p.list[p.cursor].ID
-		m.sessions = nil
-		ctx, st := m.ctx, m.opts.Engine.Store
-		return func() tea.Msg {
-			saved, err := st.LoadSession(ctx, id)
-			return sessionLoaded{saved, err}
-		}
 	}
-	return nil
+	if !chosen {
+		return nil
+	}
+	id, ctx, st := p.list[p.cursor].ID, m.ctx, m.opts.Engine.Store
+	return func() tea.Msg {
+		saved, err := st.LoadSession(ctx, id)
+		return sessionLoaded{saved, err}
+	}
 }
 
 // sessionLoaded switches to a saved session: a new session value resumes
@@ -156,36 +149,18 @@ func (m *model) askTitle(stop orchestrator.StopReason) tea.Cmd {
 	}
 }
 
-func (p *sessionPicker) view(width, height int, current string, st *theme) string {
-	lines := []string{st.rule.Render(strings.Repeat("─", width)), " " + st.dialogTitle.Render("Resume a session")}
-	switch {
-	case p.loading:
-		lines = append(lines, indent+st.meta.Render("listing sessions…"))
-	case len(p.list) == 0:
-		lines = append(lines, indent+st.meta.Render("no saved session in this directory"))
+// row is a session as the picker shows it.
+func (p *sessionPicker) row(i int, current string, now time.Time) string {
+	s := p.list[i]
+	last := "-"
+	if s.LastRun != nil {
+		last = string(s.LastRun.Ending())
 	}
-	room := max(height-3, 1)
-	first := min(max(p.cursor-room+1, 0), max(len(p.list)-room, 0))
-	now := time.Now()
-	for i := first; i < len(p.list) && i < first+room; i++ {
-		s := p.list[i]
-		mark := "  "
-		if i == p.cursor {
-			mark = st.accent.Render("› ")
-		}
-		last := "-"
-		if s.LastRun != nil {
-			last = string(s.LastRun.Ending())
-		}
-		title := s.Title
-		if s.ID == current {
-			title += " (current)"
-		}
-		row := fmt.Sprintf("%s%s  %5s  %3d msgs  %-11s %s", mark, s.ID[:min(8, len(s.ID))], ago(now.Sub(s.Updated)), s.Messages, last, title)
-		lines = append(lines, ansi.Truncate(" "+row, width, "…"))
+	title := s.Title
+	if s.ID == current {
+		title += " (current)"
 	}
-	lines = append(lines, " "+st.key.Render("enter")+" resume  "+st.key.Render("esc")+" close")
-	return strings.Join(lines, "\n")
+	return fmt.Sprintf("%s  %5s  %3d msgs  %-11s %s", s.ID[:min(8, len(s.ID))], ago(now.Sub(s.Updated)), s.Messages, last, title)
 }
 
 // ago writes how long ago something was: "5m", "3h", "2d".

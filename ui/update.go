@@ -1,10 +1,13 @@
 package ui
 
 import (
+	"slices"
 	"strings"
 
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
+
+	"lathe/orchestrator"
 )
 
 // frameMsg paces rendering while something streams or spins.
@@ -227,12 +230,9 @@ func (m *model) modelsListed(msg modelsMsg) {
 		m.notice(noticeError, "Cannot list models", msg.err.Error())
 		return
 	}
-	m.picker.loading, m.picker.models = false, msg.models
-	for i, md := range msg.models {
-		if md.Name == m.info.Name {
-			m.picker.cursor = i
-		}
-	}
+	current := slices.IndexFunc(msg.models, func(md orchestrator.ModelSummary) bool { return md.Name == m.info.Name })
+	m.picker.models = msg.models
+	m.picker.loaded(len(msg.models), current)
 }
 
 func (m *model) modelSwitched(msg modelSwitched) {
