@@ -20,6 +20,7 @@ const (
 	typeString  paramType = "string"
 	typeInteger paramType = "integer"
 	typeBoolean paramType = "boolean"
+	typeArray   paramType = "array" // of strings
 )
 
 // param describes one tool argument. A tool's list of params is the one
@@ -34,6 +35,9 @@ type param struct {
 	// file marks a string that holds a whole file's content: an object
 	// or array sent for it is taken as its JSON text.
 	file bool
+	// enum lists the values a string may take, for the schema; the tool
+	// checks them.
+	enum []string
 }
 
 // spec is what the model is told about a tool.
@@ -48,7 +52,14 @@ func (s spec) definition() api.Tool {
 	props := api.NewToolPropertiesMap()
 	var required []string
 	for _, p := range s.params {
-		props.Set(p.name, api.ToolProperty{Type: api.PropertyType{string(p.typ)}, Description: p.desc})
+		prop := api.ToolProperty{Type: api.PropertyType{string(p.typ)}, Description: p.desc}
+		if p.typ == typeArray {
+			prop.Items = map[string]any{"type": "string"}
+		}
+		for _, e := range p.enum {
+			prop.Enum = append(prop.Enum, e)
+		}
+		props.Set(p.name, prop)
 		if p.required {
 			required = append(required, p.name)
 		}
@@ -161,6 +172,9 @@ func stringObject(raw json.RawMessage) (json.RawMessage, bool) {
 // returned unchanged for json to judge.
 func coerce(p param, v json.RawMessage) (json.RawMessage, string) {
 	s, quoted := string(v), v[0] == '"'
+	if p.typ == typeArray {
+		return stringList(p, v)
+	}
 	if p.typ == typeString {
 		if p.file {
 			return stringOf(p, v)
@@ -232,8 +246,11 @@ func typeError(err error, params []param, fields map[string]json.RawMessage) err
 }
 
 func article(t paramType) string {
-	if t == typeInteger {
+	switch t {
+	case typeInteger:
 		return "an integer"
+	case typeArray:
+		return "an array of strings"
 	}
 	return "a " + string(t)
 }
@@ -261,4 +278,106 @@ func clip(s string, n int) string {
 		return s
 	}
 	return s[:runeStart(s, n)] + "…"
+}
+
+// stringList rewrites what models send for a list of strings into one:
+// a JSON string holding the list, a string with one item per line (list
+// markers dropped), or a list whose items are objects (their text taken)
+// or numbers.
+func stringList(p param, v json.RawMessage) (json.RawMessage, string) {
+	var fix string
+	if v[0] == '"' {
+		var s string
+		if json.Unmarshal(v, &s) != nil {
+			return v, ""
+		}
+		if inner := bytes.TrimSpace([]byte(s)); len(inner) > 0 && inner[0] == '[' && json.Valid(inner) {
+			v, fix = inner, strconv.Quote(p.name)+" sent as a JSON string"
+		} else {
+			var items []string
+			for line := range strings.Lines(s) {
+				if line = listItem(line); line != "" {
+					items = append(items, line)
+				}
+			}
+			out, _ := json.Marshal(items)
+			return out, strconv.Quote(p.name) + " sent as a string, one item per line"
+		}
+	}
+	var raw []json.RawMessage
+	if v[0] != '[' || json.Unmarshal(v, &raw) != nil {
+		return v, fix
+	}
+	items := make([]string, 0, len(raw))
+	changed := false
+	for _, r := range raw {
+		var s string
+		if json.Unmarshal(r, &s) == nil {
+			items = append(items, s)
+			continue
+		}
+		text, ok := itemText(r)
+		if !ok {
+			return v, fix // for json to report
+		}
+		items = append(items, text)
+		changed = true
+	}
+	if changed {
+		fix = strconv.Quote(p.name) + " items sent as objects or numbers, their text used"
+		v, _ = json.Marshal(items)
+	}
+	return v, fix
+}
+
+// itemText is the text of a list item sent as something other than a
+// string: a number, or an object with one string field or a field named
+// like text.
+func itemText(r json.RawMessage) (string, bool) {
+	var n json.Number
+	if json.Unmarshal(r, &n) == nil {
+		return n.String(), true
+	}
+	var obj map[string]json.RawMessage
+	if json.Unmarshal(r, &obj) != nil {
+		return "", false
+	}
+	strs := map[string]string{}
+	for k, raw := range obj {
+		var s string
+		if json.Unmarshal(raw, &s) == nil {
+			strs[strings.ToLower(k)] = s
+		}
+	}
+	for _, k := range []string{"text", "description", "step", "title", "content", "task", "name"} {
+		if s, ok := strs[k]; ok {
+			return s, true
+		}
+	}
+	if len(strs) == 1 {
+		for _, s := range strs {
+			return s, true
+		}
+	}
+	return "", false
+}
+
+// listItem is a line of a list without its marker ("- ", "* ", "3. ",
+// "3) ") and surrounding space.
+func listItem(line string) string {
+	line = strings.TrimSpace(line)
+	if rest, ok := strings.CutPrefix(line, "- "); ok {
+		return strings.TrimSpace(rest)
+	}
+	if rest, ok := strings.CutPrefix(line, "* "); ok {
+		return strings.TrimSpace(rest)
+	}
+	i := 0
+	for i < len(line) && line[i] >= '0' && line[i] <= '9' {
+		i++
+	}
+	if i > 0 && i < len(line) && (line[i] == '.' || line[i] == ')') {
+		return strings.TrimSpace(line[i+1:])
+	}
+	return line
 }

@@ -106,6 +106,10 @@ type capped struct {
 	note    string
 }
 
+// Unwrap returns the tool's own call, for callers that handle calls of
+// their own tools themselves (see Func).
+func (c capped) Unwrap() Call { return c.Call }
+
 func (c capped) Run(ctx context.Context) (Result, error) {
 	res, err := c.Call.Run(ctx)
 	res.Content = capText(res.Content, c.limit) + c.note

@@ -126,6 +126,24 @@ func checkCapabilities(req api.ChatRequest, e entry) *httpError {
 	return nil
 }
 
+// checkFormat rejects a format the runner cannot turn into a grammar:
+// anything but "json" or a JSON Schema object ("" and null mean none).
+// The runner finds it when the completion starts, on the streaming path.
+func checkFormat(f json.RawMessage) *httpError {
+	switch strings.TrimSpace(string(f)) {
+	case "", "null", `""`, `"json"`:
+		return nil
+	}
+	var schema map[string]any
+	if f[0] != '{' {
+		return reject(http.StatusInternalServerError, "invalid format: %q; expected \"json\" or a valid JSON Schema object", f)
+	}
+	if json.Unmarshal(f, &schema) != nil {
+		return reject(http.StatusInternalServerError, "invalid JSON schema in format")
+	}
+	return nil
+}
+
 // numCtx is the context the model runs with: the request's num_ctx or the
 // server's default, capped at the trained context, at least 4.
 func (s *Server) numCtx(requested int, e entry) int {
@@ -137,8 +155,8 @@ func (s *Server) numCtx(requested int, e entry) int {
 }
 
 // checkPrompt rejects what the real server rejects once the prompt is
-// rendered: a think level on a non-harmony model, and a prompt longer than
-// num_ctx with truncate:false.
+// rendered: a think level on a non-harmony model, a prompt longer than
+// num_ctx with truncate:false, and a format that is not a grammar.
 func checkPrompt(c chatCall) *httpError {
 	if c.req.Think != nil && c.req.Think.IsString() && c.model.Architecture != "gptoss" {
 		return reject(http.StatusBadRequest, "think value %q is not supported for this model", c.req.Think.String())
@@ -147,6 +165,12 @@ func checkPrompt(c chatCall) *httpError {
 		herr := reject(http.StatusBadRequest, "the input length exceeds the context length")
 		if c.stream {
 			herr.contentType = jsonPlain // raised on the streaming path
+		}
+		return herr
+	}
+	if herr := checkFormat(c.req.Format); herr != nil {
+		if c.stream {
+			herr.contentType = jsonPlain
 		}
 		return herr
 	}

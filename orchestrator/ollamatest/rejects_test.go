@@ -45,6 +45,8 @@ func TestChatRejects(t *testing.T) {
 		{"truncate false and too long, not streamed", "POST", "/api/chat",
 			`{"model":"qwen3:8b","stream":false,"truncate":false,"options":{"num_ctx":128},"messages":[{"role":"user","content":"` + long + `"}]}`,
 			400, "application/json; charset=utf-8", `{"error":"the input length exceeds the context length"}`},
+		{"format neither json nor a schema", "POST", "/api/chat", `{"model":"qwen3:8b","format":"xml","messages":[{"role":"user","content":"hi"}]}`,
+			500, "application/json", `{"error":"invalid format: \"\\\"xml\\\"\"; expected \"json\" or a valid JSON Schema object"}`},
 		{"no messages loads the model", "POST", "/api/chat", `{"model":"QWEN3:8B"}`, 200, "application/json; charset=utf-8",
 			`^\{"model":"QWEN3:8B","created_at":"[^"]+","message":\{"role":"assistant","content":""\},"done":true,"done_reason":"load"\}$`},
 		{"keep_alive 0 unloads", "POST", "/api/chat", `{"model":"qwen3:8b","messages":[],"keep_alive":0}`, 200, "application/json; charset=utf-8",
