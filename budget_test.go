@@ -17,7 +17,7 @@ func startOfEveryRequest(t testing.TB) (system, schemas string) {
 		t.Fatal(err)
 	}
 	defer ws.Close()
-	system, err = prompts.BuildPrompt(prompts.Build{Dir: "/home/dev/projects/service", OS: "linux", Arch: "amd64", Git: true})
+	system, err = prompts.BuildPrompt(prompts.Env{Dir: "/home/dev/projects/service", OS: "linux", Arch: "amd64", Git: true}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

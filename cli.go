@@ -13,6 +13,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"lathe/config"
+	"lathe/orchestrator"
 	"lathe/prompts"
 	"lathe/tools"
 	"lathe/ui"
@@ -35,10 +36,12 @@ Flags:
       --output-format FMT    text (default), json or stream-json (with -p)
       --continue             continue the latest session in the working directory
       --resume ID            continue the session ID (a unique prefix is enough)
+      --mode MODE            start in build (default), plan or ask mode; with -p, plan mode
+                             prints the plan and stops, unless --yes carries it out
   -h, --help                 show this help
       --version              print the version
 
-Exit codes: 0 done, 1 failure, 2 usage or config error, 3 stopped by a limit, 130 interrupted.
+Exit codes: 0 done (or a plan printed), 1 failure, 2 usage or config error, 3 stopped by a limit, 130 interrupted.
 Environment: OLLAMA_HOST, LATHE_MODEL, LOG_LEVEL (debug|info|warn|error), NO_COLOR.
 Config: $XDG_CONFIG_HOME/lathe/config.toml, then .lathe/config.toml in the project.
 `
@@ -51,15 +54,16 @@ type command struct {
 	dir      string
 	format   ui.Format
 	flags    config.Flags
-	cont     bool   // --continue
-	resume   string // --resume ID
+	cont     bool              // --continue
+	resume   string            // --resume ID
+	mode     orchestrator.Mode // --mode; nil when not given
 	help     bool
 	version  bool
 }
 
 func parseArgs(args []string) (command, error) {
 	var cmd command
-	var format string
+	var format, mode string
 	fs := pflag.NewFlagSet("lathe", pflag.ContinueOnError)
 	fs.SetOutput(io.Discard)
 	fs.SortFlags = false
@@ -71,6 +75,7 @@ func parseArgs(args []string) (command, error) {
 	fs.StringVar(&format, "output-format", string(ui.FormatText), "")
 	fs.BoolVar(&cmd.cont, "continue", false, "")
 	fs.StringVar(&cmd.resume, "resume", "", "")
+	fs.StringVar(&mode, "mode", "", "")
 	fs.BoolVarP(&cmd.help, "help", "h", false, "")
 	fs.BoolVar(&cmd.version, "version", false, "")
 	if err := fs.Parse(args); err != nil {
@@ -89,6 +94,13 @@ func parseArgs(args []string) (command, error) {
 	}
 	if fs.Changed("max-turns") && cmd.flags.MaxTurns < 1 {
 		return cmd, fmt.Errorf("--max-turns must be at least 1")
+	}
+	if fs.Changed("mode") {
+		m, err := orchestrator.ParseMode(mode)
+		if err != nil {
+			return cmd, fmt.Errorf("--mode: %v", err)
+		}
+		cmd.mode = m
 	}
 	f, err := ui.ParseFormat(format)
 	if err != nil {

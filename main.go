@@ -114,11 +114,11 @@ func engine(ctx context.Context, cmd command, cfg config.Config, log zerolog.Log
 	if err := checkApprovalTools(cfg.Approval.Tools, registry); err != nil {
 		return fail(exitUsage, "config: %v", err)
 	}
-	system, err := prompts.BuildPrompt(prompts.Build{
+	env := prompts.Env{
 		Dir: ws.Dir(), OS: runtime.GOOS, Arch: runtime.GOARCH,
 		Git: inGitRepo(cmd.dir), Instructions: readInstructions(ws, stderr),
-	})
-	if err != nil {
+	}
+	if _, err := prompts.BuildPrompt(env, nil); err != nil {
 		return fail(exitFailure, "system prompt: %v", err)
 	}
 	var st orchestrator.Store
@@ -141,7 +141,8 @@ func engine(ctx context.Context, cmd command, cfg config.Config, log zerolog.Log
 		Tools:   registry,
 		Log:     log,
 		Config:  cfg,
-		System:  system,
+		Env:     env,
+		Mode:    cmd.mode,
 		BaseURL: cfg.OllamaURL.String(),
 		Store:   st,
 		Dir:     ws.Dir(),
@@ -163,6 +164,11 @@ func oneShot(ctx context.Context, cmd command, prompt string, cfg config.Config,
 		All: cfg.Approval.All, Tools: cfg.Approval.Tools, Commands: cfg.Approval.Commands,
 		Denial: "lathe is running non-interactively without --yes, so it cannot change files or run commands; " +
 			"say what you would do instead",
+	}
+	if cmd.flags.Yes {
+		// --yes carries a plan out; without it the plan is printed, for the
+		// user to review (approval.all in a config file is not enough).
+		opts.Reviewer = orchestrator.ApprovePlans{}
 	}
 	session := orchestrator.New(opts)
 	if saved != nil {
@@ -207,7 +213,7 @@ func interactive(ctx context.Context, cmd command, cfg config.Config, stdin io.R
 // returns the exit code.
 func report(stderr io.Writer, res orchestrator.Result, err error, lim config.Limits) int {
 	switch res.StopReason {
-	case orchestrator.StopDone:
+	case orchestrator.StopDone, orchestrator.StopPlanned:
 		return exitOK
 	case orchestrator.StopMaxTurns:
 		fmt.Fprintf(stderr, "lathe: stopped after %d turns, the limit (raise it with --max-turns)\n", res.Turns)

@@ -12,6 +12,7 @@ import (
 
 	"lathe/config"
 	"lathe/orchestrator/ollamatest"
+	"lathe/prompts"
 	"lathe/tools"
 )
 
@@ -71,7 +72,7 @@ func benchSession(c Client) *Session {
 		Approver: allow{},
 		Log:      zerolog.Nop(),
 		Config:   cfg,
-		System:   strings.Repeat("You are a coding assistant. ", 40),
+		Env:      prompts.Env{Dir: "/src/project", OS: "linux", Arch: "amd64", Git: true},
 	})
 }
 

@@ -44,10 +44,38 @@ func (c *callState) message() api.Message {
 func (r *run) runCalls(turn int, calls []api.ToolCall) []*callState {
 	states := make([]*callState, len(calls))
 	first := len(r.s.messages) - 1 // the results follow the reply, after the system prompt
+	brk, end := (*transition)(nil), len(calls)
 	for i, c := range calls {
-		states[i] = r.prepare(i, c)
+		if brk != nil {
+			// A transition ends the turn: the calls after it are
+			// answered without running (see below).
+			states[i] = &callState{index: i, call: c, args: c.Function.Arguments.String()}
+		} else {
+			states[i] = r.prepare(i, c)
+			if t, ok := asTransition(states[i].prepared); ok && !states[i].settled {
+				brk, end = t, i
+			}
+		}
 		states[i].seq = first + i
 	}
+	r.runAll(turn, states[:end])
+	if brk != nil {
+		r.transition(turn, states[end], brk)
+		why := fmt.Sprintf(notRunTurnEnded, brk.tool)
+		if r.change != nil {
+			why = notRunModeChanged // they were meant for a mode no longer current
+		}
+		for _, st := range states[end+1:] {
+			st.settle(OutcomeSkipped, tools.Errorf("skipped", why))
+		}
+		r.runAll(turn, states[end+1:])
+	}
+	return states
+}
+
+// runAll runs calls in order, read-only calls next to each other
+// together.
+func (r *run) runAll(turn int, states []*callState) {
 	for i := 0; i < len(states); {
 		j := i + 1
 		if r.readOnly(states[i]) {
@@ -58,12 +86,12 @@ func (r *run) runCalls(turn int, calls []api.ToolCall) []*callState {
 		r.runBatch(turn, states[i:j])
 		i = j
 	}
-	return states
 }
 
 // readOnly reports whether a call can run alongside others.
 func (r *run) readOnly(c *callState) bool {
-	return c.settled || c.tool.ReadOnly()
+	// update_plan reads nothing but sets the checklist: in call order.
+	return c.settled || c.tool.ReadOnly() && c.call.Function.Name != "update_plan"
 }
 
 // prepare validates a call and applies the limits.
@@ -82,9 +110,13 @@ func (r *run) prepare(i int, c api.ToolCall) *callState {
 		return st
 	}
 	r.res.ToolCalls++
-	tool, ok := r.s.opts.Tools.Lookup(c.Function.Name)
-	if !ok {
-		st.settle(OutcomeFailed, tools.Errorf("unknown tool", r.s.opts.Tools.UnknownToolError(c.Function.Name)))
+	tool, ok := r.s.tools.Lookup(c.Function.Name)
+	switch {
+	case !ok && r.s.known(c.Function.Name):
+		st.settle(OutcomeDenied, tools.Errorf("not in "+r.s.mode.Name()+" mode", r.s.notInMode(c.Function.Name)))
+		return st
+	case !ok:
+		st.settle(OutcomeFailed, tools.Errorf("unknown tool", r.s.tools.UnknownToolError(c.Function.Name)))
 		return st
 	}
 	st.tool = tool
@@ -186,6 +218,9 @@ func (r *run) finish(turn int, c *callState) {
 		Tool: &ToolMeta{Subject: c.subject, Outcome: c.outcome, Summary: c.result.Summary, Duration: c.duration}})
 	r.emit(ToolFinished{Turn: turn, Index: c.index, ID: c.call.ID, Name: c.call.Function.Name,
 		Subject: c.subject, Result: c.result, Outcome: c.outcome, Duration: c.duration})
+	if c.call.Function.Name == "update_plan" && c.outcome == OutcomeOK {
+		r.planUpdated()
+	}
 	r.s.opts.Log.Debug().Int("turn", turn).Str("tool", c.call.Function.Name).Str("args", abbreviate(c.args, 160)).
 		Dur("duration_ms", c.duration).Str("outcome", string(c.outcome)).Str("summary", c.result.Summary).
 		Strs("repairs", c.result.Repairs).Msg("tool call")

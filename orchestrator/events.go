@@ -97,6 +97,24 @@ type Compacted struct {
 	After      int // tokens it takes now (estimated)
 }
 
+// ModeChanged: a transition (start_task, an approved plan) switched the
+// session's mode; the next turn runs with the new mode's prompt and tools.
+type ModeChanged struct {
+	From, To string
+	Reason   string
+	Plan     *Plan // build mode's plan, a copy; nil without one
+}
+
+// PlanProposed: plan mode proposed a plan, which the Reviewer decides on
+// next. Plan is a copy.
+type PlanProposed struct {
+	Turn int
+	Plan *Plan
+}
+
+// PlanUpdated: build mode marked a step of its plan. Plan is a copy.
+type PlanUpdated struct{ Plan *Plan }
+
 // Warning is something the user should know that does not stop the run.
 type Warning struct{ Text string }
 
@@ -109,3 +127,6 @@ func (TurnFinished) isEvent()   {}
 func (Warning) isEvent()        {}
 func (ReplyRewritten) isEvent() {}
 func (Compacted) isEvent()      {}
+func (ModeChanged) isEvent()    {}
+func (PlanProposed) isEvent()   {}
+func (PlanUpdated) isEvent()    {}

@@ -15,6 +15,7 @@ import (
 
 	"lathe/config"
 	"lathe/orchestrator/ollamatest"
+	"lathe/prompts"
 	"lathe/tools"
 )
 
@@ -134,7 +135,7 @@ func newEnv(t *testing.T, srvOpts []ollamatest.Option, opts ...envOption) *env {
 		Approver: allow{},
 		Log:      zerolog.Nop(),
 		Config:   cfg,
-		System:   "You are a test.",
+		Env:      prompts.Env{Dir: "/src/project", OS: "linux", Arch: "amd64"},
 		BaseURL:  srv.URL(),
 	}
 	for _, opt := range opts {

@@ -37,6 +37,18 @@ func (r *run) save(m StoredMessage) {
 	}
 }
 
+// saveMode commits the session's mode record: a mode change, or the
+// plan's checklist updated.
+func (r *run) saveMode() {
+	st := r.s.opts.Store
+	if st == nil || r.storeErr || !r.s.created {
+		return
+	}
+	if err := st.SaveMode(r.storeCtx(), r.s.id, r.s.modeRec); err != nil {
+		r.storeFailed(err)
+	}
+}
+
 func (r *run) storeFailed(err error) {
 	if r.storeErr {
 		return
@@ -59,6 +71,8 @@ func (r *run) begin(prompt string) {
 			return
 		}
 		s.created, s.title = true, rec.Title
+		s.modeRec.Created = rec.Created
+		r.saveMode()
 	}
 	id, err := st.StartRun(r.storeCtx(), RunRecord{SessionID: s.id, Model: s.model.Name, Options: s.options, Started: r.start})
 	if err != nil {
@@ -94,21 +108,40 @@ func titleOf(prompt string) string {
 	return line
 }
 
-// Restore continues a saved session: its id, its history and its
-// compaction. Where the process died the history is mended, and the
+// Restore continues a saved session: its id, its history, its
+// compaction and its mode. Where the process died the history is mended, and the
 // mending is saved: a tool call without a result gets an "interrupted"
 // result, and a prompt without a reply an empty reply, so that the
 // history is valid for Ollama again. Call Prepare first.
 func (s *Session) Restore(ctx context.Context, saved SavedSession) error {
 	msgs, mended := mend(saved.Messages)
+	if err := s.restoreMode(saved.Modes); err != nil {
+		return err
+	}
+	system, err := systemPrompt(s.opts.Env, s.mode)
+	if err != nil {
+		return err
+	}
 	s.id, s.title, s.created = saved.ID, saved.Title, true
-	s.messages = append([]api.Message{{Role: "system", Content: s.opts.System}}, msgs...)
+	s.messages = append([]api.Message{{Role: "system", Content: system}}, msgs...)
 	s.compaction = saved.Compaction
 	s.used, s.usedAt = 0, 0
+	if m := s.opts.Mode; m != nil && m.Name() != s.mode.Name() {
+		// A mode asked for at start wins over the saved one.
+		if err := s.setMode(m, "chosen at start"); err != nil {
+			return err
+		}
+	}
 	if st := s.opts.Store; st != nil {
 		for _, m := range mended {
 			m.Created = s.opts.Now()
 			if err := st.SaveMessage(ctx, s.id, m); err != nil {
+				return err
+			}
+		}
+		if len(saved.Modes) == 0 || s.modeRec.Seq != saved.Modes[len(saved.Modes)-1].Seq ||
+			s.modeRec.Mode != saved.Modes[len(saved.Modes)-1].Mode {
+			if err := st.SaveMode(ctx, s.id, s.modeRec); err != nil {
 				return err
 			}
 		}

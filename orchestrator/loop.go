@@ -22,6 +22,7 @@ const (
 	StopRepetition  StopReason = "repetition"     // the model kept making the same call
 	StopEmpty       StopReason = "empty_response" // the model gave empty replies
 	StopInterrupted StopReason = "interrupted"    // the user cancelled
+	StopPlanned     StopReason = "planned"        // plan mode proposed a plan, kept for the user to review
 	StopError       StopReason = "error"          // a failure; see the error
 )
 
@@ -43,6 +44,11 @@ type Result struct {
 	Recoveries Recoveries
 	// Repeated is the call the model repeated, with StopRepetition.
 	Repeated string
+	// Mode is the session's mode when the run ended.
+	Mode string
+	// Plan is the plan proposed, with StopPlanned; otherwise the plan
+	// build mode follows, its checklist as the run left it; nil for none.
+	Plan *Plan
 }
 
 // Usage counts tokens over a run, as Ollama reported them.
@@ -62,11 +68,13 @@ type run struct {
 	res         Result
 	budgetSpent bool
 	repeats     *repetitions
-	nudged      bool       // an empty reply got its nudge
-	mu          sync.Mutex // guards res while calls finish concurrently
-	runID       int64      // the run's record in the store
-	storeErr    bool       // the store failed; it is not written again
-	recompacted bool       // an overflow was met with a harder compaction
+	nudged      bool        // an empty reply got its nudge
+	mu          sync.Mutex  // guards res while calls finish concurrently
+	runID       int64       // the run's record in the store
+	storeErr    bool        // the store failed; it is not written again
+	recompacted bool        // an overflow was met with a harder compaction
+	change      *modeChange // a transition of this turn, applied when it ends
+	planned     *Plan       // a plan kept for the user: the run ends with it
 }
 
 // Run sends prompt as the user's next message and runs the loop until the
@@ -97,6 +105,10 @@ func (s *Session) Run(ctx context.Context, prompt string, emit func(Event)) (Res
 	r.res.Duration = s.opts.Now().Sub(r.start)
 	if err != nil {
 		r.res.StopReason = StopError
+	}
+	r.res.Mode, r.res.Plan = s.mode.Name(), s.plan().Clone()
+	if r.planned != nil {
+		r.res.Plan = r.planned.Clone()
 	}
 	r.end(err)
 	rec := r.res.Recoveries
@@ -133,6 +145,9 @@ func (r *run) loop(maxTurns int) error {
 			r.res.StopReason, r.res.Repeated = StopRepetition, r.repeats.stop
 			return nil
 		case r.res.StopReason == StopEmpty:
+			return nil
+		case r.planned != nil:
+			r.res.StopReason = StopPlanned
 			return nil
 		case !more:
 			r.res.StopReason = StopDone
@@ -186,13 +201,26 @@ func (r *run) turn(n int) (more bool, err error) {
 	if rep.doneReason == "length" {
 		r.emit(Warning{Text: "the reply was cut off at the output limit (options.num_predict)"})
 	}
-	if strings.TrimSpace(rep.content.String()) == "" && len(rep.calls) == 0 {
+	_, planning := s.mode.(PlanMode)
+	switch {
+	case strings.TrimSpace(rep.content.String()) == "" && len(rep.calls) == 0:
 		more = r.emptyReply()
-	} else {
+	case len(rep.calls) == 0 && planning:
+		if more, err = r.planFromReply(n); err != nil {
+			return false, err
+		}
+	default:
 		for _, c := range r.runCalls(n, rep.calls) {
 			s.messages = append(s.messages, c.message())
 		}
 		more = len(rep.calls) > 0
+	}
+	if ch := r.change; ch != nil {
+		r.change = nil
+		if err := r.applyChange(ch); err != nil {
+			return false, err
+		}
+		more = true
 	}
 	r.emit(TurnFinished{Turn: n, PromptTokens: rep.metrics.PromptEvalCount, CompletionTokens: rep.metrics.EvalCount,
 		Duration: s.opts.Now().Sub(start), EvalDuration: rep.metrics.EvalDuration, DoneReason: rep.doneReason, ToolCalls: len(rep.calls)})

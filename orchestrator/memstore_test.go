@@ -16,6 +16,7 @@ type memStore struct {
 	sessions    map[string]*SessionRecord
 	messages    map[string]map[int]StoredMessage
 	compactions map[string][]Compaction
+	modes       map[string]map[int]ModeRecord
 	runs        []memRun
 	fail        error // every write returns it when set
 }
@@ -27,7 +28,7 @@ type memRun struct {
 
 func newMemStore() *memStore {
 	return &memStore{sessions: map[string]*SessionRecord{}, messages: map[string]map[int]StoredMessage{},
-		compactions: map[string][]Compaction{}}
+		compactions: map[string][]Compaction{}, modes: map[string]map[int]ModeRecord{}}
 }
 
 func (m *memStore) CreateSession(_ context.Context, s SessionRecord) error {
@@ -65,6 +66,23 @@ func (m *memStore) SaveCompaction(_ context.Context, id string, c Compaction) er
 	return nil
 }
 
+func (m *memStore) SaveMode(_ context.Context, id string, rec ModeRecord) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.fail != nil {
+		return m.fail
+	}
+	if _, ok := m.sessions[id]; !ok {
+		return ErrSessionNotFound
+	}
+	if m.modes[id] == nil {
+		m.modes[id] = map[int]ModeRecord{}
+	}
+	rec.Plan = rec.Plan.Clone() // as a database would keep it
+	m.modes[id][rec.Seq] = rec
+	return nil
+}
+
 func (m *memStore) StartRun(_ context.Context, r RunRecord) (int64, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
@@ -94,6 +112,11 @@ func (m *memStore) LoadSession(_ context.Context, id string) (SavedSession, erro
 	if cs := m.compactions[id]; len(cs) > 0 {
 		saved.Compaction = &cs[len(cs)-1]
 	}
+	for _, rec := range m.modes[id] {
+		rec.Plan = rec.Plan.Clone()
+		saved.Modes = append(saved.Modes, rec)
+	}
+	slices.SortFunc(saved.Modes, func(a, b ModeRecord) int { return a.Seq - b.Seq })
 	return saved, nil
 }
 

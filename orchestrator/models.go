@@ -12,8 +12,13 @@ import (
 func (s *Session) Reset() {
 	s.id, s.title, s.created = newID(), "", false
 	s.compaction, s.used, s.usedAt = nil, 0, 0
+	if m, ok := s.mode.(BuildMode); ok && m.Plan != nil {
+		s.mode, s.tools = BuildMode{}, s.toolsFor(BuildMode{})
+	}
+	s.modeRec = ModeRecord{Mode: s.mode.Name(), Reason: "new session"}
 	if s.model.Name != "" {
 		s.messages = s.messages[:1:1]
+		s.messages[0].Content, _ = systemPrompt(s.opts.Env, s.mode) // rendered before, so it renders
 	}
 }
 
@@ -29,7 +34,11 @@ func (s *Session) SetModel(ctx context.Context, name string) (ModelInfo, error) 
 	s.model = info
 	s.options = cfg.Options.Map(info.NumCtx)
 	if len(s.messages) == 0 {
-		s.messages = []api.Message{{Role: "system", Content: s.opts.System}}
+		system, err := systemPrompt(s.opts.Env, s.mode)
+		if err != nil {
+			return info, err
+		}
+		s.messages = []api.Message{{Role: "system", Content: system}}
 	}
 	s.opts.Log.Debug().Str("model", info.Name).Int("num_ctx", info.NumCtx).Msg("model switched")
 	return info, nil

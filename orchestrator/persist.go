@@ -25,6 +25,10 @@ type Store interface {
 	// SaveCompaction records that requests now replace the messages before
 	// seq with summary.
 	SaveCompaction(ctx context.Context, sessionID string, c Compaction) error
+	// SaveMode records the session's mode from position seq of its history
+	// on (a mode change, or the plan's checklist updated); a record at the
+	// same seq is replaced.
+	SaveMode(ctx context.Context, sessionID string, m ModeRecord) error
 	// StartRun records the start of a prompt's run and returns its id.
 	StartRun(ctx context.Context, r RunRecord) (int64, error)
 	// FinishRun records how a run ended.
@@ -83,6 +87,15 @@ type Compaction struct {
 	Created time.Time
 }
 
+// ModeRecord is the session's mode from a position of its history on.
+type ModeRecord struct {
+	Seq     int
+	Mode    string // "ask", "plan" or "build"
+	Plan    *Plan  // build mode's plan, its checklist as it stands
+	Reason  string // what changed it: "the plan was approved", "/mode ask"...
+	Created time.Time
+}
+
 // RunRecord is the start of one prompt's run.
 type RunRecord struct {
 	SessionID string
@@ -107,6 +120,7 @@ type SavedSession struct {
 	Updated    time.Time
 	Messages   []StoredMessage // in seq order; a seq may be missing (a result never written)
 	Compaction *Compaction     // the latest; nil when there was none
+	Modes      []ModeRecord    // in seq order; the last is the current mode
 	LastRun    *RunSummary
 }
 

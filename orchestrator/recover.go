@@ -32,9 +32,8 @@ func (r Recoveries) Total() int {
 // the registered name, so that they run and the history shows the name the
 // model should use.
 func (r *run) resolveNames(calls []api.ToolCall) {
-	reg := r.s.opts.Tools
 	for i, c := range calls {
-		if _, ok := reg.Lookup(c.Function.Name); ok {
+		if r.s.known(c.Function.Name) {
 			continue
 		}
 		if name, ok := r.s.resolve(c.Function.Name); ok {

@@ -8,6 +8,7 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"fmt"
+	"sync"
 	"time"
 
 	"github.com/ollama/ollama/api"
@@ -15,6 +16,7 @@ import (
 
 	"lathe/config"
 	"lathe/orchestrator/textcall"
+	"lathe/prompts"
 	"lathe/tools"
 )
 
@@ -29,13 +31,21 @@ var _ Client = (*api.Client)(nil)
 
 // Options are a Session's collaborators and settings.
 type Options struct {
-	Client   Client
+	Client Client
+	// Tools are the tools of build mode; the other modes offer the
+	// read-only ones.
 	Tools    *tools.Registry
 	Approver Approver
+	// Reviewer decides on the plans proposed in plan mode; nil stops the
+	// run with the plan (StopPlanned).
+	Reviewer Reviewer
 	Log      zerolog.Logger
 	Config   config.Config
-	// System is the system prompt, sent first in every request.
-	System string
+	// Env is what the system prompts say of the environment.
+	Env prompts.Env
+	// Mode is the mode to start in; nil means build mode, or for a
+	// resumed session the mode it was in.
+	Mode Mode
 	// BaseURL names the server in error messages.
 	BaseURL string
 	// Store keeps the session durably; nil keeps nothing.
@@ -58,6 +68,11 @@ type Session struct {
 	options  map[string]any
 	messages []api.Message // the whole history, system prompt first
 
+	mode    Mode
+	tools   *tools.Registry // the tools of the mode
+	modeRec ModeRecord      // the mode as stored; saved when the session is created
+	planMu  sync.Mutex      // guards the plan's steps, which update_plan sets
+
 	resume     *SavedSession // restored by Prepare, once the model is known
 	compaction *Compaction   // requests summarize the messages before it
 	used       int           // tokens Ollama counted for the last reply, prompt and output
@@ -69,7 +84,12 @@ func New(opts Options) *Session {
 	if opts.Now == nil {
 		opts.Now = time.Now
 	}
-	return &Session{opts: opts, id: newID(), resolve: textcall.Resolver(opts.Tools.Names())}
+	s := &Session{opts: opts, id: newID()}
+	s.resolve = textcall.Resolver(append(opts.Tools.Names(), modeToolNames...))
+	mode := ownMode(opts.Mode)
+	s.mode, s.tools = mode, s.toolsFor(mode)
+	s.modeRec = ModeRecord{Mode: mode.Name(), Plan: s.plan().Clone(), Reason: "start"}
+	return s
 }
 
 // ResumeFrom makes the session continue a saved one: Prepare restores it
@@ -103,7 +123,12 @@ func (s *Session) Prepare(ctx context.Context) (ModelInfo, error) {
 	}
 	s.model = info
 	s.options = cfg.Options.Map(info.NumCtx)
-	s.messages = []api.Message{{Role: "system", Content: s.opts.System}}
+	system, err := systemPrompt(s.opts.Env, s.mode)
+	if err != nil {
+		s.model = ModelInfo{}
+		return info, err
+	}
+	s.messages = []api.Message{{Role: "system", Content: system}}
 	if saved := s.resume; saved != nil {
 		s.resume = nil
 		if err := s.Restore(ctx, *saved); err != nil {
@@ -126,7 +151,7 @@ func (s *Session) request() *api.ChatRequest {
 		Model:     s.model.Name,
 		Messages:  s.view(),
 		Stream:    &stream,
-		Tools:     s.opts.Tools.Definitions(),
+		Tools:     s.tools.Definitions(),
 		Options:   s.options,
 		KeepAlive: &api.Duration{Duration: cfg.KeepAlive.Duration},
 		Truncate:  &truncate,

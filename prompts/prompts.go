@@ -15,10 +15,10 @@ var files embed.FS
 // system prompt, in bytes.
 const InstructionsLimit = 8 << 10
 
-// Build is what the build-mode prompt is rendered from. Every field must
-// stay the same for a whole session: the prompt is sent on every turn and
-// has to be byte-identical for Ollama to reuse its prompt cache.
-type Build struct {
+// Env is what every mode's prompt says about where lathe works. Every
+// field must stay the same for a whole session: the prompt is sent on every
+// turn and has to be byte-identical for Ollama to reuse its prompt cache.
+type Env struct {
 	Dir  string // working directory, absolute
 	OS   string // runtime.GOOS
 	Arch string // runtime.GOARCH
@@ -27,17 +27,38 @@ type Build struct {
 	Instructions string
 }
 
-// BuildPrompt renders the build-mode system prompt. Instructions longer
-// than InstructionsLimit are cut, with a note saying so.
-func BuildPrompt(b Build) (string, error) {
-	text, cut := capText(strings.TrimSpace(b.Instructions), InstructionsLimit)
+// PlanView is an approved plan as the build prompt shows it: its steps as
+// approved, without the checklist's progress (which changes during the
+// mode and is told in update_plan's results, so the prompt stays the same).
+type PlanView struct {
+	Summary string
+	Steps   []string
+}
+
+// AskPrompt renders the ask-mode system prompt.
+func AskPrompt(env Env) (string, error) { return renderMode("ask.md.tmpl", env, nil) }
+
+// PlanPrompt renders the plan-mode system prompt.
+func PlanPrompt(env Env) (string, error) { return renderMode("plan.md.tmpl", env, nil) }
+
+// BuildPrompt renders the build-mode system prompt, with the approved plan
+// when there is one. Instructions longer than InstructionsLimit are cut,
+// with a note saying so.
+func BuildPrompt(env Env, plan *PlanView) (string, error) {
+	return renderMode("build.md.tmpl", env, plan)
+}
+
+// renderMode renders a mode's template with the environment block.
+func renderMode(name string, env Env, plan *PlanView) (string, error) {
+	text, cut := capText(strings.TrimSpace(env.Instructions), InstructionsLimit)
 	data := struct {
-		Build
+		Env
+		Plan              *PlanView
 		InstructionsCut   bool
 		InstructionsLimit int
-	}{b, cut, InstructionsLimit}
+	}{env, plan, cut, InstructionsLimit}
 	data.Instructions = text
-	return render("build.md.tmpl", data)
+	return render(name, data, "env.md.tmpl")
 }
 
 // CompactPrompt is the instruction that asks the model to summarize the
@@ -59,8 +80,10 @@ const (
 	CurrentRequest = "[The current request]"
 )
 
-func render(name string, data any) (string, error) {
-	t, err := template.ParseFS(files, name)
+// render renders the template name, with the templates it uses.
+func render(name string, data any, uses ...string) (string, error) {
+	t, err := template.New(name).Funcs(template.FuncMap{"inc": func(i int) int { return i + 1 }}).
+		ParseFS(files, append([]string{name}, uses...)...)
 	if err != nil {
 		return "", err
 	}

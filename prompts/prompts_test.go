@@ -28,18 +28,25 @@ func golden(t *testing.T, name, got string) {
 	}
 }
 
-func TestBuildPromptGolden(t *testing.T) {
+func TestModePromptsGolden(t *testing.T) {
+	env := Env{Dir: "/home/dev/proj", OS: "linux", Arch: "amd64"}
+	withAgents := Env{Dir: "/home/dev/proj", OS: "darwin", Arch: "arm64", Git: true,
+		Instructions: "\nUse tabs. Run `make test` before you finish.\n\n"}
+	plan := &PlanView{Summary: "Add a Greet function and test it.", Steps: []string{
+		"Add Greet(name string) string to greet.go", "Add a table test in greet_test.go", "Run go test ./..."}}
 	tests := []struct {
-		name string
-		data Build
+		name   string
+		render func() (string, error)
 	}{
-		{"build.golden", Build{Dir: "/home/dev/proj", OS: "linux", Arch: "amd64"}},
-		{"build_git_agents.golden", Build{Dir: "/home/dev/proj", OS: "darwin", Arch: "arm64", Git: true,
-			Instructions: "\nUse tabs. Run `make test` before you finish.\n\n"}},
+		{"build.golden", func() (string, error) { return BuildPrompt(env, nil) }},
+		{"build_git_agents.golden", func() (string, error) { return BuildPrompt(withAgents, nil) }},
+		{"build_plan.golden", func() (string, error) { return BuildPrompt(env, plan) }},
+		{"plan.golden", func() (string, error) { return PlanPrompt(env) }},
+		{"ask.golden", func() (string, error) { return AskPrompt(withAgents) }},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got, err := BuildPrompt(tt.data)
+			got, err := tt.render()
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -48,11 +55,12 @@ func TestBuildPromptGolden(t *testing.T) {
 	}
 }
 
-func TestBuildPromptIsStable(t *testing.T) {
-	data := Build{Dir: "/p", OS: "linux", Arch: "amd64", Git: true, Instructions: "x"}
-	first, _ := BuildPrompt(data)
+func TestPromptsAreStable(t *testing.T) {
+	env := Env{Dir: "/p", OS: "linux", Arch: "amd64", Git: true, Instructions: "x"}
+	plan := &PlanView{Summary: "s", Steps: []string{"a", "b"}}
+	first, _ := BuildPrompt(env, plan)
 	for range 20 {
-		if again, _ := BuildPrompt(data); again != first {
+		if again, _ := BuildPrompt(env, plan); again != first {
 			t.Fatal("the same data rendered two different prompts")
 		}
 	}
@@ -60,7 +68,7 @@ func TestBuildPromptIsStable(t *testing.T) {
 
 func TestInstructionsAreCapped(t *testing.T) {
 	long := strings.Repeat("Always write tests first, é.\n", 1000) // ~30 KB, multi-byte runes
-	got, err := BuildPrompt(Build{Dir: "/p", OS: "linux", Arch: "amd64", Instructions: long})
+	got, err := BuildPrompt(Env{Dir: "/p", OS: "linux", Arch: "amd64", Instructions: long}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -73,7 +81,7 @@ func TestInstructionsAreCapped(t *testing.T) {
 	if n := strings.Count(got, "Always write tests first"); n == 0 || n > InstructionsLimit/28 {
 		t.Errorf("%d instruction lines kept, want some but at most the limit", n)
 	}
-	short, _ := BuildPrompt(Build{Dir: "/p", OS: "linux", Arch: "amd64", Instructions: "Be brief."})
+	short, _ := PlanPrompt(Env{Dir: "/p", OS: "linux", Arch: "amd64", Instructions: "Be brief."})
 	if strings.Contains(short, "was cut") || !strings.Contains(short, "Be brief.") {
 		t.Errorf("short instructions mishandled:\n%s", short)
 	}

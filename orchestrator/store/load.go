@@ -14,7 +14,7 @@ const lastRunJoin = `LEFT JOIN runs r ON r.id = (SELECT id FROM runs
 	WHERE session_id = s.id ORDER BY started_at DESC, id DESC LIMIT 1)`
 
 // LoadSession returns a session as one snapshot: its messages by seq, its
-// latest compaction (by seq) and its last run.
+// latest compaction (by seq), its mode records by seq and its last run.
 func (db *DB) LoadSession(ctx context.Context, id string) (orchestrator.SavedSession, error) {
 	var s orchestrator.SavedSession
 	err := db.read(ctx, func(tx *sql.Tx) error {
@@ -25,7 +25,10 @@ func (db *DB) LoadSession(ctx context.Context, id string) (orchestrator.SavedSes
 		if s.Messages, err = loadMessages(ctx, tx, id); err != nil {
 			return err
 		}
-		s.Compaction, err = loadCompaction(ctx, tx, id)
+		if s.Compaction, err = loadCompaction(ctx, tx, id); err != nil {
+			return err
+		}
+		s.Modes, err = loadModes(ctx, tx, id)
 		return err
 	})
 	if err != nil {

@@ -102,7 +102,8 @@ func connect(ctx context.Context, path string, steps []string) (*DB, error) {
 //     the file. FULL would fsync every message for power-loss safety.
 //   - busy_timeout: wait for another connection's lock instead of
 //     failing at once with SQLITE_BUSY.
-//   - foreign_keys=ON: messages, compactions and runs need their session.
+//   - foreign_keys=ON: messages, compactions, modes and runs need their
+//     session.
 //
 // _txlock=immediate makes write transactions take the write lock at
 // BEGIN, where the busy timeout applies; read-only transactions stay
