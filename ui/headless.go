@@ -61,6 +61,12 @@ func (h *Headless) Event(e orchestrator.Event) {
 	case orchestrator.Compacted:
 		fmt.Fprintf(h.stderr, "lathe: compacted the conversation: %d older messages summarized for the model (%d → %d tokens)\n",
 			e.Summarized, e.Before, e.After)
+	case orchestrator.ModeChanged:
+		fmt.Fprintf(h.stderr, "lathe: %s mode → %s mode (%s)\n", e.From, e.To, oneLine(e.Reason, 100))
+	case orchestrator.PlanProposed:
+		fmt.Fprintf(h.stderr, "lathe: plan proposed: %s (%d steps)\n", oneLine(e.Plan.Summary, 100), len(e.Plan.Steps))
+	case orchestrator.PlanUpdated:
+		fmt.Fprintf(h.stderr, "lathe: plan: %s\n", planProgress(e.Plan))
 	}
 	if h.events != nil {
 		h.events.event(e)
@@ -71,6 +77,10 @@ func (h *Headless) Event(e orchestrator.Event) {
 // result object in the JSON formats. failure is the run's error, if any.
 func (h *Headless) Finish(res orchestrator.Result, failure error) error {
 	if h.format == FormatText {
+		if res.StopReason == orchestrator.StopPlanned {
+			_, err := io.WriteString(h.stdout, PlanText(res.Plan))
+			return err
+		}
 		if res.StopReason != orchestrator.StopDone || res.Text == "" {
 			return nil
 		}
@@ -79,6 +89,48 @@ func (h *Headless) Finish(res orchestrator.Result, failure error) error {
 		return err
 	}
 	return writeJSONLine(h.stdout, newResultJSON(res, failure))
+}
+
+// PlanText is a plan as text: its summary, then its numbered steps, each
+// with its status once the plan is under way.
+func PlanText(p *orchestrator.Plan) string {
+	if p == nil {
+		return ""
+	}
+	var b strings.Builder
+	b.WriteString(strings.TrimSpace(p.Summary) + "\n\n")
+	started := false
+	for _, st := range p.Steps {
+		started = started || st.Status != orchestrator.StepPending
+	}
+	if started {
+		b.WriteString(p.Checklist())
+		return b.String()
+	}
+	for i, st := range p.Steps {
+		fmt.Fprintf(&b, "%d. %s\n", i+1, st.Text)
+	}
+	return b.String()
+}
+
+// planProgress is "2/5 done, step 3 in progress".
+func planProgress(p *orchestrator.Plan) string {
+	done, current := 0, 0
+	for i, st := range p.Steps {
+		switch st.Status {
+		case orchestrator.StepDone, orchestrator.StepSkipped:
+			done++
+		case orchestrator.StepInProgress:
+			if current == 0 {
+				current = i + 1
+			}
+		}
+	}
+	s := fmt.Sprintf("%d/%d done", done, len(p.Steps))
+	if current > 0 {
+		s += fmt.Sprintf(", step %d in progress", current)
+	}
+	return s
 }
 
 // marks styles the per-call lines on stderr.

@@ -53,6 +53,10 @@ func TestFinishText(t *testing.T) {
 		{"answer", orchestrator.Result{StopReason: orchestrator.StopDone, Text: "\n\nDone: created test.txt.\n\n"}, "Done: created test.txt.\n"},
 		{"limit stop prints no answer", orchestrator.Result{StopReason: orchestrator.StopMaxTurns, Text: "Still looking."}, ""},
 		{"interrupted prints no answer", orchestrator.Result{StopReason: orchestrator.StopInterrupted, Text: "Half an ans"}, ""},
+		{"a plan for review prints the plan", orchestrator.Result{StopReason: orchestrator.StopPlanned, Text: "Here it is.",
+			Plan: &orchestrator.Plan{Summary: " Fix lex. ", Steps: []orchestrator.PlanStep{{Text: "edit lex.go", Status: orchestrator.StepPending},
+				{Text: "run go test", Status: orchestrator.StepPending}}}},
+			"Fix lex.\n\n1. edit lex.go\n2. run go test\n"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -71,14 +75,15 @@ func TestFinishJSON(t *testing.T) {
 	var out strings.Builder
 	res := orchestrator.Result{Text: "a <b> & c", StopReason: orchestrator.StopError, Turns: 1, Model: "m", SessionID: "s",
 		Usage: orchestrator.Usage{PromptTokens: 10, CompletionTokens: 2}, Duration: 1500 * time.Millisecond,
-		Recoveries: orchestrator.Recoveries{TextCalls: 2, ThinkLeaks: 1}}
+		Recoveries: orchestrator.Recoveries{TextCalls: 2, ThinkLeaks: 1},
+		Mode:       "build", Plan: &orchestrator.Plan{Summary: "s", Steps: []orchestrator.PlanStep{{Text: "a", Status: orchestrator.StepDone}}}}
 	if err := NewHeadless(FormatJSON, &out, &strings.Builder{}, false).Finish(res, errors.New("the stream broke")); err != nil {
 		t.Fatal(err)
 	}
 	want := `{"type":"result","result":"a <b> & c","stop_reason":"error","turns":1,"tool_calls":0,` +
 		`"usage":{"prompt_tokens":10,"completion_tokens":2},"duration_ms":1500,"model":"m","session_id":"s",` +
 		`"recoveries":{"text_calls":2,"tool_names":0,"argument_repairs":0,"think_leaks":1,"repetition_warnings":0,"empty_nudges":0},` +
-		`"error":"the stream broke"}` + "\n"
+		`"mode":"build","plan":{"summary":"s","steps":[{"text":"a","status":"done"}]},"error":"the stream broke"}` + "\n"
 	if out.String() != want {
 		t.Errorf("got  %s\nwant %s", out.String(), want)
 	}
@@ -93,17 +98,27 @@ func TestStreamJSONEvents(t *testing.T) {
 	h.Event(orchestrator.ToolStarted{Turn: 1, Index: 0, ID: "call_1", Name: "read_file", Args: `{"path":"a"}`})
 	h.Event(orchestrator.ToolStarted{Turn: 1, Index: 1, Name: "read_file", Args: `not json`})
 	h.Event(orchestrator.Warning{Text: "cut off"})
+	plan := &orchestrator.Plan{Summary: "s", Steps: []orchestrator.PlanStep{{Text: "a", Status: orchestrator.StepPending},
+		{Text: "b", Status: orchestrator.StepPending}, {Text: "c", Status: orchestrator.StepPending}}}
+	h.Event(orchestrator.PlanProposed{Turn: 2, Plan: plan})
+	h.Event(orchestrator.ModeChanged{From: "plan", To: "build", Reason: "plan approved", Plan: plan})
+	plan.Steps[0].Status, plan.Steps[1].Status = orchestrator.StepDone, orchestrator.StepInProgress
+	h.Event(orchestrator.PlanUpdated{Plan: plan})
 	want := strings.Join([]string{
 		`{"type":"turn_start","turn":1}`,
 		`{"type":"text","turn":1,"text":"Hi"}`,
 		`{"type":"tool_call","turn":1,"index":0,"id":"call_1","name":"read_file","arguments":{"path":"a"}}`,
 		`{"type":"tool_call","turn":1,"index":1,"name":"read_file","arguments":"not json"}`,
 		`{"type":"warning","message":"cut off"}`,
+		`{"type":"plan_proposed","turn":2,"plan":{"summary":"s","steps":[{"text":"a","status":"pending"},{"text":"b","status":"pending"},{"text":"c","status":"pending"}]}}`,
+		`{"type":"mode_changed","from":"plan","to":"build","reason":"plan approved","plan":{"summary":"s","steps":[{"text":"a","status":"pending"},{"text":"b","status":"pending"},{"text":"c","status":"pending"}]}}`,
+		`{"type":"plan_updated","plan":{"summary":"s","steps":[{"text":"a","status":"done"},{"text":"b","status":"in_progress"},{"text":"c","status":"pending"}]}}`,
 	}, "\n") + "\n"
 	if out.String() != want {
 		t.Errorf("stdout:\n%s\nwant:\n%s", out.String(), want)
 	}
-	if errOut.String() != "lathe: warning: cut off\n" {
+	if want := "lathe: warning: cut off\nlathe: plan proposed: s (3 steps)\nlathe: plan mode → build mode (plan approved)\n" +
+		"lathe: plan: 1/3 done, step 2 in progress\n"; errOut.String() != want {
 		t.Errorf("stderr = %q", errOut.String())
 	}
 }
@@ -116,5 +131,21 @@ func TestParseFormat(t *testing.T) {
 	}
 	if _, err := ParseFormat("yaml"); err == nil {
 		t.Error("ParseFormat accepted yaml")
+	}
+}
+
+func TestPlanTextShowsTheChecklistOnceStarted(t *testing.T) {
+	p := &orchestrator.Plan{Summary: "Fix lex", Steps: []orchestrator.PlanStep{
+		{Text: "edit lex.go", Status: orchestrator.StepDone}, {Text: "docs", Status: orchestrator.StepSkipped},
+		{Text: "test", Status: orchestrator.StepInProgress}, {Text: "commit", Status: orchestrator.StepPending}}}
+	want := "Fix lex\n\n[x] 1. edit lex.go\n[-] 2. docs\n[~] 3. test\n[ ] 4. commit\n"
+	if got := PlanText(p); got != want {
+		t.Errorf("PlanText = %q, want %q", got, want)
+	}
+	if got := planProgress(p); got != "2/4 done, step 3 in progress" {
+		t.Errorf("progress = %q", got)
+	}
+	if PlanText(nil) != "" {
+		t.Error("no plan is not empty")
 	}
 }

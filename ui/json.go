@@ -21,7 +21,11 @@ type resultJSON struct {
 	SessionID  string    `json:"session_id"`
 	// Recoveries counts what lathe repaired of the model's mistakes.
 	Recoveries orchestrator.Recoveries `json:"recoveries"`
-	Error      string                  `json:"error,omitempty"`
+	// Mode is the mode the run ended in; Plan the plan proposed (with
+	// stop_reason "planned") or being carried out, with its checklist.
+	Mode  string             `json:"mode"`
+	Plan  *orchestrator.Plan `json:"plan,omitempty"`
+	Error string             `json:"error,omitempty"`
 }
 
 type usageJSON struct {
@@ -41,6 +45,8 @@ func newResultJSON(res orchestrator.Result, failure error) resultJSON {
 		Model:      res.Model,
 		SessionID:  res.SessionID,
 		Recoveries: res.Recoveries,
+		Mode:       res.Mode,
+		Plan:       res.Plan,
 	}
 	if failure != nil {
 		out.Error = failure.Error()
@@ -115,6 +121,25 @@ func (enc *eventEncoder) event(e orchestrator.Event) {
 			TokensBefore int    `json:"tokens_before"`
 			TokensAfter  int    `json:"tokens_after"`
 		}{"compacted", e.Summarized, e.Before, e.After}
+	case orchestrator.ModeChanged:
+		v = struct {
+			Type   string             `json:"type"`
+			From   string             `json:"from"`
+			To     string             `json:"to"`
+			Reason string             `json:"reason"`
+			Plan   *orchestrator.Plan `json:"plan,omitempty"`
+		}{"mode_changed", e.From, e.To, e.Reason, e.Plan}
+	case orchestrator.PlanProposed:
+		v = struct {
+			Type string             `json:"type"`
+			Turn int                `json:"turn"`
+			Plan *orchestrator.Plan `json:"plan"`
+		}{"plan_proposed", e.Turn, e.Plan}
+	case orchestrator.PlanUpdated:
+		v = struct {
+			Type string             `json:"type"`
+			Plan *orchestrator.Plan `json:"plan"`
+		}{"plan_updated", e.Plan}
 	default:
 		return
 	}
