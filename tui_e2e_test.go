@@ -186,3 +186,36 @@ func TestTUIEscInterrupts(t *testing.T) {
 	}
 	r.quit(t)
 }
+
+// TestTUIPlanMode: Shift+Tab switches to plan mode; the plan the model
+// proposes is approved in its dialog, and build mode carries it out,
+// checking off its step.
+func TestTUIPlanMode(t *testing.T) {
+	r := startTUI(t, nil,
+		ollamatest.Reply{ToolCalls: []ollamatest.ToolCall{{Name: "propose_plan",
+			Arguments: []byte(`{"summary":"Add a greeting file.","steps":["write hello.txt"]}`)}}},
+		ollamatest.Reply{ToolCalls: []ollamatest.ToolCall{
+			{Name: "write_file", Arguments: []byte(`{"path":"hello.txt","content":"Hello World\n"}`)},
+			{Name: "update_plan", Arguments: []byte(`{"step":1,"status":"done"}`)}}},
+		ollamatest.Reply{Content: "Created **hello.txt**."})
+	r.pty.WriteString("\x1b[Z") // shift+tab
+	r.screen.waitFor(t, "qwen3:8b · plan ·")
+	r.pty.WriteString("create hello.txt with a greeting\r")
+	r.screen.waitFor(t, "Carry out this plan of 1 steps in build mode?")
+	if tools := r.srv.ChatRequests()[0].Tools; len(tools) != 5 || tools[4].Function.Name != "propose_plan" {
+		t.Errorf("plan mode offered %d tools", len(tools))
+	}
+	r.pty.WriteString("y")
+	r.screen.waitFor(t, "Allow write_file to change hello.txt?")
+	r.pty.WriteString("y")
+	screen := r.screen.waitFor(t, "Created hello.txt.")
+	for _, want := range []string{"▸ plan mode", "▸ build mode: the plan was approved", "[x] 1. write hello.txt", "build · plan 1/1"} {
+		if !strings.Contains(screen, want) {
+			t.Errorf("the screen lacks %q:\n%s", want, screen)
+		}
+	}
+	if got, err := os.ReadFile(filepath.Join(r.dir, "hello.txt")); err != nil || string(got) != "Hello World\n" {
+		t.Errorf("hello.txt = %q, %v", got, err)
+	}
+	r.quit(t)
+}

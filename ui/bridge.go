@@ -90,18 +90,25 @@ func (a *dialogApprover) Approve(ctx context.Context, req orchestrator.ApprovalR
 		return d, nil
 	}
 	ask := approvalAsk{req: req, reply: make(chan orchestrator.Decision, 1)}
+	return askUser(ctx, a.b, ask, ask.reply)
+}
+
+// askUser sends question to Update and waits for the answer on reply, or
+// for ctx to end.
+func askUser[T any](ctx context.Context, b *bridge, question any, reply <-chan T) (T, error) {
+	var zero T
 	select {
-	case a.b.ch <- ask:
+	case b.ch <- question:
 	case <-ctx.Done():
-		return orchestrator.Decision{}, ctx.Err()
-	case <-a.b.done:
-		return orchestrator.Decision{}, context.Canceled
+		return zero, ctx.Err()
+	case <-b.done:
+		return zero, context.Canceled
 	}
 	select {
-	case d := <-ask.reply:
-		return d, nil
+	case answer := <-reply:
+		return answer, nil
 	case <-ctx.Done():
-		return orchestrator.Decision{}, ctx.Err()
+		return zero, ctx.Err()
 	}
 }
 

@@ -24,6 +24,7 @@ func commands() []slashCommand {
 		{"compact", "summarize the conversation for the model now", (*model).cmdCompact},
 		{"clear", "start a new session (as /new)", (*model).cmdNew},
 		{"model", "choose the model from those installed", (*model).cmdModel},
+		{"mode", "list the modes, or switch: /mode build, plan or ask", (*model).cmdMode},
 		{"tools", "list the tools and which ones ask first", (*model).cmdTools},
 		{"quit", "quit lathe", (*model).cmdQuit},
 	}
@@ -55,7 +56,10 @@ func completions(text string) []slashCommand {
 	}
 	var out []slashCommand
 	for _, c := range commands() {
-		if strings.HasPrefix(c.name, name) {
+		switch {
+		case c.name == name:
+			out = append([]slashCommand{c}, out...) // "/mode" is not "/model"
+		case strings.HasPrefix(c.name, name):
 			out = append(out, c)
 		}
 	}

@@ -12,62 +12,77 @@ import (
 	"lathe/orchestrator"
 )
 
+// dialog is a question the engine waits on, shown in the input's place:
+// a call to approve, a plan to review.
+type dialog interface {
+	// update handles a key; it answers the engine and reports true when
+	// the dialog closes.
+	update(msg tea.KeyPressMsg, keys keyMap) (closed bool, cmd tea.Cmd)
+	// view renders the dialog in at most height lines.
+	view(width, height int, st *theme, keys keyMap) string
+	// hint is the status line's note while the dialog is open.
+	hint() string
+	// cancel answers the engine as the user stopping the request would.
+	cancel()
+}
+
 // approvalDialog asks whether a call that writes or runs a command may
-// run, showing exactly what it will do. It takes the input's place.
+// run, showing exactly what it will do.
 type approvalDialog struct {
 	ask       approvalAsk
-	dir       string // the working directory, where commands run
-	reasoning bool   // typing the reason for a denial
+	approver  *dialogApprover // remembers "allow for this session"
+	dir       string          // the working directory, where commands run
+	reasoning bool            // typing the reason for a denial
 	reason    textinput.Model
 }
 
-func newApprovalDialog(ask approvalAsk, dir string) *approvalDialog {
-	ti := textinput.New()
-	ti.Prompt = "reason: "
-	ti.Placeholder = "optional, the model sees it; enter to deny"
-	return &approvalDialog{ask: ask, dir: dir, reason: ti}
+func newApprovalDialog(ask approvalAsk, approver *dialogApprover, dir string) *approvalDialog {
+	return &approvalDialog{ask: ask, approver: approver, dir: dir,
+		reason: newReasonInput("reason: ", "optional, the model sees it; enter to deny")}
 }
 
-// dialogResult is what a key did to the dialog.
-type dialogResult int
+func newReasonInput(prompt, placeholder string) textinput.Model {
+	ti := textinput.New()
+	ti.Prompt, ti.Placeholder = prompt, placeholder
+	return ti
+}
 
-const (
-	dialogOpen dialogResult = iota
-	dialogAllowed
-	dialogAllowedForSession
-	dialogDenied
-)
-
-// update handles a key; it answers the engine when the dialog closes.
-func (d *approvalDialog) update(msg tea.KeyPressMsg, keys keyMap) (dialogResult, tea.Cmd) {
+func (d *approvalDialog) update(msg tea.KeyPressMsg, keys keyMap) (bool, tea.Cmd) {
 	if d.reasoning {
 		switch {
 		case key.Matches(msg, keys.Send):
-			return d.answer(dialogDenied, strings.TrimSpace(d.reason.Value())), nil
+			return d.answer(false, strings.TrimSpace(d.reason.Value())), nil
 		case key.Matches(msg, keys.Interrupt):
-			return d.answer(dialogDenied, ""), nil
+			return d.answer(false, ""), nil
 		}
 		var cmd tea.Cmd
 		d.reason, cmd = d.reason.Update(msg)
-		return dialogOpen, cmd
+		return false, cmd
 	}
 	switch {
 	case key.Matches(msg, keys.Allow):
-		return d.answer(dialogAllowed, ""), nil
+		return d.answer(true, ""), nil
 	case key.Matches(msg, keys.AllowSession):
-		return d.answer(dialogAllowedForSession, ""), nil
+		d.approver.grant(d.ask.req)
+		return d.answer(true, ""), nil
 	case key.Matches(msg, keys.Deny):
 		d.reasoning = true
-		return dialogOpen, d.reason.Focus()
+		return false, d.reason.Focus()
 	case key.Matches(msg, keys.Interrupt):
-		return d.answer(dialogDenied, ""), nil
+		return d.answer(false, ""), nil
 	}
-	return dialogOpen, nil
+	return false, nil
 }
 
-func (d *approvalDialog) answer(r dialogResult, reason string) dialogResult {
-	d.ask.reply <- orchestrator.Decision{Allow: r != dialogDenied, Reason: reason}
-	return r
+func (d *approvalDialog) answer(allow bool, reason string) bool {
+	d.ask.reply <- orchestrator.Decision{Allow: allow, Reason: reason}
+	return true
+}
+
+func (d *approvalDialog) hint() string { return "approval needed" }
+
+func (d *approvalDialog) cancel() {
+	d.ask.reply <- orchestrator.Decision{Reason: "the user interrupted the request"}
 }
 
 // sessionGrant says what "allow for this session" allows.

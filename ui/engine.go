@@ -28,11 +28,12 @@ func (m *model) startRun(text string) tea.Cmd {
 // beginRun shows the prompt and sets up the run's state; it returns the
 // run's context.
 func (m *model) beginRun(text string) context.Context {
+	m.sayMode()
 	m.transcript.add(&userItem{text: text})
 	m.transcript.scrollToBottom()
 	m.transcript.selected = -1
 	ctx, cancel := context.WithCancel(m.ctx)
-	m.run = &runState{cancel: cancel, answer: -1, thinking: -1, cards: map[int]int{}, dirty: map[int]bool{}}
+	m.run = &runState{cancel: cancel, answer: -1, thinking: -1, plan: -1, cards: map[int]int{}, dirty: map[int]bool{}}
 	return ctx
 }
 
@@ -66,7 +67,15 @@ func (m *model) engine(batch engineMsg) tea.Cmd {
 		case orchestrator.Warning:
 			m.notice(noticeWarn, "", e.Text)
 		case approvalAsk:
-			m.openDialog(e)
+			m.openDialog(newApprovalDialog(e, m.approver, m.opts.Dir))
+		case planAsk:
+			m.openDialog(newPlanDialog(e, m))
+		case orchestrator.PlanProposed:
+			m.planProposed(e)
+		case orchestrator.PlanUpdated:
+			m.planUpdated(e)
+		case orchestrator.ModeChanged:
+			m.modeChanged(e)
 		case runDone:
 			cmds = append(cmds, m.runFinished(e))
 		case pullProgress:
@@ -191,13 +200,14 @@ func (m *model) turnFinished(e orchestrator.TurnFinished) {
 	}
 }
 
-// openDialog shows an approval request, marking its card as waiting.
-func (m *model) openDialog(ask approvalAsk) {
+// openDialog shows a question of the engine, marking the card of the
+// call that waits for it.
+func (m *model) openDialog(d dialog) {
 	if m.run == nil || m.run.stopping {
-		ask.reply <- orchestrator.Decision{Reason: "the user interrupted the request"}
+		d.cancel()
 		return
 	}
-	m.dialog = newApprovalDialog(ask, m.opts.Dir)
+	m.dialog = d
 	m.setWaiting(true)
 }
 
@@ -225,10 +235,11 @@ func (m *model) runFinished(d runDone) tea.Cmd {
 	m.run.cancel()
 	m.run = nil
 	m.quitArmed = false
+	m.syncMode()
 	cmd := m.askTitle(d.res.StopReason)
 	lim := m.opts.Engine.Config.Limits
 	switch d.res.StopReason {
-	case orchestrator.StopDone:
+	case orchestrator.StopDone, orchestrator.StopPlanned:
 	case orchestrator.StopInterrupted:
 		m.notice(noticeInfo, "", "⊘ Interrupted. What arrived is kept; the next prompt continues the conversation.")
 	case orchestrator.StopMaxTurns:

@@ -25,9 +25,15 @@ func (m *model) showHistory(saved *orchestrator.SavedSession) {
 	if saved.Compaction != nil {
 		compactedAt = saved.Compaction.Seq
 	}
+	modes := saved.Modes
+	m.mode.shown, m.mode.item = "build", -1
 	for i := 0; i < len(msgs); i++ {
 		if i == compactedAt {
 			m.notice(noticeInfo, "", "↑ Summarized for the model from here up; the messages are kept.")
+		}
+		for len(modes) > 0 && modes[0].Seq <= i {
+			m.showMode(modes[0])
+			modes = modes[1:]
 		}
 		msg := msgs[i]
 		switch msg.Role {
@@ -38,12 +44,33 @@ func (m *model) showHistory(saved *orchestrator.SavedSession) {
 			i += m.showCalls(msg.ToolCalls, msgs[i+1:], i+1, meta)
 		}
 	}
+	for _, rec := range modes {
+		m.showMode(rec) // a switch after the last message
+	}
 	title := saved.Title
 	if title == "" {
 		title = saved.ID[:min(8, len(saved.ID))]
 	}
 	m.notice(noticeInfo, "", fmt.Sprintf("Resumed %q: %d messages.", title, len(msgs)))
 	m.transcript.scrollToBottom()
+}
+
+// showMode adds a mode record: where the session changed mode, and the
+// plan build mode followed, with its checklist as it was left.
+func (m *model) showMode(rec orchestrator.ModeRecord) {
+	if rec.Mode == m.mode.shown && rec.Plan == nil {
+		return // the start in build mode, or a switch back and forth
+	}
+	m.mode.shown, m.mode.item = rec.Mode, -1
+	text := "▸ " + rec.Mode + " mode"
+	if rec.Reason != "" && rec.Reason != "start" {
+		text += " (" + rec.Reason + ")"
+	}
+	m.notice(noticeInfo, "", text+".")
+	if rec.Plan != nil {
+		m.transcript.add(&planItem{plan: rec.Plan, state: planApproved})
+		m.mode.item = len(m.transcript.items) - 1
+	}
 }
 
 // showReply adds an assistant message's thinking, folded, and its text.

@@ -18,6 +18,7 @@ type keyMap struct {
 	SelectPrev key.Binding
 	SelectNext key.Binding
 	Expand     key.Binding
+	CycleMode  key.Binding
 
 	// The approval dialog.
 	Allow        key.Binding
@@ -49,6 +50,7 @@ func newKeyMap() keyMap {
 		SelectPrev: k("select previous card", "ctrl+up", "alt+up"),
 		SelectNext: k("select next card", "ctrl+down", "alt+down"),
 		Expand:     k("expand or fold the selected card", "ctrl+o"),
+		CycleMode:  k("next mode: build, plan, ask", "shift+tab"),
 
 		Allow:        k("allow once", "y", "enter"),
 		AllowSession: k("allow for this session", "a"),
@@ -63,5 +65,5 @@ func newKeyMap() keyMap {
 // helpKeys lists the keys /help explains, in order.
 func (k keyMap) helpKeys() []key.Binding {
 	return []key.Binding{k.Send, k.Newline, k.Prev, k.Complete, k.Interrupt, k.Quit,
-		k.PageUp, k.PageDown, k.Top, k.Bottom, k.SelectPrev, k.SelectNext, k.Expand}
+		k.PageUp, k.PageDown, k.Top, k.Bottom, k.SelectPrev, k.SelectNext, k.Expand, k.CycleMode}
 }

@@ -50,6 +50,7 @@ type model struct {
 	md       *MarkdownRenderer // created by the first answer
 	bridge   *bridge
 	approver *dialogApprover
+	reviewer *dialogReviewer
 	session  *orchestrator.Session
 	home     string
 	now      func() time.Time
@@ -63,7 +64,7 @@ type model struct {
 
 	transcript transcript
 	input      input
-	dialog     *approvalDialog
+	dialog     dialog
 	picker     *modelPicker
 	completion int    // the highlighted completion
 	bottomView string // the bottom panel, rendered by layout
@@ -73,6 +74,7 @@ type model struct {
 	compacting bool
 	sessions   *sessionPicker
 
+	mode      modeState
 	run       *runState
 	runs      sync.WaitGroup
 	usage     usage
@@ -89,6 +91,7 @@ type runState struct {
 	turn     int
 	answer   int // transcript index of this turn's answer; -1 for none
 	thinking int // transcript index of this turn's thinking; -1 for none
+	plan     int // transcript index of the plan proposed last; -1 for none
 	cards    map[int]int
 	dirty    map[int]bool // items changed since the last frame
 	stopping bool         // interrupted, waiting for the run to end
@@ -111,9 +114,12 @@ func newModel(ctx context.Context, opts TUIOptions) *model {
 		m.now = time.Now
 	}
 	m.approver = &dialogApprover{b: m.bridge}
+	m.reviewer = &dialogReviewer{b: m.bridge}
 	m.transcript = newTranscript(&m.st)
 	m.input = newInput(m.keys)
 	m.session = m.newSession()
+	m.syncMode()
+	m.mode.item, m.mode.shown = -1, "build" // a mode chosen at start is told with the first prompt
 	if saved := opts.Resume; saved != nil {
 		m.session.ResumeFrom(*saved)
 		m.resumed, m.titled = saved, true
@@ -128,6 +134,7 @@ func (m *model) newSession() *orchestrator.Session {
 	o := m.opts.Engine
 	a := o.Config.Approval
 	o.Approver = orchestrator.Rules{All: a.All, Tools: a.Tools, Commands: a.Commands, Next: m.approver}
+	o.Reviewer = m.reviewer
 	return orchestrator.New(o)
 }
 

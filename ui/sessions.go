@@ -92,6 +92,7 @@ func (m *model) sessionLoaded(msg sessionLoaded) tea.Cmd {
 	if msg.saved.Model != "" {
 		m.opts.Engine.Config.Model = msg.saved.Model
 	}
+	m.opts.Engine.Mode = nil // the session goes on in its own mode
 	m.session = m.newSession()
 	m.session.ResumeFrom(msg.saved)
 	m.resumed, m.titled, m.title, m.usage = &msg.saved, true, msg.saved.Title, usage{}
@@ -104,6 +105,8 @@ func (m *model) cmdNew(string) tea.Cmd {
 		return nil
 	}
 	m.session.Reset()
+	m.syncMode()
+	m.mode.item = -1
 	m.transcript.clear()
 	m.usage, m.titled, m.title = usage{}, false, ""
 	m.notice(noticeInfo, "", "New conversation.")

@@ -46,6 +46,7 @@ func (m *model) prepared(msg preparedMsg) {
 	switch err := msg.err; {
 	case err == nil:
 		m.phase, m.info = phaseReady, msg.info
+		m.syncMode() // a resumed session's, restored by Prepare
 		if m.resumed != nil {
 			m.showHistory(m.resumed)
 			m.resumed = nil

@@ -28,7 +28,7 @@ func (m *model) statusLine() string {
 	if model == "" {
 		model = "no model"
 	}
-	parts = append(parts, st.statusKey.Render(model), st.status.Render("build"))
+	parts = append(parts, st.statusKey.Render(model), st.status.Render(m.modeStatus()))
 	if m.info.NumCtx > 0 {
 		used := m.usage.promptTokens + m.usage.evalTokens
 		parts = append(parts, st.status.Render(fmt.Sprintf("ctx %d%% %s/%s",
@@ -61,7 +61,7 @@ func (m *model) hint() string {
 	case m.quitArmed:
 		return "ctrl+c again to quit"
 	case m.dialog != nil:
-		return "approval needed"
+		return m.dialog.hint()
 	case m.run != nil:
 		return "esc interrupt"
 	}

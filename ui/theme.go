@@ -28,6 +28,7 @@ type theme struct {
 	dialogTitle       lipgloss.Style
 	key               lipgloss.Style
 	accent            lipgloss.Style
+	plain             lipgloss.Style
 }
 
 func newTheme(noColor, dark bool) theme {
@@ -65,5 +66,6 @@ func newTheme(noColor, dark bool) theme {
 		dialogTitle: lipgloss.NewStyle().Bold(true).Foreground(lipgloss.Yellow),
 		key:         lipgloss.NewStyle().Bold(true).Foreground(lipgloss.Cyan),
 		accent:      lipgloss.NewStyle().Foreground(lipgloss.Magenta),
+		plain:       lipgloss.NewStyle(),
 	}
 }

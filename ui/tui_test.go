@@ -129,6 +129,7 @@ func keyPress(name string) tea.KeyPressMsg {
 		"ctrl+c": {Code: 'c', Mod: tea.ModCtrl}, "ctrl+o": {Code: 'o', Mod: tea.ModCtrl},
 		"ctrl+up": {Code: tea.KeyUp, Mod: tea.ModCtrl}, "ctrl+down": {Code: tea.KeyDown, Mod: tea.ModCtrl},
 		"ctrl+end": {Code: tea.KeyEnd, Mod: tea.ModCtrl}, "alt+enter": {Code: tea.KeyEnter, Mod: tea.ModAlt},
+		"shift+tab": {Code: tea.KeyTab, Mod: tea.ModShift},
 	}
 	if k, ok := special[name]; ok {
 		return tea.KeyPressMsg(k)

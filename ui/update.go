@@ -82,6 +82,10 @@ func (m *model) key(msg tea.KeyPressMsg) tea.Cmd {
 	if cmd, handled := m.completionKey(msg); handled {
 		return cmd
 	}
+	if keyIs(msg, m.keys.CycleMode) {
+		m.cycleMode()
+		return nil
+	}
 	if keyIs(msg, m.keys.Send) {
 		return m.send(m.input.take())
 	}
@@ -208,13 +212,9 @@ func (m *model) send(text string) tea.Cmd {
 }
 
 func (m *model) dialogKey(msg tea.KeyPressMsg) tea.Cmd {
-	d := m.dialog
-	result, cmd := d.update(msg, m.keys)
-	switch result {
-	case dialogOpen:
+	closed, cmd := m.dialog.update(msg, m.keys)
+	if !closed {
 		return cmd
-	case dialogAllowedForSession:
-		m.approver.grant(d.ask.req)
 	}
 	m.dialog = nil
 	m.setWaiting(false)

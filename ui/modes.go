@@ -1,0 +1,323 @@
+package ui
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"charm.land/bubbles/v2/key"
+	"charm.land/bubbles/v2/textinput"
+	tea "charm.land/bubbletea/v2"
+	"charm.land/lipgloss/v2"
+
+	"lathe/orchestrator"
+)
+
+// modeHelp says what each mode does, for /mode and the notices of a
+// switch.
+var modeHelp = map[string]string{
+	"build": "every tool; changes files and runs commands, asking first as configured",
+	"plan":  "read-only tools; the model investigates and proposes a plan for you to approve",
+	"ask":   "read-only tools; the model answers questions about the code",
+}
+
+// modeState is the session's mode as the TUI shows it. The engine's
+// goroutine changes the session's mode during a run, so the TUI keeps its
+// own copy, moved on by events.
+type modeState struct {
+	name  string
+	plan  *orchestrator.Plan // build mode's plan, a copy
+	item  int                // transcript index of the plan being carried out; -1 for none
+	shown string             // the mode the transcript last said the session was in
+}
+
+// syncMode reads the session's mode; only while no run is going.
+func (m *model) syncMode() {
+	mode := m.session.Mode()
+	m.mode.name, m.mode.plan = mode.Name(), nil
+	if b, ok := mode.(orchestrator.BuildMode); ok {
+		m.mode.plan = b.Plan.Clone()
+	}
+}
+
+// setMode switches the session to mode, the user's choice; with say, the
+// transcript tells so at once, else with the next prompt.
+func (m *model) setMode(mode orchestrator.Mode, reason string, say bool) {
+	if m.run != nil || m.compacting {
+		m.setStatusNote("the mode changes between requests")
+		return
+	}
+	hadPlan := m.mode.plan != nil
+	if err := m.session.SetMode(m.ctx, mode, reason); err != nil {
+		m.notice(noticeError, "Cannot change the mode", err.Error())
+		return
+	}
+	m.syncMode()
+	m.mode.item = -1
+	note := m.mode.name + " mode: " + modeHelp[m.mode.name]
+	if hadPlan {
+		note += " (the plan is dropped)"
+	}
+	if say {
+		m.mode.shown = m.mode.name
+		m.notice(noticeInfo, "", "▸ "+note+".")
+		return
+	}
+	m.setStatusNote(m.mode.name + " mode")
+}
+
+// cycleMode is Shift+Tab: the next mode, told with the next prompt.
+func (m *model) cycleMode() {
+	m.setMode(orchestrator.NextMode(m.session.Mode()), "shift+tab", false)
+}
+
+func (m *model) cmdMode(arg string) tea.Cmd {
+	if arg == "" {
+		var b strings.Builder
+		for _, name := range orchestrator.ModeNames() {
+			mark := "  "
+			if name == m.mode.name {
+				mark = "› "
+			}
+			fmt.Fprintf(&b, "%s%-6s %s\n", mark, name, modeHelp[name])
+		}
+		b.WriteString("\n/mode NAME switches; " + m.keys.CycleMode.Help().Key + " cycles.")
+		m.notice(noticeInfo, "Modes", b.String())
+		return nil
+	}
+	mode, err := orchestrator.ParseMode(arg)
+	if err != nil {
+		m.notice(noticeWarn, "", err.Error())
+		return nil
+	}
+	if mode.Name() == m.mode.name {
+		m.notice(noticeInfo, "", "Already in "+mode.Name()+" mode.")
+		return nil
+	}
+	m.setMode(mode, "/mode "+mode.Name(), true)
+	return nil
+}
+
+// sayMode tells, before a prompt, the mode the user switched to since
+// the transcript last said.
+func (m *model) sayMode() {
+	if m.mode.name != m.mode.shown {
+		m.notice(noticeInfo, "", "▸ "+m.mode.name+" mode: "+modeHelp[m.mode.name]+".")
+		m.mode.shown = m.mode.name
+	}
+}
+
+// modeChanged follows a transition the model made.
+func (m *model) modeChanged(e orchestrator.ModeChanged) {
+	m.mode.name, m.mode.plan, m.mode.shown = e.To, e.Plan, e.To
+	why := e.Reason
+	if e.Plan != nil {
+		why = "the plan was approved; the model carries it out and checks off its steps"
+		if r := m.run; r != nil && r.plan >= 0 {
+			m.transcript.items[r.plan].(*planItem).set(e.Plan, planApproved)
+			r.dirty[r.plan] = true
+			m.mode.item = r.plan
+		}
+	}
+	m.notice(noticeInfo, "", "▸ "+e.To+" mode: "+why+".")
+}
+
+// planProposed shows a plan the model proposed; a dialog asks about it
+// next.
+func (m *model) planProposed(e orchestrator.PlanProposed) {
+	r := m.run
+	if r == nil {
+		return
+	}
+	m.endThinking()
+	m.endAnswer()
+	m.transcript.add(&planItem{plan: e.Plan, state: planProposed})
+	r.plan = len(m.transcript.items) - 1
+}
+
+// planUpdated moves the checklist on.
+func (m *model) planUpdated(e orchestrator.PlanUpdated) {
+	m.mode.plan = e.Plan
+	if i := m.mode.item; i >= 0 && i < len(m.transcript.items) {
+		if p, ok := m.transcript.items[i].(*planItem); ok {
+			p.set(e.Plan, planApproved)
+			if r := m.run; r != nil {
+				r.dirty[i] = true
+			} else {
+				m.transcript.changed(i)
+			}
+		}
+	}
+}
+
+// planReviewed marks the proposed plan with the user's verdict.
+func (m *model) planReviewed(rv orchestrator.Review) {
+	r := m.run
+	if r == nil || r.plan < 0 {
+		return
+	}
+	p := m.transcript.items[r.plan].(*planItem)
+	switch rv.Verdict {
+	case orchestrator.VerdictReject:
+		p.state, p.feedback = planRejected, rv.Feedback
+	case orchestrator.VerdictStop:
+		p.state = planKept
+	}
+	r.dirty[r.plan] = true
+}
+
+// modeStatus is the status line's mode: "plan", "build · plan 2/5".
+func (m *model) modeStatus() string {
+	s := m.mode.name
+	if p := m.mode.plan; p != nil {
+		done := 0
+		for _, st := range p.Steps {
+			if st.Status == orchestrator.StepDone || st.Status == orchestrator.StepSkipped {
+				done++
+			}
+		}
+		s += fmt.Sprintf(" · plan %d/%d", done, len(p.Steps))
+	}
+	return s
+}
+
+// planAsk is a proposed plan waiting for the user's review.
+type planAsk struct {
+	plan  orchestrator.Plan
+	reply chan orchestrator.Review // buffered: answering never blocks
+}
+
+// dialogReviewer asks the user about proposed plans through the TUI.
+type dialogReviewer struct{ b *bridge }
+
+// Review implements orchestrator.Reviewer.
+func (r *dialogReviewer) Review(ctx context.Context, p orchestrator.Plan) (orchestrator.Review, error) {
+	ask := planAsk{plan: p, reply: make(chan orchestrator.Review, 1)}
+	return askUser(ctx, r.b, ask, ask.reply)
+}
+
+// planDialog asks whether to carry out the plan shown above it in the
+// transcript, reject it with feedback, or keep it and stop.
+type planDialog struct {
+	ask      planAsk
+	m        *model // told the verdict, to mark the plan
+	feedback bool   // typing the feedback of a rejection
+	input    textinput.Model
+}
+
+func newPlanDialog(ask planAsk, m *model) *planDialog {
+	return &planDialog{ask: ask, m: m,
+		input: newReasonInput("feedback: ", "what to change; enter rejects the plan with it")}
+}
+
+func (d *planDialog) update(msg tea.KeyPressMsg, keys keyMap) (bool, tea.Cmd) {
+	if d.feedback {
+		switch {
+		case key.Matches(msg, keys.Send):
+			return d.answer(orchestrator.Review{Verdict: orchestrator.VerdictReject, Feedback: strings.TrimSpace(d.input.Value())}), nil
+		case key.Matches(msg, keys.Interrupt):
+			d.feedback = false
+			d.input.Blur()
+			return false, nil
+		}
+		var cmd tea.Cmd
+		d.input, cmd = d.input.Update(msg)
+		return false, cmd
+	}
+	switch {
+	case key.Matches(msg, keys.Allow):
+		return d.answer(orchestrator.Review{Verdict: orchestrator.VerdictApprove}), nil
+	case key.Matches(msg, keys.Deny):
+		d.feedback = true
+		return false, d.input.Focus()
+	case key.Matches(msg, keys.Interrupt):
+		return d.answer(orchestrator.Review{Verdict: orchestrator.VerdictStop}), nil
+	}
+	return false, nil
+}
+
+func (d *planDialog) answer(rv orchestrator.Review) bool {
+	d.ask.reply <- rv
+	d.m.planReviewed(rv)
+	return true
+}
+
+func (d *planDialog) hint() string { return "plan review" }
+
+func (d *planDialog) cancel() { d.ask.reply <- orchestrator.Review{Verdict: orchestrator.VerdictStop} }
+
+func (d *planDialog) view(width, _ int, st *theme, keys keyMap) string {
+	title := fmt.Sprintf("? Carry out this plan of %d steps in build mode?", len(d.ask.plan.Steps))
+	lines := append([]string{st.rule.Render(strings.Repeat("─", width))}, wrap(title, width, " ", "   ", st.dialogTitle)...)
+	if d.feedback {
+		return strings.Join(append(lines, " "+d.input.View()), "\n")
+	}
+	k := func(b key.Binding, text string) string { return st.key.Render(b.Help().Key) + " " + text }
+	return strings.Join(append(lines, joinWrapped([]string{
+		k(keys.Allow, "approve and build"),
+		k(keys.Deny, "reject with feedback"),
+		k(keys.Interrupt, "keep it and stop"),
+	}, st.meta.Render("  ·  "), width)...), "\n")
+}
+
+// planState is where a plan in the transcript stands.
+type planState int
+
+const (
+	planProposed planState = iota
+	planApproved
+	planRejected
+	planKept
+)
+
+// planItem is a plan in the transcript: proposed, then approved (its
+// checklist kept current), rejected or kept for later.
+type planItem struct {
+	plan     *orchestrator.Plan
+	state    planState
+	feedback string
+	r        render
+}
+
+func (p *planItem) set(plan *orchestrator.Plan, state planState) {
+	p.plan, p.state = plan, state
+	p.r.invalidate()
+}
+
+func (p *planItem) invalidate() { p.r.invalidate() }
+
+func (p *planItem) lines(width int, st *theme) []string {
+	if l, ok := p.r.get(width); ok {
+		return l
+	}
+	var label string
+	switch p.state {
+	case planProposed:
+		label = "Plan proposed"
+	case planApproved:
+		label = "Plan"
+	case planRejected:
+		label = "Plan rejected"
+	case planKept:
+		label = "Plan kept: reply to revise it, or /mode build to work without it"
+	}
+	out := []string{indent + st.statusKey.Render("▣ "+label)}
+	out = append(out, wrap(p.plan.Summary, width, indent+"  ", indent+"  ", st.user)...)
+	for i, step := range p.plan.Steps {
+		mark, style := "[ ]", st.notice
+		switch step.Status {
+		case orchestrator.StepDone:
+			mark, style = "[x]", st.ok
+		case orchestrator.StepInProgress:
+			mark, style = "[~]", st.accent
+		case orchestrator.StepSkipped:
+			mark, style = "[-]", st.dim
+		}
+		first := fmt.Sprintf("%s%s %d. ", indent+"  ", style.Render(mark), i+1)
+		out = append(out, wrap(step.Text, width, first, strings.Repeat(" ", lipgloss.Width(first)), st.plain)...)
+	}
+	if p.state == planRejected && p.feedback != "" {
+		out = append(out, wrap("feedback: "+p.feedback, width, indent+"  ", indent+"  ", st.warn)...)
+	}
+	return p.r.set(width, append(out, ""))
+}
