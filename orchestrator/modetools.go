@@ -155,8 +155,29 @@ func (s *Session) markStep(n int, status StepStatus) tools.Result {
 		return tools.Errorf("no such step", fmt.Sprintf("step %d does not exist: the plan has steps 1 to %d", n, len(p.Steps)))
 	}
 	p.Steps[n-1].Status = status
-	summary := fmt.Sprintf("step %d %s", n, status)
-	return tools.Result{Content: "Plan updated.\n" + p.Checklist(), Summary: summary}
+	return tools.Result{Content: "Plan updated.\n" + p.Checklist(), Summary: p.Progress()}
+}
+
+// Progress is "2/5 done, step 3 in progress".
+func (p *Plan) Progress() string {
+	s := fmt.Sprintf("%d/%d done", p.Done(), len(p.Steps))
+	for i, st := range p.Steps {
+		if st.Status == StepInProgress {
+			return s + fmt.Sprintf(", step %d in progress", i+1)
+		}
+	}
+	return s
+}
+
+// Done counts the steps done or skipped.
+func (p *Plan) Done() int {
+	n := 0
+	for _, st := range p.Steps {
+		if st.Status == StepDone || st.Status == StepSkipped {
+			n++
+		}
+	}
+	return n
 }
 
 // Checklist is the plan's steps, one per line, each with its status.

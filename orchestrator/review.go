@@ -53,10 +53,17 @@ type modeChange struct {
 	note   string // the synthetic message that tells the model
 }
 
+// notePrefix starts the messages lathe adds to the conversation in the
+// user's place, telling the model what happened.
+const notePrefix = "[lathe] "
+
+// IsNote reports whether m is a message lathe added in the user's place.
+func IsNote(m api.Message) bool { return m.Role == "user" && strings.HasPrefix(m.Content, notePrefix) }
+
 // Messages the model gets at transitions.
 const (
-	noteStartTask     = "[lathe] Now in build mode (start_task): every tool is available. Work on the goal: %s"
-	notePlanApproved  = "[lathe] The user approved the plan; now in build mode, every tool available. Carry out the steps in order, marking each with update_plan as you start and finish it."
+	noteStartTask     = notePrefix + "Now in build mode (start_task): every tool is available. Work on the goal: %s"
+	notePlanApproved  = notePrefix + "The user approved the plan; now in build mode, every tool available. Carry out the steps in order, marking each with update_plan as you start and finish it."
 	resultStartTask   = "Switching to build mode: the next turn has every tool."
 	resultApproved    = "The user approved the plan. Build mode starts with the next turn."
 	resultRejected    = "The user rejected the plan."
@@ -160,10 +167,10 @@ var planSchema = json.RawMessage(`{"type":"object","properties":{"summary":{"typ
 	`"steps":{"type":"array","items":{"type":"string"}}},"required":["summary","steps"]}`)
 
 const (
-	planRequest = "[lathe] Write the plan from your last reply as JSON: a summary of the change, and the steps in order, " +
+	planRequest = notePrefix + "Write the plan from your last reply as JSON: a summary of the change, and the steps in order, " +
 		"each one concrete change or check naming its files. If your reply proposed no plan (you need an answer " +
 		"from the user first), give an empty list of steps."
-	planRetry = "[lathe] That is not a valid plan: %v. Send the plan again as JSON with a \"summary\" string and a \"steps\" list of strings."
+	planRetry = notePrefix + "That is not a valid plan: %v. Send the plan again as JSON with a \"summary\" string and a \"steps\" list of strings."
 )
 
 // planFromReply handles a reply of plan mode that ends without calling
@@ -181,7 +188,7 @@ func (r *run) planFromReply(turn int) (more bool, err error) {
 	case VerdictApprove:
 		return true, nil
 	case VerdictReject:
-		r.record(api.Message{Role: "user", Content: "[lathe] " + text})
+		r.record(api.Message{Role: "user", Content: notePrefix + text})
 		return true, nil
 	case VerdictStop:
 		return false, nil

@@ -172,10 +172,15 @@ func (m *model) replyRewritten(e orchestrator.ReplyRewritten) {
 }
 
 func (m *model) toolStarted(e orchestrator.ToolStarted) {
-	r := m.run
-	if r == nil {
-		return
+	if m.run == nil || e.Name == "update_plan" {
+		return // the plan's checklist shows it; a failure gets a card
 	}
+	m.addCard(e)
+}
+
+// addCard shows a call that started.
+func (m *model) addCard(e orchestrator.ToolStarted) {
+	r := m.run
 	m.endThinking()
 	m.endAnswer()
 	m.transcript.add(&toolCard{start: e})
@@ -183,11 +188,16 @@ func (m *model) toolStarted(e orchestrator.ToolStarted) {
 }
 
 func (m *model) toolFinished(e orchestrator.ToolFinished) {
-	if r := m.run; r != nil {
-		if i, ok := r.cards[e.Index]; ok {
-			m.transcript.items[i].(*toolCard).finish(e)
-			r.dirty[i] = true
-		}
+	r := m.run
+	if r == nil {
+		return
+	}
+	if e.Name == "update_plan" && e.Outcome != orchestrator.OutcomeOK {
+		m.addCard(orchestrator.ToolStarted{Turn: e.Turn, Index: e.Index, ID: e.ID, Name: e.Name, Subject: e.Subject})
+	}
+	if i, ok := r.cards[e.Index]; ok {
+		m.transcript.items[i].(*toolCard).finish(e)
+		r.dirty[i] = true
 	}
 }
 

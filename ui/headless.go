@@ -65,8 +65,6 @@ func (h *Headless) Event(e orchestrator.Event) {
 		fmt.Fprintf(h.stderr, "lathe: %s mode → %s mode (%s)\n", e.From, e.To, oneLine(e.Reason, 100))
 	case orchestrator.PlanProposed:
 		fmt.Fprintf(h.stderr, "lathe: plan proposed: %s (%d steps)\n", oneLine(e.Plan.Summary, 100), len(e.Plan.Steps))
-	case orchestrator.PlanUpdated:
-		fmt.Fprintf(h.stderr, "lathe: plan: %s\n", planProgress(e.Plan))
 	}
 	if h.events != nil {
 		h.events.event(e)
@@ -111,26 +109,6 @@ func PlanText(p *orchestrator.Plan) string {
 		fmt.Fprintf(&b, "%d. %s\n", i+1, st.Text)
 	}
 	return b.String()
-}
-
-// planProgress is "2/5 done, step 3 in progress".
-func planProgress(p *orchestrator.Plan) string {
-	done, current := 0, 0
-	for i, st := range p.Steps {
-		switch st.Status {
-		case orchestrator.StepDone, orchestrator.StepSkipped:
-			done++
-		case orchestrator.StepInProgress:
-			if current == 0 {
-				current = i + 1
-			}
-		}
-	}
-	s := fmt.Sprintf("%d/%d done", done, len(p.Steps))
-	if current > 0 {
-		s += fmt.Sprintf(", step %d in progress", current)
-	}
-	return s
 }
 
 // marks styles the per-call lines on stderr.

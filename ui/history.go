@@ -38,7 +38,9 @@ func (m *model) showHistory(saved *orchestrator.SavedSession) {
 		msg := msgs[i]
 		switch msg.Role {
 		case "user":
-			m.transcript.add(&userItem{text: msg.Content})
+			if !orchestrator.IsNote(msg) { // told by the mode's notice
+				m.transcript.add(&userItem{text: msg.Content})
+			}
 		case "assistant":
 			m.showReply(msg)
 			i += m.showCalls(msg.ToolCalls, msgs[i+1:], i+1, meta)
@@ -122,9 +124,12 @@ func (m *model) showCalls(calls []api.ToolCall, rest []api.Message, first int, m
 			card.start.Subject = m.subjectOf(c)
 			end.Subject = card.start.Subject
 		}
+		used++
+		if c.Function.Name == "update_plan" && end.Outcome == orchestrator.OutcomeOK {
+			continue // the plan's checklist shows it
+		}
 		card.finish(end)
 		m.transcript.add(card)
-		used++
 	}
 	return used
 }

@@ -170,13 +170,7 @@ func (m *model) planReviewed(rv orchestrator.Review) {
 func (m *model) modeStatus() string {
 	s := m.mode.name
 	if p := m.mode.plan; p != nil {
-		done := 0
-		for _, st := range p.Steps {
-			if st.Status == orchestrator.StepDone || st.Status == orchestrator.StepSkipped {
-				done++
-			}
-		}
-		s += fmt.Sprintf(" · plan %d/%d", done, len(p.Steps))
+		s += fmt.Sprintf(" · plan %d/%d", p.Done(), len(p.Steps))
 	}
 	return s
 }

@@ -8,6 +8,7 @@ import (
 	"github.com/ollama/ollama/api"
 
 	"lathe/orchestrator"
+	"lathe/tools"
 )
 
 // statusOf is the screen's last line, the status line.
@@ -105,8 +106,18 @@ func TestPlanApprovedIsTrackedAsAChecklist(t *testing.T) {
 	}
 	plan.Steps[0].Status = orchestrator.StepDone
 	plan.Steps[1].Status = orchestrator.StepInProgress
-	events(m, orchestrator.PlanUpdated{Plan: plan.Clone()})
+	events(m, orchestrator.TurnStarted{Turn: 2},
+		orchestrator.ToolStarted{Turn: 2, Index: 0, Name: "update_plan", Subject: "step 1 done"},
+		orchestrator.ToolFinished{Turn: 2, Index: 0, Name: "update_plan", Subject: "step 1 done", Outcome: orchestrator.OutcomeOK,
+			Result: tools.Result{Summary: "1/2 done"}},
+		orchestrator.PlanUpdated{Plan: plan.Clone()},
+		orchestrator.ToolStarted{Turn: 2, Index: 1, Name: "update_plan", Subject: "step 7 done"},
+		orchestrator.ToolFinished{Turn: 2, Index: 1, Name: "update_plan", Subject: "step 7 done", Outcome: orchestrator.OutcomeFailed,
+			Result: tools.Result{Summary: "no such step", IsError: true}})
 	s := screen(m)
+	if strings.Contains(s, "step 1 done") || !strings.Contains(s, "✗ update_plan step 7 done · no such step") {
+		t.Errorf("want a card for the failed update_plan only:\n%s", s)
+	}
 	if !strings.Contains(s, "[x] 1. edit lex.go") || !strings.Contains(s, "[~] 2. run go test") || !strings.Contains(statusOf(m), "plan 1/2") {
 		t.Errorf("after an update:\n%s", s)
 	}
@@ -212,6 +223,9 @@ func TestResumedModesAreShown(t *testing.T) {
 	}
 	if st := statusOf(m); !strings.Contains(st, "build · plan 1/2") {
 		t.Errorf("status %q", st)
+	}
+	if strings.Contains(s, "The user approved the plan") {
+		t.Errorf("lathe's note to the model is shown as a prompt:\n%s", s)
 	}
 	// The checklist shown is the one update_plan moves on.
 	plan2 := plan.Clone()
