@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/ollama/ollama/api"
+	"github.com/rs/zerolog"
 
 	"lathe/orchestrator/ollamatest"
 	"lathe/prompts"
@@ -308,7 +309,8 @@ func TestPlanRejectedFeedbackReachesTheModel(t *testing.T) {
 // after it are answered without running, and the next turn has the new
 // mode's prompt and tools.
 func TestTransitionBreaksTheTurn(t *testing.T) {
-	e := newEnv(t, nil, withMode(AskMode{}))
+	var log strings.Builder
+	e := newEnv(t, nil, withMode(AskMode{}), func(o *Options) { o.Log = zerolog.New(&log).Level(zerolog.DebugLevel) })
 	e.srv.Script(
 		ollamatest.Reply{ToolCalls: []ollamatest.ToolCall{
 			call("read", `{"path":"a.go"}`),
@@ -357,6 +359,12 @@ func TestTransitionBreaksTheTurn(t *testing.T) {
 	}
 	if res.StopReason != StopDone || res.Mode != "build" || res.Plan != nil || res.Turns != 3 {
 		t.Errorf("result %+v", res)
+	}
+	// The change of system prompt is a deliberate break of the prompt
+	// cache, said as such at debug level.
+	if n := strings.Count(log.String(), `"from":"ask","to":"build"`); n != 1 ||
+		!strings.Contains(log.String(), `"message":"mode changed: the prompt cache starts over"`) {
+		t.Errorf("debug log of the mode change (%d):\n%s", n, log.String())
 	}
 }
 

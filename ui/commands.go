@@ -116,9 +116,22 @@ func (m *model) cmdTools(string) tea.Cmd {
 		case !t.ReadOnly():
 			asks = "asks first"
 		}
+		if !t.ReadOnly() && m.mode.name != "build" {
+			asks = "not in " + m.mode.name + " mode"
+		}
 		fmt.Fprintf(&b, "%-11s %s\n", t.Name(), asks)
 	}
-	m.notice(noticeInfo, "Tools", strings.TrimRight(b.String(), "\n"))
+	switch m.mode.name {
+	case "ask":
+		b.WriteString("start_task  leaves ask mode for build mode\n")
+	case "plan":
+		b.WriteString("propose_plan proposes the plan for you to approve\n")
+	default:
+		if m.mode.plan != nil {
+			b.WriteString("update_plan checks off the plan's steps\n")
+		}
+	}
+	m.notice(noticeInfo, "Tools in "+m.mode.name+" mode", strings.TrimRight(b.String(), "\n"))
 	return nil
 }
 

@@ -189,6 +189,14 @@ func TestSlashCommands(t *testing.T) {
 	if s := screen(m); !strings.Contains(s, "write_file  asks first") || !strings.Contains(s, "read_file   runs without asking") {
 		t.Errorf("/tools:\n%s", s)
 	}
+	m.input.set("/mode plan")
+	press(m, "enter")
+	m.input.set("/tools")
+	press(m, "enter")
+	if s := screen(m); !strings.Contains(s, "Tools in plan mode") || !strings.Contains(s, "shell       not in plan mode") ||
+		!strings.Contains(s, "propose_plan proposes the plan") {
+		t.Errorf("/tools in plan mode:\n%s", s)
+	}
 	id := m.session.ID()
 	m.input.set("/clear")
 	press(m, "enter")
