@@ -660,3 +660,43 @@ func TestEveryModeFitsThePromptBudget(t *testing.T) {
 		}
 	}
 }
+
+// TestNewSessionDropsThePlan: /new keeps the mode but not the plan,
+// which belonged to the conversation.
+func TestNewSessionDropsThePlan(t *testing.T) {
+	plan := &Plan{Summary: "s", Steps: []PlanStep{{Text: "edit lex.go", Status: StepPending}}}
+	for _, c := range []struct {
+		mode  Mode
+		tools string
+		want  Mode
+	}{
+		{BuildMode{Plan: plan}, "read update_plan write", BuildMode{}},
+		{PlanMode{}, "propose_plan read", PlanMode{}},
+	} {
+		e := newEnv(t, nil, withMode(c.mode))
+		e.srv.Script(ollamatest.Reply{Content: "one"})
+		if _, ok := c.mode.(PlanMode); ok {
+			e.srv.Script(ollamatest.Reply{Content: `{"summary":"","steps":[]}`})
+		}
+		if _, err := e.run(t.Context(), "first"); err != nil {
+			t.Fatal(err)
+		}
+		e.session.Reset()
+		e.srv.Script(ollamatest.Reply{Content: "two"})
+		if _, ok := c.mode.(PlanMode); ok {
+			e.srv.Script(ollamatest.Reply{Content: `{"summary":"","steps":[]}`})
+		}
+		res, err := e.run(t.Context(), "second")
+		if err != nil {
+			t.Fatal(err)
+		}
+		reqs := e.srv.ChatRequests()
+		before, after := reqs[0], reqs[len(reqs)-1]
+		if strings.Join(toolNames(before), " ") != c.tools {
+			t.Errorf("%s: tools before /new %v", c.mode.Name(), toolNames(before))
+		}
+		if after.Messages[0].Content != mustPrompt(t, c.want) || res.Plan != nil || res.Mode != c.want.Name() {
+			t.Errorf("%s: after /new the mode is %s with plan %v", c.mode.Name(), res.Mode, res.Plan)
+		}
+	}
+}
