@@ -199,7 +199,9 @@ func (r *run) planFromReply(turn int) (more bool, err error) {
 // structuredPlan asks for the plan of the last reply as JSON in a side
 // request, and once more with the error when the answer is not a valid
 // plan. It returns nil when the reply proposed no plan, or when the
-// second answer is no better (with a warning).
+// second answer is no better (with a warning). The request is the
+// conversation's own, tools included, so that Ollama reuses the prompt it
+// has cached; the format's grammar leaves the model no room for a call.
 func (r *run) structuredPlan() (*Plan, error) {
 	req := r.s.request()
 	req.Format = planSchema
