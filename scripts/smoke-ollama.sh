@@ -6,6 +6,7 @@
 # must leave behind:
 #   1. "create test.txt containing Hello World"
 #   2. "create an authentication system with JWT and password hashing"
+# and a plan-mode run that must print a plan and change nothing.
 # MODEL defaults to lathe's own choice (the first installed model with tool
 # support). Exits 0 with a message when no server answers, 1 when a task
 # fails.
@@ -70,6 +71,21 @@ if task auth "$work/auth" "create an authentication system with JWT and password
   check auth "several files were written ($sources)" test "$sources" -ge 2
   check auth "something handles JWTs" grep -rqi "jwt" "$work/auth"
   check auth "passwords are hashed" grep -rqiE "bcrypt|argon2|scrypt|pbkdf2" "$work/auth"
+fi
+
+mkdir "$work/plan"
+printf 'package greet\n\nfunc Greet() string { return "hi" }\n' >"$work/plan/greet.go"
+cp "$work/plan/greet.go" "$work/greet.go.orig"
+echo "== plan"
+plan_args=(--mode plan)
+[ -n "$model" ] && plan_args+=(-m "$model")
+if "$work/lathe" -C "$work/plan" "${plan_args[@]}" -p "make Greet return hello instead of hi" >"$work/plan.out"; then
+  cat "$work/plan.out"
+  check plan "a numbered plan was printed" grep -q '^1\. ' "$work/plan.out"
+  check plan "no file was changed" cmp -s "$work/plan/greet.go" "$work/greet.go.orig"
+else
+  echo "FAIL plan: lathe exited with an error"
+  failed=1
 fi
 
 exit "$failed"
