@@ -13,7 +13,7 @@ func (s *Session) Reset() {
 	s.id, s.title, s.created = newID(), "", false
 	s.compaction, s.used, s.usedAt = nil, 0, 0
 	if m, ok := s.mode.(BuildMode); ok && m.Plan != nil {
-		s.mode, s.tools = BuildMode{}, s.toolsFor(BuildMode{})
+		s.enter(BuildMode{})
 	}
 	s.modeRec = ModeRecord{Mode: s.mode.Name(), Reason: "new session"}
 	if s.model.Name != "" {

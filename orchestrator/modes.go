@@ -103,12 +103,21 @@ func (p *Plan) view() *prompts.PlanView {
 	return v
 }
 
+// enter makes m the mode, with its tools.
+func (s *Session) enter(m Mode) {
+	s.mode, s.tools = m, s.toolsFor(m)
+	s.toolsTokens = (len(s.tools.Definitions().String()) + 3) / 4
+}
+
 // toolsFor builds the registry of a mode: the read-only tools and its
 // transition tool for ask and plan; every tool, and update_plan when
 // there is a plan, for build. Transition tools are offered only in the
 // modes they leave.
 func (s *Session) toolsFor(m Mode) *tools.Registry {
 	all := s.opts.Tools
+	if m == Mode(BuildMode{}) {
+		return all
+	}
 	var list []tools.Tool
 	for _, name := range all.Names() {
 		t, _ := all.Lookup(name)
@@ -193,7 +202,7 @@ func (s *Session) setMode(m Mode, reason string) error {
 		s.messages[0].Content = system
 	}
 	from := s.mode.Name()
-	s.mode, s.tools = m, s.toolsFor(m)
+	s.enter(m)
 	s.modeRec = ModeRecord{Seq: max(0, len(s.messages)-1), Mode: m.Name(), Plan: s.plan().Clone(),
 		Reason: reason, Created: s.opts.Now()}
 	s.used, s.usedAt = 0, 0 // a new system prompt: the count no longer holds
@@ -215,6 +224,7 @@ func (s *Session) restoreMode(recs []ModeRecord) error {
 	if _, ok := m.(BuildMode); ok && rec.Plan != nil {
 		m = BuildMode{Plan: rec.Plan.Clone()}
 	}
-	s.mode, s.tools, s.modeRec = m, s.toolsFor(m), rec
+	s.enter(m)
+	s.modeRec = rec
 	return nil
 }

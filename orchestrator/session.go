@@ -68,10 +68,11 @@ type Session struct {
 	options  map[string]any
 	messages []api.Message // the whole history, system prompt first
 
-	mode    Mode
-	tools   *tools.Registry // the tools of the mode
-	modeRec ModeRecord      // the mode as stored; saved when the session is created
-	planMu  sync.Mutex      // guards the plan's steps, which update_plan sets
+	mode        Mode
+	tools       *tools.Registry // the tools of the mode
+	toolsTokens int             // their schemas' estimated size in tokens
+	modeRec     ModeRecord      // the mode as stored; saved when the session is created
+	planMu      sync.Mutex      // guards the plan's steps, which update_plan sets
 
 	resume     *SavedSession // restored by Prepare, once the model is known
 	compaction *Compaction   // requests summarize the messages before it
@@ -87,7 +88,7 @@ func New(opts Options) *Session {
 	s := &Session{opts: opts, id: newID()}
 	s.resolve = textcall.Resolver(append(opts.Tools.Names(), modeToolNames...))
 	mode := ownMode(opts.Mode)
-	s.mode, s.tools = mode, s.toolsFor(mode)
+	s.enter(mode)
 	s.modeRec = ModeRecord{Mode: mode.Name(), Plan: s.plan().Clone(), Reason: "start"}
 	return s
 }

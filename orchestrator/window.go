@@ -36,7 +36,7 @@ func (s *Session) nextTokens() int {
 }
 
 // overhead estimates the tool schemas, sent with every request.
-func (s *Session) overhead() int { return (len(s.tools.Definitions().String()) + 3) / 4 }
+func (s *Session) overhead() int { return s.toolsTokens }
 
 // counted takes Ollama's count after a reply: the whole prompt (cached
 // tokens included) plus what it generated.

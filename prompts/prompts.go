@@ -4,6 +4,7 @@ package prompts
 import (
 	"embed"
 	"strings"
+	"sync"
 	"text/template"
 	"unicode/utf8"
 )
@@ -58,7 +59,7 @@ func renderMode(name string, env Env, plan *PlanView) (string, error) {
 		InstructionsLimit int
 	}{env, plan, cut, InstructionsLimit}
 	data.Instructions = text
-	return render(name, data, "env.md.tmpl")
+	return render(name, data)
 }
 
 // CompactPrompt is the instruction that asks the model to summarize the
@@ -80,15 +81,20 @@ const (
 	CurrentRequest = "[The current request]"
 )
 
-// render renders the template name, with the templates it uses.
-func render(name string, data any, uses ...string) (string, error) {
-	t, err := template.New(name).Funcs(template.FuncMap{"inc": func(i int) int { return i + 1 }}).
-		ParseFS(files, append([]string{name}, uses...)...)
+// templates are the embedded templates, parsed on first use (not at
+// start-up, which is paid before the first frame).
+var templates = sync.OnceValues(func() (*template.Template, error) {
+	return template.New("").Funcs(template.FuncMap{"inc": func(i int) int { return i + 1 }}).ParseFS(files, "*.tmpl")
+})
+
+// render renders the template name.
+func render(name string, data any) (string, error) {
+	t, err := templates()
 	if err != nil {
 		return "", err
 	}
 	var sb strings.Builder
-	if err := t.Execute(&sb, data); err != nil {
+	if err := t.ExecuteTemplate(&sb, name, data); err != nil {
 		return "", err
 	}
 	return strings.TrimSpace(sb.String()) + "\n", nil
