@@ -90,7 +90,8 @@ func (r *run) runAll(turn int, states []*callState) {
 
 // readOnly reports whether a call can run alongside others.
 func (r *run) readOnly(c *callState) bool {
-	// update_plan reads nothing but sets the checklist: in call order.
+	// update_plan reads nothing but sets the checklist: alone, in call
+	// order (so that nothing else touches the plan meanwhile).
 	return c.settled || c.tool.ReadOnly() && c.call.Function.Name != "update_plan"
 }
 

@@ -28,7 +28,7 @@ func (r *run) record(m api.Message) {
 // goes on, but the session will not resume past that point.
 func (r *run) save(m StoredMessage) {
 	st := r.s.opts.Store
-	if st == nil || r.storeErr {
+	if st == nil || r.storeErr.Load() {
 		return
 	}
 	m.Created = r.s.opts.Now()
@@ -41,7 +41,7 @@ func (r *run) save(m StoredMessage) {
 // plan's checklist updated.
 func (r *run) saveMode() {
 	st := r.s.opts.Store
-	if st == nil || r.storeErr || !r.s.created {
+	if st == nil || r.storeErr.Load() || !r.s.created {
 		return
 	}
 	if err := st.SaveMode(r.storeCtx(), r.s.id, r.s.modeRec); err != nil {
@@ -50,10 +50,9 @@ func (r *run) saveMode() {
 }
 
 func (r *run) storeFailed(err error) {
-	if r.storeErr {
-		return
+	if !r.storeErr.CompareAndSwap(false, true) {
+		return // told already; calls that finish together may both fail
 	}
-	r.storeErr = true
 	r.s.opts.Log.Error().Err(err).Msg("session store failed")
 	r.emit(Warning{Text: "the session can no longer be saved (" + err.Error() + "); it goes on, but will not resume past this point"})
 }
@@ -85,7 +84,7 @@ func (r *run) begin(prompt string) {
 // end records how the run ended.
 func (r *run) end(err error) {
 	st := r.s.opts.Store
-	if st == nil || r.runID == 0 || r.storeErr {
+	if st == nil || r.runID == 0 || r.storeErr.Load() {
 		return
 	}
 	e := RunEnd{StopReason: r.res.StopReason, Turns: r.res.Turns, ToolCalls: r.res.ToolCalls,
@@ -126,11 +125,13 @@ func (s *Session) Restore(ctx context.Context, saved SavedSession) error {
 	s.messages = append([]api.Message{{Role: "system", Content: system}}, msgs...)
 	s.compaction = saved.Compaction
 	s.used, s.usedAt = 0, 0
+	changed := len(saved.Modes) == 0 // a session saved before modes were: build mode, recorded now
 	if m := s.opts.Mode; m != nil && m.Name() != s.mode.Name() {
 		// A mode asked for at start wins over the saved one.
-		if err := s.setMode(m, "chosen at start"); err != nil {
+		if err := s.setMode(ownMode(m), "chosen at start"); err != nil {
 			return err
 		}
+		changed = true
 	}
 	if st := s.opts.Store; st != nil {
 		for _, m := range mended {
@@ -139,8 +140,7 @@ func (s *Session) Restore(ctx context.Context, saved SavedSession) error {
 				return err
 			}
 		}
-		if len(saved.Modes) == 0 || s.modeRec.Seq != saved.Modes[len(saved.Modes)-1].Seq ||
-			s.modeRec.Mode != saved.Modes[len(saved.Modes)-1].Mode {
+		if changed {
 			if err := st.SaveMode(ctx, s.id, s.modeRec); err != nil {
 				return err
 			}

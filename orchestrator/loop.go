@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/ollama/ollama/api"
@@ -71,7 +72,7 @@ type run struct {
 	nudged      bool        // an empty reply got its nudge
 	mu          sync.Mutex  // guards res while calls finish concurrently
 	runID       int64       // the run's record in the store
-	storeErr    bool        // the store failed; it is not written again
+	storeErr    atomic.Bool // the store failed; it is not written again (calls finish concurrently)
 	recompacted bool        // an overflow was met with a harder compaction
 	change      *modeChange // a transition of this turn, applied when it ends
 	planned     *Plan       // a plan kept for the user: the run ends with it
@@ -144,7 +145,7 @@ func (r *run) loop(maxTurns int) error {
 		case r.repeats.stop != "":
 			r.res.StopReason, r.res.Repeated = StopRepetition, r.repeats.stop
 			return nil
-		case r.res.StopReason == StopEmpty:
+		case r.res.StopReason == StopEmpty || r.res.StopReason == StopInterrupted:
 			return nil
 		case r.planned != nil:
 			r.res.StopReason = StopPlanned

@@ -19,6 +19,7 @@ type memStore struct {
 	modes       map[string]map[int]ModeRecord
 	runs        []memRun
 	fail        error // every write returns it when set
+	failTools   error // saving a tool result returns it when set
 }
 
 type memRun struct {
@@ -54,6 +55,9 @@ func (m *memStore) SaveMessage(_ context.Context, id string, msg StoredMessage) 
 	defer m.mu.Unlock()
 	if m.fail != nil {
 		return m.fail
+	}
+	if m.failTools != nil && msg.Message.Role == "tool" {
+		return m.failTools
 	}
 	m.messages[id][msg.Seq] = msg
 	return nil

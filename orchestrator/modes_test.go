@@ -700,3 +700,63 @@ func TestNewSessionDropsThePlan(t *testing.T) {
 		}
 	}
 }
+
+// TestPlanFromAReplyIsReviewed: a plan read from a reply is reviewed as a
+// proposed one: a rejection keeps plan mode with the feedback in a note,
+// an approval starts build mode on it.
+func TestPlanFromAReplyIsReviewed(t *testing.T) {
+	rv := &reviewer{reviews: []Review{{Verdict: VerdictReject, Feedback: "test it too"}, {Verdict: VerdictApprove}}}
+	e := newEnv(t, nil, withMode(PlanMode{}), withReviewer(rv))
+	e.srv.Script(
+		ollamatest.Reply{Content: "Plan: edit lex.go."},
+		ollamatest.Reply{Content: `{"summary":"Fix lex","steps":["edit lex.go"]}`},
+		ollamatest.Reply{Content: "Plan: edit lex.go, then test it."},
+		ollamatest.Reply{Content: `{"summary":"Fix lex","steps":["edit lex.go","go test ./lex"]}`},
+		ollamatest.Reply{Content: "Done."},
+	)
+	res, err := e.run(t.Context(), "fix the lexer")
+	if err != nil {
+		t.Fatal(err)
+	}
+	reqs := e.srv.ChatRequests()
+	if len(reqs) != 5 {
+		t.Fatalf("%d requests, want 5", len(reqs))
+	}
+	note := lastMessage(reqs[2])
+	if !strings.HasPrefix(note, notePrefix+resultRejected) || !strings.Contains(note, "test it too") ||
+		reqs[2].Messages[0].Content != mustPrompt(t, PlanMode{}) {
+		t.Errorf("after the rejection the model gets %q", note)
+	}
+	if lastMessage(reqs[4]) != notePlanApproved || strings.Join(toolNames(reqs[4]), " ") != "read update_plan write" {
+		t.Errorf("after the approval: %q, tools %v", lastMessage(reqs[4]), toolNames(reqs[4]))
+	}
+	if res.StopReason != StopDone || res.Mode != "build" || len(res.Plan.Steps) != 2 {
+		t.Errorf("result: stop %s, mode %s, plan %+v", res.StopReason, res.Mode, res.Plan)
+	}
+}
+
+// failingReviewer cannot give an answer (the TUI went away).
+type failingReviewer struct{}
+
+func (failingReviewer) Review(context.Context, Plan) (Review, error) {
+	return Review{}, context.Canceled
+}
+
+// TestInterruptedReviewEndsTheRun: a review that gets no answer ends the
+// run as interrupted, whether the plan came from propose_plan or a reply.
+func TestInterruptedReviewEndsTheRun(t *testing.T) {
+	for _, replies := range [][]ollamatest.Reply{
+		{{ToolCalls: []ollamatest.ToolCall{call("propose_plan", `{"summary":"Fix lex","steps":["edit lex.go"]}`)}}},
+		{{Content: "Plan: edit lex.go."}, {Content: `{"summary":"Fix lex","steps":["edit lex.go"]}`}},
+	} {
+		e := newEnv(t, nil, withMode(PlanMode{}), withReviewer(failingReviewer{}))
+		e.srv.Script(replies...)
+		res, err := e.run(t.Context(), "fix the lexer")
+		if err != nil || res.StopReason != StopInterrupted || res.Mode != "plan" {
+			t.Errorf("stop %s in mode %s, %v; want interrupted in plan mode", res.StopReason, res.Mode, err)
+		}
+		if n := len(e.srv.ChatRequests()); n != len(replies) {
+			t.Errorf("%d requests, want %d: the run went on", n, len(replies))
+		}
+	}
+}

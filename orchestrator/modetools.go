@@ -145,8 +145,6 @@ func stepStatus(s string) string {
 
 // markStep sets a step's status and returns the checklist.
 func (s *Session) markStep(n int, status StepStatus) tools.Result {
-	s.planMu.Lock()
-	defer s.planMu.Unlock()
 	p := s.plan()
 	if p == nil {
 		return tools.Errorf("no plan", "there is no plan to update")
@@ -184,12 +182,13 @@ func (p *Plan) Done() int {
 func (p *Plan) Checklist() string {
 	var b strings.Builder
 	for i, st := range p.Steps {
-		fmt.Fprintf(&b, "%s %d. %s\n", st.Status.mark(), i+1, st.Text)
+		fmt.Fprintf(&b, "%s %d. %s\n", st.Status.Mark(), i+1, st.Text)
 	}
 	return b.String()
 }
 
-func (st StepStatus) mark() string {
+// Mark is the status as a checklist box: [ ], [~], [x] or [-].
+func (st StepStatus) Mark() string {
 	switch st {
 	case StepDone:
 		return "[x]"

@@ -74,6 +74,29 @@ func TestStoreFailureIsToldAndTheRunGoesOn(t *testing.T) {
 	}
 }
 
+// TestStoreFailingUnderConcurrentCallsIsToldOnce: read-only calls finish
+// together, each saving its result; when the store fails under them, the
+// user is told once (and, under -race, without a data race).
+func TestStoreFailingUnderConcurrentCallsIsToldOnce(t *testing.T) {
+	st := newMemStore()
+	st.failTools = errors.New("disk full")
+	e := newEnv(t, nil, withStore(st))
+	var calls []ollamatest.ToolCall
+	for _, p := range []string{"a", "b", "c", "d"} {
+		calls = append(calls, call("read", `{"path":"`+p+`"}`))
+	}
+	e.srv.Script(ollamatest.Reply{ToolCalls: calls}, ollamatest.Reply{Content: "ok"})
+	if _, err := e.run(t.Context(), "read them"); err != nil {
+		t.Fatal(err)
+	}
+	if warn := eventsOf[Warning](e.events); len(warn) != 1 || !strings.Contains(warn[0].Text, "disk full") {
+		t.Errorf("warnings %+v, want one about the store", warn)
+	}
+	if got := st.history(e.session.ID()); len(got) != 2 {
+		t.Errorf("%d messages saved, want the prompt and the reply before the failure", len(got))
+	}
+}
+
 func TestRestoreMendsWhatADeadProcessLeft(t *testing.T) {
 	args := api.NewToolCallFunctionArguments()
 	args.Set("path", "a")
@@ -152,5 +175,37 @@ func TestLargeResultsAreCutToTheirShare(t *testing.T) {
 	got := lastToolResults(t, e.srv)[0].Content
 	if len(got) > 4096+400 || !strings.Contains(got, "cut to fit the context window: it had 102") || !strings.Contains(got, "offset and limit") {
 		t.Errorf("result of %d bytes: %q…", len(got), got[len(got)-200:])
+	}
+}
+
+// TestTitlerAsksASideRequest: the title request is the conversation plus
+// one instruction, without thinking, with the session's options and a
+// small output cap; the whole reply is the title (a tail that looked like
+// the start of a tag included), and it is stored.
+func TestTitlerAsksASideRequest(t *testing.T) {
+	st := newMemStore()
+	e := newEnv(t, nil, withStore(st))
+	e.srv.Script(ollamatest.Reply{Content: "Done."}, ollamatest.Reply{Content: "Compare a <"})
+	if _, err := e.run(t.Context(), "compare them"); err != nil {
+		t.Fatal(err)
+	}
+	titler := e.session.Titler()
+	if titler == nil {
+		t.Fatal("no titler after an answer")
+	}
+	title, err := titler(t.Context())
+	if err != nil || title != "Compare a <" {
+		t.Fatalf("title %q, %v", title, err)
+	}
+	reqs := e.srv.ChatRequests()
+	req := reqs[1]
+	if req.Think == nil || req.Think.Value != false || req.Options["num_predict"] != float64(24) || req.Options["num_ctx"] != float64(32768) {
+		t.Errorf("think %+v, options %v", req.Think, req.Options)
+	}
+	if !extendsFrom(reqs[0], req, 0) || len(req.Messages) != len(e.session.Messages())+1 {
+		t.Errorf("the title request is not the conversation plus the instruction: %d messages", len(req.Messages))
+	}
+	if st.sessions[e.session.ID()].Title != "Compare a <" {
+		t.Errorf("stored title %q", st.sessions[e.session.ID()].Title)
 	}
 }

@@ -151,4 +151,4 @@ func ordinal(n int) string {
 }
 
 // nudge is the message an empty reply gets once.
-const nudge = "Your last reply was empty. Answer the request, or call a tool to make progress."
+const nudge = notePrefix + "Your last reply was empty. Answer the request, or call a tool to make progress."

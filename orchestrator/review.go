@@ -113,6 +113,7 @@ func (r *run) decide(turn int, p *Plan) (Verdict, string) {
 		var err error
 		rev, err = rv.Review(r.ctx, *p.Clone())
 		if err != nil || r.ctx.Err() != nil {
+			r.res.StopReason = StopInterrupted // the run ends, however it was to go on
 			return "", "interrupted: the user stopped the request before deciding on the plan"
 		}
 	}
@@ -149,17 +150,9 @@ func (r *run) applyChange(ch *modeChange) error {
 // planUpdated saves and reports the plan's checklist after update_plan.
 func (r *run) planUpdated() {
 	s := r.s
-	s.planMu.Lock()
-	plan := s.plan().Clone()
-	s.modeRec.Plan = plan
-	rec := s.modeRec
-	s.planMu.Unlock()
-	if st := s.opts.Store; st != nil && s.created && !r.storeErr {
-		if err := st.SaveMode(r.storeCtx(), s.id, rec); err != nil {
-			r.storeFailed(err)
-		}
-	}
-	r.emit(PlanUpdated{Plan: plan.Clone()})
+	s.modeRec.Plan = s.plan().Clone()
+	r.saveMode()
+	r.emit(PlanUpdated{Plan: s.modeRec.Plan.Clone()})
 }
 
 // planSchema is the format of a plan asked for as structured output.
@@ -190,10 +183,8 @@ func (r *run) planFromReply(turn int) (more bool, err error) {
 	case VerdictReject:
 		r.record(api.Message{Role: "user", Content: notePrefix + text})
 		return true, nil
-	case VerdictStop:
-		return false, nil
 	}
-	return false, r.ctx.Err()
+	return false, nil // kept for the user, or the review was interrupted
 }
 
 // structuredPlan asks for the plan of the last reply as JSON in a side

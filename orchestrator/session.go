@@ -8,7 +8,6 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"fmt"
-	"sync"
 	"time"
 
 	"github.com/ollama/ollama/api"
@@ -72,7 +71,6 @@ type Session struct {
 	tools       *tools.Registry // the tools of the mode
 	toolsTokens int             // their schemas' estimated size in tokens
 	modeRec     ModeRecord      // the mode as stored; saved when the session is created
-	planMu      sync.Mutex      // guards the plan's steps, which update_plan sets
 
 	resume     *SavedSession // restored by Prepare, once the model is known
 	compaction *Compaction   // requests summarize the messages before it

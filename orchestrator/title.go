@@ -25,27 +25,14 @@ func (s *Session) Titler() func(ctx context.Context) (string, error) {
 		return nil
 	}
 	req.Messages = append(append([]api.Message(nil), req.Messages...), api.Message{Role: "user", Content: instruction})
-	off := false
-	req.Think = &api.ThinkValue{Value: off}
-	req.Options = map[string]any{"num_predict": 24}
-	for k, v := range s.options {
-		if k != "num_predict" {
-			req.Options[k] = v
-		}
-	}
+	s.sideRequest(req, 24)
 	client, st, id := s.opts.Client, s.opts.Store, s.id
 	return func(ctx context.Context) (string, error) {
-		var text strings.Builder
-		var split thinkSplitter
-		err := client.Chat(ctx, req, func(c api.ChatResponse) error {
-			content, _ := split.feed(c.Message.Content)
-			text.WriteString(content)
-			return nil
-		})
+		text, err := sideText(ctx, client, req)
 		if err != nil {
 			return "", err
 		}
-		title := cleanTitle(text.String())
+		title := cleanTitle(text)
 		if title == "" {
 			return "", nil
 		}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"strings"
 
 	"github.com/ollama/ollama/api"
@@ -73,7 +74,7 @@ func (s *Session) view() []api.Message {
 // compaction in the middle of a run must keep word for word.
 func (s *Session) promptBefore(seq int) string {
 	for i := seq; i >= 1; i-- {
-		if m := s.messages[i]; m.Role == "user" && m.Content != nudge {
+		if m := s.messages[i]; m.Role == "user" && !IsNote(m) {
 			return m.Content
 		}
 	}
@@ -126,7 +127,7 @@ func (r *run) compact(keep int, transcript bool) error {
 	}
 	s.compaction = &Compaction{Seq: cut, Summary: summary, Created: s.opts.Now()}
 	s.used, s.usedAt = 0, 0
-	if st := s.opts.Store; st != nil && !r.storeErr {
+	if st := s.opts.Store; st != nil && !r.storeErr.Load() {
 		if err := st.SaveCompaction(r.storeCtx(), s.id, *s.compaction); err != nil {
 			r.storeFailed(err)
 		}
@@ -215,26 +216,40 @@ func (s *Session) transcript() string {
 	return tools.Cap(b.String(), s.model.NumCtx*4/2)
 }
 
-// ask sends a side request and returns its text, thinking and tool calls
-// ignored. It keeps the session's options (so the model is not reloaded)
-// with a cap on the output.
+// ask sends a side request and returns its text (see sideText).
 func (r *run) ask(req *api.ChatRequest, maxTokens int) (string, error) {
+	r.s.sideRequest(req, maxTokens)
+	text, err := sideText(r.ctx, r.s.opts.Client, req)
+	if err != nil {
+		return "", r.s.streamFailure(err)
+	}
+	return text, nil
+}
+
+// sideRequest makes req a side request: no thinking, and the session's
+// options (so the model is not reloaded) with a cap on the output.
+func (s *Session) sideRequest(req *api.ChatRequest, maxTokens int) {
 	off := false
 	req.Think = &api.ThinkValue{Value: off}
-	req.Options = make(map[string]any, len(r.s.options)+1)
-	for k, v := range r.s.options {
-		req.Options[k] = v
+	req.Options = maps.Clone(s.options)
+	if req.Options == nil {
+		req.Options = map[string]any{}
 	}
 	req.Options["num_predict"] = maxTokens
+}
+
+// sideText sends a side request and returns its text, thinking and tool
+// calls ignored.
+func sideText(ctx context.Context, client Client, req *api.ChatRequest) (string, error) {
 	var text strings.Builder
 	var split thinkSplitter
-	err := r.s.opts.Client.Chat(r.ctx, req, func(c api.ChatResponse) error {
+	err := client.Chat(ctx, req, func(c api.ChatResponse) error {
 		content, _ := split.feed(c.Message.Content)
 		text.WriteString(content)
 		return nil
 	})
 	if err != nil {
-		return "", r.s.streamFailure(err)
+		return "", err
 	}
 	content, _ := split.flush()
 	text.WriteString(content)

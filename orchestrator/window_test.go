@@ -172,3 +172,15 @@ func TestForcedCompaction(t *testing.T) {
 		t.Errorf("the request after /compact starts with %q", first)
 	}
 }
+
+// TestPromptBeforeSkipsLathesNotes: the request a compaction keeps is the
+// user's, not a note lathe added in the user's place (a nudge, a mode
+// change).
+func TestPromptBeforeSkipsLathesNotes(t *testing.T) {
+	s := &Session{messages: []api.Message{{Role: "system"}, {Role: "user", Content: "rename Foo"},
+		{Role: "assistant"}, {Role: "user", Content: fmt.Sprintf(noteStartTask, "rename Foo to Bar")},
+		{Role: "assistant"}, {Role: "user", Content: nudge}, {Role: "assistant"}}}
+	if got := s.promptBefore(len(s.messages) - 1); got != "rename Foo" {
+		t.Errorf("promptBefore = %q, want the user's prompt", got)
+	}
+}
