@@ -21,6 +21,7 @@ type chatCall struct {
 	numCtx     int
 	numPredict int
 	stream     bool
+	prompt     string // RenderPrompt(req), rendered once
 }
 
 // httpError is an answer that rejects a request before any output.
@@ -50,6 +51,7 @@ func (s *Server) handleChat(w http.ResponseWriter, r *http.Request, index int, b
 		s.loadOnly(w, c)
 		return
 	}
+	c.prompt = RenderPrompt(c.req)
 	if herr := checkPrompt(c); herr != nil {
 		herr.write(w)
 		return
@@ -161,20 +163,20 @@ func checkPrompt(c chatCall) *httpError {
 	if c.req.Think != nil && c.req.Think.IsString() && c.model.Architecture != "gptoss" {
 		return reject(http.StatusBadRequest, "think value %q is not supported for this model", c.req.Think.String())
 	}
-	if c.req.Truncate != nil && !*c.req.Truncate && EstimateTokens(c.req) > c.numCtx {
-		herr := reject(http.StatusBadRequest, "the input length exceeds the context length")
-		if c.stream {
-			herr.contentType = jsonPlain // raised on the streaming path
-		}
-		return herr
+	if c.req.Truncate != nil && !*c.req.Truncate && tokensOf(len(c.prompt)) > c.numCtx {
+		return c.streamPathError(reject(http.StatusBadRequest, "the input length exceeds the context length"))
 	}
-	if herr := checkFormat(c.req.Format); herr != nil {
-		if c.stream {
-			herr.contentType = jsonPlain
-		}
-		return herr
+	return c.streamPathError(checkFormat(c.req.Format))
+}
+
+// streamPathError gives herr, if any, the content type of an error the
+// real server raises on the streaming path: plain application/json when c
+// streams.
+func (c chatCall) streamPathError(herr *httpError) *httpError {
+	if herr != nil && c.stream {
+		herr.contentType = jsonPlain
 	}
-	return nil
+	return herr
 }
 
 // takeReply pops the next scripted reply and resolves a Func reply.
@@ -227,10 +229,8 @@ func lastMessage(req api.ChatRequest) string {
 func (s *Server) lookup(name model.Name) (entry, bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	for _, e := range s.models {
-		if e.name.EqualFold(name) {
-			return e, true
-		}
+	if i := indexOf(s.models, name); i >= 0 {
+		return s.models[i], true
 	}
 	return entry{}, false
 }

@@ -97,6 +97,12 @@ func (e entry) has(capability string) bool {
 	return slices.Contains(e.Capabilities, capability)
 }
 
+// indexOf is the position in es of the model called name, compared as
+// Ollama compares names (case-insensitively), or -1.
+func indexOf(es []entry, name model.Name) int {
+	return slices.IndexFunc(es, func(e entry) bool { return e.name.EqualFold(name) })
+}
+
 // digest is a stable sha256 digest standing for the model's manifest.
 func (e entry) digest() string {
 	return digestOf(e.name.String())

@@ -49,10 +49,8 @@ func (s *Server) pullSource(name model.Name) (e entry, installed, ok bool) {
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	for _, e := range s.pullable {
-		if e.name.EqualFold(name) {
-			return e, false, true
-		}
+	if i := indexOf(s.pullable, name); i >= 0 {
+		return s.pullable[i], false, true
 	}
 	return entry{}, false, false
 }
@@ -101,11 +99,9 @@ func (s *Server) install(e entry) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	e.modified = s.clock.In(localZone)
-	for i, old := range s.models {
-		if old.name.EqualFold(e.name) {
-			s.models[i] = e
-			return
-		}
+	if i := indexOf(s.models, e.name); i >= 0 {
+		s.models[i] = e
+		return
 	}
 	s.models = append(s.models, e)
 }

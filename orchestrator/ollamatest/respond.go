@@ -10,11 +10,7 @@ import (
 // respond answers a chat request with a scripted reply.
 func (s *Server) respond(w http.ResponseWriter, r *http.Request, c chatCall, reply Reply) {
 	if reply.Status != 0 {
-		contentType := jsonUTF8
-		if c.stream {
-			contentType = jsonPlain // raised on the streaming path
-		}
-		writeJSON(w, reply.Status, contentType, errorBody{reply.errorMessage()})
+		c.streamPathError(reject(reply.Status, "%s", reply.errorMessage())).write(w)
 		return
 	}
 	load, promptCount, evaluated := s.evaluate(c)

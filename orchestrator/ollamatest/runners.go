@@ -59,12 +59,11 @@ func (s *Server) loadLocked(c chatCall) (*runner, time.Duration) {
 // and how many prompt tokens were evaluated (not cached), updating the
 // simulated prompt cache.
 func (s *Server) evaluate(c chatCall) (load time.Duration, count, evaluated int) {
-	prompt := RenderPrompt(c.req)
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	r, load := s.loadLocked(c)
-	count, evaluated = promptEval(r.prompt, prompt, c.numCtx, !s.cfg.noCache)
-	r.prompt = prompt
+	count, evaluated = promptEval(r.prompt, c.prompt, c.numCtx, !s.cfg.noCache)
+	r.prompt = c.prompt
 	return load, count, evaluated
 }
 

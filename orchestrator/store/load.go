@@ -39,19 +39,36 @@ func (db *DB) LoadSession(ctx context.Context, id string) (orchestrator.SavedSes
 
 // loadHeader reads the session's row and its last run.
 func loadHeader(ctx context.Context, tx *sql.Tx, id string, s *orchestrator.SavedSession) error {
-	var created, updated int64
-	var run nullRun
-	dest := append([]any{&s.ID, &s.Title, &s.Dir, &s.Model, &created, &updated}, run.dest()...)
-	err := tx.QueryRowContext(ctx, `SELECT s.id, s.title, s.dir, s.model, s.created_at, s.updated_at, `+
-		runSummaryColumns+` FROM sessions s `+lastRunJoin+` WHERE s.id = ?`, id).Scan(dest...)
+	h, err := scanSession(tx.QueryRowContext(ctx, `SELECT `+sessionColumns+` FROM sessions s `+lastRunJoin+`
+		WHERE s.id = ?`, id).Scan)
 	if errors.Is(err, sql.ErrNoRows) {
 		return orchestrator.ErrSessionNotFound
 	}
 	if err != nil {
 		return err
 	}
-	s.Created, s.Updated, s.LastRun = unstamp(created), unstamp(updated), run.summary()
+	s.SessionRecord, s.Updated, s.LastRun = h.SessionRecord, h.Updated, h.LastRun
 	return nil
+}
+
+// sessionColumns are a session's columns, from table s, and its last
+// run's (see lastRunJoin), in the order scanSession reads them.
+const sessionColumns = `s.id, s.title, s.dir, s.model, s.created_at, s.updated_at, ` + runSummaryColumns
+
+// scanSession reads, with a row's Scan, sessionColumns and then the
+// columns of extra. The summary's Messages is left 0.
+func scanSession(scan func(...any) error, extra ...any) (orchestrator.SessionSummary, error) {
+	var (
+		s                orchestrator.SessionSummary
+		created, updated int64
+		run              nullRun
+	)
+	dest := append([]any{&s.ID, &s.Title, &s.Dir, &s.Model, &created, &updated}, run.dest()...)
+	if err := scan(append(dest, extra...)...); err != nil {
+		return s, err
+	}
+	s.Created, s.Updated, s.LastRun = unstamp(created), unstamp(updated), run.summary()
+	return s, nil
 }
 
 func loadMessages(ctx context.Context, tx *sql.Tx, id string) ([]orchestrator.StoredMessage, error) {
@@ -99,8 +116,8 @@ func (db *DB) ListSessions(ctx context.Context, dir string) ([]orchestrator.Sess
 }
 
 func (db *DB) listSessions(ctx context.Context, dir string) ([]orchestrator.SessionSummary, error) {
-	rows, err := db.sql.QueryContext(ctx, `SELECT s.id, s.title, s.dir, s.model, s.created_at, s.updated_at,
-		(SELECT count(*) FROM messages WHERE session_id = s.id), `+runSummaryColumns+`
+	rows, err := db.sql.QueryContext(ctx, `SELECT `+sessionColumns+`,
+		(SELECT count(*) FROM messages WHERE session_id = s.id)
 		FROM sessions s `+lastRunJoin+` WHERE s.dir = ? ORDER BY s.updated_at DESC, s.rowid DESC`, dir)
 	if err != nil {
 		return nil, err
@@ -108,14 +125,12 @@ func (db *DB) listSessions(ctx context.Context, dir string) ([]orchestrator.Sess
 	defer rows.Close()
 	var list []orchestrator.SessionSummary
 	for rows.Next() {
-		var s orchestrator.SessionSummary
-		var created, updated int64
-		var run nullRun
-		dest := append([]any{&s.ID, &s.Title, &s.Dir, &s.Model, &created, &updated, &s.Messages}, run.dest()...)
-		if err := rows.Scan(dest...); err != nil {
+		var n int
+		s, err := scanSession(rows.Scan, &n)
+		if err != nil {
 			return nil, err
 		}
-		s.Created, s.Updated, s.LastRun = unstamp(created), unstamp(updated), run.summary()
+		s.Messages = n
 		list = append(list, s)
 	}
 	return list, rows.Err()

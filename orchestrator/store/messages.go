@@ -4,7 +4,6 @@ import (
 	"context"
 	"database/sql"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"time"
 
@@ -119,25 +118,12 @@ func scanMessage(rows *sql.Rows) (orchestrator.StoredMessage, error) {
 // c.Seq with c.Summary, replacing a compaction already at c.Seq.
 func (db *DB) SaveCompaction(ctx context.Context, sessionID string, c orchestrator.Compaction) error {
 	err := db.write(ctx, func(tx *sql.Tx) error {
-		if err := sessionExists(ctx, tx, sessionID); err != nil {
-			return err
-		}
 		_, err := tx.ExecContext(ctx, `INSERT OR REPLACE INTO compactions (session_id, seq, summary, created_at)
 			VALUES (?, ?, ?, ?)`, sessionID, c.Seq, c.Summary, stamp(c.Created))
-		return err
+		return sessionMissing(err)
 	})
 	if err != nil {
 		return fmt.Errorf("save compaction at %d of session %s: %w", c.Seq, sessionID, err)
 	}
 	return nil
-}
-
-// sessionExists returns ErrSessionNotFound when there is no session id.
-func sessionExists(ctx context.Context, tx *sql.Tx, id string) error {
-	var one int
-	err := tx.QueryRowContext(ctx, `SELECT 1 FROM sessions WHERE id = ?`, id).Scan(&one)
-	if errors.Is(err, sql.ErrNoRows) {
-		return orchestrator.ErrSessionNotFound
-	}
-	return err
 }

@@ -33,12 +33,9 @@ func (db *DB) saveMode(ctx context.Context, sessionID string, m orchestrator.Mod
 	}
 	at := stamp(m.Created)
 	return db.write(ctx, func(tx *sql.Tx) error {
-		if err := sessionExists(ctx, tx, sessionID); err != nil {
-			return err
-		}
 		_, err := tx.ExecContext(ctx, `INSERT OR REPLACE INTO modes (session_id, seq, mode, plan, reason, created_at)
 			VALUES (?, ?, ?, ?, ?, ?)`, sessionID, m.Seq, m.Mode, plan, m.Reason, at)
-		return err
+		return sessionMissing(err)
 	})
 }
 

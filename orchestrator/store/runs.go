@@ -17,9 +17,6 @@ var errRunNotFound = errors.New("run not found")
 func (db *DB) StartRun(ctx context.Context, r orchestrator.RunRecord) (int64, error) {
 	var id int64
 	err := db.write(ctx, func(tx *sql.Tx) error {
-		if err := sessionExists(ctx, tx, r.SessionID); err != nil {
-			return err
-		}
 		opts, err := jsonOrNull(len(r.Options), r.Options)
 		if err != nil {
 			return fmt.Errorf("encode options: %w", err)
@@ -27,7 +24,7 @@ func (db *DB) StartRun(ctx context.Context, r orchestrator.RunRecord) (int64, er
 		res, err := tx.ExecContext(ctx, `INSERT INTO runs (session_id, model, options, started_at)
 			VALUES (?, ?, ?, ?)`, r.SessionID, r.Model, opts, stamp(r.Started))
 		if err != nil {
-			return err
+			return sessionMissing(err)
 		}
 		id, err = res.LastInsertId()
 		return err

@@ -7,6 +7,9 @@ import (
 	"fmt"
 	"strings"
 
+	"modernc.org/sqlite"
+	sqlite3 "modernc.org/sqlite/lib"
+
 	"lathe/orchestrator"
 )
 
@@ -55,6 +58,16 @@ func mustAffect(res sql.Result, notFound error) error {
 		return notFound
 	}
 	return nil
+}
+
+// sessionMissing is err, or ErrSessionNotFound when err is a foreign-key
+// failure: a session's compactions, modes and runs refer to nothing else.
+func sessionMissing(err error) error {
+	var se *sqlite.Error
+	if errors.As(err, &se) && se.Code() == sqlite3.SQLITE_CONSTRAINT_FOREIGNKEY {
+		return orchestrator.ErrSessionNotFound
+	}
+	return err
 }
 
 // FindSession resolves a full id, or a prefix of at least MinPrefix

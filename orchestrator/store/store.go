@@ -46,20 +46,16 @@ type DB struct {
 // if needed, and brings its schema up to date. It fails with
 // ErrNewerSchema when the file was written by a newer lathe.
 func Open(path string) (*DB, error) {
-	return open(context.Background(), path, migrations())
-}
-
-// open is Open with the schema's migrations given: tests add versions.
-func open(ctx context.Context, path string, steps []string) (*DB, error) {
-	db, err := openFile(ctx, path, steps)
+	db, err := open(context.Background(), path, migrations())
 	if err != nil {
 		return nil, fmt.Errorf("open store %s: %w", path, err)
 	}
 	return db, nil
 }
 
-// openFile opens path, creating it (see create) if it does not exist.
-func openFile(ctx context.Context, path string, steps []string) (*DB, error) {
+// open is Open with the schema's migrations given (tests add versions):
+// it opens path, creating it (see create) if it does not exist.
+func open(ctx context.Context, path string, steps []string) (*DB, error) {
 	abs, err := filepath.Abs(path)
 	if err != nil {
 		return nil, err

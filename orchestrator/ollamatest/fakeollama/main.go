@@ -9,11 +9,13 @@
 package main
 
 import (
+	"context"
 	"flag"
 	"fmt"
 	"log"
 	"os"
 	"os/signal"
+	"syscall"
 	"testing"
 
 	"lathe/orchestrator/ollamatest"
@@ -44,9 +46,9 @@ func main() {
 			log.Fatal(err)
 		}
 	}
-	stop := make(chan os.Signal, 1)
-	signal.Notify(stop, os.Interrupt)
-	<-stop
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	<-ctx.Done()
+	stop() // a second signal kills at once
 	for i := len(tb.cleanups) - 1; i >= 0; i-- {
 		tb.cleanups[i]()
 	}
