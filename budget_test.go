@@ -28,18 +28,6 @@ func startOfEveryRequest(t testing.TB) (system, schemas string) {
 	return system, string(defs)
 }
 
-// TestPromptBudget holds the system prompt and tool schemas to the design's
-// budget: under 1,500 tokens for build mode (estimated at four bytes a
-// token).
-func TestPromptBudget(t *testing.T) {
-	p, s := startOfEveryRequest(t)
-	tokens := prompts.EstimateTokens(p + s)
-	t.Logf("system prompt %d bytes, tool schemas %d bytes, about %d tokens", len(p), len(s), tokens)
-	if tokens >= 1500 {
-		t.Errorf("system prompt + tool schemas ≈ %d tokens, over the 1,500-token budget", tokens)
-	}
-}
-
 // BenchmarkPromptSize reports the size of the system prompt and the tool
 // schemas sent with every request.
 func BenchmarkPromptSize(b *testing.B) {

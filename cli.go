@@ -10,6 +10,7 @@ import (
 	"runtime/debug"
 	"strings"
 
+	"github.com/charmbracelet/x/term"
 	"github.com/spf13/pflag"
 
 	"lathe/config"
@@ -164,14 +165,11 @@ func stdinPiped(stdin io.Reader) bool {
 	return err == nil && info.Mode()&os.ModeCharDevice == 0
 }
 
-// isTerminal reports whether v (stdin, stdout or stderr) is a terminal.
+// isTerminal reports whether v (stdin, stdout or stderr) is a terminal
+// (not merely a character device, as /dev/null is).
 func isTerminal(v any) bool {
 	f, ok := v.(*os.File)
-	if !ok {
-		return false
-	}
-	info, err := f.Stat()
-	return err == nil && info.Mode()&os.ModeCharDevice != 0
+	return ok && term.IsTerminal(f.Fd())
 }
 
 // inGitRepo reports whether dir or one of its parents holds a .git entry.

@@ -118,9 +118,6 @@ func engine(ctx context.Context, cmd command, cfg config.Config, log zerolog.Log
 		Dir: ws.Dir(), OS: runtime.GOOS, Arch: runtime.GOARCH,
 		Git: inGitRepo(cmd.dir), Instructions: readInstructions(ws, stderr),
 	}
-	if _, err := prompts.BuildPrompt(env, nil); err != nil {
-		return fail(exitFailure, "system prompt: %v", err)
-	}
 	var st orchestrator.Store
 	if db, err := openStore(getenv); err != nil && (cmd.cont || cmd.resume != "") {
 		return fail(exitFailure, "sessions: %v", err)

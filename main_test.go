@@ -189,3 +189,21 @@ func cmdWaitFile(ts *testscript.TestScript, neg bool, args []string) {
 		}
 	}
 }
+
+// TestInteractiveNeedsATerminal: /dev/null is a character device, not a
+// terminal: the interactive mode refuses it with a usage error.
+func TestInteractiveNeedsATerminal(t *testing.T) {
+	null, err := os.OpenFile(os.DevNull, os.O_RDWR, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer null.Close()
+	var stderr strings.Builder
+	home := t.TempDir()
+	code := run(t.Context(), nil, null, null, &stderr, func(k string) string {
+		return map[string]string{"HOME": home}[k]
+	})
+	if code != exitUsage || !strings.Contains(stderr.String(), "the interactive mode needs a terminal") {
+		t.Errorf("exit %d, stderr %q", code, stderr.String())
+	}
+}

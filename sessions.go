@@ -54,9 +54,6 @@ func savedSession(ctx context.Context, cmd command, st orchestrator.Store) (*orc
 	if !cmd.cont && cmd.resume == "" {
 		return nil, nil
 	}
-	if st == nil {
-		return nil, errors.New("sessions are not available, so there is nothing to resume")
-	}
 	var id string
 	var err error
 	if cmd.cont {

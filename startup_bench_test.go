@@ -49,7 +49,7 @@ func BenchmarkStartup(b *testing.B) {
 	b.Run("first-frame", func(b *testing.B) {
 		srv := ollamatest.New(b)
 		home := b.TempDir()
-		env := append(os.Environ(), "OLLAMA_HOST="+srv.URL(), "HOME="+home, "XDG_STATE_HOME="+home, "XDG_CONFIG_HOME="+home)
+		env := append(os.Environ(), "OLLAMA_HOST="+srv.URL(), "HOME="+home, "XDG_STATE_HOME="+home, "XDG_CONFIG_HOME="+home, "XDG_DATA_HOME="+home, "LATHE_MODEL=")
 		buf := make([]byte, 64<<10)
 		for b.Loop() {
 			cmd := exec.Command(bin, "-C", home)

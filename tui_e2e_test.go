@@ -70,10 +70,30 @@ type tuiRun struct {
 // Ollama serving replies, and waits for its first frame.
 func startTUI(t *testing.T, args []string, replies ...ollamatest.Reply) *tuiRun {
 	t.Helper()
-	r := &tuiRun{srv: ollamatest.New(t), dir: t.TempDir(), home: t.TempDir(), exit: make(chan int, 1), stderr: &strings.Builder{}}
+	r := newTUIRun(t)
 	r.srv.Script(replies...)
+	r.start(t, args)
+	return r
+}
+
+// newTUIRun sets up a fake Ollama, a working directory and a home for a
+// run of lathe; the fake titles sessions "Greeting file".
+func newTUIRun(t *testing.T) *tuiRun {
+	r := &tuiRun{srv: ollamatest.New(t), dir: t.TempDir(), home: t.TempDir(), exit: make(chan int, 1), stderr: &strings.Builder{}}
 	r.srv.Respond(func(api.ChatRequest) ollamatest.Reply { return ollamatest.Reply{Content: "Greeting file"} }) // the title
 	t.Setenv("OLLAMA_HOST", r.srv.URL())
+	return r
+}
+
+// getenv is the environment lathe runs with.
+func (r *tuiRun) getenv(k string) string {
+	return map[string]string{"HOME": r.home, "XDG_CONFIG_HOME": filepath.Join(r.home, "cfg"),
+		"XDG_STATE_HOME": filepath.Join(r.home, "state"), "XDG_DATA_HOME": filepath.Join(r.home, "data")}[k]
+}
+
+// start runs the TUI with args and waits for its first frame.
+func (r *tuiRun) start(t *testing.T, args []string) {
+	t.Helper()
 	ptmx, tty, err := pty.Open()
 	if err != nil {
 		t.Fatal(err)
@@ -85,15 +105,13 @@ func startTUI(t *testing.T, args []string, replies ...ollamatest.Reply) *tuiRun 
 	r.pty = ptmx
 	r.screen = &screenWatcher{term: vt10x.New(vt10x.WithSize(100, 30), vt10x.WithWriter(ptmx)), changed: make(chan struct{})}
 	go io.Copy(r.screen, ptmx)
-	env := map[string]string{"HOME": r.home, "XDG_CONFIG_HOME": filepath.Join(r.home, "cfg"), "XDG_STATE_HOME": filepath.Join(r.home, "state")}
 	ctx, cancel := context.WithCancel(t.Context())
 	t.Cleanup(cancel)
 	go func() {
-		r.exit <- run(ctx, append([]string{"-C", r.dir}, args...), tty, tty, r.stderr, func(k string) string { return env[k] })
+		r.exit <- run(ctx, append([]string{"-C", r.dir}, args...), tty, tty, r.stderr, r.getenv)
 	}()
 	r.screen.waitFor(t, "Ask for a change")
 	r.screen.waitFor(t, "qwen3:8b")
-	return r
 }
 
 // quit presses Ctrl+C on the empty input and checks the program ends well.
@@ -181,7 +199,7 @@ func TestTUIEscInterrupts(t *testing.T) {
 		t.Errorf("the interrupted text is gone:\n%s", screen)
 	}
 	msgs := r.srv.ChatRequests()[1].Messages
-	if n := len(msgs); n != 4 || msgs[2].Role != "assistant" || !strings.HasPrefix("Let me think about this slowly and carefully", msgs[2].Content) {
+	if n := len(msgs); n != 4 || msgs[2].Role != "assistant" || !strings.HasPrefix(msgs[2].Content, "Let me think") {
 		t.Errorf("the conversation after the interrupt: %+v", msgs)
 	}
 	r.quit(t)
@@ -216,6 +234,32 @@ func TestTUIPlanMode(t *testing.T) {
 	}
 	if got, err := os.ReadFile(filepath.Join(r.dir, "hello.txt")); err != nil || string(got) != "Hello World\n" {
 		t.Errorf("hello.txt = %q, %v", got, err)
+	}
+	r.quit(t)
+}
+
+// TestTUIContinue: --continue opens the TUI on the latest session of the
+// directory, a one-shot run's included, shown as it was, and the next
+// prompt continues it.
+func TestTUIContinue(t *testing.T) {
+	r := newTUIRun(t)
+	r.srv.Script(ollamatest.Reply{Content: "Hello from the first run."}, ollamatest.Reply{Content: "Still here."})
+	var out, errOut strings.Builder
+	if code := run(t.Context(), []string{"-C", r.dir, "-p", "say hi"}, strings.NewReader(""), &out, &errOut, r.getenv); code != 0 {
+		t.Fatalf("one-shot: exit %d, %s", code, errOut.String())
+	}
+	r.start(t, []string{"--continue"})
+	screen := r.screen.waitFor(t, `Resumed "say hi"`)
+	for _, want := range []string{"› say hi", "Hello from the first run."} {
+		if !strings.Contains(screen, want) {
+			t.Errorf("the resumed screen lacks %q:\n%s", want, screen)
+		}
+	}
+	r.pty.WriteString("and again\r")
+	r.screen.waitFor(t, "Still here.")
+	reqs := r.srv.ChatRequests()
+	if msgs := reqs[len(reqs)-1].Messages; len(msgs) < 4 || msgs[1].Content != "say hi" || msgs[2].Content != "Hello from the first run." {
+		t.Errorf("the continued conversation: %+v", msgs)
 	}
 	r.quit(t)
 }

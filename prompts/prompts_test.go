@@ -55,17 +55,6 @@ func TestModePromptsGolden(t *testing.T) {
 	}
 }
 
-func TestPromptsAreStable(t *testing.T) {
-	env := Env{Dir: "/p", OS: "linux", Arch: "amd64", Git: true, Instructions: "x"}
-	plan := &PlanView{Summary: "s", Steps: []string{"a", "b"}}
-	first, _ := BuildPrompt(env, plan)
-	for range 20 {
-		if again, _ := BuildPrompt(env, plan); again != first {
-			t.Fatal("the same data rendered two different prompts")
-		}
-	}
-}
-
 func TestInstructionsAreCapped(t *testing.T) {
 	long := strings.Repeat("Always write tests first, é.\n", 1000) // ~30 KB, multi-byte runes
 	got, err := BuildPrompt(Env{Dir: "/p", OS: "linux", Arch: "amd64", Instructions: long}, nil)

@@ -36,7 +36,7 @@ fake=$!
 for _ in $(seq 50); do [ -s "$work/addr" ] && break; sleep 0.1; done
 
 tmux new-session -d -s "$session" -x 100 -y 32 \
-  "cd '$work/project' && OLLAMA_HOST=$(cat "$work/addr") XDG_STATE_HOME='$work/state' HOME='$work' '$work/lathe'"
+  "cd '$work/project' && OLLAMA_HOST=$(cat "$work/addr") XDG_STATE_HOME='$work/state' XDG_DATA_HOME='$work/data' XDG_CONFIG_HOME='$work/config' LATHE_MODEL= HOME='$work' '$work/lathe'"
 
 # waitfor TEXT: wait until the screen shows TEXT (10 s at most).
 waitfor() {
