@@ -111,5 +111,11 @@ func (w *Workspace) fileMode(target string) (mode fs.FileMode, exists bool, err 
 	case !fi.Mode().IsRegular():
 		return 0, true, fmt.Errorf("%s is not a regular file", target)
 	}
-	return fi.Mode() & (fs.ModePerm | fs.ModeSetuid | fs.ModeSetgid | fs.ModeSticky), true, nil
+	return keptMode(fi), true, nil
+}
+
+// keptMode is the mode a file rewritten in place of fi keeps: its
+// permission bits, setuid, setgid and sticky.
+func keptMode(fi fs.FileInfo) fs.FileMode {
+	return fi.Mode() & (fs.ModePerm | fs.ModeSetuid | fs.ModeSetgid | fs.ModeSticky)
 }

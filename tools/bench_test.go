@@ -6,7 +6,6 @@ import (
 	"os"
 	"path"
 	"path/filepath"
-	"strings"
 	"sync"
 	"syscall"
 	"testing"
@@ -62,56 +61,6 @@ func BenchmarkGrep(b *testing.B) {
 	}
 }
 
-// BenchmarkGrepIgnore measures what go-git's .gitignore matcher costs in a
-// grep walk: the same walk, once matching with it and once looking up a set
-// of the paths it keeps, computed beforehand.
-func BenchmarkGrepIgnore(b *testing.B) {
-	ws := openWorkspace(b, benchTree(b))
-	kept := keptPaths(b, ws)
-	oracle := &ignorer{m: setMatcher(kept)}
-	same := func(parent *ignorer, _ []string, _ []byte) *ignorer { return parent }
-	m, err := newGrepMatcher("ErrNotFound")
-	if err != nil {
-		b.Fatal(err)
-	}
-	for _, search := range []bool{true, false} {
-		for _, mode := range []struct {
-			name  string
-			start *ignorer
-			maker ignoreMaker
-		}{{"gogit", loadIgnorer(ws.root, "."), nil}, {"precomputed", oracle, same}} {
-			name := mode.name + "/walk-only"
-			if search {
-				name = mode.name + "/grep"
-			}
-			b.Run(name, func(b *testing.B) {
-				for b.Loop() {
-					grepWalk(b, ws, m, walkOpts{start: ".", ignore: mode.start, matcher: mode.maker}, search)
-				}
-			})
-		}
-	}
-}
-
-// grepWalk is grep's walk without the result: it searches every file, or
-// only walks if search is false.
-func grepWalk(b *testing.B, ws *Workspace, m *grepMatcher, opts walkOpts, search bool) {
-	opts.workers = (&searchDir{}).workers()
-	workers := make([]grepWorker, opts.workers)
-	for i := range workers {
-		workers[i].found.limit = maxGrepMatches
-	}
-	err := walk(context.Background(), ws.root, opts, func(w int, e entry) bool {
-		if search && e.typ.IsRegular() {
-			workers[w].searchFile(m, e, e.rel())
-		}
-		return e.typ.IsDir()
-	})
-	if err != nil {
-		b.Fatal(err)
-	}
-}
-
 // keptPaths walks with the .gitignore rules and returns every path kept.
 func keptPaths(b *testing.B, ws *Workspace) map[string]bool {
 	var mu sync.Mutex
@@ -127,11 +76,6 @@ func keptPaths(b *testing.B, ws *Workspace) map[string]bool {
 	}
 	return kept
 }
-
-// setMatcher ignores every path not in the set.
-type setMatcher map[string]bool
-
-func (s setMatcher) Match(parts []string, _ bool) bool { return !s[strings.Join(parts, "/")] }
 
 // BenchmarkOpen compares ways to open and read every file grep would
 // search, one goroutine, 64 KiB reads: through the workspace's os.Root by

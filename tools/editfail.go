@@ -18,13 +18,8 @@ type editError struct {
 func (e *editError) Error() string { return e.msg }
 func (e *editError) Unwrap() error { return e.err }
 
-// failure is the result of a call that failed with err.
-func failure(err error) Result {
-	if ee, ok := errors.AsType[*editError](err); ok {
-		return Errorf(ee.summary, ee.msg)
-	}
-	return Errorf("failed", err.Error())
-}
+// result is the error result of an edit refused for e.
+func (e *editError) result() Result { return Errorf(e.summary, e.msg) }
 
 // matchFailure explains, for the model, why applyEdit found no single
 // place to replace old in rel, whose content is content.

@@ -65,15 +65,11 @@ func (c *editFileCall) Run(ctx context.Context) (Result, error) {
 	if err := ctx.Err(); err != nil {
 		return Result{}, err
 	}
-	p, err := c.plan()
-	if err != nil {
-		return failure(err), nil
+	p, ee := c.plan()
+	if ee != nil {
+		return ee.result(), nil
 	}
-	mode, _, err := c.ws.fileMode(p.target)
-	if err == nil {
-		err = c.ws.writeAtomic(p.target, []byte(p.edit.out), mode)
-	}
-	if err != nil {
+	if err := c.ws.writeAtomic(p.target, []byte(p.edit.out), p.mode); err != nil {
 		return Errorf("failed", err.Error()), nil
 	}
 	c.ws.seen.record(p.target, sha256.Sum256([]byte(p.edit.out)))
@@ -82,19 +78,20 @@ func (c *editFileCall) Run(ctx context.Context) (Result, error) {
 
 // editPlan is an edit worked out against the file as it is now.
 type editPlan struct {
-	target string // the file, after symlinks
-	before string // its content now
+	target string      // the file, after symlinks
+	mode   fs.FileMode // its mode, kept by the rewrite
+	before string      // its content now
 	edit   edit
 }
 
 // plan reads the file and works out the edit, writing nothing. Its error
-// is an *editError, for the model: what Run returns and Preview reports.
-func (c *editFileCall) plan() (editPlan, error) {
+// is for the model: what Run returns and Preview reports.
+func (c *editFileCall) plan() (editPlan, *editError) {
 	target, err := c.ws.follow(c.rel)
 	if err != nil {
 		return editPlan{}, &editError{"refused", err.Error(), err}
 	}
-	data, err := c.ws.readFile(c.rel, target)
+	data, fi, err := c.ws.readFile(c.rel, target)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
 		return editPlan{}, &editError{"not found", c.rel + " does not exist; use write_file to create a file, or glob to find one", err}
@@ -111,7 +108,7 @@ func (c *editFileCall) plan() (editPlan, error) {
 	if err != nil {
 		return editPlan{}, matchFailure(c.rel, string(data), a.OldString, err)
 	}
-	return editPlan{target: target, before: string(data), edit: e}, nil
+	return editPlan{target: target, mode: keptMode(fi), before: string(data), edit: e}, nil
 }
 
 // result is what the model is told of the edit once written.

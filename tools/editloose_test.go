@@ -8,7 +8,6 @@ import (
 	"slices"
 	"strings"
 	"testing"
-	"time"
 	"unicode/utf8"
 )
 
@@ -91,8 +90,10 @@ func TestApplyEditLoose(t *testing.T) {
 			old: "  f()", new: "  if ok {\n    f()\n  }", all: true,
 			want:      "if a {\n\tif ok {\n\t\tf()\n\t}\n\tif b {\n\t\tif ok {\n\t\t\tf()\n\t\t}\n\t}\n}\n",
 			wantLines: []int{2, 6}, wantMatched: []lineRange{{1, 2}, {3, 4}}, wantReindent: true},
-		{name: "exact beats loose", content: "\tx := 1\nx := 1\n",
-			old: "x := 1\n", new: "y := 1\n", want: "\ty := 1\nx := 1\n", wantErr: &ambiguousError{}, wantErrLines: []int{1, 2}},
+		{name: "exact inside an indented line counts", content: "\tx := 1\nx := 1\n",
+			old: "x := 1\n", new: "y := 1\n", wantErr: &ambiguousError{}, wantErrLines: []int{1, 2}},
+		{name: "exact beats loose", content: "\tfoo()\n  foo() \n", // loosely, both lines match
+			old: "\tfoo()\n", new: "\tbar()\n", want: "\tbar()\n  foo() \n", wantLines: []int{1}},
 		{name: "exact mid-line is unchanged behaviour", content: goFunc,
 			old: "println(x)", new: "print(x)",
 			want: strings.Replace(goFunc, "println(x)", "print(x)", 1), wantLines: []int{5}},
@@ -265,13 +266,10 @@ func FuzzEditRefusal(f *testing.F) {
 func checkRefusalKeepsFile(t *testing.T, tool Tool, dir, content, old, new string, all bool) {
 	t.Helper()
 	p := filepath.Join(dir, "f.txt")
-	stamp := time.Unix(1_000_000_000, 0)
 	if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if err := os.Chtimes(p, stamp, stamp); err != nil {
-		t.Fatal(err)
-	}
+	unchanged := stampFile(t, p)
 	args, _ := json.Marshal(map[string]any{"path": "f.txt", "old_string": old, "new_string": new, "replace_all": all})
 	call, err := tool.Prepare(args)
 	if err != nil {
@@ -281,8 +279,5 @@ func checkRefusalKeepsFile(t *testing.T, tool Tool, dir, content, old, new strin
 	if err != nil || !res.IsError {
 		t.Fatalf("applyEdit refused but edit_file did not: %+v %v", res, err)
 	}
-	fi, err := os.Stat(p)
-	if err != nil || !fi.ModTime().Equal(stamp) || readString(t, p) != content {
-		t.Fatalf("a refused edit changed the file (%v)", err)
-	}
+	unchanged()
 }

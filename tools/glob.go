@@ -32,8 +32,7 @@ type globArgs struct {
 
 type globTool struct {
 	base
-	ws   *Workspace
-	opts Options
+	ws *Workspace
 }
 
 func (*globTool) ReadOnly() bool { return true }
@@ -101,22 +100,20 @@ func (c *globCall) Run(ctx context.Context) (Result, error) {
 		return Errorf("refused", err.Error()), nil
 	}
 	if !s.isDir {
-		return c.result(matchFile(c.full, base)), nil
+		return Errorf("not a directory", base+" is a file, not a directory; give glob a directory to search, or use read_file to read it"), nil
 	}
 	maxDepth := -1
 	if !strings.Contains(rest, "**") {
 		maxDepth = strings.Count(rest, "/") + 1
 	}
-	workers := s.workers()
-	found := make([][]string, workers)
-	err = walk(ctx, ws.root, s.walkOpts(workers), func(w int, e entry) bool {
+	found, err := walkEach(ctx, ws.root, s, []string(nil), func(found *[]string, e entry) bool {
 		rel := s.display(e.rel())
 		isDir := e.typ.IsDir()
 		if doublestar.MatchUnvalidated(c.full, rel) {
 			if isDir {
 				rel += "/"
 			}
-			found[w] = append(found[w], rel)
+			*found = append(*found, rel)
 		}
 		return isDir && (maxDepth < 0 || depth(rel)-depth(base) < maxDepth)
 	})
@@ -124,13 +121,6 @@ func (c *globCall) Run(ctx context.Context) (Result, error) {
 		return Result{}, err
 	}
 	return c.result(slices.Concat(found...)), nil
-}
-
-func matchFile(pattern, name string) []string {
-	if doublestar.MatchUnvalidated(pattern, name) {
-		return []string{name}
-	}
-	return nil
 }
 
 // depth counts the components of a clean relative path; "." has none.
@@ -155,5 +145,5 @@ func (c *globCall) result(paths []string) Result {
 	if len(paths) > maxGlobResults {
 		fmt.Fprintf(&b, "(showing %d of %d matches; narrow the pattern or path)\n", maxGlobResults, len(paths))
 	}
-	return Result{Content: capText(b.String(), c.t.opts.MaxOutputBytes), Summary: plural(len(paths), "match")}
+	return Result{Content: b.String(), Summary: plural(len(paths), "match")}
 }

@@ -88,16 +88,12 @@ func (c *grepCall) Run(ctx context.Context) (Result, error) {
 	if !s.isDir {
 		return c.runFile(s), nil
 	}
-	workers := make([]grepWorker, s.workers())
-	for i := range workers {
-		workers[i].found.limit = maxGrepMatches
-	}
-	err = walk(ctx, c.t.ws.root, s.walkOpts(len(workers)), func(w int, e entry) bool {
+	workers, err := walkEach(ctx, c.t.ws.root, s, newGrepWorker(), func(w *grepWorker, e entry) bool {
 		if e.typ.IsDir() {
 			return true
 		}
 		if e.typ.IsRegular() && c.included(s, e) {
-			workers[w].searchFile(c.m, e, s.display(e.rel()))
+			w.searchFile(c.m, e, s.display(e.rel()))
 		}
 		return false
 	})
@@ -122,24 +118,16 @@ func (c *grepCall) included(s *searchDir, e entry) bool {
 	if doublestar.MatchUnvalidated(inc, s.display(rel)) {
 		return true
 	}
-	from, err := relTo(s.target, rel)
-	return err == nil && doublestar.MatchUnvalidated(inc, from)
-}
-
-func relTo(dir, p string) (string, error) {
-	if dir == "." {
-		return p, nil
+	from, ok := rel, true
+	if s.target != "." {
+		from, ok = strings.CutPrefix(rel, s.target+"/")
 	}
-	if rest, ok := strings.CutPrefix(p, dir+"/"); ok {
-		return rest, nil
-	}
-	return "", fmt.Errorf("%s is not below %s", p, dir)
+	return ok && doublestar.MatchUnvalidated(inc, from)
 }
 
 // runFile greps a single file, which is searched even if .gitignored.
 func (c *grepCall) runFile(s *searchDir) Result {
-	var w grepWorker
-	w.found.limit = maxGrepMatches
+	w := newGrepWorker()
 	dir, name := path.Split(s.target)
 	d, err := c.t.ws.root.OpenRoot(path.Clean("./" + dir))
 	if err != nil {
@@ -198,10 +186,12 @@ type grepWorker struct {
 	files      int
 }
 
+func newGrepWorker() grepWorker { return grepWorker{found: fileHeap{limit: maxGrepMatches}} }
+
 // searchFile greps the regular file e, naming it shown in results. It
 // reports whether the file was searched (it is a readable text file).
 func (w *grepWorker) searchFile(m *grepMatcher, e entry, shown string) bool {
-	data, ok, _ := readRegular(e.dir, e.name, w.buf)
+	data, ok := readRegular(e.dir, e.name, w.buf)
 	w.buf = data
 	if !ok || isBinary(data) {
 		return false

@@ -127,20 +127,17 @@ const maxGrepFile = 64 << 20
 
 // readRegular reads the regular file name in dir into buf's storage. ok is
 // false for anything that is not a regular file or cannot be read, and for
-// files over maxGrepFile (large is then true). O_NONBLOCK keeps a FIFO that
-// replaced a file since the directory was read from blocking the open.
-func readRegular(dir *os.Root, name string, buf []byte) (data []byte, ok, large bool) {
+// files over maxGrepFile. O_NONBLOCK keeps a FIFO that replaced a file since
+// the directory was read from blocking the open.
+func readRegular(dir *os.Root, name string, buf []byte) (data []byte, ok bool) {
 	f, err := dir.OpenFile(name, os.O_RDONLY|syscall.O_NONBLOCK, 0)
 	if err != nil {
-		return buf, false, false
+		return buf, false
 	}
 	defer f.Close()
 	fi, err := f.Stat()
-	if err != nil || !fi.Mode().IsRegular() {
-		return buf, false, false
-	}
-	if fi.Size() > maxGrepFile {
-		return buf, false, true
+	if err != nil || !fi.Mode().IsRegular() || fi.Size() > maxGrepFile {
+		return buf, false
 	}
 	size := int(fi.Size())
 	if cap(buf) < size+1 {
@@ -148,9 +145,9 @@ func readRegular(dir *os.Root, name string, buf []byte) (data []byte, ok, large 
 	}
 	n, err := io.ReadFull(f, buf[:size])
 	if err != nil && err != io.ErrUnexpectedEOF {
-		return buf[:0], false, false
+		return buf[:0], false
 	}
-	return buf[:n], true, false
+	return buf[:n], true
 }
 
 // fileMatches is what grep found in one file.

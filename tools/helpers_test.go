@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 )
 
 // tree writes files (path → content) under dir. A content starting with
@@ -89,4 +90,26 @@ func readString(t testing.TB, path string) string {
 		t.Fatal(err)
 	}
 	return string(b)
+}
+
+// stampFile sets the mtime of the file at p to a fixed time in the past and
+// returns a check, for a call that must leave the file alone, that it
+// still holds what it holds now and still has that mtime.
+func stampFile(t testing.TB, p string) (unchanged func()) {
+	t.Helper()
+	stamp := time.Unix(1_000_000_000, 0)
+	if err := os.Chtimes(p, stamp, stamp); err != nil {
+		t.Fatal(err)
+	}
+	want := readString(t, p)
+	return func() {
+		t.Helper()
+		fi, err := os.Stat(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := readString(t, p); got != want || !fi.ModTime().Equal(stamp) {
+			t.Fatalf("%s was changed: holds %q with mtime %v; want %q with mtime %v", p, got, fi.ModTime(), want, stamp)
+		}
+	}
 }

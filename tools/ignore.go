@@ -61,11 +61,13 @@ func parseIgnore(data []byte, domain []string) []gitignore.Pattern {
 	return ps
 }
 
-// loadIgnorer returns the ignorer in effect in dir, a root-relative
-// directory: .git/info/exclude and the .gitignore files of the working
-// directory and of each directory down to dir. A search that starts in a
-// directory those rules exclude was asked for explicitly: the rules from
-// above do not apply inside it, only its own and its subdirectories'.
+// loadIgnorer returns the ignorer a walk of dir, a root-relative
+// directory, starts with: .git/info/exclude and the .gitignore files of the
+// directories above dir, from the working directory down. dir's own
+// .gitignore is left to the walk, which reads it as it reads dir. A search
+// that starts in a directory those rules exclude was asked for explicitly:
+// the rules from above do not apply inside it, only its own and its
+// subdirectories'.
 func loadIgnorer(root *os.Root, dir string) *ignorer {
 	var ig *ignorer
 	if data, err := root.ReadFile(".git/info/exclude"); err == nil {
@@ -79,6 +81,9 @@ func loadIgnorer(root *os.Root, dir string) *ignorer {
 		here := parts[:i:i]
 		if i > 0 && ig.ignored(here, true) {
 			ig = nil
+		}
+		if i == len(parts) {
+			break
 		}
 		name := path.Join(strings.Join(here, "/"), ".gitignore")
 		if data, err := root.ReadFile(name); err == nil {

@@ -29,8 +29,7 @@ type listDirArgs struct {
 
 type listDir struct {
 	base
-	ws   *Workspace
-	opts Options
+	ws *Workspace
 }
 
 func (*listDir) ReadOnly() bool { return true }
@@ -74,33 +73,34 @@ func (c *listDirCall) Run(ctx context.Context) (Result, error) {
 	if fi, err := f.Stat(); err == nil && !fi.IsDir() {
 		return Errorf("not a directory", c.rel+" is a file, not a directory; use read_file to read it"), nil
 	}
-	names, err := f.Readdirnames(-1)
+	ents, err := f.ReadDir(-1) // through the Root: each entry's Info is read as it is listed
 	if err != nil {
 		return Errorf("failed", ws.fsError(c.rel, err).Error()), nil
 	}
 	if err := ctx.Err(); err != nil {
 		return Result{}, err
 	}
-	slices.Sort(names)
-	if len(names) == 0 {
+	if len(ents) == 0 {
 		return Result{Content: "(" + c.rel + " is empty)", Summary: "empty"}, nil
 	}
+	slices.SortFunc(ents, func(a, b fs.DirEntry) int { return strings.Compare(a.Name(), b.Name()) })
 	var b strings.Builder
-	fmt.Fprintf(&b, "%s in %s\n", plural(len(names), "entry"), c.rel)
-	for _, name := range names[:min(len(names), maxDirEntries)] {
-		b.WriteString(c.describe(path.Join(target, name), name))
+	fmt.Fprintf(&b, "%s in %s\n", plural(len(ents), "entry"), c.rel)
+	for _, e := range ents[:min(len(ents), maxDirEntries)] {
+		b.WriteString(c.describe(target, e))
 		b.WriteByte('\n')
 	}
-	if more := len(names) - maxDirEntries; more > 0 {
+	if more := len(ents) - maxDirEntries; more > 0 {
 		fmt.Fprintf(&b, "(%d more not shown; use glob to narrow down)\n", more)
 	}
-	return Result{Content: capText(b.String(), c.t.opts.MaxOutputBytes), Summary: plural(len(names), "entry")}, nil
+	return Result{Content: b.String(), Summary: plural(len(ents), "entry")}, nil
 }
 
-// describe returns one list_dir line: type, name and size or link target.
-func (c *listDirCall) describe(p, name string) string {
-	root := c.t.ws.root
-	fi, err := root.Lstat(p)
+// describe returns one list_dir line for the entry e of the directory dir:
+// type, name and size or link target.
+func (c *listDirCall) describe(dir string, e fs.DirEntry) string {
+	name := e.Name()
+	fi, err := e.Info()
 	if err != nil {
 		return "?     " + name
 	}
@@ -108,7 +108,7 @@ func (c *listDirCall) describe(p, name string) string {
 	case m.IsDir():
 		return "dir   " + name + "/"
 	case m&fs.ModeSymlink != 0:
-		target, _ := root.Readlink(p)
+		target, _ := c.t.ws.root.Readlink(path.Join(dir, name))
 		return "link  " + name + " -> " + target
 	case m.IsRegular():
 		return fmt.Sprintf("file  %s (%d bytes)", name, fi.Size())

@@ -45,15 +45,11 @@ func (o Options) withDefaults() Options {
 	return o
 }
 
-// capText returns s if it fits in limit bytes; otherwise its head and tail,
-// cut on line boundaries (or rune boundaries within one long line), with a
-// marker in between saying how much was cut.
-// Cap cuts s to about limit bytes the way tool results are cut: the head
-// and the tail kept, on line boundaries, with a marker saying how much was
-// cut.
-func Cap(s string, limit int) string { return capText(s, limit) }
-
-func capText(s string, limit int) string {
+// Cap cuts s to limit bytes the way tool results are cut: s itself if it
+// fits; otherwise its head and tail, cut on line boundaries (or rune
+// boundaries within one long line), with a marker in between saying how
+// much was cut.
+func Cap(s string, limit int) string {
 	if len(s) <= limit {
 		return s
 	}
@@ -67,7 +63,7 @@ const markerRoom = 64
 
 // capWriter keeps the head and the tail of everything written to it, in
 // bounded memory, so that a command printing gigabytes costs only limit
-// bytes. String returns the text capped as by capText.
+// bytes. String returns the text capped as by Cap.
 type capWriter struct {
 	limit int
 	head  []byte // the first limit/2 bytes

@@ -15,17 +15,17 @@ func numberedLines(n int) string {
 	return b.String()
 }
 
-func TestCapTextShort(t *testing.T) {
+func TestCapShort(t *testing.T) {
 	for _, s := range []string{"", "one line", numberedLines(25)} {
-		if got := capText(s, 256); got != s {
-			t.Errorf("capText changed a text that fits: %q", got)
+		if got := Cap(s, 256); got != s {
+			t.Errorf("Cap changed a text that fits: %q", got)
 		}
 	}
 }
 
-func TestCapTextLines(t *testing.T) {
+func TestCapLines(t *testing.T) {
 	in := numberedLines(1000) // 10,000 bytes
-	got := capText(in, 512)
+	got := Cap(in, 512)
 	if len(got) > 512 {
 		t.Fatalf("capped text is %d bytes, over 512", len(got))
 	}
@@ -38,10 +38,10 @@ func TestCapTextLines(t *testing.T) {
 	}
 }
 
-func TestCapTextLongLine(t *testing.T) {
+func TestCapLongLine(t *testing.T) {
 	// One line of 3-byte runes: cuts must fall between runes.
 	in := strings.Repeat("€", 2000) + "\n"
-	got := capText(in, 300)
+	got := Cap(in, 300)
 	if !utf8.ValidString(got) {
 		t.Fatalf("cut inside a UTF-8 sequence: %q", got)
 	}
@@ -69,7 +69,7 @@ func TestCapWriterStreams(t *testing.T) {
 		w.Write([]byte(chunk + "7"))
 	}
 	in += "7" // every chunk got its separator back, the last one an extra
-	if got, want := w.String(), capText(in, 1024); got != want {
+	if got, want := w.String(), Cap(in, 1024); got != want {
 		t.Fatalf("streamed:\n%s\nwhole:\n%s", got, want)
 	}
 	if cap(w.tail) > 4*1024 || w.Len() != len(in) {

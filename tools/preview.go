@@ -54,31 +54,30 @@ func (c *writeFileCall) Preview() (string, error) {
 // fails, with Run's message, where Run would: a file changed since the
 // model read it (ErrStale), an old_string that does not match.
 func (c *editFileCall) Preview() (string, error) {
-	p, err := c.plan()
-	if err != nil {
-		return "", err
+	p, ee := c.plan()
+	if ee != nil {
+		return "", ee
 	}
 	return udiff.Unified(c.rel, c.rel, p.before, p.edit.out), nil
 }
 
-// readFile returns the content of the regular file target (rel as the
-// model named it), or fs.ErrNotExist when there is none.
-func (w *Workspace) readFile(rel, target string) ([]byte, error) {
-	if _, err := w.root.Lstat(target); errors.Is(err, fs.ErrNotExist) {
-		return nil, err
-	}
-	f, _, err := w.openFile(rel, target)
+// readFile returns the content and the FileInfo of the regular file
+// target (rel as the model named it). Its error is for the model, and
+// errors.Is(err, fs.ErrNotExist) when there is no file.
+func (w *Workspace) readFile(rel, target string) ([]byte, fs.FileInfo, error) {
+	f, fi, err := w.openFile(rel, target)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	defer f.Close()
-	return io.ReadAll(f)
+	data, err := io.ReadAll(f)
+	return data, fi, err
 }
 
 // readText is readFile as text: a binary file, whose bytes a diff cannot
 // show, reads as empty.
 func (w *Workspace) readText(rel, target string) (string, error) {
-	data, err := w.readFile(rel, target)
+	data, _, err := w.readFile(rel, target)
 	if err != nil || isBinary(data) {
 		return "", err
 	}

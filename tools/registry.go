@@ -21,8 +21,8 @@ func Default(ws *Workspace, opts Options) *Registry {
 		&readFile{base: newBase(readFileSpec(opts.ReadLimit), limit), ws: ws, opts: opts},
 		&writeFile{base: newBase(writeFileSpec(), limit), ws: ws},
 		&editFile{base: newBase(editFileSpec(), limit), ws: ws},
-		&listDir{base: newBase(listDirSpec(), limit), ws: ws, opts: opts},
-		&globTool{base: newBase(globSpec(), limit), ws: ws, opts: opts},
+		&listDir{base: newBase(listDirSpec(), limit), ws: ws},
+		&globTool{base: newBase(globSpec(), limit), ws: ws},
 		&grepTool{base: newBase(grepSpec(), limit), ws: ws, opts: opts},
 		&shellTool{base: newBase(shellSpec(opts.ShellTimeout), limit), ws: ws, opts: opts},
 	)
@@ -56,7 +56,7 @@ func prepare[T any](b *base, raw json.RawMessage, check func(T) (Call, error)) (
 		call, err = check(args)
 	}
 	if err != nil {
-		return nil, errors.New(capText(err.Error(), b.limit))
+		return nil, errors.New(Cap(err.Error(), b.limit))
 	}
 	return capped{Call: call, limit: b.limit, repairs: rep.all(), note: rep.note()}, nil
 }
@@ -112,7 +112,7 @@ func (c capped) Unwrap() Call { return c.Call }
 
 func (c capped) Run(ctx context.Context) (Result, error) {
 	res, err := c.Call.Run(ctx)
-	res.Content = capText(res.Content, c.limit) + c.note
+	res.Content = Cap(res.Content, c.limit) + c.note
 	if len(c.repairs) > 0 {
 		res.Repairs = append(slices.Clone(c.repairs), res.Repairs...)
 	}

@@ -1,6 +1,8 @@
 package tools
 
 import (
+	"context"
+	"os"
 	"path"
 	"runtime"
 	"strings"
@@ -12,7 +14,7 @@ type searchDir struct {
 	rel    string // root-relative, as named
 	target string // rel with symlinks resolved
 	isDir  bool
-	ign    *ignorer // .gitignore rules in effect in target
+	ign    *ignorer // .gitignore rules from above target (loadIgnorer)
 }
 
 func newSearchDir(ws *Workspace, rel string) (*searchDir, error) {
@@ -31,10 +33,17 @@ func newSearchDir(ws *Workspace, rel string) (*searchDir, error) {
 	return s, nil
 }
 
-func (s *searchDir) workers() int { return runtime.GOMAXPROCS(0) }
-
-func (s *searchDir) walkOpts(workers int) walkOpts {
-	return walkOpts{start: s.target, ignore: s.ign, workers: workers}
+// walkEach walks the search directory s with one state per walk worker,
+// each a copy of init, and passes visit the state of the worker calling it.
+// It returns the states, to merge.
+func walkEach[S any](ctx context.Context, root *os.Root, s *searchDir, init S, visit func(st *S, e entry) bool) ([]S, error) {
+	states := make([]S, runtime.GOMAXPROCS(0))
+	for i := range states {
+		states[i] = init
+	}
+	opts := walkOpts{start: s.target, ignore: s.ign, workers: len(states)}
+	err := walk(ctx, root, opts, func(w int, e entry) bool { return visit(&states[w], e) })
+	return states, err
 }
 
 // display turns a path below target into the same path below rel, so that

@@ -104,7 +104,7 @@ func (r *Registry) Names() []string {
 // UnknownToolError returns the message the model gets when it calls a tool
 // that does not exist.
 func (r *Registry) UnknownToolError(name string) string {
-	return "unknown tool " + strings.TrimSpace(quote(name)) + "; available tools: " + strings.Join(r.Names(), ", ")
+	return "unknown tool " + quote(name) + "; available tools: " + strings.Join(r.Names(), ", ")
 }
 
 func quote(s string) string {

@@ -39,15 +39,10 @@ type visitFunc func(worker int, e entry) bool
 
 // walkOpts says where walk goes.
 type walkOpts struct {
-	start   string      // root-relative directory to walk
-	ignore  *ignorer    // rules in effect in start (loadIgnorer); nil for none
-	matcher ignoreMaker // builds ignorers; nil means the .gitignore rules
+	start   string   // root-relative directory to walk
+	ignore  *ignorer // rules from above start (loadIgnorer); nil for none
 	workers int
 }
-
-// ignoreMaker is how a walk learns of a directory's .gitignore; it exists
-// so that a benchmark can measure the cost of matching.
-type ignoreMaker func(parent *ignorer, dir []string, data []byte) *ignorer
 
 // walk visits every entry below opts.start with a pool of workers. It
 // skips .git, entries .gitignore rules exclude, and never follows symlinks:
@@ -60,9 +55,6 @@ func walk(ctx context.Context, root *os.Root, opts walkOpts, visit visitFunc) er
 	if opts.workers <= 0 {
 		opts.workers = runtime.GOMAXPROCS(0)
 	}
-	if opts.matcher == nil {
-		opts.matcher = (*ignorer).with
-	}
 	q := newQueue()
 	stop := context.AfterFunc(ctx, q.close)
 	defer stop()
@@ -74,7 +66,7 @@ func walk(ctx context.Context, root *os.Root, opts walkOpts, visit visitFunc) er
 	var wg sync.WaitGroup
 	for w := range opts.workers {
 		wg.Go(func() {
-			wk := walker{ctx: ctx, root: root, q: q, visit: visit, newIgnorer: opts.matcher, id: w}
+			wk := walker{ctx: ctx, root: root, q: q, visit: visit, id: w}
 			for j, ok := q.pop(); ok; j, ok = q.pop() {
 				wk.do(j)
 				q.done()
@@ -125,13 +117,12 @@ func (h *dirHandle) release() {
 }
 
 type walker struct {
-	ctx        context.Context
-	root       *os.Root
-	q          *queue
-	visit      visitFunc
-	newIgnorer ignoreMaker
-	id         int
-	scratch    []string
+	ctx     context.Context
+	root    *os.Root
+	q       *queue
+	visit   visitFunc
+	id      int
+	scratch []string
 }
 
 func (w *walker) do(j job) {
@@ -186,7 +177,7 @@ func (w *walker) loadIgnore(d *os.Root, j job, ents []fs.DirEntry) *ignorer {
 	for _, e := range ents {
 		if e.Name() == ".gitignore" && e.Type().IsRegular() {
 			if data, err := d.ReadFile(".gitignore"); err == nil {
-				return w.newIgnorer(j.ign, j.parts, data)
+				return j.ign.with(j.parts, data)
 			}
 		}
 	}

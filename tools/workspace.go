@@ -155,19 +155,32 @@ func (w *Workspace) linkTarget(rel, dir, link string) (string, error) {
 	return resolved, nil
 }
 
-// fsError turns an error from the os.Root into a message for the model.
+// fsError turns an error from the os.Root into a message for the model,
+// which keeps err as its cause for errors.Is.
 func (w *Workspace) fsError(rel string, err error) error {
+	var msg string
+	var pe *fs.PathError
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
-		return fmt.Errorf("%s does not exist; use glob or list_dir to find files", rel)
+		msg = rel + " does not exist; use glob or list_dir to find files"
 	case errors.Is(err, fs.ErrPermission):
-		return fmt.Errorf("%s: permission denied", rel)
+		msg = rel + ": permission denied"
 	case errors.Is(err, syscall.ENOTDIR):
-		return fmt.Errorf("%s: a directory on its path is a file", rel)
+		msg = rel + ": a directory on its path is a file"
+	case errors.As(err, &pe):
+		msg = fmt.Sprintf("%s: %s %v", rel, pe.Op, pe.Err)
+	default:
+		msg = fmt.Sprintf("%s: %v", rel, err)
 	}
-	var pe *fs.PathError
-	if errors.As(err, &pe) {
-		return fmt.Errorf("%s: %s %v", rel, pe.Op, pe.Err)
-	}
-	return fmt.Errorf("%s: %v", rel, err)
+	return &causedError{msg: msg, err: err}
 }
+
+// causedError is an error told to the model in its own words, whose cause
+// stays reachable through errors.Is and errors.As.
+type causedError struct {
+	msg string
+	err error
+}
+
+func (e *causedError) Error() string { return e.msg }
+func (e *causedError) Unwrap() error { return e.err }

@@ -1,9 +1,12 @@
 package tools
 
 import (
+	"errors"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 )
 
@@ -113,5 +116,26 @@ func TestOpenWorkspaceMissing(t *testing.T) {
 	}
 	if _, err := OpenWorkspace(f); err == nil {
 		t.Fatal("OpenWorkspace of a file succeeded")
+	}
+}
+
+// TestFSErrorKeepsCause checks that an os.Root error told to the model
+// still answers errors.Is for its cause.
+func TestFSErrorKeepsCause(t *testing.T) {
+	ws := newWorkspace(t, map[string]string{"f": "x"})
+	tests := []struct {
+		path  string
+		cause error
+		want  string
+	}{
+		{"missing.go", fs.ErrNotExist, "missing.go does not exist; use glob or list_dir to find files"},
+		{"f/g", syscall.ENOTDIR, "f/g: a directory on its path is a file"},
+	}
+	for _, tt := range tests {
+		_, err := ws.root.Open(tt.path)
+		err = ws.fsError(tt.path, err)
+		if !errors.Is(err, tt.cause) || err.Error() != tt.want {
+			t.Errorf("fsError = %q (cause kept: %v); want %q wrapping %v", err, errors.Is(err, tt.cause), tt.want, tt.cause)
+		}
 	}
 }

@@ -1,9 +1,12 @@
 package tools
 
 import (
+	"bytes"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 )
 
@@ -58,7 +61,12 @@ func TestWriteFile(t *testing.T) {
 
 func TestWriteFileKeepsLink(t *testing.T) {
 	ws := newWorkspace(t, map[string]string{"real.txt": "old", "link.txt": "->real.txt"})
-	run(t, ws, Options{}, "write_file", `{"path":"link.txt","content":"new"}`)
+	if res := run(t, ws, Options{}, "write_file", `{"path":"link.txt","content":"new"}`); res.IsError {
+		t.Fatal(res.Content)
+	}
+	if got := readString(t, filepath.Join(ws.Dir(), "real.txt")); got != "new" {
+		t.Fatalf("real.txt holds %q, want %q", got, "new")
+	}
 	fi, err := os.Lstat(filepath.Join(ws.Dir(), "link.txt"))
 	if err != nil || fi.Mode()&os.ModeSymlink == 0 {
 		t.Fatalf("link.txt is no longer a symlink: %v %v", fi.Mode(), err)
@@ -79,6 +87,86 @@ func TestWriteFileModes(t *testing.T) {
 			t.Errorf("%s: mode %v, %v; want %v", name, fi.Mode().Perm(), err, want)
 		}
 	}
+}
+
+// TestWriteFileTempNotCreated checks that a write whose temporary file
+// cannot be created leaves the file as it was. The temporary file's name,
+// longer than the file's, goes over NAME_MAX, which fails as root too.
+func TestWriteFileTempNotCreated(t *testing.T) {
+	name := strings.Repeat("n", 246) + ".txt"
+	ws, p := keptFileWorkspace(t, name)
+	res := run(t, ws, Options{}, "write_file", jsonArgs(t, map[string]any{"path": name, "content": "new"}))
+	if !res.IsError || !strings.Contains(res.Content, "file name too long") {
+		t.Fatalf("result %+v; want a file name too long error", res)
+	}
+	assertKept(t, ws, p)
+}
+
+// TestWriteFileWriteFails checks that a write that fails once the
+// temporary file exists leaves the file as it was and removes the
+// temporary file. A file size limit makes the write fail (Go ignores
+// SIGXFSZ, so write returns EFBIG), as root too. The limit is the
+// process's and would also stop go test's own log, so the write runs in a
+// child process: this test binary run again with LATHE_TEST_FSIZE_DIR set.
+func TestWriteFileWriteFails(t *testing.T) {
+	if dir := os.Getenv("LATHE_TEST_FSIZE_DIR"); dir != "" {
+		limitFileSize(t, 4<<10)
+		res := run(t, openWorkspace(t, dir), Options{}, "write_file", jsonArgs(t, map[string]any{"path": "f.txt", "content": strings.Repeat("x", 8<<10)}))
+		if !res.IsError || !strings.Contains(res.Content, "file too large") {
+			t.Fatalf("result %+v; want a file too large error", res)
+		}
+		return
+	}
+	ws, p := keptFileWorkspace(t, "f.txt")
+	cmd := exec.CommandContext(t.Context(), os.Args[0], "-test.run=^TestWriteFileWriteFails$", "-test.v")
+	cmd.Env = append(os.Environ(), "LATHE_TEST_FSIZE_DIR="+ws.Dir())
+	if out, err := cmd.CombinedOutput(); err != nil || !bytes.Contains(out, []byte("--- PASS: TestWriteFileWriteFails")) {
+		t.Fatalf("child: %v\n%s", err, out)
+	}
+	assertKept(t, ws, p)
+}
+
+// keptFileWorkspace returns a workspace holding the file name, with
+// content "old\n" and mode 0640, and its path, for assertKept.
+func keptFileWorkspace(t *testing.T, name string) (*Workspace, string) {
+	t.Helper()
+	ws := newWorkspace(t, map[string]string{name: "old\n"})
+	p := filepath.Join(ws.Dir(), name)
+	if err := os.Chmod(p, 0o640); err != nil {
+		t.Fatal(err)
+	}
+	return ws, p
+}
+
+// assertKept checks that a failed write left the file of keptFileWorkspace
+// as it was, and no temporary file.
+func assertKept(t *testing.T, ws *Workspace, p string) {
+	t.Helper()
+	fi, err := os.Stat(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := readString(t, p); got != "old\n" || fi.Mode().Perm() != 0o640 {
+		t.Fatalf("the failed write changed the file: %q, mode %v", got, fi.Mode().Perm())
+	}
+	assertNoTempFiles(t, ws.Dir())
+}
+
+// limitFileSize limits the size of the files the process may write to n
+// bytes until the test ends.
+func limitFileSize(t *testing.T, n uint64) {
+	var old syscall.Rlimit
+	if err := syscall.Getrlimit(syscall.RLIMIT_FSIZE, &old); err != nil {
+		t.Skip("no RLIMIT_FSIZE:", err)
+	}
+	if err := syscall.Setrlimit(syscall.RLIMIT_FSIZE, &syscall.Rlimit{Cur: n, Max: old.Max}); err != nil {
+		t.Skip("cannot set RLIMIT_FSIZE:", err)
+	}
+	t.Cleanup(func() {
+		if err := syscall.Setrlimit(syscall.RLIMIT_FSIZE, &old); err != nil {
+			t.Fatal(err)
+		}
+	})
 }
 
 // assertNoTempFiles checks that no temporary file of an atomic write is left.
