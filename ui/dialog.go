@@ -96,25 +96,40 @@ func (d *approvalDialog) sessionGrant() string {
 // view renders the dialog in at most height lines.
 func (d *approvalDialog) view(width, height int, st *theme, keys keyMap) string {
 	req := d.ask.req
-	var body []string
-	var title string
+	title := fmt.Sprintf("Allow %s to change %s?", req.Tool, req.Subject)
 	if req.Tool == "shell" {
 		title = "Run this command in " + d.dir + "?"
-		for _, l := range strings.Split(req.Subject, "\n") {
-			body = append(body, indent+st.subject.Render("$ "+ansi.Truncate(tabsToSpaces(l), width-6, "…")))
-		}
-	} else {
-		title = fmt.Sprintf("Allow %s to change %s?", req.Tool, req.Subject)
-		body = (&toolCard{start: orchestrator.ToolStarted{Preview: req.Preview}, expanded: true}).diff(width, st)
 	}
 	head := append([]string{st.rule.Render(strings.Repeat("─", width))}, wrap("? "+title, width, " ", "   ", st.dialogTitle)...)
 	foot := d.footer(width, st, keys)
 	room := max(height-len(head)-len(foot), 1)
-	if len(body) > room {
-		hidden := len(body) - room + 1
-		body = append(body[:room-1], indent+"  "+st.meta.Render(fmt.Sprintf("… %d more lines", hidden)))
+	return strings.Join(append(append(head, d.body(width, room, st)...), foot...), "\n")
+}
+
+// body shows what the call will do, the command or the diff, in at most
+// room lines: frames lay the dialog out 30 times a second, so only the
+// lines shown are styled.
+func (d *approvalDialog) body(width, room int, st *theme) []string {
+	req := d.ask.req
+	lines, line := diffLines(req.Preview), func(l string) string { return diffLine(l, width, st) }
+	if req.Tool == "shell" {
+		lines = strings.Split(req.Subject, "\n")
+		line = func(l string) string {
+			return indent + st.subject.Render("$ "+ansi.Truncate(tabsToSpaces(l), width-6, "…"))
+		}
 	}
-	return strings.Join(append(append(head, body...), foot...), "\n")
+	shown := lines
+	if len(lines) > room {
+		shown = lines[:room-1]
+	}
+	out := make([]string, 0, len(shown)+1)
+	for _, l := range shown {
+		out = append(out, line(l))
+	}
+	if hidden := len(lines) - len(shown); hidden > 0 {
+		out = append(out, indent+"  "+st.meta.Render(fmt.Sprintf("… %d more lines", hidden)))
+	}
+	return out
 }
 
 // footer lists the choices, wrapped between them, never inside one.

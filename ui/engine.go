@@ -293,8 +293,7 @@ func (m *model) onFrame() tea.Cmd {
 	m.refreshDirty()
 	if r := m.run; r != nil {
 		for _, i := range r.cards {
-			if c := m.transcript.items[i].(*toolCard); c.running() {
-				c.tick(m.frame / 3)
+			if m.transcript.items[i].(*toolCard).tick(m.frame / 3) {
 				m.transcript.changed(i)
 			}
 		}

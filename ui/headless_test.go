@@ -148,3 +148,16 @@ func TestPlanTextShowsTheChecklistOnceStarted(t *testing.T) {
 		t.Error("no plan is not empty")
 	}
 }
+
+// TestCompactionIsToldOnStderr: the user hears of a compaction in a
+// one-shot run, on stderr, never stdout.
+func TestCompactionIsToldOnStderr(t *testing.T) {
+	for _, f := range []Format{FormatText, FormatJSON} {
+		var out, errOut strings.Builder
+		NewHeadless(f, &out, &errOut, false).Event(orchestrator.Compacted{Summarized: 12, Before: 26500, After: 4100})
+		want := "lathe: compacted the conversation: 12 older messages summarized for the model (26500 → 4100 tokens)\n"
+		if errOut.String() != want || out.Len() != 0 {
+			t.Errorf("%s: stderr %q, stdout %q", f, errOut.String(), out.String())
+		}
+	}
+}

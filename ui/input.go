@@ -39,8 +39,6 @@ func (in *input) setWidth(w int) { in.ta.SetWidth(w) }
 
 func (in *input) value() string { return in.ta.Value() }
 
-func (in *input) height() int { return in.ta.Height() }
-
 func (in *input) view() string { return in.ta.View() }
 
 func (in *input) set(s string) {

@@ -139,8 +139,7 @@ func (t *thinkingItem) lines(width int, st *theme) []string {
 	switch {
 	case !t.done:
 		out = append(out, indent+st.thinking.Render("✻ Thinking…"))
-		body := wrap(text, width, indent+"  ", indent+"  ", st.thinking)
-		out = append(out, body[max(0, len(body)-thinkingLines):]...)
+		out = append(out, wrapLast(text, thinkingLines, width, indent+"  ", st.thinking)...)
 	case t.expanded:
 		out = append(out, indent+st.thinking.Render("▾ "+t.summary()))
 		out = append(out, wrap(text, width, indent+"  ", indent+"  ", st.thinking)...)
@@ -148,6 +147,37 @@ func (t *thinkingItem) lines(width int, st *theme) []string {
 		out = append(out, indent+st.thinking.Render("▸ "+t.summary()))
 	}
 	return t.r.set(width, append(out, ""))
+}
+
+// wrapLast returns the last n lines of wrap(text, ...), each with prefix,
+// wrapping only the end of text, so that a frame costs the same however
+// long the text grows. The end starts at a line break, where the whole
+// text's wrap starts a line too, or, if none is near, at a word break 4n
+// lines' worth back: greedy wrapping started there finds the whole text's
+// line breaks again within a line or two (text of words of one length
+// could keep them shifted, which no prose does).
+func wrapLast(text string, n, width int, prefix string, style lipgloss.Style) []string {
+	for budget := 4 * n * max(width, 8); ; budget *= 4 {
+		from := tailStart(text, budget)
+		lines := wrap(text[from:], width, prefix, prefix, style)
+		if from == 0 || len(lines) >= 2*n { // short lines, blank ones: take more
+			return lines[max(0, len(lines)-n):]
+		}
+	}
+}
+
+// tailStart returns where the last budget bytes of text start, moved back
+// to the start of a line within budget bytes, or else to the start of a
+// word; 0 if the text is shorter or has no such start.
+func tailStart(text string, budget int) int {
+	from := len(text) - budget
+	if from <= 0 {
+		return 0
+	}
+	if i := strings.LastIndexByte(text[:from], '\n'); i >= 0 && from-i <= budget {
+		return i + 1
+	}
+	return strings.LastIndexByte(text[:from], ' ') + 1
 }
 
 func (t *thinkingItem) summary() string {

@@ -143,9 +143,6 @@ func (m *Markdown) Lines(width int) []string {
 	return m.out[:len(m.out):len(m.out)]
 }
 
-// Height returns the number of lines at the given width (see Lines).
-func (m *Markdown) Height(width int) int { return len(m.Lines(width)) }
-
 // tailStart returns the offset where the tail starts.
 func (m *Markdown) tailStart() int {
 	if n := len(m.blocks); n > 0 {

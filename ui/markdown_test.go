@@ -252,8 +252,8 @@ func TestMarkdownNoWidth(t *testing.T) {
 	if got := m.Lines(0); got != nil || r.renders != 0 {
 		t.Errorf("Lines(0) = %q after %d renders, want nil and none", got, r.renders)
 	}
-	if h := m.Height(20); h != 1 {
-		t.Errorf("Height(20) = %d, want 1", h)
+	if got := m.Lines(20); len(got) != 1 {
+		t.Errorf("Lines(20) after Lines(0) = %q, want one line", got)
 	}
 }
 

@@ -52,7 +52,6 @@ type model struct {
 	approver *dialogApprover
 	reviewer *dialogReviewer
 	session  *orchestrator.Session
-	home     string
 	now      func() time.Time
 
 	width, height int
@@ -105,7 +104,6 @@ func newModel(ctx context.Context, opts TUIOptions) *model {
 		keys:   newKeyMap(),
 		st:     st,
 		bridge: newBridge(),
-		home:   opts.Home,
 		now:    opts.Engine.Now,
 		width:  max(opts.Width, 20),
 		height: max(opts.Height, 10),

@@ -298,16 +298,16 @@ func (p *planItem) lines(width int, st *theme) []string {
 	out := []string{indent + st.statusKey.Render("▣ "+label)}
 	out = append(out, wrap(p.plan.Summary, width, indent+"  ", indent+"  ", st.user)...)
 	for i, step := range p.plan.Steps {
-		mark, style := "[ ]", st.notice
+		style := st.notice
 		switch step.Status {
 		case orchestrator.StepDone:
-			mark, style = "[x]", st.ok
+			style = st.ok
 		case orchestrator.StepInProgress:
-			mark, style = "[~]", st.accent
+			style = st.accent
 		case orchestrator.StepSkipped:
-			mark, style = "[-]", st.dim
+			style = st.dim
 		}
-		first := fmt.Sprintf("%s%s %d. ", indent+"  ", style.Render(mark), i+1)
+		first := fmt.Sprintf("%s%s %d. ", indent+"  ", style.Render(step.Status.Mark()), i+1)
 		out = append(out, wrap(step.Text, width, first, strings.Repeat(" ", lipgloss.Width(first)), st.plain)...)
 	}
 	if p.state == planRejected && p.feedback != "" {

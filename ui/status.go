@@ -42,7 +42,7 @@ func (m *model) statusLine() string {
 	}
 	left := " " + strings.Join(parts, sep)
 	right := st.status.Render(m.hint()) + " "
-	dir := st.status.Render(shortDir(m.opts.Dir, m.home))
+	dir := st.status.Render(shortDir(m.opts.Dir, m.opts.Home))
 	// The directory gives way first, then the hint.
 	for _, try := range []string{left + sep + dir, left} {
 		if gap := m.width - ansi.StringWidth(try) - ansi.StringWidth(right); gap >= 1 {

@@ -32,16 +32,9 @@ type theme struct {
 }
 
 func newTheme(noColor, dark bool) theme {
-	md := "dark"
-	if !dark {
-		md = "light"
-	}
-	if noColor {
-		md = "notty"
-	}
 	grey := lipgloss.Color("8")
 	return theme{
-		markdown:    md,
+		markdown:    markdownStyle(noColor, dark),
 		userMark:    lipgloss.NewStyle().Foreground(lipgloss.Cyan).Bold(true),
 		user:        lipgloss.NewStyle().Bold(true),
 		dim:         lipgloss.NewStyle().Foreground(grey),
@@ -68,4 +61,16 @@ func newTheme(noColor, dark bool) theme {
 		accent:      lipgloss.NewStyle().Foreground(lipgloss.Magenta),
 		plain:       lipgloss.NewStyle(),
 	}
+}
+
+// markdownStyle is the glamour style for the terminal: without colour,
+// or for its background.
+func markdownStyle(noColor, dark bool) string {
+	switch {
+	case noColor:
+		return "notty"
+	case dark:
+		return "dark"
+	}
+	return "light"
 }

@@ -32,12 +32,16 @@ type toolCard struct {
 
 func (c *toolCard) running() bool { return c.end == nil }
 
-// tick advances the spinner.
-func (c *toolCard) tick(frame int) {
-	if c.running() && c.frame != frame {
-		c.frame = frame
-		c.r.invalidate()
+// tick advances the spinner to frame; it reports whether the card shows
+// something new, and must be rendered again. A card waiting for approval
+// shows no spinner.
+func (c *toolCard) tick(frame int) bool {
+	if !c.running() || c.waiting || c.frame == frame {
+		return false
 	}
+	c.frame = frame
+	c.r.invalidate()
+	return true
 }
 
 func (c *toolCard) finish(e orchestrator.ToolFinished) {
@@ -120,31 +124,42 @@ func (c *toolCard) body(width int, st *theme) []string {
 
 // diff renders the call's diff, folded unless expanded.
 func (c *toolCard) diff(width int, st *theme) []string {
-	var lines []string
-	for _, l := range strings.Split(strings.TrimRight(c.start.Preview, "\n"), "\n") {
-		if strings.HasPrefix(l, "--- ") || strings.HasPrefix(l, "+++ ") {
-			continue
-		}
-		lines = append(lines, l)
-	}
+	lines := diffLines(c.start.Preview)
 	shown := foldedDiffLines
 	if c.expanded {
 		shown = maxCardLines
 	}
 	out := make([]string, 0, min(len(lines), shown)+1)
 	for _, l := range lines[:min(len(lines), shown)] {
-		style := st.dim
-		switch {
-		case strings.HasPrefix(l, "+"):
-			style = st.diffAdd
-		case strings.HasPrefix(l, "-"):
-			style = st.diffDel
-		case strings.HasPrefix(l, "@@"):
-			style = st.diffHunk
-		}
-		out = append(out, indent+"  "+style.Render(ansi.Truncate(tabsToSpaces(l), width-4, "…")))
+		out = append(out, diffLine(l, width, st))
 	}
 	return append(out, c.more(len(lines)-len(out), st)...)
+}
+
+// diffLines is a unified diff's lines without its file headers.
+func diffLines(preview string) []string {
+	var lines []string
+	for _, l := range strings.Split(strings.TrimRight(preview, "\n"), "\n") {
+		if strings.HasPrefix(l, "--- ") || strings.HasPrefix(l, "+++ ") {
+			continue
+		}
+		lines = append(lines, l)
+	}
+	return lines
+}
+
+// diffLine renders one line of a diff, coloured by what it does.
+func diffLine(l string, width int, st *theme) string {
+	style := st.dim
+	switch {
+	case strings.HasPrefix(l, "+"):
+		style = st.diffAdd
+	case strings.HasPrefix(l, "-"):
+		style = st.diffDel
+	case strings.HasPrefix(l, "@@"):
+		style = st.diffHunk
+	}
+	return indent + "  " + style.Render(ansi.Truncate(tabsToSpaces(l), width-4, "…"))
 }
 
 // output renders up to show lines of the call's result.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"image/color"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -12,6 +13,7 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/colorprofile"
+	"github.com/charmbracelet/x/ansi"
 	"github.com/ollama/ollama/api"
 
 	"lathe/orchestrator"
@@ -236,6 +238,31 @@ func TestStreamFollowsUnlessScrolledUp(t *testing.T) {
 	}
 }
 
+// TestTokensRenderOnFrames checks that tokens are coalesced: text deltas
+// only append, and the next frame renders them together.
+func TestTokensRenderOnFrames(t *testing.T) {
+	m, _ := testModel(t)
+	m.beginRun("hi")
+	m.Update(engineMsg{orchestrator.TurnStarted{Turn: 1}})
+	for _, ev := range texts(1, answerMarkdown) {
+		m.Update(engineMsg{ev})
+		m.View()
+	}
+	if m.md == nil || m.md.renders != 0 || strings.Contains(screen(m), "Greet") {
+		t.Fatalf("text deltas rendered before a frame:\n%s", screen(m))
+	}
+	m.Update(frameMsg{})
+	rendered := m.md.renders
+	if rendered == 0 || !strings.Contains(screen(m), "func Greet(name string) string {") {
+		t.Fatalf("the frame did not render the answer (%d renders):\n%s", rendered, screen(m))
+	}
+	m.Update(frameMsg{})
+	m.View()
+	if m.md.renders != rendered {
+		t.Errorf("a frame with no new text rendered %d times", m.md.renders-rendered)
+	}
+}
+
 func TestResizeKeepsLinesInside(t *testing.T) {
 	m, _ := testModel(t)
 	m.beginRun("hi")
@@ -247,7 +274,7 @@ func TestResizeKeepsLinesInside(t *testing.T) {
 			t.Errorf("%dx%d: %d lines", size[0], size[1], len(lines))
 		}
 		for _, l := range lines {
-			if w := len([]rune(l)); w > size[0] {
+			if w := ansi.StringWidth(l); w > size[0] {
 				t.Errorf("%dx%d: a line of %d columns: %q", size[0], size[1], w, l)
 			}
 		}
@@ -341,6 +368,32 @@ func TestNoColor(t *testing.T) {
 	}
 }
 
+func TestBackgroundPicksTheMarkdownStyle(t *testing.T) {
+	white, black := color.White, color.Black
+	tests := []struct {
+		name    string
+		noColor bool
+		bg      color.Color
+		want    string
+	}{
+		{"light", false, white, "light"},
+		{"dark", false, black, "dark"},
+		{"no colour on light", true, white, "notty"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			m, _ := testModel(t)
+			m.opts.NoColor = tt.noColor
+			m.Update(tea.BackgroundColorMsg{Color: tt.bg})
+			m.beginRun("hi")
+			events(m, orchestrator.TurnStarted{Turn: 1}, orchestrator.TextDelta{Turn: 1, Text: "Hello."})
+			if got := m.transcript.items[m.run.answer].(*answerItem).md.r.Style(); got != tt.want {
+				t.Errorf("the answer is rendered in style %q, want %q", got, tt.want)
+			}
+		})
+	}
+}
+
 func TestRewrittenReplyAndRecoveryStops(t *testing.T) {
 	m, _ := testModel(t)
 	m.beginRun("read main.go")
@@ -366,6 +419,8 @@ func TestRewrittenReplyAndRecoveryStops(t *testing.T) {
 func TestResumedSessionIsShown(t *testing.T) {
 	args := api.NewToolCallFunctionArguments()
 	args.Set("command", "go test ./...")
+	planArgs := api.NewToolCallFunctionArguments()
+	planArgs.Set("step", 1)
 	saved := &orchestrator.SavedSession{
 		SessionRecord: orchestrator.SessionRecord{ID: "0123456789abcdef", Title: "fix the tests", Model: "qwen3:8b"},
 		Messages: []orchestrator.StoredMessage{
@@ -375,6 +430,14 @@ func TestResumedSessionIsShown(t *testing.T) {
 					{ID: "c2", Function: api.ToolCallFunction{Name: "shell", Arguments: args}}}}},
 			{Seq: 2, Message: api.Message{Role: "tool", Content: "exit 1", ToolName: "shell", ToolCallID: "c1"},
 				Tool: &orchestrator.ToolMeta{Subject: "go test ./...", Outcome: orchestrator.OutcomeFailed, Summary: "exit 1", Duration: 1500 * time.Millisecond}},
+			// Seq 3 is c2's result, never written: resuming says it was interrupted.
+			{Seq: 4, Message: api.Message{Role: "assistant", ToolCalls: []api.ToolCall{
+				{ID: "c3", Function: api.ToolCallFunction{Name: "update_plan", Arguments: planArgs}},
+				{ID: "c4", Function: api.ToolCallFunction{Name: "update_plan", Arguments: planArgs}}}}},
+			{Seq: 5, Message: api.Message{Role: "tool", Content: "step 1 is done", ToolName: "update_plan", ToolCallID: "c3"},
+				Tool: &orchestrator.ToolMeta{Subject: "step 1", Outcome: orchestrator.OutcomeOK, Summary: "step 1 done"}},
+			{Seq: 6, Message: api.Message{Role: "tool", Content: "there is no step 7", ToolName: "update_plan", ToolCallID: "c4"},
+				Tool: &orchestrator.ToolMeta{Subject: "step 7", Outcome: orchestrator.OutcomeFailed, Summary: "no step 7"}},
 		},
 		Compaction: &orchestrator.Compaction{Seq: 1, Summary: "The user wants the tests fixed."},
 	}
@@ -382,13 +445,18 @@ func TestResumedSessionIsShown(t *testing.T) {
 	m.resumed = saved
 	m.session.ResumeFrom(*saved)
 	m.session.Restore(t.Context(), *saved) // what Prepare does with a live server
+	m.Update(tea.WindowSizeMsg{Width: 80, Height: 40})
 	m.Update(preparedMsg{info: orchestrator.ModelInfo{Name: "qwen3:8b", NumCtx: 32768}})
 	s := screen(m)
 	for _, want := range []string{"› fix the tests", "↑ Summarized for the model from here up", "▸ Thought (4 words)",
-		"Running them first.", "✗ shell go test ./... · exit 1 · 1.5s", "⊘ shell go test ./... · interrupted", `Resumed "fix the tests": 4 messages.`} {
+		"Running them first.", "✗ shell go test ./... · exit 1 · 1.5s", "⊘ shell go test ./... · interrupted",
+		"✗ update_plan step 7 · no step 7", `Resumed "fix the tests": 7 messages.`} {
 		if !strings.Contains(s, want) {
 			t.Errorf("the resumed screen lacks %q:\n%s", want, s)
 		}
+	}
+	if strings.Contains(s, "step 1") { // the plan's checklist shows a successful update
+		t.Errorf("the resumed screen shows the successful update_plan call:\n%s", s)
 	}
 }
 
@@ -429,5 +497,47 @@ func TestSessionsPicker(t *testing.T) {
 	m.Update(load())
 	if m.session.ID() != fmt.Sprintf("%016x", 0xabc0) || m.resumed == nil || m.opts.Engine.Config.Model != "llama3.1:8b" {
 		t.Errorf("after choosing: session %s, resumed %v, model %q", m.session.ID(), m.resumed != nil, m.opts.Engine.Config.Model)
+	}
+}
+
+func TestPasteGoesOnlyToAVisibleInput(t *testing.T) {
+	tests := []struct {
+		name  string
+		open  func(t *testing.T, m *model) // shows a panel in the input's place
+		input string
+	}{
+		{"no panel", func(*testing.T, *model) {}, "pasted text"},
+		{"approval dialog", func(_ *testing.T, m *model) {
+			m.beginRun("test it")
+			events(m, orchestrator.TurnStarted{Turn: 1}, orchestrator.ToolStarted{Turn: 1, Name: "shell", Subject: "go test ./..."},
+				approvalAsk{req: orchestrator.ApprovalRequest{Tool: "shell", Subject: "go test ./..."}, reply: make(chan orchestrator.Decision, 1)})
+		}, ""},
+		{"model picker", func(_ *testing.T, m *model) {
+			m.input.set("/model")
+			press(m, "enter")
+		}, ""},
+		{"sessions picker", func(t *testing.T, m *model) {
+			db, err := store.Open(filepath.Join(t.TempDir(), "lathe.db"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { db.Close() })
+			m.opts.Engine.Store = db
+			m.input.set("/sessions")
+			press(m, "enter")
+		}, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			m, _ := testModel(t)
+			tt.open(t, m)
+			if tt.input == "" && m.dialog == nil && m.picker == nil && m.sessions == nil {
+				t.Fatal("no panel is open")
+			}
+			m.Update(tea.PasteMsg{Content: "pasted text"})
+			if got := m.input.value(); got != tt.input {
+				t.Errorf("the input holds %q after the paste, want %q", got, tt.input)
+			}
+		})
 	}
 }

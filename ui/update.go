@@ -26,7 +26,7 @@ func (m *model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case tea.MouseWheelMsg:
 		m.wheel(msg)
 	case tea.PasteMsg:
-		if m.dialog == nil && m.picker == nil {
+		if m.dialog == nil && m.picker == nil && m.sessions == nil { // else a panel hides the input
 			cmd = m.input.update(msg, m.keys)
 		}
 	case engineMsg:
@@ -179,17 +179,11 @@ func (m *model) wheel(msg tea.MouseWheelMsg) {
 	}
 }
 
-// background picks the markdown style for the terminal's background.
+// background picks the markdown style for the terminal's background, the
+// only style that depends on it. Answers from then on use it; an answer
+// already shown keeps its renderer, and so its look.
 func (m *model) background(dark bool) {
-	if m.opts.NoColor {
-		return
-	}
-	st := newTheme(false, dark)
-	if st.markdown == m.st.markdown {
-		return
-	}
-	m.st = st
-	m.transcript.remeasure()
+	m.st.markdown = markdownStyle(m.opts.NoColor, dark)
 }
 
 // send handles an entered line: a slash command, or a prompt for the model.

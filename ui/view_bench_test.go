@@ -2,6 +2,7 @@ package ui
 
 import (
 	"fmt"
+	"math/rand/v2"
 	"strings"
 	"testing"
 	"time"
@@ -65,4 +66,62 @@ func BenchmarkView(b *testing.B) {
 			_ = strings.Join(lines[max(0, len(lines)-m.transcript.height):], "\n")
 		}
 	})
+}
+
+// thinkingText is about size bytes of reasoning: sentences in paragraphs
+// of four, the paragraphs joined by sep.
+func thinkingText(size int, sep string) string {
+	g := &benchGen{rng: rand.New(rand.NewPCG(7, 77)), words: strings.Fields(benchVocabulary)}
+	for i := 0; g.b.Len() < size; i++ {
+		switch {
+		case i == 0:
+		case i%4 == 0:
+			g.b.WriteString(sep)
+		default:
+			g.b.WriteString(" ")
+		}
+		g.b.WriteString(g.sentence())
+	}
+	return g.b.String()
+}
+
+// BenchmarkThinking measures a frame of streaming reasoning at 80 columns
+// as the reasoning grows, in paragraphs or as one long paragraph: the cost
+// stays flat.
+func BenchmarkThinking(b *testing.B) {
+	st := newTheme(true, true)
+	for _, shape := range []struct{ name, sep string }{{"paragraphs", "\n\n"}, {"one-paragraph", " "}} {
+		for _, size := range []int{1_000, 10_000, 30_000} {
+			t := &thinkingItem{}
+			t.add(thinkingText(size, shape.sep))
+			b.Run(fmt.Sprintf("%s/%dk", shape.name, size/1000), func(b *testing.B) {
+				for b.Loop() {
+					t.invalidate()
+					_ = t.lines(78, &st)
+				}
+			})
+		}
+	}
+}
+
+// BenchmarkFrameWithDialog measures a frame while three calls run and one
+// of them waits for the approval of a 400-line change.
+func BenchmarkFrameWithDialog(b *testing.B) {
+	m, _ := testModel(b)
+	m.beginRun("rewrite the parser")
+	var preview strings.Builder
+	preview.WriteString("--- parse.go\n+++ parse.go\n@@ -1,200 +1,200 @@\n")
+	for i := range 200 {
+		fmt.Fprintf(&preview, "-\told%d := parse(tokens[%d:])\n+\tnew%d := parseAll(tokens[%d:], opts)\n", i, i, i, i)
+	}
+	evs := []any{orchestrator.TurnStarted{Turn: 1}}
+	for i, name := range []string{"read_file", "grep", "write_file"} {
+		evs = append(evs, orchestrator.ToolStarted{Turn: 1, Index: i, Name: name, Subject: "parse.go", Preview: preview.String()})
+	}
+	evs = append(evs, approvalAsk{req: orchestrator.ApprovalRequest{Tool: "write_file", Subject: "parse.go", Preview: preview.String()},
+		reply: make(chan orchestrator.Decision, 1)})
+	events(m, evs...)
+	for b.Loop() {
+		m.Update(frameMsg{})
+	}
 }
