@@ -13,7 +13,7 @@ import (
 
 	"github.com/rogpeppe/go-internal/testscript"
 
-	"lathe/orchestrator/ollamatest"
+	"lathe/internal/ollamatest"
 )
 
 func TestMain(m *testing.M) {

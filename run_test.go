@@ -7,7 +7,7 @@ import (
 
 	"lathe/config"
 	"lathe/orchestrator"
-	"lathe/orchestrator/ollamatest"
+	"lathe/internal/ollamatest"
 )
 
 // TestRunInterruptedExitCode runs the command in-process and cancels it

@@ -11,7 +11,7 @@ import (
 
 	"github.com/creack/pty"
 
-	"lathe/orchestrator/ollamatest"
+	"lathe/internal/ollamatest"
 )
 
 // buildLathe builds the lathe binary into a temporary directory.

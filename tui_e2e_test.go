@@ -14,7 +14,7 @@ import (
 	"github.com/hinshun/vt10x"
 	"github.com/ollama/ollama/api"
 
-	"lathe/orchestrator/ollamatest"
+	"lathe/internal/ollamatest"
 )
 
 // screenWatcher feeds a program's terminal output to a terminal emulator

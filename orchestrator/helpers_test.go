@@ -14,7 +14,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"lathe/config"
-	"lathe/orchestrator/ollamatest"
+	"lathe/internal/ollamatest"
 	"lathe/prompts"
 	"lathe/tools"
 )

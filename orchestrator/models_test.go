@@ -10,7 +10,7 @@ import (
 
 	"github.com/ollama/ollama/api"
 
-	"lathe/orchestrator/ollamatest"
+	"lathe/internal/ollamatest"
 )
 
 func TestResetStartsANewConversation(t *testing.T) {

@@ -12,7 +12,7 @@ import (
 	"github.com/ollama/ollama/api"
 	"github.com/rs/zerolog"
 
-	"lathe/orchestrator/ollamatest"
+	"lathe/internal/ollamatest"
 	"lathe/prompts"
 	"lathe/tools"
 )

@@ -9,7 +9,7 @@ import (
 
 	"github.com/ollama/ollama/api"
 
-	"lathe/orchestrator/ollamatest"
+	"lathe/internal/ollamatest"
 	"lathe/tools"
 )
 

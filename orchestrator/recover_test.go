@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"lathe/orchestrator/ollamatest"
+	"lathe/internal/ollamatest"
 	"lathe/tools"
 )
 

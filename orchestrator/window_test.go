@@ -10,7 +10,7 @@ import (
 	"github.com/ollama/ollama/api"
 
 	"lathe/config"
-	"lathe/orchestrator/ollamatest"
+	"lathe/internal/ollamatest"
 	"lathe/prompts"
 )
 

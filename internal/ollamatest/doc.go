@@ -3,8 +3,8 @@
 //
 // The fake speaks the native API of a v0.17.4 server: POST /api/chat (streamed
 // NDJSON or one JSON object), POST /api/show, GET /api/tags, POST /api/pull,
-// GET /api/ps, GET /api/version and GET / (see /work/shared/ollama-protocol.md
-// for what a real server sends). It copies the behaviours a naive client gets
+// GET /api/ps, GET /api/version and GET /, with the shapes, statuses and
+// content types a real server of that version sends. It copies the behaviours a naive client gets
 // wrong: arguments as JSON objects, tool calls on the done line, ids missing
 // on old servers, index 0 on every gpt-oss call, HTTP errors before output and
 // error lines after it, streams that end without done:true, silent

@@ -18,7 +18,7 @@ import (
 	"syscall"
 	"testing"
 
-	"lathe/orchestrator/ollamatest"
+	"lathe/internal/ollamatest"
 )
 
 func main() {

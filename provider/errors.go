@@ -1,0 +1,36 @@
+package provider
+
+import (
+	"errors"
+	"fmt"
+)
+
+// Kinds of failure a person sees. An *Error wraps one of them; test with
+// errors.Is.
+var (
+	ErrUnreachable     = errors.New("server unreachable")
+	ErrModelNotFound   = errors.New("model not installed")
+	ErrNoToolSupport   = errors.New("model without tool support")
+	ErrNoModel         = errors.New("no suitable model installed")
+	ErrContextOverflow = errors.New("context window exceeded")
+	ErrStreamBroken    = errors.New("reply stream broken")
+	ErrServer          = errors.New("server error")
+)
+
+// Error is a failure to show a person: Msg says what failed and what to
+// do, in a line or two.
+type Error struct {
+	Kind error
+	Msg  string
+	Err  error // the underlying error, if any
+}
+
+func (e *Error) Error() string { return e.Msg }
+
+// Unwrap lets errors.Is find both the kind and the cause.
+func (e *Error) Unwrap() []error { return []error{e.Kind, e.Err} }
+
+// Errorf returns an *Error of kind, caused by cause (which may be nil).
+func Errorf(kind, cause error, format string, args ...any) *Error {
+	return &Error{Kind: kind, Err: cause, Msg: fmt.Sprintf(format, args...)}
+}

@@ -1,0 +1,70 @@
+package ollama
+
+import (
+	"encoding/json"
+
+	"github.com/ollama/ollama/api"
+
+	"lathe/provider"
+)
+
+// messages translates a conversation to the wire. The same messages give
+// the same bytes: tool-call arguments keep their key order.
+func messages(in []provider.Message) []api.Message {
+	out := make([]api.Message, len(in))
+	for i, m := range in {
+		out[i] = api.Message{Role: m.Role, Content: m.Content, Thinking: m.Thinking,
+			ToolName: m.ToolName, ToolCallID: m.ToolCallID}
+		for _, img := range m.Images {
+			out[i].Images = append(out[i].Images, api.ImageData(img))
+		}
+		for _, c := range m.ToolCalls {
+			out[i].ToolCalls = append(out[i].ToolCalls, toolCall(c))
+		}
+	}
+	return out
+}
+
+func toolCall(c provider.ToolCall) api.ToolCall {
+	args := api.NewToolCallFunctionArguments()
+	if len(c.Arguments) > 0 {
+		_ = json.Unmarshal(c.Arguments, &args) // the agent keeps JSON objects only
+	}
+	return api.ToolCall{ID: c.ID, Function: api.ToolCallFunction{Index: c.Index, Name: c.Name, Arguments: args}}
+}
+
+// tools translates tool specs to the wire, their properties in the order
+// the schema gives them.
+func tools(specs []provider.ToolSpec) api.Tools {
+	if len(specs) == 0 {
+		return nil
+	}
+	out := make(api.Tools, len(specs))
+	for i, s := range specs {
+		var params api.ToolFunctionParameters
+		_ = json.Unmarshal(s.Parameters, &params) // built by lathe's tools: valid
+		out[i] = api.Tool{Type: "function", Function: api.ToolFunction{
+			Name: s.Name, Description: s.Description, Parameters: params}}
+	}
+	return out
+}
+
+// chunk translates one streamed reply line.
+func chunk(r api.ChatResponse) provider.Chunk {
+	c := provider.Chunk{Content: r.Message.Content, Thinking: r.Message.Thinking, Done: r.Done, DoneReason: r.DoneReason}
+	for _, tc := range r.Message.ToolCalls {
+		c.ToolCalls = append(c.ToolCalls, provider.ToolCall{ID: tc.ID, Index: tc.Function.Index, Name: tc.Function.Name,
+			Arguments: json.RawMessage(tc.Function.Arguments.String())})
+	}
+	if r.Done {
+		c.Metrics = provider.Metrics{
+			PromptTokens:     r.PromptEvalCount,
+			CompletionTokens: r.EvalCount,
+			TotalDuration:    r.TotalDuration,
+			LoadDuration:     r.LoadDuration,
+			PromptDuration:   r.PromptEvalDuration,
+			EvalDuration:     r.EvalDuration,
+		}
+	}
+	return c
+}

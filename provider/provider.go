@@ -1,0 +1,151 @@
+// Package provider is the port between lathe's agent and a model server: the
+// messages, tool calls, chunks and metrics lathe speaks, and the interfaces a
+// backend implements. A backend (provider/ollama) translates them to its wire.
+package provider
+
+import (
+	"context"
+	"encoding/json"
+	"slices"
+	"time"
+)
+
+// Message is one message of a conversation, as the agent keeps it and a
+// backend sends it.
+type Message struct {
+	Role     string // "system", "user", "assistant" or "tool"
+	Content  string
+	Thinking string // the model's reasoning, sent back with its reply
+	// Images are attached to a user message, raw bytes (PNG, JPEG...).
+	Images    [][]byte
+	ToolCalls []ToolCall // for role "assistant"
+	// ToolName and ToolCallID identify the call a role "tool" message
+	// answers.
+	ToolName   string
+	ToolCallID string
+}
+
+// ToolCall is one call the model made.
+type ToolCall struct {
+	ID    string // empty when the server sent none
+	Index int    // the position the server gave it; not unique on every server
+	Name  string
+	// Arguments is a JSON object, its keys in the order the model wrote
+	// them: it is sent back byte for byte.
+	Arguments json.RawMessage
+}
+
+// Args returns the arguments as JSON text, "{}" for none.
+func (c ToolCall) Args() string {
+	if len(c.Arguments) == 0 {
+		return "{}"
+	}
+	return string(c.Arguments)
+}
+
+// ToolSpec is a tool as offered to the model: its name, what it does, and
+// its parameters as a JSON Schema object. It must be the same bytes on every
+// request for a server's prompt cache to hold.
+type ToolSpec struct {
+	Name        string
+	Description string
+	Parameters  json.RawMessage
+}
+
+// Request is one chat request.
+type Request struct {
+	// Model is the model as Model reported it: its name and the context
+	// window chosen for it, which every request of a session repeats.
+	Model    ModelInfo
+	Messages []Message
+	Tools    []ToolSpec
+	// Think turns a thinking model's reasoning on or off; nil leaves the
+	// model's default.
+	Think *bool
+	// Format is a JSON Schema the reply must follow; nil for free text.
+	Format json.RawMessage
+	// MaxTokens caps the reply's length; 0 leaves it to the model and the
+	// window.
+	MaxTokens int
+}
+
+// Chunk is one piece of a streamed reply. The last one has Done set and
+// carries the reply's metrics.
+type Chunk struct {
+	Content    string
+	Thinking   string
+	ToolCalls  []ToolCall
+	Done       bool
+	DoneReason string // "stop", "length"...; with Done
+	Metrics    Metrics
+}
+
+// Metrics are what a server reports of a reply. Every field is optional:
+// zero means not reported.
+type Metrics struct {
+	// PromptTokens is the whole prompt's length in tokens, cached tokens
+	// included; CachedTokens is the part the server did not re-read, when
+	// it says.
+	PromptTokens     int
+	CachedTokens     int
+	CompletionTokens int
+	TotalDuration    time.Duration
+	LoadDuration     time.Duration
+	PromptDuration   time.Duration
+	EvalDuration     time.Duration
+}
+
+// ModelInfo is what lathe knows of a model, asked once per session.
+type ModelInfo struct {
+	Name string
+	// Capabilities as the server lists them ("completion", "tools",
+	// "thinking", "vision"...); nil when it lists none.
+	Capabilities []string
+	// ContextLength is the model's trained context length; 0 if unknown.
+	ContextLength int
+	// NumCtx is the context window lathe uses with the model: every
+	// request asks for it, and the conversation is kept within it.
+	NumCtx int
+}
+
+// Has reports whether the model lists capability c. A model that lists
+// none gets the benefit of the doubt.
+func (m ModelInfo) Has(c string) bool {
+	return m.Capabilities == nil || slices.Contains(m.Capabilities, c)
+}
+
+// ModelSummary is an installed model as a picker shows it.
+type ModelSummary struct {
+	Name          string
+	ParameterSize string // "8.2B"
+	Quantization  string // "Q4_K_M"
+	Size          int64  // bytes on disk
+	// Tools reports whether the model can call tools.
+	Tools bool
+}
+
+// PullProgress is one step of a model download.
+type PullProgress struct {
+	Status    string // "pulling manifest", "pulling 7cd4618c1faf", "success"...
+	Digest    string // the layer being downloaded, if any
+	Total     int64  // the layer's size in bytes, if known
+	Completed int64  // bytes of the layer received so far
+}
+
+// Provider is a model server. Its methods are safe for concurrent use.
+type Provider interface {
+	// Chat sends req and calls fn with each chunk of the reply, in order.
+	// It returns an *Error for failures a person must see; a stream that
+	// ends without its Done chunk returns nil, and the caller checks.
+	Chat(ctx context.Context, req *Request, fn func(Chunk) error) error
+	// Model checks a model and chooses its context window; with name ""
+	// it chooses the model too.
+	Model(ctx context.Context, name string) (ModelInfo, error)
+	// Models lists the installed models.
+	Models(ctx context.Context) ([]ModelSummary, error)
+}
+
+// Puller downloads models.
+type Puller interface {
+	Pull(ctx context.Context, name string, progress func(PullProgress)) error
+}
