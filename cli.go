@@ -13,8 +13,8 @@ import (
 	"github.com/charmbracelet/x/term"
 	"github.com/spf13/pflag"
 
+	"lathe/agent"
 	"lathe/config"
-	"lathe/orchestrator"
 	"lathe/prompts"
 	"lathe/tools"
 	"lathe/ui"
@@ -55,9 +55,9 @@ type command struct {
 	dir      string
 	format   ui.Format
 	flags    config.Flags
-	cont     bool              // --continue
-	resume   string            // --resume ID
-	mode     orchestrator.Mode // --mode; nil when not given
+	cont     bool       // --continue
+	resume   string     // --resume ID
+	mode     agent.Mode // --mode; nil when not given
 	help     bool
 	version  bool
 }
@@ -97,7 +97,7 @@ func parseArgs(args []string) (command, error) {
 		return cmd, fmt.Errorf("--max-turns must be at least 1")
 	}
 	if fs.Changed("mode") {
-		m, err := orchestrator.ParseMode(mode)
+		m, err := agent.ParseMode(mode)
 		if err != nil {
 			return cmd, fmt.Errorf("--mode: %v", err)
 		}

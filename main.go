@@ -15,8 +15,8 @@ import (
 	"github.com/ollama/ollama/api"
 	"github.com/rs/zerolog"
 
+	"lathe/agent"
 	"lathe/config"
-	"lathe/orchestrator"
 	"lathe/prompts"
 	"lathe/tools"
 	"lathe/ui"
@@ -90,7 +90,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 // resume (nil for a new one). Failures are reported on stderr; code is then
 // the exit code. Call done when finished.
 func engine(ctx context.Context, cmd command, cfg config.Config, log zerolog.Logger, stderr io.Writer, getenv func(string) string) (
-	opts orchestrator.Options, saved *orchestrator.SavedSession, done func(), code int) {
+	opts agent.Options, saved *agent.SavedSession, done func(), code int) {
 	ws, err := tools.OpenWorkspace(cmd.dir)
 	if err != nil {
 		fmt.Fprintf(stderr, "lathe: %v\n", err)
@@ -106,7 +106,7 @@ func engine(ctx context.Context, cmd command, cfg config.Config, log zerolog.Log
 			_ = c()
 		}
 	}
-	fail := func(c int, format string, args ...any) (orchestrator.Options, *orchestrator.SavedSession, func(), int) {
+	fail := func(c int, format string, args ...any) (agent.Options, *agent.SavedSession, func(), int) {
 		done()
 		fmt.Fprintf(stderr, "lathe: "+format+"\n", args...)
 		return opts, nil, nil, c
@@ -118,7 +118,7 @@ func engine(ctx context.Context, cmd command, cfg config.Config, log zerolog.Log
 		Dir: ws.Dir(), OS: runtime.GOOS, Arch: runtime.GOARCH,
 		Git: inGitRepo(cmd.dir), Instructions: readInstructions(ws, stderr),
 	}
-	var st orchestrator.Store
+	var st agent.Store
 	if db, err := openStore(getenv); err != nil && (cmd.cont || cmd.resume != "") {
 		return fail(exitFailure, "sessions: %v", err)
 	} else if err != nil {
@@ -133,7 +133,7 @@ func engine(ctx context.Context, cmd command, cfg config.Config, log zerolog.Log
 	if saved != nil && cmd.flags.Model == "" && saved.Model != "" {
 		cfg.Model = saved.Model // resume with the session's model unless -m says otherwise
 	}
-	return orchestrator.Options{
+	return agent.Options{
 		Client:  api.NewClient(cfg.OllamaURL, &http.Client{}),
 		Tools:   registry,
 		Log:     log,
@@ -157,7 +157,7 @@ func oneShot(ctx context.Context, cmd command, prompt string, cfg config.Config,
 		return code
 	}
 	defer done()
-	opts.Approver = orchestrator.Rules{
+	opts.Approver = agent.Rules{
 		All: cfg.Approval.All, Tools: cfg.Approval.Tools, Commands: cfg.Approval.Commands,
 		Denial: "lathe is running non-interactively without --yes, so it cannot change files or run commands; " +
 			"say what you would do instead",
@@ -165,9 +165,9 @@ func oneShot(ctx context.Context, cmd command, prompt string, cfg config.Config,
 	if cmd.flags.Yes {
 		// --yes carries a plan out; without it the plan is printed, for the
 		// user to review (approval.all in a config file is not enough).
-		opts.Reviewer = orchestrator.ApprovePlans{}
+		opts.Reviewer = agent.ApprovePlans{}
 	}
-	session := orchestrator.New(opts)
+	session := agent.New(opts)
 	if saved != nil {
 		session.ResumeFrom(*saved)
 	}
@@ -196,7 +196,7 @@ func interactive(ctx context.Context, cmd command, cfg config.Config, stdin io.R
 	}
 	defer done()
 	err = ui.RunTUI(ctx, ui.TUIOptions{
-		Engine: opts, Puller: opts.Client.(orchestrator.Puller), Resume: saved,
+		Engine: opts, Puller: opts.Client.(agent.Puller), Resume: saved,
 		Dir: opts.Dir, Home: getenv("HOME"), NoColor: cfg.NoColor, Input: stdin, Output: stdout,
 	})
 	if err != nil {
@@ -208,23 +208,23 @@ func interactive(ctx context.Context, cmd command, cfg config.Config, stdin io.R
 
 // report tells the user how a run that did not simply finish ended, and
 // returns the exit code.
-func report(stderr io.Writer, res orchestrator.Result, err error, lim config.Limits) int {
+func report(stderr io.Writer, res agent.Result, err error, lim config.Limits) int {
 	switch res.StopReason {
-	case orchestrator.StopDone, orchestrator.StopPlanned:
+	case agent.StopDone, agent.StopPlanned:
 		return exitOK
-	case orchestrator.StopMaxTurns:
+	case agent.StopMaxTurns:
 		fmt.Fprintf(stderr, "lathe: stopped after %d turns, the limit (raise it with --max-turns)\n", res.Turns)
-	case orchestrator.StopToolBudget:
+	case agent.StopToolBudget:
 		fmt.Fprintf(stderr, "lathe: stopped: the budget of %d tool calls was used up (limits.tool_calls_per_prompt)\n", lim.ToolCallsPerPrompt)
-	case orchestrator.StopTimeout:
+	case agent.StopTimeout:
 		fmt.Fprintf(stderr, "lathe: stopped: the time limit of %s was reached (limits.timeout)\n", lim.Timeout.Duration)
-	case orchestrator.StopRepetition:
+	case agent.StopRepetition:
 		fmt.Fprintf(stderr, "lathe: stopped: the model made the same call (%s) %d times with the same result (limits.repeat_stop)\n",
 			res.Repeated, lim.RepeatStop)
-	case orchestrator.StopEmpty:
+	case agent.StopEmpty:
 		fmt.Fprintln(stderr, "lathe: stopped: the model gave an empty reply twice; try again, or another model")
 		return exitFailure
-	case orchestrator.StopInterrupted:
+	case agent.StopInterrupted:
 		fmt.Fprintln(stderr, "lathe: interrupted")
 		return exitInterrupted
 	default:

@@ -5,8 +5,8 @@ import (
 	"strings"
 	"testing"
 
+	"lathe/agent"
 	"lathe/config"
-	"lathe/orchestrator"
 	"lathe/internal/ollamatest"
 )
 
@@ -34,20 +34,20 @@ func TestRunInterruptedExitCode(t *testing.T) {
 func TestReportExitCodes(t *testing.T) {
 	lim := config.Defaults().Limits
 	tests := []struct {
-		stop orchestrator.StopReason
+		stop agent.StopReason
 		code int
 		msg  string
 	}{
-		{orchestrator.StopDone, exitOK, ""},
-		{orchestrator.StopMaxTurns, exitLimit, "lathe: stopped after 10 turns, the limit (raise it with --max-turns)\n"},
-		{orchestrator.StopToolBudget, exitLimit, "lathe: stopped: the budget of 50 tool calls was used up (limits.tool_calls_per_prompt)\n"},
-		{orchestrator.StopTimeout, exitLimit, "lathe: stopped: the time limit of 30m0s was reached (limits.timeout)\n"},
-		{orchestrator.StopInterrupted, exitInterrupted, "lathe: interrupted\n"},
-		{orchestrator.StopError, exitFailure, "lathe: the run failed\n"},
+		{agent.StopDone, exitOK, ""},
+		{agent.StopMaxTurns, exitLimit, "lathe: stopped after 10 turns, the limit (raise it with --max-turns)\n"},
+		{agent.StopToolBudget, exitLimit, "lathe: stopped: the budget of 50 tool calls was used up (limits.tool_calls_per_prompt)\n"},
+		{agent.StopTimeout, exitLimit, "lathe: stopped: the time limit of 30m0s was reached (limits.timeout)\n"},
+		{agent.StopInterrupted, exitInterrupted, "lathe: interrupted\n"},
+		{agent.StopError, exitFailure, "lathe: the run failed\n"},
 	}
 	for _, tt := range tests {
 		var stderr strings.Builder
-		code := report(&stderr, orchestrator.Result{StopReason: tt.stop, Turns: 10}, nil, lim)
+		code := report(&stderr, agent.Result{StopReason: tt.stop, Turns: 10}, nil, lim)
 		if code != tt.code || stderr.String() != tt.msg {
 			t.Errorf("%s: code %d, stderr %q; want %d, %q", tt.stop, code, stderr.String(), tt.code, tt.msg)
 		}

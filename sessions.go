@@ -8,19 +8,19 @@ import (
 	"path/filepath"
 	"time"
 
+	"lathe/agent"
 	"lathe/config"
-	"lathe/orchestrator"
-	"lathe/orchestrator/store"
+	"lathe/session/sqlite"
 	"lathe/ui"
 )
 
 // openStore opens the session database in the data directory.
-func openStore(getenv func(string) string) (*store.DB, error) {
+func openStore(getenv func(string) string) (*sqlite.DB, error) {
 	dir := config.DataDir(getenv)
 	if dir == "" {
 		return nil, errors.New("no data directory: set XDG_DATA_HOME or HOME")
 	}
-	return store.Open(filepath.Join(dir, "lathe.db"))
+	return sqlite.Open(filepath.Join(dir, "lathe.db"))
 }
 
 // listSessions prints the saved sessions of the working directory, newest
@@ -50,7 +50,7 @@ func listSessions(ctx context.Context, cmd command, getenv func(string) string, 
 
 // savedSession loads the session --continue or --resume asks for; nil
 // when neither was given.
-func savedSession(ctx context.Context, cmd command, st orchestrator.Store) (*orchestrator.SavedSession, error) {
+func savedSession(ctx context.Context, cmd command, st agent.Store) (*agent.SavedSession, error) {
 	if !cmd.cont && cmd.resume == "" {
 		return nil, nil
 	}
@@ -58,15 +58,15 @@ func savedSession(ctx context.Context, cmd command, st orchestrator.Store) (*orc
 	var err error
 	if cmd.cont {
 		id, err = st.LatestSession(ctx, cmd.dir)
-		if errors.Is(err, orchestrator.ErrSessionNotFound) {
+		if errors.Is(err, agent.ErrSessionNotFound) {
 			return nil, fmt.Errorf("no session to continue in %s", cmd.dir)
 		}
 	} else {
 		id, err = st.FindSession(ctx, cmd.resume)
 		switch {
-		case errors.Is(err, orchestrator.ErrSessionNotFound):
+		case errors.Is(err, agent.ErrSessionNotFound):
 			return nil, fmt.Errorf("no session %q (lathe sessions lists them)", cmd.resume)
-		case errors.Is(err, orchestrator.ErrAmbiguousID):
+		case errors.Is(err, agent.ErrAmbiguousID):
 			return nil, fmt.Errorf("%q starts several session ids: give more of it", cmd.resume)
 		}
 	}

@@ -8,7 +8,7 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 
-	"lathe/orchestrator"
+	"lathe/agent"
 )
 
 // bridge carries what the engine's goroutine produces (events, approval
@@ -26,7 +26,7 @@ const maxBatch = 512
 func newBridge() *bridge { return &bridge{ch: make(chan any, 1024), done: make(chan struct{})} }
 
 // emit is the engine's event sink.
-func (b *bridge) emit(e orchestrator.Event) { b.send(e) }
+func (b *bridge) emit(e agent.Event) { b.send(e) }
 
 // send queues v for Update, unless the bridge is closed.
 func (b *bridge) send(v any) {
@@ -45,7 +45,7 @@ type engineMsg []any
 
 // runDone ends a run; it comes through the bridge after the run's events.
 type runDone struct {
-	res orchestrator.Result
+	res agent.Result
 	err error
 }
 
@@ -68,8 +68,8 @@ func (b *bridge) wait() tea.Cmd {
 
 // approvalAsk is a call waiting for the user's decision.
 type approvalAsk struct {
-	req   orchestrator.ApprovalRequest
-	reply chan orchestrator.Decision // buffered: answering never blocks
+	req   agent.ApprovalRequest
+	reply chan agent.Decision // buffered: answering never blocks
 }
 
 // dialogApprover asks the user through the TUI, after the rules the user
@@ -81,15 +81,15 @@ type dialogApprover struct {
 	commands []string
 }
 
-// Approve implements orchestrator.Approver.
-func (a *dialogApprover) Approve(ctx context.Context, req orchestrator.ApprovalRequest) (orchestrator.Decision, error) {
+// Approve implements agent.Approver.
+func (a *dialogApprover) Approve(ctx context.Context, req agent.ApprovalRequest) (agent.Decision, error) {
 	a.mu.Lock()
-	granted := orchestrator.Rules{Tools: slices.Clone(a.tools), Commands: slices.Clone(a.commands)}
+	granted := agent.Rules{Tools: slices.Clone(a.tools), Commands: slices.Clone(a.commands)}
 	a.mu.Unlock()
 	if d, _ := granted.Approve(ctx, req); d.Allow {
 		return d, nil
 	}
-	ask := approvalAsk{req: req, reply: make(chan orchestrator.Decision, 1)}
+	ask := approvalAsk{req: req, reply: make(chan agent.Decision, 1)}
 	return askUser(ctx, a.b, ask, ask.reply)
 }
 
@@ -114,7 +114,7 @@ func askUser[T any](ctx context.Context, b *bridge, question any, reply <-chan T
 
 // grant allows what the request asked for the rest of the session: the
 // shell command's prefix, or the whole tool.
-func (a *dialogApprover) grant(req orchestrator.ApprovalRequest) {
+func (a *dialogApprover) grant(req agent.ApprovalRequest) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	if req.Tool == "shell" {

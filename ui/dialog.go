@@ -9,7 +9,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
 
-	"lathe/orchestrator"
+	"lathe/agent"
 )
 
 // dialog is a question the engine waits on, shown in the input's place:
@@ -75,14 +75,14 @@ func (d *approvalDialog) update(msg tea.KeyPressMsg, keys keyMap) (bool, tea.Cmd
 }
 
 func (d *approvalDialog) answer(allow bool, reason string) bool {
-	d.ask.reply <- orchestrator.Decision{Allow: allow, Reason: reason}
+	d.ask.reply <- agent.Decision{Allow: allow, Reason: reason}
 	return true
 }
 
 func (d *approvalDialog) hint() string { return "approval needed" }
 
 func (d *approvalDialog) cancel() {
-	d.ask.reply <- orchestrator.Decision{Reason: "the user interrupted the request"}
+	d.ask.reply <- agent.Decision{Reason: "the user interrupted the request"}
 }
 
 // sessionGrant says what "allow for this session" allows.

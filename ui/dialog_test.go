@@ -7,7 +7,7 @@ import (
 
 	"github.com/charmbracelet/x/ansi"
 
-	"lathe/orchestrator"
+	"lathe/agent"
 )
 
 // TestApprovalDialogShowsWhatFits checks that a long change or command
@@ -22,12 +22,12 @@ func TestApprovalDialogShowsWhatFits(t *testing.T) {
 	st, keys := newTheme(true, true), newKeyMap()
 	for _, tc := range []struct {
 		name  string
-		req   orchestrator.ApprovalRequest
+		req   agent.ApprovalRequest
 		lines int // of the body
 		mark  string
 	}{
-		{"diff", orchestrator.ApprovalRequest{Tool: "write_file", Subject: "parse.go", Preview: diff.String()}, 301, "    "},
-		{"command", orchestrator.ApprovalRequest{Tool: "shell", Subject: strings.TrimSuffix(command.String(), "\n")}, 150, "  $ "},
+		{"diff", agent.ApprovalRequest{Tool: "write_file", Subject: "parse.go", Preview: diff.String()}, 301, "    "},
+		{"command", agent.ApprovalRequest{Tool: "shell", Subject: strings.TrimSuffix(command.String(), "\n")}, 150, "  $ "},
 	} {
 		d := newApprovalDialog(approvalAsk{req: tc.req}, &dialogApprover{}, "/home/dev/proj")
 		for _, height := range []int{6, 12, 40} {

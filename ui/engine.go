@@ -7,7 +7,7 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 
-	"lathe/orchestrator"
+	"lathe/agent"
 )
 
 // startRun sends a prompt to the model in the background; its events come
@@ -42,21 +42,21 @@ func (m *model) engine(batch engineMsg) tea.Cmd {
 	var cmds []tea.Cmd
 	for _, v := range batch {
 		switch e := v.(type) {
-		case orchestrator.TurnStarted:
+		case agent.TurnStarted:
 			m.turnStarted(e)
-		case orchestrator.ThinkingDelta:
+		case agent.ThinkingDelta:
 			m.thinkingDelta(e)
-		case orchestrator.TextDelta:
+		case agent.TextDelta:
 			m.textDelta(e)
-		case orchestrator.ToolStarted:
+		case agent.ToolStarted:
 			m.toolStarted(e)
-		case orchestrator.ToolFinished:
+		case agent.ToolFinished:
 			m.toolFinished(e)
-		case orchestrator.TurnFinished:
+		case agent.TurnFinished:
 			m.turnFinished(e)
-		case orchestrator.ReplyRewritten:
+		case agent.ReplyRewritten:
 			m.replyRewritten(e)
-		case orchestrator.Compacted:
+		case agent.Compacted:
 			m.notice(noticeInfo, "", fmt.Sprintf("Compacted the conversation: %d older messages are summarized for the model "+
 				"(%s → %s tokens). The full history is kept.", e.Summarized, thousands(e.Before), thousands(e.After)))
 		case compactDone:
@@ -64,17 +64,17 @@ func (m *model) engine(batch engineMsg) tea.Cmd {
 			if e.err != nil {
 				m.notice(noticeError, "Cannot compact", e.err.Error())
 			}
-		case orchestrator.Warning:
+		case agent.Warning:
 			m.notice(noticeWarn, "", e.Text)
 		case approvalAsk:
 			m.openDialog(newApprovalDialog(e, m.approver, m.opts.Dir))
 		case planAsk:
 			m.openDialog(newPlanDialog(e, m))
-		case orchestrator.PlanProposed:
+		case agent.PlanProposed:
 			m.planProposed(e)
-		case orchestrator.PlanUpdated:
+		case agent.PlanUpdated:
 			m.planUpdated(e)
-		case orchestrator.ModeChanged:
+		case agent.ModeChanged:
 			m.modeChanged(e)
 		case runDone:
 			cmds = append(cmds, m.runFinished(e))
@@ -89,14 +89,14 @@ func (m *model) engine(batch engineMsg) tea.Cmd {
 	return tea.Batch(append(cmds, m.bridge.wait(), m.animate())...)
 }
 
-func (m *model) turnStarted(e orchestrator.TurnStarted) {
+func (m *model) turnStarted(e agent.TurnStarted) {
 	if r := m.run; r != nil {
 		r.turn = e.Turn
 		r.answer, r.thinking, r.cards = -1, -1, map[int]int{}
 	}
 }
 
-func (m *model) thinkingDelta(e orchestrator.ThinkingDelta) {
+func (m *model) thinkingDelta(e agent.ThinkingDelta) {
 	r := m.run
 	if r == nil {
 		return
@@ -109,7 +109,7 @@ func (m *model) thinkingDelta(e orchestrator.ThinkingDelta) {
 	r.dirty[r.thinking] = true
 }
 
-func (m *model) textDelta(e orchestrator.TextDelta) {
+func (m *model) textDelta(e agent.TextDelta) {
 	r := m.run
 	if r == nil {
 		return
@@ -160,7 +160,7 @@ func (m *model) endAnswer() {
 
 // replyRewritten replaces the turn's streamed text by what remains of it
 // once the tool calls written in it were taken out.
-func (m *model) replyRewritten(e orchestrator.ReplyRewritten) {
+func (m *model) replyRewritten(e agent.ReplyRewritten) {
 	r := m.run
 	if r == nil || r.answer < 0 {
 		return
@@ -171,7 +171,7 @@ func (m *model) replyRewritten(e orchestrator.ReplyRewritten) {
 	r.dirty[r.answer] = true
 }
 
-func (m *model) toolStarted(e orchestrator.ToolStarted) {
+func (m *model) toolStarted(e agent.ToolStarted) {
 	if m.run == nil || e.Name == "update_plan" {
 		return // the plan's checklist shows it; a failure gets a card
 	}
@@ -179,7 +179,7 @@ func (m *model) toolStarted(e orchestrator.ToolStarted) {
 }
 
 // addCard shows a call that started.
-func (m *model) addCard(e orchestrator.ToolStarted) {
+func (m *model) addCard(e agent.ToolStarted) {
 	r := m.run
 	m.endThinking()
 	m.endAnswer()
@@ -187,13 +187,13 @@ func (m *model) addCard(e orchestrator.ToolStarted) {
 	r.cards[e.Index] = len(m.transcript.items) - 1
 }
 
-func (m *model) toolFinished(e orchestrator.ToolFinished) {
+func (m *model) toolFinished(e agent.ToolFinished) {
 	r := m.run
 	if r == nil {
 		return
 	}
-	if e.Name == "update_plan" && e.Outcome != orchestrator.OutcomeOK {
-		m.addCard(orchestrator.ToolStarted{Turn: e.Turn, Index: e.Index, ID: e.ID, Name: e.Name, Subject: e.Subject})
+	if e.Name == "update_plan" && e.Outcome != agent.OutcomeOK {
+		m.addCard(agent.ToolStarted{Turn: e.Turn, Index: e.Index, ID: e.ID, Name: e.Name, Subject: e.Subject})
 	}
 	if i, ok := r.cards[e.Index]; ok {
 		m.transcript.items[i].(*toolCard).finish(e)
@@ -201,7 +201,7 @@ func (m *model) toolFinished(e orchestrator.ToolFinished) {
 	}
 }
 
-func (m *model) turnFinished(e orchestrator.TurnFinished) {
+func (m *model) turnFinished(e agent.TurnFinished) {
 	m.endThinking()
 	m.endAnswer()
 	m.usage = usage{promptTokens: e.PromptTokens, evalTokens: e.CompletionTokens}
@@ -249,19 +249,19 @@ func (m *model) runFinished(d runDone) tea.Cmd {
 	cmd := m.askTitle(d.res.StopReason)
 	lim := m.opts.Engine.Config.Limits
 	switch d.res.StopReason {
-	case orchestrator.StopDone, orchestrator.StopPlanned:
-	case orchestrator.StopInterrupted:
+	case agent.StopDone, agent.StopPlanned:
+	case agent.StopInterrupted:
 		m.notice(noticeInfo, "", "⊘ Interrupted. What arrived is kept; the next prompt continues the conversation.")
-	case orchestrator.StopMaxTurns:
+	case agent.StopMaxTurns:
 		m.notice(noticeWarn, "", fmt.Sprintf("Stopped after %d turns, the limit (limits.max_turns). Send a prompt to continue.", d.res.Turns))
-	case orchestrator.StopToolBudget:
+	case agent.StopToolBudget:
 		m.notice(noticeWarn, "", fmt.Sprintf("Stopped: the budget of %d tool calls was used up (limits.tool_calls_per_prompt).", lim.ToolCallsPerPrompt))
-	case orchestrator.StopTimeout:
+	case agent.StopTimeout:
 		m.notice(noticeWarn, "", fmt.Sprintf("Stopped: the time limit of %s was reached (limits.timeout).", lim.Timeout.Duration))
-	case orchestrator.StopRepetition:
+	case agent.StopRepetition:
 		m.notice(noticeWarn, "", fmt.Sprintf("Stopped: the model made the same call (%s) %d times with the same result (limits.repeat_stop).",
 			d.res.Repeated, lim.RepeatStop))
-	case orchestrator.StopEmpty:
+	case agent.StopEmpty:
 		m.notice(noticeError, "", "The model gave an empty reply twice. Try again, or choose another model with /model.")
 	default:
 		msg := "the request failed"

@@ -1,5 +1,5 @@
 // Package ui shows lathe to people: the printers of the one-shot (-p) mode
-// and the interactive TUI, both fed by the orchestrator's events.
+// and the interactive TUI, both fed by the agent's events.
 package ui
 
 import (
@@ -10,7 +10,7 @@ import (
 
 	"charm.land/lipgloss/v2"
 
-	"lathe/orchestrator"
+	"lathe/agent"
 )
 
 // Format is a one-shot output format.
@@ -51,19 +51,19 @@ func NewHeadless(format Format, stdout, stderr io.Writer, color bool) *Headless 
 	return h
 }
 
-// Event consumes one orchestrator event.
-func (h *Headless) Event(e orchestrator.Event) {
+// Event consumes one agent event.
+func (h *Headless) Event(e agent.Event) {
 	switch e := e.(type) {
-	case orchestrator.ToolFinished:
+	case agent.ToolFinished:
 		fmt.Fprintln(h.stderr, h.marks.toolLine(e))
-	case orchestrator.Warning:
+	case agent.Warning:
 		fmt.Fprintln(h.stderr, "lathe: warning: "+e.Text)
-	case orchestrator.Compacted:
+	case agent.Compacted:
 		fmt.Fprintf(h.stderr, "lathe: compacted the conversation: %d older messages summarized for the model (%d → %d tokens)\n",
 			e.Summarized, e.Before, e.After)
-	case orchestrator.ModeChanged:
+	case agent.ModeChanged:
 		fmt.Fprintf(h.stderr, "lathe: %s mode → %s mode (%s)\n", e.From, e.To, oneLine(e.Reason, 100))
-	case orchestrator.PlanProposed:
+	case agent.PlanProposed:
 		fmt.Fprintf(h.stderr, "lathe: plan proposed: %s (%d steps)\n", oneLine(e.Plan.Summary, 100), len(e.Plan.Steps))
 	}
 	if h.events != nil {
@@ -73,13 +73,13 @@ func (h *Headless) Event(e orchestrator.Event) {
 
 // Finish prints the run's outcome to stdout: the answer in text format, the
 // result object in the JSON formats. failure is the run's error, if any.
-func (h *Headless) Finish(res orchestrator.Result, failure error) error {
+func (h *Headless) Finish(res agent.Result, failure error) error {
 	if h.format == FormatText {
-		if res.StopReason == orchestrator.StopPlanned {
+		if res.StopReason == agent.StopPlanned {
 			_, err := io.WriteString(h.stdout, PlanText(res.Plan))
 			return err
 		}
-		if res.StopReason != orchestrator.StopDone || res.Text == "" {
+		if res.StopReason != agent.StopDone || res.Text == "" {
 			return nil
 		}
 		text := strings.TrimSpace(res.Text)
@@ -91,7 +91,7 @@ func (h *Headless) Finish(res orchestrator.Result, failure error) error {
 
 // PlanText is a plan as text: its summary, then its numbered steps, each
 // with its status once the plan is under way.
-func PlanText(p *orchestrator.Plan) string {
+func PlanText(p *agent.Plan) string {
 	if p == nil {
 		return ""
 	}
@@ -99,7 +99,7 @@ func PlanText(p *orchestrator.Plan) string {
 	b.WriteString(strings.TrimSpace(p.Summary) + "\n\n")
 	started := false
 	for _, st := range p.Steps {
-		started = started || st.Status != orchestrator.StepPending
+		started = started || st.Status != agent.StepPending
 	}
 	if started {
 		b.WriteString(p.Checklist())
@@ -129,12 +129,12 @@ func newMarks(color bool) marks {
 }
 
 // toolLine is "✓ write_file test.txt: created, 1 line (3ms)".
-func (m marks) toolLine(e orchestrator.ToolFinished) string {
+func (m marks) toolLine(e agent.ToolFinished) string {
 	var mark string
 	switch e.Outcome {
-	case orchestrator.OutcomeOK:
+	case agent.OutcomeOK:
 		mark = m.ok.Render("✓")
-	case orchestrator.OutcomeDenied, orchestrator.OutcomeSkipped, orchestrator.OutcomeInterrupted:
+	case agent.OutcomeDenied, agent.OutcomeSkipped, agent.OutcomeInterrupted:
 		mark = m.denied.Render("⊘")
 	default:
 		mark = m.failed.Render("✗")

@@ -6,30 +6,30 @@ import (
 	"testing"
 	"time"
 
-	"lathe/orchestrator"
+	"lathe/agent"
 	"lathe/tools"
 )
 
 func TestToolLine(t *testing.T) {
 	tests := []struct {
 		name string
-		ev   orchestrator.ToolFinished
+		ev   agent.ToolFinished
 		want string
 	}{
-		{"ok", orchestrator.ToolFinished{Name: "write_file", Subject: "test.txt", Outcome: orchestrator.OutcomeOK,
+		{"ok", agent.ToolFinished{Name: "write_file", Subject: "test.txt", Outcome: agent.OutcomeOK,
 			Result: tools.Result{Summary: "created, 1 line"}, Duration: 2345 * time.Microsecond},
 			"✓ write_file test.txt: created, 1 line (2ms)"},
-		{"failed", orchestrator.ToolFinished{Name: "shell", Subject: "go test ./...", Outcome: orchestrator.OutcomeFailed,
+		{"failed", agent.ToolFinished{Name: "shell", Subject: "go test ./...", Outcome: agent.OutcomeFailed,
 			Result: tools.Result{Summary: "exit 1"}, Duration: 1540 * time.Millisecond},
 			"✗ shell go test ./...: exit 1 (1.5s)"},
-		{"denied", orchestrator.ToolFinished{Name: "shell", Subject: "rm -rf build", Outcome: orchestrator.OutcomeDenied,
+		{"denied", agent.ToolFinished{Name: "shell", Subject: "rm -rf build", Outcome: agent.OutcomeDenied,
 			Result: tools.Result{Summary: "denied"}},
 			"⊘ shell rm -rf build: denied"},
-		{"invalid arguments, no subject", orchestrator.ToolFinished{Name: "read_file", Outcome: orchestrator.OutcomeFailed,
+		{"invalid arguments, no subject", agent.ToolFinished{Name: "read_file", Outcome: agent.OutcomeFailed,
 			Result: tools.Result{Summary: "invalid arguments"}},
 			"✗ read_file: invalid arguments"},
-		{"long multi-line command", orchestrator.ToolFinished{Name: "shell", Subject: "echo one\n  echo two " + strings.Repeat("x", 100),
-			Outcome: orchestrator.OutcomeInterrupted},
+		{"long multi-line command", agent.ToolFinished{Name: "shell", Subject: "echo one\n  echo two " + strings.Repeat("x", 100),
+			Outcome: agent.OutcomeInterrupted},
 			"⊘ shell echo one echo two " + strings.Repeat("x", 61) + "…: interrupted"},
 	}
 	for _, tt := range tests {
@@ -47,15 +47,15 @@ func TestToolLine(t *testing.T) {
 func TestFinishText(t *testing.T) {
 	tests := []struct {
 		name string
-		res  orchestrator.Result
+		res  agent.Result
 		want string
 	}{
-		{"answer", orchestrator.Result{StopReason: orchestrator.StopDone, Text: "\n\nDone: created test.txt.\n\n"}, "Done: created test.txt.\n"},
-		{"limit stop prints no answer", orchestrator.Result{StopReason: orchestrator.StopMaxTurns, Text: "Still looking."}, ""},
-		{"interrupted prints no answer", orchestrator.Result{StopReason: orchestrator.StopInterrupted, Text: "Half an ans"}, ""},
-		{"a plan for review prints the plan", orchestrator.Result{StopReason: orchestrator.StopPlanned, Text: "Here it is.",
-			Plan: &orchestrator.Plan{Summary: " Fix lex. ", Steps: []orchestrator.PlanStep{{Text: "edit lex.go", Status: orchestrator.StepPending},
-				{Text: "run go test", Status: orchestrator.StepPending}}}},
+		{"answer", agent.Result{StopReason: agent.StopDone, Text: "\n\nDone: created test.txt.\n\n"}, "Done: created test.txt.\n"},
+		{"limit stop prints no answer", agent.Result{StopReason: agent.StopMaxTurns, Text: "Still looking."}, ""},
+		{"interrupted prints no answer", agent.Result{StopReason: agent.StopInterrupted, Text: "Half an ans"}, ""},
+		{"a plan for review prints the plan", agent.Result{StopReason: agent.StopPlanned, Text: "Here it is.",
+			Plan: &agent.Plan{Summary: " Fix lex. ", Steps: []agent.PlanStep{{Text: "edit lex.go", Status: agent.StepPending},
+				{Text: "run go test", Status: agent.StepPending}}}},
 			"Fix lex.\n\n1. edit lex.go\n2. run go test\n"},
 	}
 	for _, tt := range tests {
@@ -73,10 +73,10 @@ func TestFinishText(t *testing.T) {
 
 func TestFinishJSON(t *testing.T) {
 	var out strings.Builder
-	res := orchestrator.Result{Text: "a <b> & c", StopReason: orchestrator.StopError, Turns: 1, Model: "m", SessionID: "s",
-		Usage: orchestrator.Usage{PromptTokens: 10, CompletionTokens: 2}, Duration: 1500 * time.Millisecond,
-		Recoveries: orchestrator.Recoveries{TextCalls: 2, ThinkLeaks: 1},
-		Mode:       "build", Plan: &orchestrator.Plan{Summary: "s", Steps: []orchestrator.PlanStep{{Text: "a", Status: orchestrator.StepDone}}}}
+	res := agent.Result{Text: "a <b> & c", StopReason: agent.StopError, Turns: 1, Model: "m", SessionID: "s",
+		Usage: agent.Usage{PromptTokens: 10, CompletionTokens: 2}, Duration: 1500 * time.Millisecond,
+		Recoveries: agent.Recoveries{TextCalls: 2, ThinkLeaks: 1},
+		Mode:       "build", Plan: &agent.Plan{Summary: "s", Steps: []agent.PlanStep{{Text: "a", Status: agent.StepDone}}}}
 	if err := NewHeadless(FormatJSON, &out, &strings.Builder{}, false).Finish(res, errors.New("the stream broke")); err != nil {
 		t.Fatal(err)
 	}
@@ -92,18 +92,18 @@ func TestFinishJSON(t *testing.T) {
 func TestStreamJSONEvents(t *testing.T) {
 	var out, errOut strings.Builder
 	h := NewHeadless(FormatStreamJSON, &out, &errOut, false)
-	h.Event(orchestrator.TurnStarted{Turn: 1, Messages: 2})
-	h.Event(orchestrator.ThinkingDelta{Turn: 1, Text: "private"})
-	h.Event(orchestrator.TextDelta{Turn: 1, Text: "Hi"})
-	h.Event(orchestrator.ToolStarted{Turn: 1, Index: 0, ID: "call_1", Name: "read_file", Args: `{"path":"a"}`})
-	h.Event(orchestrator.ToolStarted{Turn: 1, Index: 1, Name: "read_file", Args: `not json`})
-	h.Event(orchestrator.Warning{Text: "cut off"})
-	plan := &orchestrator.Plan{Summary: "s", Steps: []orchestrator.PlanStep{{Text: "a", Status: orchestrator.StepPending},
-		{Text: "b", Status: orchestrator.StepPending}, {Text: "c", Status: orchestrator.StepPending}}}
-	h.Event(orchestrator.PlanProposed{Turn: 2, Plan: plan})
-	h.Event(orchestrator.ModeChanged{From: "plan", To: "build", Reason: "plan approved", Plan: plan})
-	plan.Steps[0].Status, plan.Steps[1].Status = orchestrator.StepDone, orchestrator.StepInProgress
-	h.Event(orchestrator.PlanUpdated{Plan: plan}) // the update_plan call's line says it
+	h.Event(agent.TurnStarted{Turn: 1, Messages: 2})
+	h.Event(agent.ThinkingDelta{Turn: 1, Text: "private"})
+	h.Event(agent.TextDelta{Turn: 1, Text: "Hi"})
+	h.Event(agent.ToolStarted{Turn: 1, Index: 0, ID: "call_1", Name: "read_file", Args: `{"path":"a"}`})
+	h.Event(agent.ToolStarted{Turn: 1, Index: 1, Name: "read_file", Args: `not json`})
+	h.Event(agent.Warning{Text: "cut off"})
+	plan := &agent.Plan{Summary: "s", Steps: []agent.PlanStep{{Text: "a", Status: agent.StepPending},
+		{Text: "b", Status: agent.StepPending}, {Text: "c", Status: agent.StepPending}}}
+	h.Event(agent.PlanProposed{Turn: 2, Plan: plan})
+	h.Event(agent.ModeChanged{From: "plan", To: "build", Reason: "plan approved", Plan: plan})
+	plan.Steps[0].Status, plan.Steps[1].Status = agent.StepDone, agent.StepInProgress
+	h.Event(agent.PlanUpdated{Plan: plan}) // the update_plan call's line says it
 	want := strings.Join([]string{
 		`{"type":"turn_start","turn":1}`,
 		`{"type":"text","turn":1,"text":"Hi"}`,
@@ -134,9 +134,9 @@ func TestParseFormat(t *testing.T) {
 }
 
 func TestPlanTextShowsTheChecklistOnceStarted(t *testing.T) {
-	p := &orchestrator.Plan{Summary: "Fix lex", Steps: []orchestrator.PlanStep{
-		{Text: "edit lex.go", Status: orchestrator.StepDone}, {Text: "docs", Status: orchestrator.StepSkipped},
-		{Text: "test", Status: orchestrator.StepInProgress}, {Text: "commit", Status: orchestrator.StepPending}}}
+	p := &agent.Plan{Summary: "Fix lex", Steps: []agent.PlanStep{
+		{Text: "edit lex.go", Status: agent.StepDone}, {Text: "docs", Status: agent.StepSkipped},
+		{Text: "test", Status: agent.StepInProgress}, {Text: "commit", Status: agent.StepPending}}}
 	want := "Fix lex\n\n[x] 1. edit lex.go\n[-] 2. docs\n[~] 3. test\n[ ] 4. commit\n"
 	if got := PlanText(p); got != want {
 		t.Errorf("PlanText = %q, want %q", got, want)
@@ -154,7 +154,7 @@ func TestPlanTextShowsTheChecklistOnceStarted(t *testing.T) {
 func TestCompactionIsToldOnStderr(t *testing.T) {
 	for _, f := range []Format{FormatText, FormatJSON} {
 		var out, errOut strings.Builder
-		NewHeadless(f, &out, &errOut, false).Event(orchestrator.Compacted{Summarized: 12, Before: 26500, After: 4100})
+		NewHeadless(f, &out, &errOut, false).Event(agent.Compacted{Summarized: 12, Before: 26500, After: 4100})
 		want := "lathe: compacted the conversation: 12 older messages summarized for the model (26500 → 4100 tokens)\n"
 		if errOut.String() != want || out.Len() != 0 {
 			t.Errorf("%s: stderr %q, stdout %q", f, errOut.String(), out.String())

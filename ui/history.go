@@ -6,15 +6,15 @@ import (
 
 	"github.com/ollama/ollama/api"
 
-	"lathe/orchestrator"
+	"lathe/agent"
 )
 
 // showHistory fills the transcript with a restored session: prompts,
 // answers, folded thinking and tool cards, as they were shown when they
 // happened, and a mark where older messages were summarized for the model.
-func (m *model) showHistory(saved *orchestrator.SavedSession) {
+func (m *model) showHistory(saved *agent.SavedSession) {
 	m.transcript.clear()
-	meta := map[int]*orchestrator.ToolMeta{}
+	meta := map[int]*agent.ToolMeta{}
 	for _, sm := range saved.Messages {
 		if sm.Tool != nil {
 			meta[sm.Seq] = sm.Tool
@@ -38,7 +38,7 @@ func (m *model) showHistory(saved *orchestrator.SavedSession) {
 		msg := msgs[i]
 		switch msg.Role {
 		case "user":
-			if !orchestrator.IsNote(msg) { // told by the mode's notice
+			if !agent.IsNote(msg) { // told by the mode's notice
 				m.transcript.add(&userItem{text: msg.Content})
 			}
 		case "assistant":
@@ -59,7 +59,7 @@ func (m *model) showHistory(saved *orchestrator.SavedSession) {
 
 // showMode adds a mode record: where the session changed mode, and the
 // plan build mode followed, with its checklist as it was left.
-func (m *model) showMode(rec orchestrator.ModeRecord) {
+func (m *model) showMode(rec agent.ModeRecord) {
 	if rec.Mode == m.mode.shown && rec.Plan == nil {
 		return // the start in build mode, or a switch back and forth
 	}
@@ -107,25 +107,25 @@ func (m *model) subjectOf(c api.ToolCall) string {
 // showCalls adds a finished card for each call, paired with its result
 // among the messages that follow (rest, starting at seq first), and
 // returns how many results it used.
-func (m *model) showCalls(calls []api.ToolCall, rest []api.Message, first int, meta map[int]*orchestrator.ToolMeta) int {
+func (m *model) showCalls(calls []api.ToolCall, rest []api.Message, first int, meta map[int]*agent.ToolMeta) int {
 	used := 0
 	for i, c := range calls {
 		if i >= len(rest) || rest[i].Role != "tool" {
 			break
 		}
-		card := &toolCard{start: orchestrator.ToolStarted{Index: i, ID: c.ID, Name: c.Function.Name, Args: c.Function.Arguments.String()}}
-		end := orchestrator.ToolFinished{Index: i, Name: c.Function.Name, Outcome: orchestrator.OutcomeOK}
+		card := &toolCard{start: agent.ToolStarted{Index: i, ID: c.ID, Name: c.Function.Name, Args: c.Function.Arguments.String()}}
+		end := agent.ToolFinished{Index: i, Name: c.Function.Name, Outcome: agent.OutcomeOK}
 		end.Result.Content = rest[i].Content
 		if md := meta[first+i]; md != nil {
 			card.start.Subject, end.Subject = md.Subject, md.Subject
 			end.Outcome, end.Result.Summary, end.Duration = md.Outcome, md.Summary, md.Duration
 		} else {
-			end.Outcome, end.Result.Summary = orchestrator.OutcomeInterrupted, "interrupted"
+			end.Outcome, end.Result.Summary = agent.OutcomeInterrupted, "interrupted"
 			card.start.Subject = m.subjectOf(c)
 			end.Subject = card.start.Subject
 		}
 		used++
-		if c.Function.Name == "update_plan" && end.Outcome == orchestrator.OutcomeOK {
+		if c.Function.Name == "update_plan" && end.Outcome == agent.OutcomeOK {
 			continue // the plan's checklist shows it
 		}
 		card.finish(end)

@@ -7,7 +7,7 @@ import (
 
 	"github.com/charmbracelet/x/ansi"
 
-	"lathe/orchestrator"
+	"lathe/agent"
 )
 
 // TestThinkingStreamShowsLastLines streams long reasoning in a few frames
@@ -24,7 +24,7 @@ func TestThinkingStreamShowsLastLines(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			m, _ := testModel(t)
 			m.beginRun("why?")
-			events(m, orchestrator.TurnStarted{Turn: 1})
+			events(m, agent.TurnStarted{Turn: 1})
 			text := tc.text
 			for len(text) > 0 {
 				n := min(len(text), 9_973) // frames end mid-word
@@ -32,7 +32,7 @@ func TestThinkingStreamShowsLastLines(t *testing.T) {
 					n--
 				}
 				sent := tc.text[:len(tc.text)-len(text)+n]
-				events(m, orchestrator.ThinkingDelta{Turn: 1, Text: text[:n]})
+				events(m, agent.ThinkingDelta{Turn: 1, Text: text[:n]})
 				text = text[n:]
 
 				body := wrap(strings.TrimSpace(sent), m.transcript.width, indent+"  ", indent+"  ", m.st.thinking)

@@ -5,7 +5,7 @@ import (
 	"encoding/json"
 	"io"
 
-	"lathe/orchestrator"
+	"lathe/agent"
 )
 
 // resultJSON is the json output, and the last line of stream-json.
@@ -20,12 +20,12 @@ type resultJSON struct {
 	Model      string    `json:"model"`
 	SessionID  string    `json:"session_id"`
 	// Recoveries counts what lathe repaired of the model's mistakes.
-	Recoveries orchestrator.Recoveries `json:"recoveries"`
+	Recoveries agent.Recoveries `json:"recoveries"`
 	// Mode is the mode the run ended in; Plan the plan proposed (with
 	// stop_reason "planned") or being carried out, with its checklist.
-	Mode  string             `json:"mode"`
-	Plan  *orchestrator.Plan `json:"plan,omitempty"`
-	Error string             `json:"error,omitempty"`
+	Mode  string      `json:"mode"`
+	Plan  *agent.Plan `json:"plan,omitempty"`
+	Error string      `json:"error,omitempty"`
 }
 
 type usageJSON struct {
@@ -33,7 +33,7 @@ type usageJSON struct {
 	CompletionTokens int `json:"completion_tokens"`
 }
 
-func newResultJSON(res orchestrator.Result, failure error) resultJSON {
+func newResultJSON(res agent.Result, failure error) resultJSON {
 	out := resultJSON{
 		Type:       "result",
 		Result:     res.Text,
@@ -60,21 +60,21 @@ type eventEncoder struct{ w io.Writer }
 func newEventEncoder(w io.Writer) *eventEncoder { return &eventEncoder{w: w} }
 
 // event writes e, unless it is not part of the stream (thinking never is).
-func (enc *eventEncoder) event(e orchestrator.Event) {
+func (enc *eventEncoder) event(e agent.Event) {
 	var v any
 	switch e := e.(type) {
-	case orchestrator.TurnStarted:
+	case agent.TurnStarted:
 		v = struct {
 			Type string `json:"type"`
 			Turn int    `json:"turn"`
 		}{"turn_start", e.Turn}
-	case orchestrator.TextDelta:
+	case agent.TextDelta:
 		v = struct {
 			Type string `json:"type"`
 			Turn int    `json:"turn"`
 			Text string `json:"text"`
 		}{"text", e.Turn, e.Text}
-	case orchestrator.ToolStarted:
+	case agent.ToolStarted:
 		v = struct {
 			Type      string          `json:"type"`
 			Turn      int             `json:"turn"`
@@ -83,7 +83,7 @@ func (enc *eventEncoder) event(e orchestrator.Event) {
 			Name      string          `json:"name"`
 			Arguments json.RawMessage `json:"arguments"`
 		}{"tool_call", e.Turn, e.Index, e.ID, e.Name, rawJSON(e.Args)}
-	case orchestrator.ToolFinished:
+	case agent.ToolFinished:
 		v = struct {
 			Type       string `json:"type"`
 			Turn       int    `json:"turn"`
@@ -95,7 +95,7 @@ func (enc *eventEncoder) event(e orchestrator.Event) {
 			Content    string `json:"content"`
 			DurationMS int64  `json:"duration_ms"`
 		}{"tool_result", e.Turn, e.Index, e.ID, e.Name, string(e.Outcome), e.Result.Summary, e.Result.Content, e.Duration.Milliseconds()}
-	case orchestrator.TurnFinished:
+	case agent.TurnFinished:
 		v = struct {
 			Type             string `json:"type"`
 			Turn             int    `json:"turn"`
@@ -103,42 +103,42 @@ func (enc *eventEncoder) event(e orchestrator.Event) {
 			CompletionTokens int    `json:"completion_tokens"`
 			DurationMS       int64  `json:"duration_ms"`
 		}{"turn_end", e.Turn, e.PromptTokens, e.CompletionTokens, e.Duration.Milliseconds()}
-	case orchestrator.ReplyRewritten:
+	case agent.ReplyRewritten:
 		v = struct {
 			Type string `json:"type"`
 			Turn int    `json:"turn"`
 			Text string `json:"text"`
 		}{"reply_rewritten", e.Turn, e.Content}
-	case orchestrator.Warning:
+	case agent.Warning:
 		v = struct {
 			Type    string `json:"type"`
 			Message string `json:"message"`
 		}{"warning", e.Text}
-	case orchestrator.Compacted:
+	case agent.Compacted:
 		v = struct {
 			Type         string `json:"type"`
 			Summarized   int    `json:"summarized"`
 			TokensBefore int    `json:"tokens_before"`
 			TokensAfter  int    `json:"tokens_after"`
 		}{"compacted", e.Summarized, e.Before, e.After}
-	case orchestrator.ModeChanged:
+	case agent.ModeChanged:
 		v = struct {
-			Type   string             `json:"type"`
-			From   string             `json:"from"`
-			To     string             `json:"to"`
-			Reason string             `json:"reason"`
-			Plan   *orchestrator.Plan `json:"plan,omitempty"`
+			Type   string      `json:"type"`
+			From   string      `json:"from"`
+			To     string      `json:"to"`
+			Reason string      `json:"reason"`
+			Plan   *agent.Plan `json:"plan,omitempty"`
 		}{"mode_changed", e.From, e.To, e.Reason, e.Plan}
-	case orchestrator.PlanProposed:
+	case agent.PlanProposed:
 		v = struct {
-			Type string             `json:"type"`
-			Turn int                `json:"turn"`
-			Plan *orchestrator.Plan `json:"plan"`
+			Type string      `json:"type"`
+			Turn int         `json:"turn"`
+			Plan *agent.Plan `json:"plan"`
 		}{"plan_proposed", e.Turn, e.Plan}
-	case orchestrator.PlanUpdated:
+	case agent.PlanUpdated:
 		v = struct {
-			Type string             `json:"type"`
-			Plan *orchestrator.Plan `json:"plan"`
+			Type string      `json:"type"`
+			Plan *agent.Plan `json:"plan"`
 		}{"plan_updated", e.Plan}
 	default:
 		return

@@ -10,18 +10,18 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 
-	"lathe/orchestrator"
+	"lathe/agent"
 )
 
 // TUIOptions is what the interactive mode runs with.
 type TUIOptions struct {
 	// Engine configures each session; the TUI adds its own approver in
 	// front of Engine.Approver's place.
-	Engine orchestrator.Options
+	Engine agent.Options
 	// Puller downloads a missing model.
-	Puller orchestrator.Puller
+	Puller agent.Puller
 	// Resume is a saved session to continue; nil starts a new one.
-	Resume *orchestrator.SavedSession
+	Resume *agent.SavedSession
 	Dir    string // the working directory
 	Home   string // shown as "~" in the status line
 	// NoColor picks a markdown style without colour; the renderer drops
@@ -51,12 +51,12 @@ type model struct {
 	bridge   *bridge
 	approver *dialogApprover
 	reviewer *dialogReviewer
-	session  *orchestrator.Session
+	session  *agent.Session
 	now      func() time.Time
 
 	width, height int
 	phase         phase
-	info          orchestrator.ModelInfo
+	info          agent.ModelInfo
 	startErr      error
 	offer         string // the model a pull is offered for
 	pull          *pullState
@@ -68,8 +68,8 @@ type model struct {
 	completion int    // the highlighted completion
 	bottomView string // the bottom panel, rendered by layout
 
-	resumed    *orchestrator.SavedSession // shown once the session is prepared
-	titled     bool                       // the model was asked for a title
+	resumed    *agent.SavedSession // shown once the session is prepared
+	titled     bool                // the model was asked for a title
 	compacting bool
 	sessions   *sessionPicker
 
@@ -128,12 +128,12 @@ func newModel(ctx context.Context, opts TUIOptions) *model {
 
 // newSession builds a session that asks the user what the config does
 // not allow.
-func (m *model) newSession() *orchestrator.Session {
+func (m *model) newSession() *agent.Session {
 	o := m.opts.Engine
 	a := o.Config.Approval
-	o.Approver = orchestrator.Rules{All: a.All, Tools: a.Tools, Commands: a.Commands, Next: m.approver}
+	o.Approver = agent.Rules{All: a.All, Tools: a.Tools, Commands: a.Commands, Next: m.approver}
 	o.Reviewer = m.reviewer
-	return orchestrator.New(o)
+	return agent.New(o)
 }
 
 // Init asks Ollama about the model, listens to the engine, and asks the

@@ -10,7 +10,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 	"charm.land/lipgloss/v2"
 
-	"lathe/orchestrator"
+	"lathe/agent"
 )
 
 // modeHelp says what each mode does, for /mode and the notices of a
@@ -26,23 +26,23 @@ var modeHelp = map[string]string{
 // own copy, moved on by events.
 type modeState struct {
 	name  string
-	plan  *orchestrator.Plan // build mode's plan, a copy
-	item  int                // transcript index of the plan being carried out; -1 for none
-	shown string             // the mode the transcript last said the session was in
+	plan  *agent.Plan // build mode's plan, a copy
+	item  int         // transcript index of the plan being carried out; -1 for none
+	shown string      // the mode the transcript last said the session was in
 }
 
 // syncMode reads the session's mode; only while no run is going.
 func (m *model) syncMode() {
 	mode := m.session.Mode()
 	m.mode.name, m.mode.plan = mode.Name(), nil
-	if b, ok := mode.(orchestrator.BuildMode); ok {
+	if b, ok := mode.(agent.BuildMode); ok {
 		m.mode.plan = b.Plan.Clone()
 	}
 }
 
 // setMode switches the session to mode, the user's choice; with say, the
 // transcript tells so at once, else with the next prompt.
-func (m *model) setMode(mode orchestrator.Mode, reason string, say bool) {
+func (m *model) setMode(mode agent.Mode, reason string, say bool) {
 	if m.run != nil || m.compacting {
 		m.setStatusNote("the mode changes between requests")
 		return
@@ -68,13 +68,13 @@ func (m *model) setMode(mode orchestrator.Mode, reason string, say bool) {
 
 // cycleMode is Shift+Tab: the next mode, told with the next prompt.
 func (m *model) cycleMode() {
-	m.setMode(orchestrator.NextMode(m.session.Mode()), "shift+tab", false)
+	m.setMode(agent.NextMode(m.session.Mode()), "shift+tab", false)
 }
 
 func (m *model) cmdMode(arg string) tea.Cmd {
 	if arg == "" {
 		var b strings.Builder
-		for _, name := range orchestrator.ModeNames() {
+		for _, name := range agent.ModeNames() {
 			mark := "  "
 			if name == m.mode.name {
 				mark = "› "
@@ -85,7 +85,7 @@ func (m *model) cmdMode(arg string) tea.Cmd {
 		m.notice(noticeInfo, "Modes", b.String())
 		return nil
 	}
-	mode, err := orchestrator.ParseMode(arg)
+	mode, err := agent.ParseMode(arg)
 	if err != nil {
 		m.notice(noticeWarn, "", err.Error())
 		return nil
@@ -108,7 +108,7 @@ func (m *model) sayMode() {
 }
 
 // modeChanged follows a transition the model made.
-func (m *model) modeChanged(e orchestrator.ModeChanged) {
+func (m *model) modeChanged(e agent.ModeChanged) {
 	m.mode.name, m.mode.plan, m.mode.shown = e.To, e.Plan, e.To
 	why := e.Reason
 	if e.Plan != nil {
@@ -124,7 +124,7 @@ func (m *model) modeChanged(e orchestrator.ModeChanged) {
 
 // planProposed shows a plan the model proposed; a dialog asks about it
 // next.
-func (m *model) planProposed(e orchestrator.PlanProposed) {
+func (m *model) planProposed(e agent.PlanProposed) {
 	r := m.run
 	if r == nil {
 		return
@@ -136,7 +136,7 @@ func (m *model) planProposed(e orchestrator.PlanProposed) {
 }
 
 // planUpdated moves the checklist on.
-func (m *model) planUpdated(e orchestrator.PlanUpdated) {
+func (m *model) planUpdated(e agent.PlanUpdated) {
 	m.mode.plan = e.Plan
 	if i := m.mode.item; i >= 0 && i < len(m.transcript.items) {
 		if p, ok := m.transcript.items[i].(*planItem); ok {
@@ -151,16 +151,16 @@ func (m *model) planUpdated(e orchestrator.PlanUpdated) {
 }
 
 // planReviewed marks the proposed plan with the user's verdict.
-func (m *model) planReviewed(rv orchestrator.Review) {
+func (m *model) planReviewed(rv agent.Review) {
 	r := m.run
 	if r == nil || r.plan < 0 {
 		return
 	}
 	p := m.transcript.items[r.plan].(*planItem)
 	switch rv.Verdict {
-	case orchestrator.VerdictReject:
+	case agent.VerdictReject:
 		p.state, p.feedback = planRejected, rv.Feedback
-	case orchestrator.VerdictStop:
+	case agent.VerdictStop:
 		p.state = planKept
 	}
 	r.dirty[r.plan] = true
@@ -177,16 +177,16 @@ func (m *model) modeStatus() string {
 
 // planAsk is a proposed plan waiting for the user's review.
 type planAsk struct {
-	plan  orchestrator.Plan
-	reply chan orchestrator.Review // buffered: answering never blocks
+	plan  agent.Plan
+	reply chan agent.Review // buffered: answering never blocks
 }
 
 // dialogReviewer asks the user about proposed plans through the TUI.
 type dialogReviewer struct{ b *bridge }
 
-// Review implements orchestrator.Reviewer.
-func (r *dialogReviewer) Review(ctx context.Context, p orchestrator.Plan) (orchestrator.Review, error) {
-	ask := planAsk{plan: p, reply: make(chan orchestrator.Review, 1)}
+// Review implements agent.Reviewer.
+func (r *dialogReviewer) Review(ctx context.Context, p agent.Plan) (agent.Review, error) {
+	ask := planAsk{plan: p, reply: make(chan agent.Review, 1)}
 	return askUser(ctx, r.b, ask, ask.reply)
 }
 
@@ -208,7 +208,7 @@ func (d *planDialog) update(msg tea.KeyPressMsg, keys keyMap) (bool, tea.Cmd) {
 	if d.feedback {
 		switch {
 		case key.Matches(msg, keys.Send):
-			return d.answer(orchestrator.Review{Verdict: orchestrator.VerdictReject, Feedback: strings.TrimSpace(d.input.Value())}), nil
+			return d.answer(agent.Review{Verdict: agent.VerdictReject, Feedback: strings.TrimSpace(d.input.Value())}), nil
 		case key.Matches(msg, keys.Interrupt):
 			d.feedback = false
 			d.input.Blur()
@@ -220,17 +220,17 @@ func (d *planDialog) update(msg tea.KeyPressMsg, keys keyMap) (bool, tea.Cmd) {
 	}
 	switch {
 	case key.Matches(msg, keys.Allow):
-		return d.answer(orchestrator.Review{Verdict: orchestrator.VerdictApprove}), nil
+		return d.answer(agent.Review{Verdict: agent.VerdictApprove}), nil
 	case key.Matches(msg, keys.Deny):
 		d.feedback = true
 		return false, d.input.Focus()
 	case key.Matches(msg, keys.Interrupt):
-		return d.answer(orchestrator.Review{Verdict: orchestrator.VerdictStop}), nil
+		return d.answer(agent.Review{Verdict: agent.VerdictStop}), nil
 	}
 	return false, nil
 }
 
-func (d *planDialog) answer(rv orchestrator.Review) bool {
+func (d *planDialog) answer(rv agent.Review) bool {
 	d.ask.reply <- rv
 	d.m.planReviewed(rv)
 	return true
@@ -238,7 +238,7 @@ func (d *planDialog) answer(rv orchestrator.Review) bool {
 
 func (d *planDialog) hint() string { return "plan review" }
 
-func (d *planDialog) cancel() { d.ask.reply <- orchestrator.Review{Verdict: orchestrator.VerdictStop} }
+func (d *planDialog) cancel() { d.ask.reply <- agent.Review{Verdict: agent.VerdictStop} }
 
 func (d *planDialog) view(width, _ int, st *theme, keys keyMap) string {
 	title := fmt.Sprintf("? Carry out this plan of %d steps in build mode?", len(d.ask.plan.Steps))
@@ -267,13 +267,13 @@ const (
 // planItem is a plan in the transcript: proposed, then approved (its
 // checklist kept current), rejected or kept for later.
 type planItem struct {
-	plan     *orchestrator.Plan
+	plan     *agent.Plan
 	state    planState
 	feedback string
 	r        render
 }
 
-func (p *planItem) set(plan *orchestrator.Plan, state planState) {
+func (p *planItem) set(plan *agent.Plan, state planState) {
 	p.plan, p.state = plan, state
 	p.r.invalidate()
 }
@@ -300,11 +300,11 @@ func (p *planItem) lines(width int, st *theme) []string {
 	for i, step := range p.plan.Steps {
 		style := st.notice
 		switch step.Status {
-		case orchestrator.StepDone:
+		case agent.StepDone:
 			style = st.ok
-		case orchestrator.StepInProgress:
+		case agent.StepInProgress:
 			style = st.accent
-		case orchestrator.StepSkipped:
+		case agent.StepSkipped:
 			style = st.dim
 		}
 		first := fmt.Sprintf("%s%s %d. ", indent+"  ", style.Render(step.Status.Mark()), i+1)

@@ -7,7 +7,7 @@ import (
 
 	"github.com/ollama/ollama/api"
 
-	"lathe/orchestrator"
+	"lathe/agent"
 	"lathe/tools"
 )
 
@@ -74,15 +74,15 @@ func TestModeCommand(t *testing.T) {
 
 // proposePlan runs up to a proposed plan and its review dialog; the
 // returned channel gets the user's verdict.
-func proposePlan(m *model) chan orchestrator.Review {
-	plan := orchestrator.Plan{Summary: "Fix the off-by-one in lex.", Steps: []orchestrator.PlanStep{
-		{Text: "edit lex.go: stop at len(src)", Status: orchestrator.StepPending},
-		{Text: "run go test ./lex", Status: orchestrator.StepPending}}}
+func proposePlan(m *model) chan agent.Review {
+	plan := agent.Plan{Summary: "Fix the off-by-one in lex.", Steps: []agent.PlanStep{
+		{Text: "edit lex.go: stop at len(src)", Status: agent.StepPending},
+		{Text: "run go test ./lex", Status: agent.StepPending}}}
 	m.beginRun("fix the lexer")
-	reply := make(chan orchestrator.Review, 1)
-	events(m, orchestrator.TurnStarted{Turn: 1},
-		orchestrator.ToolStarted{Turn: 1, Index: 0, Name: "propose_plan", Subject: plan.Summary},
-		orchestrator.PlanProposed{Turn: 1, Plan: plan.Clone()},
+	reply := make(chan agent.Review, 1)
+	events(m, agent.TurnStarted{Turn: 1},
+		agent.ToolStarted{Turn: 1, Index: 0, Name: "propose_plan", Subject: plan.Summary},
+		agent.PlanProposed{Turn: 1, Plan: plan.Clone()},
 		planAsk{plan: plan, reply: reply})
 	return reply
 }
@@ -93,26 +93,26 @@ func TestPlanApprovedIsTrackedAsAChecklist(t *testing.T) {
 	reply := proposePlan(m)
 	golden(t, m, "dialog_plan")
 	press(m, "y")
-	if rv := <-reply; rv.Verdict != orchestrator.VerdictApprove || m.dialog != nil {
+	if rv := <-reply; rv.Verdict != agent.VerdictApprove || m.dialog != nil {
 		t.Fatalf("review %+v, dialog open %v", rv, m.dialog != nil)
 	}
-	plan := &orchestrator.Plan{Summary: "Fix the off-by-one in lex.", Steps: []orchestrator.PlanStep{
-		{Text: "edit lex.go: stop at len(src)", Status: orchestrator.StepPending},
-		{Text: "run go test ./lex", Status: orchestrator.StepPending}}}
-	events(m, orchestrator.ToolFinished{Turn: 1, Index: 0, Name: "propose_plan", Outcome: orchestrator.OutcomeOK},
-		orchestrator.ModeChanged{From: "plan", To: "build", Reason: "plan approved", Plan: plan.Clone()})
+	plan := &agent.Plan{Summary: "Fix the off-by-one in lex.", Steps: []agent.PlanStep{
+		{Text: "edit lex.go: stop at len(src)", Status: agent.StepPending},
+		{Text: "run go test ./lex", Status: agent.StepPending}}}
+	events(m, agent.ToolFinished{Turn: 1, Index: 0, Name: "propose_plan", Outcome: agent.OutcomeOK},
+		agent.ModeChanged{From: "plan", To: "build", Reason: "plan approved", Plan: plan.Clone()})
 	if st := statusOf(m); !strings.Contains(st, "build · plan 0/2") {
 		t.Errorf("status line %q, want the plan's progress", st)
 	}
-	plan.Steps[0].Status = orchestrator.StepDone
-	plan.Steps[1].Status = orchestrator.StepInProgress
-	events(m, orchestrator.TurnStarted{Turn: 2},
-		orchestrator.ToolStarted{Turn: 2, Index: 0, Name: "update_plan", Subject: "step 1 done"},
-		orchestrator.ToolFinished{Turn: 2, Index: 0, Name: "update_plan", Subject: "step 1 done", Outcome: orchestrator.OutcomeOK,
+	plan.Steps[0].Status = agent.StepDone
+	plan.Steps[1].Status = agent.StepInProgress
+	events(m, agent.TurnStarted{Turn: 2},
+		agent.ToolStarted{Turn: 2, Index: 0, Name: "update_plan", Subject: "step 1 done"},
+		agent.ToolFinished{Turn: 2, Index: 0, Name: "update_plan", Subject: "step 1 done", Outcome: agent.OutcomeOK,
 			Result: tools.Result{Summary: "1/2 done"}},
-		orchestrator.PlanUpdated{Plan: plan.Clone()},
-		orchestrator.ToolStarted{Turn: 2, Index: 1, Name: "update_plan", Subject: "step 7 done"},
-		orchestrator.ToolFinished{Turn: 2, Index: 1, Name: "update_plan", Subject: "step 7 done", Outcome: orchestrator.OutcomeFailed,
+		agent.PlanUpdated{Plan: plan.Clone()},
+		agent.ToolStarted{Turn: 2, Index: 1, Name: "update_plan", Subject: "step 7 done"},
+		agent.ToolFinished{Turn: 2, Index: 1, Name: "update_plan", Subject: "step 7 done", Outcome: agent.OutcomeFailed,
 			Result: tools.Result{Summary: "no such step", IsError: true}})
 	s := screen(m)
 	if strings.Contains(s, "step 1 done") || !strings.Contains(s, "✗ update_plan step 7 done · no such step") {
@@ -139,7 +139,7 @@ func TestPlanRejectedWithFeedback(t *testing.T) {
 	typeText(m, "also update the docs")
 	press(m, "enter")
 	rv := <-reply
-	if rv.Verdict != orchestrator.VerdictReject || rv.Feedback != "also update the docs" {
+	if rv.Verdict != agent.VerdictReject || rv.Feedback != "also update the docs" {
 		t.Fatalf("review %+v", rv)
 	}
 	events(m)
@@ -156,10 +156,10 @@ func TestPlanKeptWithEsc(t *testing.T) {
 		t.Fatal("esc while typing feedback closed the dialog")
 	}
 	press(m, "esc")
-	if rv := <-reply; rv.Verdict != orchestrator.VerdictStop {
+	if rv := <-reply; rv.Verdict != agent.VerdictStop {
 		t.Fatalf("review %+v, want stop", rv)
 	}
-	events(m, runDone{res: orchestrator.Result{StopReason: orchestrator.StopPlanned}})
+	events(m, runDone{res: agent.Result{StopReason: agent.StopPlanned}})
 	if s := screen(m); !strings.Contains(s, "▣ Plan kept") || strings.Contains(s, "failed") {
 		t.Errorf("a kept plan:\n%s", s)
 	}
@@ -168,9 +168,9 @@ func TestPlanKeptWithEsc(t *testing.T) {
 func TestReviewerAsksThroughTheBridge(t *testing.T) {
 	m, _ := testModel(t)
 	m.beginRun("plan it")
-	got := make(chan orchestrator.Review, 1)
+	got := make(chan agent.Review, 1)
 	go func() {
-		rv, _ := m.reviewer.Review(t.Context(), orchestrator.Plan{Summary: "s", Steps: []orchestrator.PlanStep{{Text: "a"}}})
+		rv, _ := m.reviewer.Review(t.Context(), agent.Plan{Summary: "s", Steps: []agent.PlanStep{{Text: "a"}}})
 		got <- rv
 	}()
 	m.Update(m.bridge.wait()())
@@ -180,7 +180,7 @@ func TestReviewerAsksThroughTheBridge(t *testing.T) {
 	press(m, "enter")
 	select {
 	case rv := <-got:
-		if rv.Verdict != orchestrator.VerdictApprove {
+		if rv.Verdict != agent.VerdictApprove {
 			t.Errorf("review %+v", rv)
 		}
 	case <-time.After(10 * time.Second):
@@ -189,17 +189,17 @@ func TestReviewerAsksThroughTheBridge(t *testing.T) {
 }
 
 func TestResumedModesAreShown(t *testing.T) {
-	plan := &orchestrator.Plan{Summary: "Fix lex.", Steps: []orchestrator.PlanStep{
-		{Text: "edit lex.go", Status: orchestrator.StepDone}, {Text: "run the tests", Status: orchestrator.StepPending}}}
-	saved := &orchestrator.SavedSession{
-		SessionRecord: orchestrator.SessionRecord{ID: "0123456789abcdef", Title: "lexer", Model: "qwen3:8b"},
-		Messages: []orchestrator.StoredMessage{
+	plan := &agent.Plan{Summary: "Fix lex.", Steps: []agent.PlanStep{
+		{Text: "edit lex.go", Status: agent.StepDone}, {Text: "run the tests", Status: agent.StepPending}}}
+	saved := &agent.SavedSession{
+		SessionRecord: agent.SessionRecord{ID: "0123456789abcdef", Title: "lexer", Model: "qwen3:8b"},
+		Messages: []agent.StoredMessage{
 			{Seq: 0, Message: api.Message{Role: "user", Content: "fix the lexer"}},
 			{Seq: 1, Message: api.Message{Role: "assistant", Content: "Proposed."}},
 			{Seq: 2, Message: api.Message{Role: "user", Content: "[lathe] The user approved the plan"}},
 			{Seq: 3, Message: api.Message{Role: "assistant", Content: "Step one is done."}},
 		},
-		Modes: []orchestrator.ModeRecord{
+		Modes: []agent.ModeRecord{
 			{Seq: 0, Mode: "plan", Reason: "start"},
 			{Seq: 2, Mode: "build", Reason: "plan approved", Plan: plan},
 		},
@@ -210,7 +210,7 @@ func TestResumedModesAreShown(t *testing.T) {
 	if err := m.session.Restore(t.Context(), *saved); err != nil {
 		t.Fatal(err)
 	}
-	m.Update(preparedMsg{info: orchestrator.ModelInfo{Name: "qwen3:8b", NumCtx: 32768}})
+	m.Update(preparedMsg{info: agent.ModelInfo{Name: "qwen3:8b", NumCtx: 32768}})
 	s := screen(m)
 	order := []string{"▸ plan mode.", "› fix the lexer", "Proposed.", "▸ build mode (plan approved).", "[x] 1. edit lex.go", "[ ] 2. run the tests", "Step one is done."}
 	at := 0
@@ -229,9 +229,9 @@ func TestResumedModesAreShown(t *testing.T) {
 	}
 	// The checklist shown is the one update_plan moves on.
 	plan2 := plan.Clone()
-	plan2.Steps[1].Status = orchestrator.StepDone
+	plan2.Steps[1].Status = agent.StepDone
 	m.beginRun("go on")
-	events(m, orchestrator.PlanUpdated{Plan: plan2})
+	events(m, agent.PlanUpdated{Plan: plan2})
 	if s := screen(m); !strings.Contains(s, "[x] 2. run the tests") || strings.Count(s, "▣") != 1 {
 		t.Errorf("the resumed plan is not updated in place:\n%s", s)
 	}

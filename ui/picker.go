@@ -5,38 +5,38 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 
-	"lathe/orchestrator"
+	"lathe/agent"
 )
 
 // modelPicker lists the installed models, marking which support tools, and
 // switches to the one chosen. It takes the input's place.
 type modelPicker struct {
 	listPanel
-	models []orchestrator.ModelSummary
+	models []agent.ModelSummary
 }
 
 func newModelPicker() *modelPicker {
 	return &modelPicker{listPanel: listPanel{title: "Choose a model", waiting: "listing installed models…",
-		empty:  "no model is installed: pull one with \"ollama pull " + orchestrator.SuggestedModel + "\"",
+		empty:  "no model is installed: pull one with \"ollama pull " + agent.SuggestedModel + "\"",
 		action: "switch", loading: true}}
 }
 
 // modelsMsg carries the installed models, or why they could not be listed.
 type modelsMsg struct {
-	models []orchestrator.ModelSummary
+	models []agent.ModelSummary
 	err    error
 }
 
 // modelSwitched reports the end of a model switch.
 type modelSwitched struct {
-	info orchestrator.ModelInfo
+	info agent.ModelInfo
 	err  error
 }
 
 func (m *model) listModels() tea.Cmd {
 	ctx, client, base := m.ctx, m.opts.Engine.Client, m.opts.Engine.BaseURL
 	return func() tea.Msg {
-		models, err := orchestrator.ListModels(ctx, client, base)
+		models, err := agent.ListModels(ctx, client, base)
 		return modelsMsg{models, err}
 	}
 }

@@ -6,12 +6,12 @@ import (
 	"text/tabwriter"
 	"time"
 
-	"lathe/orchestrator"
+	"lathe/agent"
 )
 
 // PrintSessions writes the sessions as a table: id, age, model, messages,
 // how the last run ended, title.
-func PrintSessions(w io.Writer, list []orchestrator.SessionSummary, now time.Time) error {
+func PrintSessions(w io.Writer, list []agent.SessionSummary, now time.Time) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "ID\tAGE\tMODEL\tMESSAGES\tLAST RUN\tTITLE")
 	for _, s := range list {

@@ -6,25 +6,25 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 
-	"lathe/orchestrator"
+	"lathe/agent"
 )
 
 // sessionPicker lists the saved sessions of the working directory and
 // resumes the one chosen. It takes the input's place.
 type sessionPicker struct {
 	listPanel
-	list []orchestrator.SessionSummary
+	list []agent.SessionSummary
 }
 
 type (
 	// sessionsMsg carries the saved sessions, or why they could not be listed.
 	sessionsMsg struct {
-		list []orchestrator.SessionSummary
+		list []agent.SessionSummary
 		err  error
 	}
 	// sessionLoaded carries a saved session to resume.
 	sessionLoaded struct {
-		saved orchestrator.SavedSession
+		saved agent.SavedSession
 		err   error
 	}
 	// titleMsg carries the title the model gave the session.
@@ -131,8 +131,8 @@ func (m *model) cmdCompact(string) tea.Cmd {
 
 // askTitle asks the model, once per session, for a title after its first
 // answer; the session starts with its first prompt as the title.
-func (m *model) askTitle(stop orchestrator.StopReason) tea.Cmd {
-	if m.titled || stop != orchestrator.StopDone || m.opts.Engine.Store == nil {
+func (m *model) askTitle(stop agent.StopReason) tea.Cmd {
+	if m.titled || stop != agent.StopDone || m.opts.Engine.Store == nil {
 		return nil
 	}
 	m.titled = true

@@ -10,7 +10,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 	"charm.land/lipgloss/v2"
 
-	"lathe/orchestrator"
+	"lathe/agent"
 )
 
 // phase is where the session stands before it can take prompts.
@@ -27,7 +27,7 @@ const (
 
 // preparedMsg is the answer to the session's first question to Ollama.
 type preparedMsg struct {
-	info orchestrator.ModelInfo
+	info agent.ModelInfo
 	err  error
 }
 
@@ -51,12 +51,12 @@ func (m *model) prepared(msg preparedMsg) {
 			m.showHistory(m.resumed)
 			m.resumed = nil
 		}
-	case errors.Is(err, orchestrator.ErrUnreachable):
+	case errors.Is(err, agent.ErrUnreachable):
 		m.phase = phaseOffline
-	case errors.Is(err, orchestrator.ErrModelNotFound):
+	case errors.Is(err, agent.ErrModelNotFound):
 		m.phase, m.offer = phaseOffer, m.opts.Engine.Config.Model
-	case errors.Is(err, orchestrator.ErrNoModel):
-		m.phase, m.offer = phaseOffer, orchestrator.SuggestedModel
+	case errors.Is(err, agent.ErrNoModel):
+		m.phase, m.offer = phaseOffer, agent.SuggestedModel
 	default:
 		m.phase = phaseBlocked
 		m.notice(noticeError, "No usable model", err.Error()+"\n/model chooses another one.")
@@ -77,7 +77,7 @@ type pullState struct {
 
 // pullProgress and pullDone come through the bridge while a pull runs.
 type (
-	pullProgress orchestrator.PullProgress
+	pullProgress agent.PullProgress
 	pullDone     struct{ err error }
 )
 
@@ -88,7 +88,7 @@ func (m *model) startPull() tea.Cmd {
 		bar: progress.New(progress.WithDefaultBlend(), progress.WithoutPercentage())}
 	ctx, puller, base, name, b := m.ctx, m.opts.Puller, m.opts.Engine.BaseURL, m.offer, m.bridge
 	return func() tea.Msg {
-		err := orchestrator.PullModel(ctx, puller, name, base, func(p orchestrator.PullProgress) { b.send(pullProgress(p)) })
+		err := agent.PullModel(ctx, puller, name, base, func(p agent.PullProgress) { b.send(pullProgress(p)) })
 		b.send(pullDone{err})
 		return nil
 	}

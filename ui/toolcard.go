@@ -7,7 +7,7 @@ import (
 	"charm.land/bubbles/v2/spinner"
 	"github.com/charmbracelet/x/ansi"
 
-	"lathe/orchestrator"
+	"lathe/agent"
 )
 
 const (
@@ -22,8 +22,8 @@ var spinnerFrames = spinner.MiniDot.Frames
 // toolCard is one tool call: a spinner while it runs, then its outcome,
 // with the diff of a write or edit and, on demand, the output.
 type toolCard struct {
-	start    orchestrator.ToolStarted
-	end      *orchestrator.ToolFinished
+	start    agent.ToolStarted
+	end      *agent.ToolFinished
 	waiting  bool // its approval is being asked
 	frame    int
 	expanded bool
@@ -44,7 +44,7 @@ func (c *toolCard) tick(frame int) bool {
 	return true
 }
 
-func (c *toolCard) finish(e orchestrator.ToolFinished) {
+func (c *toolCard) finish(e agent.ToolFinished) {
 	c.end, c.waiting = &e, false
 	c.r.invalidate()
 }
@@ -94,9 +94,9 @@ func (c *toolCard) status(st *theme) (mark, meta string) {
 		meta += " · " + roundDuration(e.Duration).String()
 	}
 	switch e.Outcome {
-	case orchestrator.OutcomeOK:
+	case agent.OutcomeOK:
 		return st.ok.Render("✓"), meta
-	case orchestrator.OutcomeFailed:
+	case agent.OutcomeFailed:
 		return st.failed.Render("✗"), meta
 	}
 	return st.warn.Render("⊘"), meta
@@ -106,7 +106,7 @@ func (c *toolCard) body(width int, st *theme) []string {
 	if c.waiting {
 		return nil // the approval dialog shows the change
 	}
-	if c.start.Preview != "" && (c.running() || c.end.Outcome == orchestrator.OutcomeOK) {
+	if c.start.Preview != "" && (c.running() || c.end.Outcome == agent.OutcomeOK) {
 		return c.diff(width, st)
 	}
 	if c.end == nil {
@@ -116,7 +116,7 @@ func (c *toolCard) body(width int, st *theme) []string {
 	switch {
 	case c.expanded:
 		show = maxCardLines
-	case c.end.Outcome == orchestrator.OutcomeFailed:
+	case c.end.Outcome == agent.OutcomeFailed:
 		show = foldedOutputLines
 	}
 	return c.output(width, st, show)

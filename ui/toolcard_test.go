@@ -3,11 +3,11 @@ package ui
 import (
 	"testing"
 
-	"lathe/orchestrator"
+	"lathe/agent"
 )
 
 func TestToolCardTickReportsChanges(t *testing.T) {
-	c := &toolCard{start: orchestrator.ToolStarted{Name: "shell", Subject: "go test ./..."}}
+	c := &toolCard{start: agent.ToolStarted{Name: "shell", Subject: "go test ./..."}}
 	steps := []struct {
 		name  string
 		do    func()
@@ -19,7 +19,7 @@ func TestToolCardTickReportsChanges(t *testing.T) {
 		{"again the same", func() {}, 1, false},
 		{"waiting for approval", func() { c.setWaiting(true) }, 2, false},
 		{"approved", func() { c.setWaiting(false) }, 2, true},
-		{"finished", func() { c.finish(orchestrator.ToolFinished{Outcome: orchestrator.OutcomeOK}) }, 3, false},
+		{"finished", func() { c.finish(agent.ToolFinished{Outcome: agent.OutcomeOK}) }, 3, false},
 	}
 	for _, s := range steps {
 		s.do()

@@ -16,8 +16,8 @@ import (
 	"github.com/charmbracelet/x/ansi"
 	"github.com/ollama/ollama/api"
 
-	"lathe/orchestrator"
-	"lathe/orchestrator/store"
+	"lathe/agent"
+	"lathe/session/sqlite"
 	"lathe/tools"
 )
 
@@ -37,7 +37,7 @@ func isQuit(cmd tea.Cmd) bool {
 
 // finishRun ends the current run as done.
 func finishRun(m *model) {
-	events(m, runDone{res: orchestrator.Result{StopReason: orchestrator.StopDone}})
+	events(m, runDone{res: agent.Result{StopReason: agent.StopDone}})
 }
 
 func TestHistoryRecall(t *testing.T) {
@@ -105,7 +105,7 @@ func TestCtrlC(t *testing.T) {
 func TestEscInterruptsTheRun(t *testing.T) {
 	m, _ := testModel(t)
 	ctx := m.beginRun("long task")
-	events(m, append([]any{orchestrator.TurnStarted{Turn: 1}}, texts(1, "Working on it")...)...)
+	events(m, append([]any{agent.TurnStarted{Turn: 1}}, texts(1, "Working on it")...)...)
 	press(m, "esc")
 	if ctx.Err() == nil {
 		t.Fatal("esc did not cancel the run")
@@ -113,7 +113,7 @@ func TestEscInterruptsTheRun(t *testing.T) {
 	if !strings.Contains(screen(m), "interrupting…") {
 		t.Error("no sign that the run is being interrupted")
 	}
-	events(m, runDone{res: orchestrator.Result{StopReason: orchestrator.StopInterrupted}})
+	events(m, runDone{res: agent.Result{StopReason: agent.StopInterrupted}})
 	s := screen(m)
 	if !strings.Contains(s, "Working on it") || !strings.Contains(s, "Interrupted") || m.run != nil {
 		t.Errorf("after the interrupt the screen is:\n%s", s)
@@ -126,27 +126,27 @@ func TestEscInterruptsTheRun(t *testing.T) {
 }
 
 func TestApprovalChoices(t *testing.T) {
-	req := orchestrator.ApprovalRequest{Tool: "shell", Subject: "go test ./..."}
+	req := agent.ApprovalRequest{Tool: "shell", Subject: "go test ./..."}
 	tests := []struct {
 		name  string
 		keys  []string
-		want  orchestrator.Decision
+		want  agent.Decision
 		grant bool
 	}{
-		{"allow once", []string{"y"}, orchestrator.Decision{Allow: true}, false},
-		{"enter allows", []string{"enter"}, orchestrator.Decision{Allow: true}, false},
-		{"allow for the session", []string{"a"}, orchestrator.Decision{Allow: true}, true},
-		{"esc denies", []string{"esc"}, orchestrator.Decision{}, false},
+		{"allow once", []string{"y"}, agent.Decision{Allow: true}, false},
+		{"enter allows", []string{"enter"}, agent.Decision{Allow: true}, false},
+		{"allow for the session", []string{"a"}, agent.Decision{Allow: true}, true},
+		{"esc denies", []string{"esc"}, agent.Decision{}, false},
 		{"deny with a reason", append(append([]string{"n"}, strings.Split("use go vet", "")...), "enter"),
-			orchestrator.Decision{Reason: "use go vet"}, false},
-		{"esc while typing a reason denies without one", []string{"n", "x", "esc"}, orchestrator.Decision{}, false},
+			agent.Decision{Reason: "use go vet"}, false},
+		{"esc while typing a reason denies without one", []string{"n", "x", "esc"}, agent.Decision{}, false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			m, _ := testModel(t)
 			m.beginRun("test it")
-			reply := make(chan orchestrator.Decision, 1)
-			events(m, orchestrator.TurnStarted{Turn: 1}, orchestrator.ToolStarted{Turn: 1, Name: "shell", Subject: req.Subject},
+			reply := make(chan agent.Decision, 1)
+			events(m, agent.TurnStarted{Turn: 1}, agent.ToolStarted{Turn: 1, Name: "shell", Subject: req.Subject},
 				approvalAsk{req: req, reply: reply})
 			if m.dialog == nil {
 				t.Fatal("no dialog")
@@ -160,7 +160,7 @@ func TestApprovalChoices(t *testing.T) {
 			}
 			// A later "go test -run X" is allowed without asking only
 			// after "allow for this session".
-			later := orchestrator.ApprovalRequest{Tool: "shell", Subject: "go test -run X ./..."}
+			later := agent.ApprovalRequest{Tool: "shell", Subject: "go test -run X ./..."}
 			ctx, cancel := context.WithCancel(t.Context())
 			cancel() // asking would block: a cancelled ctx makes it fail at once
 			d, err := m.approver.Approve(ctx, later)
@@ -218,7 +218,7 @@ func TestStreamFollowsUnlessScrolledUp(t *testing.T) {
 	for i := range 40 {
 		long.WriteString("Paragraph number " + strings.Repeat("x", i%7) + " " + string(rune('A'+i%26)) + ".\n\n")
 	}
-	events(m, append([]any{orchestrator.TurnStarted{Turn: 1}}, texts(1, long.String())...)...)
+	events(m, append([]any{agent.TurnStarted{Turn: 1}}, texts(1, long.String())...)...)
 	if !strings.Contains(screen(m), "Paragraph number xxxx N.") {
 		t.Fatalf("following: the latest text is not on screen:\n%s", screen(m))
 	}
@@ -243,7 +243,7 @@ func TestStreamFollowsUnlessScrolledUp(t *testing.T) {
 func TestTokensRenderOnFrames(t *testing.T) {
 	m, _ := testModel(t)
 	m.beginRun("hi")
-	m.Update(engineMsg{orchestrator.TurnStarted{Turn: 1}})
+	m.Update(engineMsg{agent.TurnStarted{Turn: 1}})
 	for _, ev := range texts(1, answerMarkdown) {
 		m.Update(engineMsg{ev})
 		m.View()
@@ -266,7 +266,7 @@ func TestTokensRenderOnFrames(t *testing.T) {
 func TestResizeKeepsLinesInside(t *testing.T) {
 	m, _ := testModel(t)
 	m.beginRun("hi")
-	events(m, append([]any{orchestrator.TurnStarted{Turn: 1}}, texts(1, answerMarkdown)...)...)
+	events(m, append([]any{agent.TurnStarted{Turn: 1}}, texts(1, answerMarkdown)...)...)
 	for _, size := range [][2]int{{60, 20}, {120, 40}, {80, 24}} {
 		m.Update(tea.WindowSizeMsg{Width: size[0], Height: size[1]})
 		lines := strings.Split(screen(m), "\n")
@@ -283,7 +283,7 @@ func TestResizeKeepsLinesInside(t *testing.T) {
 
 func TestStartupScreens(t *testing.T) {
 	m, clk := testModel(t)
-	m.Update(preparedMsg{err: &orchestrator.Error{Kind: orchestrator.ErrUnreachable,
+	m.Update(preparedMsg{err: &agent.Error{Kind: agent.ErrUnreachable,
 		Msg: `cannot reach Ollama at http://127.0.0.1:11434: is "ollama serve" running?`}})
 	if s := screen(m); !strings.Contains(s, "Cannot reach Ollama") || !strings.Contains(s, "http://127.0.0.1:11434") || !strings.Contains(s, "r retry") {
 		t.Fatalf("offline screen:\n%s", s)
@@ -291,7 +291,7 @@ func TestStartupScreens(t *testing.T) {
 	if cmd := m.key(keyPress("r")); cmd == nil || m.phase != phaseConnecting {
 		t.Error("r did not retry")
 	}
-	m.Update(preparedMsg{err: &orchestrator.Error{Kind: orchestrator.ErrModelNotFound, Msg: "not installed"}})
+	m.Update(preparedMsg{err: &agent.Error{Kind: agent.ErrModelNotFound, Msg: "not installed"}})
 	if s := screen(m); !strings.Contains(s, "qwen3:8b is not installed") || !strings.Contains(s, "Pull it now?") {
 		t.Fatalf("offer screen:\n%s", s)
 	}
@@ -311,7 +311,7 @@ func TestStartupScreens(t *testing.T) {
 
 func TestPromptRefusedWithoutAModel(t *testing.T) {
 	m, _ := testModel(t)
-	m.Update(preparedMsg{err: &orchestrator.Error{Kind: orchestrator.ErrNoToolSupport, Msg: `model "gemma3:1b" does not support tool calling`}})
+	m.Update(preparedMsg{err: &agent.Error{Kind: agent.ErrNoToolSupport, Msg: `model "gemma3:1b" does not support tool calling`}})
 	typeText(m, "hello")
 	press(m, "enter")
 	if m.run != nil || !strings.Contains(screen(m), "no model is ready yet: /model chooses one") {
@@ -325,7 +325,7 @@ func TestModelPicker(t *testing.T) {
 	if cmd := m.key(keyPress("enter")); cmd == nil || m.picker == nil || !m.picker.loading {
 		t.Fatal("/model did not open a loading picker")
 	}
-	m.Update(modelsMsg{models: []orchestrator.ModelSummary{
+	m.Update(modelsMsg{models: []agent.ModelSummary{
 		{Name: "qwen3:8b", ParameterSize: "8.2B", Quantization: "Q4_K_M", Size: 5_225_387_923, Tools: true},
 		{Name: "gemma3:1b", ParameterSize: "1B", Quantization: "Q4_K_M", Size: 815_319_791},
 		{Name: "llama3.1:8b", ParameterSize: "8.0B", Quantization: "Q4_K_M", Size: 4_920_753_328, Tools: true},
@@ -343,14 +343,14 @@ func TestModelPicker(t *testing.T) {
 	press(m, "esc")
 	m.input.set("/model")
 	press(m, "enter")
-	m.Update(modelsMsg{models: []orchestrator.ModelSummary{{Name: "qwen3:8b", Tools: true}, {Name: "llama3.1:8b", Tools: true}}})
+	m.Update(modelsMsg{models: []agent.ModelSummary{{Name: "qwen3:8b", Tools: true}, {Name: "llama3.1:8b", Tools: true}}})
 	if cmd := m.key(keyPress("down")); cmd != nil {
 		t.Fatal("down in the picker did something else")
 	}
 	if cmd := m.key(keyPress("enter")); cmd == nil || !strings.Contains(screen(m), "switching to llama3.1:8b") {
 		t.Fatalf("enter did not switch:\n%s", screen(m))
 	}
-	m.Update(modelSwitched{info: orchestrator.ModelInfo{Name: "llama3.1:8b", NumCtx: 32768}})
+	m.Update(modelSwitched{info: agent.ModelInfo{Name: "llama3.1:8b", NumCtx: 32768}})
 	if s := screen(m); !strings.Contains(s, "Now using llama3.1:8b.") || !strings.Contains(s, "llama3.1:8b · build") {
 		t.Errorf("after switching:\n%s", s)
 	}
@@ -386,7 +386,7 @@ func TestBackgroundPicksTheMarkdownStyle(t *testing.T) {
 			m.opts.NoColor = tt.noColor
 			m.Update(tea.BackgroundColorMsg{Color: tt.bg})
 			m.beginRun("hi")
-			events(m, orchestrator.TurnStarted{Turn: 1}, orchestrator.TextDelta{Turn: 1, Text: "Hello."})
+			events(m, agent.TurnStarted{Turn: 1}, agent.TextDelta{Turn: 1, Text: "Hello."})
 			if got := m.transcript.items[m.run.answer].(*answerItem).md.r.Style(); got != tt.want {
 				t.Errorf("the answer is rendered in style %q, want %q", got, tt.want)
 			}
@@ -398,15 +398,15 @@ func TestRewrittenReplyAndRecoveryStops(t *testing.T) {
 	m, _ := testModel(t)
 	m.beginRun("read main.go")
 	call := "I'll read it.\n\n```json\n{\"name\": \"read_file\", \"arguments\": {\"path\": \"main.go\"}}\n```"
-	events(m, append([]any{orchestrator.TurnStarted{Turn: 1}}, texts(1, call)...)...)
+	events(m, append([]any{agent.TurnStarted{Turn: 1}}, texts(1, call)...)...)
 	if !strings.Contains(screen(m), `"name": "read_file"`) {
 		t.Fatalf("the streamed call text is not shown:\n%s", screen(m))
 	}
-	events(m, orchestrator.ReplyRewritten{Turn: 1, Content: "I'll read it."},
-		orchestrator.ToolStarted{Turn: 1, Index: 0, Name: "read_file", Subject: "main.go"},
-		orchestrator.ToolFinished{Turn: 1, Index: 0, Name: "read_file", Subject: "main.go", Outcome: orchestrator.OutcomeOK,
+	events(m, agent.ReplyRewritten{Turn: 1, Content: "I'll read it."},
+		agent.ToolStarted{Turn: 1, Index: 0, Name: "read_file", Subject: "main.go"},
+		agent.ToolFinished{Turn: 1, Index: 0, Name: "read_file", Subject: "main.go", Outcome: agent.OutcomeOK,
 			Result: tools.Result{Summary: "12 lines"}},
-		runDone{res: orchestrator.Result{StopReason: orchestrator.StopRepetition, Repeated: "read_file main.go"}})
+		runDone{res: agent.Result{StopReason: agent.StopRepetition, Repeated: "read_file main.go"}})
 	s := screen(m)
 	if strings.Contains(s, `"name": "read_file"`) || !strings.Contains(s, "I'll read it.") || !strings.Contains(s, "✓ read_file main.go") {
 		t.Errorf("after the rewrite:\n%s", s)
@@ -421,32 +421,32 @@ func TestResumedSessionIsShown(t *testing.T) {
 	args.Set("command", "go test ./...")
 	planArgs := api.NewToolCallFunctionArguments()
 	planArgs.Set("step", 1)
-	saved := &orchestrator.SavedSession{
-		SessionRecord: orchestrator.SessionRecord{ID: "0123456789abcdef", Title: "fix the tests", Model: "qwen3:8b"},
-		Messages: []orchestrator.StoredMessage{
+	saved := &agent.SavedSession{
+		SessionRecord: agent.SessionRecord{ID: "0123456789abcdef", Title: "fix the tests", Model: "qwen3:8b"},
+		Messages: []agent.StoredMessage{
 			{Seq: 0, Message: api.Message{Role: "user", Content: "fix the tests"}},
 			{Seq: 1, Message: api.Message{Role: "assistant", Content: "Running them first.", Thinking: "They fail in greet.",
 				ToolCalls: []api.ToolCall{{ID: "c1", Function: api.ToolCallFunction{Name: "shell", Arguments: args}},
 					{ID: "c2", Function: api.ToolCallFunction{Name: "shell", Arguments: args}}}}},
 			{Seq: 2, Message: api.Message{Role: "tool", Content: "exit 1", ToolName: "shell", ToolCallID: "c1"},
-				Tool: &orchestrator.ToolMeta{Subject: "go test ./...", Outcome: orchestrator.OutcomeFailed, Summary: "exit 1", Duration: 1500 * time.Millisecond}},
+				Tool: &agent.ToolMeta{Subject: "go test ./...", Outcome: agent.OutcomeFailed, Summary: "exit 1", Duration: 1500 * time.Millisecond}},
 			// Seq 3 is c2's result, never written: resuming says it was interrupted.
 			{Seq: 4, Message: api.Message{Role: "assistant", ToolCalls: []api.ToolCall{
 				{ID: "c3", Function: api.ToolCallFunction{Name: "update_plan", Arguments: planArgs}},
 				{ID: "c4", Function: api.ToolCallFunction{Name: "update_plan", Arguments: planArgs}}}}},
 			{Seq: 5, Message: api.Message{Role: "tool", Content: "step 1 is done", ToolName: "update_plan", ToolCallID: "c3"},
-				Tool: &orchestrator.ToolMeta{Subject: "step 1", Outcome: orchestrator.OutcomeOK, Summary: "step 1 done"}},
+				Tool: &agent.ToolMeta{Subject: "step 1", Outcome: agent.OutcomeOK, Summary: "step 1 done"}},
 			{Seq: 6, Message: api.Message{Role: "tool", Content: "there is no step 7", ToolName: "update_plan", ToolCallID: "c4"},
-				Tool: &orchestrator.ToolMeta{Subject: "step 7", Outcome: orchestrator.OutcomeFailed, Summary: "no step 7"}},
+				Tool: &agent.ToolMeta{Subject: "step 7", Outcome: agent.OutcomeFailed, Summary: "no step 7"}},
 		},
-		Compaction: &orchestrator.Compaction{Seq: 1, Summary: "The user wants the tests fixed."},
+		Compaction: &agent.Compaction{Seq: 1, Summary: "The user wants the tests fixed."},
 	}
 	m, _ := testModel(t)
 	m.resumed = saved
 	m.session.ResumeFrom(*saved)
 	m.session.Restore(t.Context(), *saved) // what Prepare does with a live server
 	m.Update(tea.WindowSizeMsg{Width: 80, Height: 40})
-	m.Update(preparedMsg{info: orchestrator.ModelInfo{Name: "qwen3:8b", NumCtx: 32768}})
+	m.Update(preparedMsg{info: agent.ModelInfo{Name: "qwen3:8b", NumCtx: 32768}})
 	s := screen(m)
 	for _, want := range []string{"› fix the tests", "↑ Summarized for the model from here up", "▸ Thought (4 words)",
 		"Running them first.", "✗ shell go test ./... · exit 1 · 1.5s", "⊘ shell go test ./... · interrupted",
@@ -461,7 +461,7 @@ func TestResumedSessionIsShown(t *testing.T) {
 }
 
 func TestSessionsPicker(t *testing.T) {
-	db, err := store.Open(filepath.Join(t.TempDir(), "lathe.db"))
+	db, err := sqlite.Open(filepath.Join(t.TempDir(), "lathe.db"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -470,10 +470,10 @@ func TestSessionsPicker(t *testing.T) {
 	m.opts.Engine.Store = db
 	for i, title := range []string{"older work", "newer work"} {
 		id := fmt.Sprintf("%016x", 0xabc0+i)
-		if err := db.CreateSession(t.Context(), orchestrator.SessionRecord{ID: id, Title: title, Dir: m.opts.Dir, Model: "llama3.1:8b"}); err != nil {
+		if err := db.CreateSession(t.Context(), agent.SessionRecord{ID: id, Title: title, Dir: m.opts.Dir, Model: "llama3.1:8b"}); err != nil {
 			t.Fatal(err)
 		}
-		msg := orchestrator.StoredMessage{Seq: 0, Message: api.Message{Role: "user", Content: title},
+		msg := agent.StoredMessage{Seq: 0, Message: api.Message{Role: "user", Content: title},
 			Created: time.Now().Add(time.Duration(i) * time.Minute)}
 		if err := db.SaveMessage(t.Context(), id, msg); err != nil {
 			t.Fatal(err)
@@ -509,15 +509,15 @@ func TestPasteGoesOnlyToAVisibleInput(t *testing.T) {
 		{"no panel", func(*testing.T, *model) {}, "pasted text"},
 		{"approval dialog", func(_ *testing.T, m *model) {
 			m.beginRun("test it")
-			events(m, orchestrator.TurnStarted{Turn: 1}, orchestrator.ToolStarted{Turn: 1, Name: "shell", Subject: "go test ./..."},
-				approvalAsk{req: orchestrator.ApprovalRequest{Tool: "shell", Subject: "go test ./..."}, reply: make(chan orchestrator.Decision, 1)})
+			events(m, agent.TurnStarted{Turn: 1}, agent.ToolStarted{Turn: 1, Name: "shell", Subject: "go test ./..."},
+				approvalAsk{req: agent.ApprovalRequest{Tool: "shell", Subject: "go test ./..."}, reply: make(chan agent.Decision, 1)})
 		}, ""},
 		{"model picker", func(_ *testing.T, m *model) {
 			m.input.set("/model")
 			press(m, "enter")
 		}, ""},
 		{"sessions picker", func(t *testing.T, m *model) {
-			db, err := store.Open(filepath.Join(t.TempDir(), "lathe.db"))
+			db, err := sqlite.Open(filepath.Join(t.TempDir(), "lathe.db"))
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -12,8 +12,8 @@ import (
 	"github.com/charmbracelet/x/ansi"
 	"github.com/rs/zerolog"
 
+	"lathe/agent"
 	"lathe/config"
-	"lathe/orchestrator"
 	"lathe/tools"
 )
 
@@ -37,12 +37,12 @@ func testModel(t testing.TB) (*model, *clock) {
 	cfg := config.Defaults()
 	cfg.Model = "qwen3:8b"
 	m := newModel(t.Context(), TUIOptions{
-		Engine: orchestrator.Options{Tools: tools.Default(ws, tools.Options{}), Log: zerolog.Nop(),
+		Engine: agent.Options{Tools: tools.Default(ws, tools.Options{}), Log: zerolog.Nop(),
 			Config: cfg, BaseURL: "http://127.0.0.1:11434", Now: clk.now},
 		Dir: "/home/dev/proj", Home: "/home/dev", NoColor: true, Width: 80, Height: 24,
 	})
 	m.Update(tea.WindowSizeMsg{Width: 80, Height: 24})
-	m.Update(preparedMsg{info: orchestrator.ModelInfo{Name: "qwen3:8b", NumCtx: 32768, ContextLength: 40960}})
+	m.Update(preparedMsg{info: agent.ModelInfo{Name: "qwen3:8b", NumCtx: 32768, ContextLength: 40960}})
 	return m, clk
 }
 
@@ -109,7 +109,7 @@ func texts(turn int, s string) []any {
 	var out []any
 	for len(s) > 0 {
 		n := min(4, len(s))
-		out = append(out, orchestrator.TextDelta{Turn: turn, Text: s[:n]})
+		out = append(out, agent.TextDelta{Turn: turn, Text: s[:n]})
 		s = s[n:]
 	}
 	return out
@@ -157,11 +157,11 @@ func TestGoldenStreamedAnswer(t *testing.T) {
 	m, _ := testModel(t)
 	m.beginRun("add a greeting function")
 	half := len(answerMarkdown) / 2
-	events(m, append([]any{orchestrator.TurnStarted{Turn: 1, Messages: 2}}, texts(1, answerMarkdown[:half])...)...)
+	events(m, append([]any{agent.TurnStarted{Turn: 1, Messages: 2}}, texts(1, answerMarkdown[:half])...)...)
 	golden(t, m, "answer_streaming")
 	evs := append(texts(1, answerMarkdown[half:]),
-		orchestrator.TurnFinished{Turn: 1, PromptTokens: 1500, CompletionTokens: 60, EvalDuration: 2 * time.Second},
-		runDone{res: orchestrator.Result{StopReason: orchestrator.StopDone}})
+		agent.TurnFinished{Turn: 1, PromptTokens: 1500, CompletionTokens: 60, EvalDuration: 2 * time.Second},
+		runDone{res: agent.Result{StopReason: agent.StopDone}})
 	events(m, evs...)
 	golden(t, m, "answer_done")
 }
@@ -174,9 +174,9 @@ func TestGoldenThinking(t *testing.T) {
 		"Then the missing symbol would come from the stringer output. I should read the Makefile."
 	var evs []any
 	for _, w := range strings.SplitAfter(thought, " ") {
-		evs = append(evs, orchestrator.ThinkingDelta{Turn: 1, Text: w})
+		evs = append(evs, agent.ThinkingDelta{Turn: 1, Text: w})
 	}
-	events(m, append([]any{orchestrator.TurnStarted{Turn: 1}}, evs...)...)
+	events(m, append([]any{agent.TurnStarted{Turn: 1}}, evs...)...)
 	golden(t, m, "thinking_streaming")
 	clk.t = clk.t.Add(4200 * time.Millisecond)
 	events(m, texts(1, "The Makefile runs `go generate` first.")...)
@@ -190,32 +190,32 @@ const writePreview = "--- main.go\n+++ main.go\n@@ -1,3 +1,4 @@\n package main\n
 func TestGoldenToolCards(t *testing.T) {
 	m, clk := testModel(t)
 	m.beginRun("fix main.go")
-	events(m, orchestrator.TurnStarted{Turn: 1},
-		orchestrator.ToolStarted{Turn: 1, Index: 0, ID: "call_1", Name: "read_file", Subject: "main.go"},
-		orchestrator.ToolStarted{Turn: 1, Index: 1, ID: "call_2", Name: "grep", Subject: "func main"})
+	events(m, agent.TurnStarted{Turn: 1},
+		agent.ToolStarted{Turn: 1, Index: 0, ID: "call_1", Name: "read_file", Subject: "main.go"},
+		agent.ToolStarted{Turn: 1, Index: 1, ID: "call_2", Name: "grep", Subject: "func main"})
 	golden(t, m, "cards_running")
 
 	events(m,
-		orchestrator.ToolFinished{Turn: 1, Index: 0, Name: "read_file", Subject: "main.go", Outcome: orchestrator.OutcomeOK,
+		agent.ToolFinished{Turn: 1, Index: 0, Name: "read_file", Subject: "main.go", Outcome: agent.OutcomeOK,
 			Result: tools.Result{Content: "1\tpackage main", Summary: "3 lines"}, Duration: 2 * time.Millisecond},
-		orchestrator.ToolFinished{Turn: 1, Index: 1, Name: "grep", Subject: "func main", Outcome: orchestrator.OutcomeOK,
+		agent.ToolFinished{Turn: 1, Index: 1, Name: "grep", Subject: "func main", Outcome: agent.OutcomeOK,
 			Result: tools.Result{Summary: "1 match"}, Duration: 5 * time.Millisecond},
-		orchestrator.ToolStarted{Turn: 1, Index: 2, ID: "call_3", Name: "write_file", Subject: "main.go", Preview: writePreview},
-		approvalAsk{req: orchestrator.ApprovalRequest{Tool: "write_file", Subject: "main.go", Preview: writePreview},
-			reply: make(chan orchestrator.Decision, 1)})
+		agent.ToolStarted{Turn: 1, Index: 2, ID: "call_3", Name: "write_file", Subject: "main.go", Preview: writePreview},
+		approvalAsk{req: agent.ApprovalRequest{Tool: "write_file", Subject: "main.go", Preview: writePreview},
+			reply: make(chan agent.Decision, 1)})
 	golden(t, m, "dialog_write")
 
 	press(m, "y")
 	clk.t = clk.t.Add(time.Second)
 	shellOut := "exit 1\n[stdout]\n--- FAIL: TestGreet (0.00s)\n    greet_test.go:9: got \"Hi\", want \"Hello\"\nFAIL\nFAIL\tgreet\t0.003s\n"
 	events(m,
-		orchestrator.ToolFinished{Turn: 1, Index: 2, Name: "write_file", Subject: "main.go", Outcome: orchestrator.OutcomeOK,
+		agent.ToolFinished{Turn: 1, Index: 2, Name: "write_file", Subject: "main.go", Outcome: agent.OutcomeOK,
 			Result: tools.Result{Summary: "overwrote, 5 lines"}, Duration: 3 * time.Millisecond},
-		orchestrator.ToolStarted{Turn: 1, Index: 3, Name: "shell", Subject: "go test ./..."},
-		orchestrator.ToolFinished{Turn: 1, Index: 3, Name: "shell", Subject: "go test ./...", Outcome: orchestrator.OutcomeFailed,
+		agent.ToolStarted{Turn: 1, Index: 3, Name: "shell", Subject: "go test ./..."},
+		agent.ToolFinished{Turn: 1, Index: 3, Name: "shell", Subject: "go test ./...", Outcome: agent.OutcomeFailed,
 			Result: tools.Result{Content: shellOut, IsError: true, Summary: "exit 1"}, Duration: 1500 * time.Millisecond},
-		orchestrator.ToolStarted{Turn: 1, Index: 4, Name: "shell", Subject: "rm -rf build"},
-		orchestrator.ToolFinished{Turn: 1, Index: 4, Name: "shell", Subject: "rm -rf build", Outcome: orchestrator.OutcomeDenied,
+		agent.ToolStarted{Turn: 1, Index: 4, Name: "shell", Subject: "rm -rf build"},
+		agent.ToolFinished{Turn: 1, Index: 4, Name: "shell", Subject: "rm -rf build", Outcome: agent.OutcomeDenied,
 			Result: tools.Result{Summary: "denied"}})
 	golden(t, m, "cards_done")
 
@@ -226,18 +226,18 @@ func TestGoldenToolCards(t *testing.T) {
 func TestGoldenShellApproval(t *testing.T) {
 	m, _ := testModel(t)
 	m.beginRun("run the tests")
-	events(m, orchestrator.TurnStarted{Turn: 1},
-		orchestrator.ToolStarted{Turn: 1, Index: 0, Name: "shell", Subject: "go test ./... -run TestGreet"},
-		approvalAsk{req: orchestrator.ApprovalRequest{Tool: "shell", Subject: "go test ./... -run TestGreet"},
-			reply: make(chan orchestrator.Decision, 1)})
+	events(m, agent.TurnStarted{Turn: 1},
+		agent.ToolStarted{Turn: 1, Index: 0, Name: "shell", Subject: "go test ./... -run TestGreet"},
+		approvalAsk{req: agent.ApprovalRequest{Tool: "shell", Subject: "go test ./... -run TestGreet"},
+			reply: make(chan agent.Decision, 1)})
 	golden(t, m, "dialog_shell")
 }
 
 func TestGoldenError(t *testing.T) {
 	m, _ := testModel(t)
 	m.beginRun("hello")
-	events(m, orchestrator.TurnStarted{Turn: 1}, texts(1, "Partial ans")[0],
-		runDone{res: orchestrator.Result{StopReason: orchestrator.StopError},
-			err: &orchestrator.Error{Kind: orchestrator.ErrStreamBroken, Msg: "Ollama stopped the reply with an error: an error was encountered while running the model"}})
+	events(m, agent.TurnStarted{Turn: 1}, texts(1, "Partial ans")[0],
+		runDone{res: agent.Result{StopReason: agent.StopError},
+			err: &agent.Error{Kind: agent.ErrStreamBroken, Msg: "Ollama stopped the reply with an error: an error was encountered while running the model"}})
 	golden(t, m, "error")
 }

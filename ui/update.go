@@ -7,7 +7,7 @@ import (
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
 
-	"lathe/orchestrator"
+	"lathe/agent"
 )
 
 // frameMsg paces rendering while something streams or spins.
@@ -224,7 +224,7 @@ func (m *model) modelsListed(msg modelsMsg) {
 		m.notice(noticeError, "Cannot list models", msg.err.Error())
 		return
 	}
-	current := slices.IndexFunc(msg.models, func(md orchestrator.ModelSummary) bool { return md.Name == m.info.Name })
+	current := slices.IndexFunc(msg.models, func(md agent.ModelSummary) bool { return md.Name == m.info.Name })
 	m.picker.models = msg.models
 	m.picker.loaded(len(msg.models), current)
 }

@@ -9,7 +9,7 @@ import (
 
 	"charm.land/glamour/v2"
 
-	"lathe/orchestrator"
+	"lathe/agent"
 	"lathe/tools"
 )
 
@@ -24,15 +24,15 @@ func sessionOf200(b *testing.B) (*model, []string) {
 		first := fmt.Sprintf("## Step %d\n\nI'll rename `handle%d` and update the caller:\n\n```go\nfunc handle%d(w http.ResponseWriter, r *http.Request) {\n\tserve(w, r)\n}\n```\n", i, i, i)
 		last := fmt.Sprintf("Done: **handle%d** is renamed and its test passes.\n\n- updated `server.go`\n- updated `server_test.go`\n", i)
 		answers = append(answers, first, last)
-		evs := []any{orchestrator.TurnStarted{Turn: 1}}
+		evs := []any{agent.TurnStarted{Turn: 1}}
 		evs = append(evs, texts(1, first)...)
 		evs = append(evs,
-			orchestrator.ToolStarted{Turn: 1, Index: 0, Name: "edit_file", Subject: "server.go", Preview: writePreview},
-			orchestrator.ToolFinished{Turn: 1, Index: 0, Name: "edit_file", Subject: "server.go", Outcome: orchestrator.OutcomeOK,
+			agent.ToolStarted{Turn: 1, Index: 0, Name: "edit_file", Subject: "server.go", Preview: writePreview},
+			agent.ToolFinished{Turn: 1, Index: 0, Name: "edit_file", Subject: "server.go", Outcome: agent.OutcomeOK,
 				Result: tools.Result{Summary: "1 replacement"}, Duration: time.Millisecond},
-			orchestrator.TurnFinished{Turn: 1}, orchestrator.TurnStarted{Turn: 2})
+			agent.TurnFinished{Turn: 1}, agent.TurnStarted{Turn: 2})
 		evs = append(evs, texts(2, last)...)
-		evs = append(evs, orchestrator.TurnFinished{Turn: 2}, runDone{res: orchestrator.Result{StopReason: orchestrator.StopDone}})
+		evs = append(evs, agent.TurnFinished{Turn: 2}, runDone{res: agent.Result{StopReason: agent.StopDone}})
 		events(m, evs...)
 	}
 	if n := len(m.transcript.items); n < 200 {
@@ -114,12 +114,12 @@ func BenchmarkFrameWithDialog(b *testing.B) {
 	for i := range 200 {
 		fmt.Fprintf(&preview, "-\told%d := parse(tokens[%d:])\n+\tnew%d := parseAll(tokens[%d:], opts)\n", i, i, i, i)
 	}
-	evs := []any{orchestrator.TurnStarted{Turn: 1}}
+	evs := []any{agent.TurnStarted{Turn: 1}}
 	for i, name := range []string{"read_file", "grep", "write_file"} {
-		evs = append(evs, orchestrator.ToolStarted{Turn: 1, Index: i, Name: name, Subject: "parse.go", Preview: preview.String()})
+		evs = append(evs, agent.ToolStarted{Turn: 1, Index: i, Name: name, Subject: "parse.go", Preview: preview.String()})
 	}
-	evs = append(evs, approvalAsk{req: orchestrator.ApprovalRequest{Tool: "write_file", Subject: "parse.go", Preview: preview.String()},
-		reply: make(chan orchestrator.Decision, 1)})
+	evs = append(evs, approvalAsk{req: agent.ApprovalRequest{Tool: "write_file", Subject: "parse.go", Preview: preview.String()},
+		reply: make(chan agent.Decision, 1)})
 	events(m, evs...)
 	for b.Loop() {
 		m.Update(frameMsg{})

@@ -1,0 +1,266 @@
+package agent
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/ollama/ollama/api"
+)
+
+// StopReason says why a run ended.
+type StopReason string
+
+const (
+	StopDone        StopReason = "done"           // the model answered without calling tools
+	StopMaxTurns    StopReason = "max_turns"      // the turn limit was reached
+	StopToolBudget  StopReason = "tool_budget"    // the tool-call budget was used up
+	StopTimeout     StopReason = "timeout"        // the wall-clock limit was reached
+	StopRepetition  StopReason = "repetition"     // the model kept making the same call
+	StopEmpty       StopReason = "empty_response" // the model gave empty replies
+	StopInterrupted StopReason = "interrupted"    // the user cancelled
+	StopPlanned     StopReason = "planned"        // plan mode proposed a plan, kept for the user to review
+	StopError       StopReason = "error"          // a failure; see the error
+)
+
+// Limit reports whether the run was stopped by one of its limits.
+func (r StopReason) Limit() bool {
+	return r == StopMaxTurns || r == StopToolBudget || r == StopTimeout || r == StopRepetition
+}
+
+// Result is how a run ended.
+type Result struct {
+	Text       string // the last reply's text: the answer when StopReason is done
+	StopReason StopReason
+	Turns      int
+	ToolCalls  int
+	Usage      Usage
+	Duration   time.Duration
+	Model      string
+	SessionID  string
+	Recoveries Recoveries
+	// Repeated is the call the model repeated, with StopRepetition.
+	Repeated string
+	// Mode is the session's mode when the run ended.
+	Mode string
+	// Plan is the plan proposed, with StopPlanned; otherwise the plan
+	// build mode follows, its checklist as the run left it; nil for none.
+	Plan *Plan
+}
+
+// Usage counts tokens over a run, as Ollama reported them.
+type Usage struct {
+	PromptTokens     int // sum of prompt_eval_count
+	CompletionTokens int // sum of eval_count
+}
+
+var errTimeout = errors.New("the time limit for this request was reached")
+
+// run is the state of one Run.
+type run struct {
+	s           *Session
+	ctx         context.Context
+	emit        func(Event)
+	start       time.Time
+	res         Result
+	budgetSpent bool
+	repeats     *repetitions
+	nudged      bool        // an empty reply got its nudge
+	mu          sync.Mutex  // guards res while calls finish concurrently
+	runID       int64       // the run's record in the store
+	storeErr    atomic.Bool // the store failed; it is not written again (calls finish concurrently)
+	recompacted bool        // an overflow was met with a harder compaction
+	change      *modeChange // a transition of this turn, applied when it ends
+	planned     *Plan       // a plan kept for the user: the run ends with it
+}
+
+// Run sends prompt as the user's next message and runs the loop until the
+// model answers without calling tools, a limit stops it, ctx is cancelled,
+// or something fails. The error is non-nil only with StopError. emit
+// receives every event, from one goroutine at a time.
+func (s *Session) Run(ctx context.Context, prompt string, emit func(Event)) (Result, error) {
+	if _, err := s.Prepare(ctx); err != nil {
+		return Result{StopReason: StopError, SessionID: s.id}, err
+	}
+	lim := s.opts.Config.Limits
+	if lim.Timeout.Duration > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeoutCause(ctx, lim.Timeout.Duration, errTimeout)
+		defer cancel()
+	}
+	var mu sync.Mutex
+	r := &run{s: s, ctx: ctx, start: s.opts.Now(), emit: func(e Event) {
+		mu.Lock()
+		defer mu.Unlock()
+		emit(e)
+	}, repeats: newRepetitions(lim.RepeatWarn, lim.RepeatStop)}
+	r.res = Result{Model: s.model.Name, SessionID: s.id}
+	r.begin(prompt)
+	r.record(api.Message{Role: "user", Content: prompt})
+
+	err := r.loop(lim.MaxTurns)
+	r.res.Duration = s.opts.Now().Sub(r.start)
+	if err != nil {
+		r.res.StopReason = StopError
+	}
+	r.res.Mode, r.res.Plan = s.mode.Name(), s.plan().Clone()
+	if r.planned != nil {
+		r.res.Plan = r.planned.Clone()
+	}
+	r.end(err)
+	rec := r.res.Recoveries
+	s.opts.Log.Debug().Int("turns", r.res.Turns).Int("tool_calls", r.res.ToolCalls).
+		Str("stop_reason", string(r.res.StopReason)).Dur("duration_ms", r.res.Duration).
+		Int("prompt_tokens", r.res.Usage.PromptTokens).Int("completion_tokens", r.res.Usage.CompletionTokens).
+		Int("text_calls", rec.TextCalls).Int("tool_names", rec.ToolNames).Int("argument_repairs", rec.ArgumentRepairs).
+		Int("think_leaks", rec.ThinkLeaks).Int("repetition_warnings", rec.RepetitionWarnings).
+		Int("empty_nudges", rec.EmptyNudges).Msg("run finished")
+	return r.res, err
+}
+
+// loop runs turns until one of them ends the run, and sets the stop reason.
+func (r *run) loop(maxTurns int) error {
+	for {
+		if r.res.Turns == maxTurns {
+			r.res.StopReason = StopMaxTurns
+			return nil
+		}
+		r.res.Turns++
+		more, err := r.turn(r.res.Turns)
+		switch {
+		case r.ctx.Err() != nil && (err != nil || more):
+			// Cancelled while streaming or running tools; a cancel that
+			// lands after the final answer arrived changes nothing.
+			r.res.StopReason = r.cancelReason()
+			return nil
+		case err != nil:
+			return err
+		case r.budgetSpent:
+			r.res.StopReason = StopToolBudget
+			return nil
+		case r.repeats.stop != "":
+			r.res.StopReason, r.res.Repeated = StopRepetition, r.repeats.stop
+			return nil
+		case r.res.StopReason == StopEmpty || r.res.StopReason == StopInterrupted:
+			return nil
+		case r.planned != nil:
+			r.res.StopReason = StopPlanned
+			return nil
+		case !more:
+			r.res.StopReason = StopDone
+			return nil
+		}
+	}
+}
+
+// cancelReason tells a timeout from an interruption by the user.
+func (r *run) cancelReason() StopReason {
+	if errors.Is(context.Cause(r.ctx), errTimeout) {
+		return StopTimeout
+	}
+	return StopInterrupted
+}
+
+// turn is one model call and the calls it asks for. It reports whether the
+// model wants another turn (it called tools, or was nudged).
+func (r *run) turn(n int) (more bool, err error) {
+	s := r.s
+	if err := r.maybeCompact(); err != nil {
+		return false, err
+	}
+	sent := len(s.view())
+	r.emit(TurnStarted{Turn: n, Messages: sent})
+	start := s.opts.Now()
+	rep, err := s.stream(r.ctx, n, r.emit)
+	if errors.Is(err, ErrContextOverflow) && !r.recompacted {
+		// The estimate was short: summarize harder, and try once more.
+		r.recompacted = true
+		if cerr := r.compact(s.keepRecent(2), true); cerr != nil {
+			return false, cerr
+		}
+		rep, err = s.stream(r.ctx, n, r.emit)
+	}
+	if err == nil {
+		r.repair(n, rep)
+	}
+	if rep.done || !rep.empty() {
+		// A completed reply is recorded even when empty, so that user and
+		// assistant messages keep alternating as chat templates expect.
+		r.record(rep.message())
+		s.counted(rep.metrics)
+	}
+	r.res.Text = rep.content.String()
+	r.res.Usage.PromptTokens += rep.metrics.PromptEvalCount
+	r.res.Usage.CompletionTokens += rep.metrics.EvalCount
+	if err != nil {
+		return false, err
+	}
+	if rep.doneReason == "length" {
+		r.emit(Warning{Text: "the reply was cut off at the output limit (options.num_predict)"})
+	}
+	_, planning := s.mode.(PlanMode)
+	switch {
+	case strings.TrimSpace(rep.content.String()) == "" && len(rep.calls) == 0:
+		more = r.emptyReply()
+	case len(rep.calls) == 0 && planning:
+		if more, err = r.planFromReply(n); err != nil {
+			return false, err
+		}
+	default:
+		for _, c := range r.runCalls(n, rep.calls) {
+			s.messages = append(s.messages, c.message())
+		}
+		more = len(rep.calls) > 0
+	}
+	if ch := r.change; ch != nil {
+		r.change = nil
+		if err := r.applyChange(ch); err != nil {
+			return false, err
+		}
+		more = true
+	}
+	r.emit(TurnFinished{Turn: n, PromptTokens: rep.metrics.PromptEvalCount, CompletionTokens: rep.metrics.EvalCount,
+		Duration: s.opts.Now().Sub(start), EvalDuration: rep.metrics.EvalDuration, DoneReason: rep.doneReason, ToolCalls: len(rep.calls)})
+	r.logTurn(n, sent, rep, s.opts.Now().Sub(start))
+	return more, nil
+}
+
+// repair fixes a complete reply before it enters the history: loosely
+// written tool names, tool calls written as text, thinking left in the
+// content.
+func (r *run) repair(n int, rep *reply) {
+	r.resolveNames(rep.calls)
+	r.recoverTextCalls(n, rep)
+	if rep.thinkLeak {
+		r.res.Recoveries.ThinkLeaks++
+		r.s.opts.Log.Debug().Int("turn", n).Msg("moved <think> text out of the answer")
+	}
+}
+
+// emptyReply answers a reply with neither text nor calls: the first time
+// with a nudge and another turn, the second time by stopping the run.
+func (r *run) emptyReply() (more bool) {
+	if r.nudged {
+		r.res.StopReason = StopEmpty
+		return false
+	}
+	r.nudged = true
+	r.res.Recoveries.EmptyNudges++
+	r.record(api.Message{Role: "user", Content: nudge})
+	r.s.opts.Log.Debug().Msg("empty reply: nudged")
+	return true
+}
+
+func (r *run) logTurn(n, sent int, rep *reply, d time.Duration) {
+	ev := r.s.opts.Log.Debug().Int("turn", n).Int("messages", sent).
+		Int("prompt_tokens", rep.metrics.PromptEvalCount).Int("completion_tokens", rep.metrics.EvalCount).
+		Int("tool_calls", len(rep.calls)).Dur("duration_ms", d).Str("done_reason", rep.doneReason)
+	if e := rep.metrics.EvalDuration; e > 0 {
+		ev = ev.Str("tokens_per_s", fmt.Sprintf("%.1f", float64(rep.metrics.EvalCount)/e.Seconds()))
+	}
+	ev.Msg("turn")
+}

@@ -1,0 +1,163 @@
+package agent
+
+import (
+	"context"
+	"errors"
+	"slices"
+	"sort"
+	"strings"
+	"sync"
+)
+
+// memStore is an in-memory Store for the agent's tests; the SQLite
+// one is tested in package store and end to end.
+type memStore struct {
+	mu          sync.Mutex
+	sessions    map[string]*SessionRecord
+	messages    map[string]map[int]StoredMessage
+	compactions map[string][]Compaction
+	modes       map[string]map[int]ModeRecord
+	runs        []memRun
+	fail        error // every write returns it when set
+	failTools   error // saving a tool result returns it when set
+}
+
+type memRun struct {
+	RunRecord
+	end *RunEnd
+}
+
+func newMemStore() *memStore {
+	return &memStore{sessions: map[string]*SessionRecord{}, messages: map[string]map[int]StoredMessage{},
+		compactions: map[string][]Compaction{}, modes: map[string]map[int]ModeRecord{}}
+}
+
+func (m *memStore) CreateSession(_ context.Context, s SessionRecord) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.fail != nil {
+		return m.fail
+	}
+	m.sessions[s.ID] = &s
+	m.messages[s.ID] = map[int]StoredMessage{}
+	return nil
+}
+
+func (m *memStore) SetTitle(_ context.Context, id, title string) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.sessions[id].Title = title
+	return nil
+}
+
+func (m *memStore) SaveMessage(_ context.Context, id string, msg StoredMessage) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.fail != nil {
+		return m.fail
+	}
+	if m.failTools != nil && msg.Message.Role == "tool" {
+		return m.failTools
+	}
+	m.messages[id][msg.Seq] = msg
+	return nil
+}
+
+func (m *memStore) SaveCompaction(_ context.Context, id string, c Compaction) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.compactions[id] = append(m.compactions[id], c)
+	return nil
+}
+
+func (m *memStore) SaveMode(_ context.Context, id string, rec ModeRecord) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.fail != nil {
+		return m.fail
+	}
+	if _, ok := m.sessions[id]; !ok {
+		return ErrSessionNotFound
+	}
+	if m.modes[id] == nil {
+		m.modes[id] = map[int]ModeRecord{}
+	}
+	rec.Plan = rec.Plan.Clone() // as a database would keep it
+	m.modes[id][rec.Seq] = rec
+	return nil
+}
+
+func (m *memStore) StartRun(_ context.Context, r RunRecord) (int64, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.runs = append(m.runs, memRun{RunRecord: r})
+	return int64(len(m.runs)), nil
+}
+
+func (m *memStore) FinishRun(_ context.Context, id int64, end RunEnd) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.runs[id-1].end = &end
+	return nil
+}
+
+func (m *memStore) LoadSession(_ context.Context, id string) (SavedSession, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	rec, ok := m.sessions[id]
+	if !ok {
+		return SavedSession{}, ErrSessionNotFound
+	}
+	saved := SavedSession{SessionRecord: *rec}
+	for _, msg := range m.messages[id] {
+		saved.Messages = append(saved.Messages, msg)
+	}
+	sort.Slice(saved.Messages, func(i, j int) bool { return saved.Messages[i].Seq < saved.Messages[j].Seq })
+	if cs := m.compactions[id]; len(cs) > 0 {
+		saved.Compaction = &cs[len(cs)-1]
+	}
+	for _, rec := range m.modes[id] {
+		rec.Plan = rec.Plan.Clone()
+		saved.Modes = append(saved.Modes, rec)
+	}
+	slices.SortFunc(saved.Modes, func(a, b ModeRecord) int { return a.Seq - b.Seq })
+	return saved, nil
+}
+
+func (m *memStore) FindSession(_ context.Context, prefix string) (string, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	var found []string
+	for id := range m.sessions {
+		if strings.HasPrefix(id, prefix) {
+			found = append(found, id)
+		}
+	}
+	switch len(found) {
+	case 0:
+		return "", ErrSessionNotFound
+	case 1:
+		return found[0], nil
+	}
+	return "", ErrAmbiguousID
+}
+
+func (m *memStore) LatestSession(context.Context, string) (string, error) {
+	return "", errors.New("not used")
+}
+
+func (m *memStore) ListSessions(context.Context, string) ([]SessionSummary, error) {
+	return nil, errors.New("not used")
+}
+
+// history returns a session's stored messages in seq order.
+func (m *memStore) history(id string) []StoredMessage {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	var out []StoredMessage
+	for _, msg := range m.messages[id] {
+		out = append(out, msg)
+	}
+	slices.SortFunc(out, func(a, b StoredMessage) int { return a.Seq - b.Seq })
+	return out
+}

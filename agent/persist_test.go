@@ -1,0 +1,211 @@
+package agent
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/ollama/ollama/api"
+
+	"lathe/internal/ollamatest"
+	"lathe/tools"
+)
+
+func withStore(st Store) envOption {
+	return func(o *Options) { o.Store, o.Dir = st, "/home/dev/proj" }
+}
+
+func TestMessagesAndRunsAreSaved(t *testing.T) {
+	st := newMemStore()
+	e := newEnv(t, nil, withStore(st))
+	e.srv.Script(
+		ollamatest.Reply{Content: "Reading.", ToolCalls: []ollamatest.ToolCall{call("read", `{"path":"a"}`), call("write", `{"path":"b"}`)}},
+		ollamatest.Reply{Content: "Done."},
+	)
+	res, err := e.run(t.Context(), "change b\nwith some detail on a second line")
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec := st.sessions[e.session.ID()]
+	if rec == nil || rec.Title != "change b" || rec.Dir != "/home/dev/proj" || rec.Model != "qwen3:8b" {
+		t.Fatalf("session record = %+v", rec)
+	}
+	// What is stored is what the next request would send, after the system prompt.
+	stored := st.history(e.session.ID())
+	want := e.session.Messages()[1:]
+	if len(stored) != len(want) {
+		t.Fatalf("%d messages stored, history has %d", len(stored), len(want))
+	}
+	for i, m := range stored {
+		got, _ := json.Marshal(m.Message)
+		exp, _ := json.Marshal(want[i])
+		if m.Seq != i || string(got) != string(exp) {
+			t.Errorf("message %d: stored %s (seq %d), history %s", i, got, m.Seq, exp)
+		}
+	}
+	if meta := stored[3].Tool; meta == nil || meta.Subject != "b" || meta.Outcome != OutcomeOK {
+		t.Errorf("tool meta = %+v", meta)
+	}
+	if len(st.runs) != 1 || st.runs[0].end == nil || st.runs[0].end.StopReason != StopDone || st.runs[0].end.Turns != 2 ||
+		st.runs[0].end.Usage != res.Usage || st.runs[0].Options["num_ctx"] != 32768 {
+		t.Errorf("run = %+v, end = %+v", st.runs[0], st.runs[0].end)
+	}
+}
+
+func TestStoreFailureIsToldAndTheRunGoesOn(t *testing.T) {
+	st := newMemStore()
+	st.fail = errors.New("disk full")
+	e := newEnv(t, nil, withStore(st))
+	e.srv.Script(ollamatest.Reply{Content: "ok"})
+	res, err := e.run(t.Context(), "hi")
+	if err != nil || res.StopReason != StopDone {
+		t.Fatalf("res = %+v, err = %v", res, err)
+	}
+	var warnings []string
+	for _, ev := range e.events {
+		if w, ok := ev.(Warning); ok {
+			warnings = append(warnings, w.Text)
+		}
+	}
+	if len(warnings) != 1 || !strings.Contains(warnings[0], "disk full") {
+		t.Errorf("warnings = %q, want one about the store", warnings)
+	}
+}
+
+// TestStoreFailingUnderConcurrentCallsIsToldOnce: read-only calls finish
+// together, each saving its result; when the store fails under them, the
+// user is told once (and, under -race, without a data race).
+func TestStoreFailingUnderConcurrentCallsIsToldOnce(t *testing.T) {
+	st := newMemStore()
+	st.failTools = errors.New("disk full")
+	e := newEnv(t, nil, withStore(st))
+	var calls []ollamatest.ToolCall
+	for _, p := range []string{"a", "b", "c", "d"} {
+		calls = append(calls, call("read", `{"path":"`+p+`"}`))
+	}
+	e.srv.Script(ollamatest.Reply{ToolCalls: calls}, ollamatest.Reply{Content: "ok"})
+	if _, err := e.run(t.Context(), "read them"); err != nil {
+		t.Fatal(err)
+	}
+	if warn := eventsOf[Warning](e.events); len(warn) != 1 || !strings.Contains(warn[0].Text, "disk full") {
+		t.Errorf("warnings %+v, want one about the store", warn)
+	}
+	if got := st.history(e.session.ID()); len(got) != 2 {
+		t.Errorf("%d messages saved, want the prompt and the reply before the failure", len(got))
+	}
+}
+
+func TestRestoreMendsWhatADeadProcessLeft(t *testing.T) {
+	args := api.NewToolCallFunctionArguments()
+	args.Set("path", "a")
+	calls := []api.ToolCall{
+		{ID: "call_1", Function: api.ToolCallFunction{Name: "read", Arguments: args}},
+		{ID: "call_2", Function: api.ToolCallFunction{Name: "read", Arguments: args}},
+		{ID: "call_3", Function: api.ToolCallFunction{Name: "write", Arguments: args}},
+	}
+	saved := SavedSession{SessionRecord: SessionRecord{ID: "abcdef0123456789", Title: "t"}, Messages: []StoredMessage{
+		{Seq: 0, Message: api.Message{Role: "user", Content: "first"}},
+		{Seq: 1, Message: api.Message{Role: "assistant", ToolCalls: calls}},
+		{Seq: 3, Message: api.Message{Role: "tool", Content: "second result", ToolName: "read", ToolCallID: "call_2"}},
+	}}
+	st := newMemStore()
+	e := newEnv(t, nil, withStore(st))
+	if _, err := e.session.Prepare(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	st.sessions[saved.ID] = &saved.SessionRecord
+	st.messages[saved.ID] = map[int]StoredMessage{}
+	if err := e.session.Restore(t.Context(), saved); err != nil {
+		t.Fatal(err)
+	}
+	msgs := e.session.Messages()[1:]
+	var shape []string
+	for _, m := range msgs {
+		shape = append(shape, m.Role+":"+m.ToolCallID)
+	}
+	want := "user: assistant: tool:call_1 tool:call_2 tool:call_3"
+	if strings.Join(shape, " ") != want || msgs[2].Content != interruptedResult || msgs[3].Content != "second result" {
+		t.Fatalf("restored history %v, want %s with the missing results filled", shape, want)
+	}
+	if got := st.history(saved.ID); len(got) != 2 || got[0].Seq != 2 || got[1].Seq != 4 {
+		t.Errorf("mended messages saved: %+v", got)
+	}
+	e.srv.Script(ollamatest.Reply{Content: "Continuing."})
+	if _, err := e.run(t.Context(), "go on"); err != nil {
+		t.Fatal(err)
+	}
+	if req := e.srv.ChatRequests()[0]; len(req.Messages) != 7 || req.Messages[6].Content != "go on" {
+		t.Errorf("the request after restoring has %d messages", len(req.Messages))
+	}
+	if e.session.ID() != saved.ID {
+		t.Errorf("the restored session got a new id")
+	}
+}
+
+func TestRestoreAnswersAPromptLeftWithoutReply(t *testing.T) {
+	msgs, added := mend([]StoredMessage{{Seq: 0, Message: api.Message{Role: "user", Content: "hello"}}})
+	if len(msgs) != 2 || msgs[1].Role != "assistant" || len(added) != 1 || added[0].Seq != 1 {
+		t.Errorf("mend = %+v, added %+v", msgs, added)
+	}
+	msgs, _ = mend([]StoredMessage{{Seq: 0, Message: api.Message{Role: "user"}}, {Seq: 2, Message: api.Message{Role: "user"}}})
+	if len(msgs) != 2 {
+		t.Errorf("a gap outside tool results: history %+v, want it to stop at the gap", msgs)
+	}
+}
+
+// bigRead is a read tool whose every result is about size bytes.
+func bigRead(size int) *probe {
+	return &probe{name: "read", readOnly: true, fn: func(_ context.Context, args map[string]any) (tools.Result, error) {
+		path, _ := args["path"].(string)
+		return tools.Result{Content: path + ": " + strings.Repeat("data ", size/5)}, nil
+	}}
+}
+
+func TestLargeResultsAreCutToTheirShare(t *testing.T) {
+	reader := bigRead(100 << 10)
+	e := newEnv(t, []ollamatest.Option{ollamatest.WithModels(ollamatest.Model{Name: "qwen3:8b", ContextLength: 4096})},
+		withTools(reader))
+	reader.log = e.log
+	e.srv.Script(ollamatest.Reply{ToolCalls: []ollamatest.ToolCall{call("read", `{"path":"big.log"}`)}}, ollamatest.Reply{Content: "ok"})
+	if _, err := e.run(t.Context(), "read it"); err != nil {
+		t.Fatal(err)
+	}
+	got := lastToolResults(t, e.srv)[0].Content
+	if len(got) > 4096+400 || !strings.Contains(got, "cut to fit the context window: it had 102") || !strings.Contains(got, "offset and limit") {
+		t.Errorf("result of %d bytes: %q…", len(got), got[len(got)-200:])
+	}
+}
+
+// TestTitlerAsksASideRequest: the title request is the conversation plus
+// one instruction, without thinking, with the session's options and a
+// small output cap; the whole reply is the title (a tail that looked like
+// the start of a tag included), and it is stored.
+func TestTitlerAsksASideRequest(t *testing.T) {
+	st := newMemStore()
+	e := newEnv(t, nil, withStore(st))
+	e.srv.Script(ollamatest.Reply{Content: "Done."}, ollamatest.Reply{Content: "Compare a <"})
+	if _, err := e.run(t.Context(), "compare them"); err != nil {
+		t.Fatal(err)
+	}
+	titler := e.session.Titler()
+	if titler == nil {
+		t.Fatal("no titler after an answer")
+	}
+	title, err := titler(t.Context())
+	if err != nil || title != "Compare a <" {
+		t.Fatalf("title %q, %v", title, err)
+	}
+	reqs := e.srv.ChatRequests()
+	req := reqs[1]
+	if req.Think == nil || req.Think.Value != false || req.Options["num_predict"] != float64(24) || req.Options["num_ctx"] != float64(32768) {
+		t.Errorf("think %+v, options %v", req.Think, req.Options)
+	}
+	if !extendsFrom(reqs[0], req, 0) || len(req.Messages) != len(e.session.Messages())+1 {
+		t.Errorf("the title request is not the conversation plus the instruction: %d messages", len(req.Messages))
+	}
+	if st.sessions[e.session.ID()].Title != "Compare a <" {
+		t.Errorf("stored title %q", st.sessions[e.session.ID()].Title)
+	}
+}

@@ -1,0 +1,229 @@
+package agent
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"strings"
+	"testing"
+
+	"github.com/ollama/ollama/api"
+	"github.com/rs/zerolog"
+
+	"lathe/config"
+	"lathe/internal/ollamatest"
+	"lathe/tools"
+)
+
+// wireRequest is a chat request body with its parts kept as raw bytes.
+type wireRequest struct {
+	Model     string            `json:"model"`
+	Messages  []json.RawMessage `json:"messages"`
+	Tools     json.RawMessage   `json:"tools"`
+	Options   json.RawMessage   `json:"options"`
+	Stream    *bool             `json:"stream"`
+	Truncate  *bool             `json:"truncate"`
+	KeepAlive json.RawMessage   `json:"keep_alive"`
+}
+
+func chatBodies(t *testing.T, srv *ollamatest.Server) []wireRequest {
+	t.Helper()
+	var out []wireRequest
+	for _, r := range srv.Requests() {
+		if r.Path != "/api/chat" {
+			continue
+		}
+		var w wireRequest
+		if err := json.Unmarshal(r.Body, &w); err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, w)
+	}
+	return out
+}
+
+func TestRequestsAreAppendOnlyAndByteStable(t *testing.T) {
+	e := newEnv(t, nil)
+	e.srv.Script(
+		ollamatest.Reply{Thinking: "plan", ToolCalls: []ollamatest.ToolCall{call("read", `{"path":"b","z":1,"a":2}`)}},
+		ollamatest.Reply{Content: "step", ToolCalls: []ollamatest.ToolCall{call("write", `{"path":"c"}`), call("read", `{"path":"d"}`)}},
+		ollamatest.Reply{Content: "first answer"},
+		ollamatest.Reply{Content: "second answer"},
+	)
+	if _, err := e.run(t.Context(), "one"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.run(t.Context(), "two"); err != nil {
+		t.Fatal(err)
+	}
+	reqs := chatBodies(t, e.srv)
+	if len(reqs) != 4 {
+		t.Fatalf("%d requests, want 4", len(reqs))
+	}
+	for i, r := range reqs {
+		if r.Stream == nil || !*r.Stream || r.Truncate == nil || *r.Truncate {
+			t.Errorf("request %d: stream=%v truncate=%v, want stream true and truncate false", i, r.Stream, r.Truncate)
+		}
+		if !bytes.Contains(r.Options, []byte(`"num_ctx":32768`)) {
+			t.Errorf("request %d options = %s, want num_ctx", i, r.Options)
+		}
+		if i == 0 {
+			continue
+		}
+		prev := reqs[i-1]
+		if !bytes.Equal(r.Tools, prev.Tools) || !bytes.Equal(r.Options, prev.Options) || !bytes.Equal(r.KeepAlive, prev.KeepAlive) || r.Model != prev.Model {
+			t.Errorf("request %d: tools, options, keep_alive or model changed between turns", i)
+		}
+		if len(r.Messages) <= len(prev.Messages) {
+			t.Fatalf("request %d has %d messages, not more than %d", i, len(r.Messages), len(prev.Messages))
+		}
+		for j, m := range prev.Messages {
+			if !bytes.Equal(m, r.Messages[j]) {
+				t.Errorf("request %d message %d changed:\n was %s\n now %s", i, j, m, r.Messages[j])
+			}
+		}
+	}
+	if !bytes.Contains(reqs[1].Messages[2], []byte(`"arguments":{"path":"b","z":1,"a":2}`)) {
+		t.Errorf("arguments not sent back in the model's key order: %s", reqs[1].Messages[2])
+	}
+}
+
+func TestPrepare(t *testing.T) {
+	qwen := ollamatest.Model{Name: "qwen3:8b", Capabilities: []string{"completion", "tools", "thinking"}, ContextLength: 40960}
+	tests := []struct {
+		name       string
+		models     []ollamatest.Model
+		configured string
+		numCtx     int
+		wantModel  string
+		wantNumCtx int
+		wantErr    error
+		wantMsg    string
+	}{
+		{"configured model", []ollamatest.Model{qwen}, "qwen3:8b", 0, "qwen3:8b", 32768, nil, ""},
+		{"trained context caps num_ctx", []ollamatest.Model{{Name: "small:1b", ContextLength: 8192}}, "small:1b", 0, "small:1b", 8192, nil, ""},
+		{"configured num_ctx below trained", []ollamatest.Model{qwen}, "qwen3:8b", 16384, "qwen3:8b", 16384, nil, ""},
+		{"server without capabilities gets the benefit of the doubt",
+			[]ollamatest.Model{{Name: "llama3.1:8b", LegacyShow: true, ContextLength: 131072}}, "llama3.1:8b", 0, "llama3.1:8b", 32768, nil, ""},
+		{"no tools capability", []ollamatest.Model{{Name: "gemma3:1b", Capabilities: []string{"completion", "vision"}}}, "gemma3:1b", 0, "", 0,
+			ErrNoToolSupport, `model "gemma3:1b" does not support tool calling`},
+		{"embedding model", []ollamatest.Model{{Name: "nomic-embed-text", Capabilities: []string{"embedding"}}}, "nomic-embed-text", 0, "", 0,
+			ErrNoToolSupport, "cannot chat"},
+		{"not installed", []ollamatest.Model{qwen}, "llama3.2:3b", 0, "", 0,
+			ErrModelNotFound, `model "llama3.2:3b" is not installed: run "ollama pull llama3.2:3b"`},
+		{"chosen: first with tools", []ollamatest.Model{
+			{Name: "nomic-embed-text", Capabilities: []string{"embedding"}},
+			{Name: "gemma3:1b", Capabilities: []string{"completion"}},
+			qwen, {Name: "mistral:7b"}}, "", 0, "qwen3:8b", 32768, nil, ""},
+		{"none with tools", []ollamatest.Model{{Name: "gemma3:1b", Capabilities: []string{"completion"}}}, "", 0, "", 0,
+			ErrNoModel, `none of the installed models (gemma3:1b) supports tool calling: run "ollama pull qwen3:8b"`},
+		{"nothing installed", []ollamatest.Model{}, "", 0, "", 0, ErrNoModel, `no model is installed`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			e := newEnv(t, []ollamatest.Option{ollamatest.WithModels(tt.models...)}, func(o *Options) {
+				o.Config.Model = tt.configured
+				if tt.numCtx != 0 {
+					o.Config.Options.NumCtx = tt.numCtx
+				}
+			})
+			info, err := e.session.Prepare(t.Context())
+			if tt.wantErr != nil {
+				if !errors.Is(err, tt.wantErr) || !strings.Contains(err.Error(), tt.wantMsg) {
+					t.Fatalf("err = %v, want %v with %q", err, tt.wantErr, tt.wantMsg)
+				}
+				if _, runErr := e.run(t.Context(), "hi"); runErr == nil {
+					t.Error("Run went ahead after Prepare failed")
+				}
+				if n := len(e.srv.ChatRequests()); n != 0 {
+					t.Errorf("%d chat requests sent for an unusable model", n)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if info.Name != tt.wantModel || info.NumCtx != tt.wantNumCtx {
+				t.Errorf("model %q num_ctx %d, want %q %d", info.Name, info.NumCtx, tt.wantModel, tt.wantNumCtx)
+			}
+		})
+	}
+}
+
+func TestShowIsAskedOncePerSession(t *testing.T) {
+	e := newEnv(t, nil)
+	e.srv.Script(ollamatest.Reply{Content: "a"}, ollamatest.Reply{Content: "b"})
+	for _, p := range []string{"one", "two"} {
+		if _, err := e.run(t.Context(), p); err != nil {
+			t.Fatal(err)
+		}
+	}
+	shows := 0
+	for _, r := range e.srv.Requests() {
+		if r.Path == "/api/show" {
+			shows++
+		}
+	}
+	if shows != 1 {
+		t.Errorf("/api/show asked %d times, want once", shows)
+	}
+}
+
+func TestUnreachableServer(t *testing.T) {
+	dead := httptest.NewServer(http.NotFoundHandler())
+	base, _ := url.Parse(dead.URL)
+	dead.Close()
+	cfg := config.Defaults()
+	cfg.Model = "qwen3:8b"
+	s := New(Options{Client: api.NewClient(base, &http.Client{}), Tools: tools.NewRegistry(), Approver: allow{},
+		Log: zerolog.Nop(), Config: cfg, BaseURL: dead.URL})
+	_, err := s.Run(t.Context(), "hi", func(Event) {})
+	if !errors.Is(err, ErrUnreachable) {
+		t.Fatalf("err = %v, want ErrUnreachable", err)
+	}
+	want := "cannot reach Ollama at " + dead.URL + `: is "ollama serve" running?`
+	if !strings.HasPrefix(err.Error(), want) {
+		t.Errorf("message %q, want it to start with %q", err, want)
+	}
+}
+
+func TestNotOllama(t *testing.T) {
+	other := httptest.NewServer(http.NotFoundHandler())
+	defer other.Close()
+	base, _ := url.Parse(other.URL)
+	cfg := config.Defaults()
+	cfg.Model = "qwen3:8b"
+	s := New(Options{Client: api.NewClient(base, &http.Client{}), Tools: tools.NewRegistry(), Approver: allow{},
+		Log: zerolog.Nop(), Config: cfg, BaseURL: other.URL})
+	_, err := s.Prepare(t.Context())
+	if !errors.Is(err, ErrServer) || !strings.Contains(err.Error(), "does not look like Ollama") {
+		t.Errorf("err = %v, want a message that the server is not Ollama", err)
+	}
+}
+
+func TestCommandHasPrefix(t *testing.T) {
+	tests := []struct {
+		cmd, prefix string
+		want        bool
+	}{
+		{"go test ./...", "go test", true},
+		{"go test", "go test", true},
+		{"go testify", "go test", false},
+		{"go test ./... ; rm -rf ~", "go test", false},
+		{"go test && curl evil", "go test", false},
+		{"go test | sh", "go test", false},
+		{"go test > /etc/passwd", "go test", false},
+		{"go test $(rm -rf ~)", "go test", false},
+		{"go test `id`", "go test", false},
+		{"go test\nrm -rf ~", "go test", false},
+		{"rm -rf ~", "", false},
+	}
+	for _, tt := range tests {
+		if got := commandHasPrefix(tt.cmd, tt.prefix); got != tt.want {
+			t.Errorf("commandHasPrefix(%q, %q) = %v, want %v", tt.cmd, tt.prefix, got, tt.want)
+		}
+	}
+}

@@ -1,0 +1,142 @@
+package sqlite
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/ollama/ollama/api"
+
+	"lathe/agent"
+)
+
+// words make text that looks like source code and prose.
+var words = strings.Fields(`func return if err != nil { } := the session message tool call result
+	context ctx string int error fmt.Errorf for range package import struct type var const
+	model reply run store file path line test want got and of to a in is that it`)
+
+// text is about n bytes of lines of words.
+func text(r *rand.Rand, n int) string {
+	var b strings.Builder
+	for b.Len() < n {
+		for range 4 + r.IntN(8) {
+			b.WriteString(words[r.IntN(len(words))])
+			b.WriteByte(' ')
+		}
+		b.WriteString("\n\t")
+	}
+	return b.String()
+}
+
+// realisticHistory is n messages as a coding session makes them: a
+// prompt, then turns of an assistant thinking and calling one to three
+// tools, each answered by a result of 1-6 KB, until a final answer.
+func realisticHistory(n int) []agent.StoredMessage {
+	r := rand.New(rand.NewPCG(1, 2))
+	var out []agent.StoredMessage
+	add := func(m api.Message, meta *agent.ToolMeta) {
+		out = append(out, agent.StoredMessage{Seq: len(out), Message: m, Tool: meta, Created: day.Add(time.Duration(len(out)) * time.Second)})
+	}
+	for len(out) < n {
+		add(api.Message{Role: "user", Content: text(r, 100+r.IntN(400))}, nil)
+		for turn := 0; turn < 1+r.IntN(6) && len(out) < n; turn++ {
+			calls := realisticCalls(r, 1+r.IntN(3))
+			add(api.Message{Role: "assistant", Thinking: text(r, 200+r.IntN(800)), Content: text(r, r.IntN(200)), ToolCalls: calls}, nil)
+			for _, c := range calls {
+				meta := &agent.ToolMeta{Subject: "orchestrator/loop.go", Outcome: agent.OutcomeOK, Summary: "120 lines", Duration: 40 * time.Millisecond}
+				add(api.Message{Role: "tool", Content: text(r, 1000+r.IntN(5000)), ToolName: c.Function.Name, ToolCallID: c.ID}, meta)
+			}
+		}
+		add(api.Message{Role: "assistant", Thinking: text(r, 300), Content: text(r, 300+r.IntN(1500))}, nil)
+	}
+	return out[:n]
+}
+
+func realisticCalls(r *rand.Rand, n int) []api.ToolCall {
+	calls := make([]api.ToolCall, n)
+	for i := range calls {
+		a := api.NewToolCallFunctionArguments()
+		name := []string{"read_file", "bash", "edit_file"}[r.IntN(3)]
+		a.Set("path", "orchestrator/store/messages.go")
+		if name == "edit_file" {
+			a.Set("old", text(r, 200+r.IntN(600)))
+			a.Set("new", text(r, 200+r.IntN(600)))
+		} else {
+			a.Set("command", text(r, 40))
+		}
+		calls[i] = api.ToolCall{ID: fmt.Sprintf("call_%08x", r.Uint32()), Function: api.ToolCallFunction{Index: i, Name: name, Arguments: a}}
+	}
+	return calls
+}
+
+// writeHistory makes a database at path holding one session of msgs and
+// returns its size after a checkpoint.
+func writeHistory(b *testing.B, path string, msgs []agent.StoredMessage) int64 {
+	db, err := Open(path)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer db.Close()
+	createSession(b, db, "s1", "/w", day)
+	for _, m := range msgs {
+		if err := db.SaveMessage(b.Context(), "s1", m); err != nil {
+			b.Fatal(err)
+		}
+	}
+	if _, err := db.sql.ExecContext(b.Context(), "PRAGMA wal_checkpoint(TRUNCATE)"); err != nil {
+		b.Fatal(err)
+	}
+	fi, err := os.Stat(path)
+	if err != nil {
+		b.Fatal(err)
+	}
+	return fi.Size()
+}
+
+// BenchmarkResume1000 opens the database and loads a 1,000-message
+// session, as `lathe --continue` does.
+func BenchmarkResume1000(b *testing.B) {
+	const n = 1000
+	path := filepath.Join(b.TempDir(), "lathe.db")
+	msgs := realisticHistory(n)
+	size := writeHistory(b, path, msgs)
+	var content int
+	for _, m := range msgs {
+		content += len(m.Message.Content) + len(m.Message.Thinking) + len(mustJSON(b, m.Message.ToolCalls))
+	}
+	b.ResetTimer()
+	for b.Loop() {
+		db, err := Open(path)
+		if err != nil {
+			b.Fatal(err)
+		}
+		s, err := db.LoadSession(b.Context(), "s1")
+		if err != nil || len(s.Messages) != n {
+			b.Fatalf("%d messages, %v", len(s.Messages), err)
+		}
+		db.Close()
+	}
+	b.ReportMetric(float64(size)/(n/100), "bytes/100msgs")
+	b.ReportMetric(float64(content)/(n/100), "content-bytes/100msgs")
+}
+
+// BenchmarkSaveMessage is the cost of committing one message of a
+// realistic history (a transaction each).
+func BenchmarkSaveMessage(b *testing.B) {
+	db := openTest(b)
+	createSession(b, db, "s1", "/w", day)
+	msgs := realisticHistory(1000)
+	i := 0
+	for b.Loop() {
+		m := msgs[i%len(msgs)]
+		m.Seq = i
+		if err := db.SaveMessage(b.Context(), "s1", m); err != nil {
+			b.Fatal(err)
+		}
+		i++
+	}
+}

@@ -1,0 +1,137 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+
+	"lathe/agent"
+)
+
+// lastRunJoin joins each session s to its last run r (by start time), if any.
+const lastRunJoin = `LEFT JOIN runs r ON r.id = (SELECT id FROM runs
+	WHERE session_id = s.id ORDER BY started_at DESC, id DESC LIMIT 1)`
+
+// LoadSession returns a session as one snapshot: its messages by seq, its
+// latest compaction (by seq), its mode records by seq and its last run.
+func (db *DB) LoadSession(ctx context.Context, id string) (agent.SavedSession, error) {
+	var s agent.SavedSession
+	err := db.read(ctx, func(tx *sql.Tx) error {
+		if err := loadHeader(ctx, tx, id, &s); err != nil {
+			return err
+		}
+		var err error
+		if s.Messages, err = loadMessages(ctx, tx, id); err != nil {
+			return err
+		}
+		if s.Compaction, err = loadCompaction(ctx, tx, id); err != nil {
+			return err
+		}
+		s.Modes, err = loadModes(ctx, tx, id)
+		return err
+	})
+	if err != nil {
+		return agent.SavedSession{}, fmt.Errorf("load session %s: %w", id, err)
+	}
+	return s, nil
+}
+
+// loadHeader reads the session's row and its last run.
+func loadHeader(ctx context.Context, tx *sql.Tx, id string, s *agent.SavedSession) error {
+	h, err := scanSession(tx.QueryRowContext(ctx, `SELECT `+sessionColumns+` FROM sessions s `+lastRunJoin+`
+		WHERE s.id = ?`, id).Scan)
+	if errors.Is(err, sql.ErrNoRows) {
+		return agent.ErrSessionNotFound
+	}
+	if err != nil {
+		return err
+	}
+	s.SessionRecord, s.Updated, s.LastRun = h.SessionRecord, h.Updated, h.LastRun
+	return nil
+}
+
+// sessionColumns are a session's columns, from table s, and its last
+// run's (see lastRunJoin), in the order scanSession reads them.
+const sessionColumns = `s.id, s.title, s.dir, s.model, s.created_at, s.updated_at, ` + runSummaryColumns
+
+// scanSession reads, with a row's Scan, sessionColumns and then the
+// columns of extra. The summary's Messages is left 0.
+func scanSession(scan func(...any) error, extra ...any) (agent.SessionSummary, error) {
+	var (
+		s                agent.SessionSummary
+		created, updated int64
+		run              nullRun
+	)
+	dest := append([]any{&s.ID, &s.Title, &s.Dir, &s.Model, &created, &updated}, run.dest()...)
+	if err := scan(append(dest, extra...)...); err != nil {
+		return s, err
+	}
+	s.Created, s.Updated, s.LastRun = unstamp(created), unstamp(updated), run.summary()
+	return s, nil
+}
+
+func loadMessages(ctx context.Context, tx *sql.Tx, id string) ([]agent.StoredMessage, error) {
+	rows, err := tx.QueryContext(ctx, `SELECT `+messageColumns+` FROM messages
+		WHERE session_id = ? ORDER BY seq`, id)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var msgs []agent.StoredMessage
+	for rows.Next() {
+		m, err := scanMessage(rows)
+		if err != nil {
+			return nil, err
+		}
+		msgs = append(msgs, m)
+	}
+	return msgs, rows.Err()
+}
+
+// loadCompaction is the session's latest compaction, or nil.
+func loadCompaction(ctx context.Context, tx *sql.Tx, id string) (*agent.Compaction, error) {
+	var c agent.Compaction
+	var created int64
+	err := tx.QueryRowContext(ctx, `SELECT seq, summary, created_at FROM compactions
+		WHERE session_id = ? ORDER BY seq DESC LIMIT 1`, id).Scan(&c.Seq, &c.Summary, &created)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	c.Created = unstamp(created)
+	return &c, nil
+}
+
+// ListSessions returns the sessions in dir, most recently updated first,
+// each with its number of messages and its last run: one query.
+func (db *DB) ListSessions(ctx context.Context, dir string) ([]agent.SessionSummary, error) {
+	list, err := db.listSessions(ctx, dir)
+	if err != nil {
+		return nil, fmt.Errorf("list sessions in %s: %w", dir, err)
+	}
+	return list, nil
+}
+
+func (db *DB) listSessions(ctx context.Context, dir string) ([]agent.SessionSummary, error) {
+	rows, err := db.sql.QueryContext(ctx, `SELECT `+sessionColumns+`,
+		(SELECT count(*) FROM messages WHERE session_id = s.id)
+		FROM sessions s `+lastRunJoin+` WHERE s.dir = ? ORDER BY s.updated_at DESC, s.rowid DESC`, dir)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var list []agent.SessionSummary
+	for rows.Next() {
+		var n int
+		s, err := scanSession(rows.Scan, &n)
+		if err != nil {
+			return nil, err
+		}
+		s.Messages = n
+		list = append(list, s)
+	}
+	return list, rows.Err()
+}

@@ -1,0 +1,129 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"fmt"
+	"time"
+
+	"lathe/agent"
+)
+
+// messageColumns are a message's columns but session_id, in the order
+// messageArgs and scanMessage use.
+const messageColumns = `seq, role, content, thinking, tool_calls, tool_name, tool_call_id, images,
+	tool_subject, tool_outcome, tool_summary, tool_duration_ns, created_at`
+
+// SaveMessage commits m at position m.Seq of the session's history,
+// replacing a message already there, and moves the session's updated time
+// to m.Created (now, when zero) unless it is already later: one
+// transaction.
+func (db *DB) SaveMessage(ctx context.Context, sessionID string, m agent.StoredMessage) error {
+	err := db.saveMessage(ctx, sessionID, m)
+	if err != nil {
+		return fmt.Errorf("save message %d of session %s: %w", m.Seq, sessionID, err)
+	}
+	return nil
+}
+
+func (db *DB) saveMessage(ctx context.Context, sessionID string, m agent.StoredMessage) error {
+	at := stamp(m.Created)
+	args, err := messageArgs(m, at)
+	if err != nil {
+		return err
+	}
+	return db.write(ctx, func(tx *sql.Tx) error {
+		res, err := tx.ExecContext(ctx, `UPDATE sessions SET updated_at = max(updated_at, ?) WHERE id = ?`,
+			at, sessionID)
+		if err != nil {
+			return err
+		}
+		if err := mustAffect(res, agent.ErrSessionNotFound); err != nil {
+			return err
+		}
+		_, err = tx.ExecContext(ctx, `INSERT OR REPLACE INTO messages (session_id, `+messageColumns+`)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`, append([]any{sessionID}, args...)...)
+		return err
+	})
+}
+
+// messageArgs are the values of messageColumns for m, created at (as
+// stored). Tool calls and images are kept as the JSON Ollama reads and
+// writes: tool-call arguments are an ordered map, and its JSON keeps
+// their order.
+func messageArgs(m agent.StoredMessage, at int64) ([]any, error) {
+	calls, err := jsonOrNull(len(m.Message.ToolCalls), m.Message.ToolCalls)
+	if err != nil {
+		return nil, fmt.Errorf("encode tool calls: %w", err)
+	}
+	images, err := jsonOrNull(len(m.Message.Images), m.Message.Images)
+	if err != nil {
+		return nil, fmt.Errorf("encode images: %w", err)
+	}
+	msg := m.Message
+	args := []any{m.Seq, msg.Role, msg.Content, msg.Thinking, calls, msg.ToolName, msg.ToolCallID, images}
+	if t := m.Tool; t != nil {
+		return append(args, t.Subject, string(t.Outcome), t.Summary, int64(t.Duration), at), nil
+	}
+	return append(args, nil, nil, nil, nil, at), nil
+}
+
+// jsonOrNull is v as JSON text, or NULL when it has no elements.
+func jsonOrNull(n int, v any) (any, error) {
+	if n == 0 {
+		return nil, nil
+	}
+	b, err := json.Marshal(v)
+	if err != nil {
+		return nil, err
+	}
+	return string(b), nil
+}
+
+// scanMessage reads a row of messageColumns.
+func scanMessage(rows *sql.Rows) (agent.StoredMessage, error) {
+	var (
+		m                        agent.StoredMessage
+		msg                      = &m.Message
+		calls, images            sql.Null[string]
+		subject, outcome, summry sql.Null[string]
+		duration                 sql.Null[int64]
+		created                  int64
+	)
+	err := rows.Scan(&m.Seq, &msg.Role, &msg.Content, &msg.Thinking, &calls, &msg.ToolName, &msg.ToolCallID,
+		&images, &subject, &outcome, &summry, &duration, &created)
+	if err != nil {
+		return m, err
+	}
+	m.Created = unstamp(created)
+	if calls.Valid {
+		if err := json.Unmarshal([]byte(calls.V), &msg.ToolCalls); err != nil {
+			return m, fmt.Errorf("decode tool calls of message %d: %w", m.Seq, err)
+		}
+	}
+	if images.Valid {
+		if err := json.Unmarshal([]byte(images.V), &msg.Images); err != nil {
+			return m, fmt.Errorf("decode images of message %d: %w", m.Seq, err)
+		}
+	}
+	if outcome.Valid {
+		m.Tool = &agent.ToolMeta{Subject: subject.V, Outcome: agent.Outcome(outcome.V),
+			Summary: summry.V, Duration: time.Duration(duration.V)}
+	}
+	return m, nil
+}
+
+// SaveCompaction records that requests now replace the messages before
+// c.Seq with c.Summary, replacing a compaction already at c.Seq.
+func (db *DB) SaveCompaction(ctx context.Context, sessionID string, c agent.Compaction) error {
+	err := db.write(ctx, func(tx *sql.Tx) error {
+		_, err := tx.ExecContext(ctx, `INSERT OR REPLACE INTO compactions (session_id, seq, summary, created_at)
+			VALUES (?, ?, ?, ?)`, sessionID, c.Seq, c.Summary, stamp(c.Created))
+		return sessionMissing(err)
+	})
+	if err != nil {
+		return fmt.Errorf("save compaction at %d of session %s: %w", c.Seq, sessionID, err)
+	}
+	return nil
+}

@@ -1,0 +1,221 @@
+package sqlite
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/ollama/ollama/api"
+
+	"lathe/agent"
+)
+
+// args are tool-call arguments decoded as Ollama decodes them.
+func args(t testing.TB, js string) api.ToolCallFunctionArguments {
+	t.Helper()
+	var a api.ToolCallFunctionArguments
+	if err := json.Unmarshal([]byte(js), &a); err != nil {
+		t.Fatal(err)
+	}
+	return a
+}
+
+func call(t testing.TB, id string, index int, name, js string) api.ToolCall {
+	return api.ToolCall{ID: id, Function: api.ToolCallFunction{Index: index, Name: name, Arguments: args(t, js)}}
+}
+
+// setArgs are arguments built in Go, as a test or a text-call parser does.
+func setArgs() api.ToolCallFunctionArguments {
+	a := api.NewToolCallFunctionArguments()
+	a.Set("zeta", "last letter first")
+	a.Set("count", 3)
+	a.Set("alpha", []any{"x", 1.5, true, nil})
+	return a
+}
+
+func messageCases(t testing.TB) []struct {
+	name string
+	m    agent.StoredMessage
+} {
+	png := []byte{0x89, 'P', 'N', 'G', 0, 1, 2, 0xfe, 0xff}
+	return []struct {
+		name string
+		m    agent.StoredMessage
+	}{
+		{"user", agent.StoredMessage{Message: api.Message{Role: "user", Content: "fix the bug in main.go"}}},
+		{"user with images", agent.StoredMessage{Message: api.Message{Role: "user", Content: "what is this?",
+			Images: []api.ImageData{png, bytes.Repeat([]byte{0, 0xff}, 3000)}}}},
+		{"empty content", agent.StoredMessage{Message: api.Message{Role: "assistant"}}},
+		{"unicode and markup", agent.StoredMessage{Message: api.Message{Role: "user",
+			Content: "héllo 世界 🚀 <script>a && b</script> \"quoted\" \\ \t tab\r\n"}}},
+		{"NUL and invalid UTF-8", agent.StoredMessage{Message: api.Message{Role: "tool",
+			Content: "binary\x00file\xff\xfe end", ToolName: "read_file", ToolCallID: "call_9"}}},
+		{"assistant with thinking and calls", agent.StoredMessage{Message: api.Message{
+			Role: "assistant", Content: "Let me look.", Thinking: "The user wants <b> & </b>; read first.",
+			ToolCalls: []api.ToolCall{
+				call(t, "call_1", 0, "read_file", `{"path":"main.go","offset":10,"limit":200}`),
+				call(t, "call_2", 1, "bash", `{"z_command":"go test ./... && echo <ok>","timeout":30.5,"env":{"b":1,"a":[1,2,{"y":null,"x":false}]}}`),
+				call(t, "", 2, "grep", `{"pattern":"ключ","glob":"**/*.go"}`),
+				{ID: "call_4", Function: api.ToolCallFunction{Index: 3, Name: "list"}}, // no arguments at all
+				{ID: "call_5", Function: api.ToolCallFunction{Index: 4, Name: "edit", Arguments: setArgs()}},
+			}}}},
+		{"tool result with meta", agent.StoredMessage{
+			Message: api.Message{Role: "tool", Content: "package main\n\nfunc main() {}\n", ToolName: "read_file", ToolCallID: "call_1"},
+			Tool:    &agent.ToolMeta{Subject: "main.go", Outcome: agent.OutcomeOK, Summary: "3 lines", Duration: 1234567 * time.Nanosecond}}},
+		{"tool result with empty meta", agent.StoredMessage{
+			Message: api.Message{Role: "tool", Content: "", ToolName: "bash"},
+			Tool:    &agent.ToolMeta{}}},
+		{"large tool result", agent.StoredMessage{Message: api.Message{Role: "tool",
+			Content: strings.Repeat("line of output\n", 20000), ToolName: "bash", ToolCallID: "call_2"}}},
+	}
+}
+
+func TestMessageRoundTrip(t *testing.T) {
+	db := openTest(t)
+	createSession(t, db, "s1", "/w", day)
+	cases := messageCases(t)
+	for i, c := range cases {
+		c.m.Seq, c.m.Created = i, day.Add(time.Duration(i)*time.Second)
+		if err := db.SaveMessage(t.Context(), "s1", c.m); err != nil {
+			t.Fatalf("%s: %v", c.name, err)
+		}
+	}
+	saved, err := db.LoadSession(t.Context(), "s1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(saved.Messages) != len(cases) {
+		t.Fatalf("loaded %d messages, want %d", len(saved.Messages), len(cases))
+	}
+	for i, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			got := saved.Messages[i]
+			if got.Seq != i || !got.Created.Equal(day.Add(time.Duration(i)*time.Second)) {
+				t.Errorf("seq %d created %v, want %d %v", got.Seq, got.Created, i, day.Add(time.Duration(i)*time.Second))
+			}
+			if want, have := mustJSON(t, c.m.Message), mustJSON(t, got.Message); want != have {
+				t.Errorf("message JSON differs:\nsaved  %s\nloaded %s", want, have)
+			}
+			if got.Message.Content != c.m.Message.Content || got.Message.Thinking != c.m.Message.Thinking {
+				t.Errorf("text differs: %q, want %q", got.Message.Content, c.m.Message.Content)
+			}
+			if (got.Tool == nil) != (c.m.Tool == nil) || got.Tool != nil && *got.Tool != *c.m.Tool {
+				t.Errorf("tool meta %+v, want %+v", got.Tool, c.m.Tool)
+			}
+		})
+	}
+}
+
+// TestArgumentOrder pins the order of arguments down explicitly: a store
+// that sorted keys would still produce valid JSON.
+func TestArgumentOrder(t *testing.T) {
+	db := openTest(t)
+	createSession(t, db, "s1", "/w", day)
+	m := agent.StoredMessage{Message: api.Message{Role: "assistant", ToolCalls: []api.ToolCall{
+		call(t, "c", 0, "edit", `{"path":"a.go","old":"x","new":"y","all":false}`)}}}
+	if err := db.SaveMessage(t.Context(), "s1", m); err != nil {
+		t.Fatal(err)
+	}
+	saved, err := db.LoadSession(t.Context(), "s1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := mustJSON(t, saved.Messages[0].Message.ToolCalls[0].Function.Arguments)
+	if want := `{"path":"a.go","old":"x","new":"y","all":false}`; got != want {
+		t.Errorf("arguments %s, want %s", got, want)
+	}
+}
+
+func mustJSON(t testing.TB, v any) string {
+	t.Helper()
+	b, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+func TestSaveMessageReplacesAndLeavesGaps(t *testing.T) {
+	db := openTest(t)
+	createSession(t, db, "s1", "/w", day)
+	for _, m := range []agent.StoredMessage{
+		{Seq: 0, Message: api.Message{Role: "user", Content: "first"}},
+		{Seq: 3, Message: api.Message{Role: "tool", Content: "result of the second call"}},
+		{Seq: 1, Message: api.Message{Role: "assistant", Content: "draft"}},
+		{Seq: 1, Message: api.Message{Role: "assistant", Content: "final"}},
+	} {
+		if err := db.SaveMessage(t.Context(), "s1", m); err != nil {
+			t.Fatal(err)
+		}
+	}
+	saved, err := db.LoadSession(t.Context(), "s1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, m := range saved.Messages {
+		got = append(got, mustJSON(t, []any{m.Seq, m.Message.Content}))
+	}
+	want := []string{`[0,"first"]`, `[1,"final"]`, `[3,"result of the second call"]`}
+	if strings.Join(got, " ") != strings.Join(want, " ") {
+		t.Errorf("messages %v, want %v", got, want)
+	}
+}
+
+func TestSaveMessageUpdatesSession(t *testing.T) {
+	db := openTest(t)
+	createSession(t, db, "s1", "/w", day)
+	steps := []struct {
+		created, wantUpdated time.Time
+	}{
+		{day.Add(time.Minute), day.Add(time.Minute)},
+		{day.Add(time.Hour), day.Add(time.Hour)},
+		{day.Add(time.Second), day.Add(time.Hour)}, // a late result written after: never backwards
+	}
+	for i, s := range steps {
+		m := agent.StoredMessage{Seq: i, Message: api.Message{Role: "user"}, Created: s.created}
+		if err := db.SaveMessage(t.Context(), "s1", m); err != nil {
+			t.Fatal(err)
+		}
+		saved, err := db.LoadSession(t.Context(), "s1")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !saved.Updated.Equal(s.wantUpdated) || !saved.Created.Equal(day) {
+			t.Errorf("step %d: created %v updated %v, want %v %v", i, saved.Created, saved.Updated, day, s.wantUpdated)
+		}
+	}
+}
+
+func TestSaveMessageUnknownSession(t *testing.T) {
+	db := openTest(t)
+	err := db.SaveMessage(t.Context(), "nope", agent.StoredMessage{Seq: 12, Message: api.Message{Role: "user"}})
+	if !errors.Is(err, agent.ErrSessionNotFound) {
+		t.Fatalf("err = %v, want ErrSessionNotFound", err)
+	}
+	if want := "save message 12 of session nope"; !strings.Contains(err.Error(), want) {
+		t.Errorf("err = %q, want it to say %q", err, want)
+	}
+}
+
+func TestZeroTimesMeanNow(t *testing.T) {
+	db := openTest(t)
+	before := time.Now()
+	createSession(t, db, "s1", "/w", time.Time{})
+	if err := db.SaveMessage(t.Context(), "s1", agent.StoredMessage{Message: api.Message{Role: "user"}}); err != nil {
+		t.Fatal(err)
+	}
+	saved, err := db.LoadSession(t.Context(), "s1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	after := time.Now()
+	for name, got := range map[string]time.Time{"created": saved.Created, "updated": saved.Updated, "message": saved.Messages[0].Created} {
+		if got.Before(before) || got.After(after) {
+			t.Errorf("%s = %v, want between %v and %v", name, got, before, after)
+		}
+	}
+}
