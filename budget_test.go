@@ -1,16 +1,17 @@
 package main
 
 import (
-	"encoding/json"
 	"testing"
 
 	"lathe/prompts"
+	"lathe/provider"
 	"lathe/tools"
 )
 
 // startOfEveryRequest renders what every request starts with: the
-// build-mode system prompt (no AGENTS.md) and the seven tool schemas.
-func startOfEveryRequest(t testing.TB) (system, schemas string) {
+// build-mode system prompt (no AGENTS.md) and the size of the seven tool
+// schemas as JSON.
+func startOfEveryRequest(t testing.TB) (system string, schemas int) {
 	t.Helper()
 	ws, err := tools.OpenWorkspace(t.TempDir())
 	if err != nil {
@@ -21,21 +22,18 @@ func startOfEveryRequest(t testing.TB) (system, schemas string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defs, err := json.Marshal(tools.Default(ws, tools.Options{}).Definitions())
-	if err != nil {
-		t.Fatal(err)
-	}
-	return system, string(defs)
+	return system, provider.SpecsSize(tools.Default(ws, tools.Options{}).Specs())
 }
 
 // BenchmarkPromptSize reports the size of the system prompt and the tool
 // schemas sent with every request.
 func BenchmarkPromptSize(b *testing.B) {
-	var p, s string
+	var p string
+	var s int
 	for b.Loop() {
 		p, s = startOfEveryRequest(b)
 	}
 	b.ReportMetric(float64(len(p)), "prompt-bytes")
-	b.ReportMetric(float64(len(s)), "schema-bytes")
-	b.ReportMetric(float64(prompts.EstimateTokens(p+s)), "tokens")
+	b.ReportMetric(float64(s), "schema-bytes")
+	b.ReportMetric(float64(prompts.EstimateTokens(p)+(s+3)/4), "tokens")
 }

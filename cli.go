@@ -13,11 +13,11 @@ import (
 	"github.com/charmbracelet/x/term"
 	"github.com/spf13/pflag"
 
-	"lathe/agent"
+	"lathe/agent/mode"
 	"lathe/config"
+	"lathe/print"
 	"lathe/prompts"
 	"lathe/tools"
-	"lathe/ui"
 )
 
 const usage = `lathe: a coding assistant for models served by Ollama
@@ -53,18 +53,18 @@ type command struct {
 	sessions bool // "lathe sessions"
 	prompt   string
 	dir      string
-	format   ui.Format
+	format   print.Format
 	flags    config.Flags
-	cont     bool       // --continue
-	resume   string     // --resume ID
-	mode     agent.Mode // --mode; nil when not given
+	cont     bool      // --continue
+	resume   string    // --resume ID
+	mode     mode.Mode // --mode; nil when not given
 	help     bool
 	version  bool
 }
 
 func parseArgs(args []string) (command, error) {
 	var cmd command
-	var format, mode string
+	var format, modeName string
 	fs := pflag.NewFlagSet("lathe", pflag.ContinueOnError)
 	fs.SetOutput(io.Discard)
 	fs.SortFlags = false
@@ -73,10 +73,10 @@ func parseArgs(args []string) (command, error) {
 	fs.StringVarP(&cmd.dir, "dir", "C", ".", "")
 	fs.BoolVar(&cmd.flags.Yes, "yes", false, "")
 	fs.IntVar(&cmd.flags.MaxTurns, "max-turns", 0, "")
-	fs.StringVar(&format, "output-format", string(ui.FormatText), "")
+	fs.StringVar(&format, "output-format", string(print.FormatText), "")
 	fs.BoolVar(&cmd.cont, "continue", false, "")
 	fs.StringVar(&cmd.resume, "resume", "", "")
-	fs.StringVar(&mode, "mode", "", "")
+	fs.StringVar(&modeName, "mode", "", "")
 	fs.BoolVarP(&cmd.help, "help", "h", false, "")
 	fs.BoolVar(&cmd.version, "version", false, "")
 	if err := fs.Parse(args); err != nil {
@@ -97,13 +97,13 @@ func parseArgs(args []string) (command, error) {
 		return cmd, fmt.Errorf("--max-turns must be at least 1")
 	}
 	if fs.Changed("mode") {
-		m, err := agent.ParseMode(mode)
+		m, err := mode.Parse(modeName)
 		if err != nil {
 			return cmd, fmt.Errorf("--mode: %v", err)
 		}
 		cmd.mode = m
 	}
-	f, err := ui.ParseFormat(format)
+	f, err := print.ParseFormat(format)
 	if err != nil {
 		return cmd, err
 	}

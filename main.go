@@ -6,20 +6,23 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net/http"
 	"os"
 	"os/signal"
 	"runtime"
 	"syscall"
 
-	"github.com/ollama/ollama/api"
 	"github.com/rs/zerolog"
 
 	"lathe/agent"
+	"lathe/agent/mode"
 	"lathe/config"
+	"lathe/print"
 	"lathe/prompts"
+	"lathe/provider/ollama"
+	"lathe/session"
+	"lathe/session/sqlite"
 	"lathe/tools"
-	"lathe/ui"
+	"lathe/tui"
 )
 
 // Exit codes: a contract scripts depend on.
@@ -90,11 +93,11 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 // resume (nil for a new one). Failures are reported on stderr; code is then
 // the exit code. Call done when finished.
 func engine(ctx context.Context, cmd command, cfg config.Config, log zerolog.Logger, stderr io.Writer, getenv func(string) string) (
-	opts agent.Options, saved *agent.SavedSession, done func(), code int) {
+	opts agent.Options, db *sqlite.DB, saved *session.Saved, done func(), code int) {
 	ws, err := tools.OpenWorkspace(cmd.dir)
 	if err != nil {
 		fmt.Fprintf(stderr, "lathe: %v\n", err)
-		return opts, nil, nil, exitUsage
+		return opts, nil, nil, nil, exitUsage
 	}
 	registry := tools.Default(ws, tools.Options{
 		MaxOutputBytes: cfg.Limits.ToolOutputBytes,
@@ -106,10 +109,10 @@ func engine(ctx context.Context, cmd command, cfg config.Config, log zerolog.Log
 			_ = c()
 		}
 	}
-	fail := func(c int, format string, args ...any) (agent.Options, *agent.SavedSession, func(), int) {
+	fail := func(c int, format string, args ...any) (agent.Options, *sqlite.DB, *session.Saved, func(), int) {
 		done()
 		fmt.Fprintf(stderr, "lathe: "+format+"\n", args...)
-		return opts, nil, nil, c
+		return opts, nil, nil, nil, c
 	}
 	if err := checkApprovalTools(cfg.Approval.Tools, registry); err != nil {
 		return fail(exitUsage, "config: %v", err)
@@ -118,32 +121,33 @@ func engine(ctx context.Context, cmd command, cfg config.Config, log zerolog.Log
 		Dir: ws.Dir(), OS: runtime.GOOS, Arch: runtime.GOARCH,
 		Git: inGitRepo(cmd.dir), Instructions: readInstructions(ws, stderr),
 	}
-	var st agent.Store
-	if db, err := openStore(getenv); err != nil && (cmd.cont || cmd.resume != "") {
+	if db, err = openStore(getenv); err != nil && (cmd.cont || cmd.resume != "") {
 		return fail(exitFailure, "sessions: %v", err)
 	} else if err != nil {
 		fmt.Fprintf(stderr, "lathe: warning: sessions are not saved: %v\n", err)
+		db = nil
 	} else {
-		st = db
 		closers = append(closers, db.Close)
 	}
-	if saved, err = savedSession(ctx, cmd, st); err != nil {
+	if saved, err = savedSession(ctx, cmd, db); err != nil {
 		return fail(exitUsage, "%v", err)
 	}
 	if saved != nil && cmd.flags.Model == "" && saved.Model != "" {
 		cfg.Model = saved.Model // resume with the session's model unless -m says otherwise
 	}
-	return agent.Options{
-		Client:  api.NewClient(cfg.OllamaURL, &http.Client{}),
-		Tools:   registry,
-		Log:     log,
-		Config:  cfg,
-		Env:     env,
-		Mode:    cmd.mode,
-		BaseURL: cfg.OllamaURL.String(),
-		Store:   st,
-		Dir:     ws.Dir(),
-	}, saved, done, exitOK
+	opts = agent.Options{
+		Provider: ollama.New(ollama.Options{URL: cfg.OllamaURL, Options: cfg.Options, KeepAlive: cfg.KeepAlive.Duration}),
+		Tools:    registry,
+		Log:      log,
+		Config:   cfg,
+		Env:      env,
+		Mode:     cmd.mode,
+		Dir:      ws.Dir(),
+	}
+	if db != nil {
+		opts.Recorder = db
+	}
+	return opts, db, saved, done, exitOK
 }
 
 // oneShot runs one prompt to completion with the printer for the chosen
@@ -152,7 +156,7 @@ func oneShot(ctx context.Context, cmd command, prompt string, cfg config.Config,
 	color := !cfg.NoColor && isTerminal(stderr)
 	log := zerolog.New(zerolog.ConsoleWriter{Out: stderr, NoColor: !color, TimeFormat: "15:04:05"}).
 		Level(cfg.LogLevel).With().Timestamp().Logger()
-	opts, saved, done, code := engine(ctx, cmd, cfg, log, stderr, getenv)
+	opts, _, saved, done, code := engine(ctx, cmd, cfg, log, stderr, getenv)
 	if code != exitOK {
 		return code
 	}
@@ -165,14 +169,14 @@ func oneShot(ctx context.Context, cmd command, prompt string, cfg config.Config,
 	if cmd.flags.Yes {
 		// --yes carries a plan out; without it the plan is printed, for the
 		// user to review (approval.all in a config file is not enough).
-		opts.Reviewer = agent.ApprovePlans{}
+		opts.Reviewer = mode.ApprovePlans{}
 	}
-	session := agent.New(opts)
+	s := agent.New(opts)
 	if saved != nil {
-		session.ResumeFrom(*saved)
+		_ = s.ResumeFrom(*saved) // a new session is idle
 	}
-	printer := ui.NewHeadless(cmd.format, stdout, stderr, color)
-	res, runErr := session.Run(ctx, prompt, printer.Event)
+	printer := print.New(cmd.format, stdout, stderr, color)
+	res, runErr := s.Run(ctx, prompt, printer.Event)
 	if err := printer.Finish(res, runErr); err != nil {
 		fmt.Fprintf(stderr, "lathe: write output: %v\n", err)
 		return exitFailure
@@ -190,15 +194,20 @@ func interactive(ctx context.Context, cmd command, cfg config.Config, stdin io.R
 	}
 	defer logFile.Close()
 	log := zerolog.New(logFile).Level(cfg.LogLevel).With().Timestamp().Logger()
-	opts, saved, done, code := engine(ctx, cmd, cfg, log, stderr, getenv)
+	opts, db, saved, done, code := engine(ctx, cmd, cfg, log, stderr, getenv)
 	if code != exitOK {
 		return code
 	}
 	defer done()
-	err = ui.RunTUI(ctx, ui.TUIOptions{
-		Engine: opts, Puller: opts.Client.(agent.Puller), Resume: saved,
+	client := opts.Provider.(*ollama.Client)
+	topts := tui.Options{
+		Engine: opts, Puller: client, Suggested: ollama.SuggestedModel, Server: client.URL(), Resume: saved,
 		Dir: opts.Dir, Home: getenv("HOME"), NoColor: cfg.NoColor, Input: stdin, Output: stdout,
-	})
+	}
+	if db != nil {
+		topts.Catalog = db
+	}
+	err = tui.Run(ctx, topts)
 	if err != nil {
 		fmt.Fprintf(stderr, "lathe: %v\n", err)
 		return exitFailure

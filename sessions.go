@@ -8,10 +8,10 @@ import (
 	"path/filepath"
 	"time"
 
-	"lathe/agent"
 	"lathe/config"
+	"lathe/print"
+	"lathe/session"
 	"lathe/session/sqlite"
-	"lathe/ui"
 )
 
 // openStore opens the session database in the data directory.
@@ -32,7 +32,7 @@ func listSessions(ctx context.Context, cmd command, getenv func(string) string, 
 		return exitFailure
 	}
 	defer db.Close()
-	list, err := db.ListSessions(ctx, cmd.dir)
+	list, err := db.List(ctx, cmd.dir)
 	if err != nil {
 		fmt.Fprintf(stderr, "lathe: sessions: %v\n", err)
 		return exitFailure
@@ -41,7 +41,7 @@ func listSessions(ctx context.Context, cmd command, getenv func(string) string, 
 		fmt.Fprintf(stderr, "lathe: no saved session in %s\n", cmd.dir)
 		return exitOK
 	}
-	if err := ui.PrintSessions(stdout, list, time.Now()); err != nil {
+	if err := print.Sessions(stdout, list, time.Now()); err != nil {
 		fmt.Fprintf(stderr, "lathe: sessions: %v\n", err)
 		return exitFailure
 	}
@@ -50,30 +50,31 @@ func listSessions(ctx context.Context, cmd command, getenv func(string) string, 
 
 // savedSession loads the session --continue or --resume asks for; nil
 // when neither was given.
-func savedSession(ctx context.Context, cmd command, st agent.Store) (*agent.SavedSession, error) {
+func savedSession(ctx context.Context, cmd command, db *sqlite.DB) (*session.Saved, error) {
 	if !cmd.cont && cmd.resume == "" {
 		return nil, nil
 	}
+	var st session.Catalog = db
 	var id string
 	var err error
 	if cmd.cont {
-		id, err = st.LatestSession(ctx, cmd.dir)
-		if errors.Is(err, agent.ErrSessionNotFound) {
+		id, err = st.Latest(ctx, cmd.dir)
+		if errors.Is(err, session.ErrNotFound) {
 			return nil, fmt.Errorf("no session to continue in %s", cmd.dir)
 		}
 	} else {
-		id, err = st.FindSession(ctx, cmd.resume)
+		id, err = st.Find(ctx, cmd.resume)
 		switch {
-		case errors.Is(err, agent.ErrSessionNotFound):
+		case errors.Is(err, session.ErrNotFound):
 			return nil, fmt.Errorf("no session %q (lathe sessions lists them)", cmd.resume)
-		case errors.Is(err, agent.ErrAmbiguousID):
+		case errors.Is(err, session.ErrAmbiguousID):
 			return nil, fmt.Errorf("%q starts several session ids: give more of it", cmd.resume)
 		}
 	}
 	if err != nil {
 		return nil, err
 	}
-	saved, err := st.LoadSession(ctx, id)
+	saved, err := st.Load(ctx, id)
 	if err != nil {
 		return nil, err
 	}

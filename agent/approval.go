@@ -8,8 +8,9 @@ import (
 	"lathe/tools"
 )
 
-// Approver decides whether a call that changes things may run. The loop
-// waits for the answer; an error (ctx done) interrupts the run.
+// Approver decides whether a call whose kind asks first (it writes files or
+// runs a command) may run. The loop waits for the answer; an error (ctx
+// done) interrupts the run.
 type Approver interface {
 	Approve(ctx context.Context, req ApprovalRequest) (Decision, error)
 }
@@ -17,6 +18,7 @@ type Approver interface {
 // ApprovalRequest is a validated call waiting for approval.
 type ApprovalRequest struct {
 	Tool    string
+	Kind    tools.Kind
 	Subject string // path or command
 	Args    string // arguments as JSON
 	Preview string // the change as a unified diff, for calls that write
@@ -31,7 +33,7 @@ type Decision struct {
 }
 
 // Rules approve calls by configuration: everything (--yes), whole tools,
-// or shell commands by prefix. What the rules do not allow goes to Next;
+// or commands (of the tools that run them) by prefix. What the rules do not allow goes to Next;
 // with no Next it is denied with Denial as the reason.
 type Rules struct {
 	All      bool
@@ -46,7 +48,7 @@ func (r Rules) Approve(ctx context.Context, req ApprovalRequest) (Decision, erro
 	if r.All || slices.Contains(r.Tools, req.Tool) {
 		return Decision{Allow: true}, nil
 	}
-	if req.Tool == "shell" && slices.ContainsFunc(r.Commands, func(p string) bool { return commandHasPrefix(req.Subject, p) }) {
+	if req.Kind == tools.KindExec && slices.ContainsFunc(r.Commands, func(p string) bool { return commandHasPrefix(req.Subject, p) }) {
 		return Decision{Allow: true}, nil
 	}
 	if r.Next != nil {

@@ -2,8 +2,7 @@ package agent
 
 import (
 	"context"
-	"net/http"
-	"net/url"
+	"encoding/json"
 	"strings"
 	"testing"
 
@@ -13,34 +12,32 @@ import (
 	"lathe/config"
 	"lathe/internal/ollamatest"
 	"lathe/prompts"
+	"lathe/provider"
 	"lathe/tools"
 )
 
-// instantClient answers every chat at once from memory: a reply of 40
+// instantProvider answers every chat at once from memory: a reply of 40
 // content chunks that calls the read tool on odd requests and answers on
 // even ones. It isolates the loop's own cost from HTTP and JSON.
-type instantClient struct {
+type instantProvider struct {
 	calls  int
-	chunks []api.ChatResponse
-	call   api.ChatResponse
-	done   api.ChatResponse
+	chunks []provider.Chunk
+	call   provider.Chunk
+	done   provider.Chunk
 }
 
-func newInstantClient() *instantClient {
-	c := &instantClient{}
+func newInstantProvider() *instantProvider {
+	c := &instantProvider{}
 	for _, p := range ollamatest.SplitPieces(strings.Repeat("Reading the file to see what it holds. ", 5)) {
-		c.chunks = append(c.chunks, api.ChatResponse{Message: api.Message{Role: "assistant", Content: p}})
+		c.chunks = append(c.chunks, provider.Chunk{Content: p})
 	}
-	args := api.NewToolCallFunctionArguments()
-	args.Set("path", "main.go")
-	c.call = api.ChatResponse{Message: api.Message{Role: "assistant", ToolCalls: []api.ToolCall{
-		{ID: "call_bench001", Function: api.ToolCallFunction{Name: "read", Arguments: args}}}}}
-	c.done = api.ChatResponse{Message: api.Message{Role: "assistant"}, Done: true, DoneReason: "stop",
-		Metrics: api.Metrics{PromptEvalCount: 100, EvalCount: 40, EvalDuration: 1e9}}
+	c.call = provider.Chunk{ToolCalls: []provider.ToolCall{{ID: "call_bench001", Name: "read", Arguments: json.RawMessage(`{"path":"main.go"}`)}}}
+	c.done = provider.Chunk{Done: true, DoneReason: "stop",
+		Metrics: provider.Metrics{PromptTokens: 100, CompletionTokens: 40, EvalDuration: 1e9}}
 	return c
 }
 
-func (c *instantClient) Chat(_ context.Context, _ *api.ChatRequest, fn api.ChatResponseFunc) error {
+func (c *instantProvider) Chat(_ context.Context, _ *provider.Request, fn func(provider.Chunk) error) error {
 	c.calls++
 	for _, ch := range c.chunks {
 		if err := fn(ch); err != nil {
@@ -55,20 +52,18 @@ func (c *instantClient) Chat(_ context.Context, _ *api.ChatRequest, fn api.ChatR
 	return fn(c.done)
 }
 
-func (c *instantClient) Show(context.Context, *api.ShowRequest) (*api.ShowResponse, error) {
-	return &api.ShowResponse{Capabilities: nil, ModelInfo: map[string]any{}}, nil
+func (c *instantProvider) Model(_ context.Context, name string) (provider.ModelInfo, error) {
+	return provider.ModelInfo{Name: name, NumCtx: 32768}, nil
 }
 
-func (c *instantClient) List(context.Context) (*api.ListResponse, error) {
-	return &api.ListResponse{}, nil
-}
+func (c *instantProvider) Models(context.Context) ([]provider.ModelSummary, error) { return nil, nil }
 
-func benchSession(c Client) *Session {
+func benchSession(p provider.Provider) *Session {
 	cfg := config.Defaults()
 	cfg.Model = "qwen3:8b"
 	return New(Options{
-		Client:   c,
-		Tools:    tools.NewRegistry(&probe{name: "read", readOnly: true, log: &callLog{}}, &probe{name: "write", log: &callLog{}}),
+		Provider: p,
+		Tools:    tools.NewRegistry(&probe{name: "read", kind: tools.KindRead, log: &callLog{}}, &probe{name: "write", kind: tools.KindWrite, log: &callLog{}}),
 		Approver: allow{},
 		Log:      zerolog.Nop(),
 		Config:   cfg,
@@ -76,12 +71,12 @@ func benchSession(c Client) *Session {
 	})
 }
 
-// BenchmarkTurn measures the agent's cost per turn (one model call,
-// its streamed chunks, one tool call and its result). Each op is a run of
-// two turns, reported per turn.
+// BenchmarkTurn measures the agent's cost per turn (one model call, its
+// streamed chunks, one tool call and its result). Each op is a run of two
+// turns, reported per turn.
 func BenchmarkTurn(b *testing.B) {
 	b.Run("in-process", func(b *testing.B) {
-		c := newInstantClient()
+		c := newInstantProvider()
 		b.ReportAllocs()
 		for b.Loop() {
 			s := benchSession(c)
@@ -93,8 +88,7 @@ func BenchmarkTurn(b *testing.B) {
 	})
 	b.Run("fake-server-http", func(b *testing.B) {
 		srv := ollamatest.New(b)
-		base, _ := url.Parse(srv.URL())
-		client := api.NewClient(base, &http.Client{})
+		p := fakeProvider(b, srv, config.Defaults())
 		reply := ollamatest.Reply{Func: func(req api.ChatRequest) ollamatest.Reply {
 			if req.Messages[len(req.Messages)-1].Role == "tool" {
 				return ollamatest.Reply{Content: "It holds the main function."}
@@ -104,7 +98,7 @@ func BenchmarkTurn(b *testing.B) {
 		b.ReportAllocs()
 		for b.Loop() {
 			srv.Script(reply, reply)
-			s := benchSession(client)
+			s := benchSession(p)
 			if _, err := s.Run(b.Context(), "read main.go", func(Event) {}); err != nil {
 				b.Fatal(err)
 			}

@@ -6,8 +6,10 @@ import (
 	"sync"
 	"time"
 
-	"github.com/ollama/ollama/api"
-
+	"lathe/agent/mode"
+	"lathe/prompts"
+	"lathe/provider"
+	"lathe/session"
 	"lathe/tools"
 )
 
@@ -15,9 +17,10 @@ import (
 type callState struct {
 	index    int
 	seq      int // the result's position in the history
-	call     api.ToolCall
+	call     provider.ToolCall
 	args     string
 	tool     tools.Tool
+	kind     tools.Kind
 	prepared tools.Call
 	subject  string
 	preview  string
@@ -32,27 +35,27 @@ func (c *callState) settle(outcome Outcome, res tools.Result) {
 }
 
 // message is the call's result as it goes into the history.
-func (c *callState) message() api.Message {
-	return api.Message{Role: "tool", Content: c.result.Content, ToolName: c.call.Function.Name, ToolCallID: c.call.ID}
+func (c *callState) message() provider.Message {
+	return provider.Message{Role: "tool", Content: c.result.Content, ToolName: c.call.Name, ToolCallID: c.call.ID}
 }
 
 // runCalls handles the calls of one reply and returns them with their
 // results, in call order. Calls over the per-turn or per-prompt limit are
-// answered without running. Read-only calls next to each other run
-// concurrently; a call that changes things is approved and run alone, so
-// calls after it see its effect.
-func (r *run) runCalls(turn int, calls []api.ToolCall) []*callState {
+// answered without running. Calls that only read, next to each other, run
+// concurrently; any other call runs alone (approved first when its kind
+// asks), so calls after it see its effect.
+func (r *run) runCalls(turn int, calls []provider.ToolCall) []*callState {
 	states := make([]*callState, len(calls))
 	first := len(r.s.messages) - 1 // the results follow the reply, after the system prompt
-	brk, end := (*transition)(nil), len(calls)
+	brk, end := (*mode.Transition)(nil), len(calls)
 	for i, c := range calls {
 		if brk != nil {
 			// A transition ends the turn: the calls after it are
 			// answered without running (see below).
-			states[i] = &callState{index: i, call: c, args: c.Function.Arguments.String()}
+			states[i] = &callState{index: i, call: c, args: c.Args()}
 		} else {
 			states[i] = r.prepare(i, c)
-			if t, ok := asTransition(states[i].prepared); ok && !states[i].settled {
+			if t, ok := mode.AsTransition(states[i].prepared); ok && !states[i].settled {
 				brk, end = t, i
 			}
 		}
@@ -61,9 +64,9 @@ func (r *run) runCalls(turn int, calls []api.ToolCall) []*callState {
 	r.runAll(turn, states[:end])
 	if brk != nil {
 		r.transition(turn, states[end], brk)
-		why := fmt.Sprintf(notRunTurnEnded, brk.tool)
+		why := prompts.NotRunTurnEnded(brk.Tool())
 		if r.change != nil {
-			why = notRunModeChanged // they were meant for a mode no longer current
+			why = prompts.NotRunModeChanged() // they were meant for a mode no longer current
 		}
 		for _, st := range states[end+1:] {
 			st.settle(OutcomeSkipped, tools.Errorf("skipped", why))
@@ -73,13 +76,12 @@ func (r *run) runCalls(turn int, calls []api.ToolCall) []*callState {
 	return states
 }
 
-// runAll runs calls in order, read-only calls next to each other
-// together.
+// runAll runs calls in order, concurrent ones next to each other together.
 func (r *run) runAll(turn int, states []*callState) {
 	for i := 0; i < len(states); {
 		j := i + 1
-		if r.readOnly(states[i]) {
-			for j < len(states) && r.readOnly(states[j]) {
+		if states[i].concurrent() {
+			for j < len(states) && states[j].concurrent() {
 				j++
 			}
 		}
@@ -88,39 +90,34 @@ func (r *run) runAll(turn int, states []*callState) {
 	}
 }
 
-// readOnly reports whether a call can run alongside others.
-func (r *run) readOnly(c *callState) bool {
-	// update_plan reads nothing but sets the checklist: alone, in call
-	// order (so that nothing else touches the plan meanwhile).
-	return c.settled || c.tool.ReadOnly() && c.call.Function.Name != "update_plan"
-}
+// concurrent reports whether a call can run alongside others.
+func (c *callState) concurrent() bool { return c.settled || c.kind.Concurrent() }
 
 // prepare validates a call and applies the limits.
-func (r *run) prepare(i int, c api.ToolCall) *callState {
-	st := &callState{index: i, call: c, args: c.Function.Arguments.String()}
+func (r *run) prepare(i int, c provider.ToolCall) *callState {
+	st := &callState{index: i, call: c, args: c.Args()}
 	lim := r.s.opts.Config.Limits
 	switch {
 	case i >= lim.ToolCallsPerTurn:
-		st.settle(OutcomeSkipped, tools.Errorf("skipped", fmt.Sprintf(
-			"not run: at most %d tool calls run per turn; make this call again in your next turn", lim.ToolCallsPerTurn)))
+		st.settle(OutcomeSkipped, tools.Errorf("skipped", prompts.TooManyCalls(lim.ToolCallsPerTurn)))
 		return st
 	case r.res.ToolCalls >= lim.ToolCallsPerPrompt:
 		r.budgetSpent = true
-		st.settle(OutcomeSkipped, tools.Errorf("skipped", fmt.Sprintf(
-			"not run: the budget of %d tool calls for this request is used up", lim.ToolCallsPerPrompt)))
+		st.settle(OutcomeSkipped, tools.Errorf("skipped", prompts.BudgetSpent(lim.ToolCallsPerPrompt)))
 		return st
 	}
 	r.res.ToolCalls++
-	tool, ok := r.s.tools.Lookup(c.Function.Name)
-	switch {
-	case !ok && r.s.known(c.Function.Name):
-		st.settle(OutcomeDenied, tools.Errorf("not in "+r.s.mode.Name()+" mode", r.s.notInMode(c.Function.Name)))
-		return st
-	case !ok:
-		st.settle(OutcomeFailed, tools.Errorf("unknown tool", r.s.tools.UnknownToolError(c.Function.Name)))
+	tool, ok := r.s.tools.Lookup(c.Name)
+	if !ok {
+		if known, isKnown := r.s.every.Lookup(c.Name); isKnown {
+			st.kind = known.Kind()
+			st.settle(OutcomeDenied, tools.Errorf("not in "+r.s.mode.Name()+" mode", mode.Refusal(r.s.mode, c.Name, r.s.tools)))
+			return st
+		}
+		st.settle(OutcomeFailed, tools.Errorf("unknown tool", prompts.UnknownTool(c.Name, r.s.tools.Names())))
 		return st
 	}
-	st.tool = tool
+	st.tool, st.kind = tool, tool.Kind()
 	prepared, err := tool.Prepare(json.RawMessage(st.args))
 	if err != nil {
 		st.settle(OutcomeFailed, tools.Errorf("invalid arguments", err.Error()))
@@ -130,19 +127,19 @@ func (r *run) prepare(i int, c api.ToolCall) *callState {
 	return st
 }
 
-// runBatch runs calls that may run together: several read-only calls, or a
-// single call that changes things.
+// runBatch runs calls that may run together: several calls that only
+// read, or a single call of another kind.
 func (r *run) runBatch(turn int, batch []*callState) {
 	var wg sync.WaitGroup
 	for _, c := range batch {
-		if !c.settled && !c.tool.ReadOnly() {
+		if !c.settled && c.kind == tools.KindWrite {
 			// Now, after every earlier call of the turn has run, so that
 			// the diff is the change this call will make.
 			if diff, ok, err := tools.Preview(c.prepared); ok && err == nil {
 				c.preview = diff
 			}
 		}
-		r.emit(ToolStarted{Turn: turn, Index: c.index, ID: c.call.ID, Name: c.call.Function.Name, Args: c.args,
+		r.emit(ToolStarted{Turn: turn, Index: c.index, ID: c.call.ID, Name: c.call.Name, Kind: c.kind, Args: c.args,
 			Subject: c.subject, Preview: c.preview})
 		if c.settled {
 			r.finish(turn, c)
@@ -156,22 +153,22 @@ func (r *run) runBatch(turn int, batch []*callState) {
 	wg.Wait()
 }
 
-// execute approves (when needed) and runs one prepared call.
+// execute approves (when its kind asks) and runs one prepared call.
 func (r *run) execute(c *callState) {
 	ctx := r.ctx
 	if ctx.Err() != nil {
-		c.settle(OutcomeInterrupted, tools.Errorf("interrupted", "not run: the user interrupted the request"))
+		c.settle(OutcomeInterrupted, tools.Errorf("interrupted", prompts.NotRunInterrupted()))
 		return
 	}
-	if !c.tool.ReadOnly() {
-		d, err := r.s.opts.Approver.Approve(ctx, ApprovalRequest{Tool: c.call.Function.Name, Subject: c.subject,
+	if c.kind.NeedsApproval() {
+		d, err := r.s.opts.Approver.Approve(ctx, ApprovalRequest{Tool: c.call.Name, Kind: c.kind, Subject: c.subject,
 			Args: c.args, Preview: c.preview, Call: c.prepared})
 		if err != nil || ctx.Err() != nil {
-			c.settle(OutcomeInterrupted, tools.Errorf("interrupted", "not run: the user interrupted the request"))
+			c.settle(OutcomeInterrupted, tools.Errorf("interrupted", prompts.NotRunInterrupted()))
 			return
 		}
 		if !d.Allow {
-			c.settle(OutcomeDenied, denied(d.Reason))
+			c.settle(OutcomeDenied, tools.Result{Content: prompts.Denied(d.Reason), IsError: true, Summary: "denied"})
 			return
 		}
 	}
@@ -180,11 +177,11 @@ func (r *run) execute(c *callState) {
 	c.duration = r.s.opts.Now().Sub(start)
 	switch {
 	case ctx.Err() != nil:
-		res.Content = "interrupted: the user stopped this call before it finished\n" + res.Content
+		res.Content = prompts.StoppedMidway() + "\n" + res.Content
 		res.IsError, res.Summary = true, "interrupted"
 		c.outcome = OutcomeInterrupted
 	case err != nil:
-		r.s.opts.Log.Warn().Err(err).Str("tool", c.call.Function.Name).Msg("tool failed")
+		r.s.opts.Log.Warn().Err(err).Str("tool", c.call.Name).Msg("tool failed")
 		res = tools.Errorf("failed", err.Error())
 		c.outcome = OutcomeFailed
 	case res.IsError:
@@ -195,34 +192,26 @@ func (r *run) execute(c *callState) {
 	c.result = res
 }
 
-func denied(reason string) tools.Result {
-	msg := "denied: the user did not allow this call"
-	if reason != "" {
-		msg += ": " + reason
-	}
-	return tools.Result{Content: msg, IsError: true, Summary: "denied"}
-}
-
 // finish reports a call's result, with a note when the model keeps
 // repeating it.
 func (r *run) finish(turn int, c *callState) {
 	warned := false
 	if c.outcome != OutcomeSkipped && c.outcome != OutcomeInterrupted {
-		if note := r.repeats.record(c.call.Function.Name, c.args, c.result.Content, c.subject); note != "" {
+		if note := r.repeats.record(c.call.Name, c.args, c.result.Content, c.subject); note != "" {
 			c.result.Content += note
 			warned = true
 		}
 	}
 	r.count(warned, len(c.result.Repairs))
-	c.result.Content = r.s.cutResult(c.result.Content)
-	r.save(StoredMessage{Seq: c.seq, Message: c.message(),
-		Tool: &ToolMeta{Subject: c.subject, Outcome: c.outcome, Summary: c.result.Summary, Duration: c.duration}})
-	r.emit(ToolFinished{Turn: turn, Index: c.index, ID: c.call.ID, Name: c.call.Function.Name,
+	c.result.Content = r.s.win.CutResult(c.result.Content)
+	r.save(session.Message{Seq: c.seq, Message: c.message(),
+		Tool: &session.ToolMeta{Subject: c.subject, Outcome: string(c.outcome), Summary: c.result.Summary, Duration: c.duration}})
+	r.emit(ToolFinished{Turn: turn, Index: c.index, ID: c.call.ID, Name: c.call.Name, Kind: c.kind,
 		Subject: c.subject, Result: c.result, Outcome: c.outcome, Duration: c.duration})
-	if c.call.Function.Name == "update_plan" && c.outcome == OutcomeOK {
-		r.planUpdated()
+	if c.kind == tools.KindUI && c.outcome == OutcomeOK {
+		r.shown()
 	}
-	r.s.opts.Log.Debug().Int("turn", turn).Str("tool", c.call.Function.Name).Str("args", abbreviate(c.args, 160)).
+	r.s.opts.Log.Debug().Int("turn", turn).Str("tool", c.call.Name).Str("args", abbreviate(c.args, 160)).
 		Dur("duration_ms", c.duration).Str("outcome", string(c.outcome)).Str("summary", c.result.Summary).
 		Strs("repairs", c.result.Repairs).Msg("tool call")
 }

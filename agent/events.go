@@ -3,6 +3,7 @@ package agent
 import (
 	"time"
 
+	"lathe/agent/plan"
 	"lathe/tools"
 )
 
@@ -37,6 +38,7 @@ type ToolStarted struct {
 	Index int    // position of the call in the reply, from 0
 	ID    string // the call's id; empty when the server sent none
 	Name  string
+	Kind  tools.Kind
 	Args  string // the arguments as JSON
 	// Subject is the key argument (path, pattern, command); empty when
 	// the arguments did not validate.
@@ -53,6 +55,7 @@ type ToolFinished struct {
 	Index    int
 	ID       string
 	Name     string
+	Kind     tools.Kind
 	Subject  string
 	Result   tools.Result
 	Outcome  Outcome
@@ -73,7 +76,7 @@ const (
 // TurnFinished: the model's reply is complete and its calls have run.
 type TurnFinished struct {
 	Turn             int
-	PromptTokens     int // prompt_eval_count: prompt tokens evaluated (not cached)
+	PromptTokens     int // the prompt's length, cached tokens included
 	CompletionTokens int // eval_count
 	Duration         time.Duration
 	EvalDuration     time.Duration
@@ -102,18 +105,18 @@ type Compacted struct {
 type ModeChanged struct {
 	From, To string
 	Reason   string
-	Plan     *Plan // build mode's plan, a copy; nil without one
+	Plan     *plan.Plan // build mode's plan, a copy; nil without one
 }
 
 // PlanProposed: plan mode proposed a plan, which the Reviewer decides on
 // next. Plan is a copy.
 type PlanProposed struct {
 	Turn int
-	Plan *Plan
+	Plan *plan.Plan
 }
 
 // PlanUpdated: build mode marked a step of its plan. Plan is a copy.
-type PlanUpdated struct{ Plan *Plan }
+type PlanUpdated struct{ Plan *plan.Plan }
 
 // Warning is something the user should know that does not stop the run.
 type Warning struct{ Text string }

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"net/http"
 	"net/url"
 	"strings"
 	"sync"
@@ -16,26 +15,24 @@ import (
 	"lathe/config"
 	"lathe/internal/ollamatest"
 	"lathe/prompts"
+	"lathe/provider"
+	"lathe/provider/ollama"
 	"lathe/tools"
 )
 
 // probe is a tool for loop tests: it records its calls and runs fn.
 type probe struct {
-	name     string
-	readOnly bool
-	fn       func(ctx context.Context, args map[string]any) (tools.Result, error)
-	log      *callLog
+	name string
+	kind tools.Kind
+	fn   func(ctx context.Context, args map[string]any) (tools.Result, error)
+	log  *callLog
 }
 
-func (p *probe) Name() string   { return p.name }
-func (p *probe) ReadOnly() bool { return p.readOnly }
-func (p *probe) Definition() api.Tool {
-	props := api.NewToolPropertiesMap()
-	props.Set("path", api.ToolProperty{Type: api.PropertyType{"string"}})
-	return api.Tool{Type: "function", Function: api.ToolFunction{
-		Name: p.name, Description: "probe " + p.name,
-		Parameters: api.ToolFunctionParameters{Type: "object", Properties: props},
-	}}
+func (p *probe) Name() string     { return p.name }
+func (p *probe) Kind() tools.Kind { return p.kind }
+func (p *probe) Spec() provider.ToolSpec {
+	return provider.ToolSpec{Name: p.name, Description: "probe " + p.name,
+		Parameters: json.RawMessage(`{"type":"object","properties":{"path":{"type":"string"}}}`)}
 }
 
 func (p *probe) Prepare(raw json.RawMessage) (tools.Call, error) {
@@ -120,29 +117,37 @@ func newEnv(t *testing.T, srvOpts []ollamatest.Option, opts ...envOption) *env {
 	srv := ollamatest.New(t, srvOpts...)
 	log := &callLog{}
 	e := &env{srv: srv, log: log}
-	base, err := url.Parse(srv.URL())
-	if err != nil {
-		t.Fatal(err)
-	}
 	cfg := config.Defaults()
 	cfg.Model = "qwen3:8b"
 	o := Options{
-		Client: api.NewClient(base, &http.Client{}),
 		Tools: tools.NewRegistry(
-			&probe{name: "read", readOnly: true, log: log},
-			&probe{name: "write", log: log},
+			&probe{name: "read", kind: tools.KindRead, log: log},
+			&probe{name: "write", kind: tools.KindWrite, log: log},
 		),
 		Approver: allow{},
 		Log:      zerolog.Nop(),
 		Config:   cfg,
 		Env:      prompts.Env{Dir: "/src/project", OS: "linux", Arch: "amd64"},
-		BaseURL:  srv.URL(),
 	}
 	for _, opt := range opts {
 		opt(&o)
 	}
+	if o.Provider == nil {
+		o.Provider = fakeProvider(t, srv, o.Config)
+	}
 	e.session = New(o)
 	return e
+}
+
+// fakeProvider is the Ollama backend on the fake server, with cfg's model
+// options.
+func fakeProvider(t testing.TB, srv *ollamatest.Server, cfg config.Config) *ollama.Client {
+	t.Helper()
+	base, err := url.Parse(srv.URL())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ollama.New(ollama.Options{URL: base, Options: cfg.Options, KeepAlive: cfg.KeepAlive.Duration})
 }
 
 // run runs prompt and records the events.

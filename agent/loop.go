@@ -9,7 +9,10 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/ollama/ollama/api"
+	"lathe/agent/mode"
+	"lathe/agent/plan"
+	"lathe/prompts"
+	"lathe/provider"
 )
 
 // StopReason says why a run ended.
@@ -49,13 +52,13 @@ type Result struct {
 	Mode string
 	// Plan is the plan proposed, with StopPlanned; otherwise the plan
 	// build mode follows, its checklist as the run left it; nil for none.
-	Plan *Plan
+	Plan *plan.Plan
 }
 
-// Usage counts tokens over a run, as Ollama reported them.
+// Usage counts tokens over a run, as the server reported them.
 type Usage struct {
-	PromptTokens     int // sum of prompt_eval_count
-	CompletionTokens int // sum of eval_count
+	PromptTokens     int // sum of the prompts' lengths
+	CompletionTokens int // sum of the replies' lengths
 }
 
 var errTimeout = errors.New("the time limit for this request was reached")
@@ -74,17 +77,22 @@ type run struct {
 	runID       int64       // the run's record in the store
 	storeErr    atomic.Bool // the store failed; it is not written again (calls finish concurrently)
 	recompacted bool        // an overflow was met with a harder compaction
-	change      *modeChange // a transition of this turn, applied when it ends
-	planned     *Plan       // a plan kept for the user: the run ends with it
+	change      *mode.Change
+	planned     *plan.Plan // a plan kept for the user: the run ends with it
 }
 
 // Run sends prompt as the user's next message and runs the loop until the
 // model answers without calling tools, a limit stops it, ctx is cancelled,
-// or something fails. The error is non-nil only with StopError. emit
-// receives every event, from one goroutine at a time.
+// or something fails. The error is non-nil only with StopError; a
+// *BusyError when another operation is under way. emit receives every
+// event, from one goroutine at a time.
 func (s *Session) Run(ctx context.Context, prompt string, emit func(Event)) (Result, error) {
-	if _, err := s.Prepare(ctx); err != nil {
-		return Result{StopReason: StopError, SessionID: s.id}, err
+	if err := s.ops.begin(opRun); err != nil {
+		return Result{StopReason: StopError, SessionID: s.Snapshot().ID}, err
+	}
+	defer s.end()
+	if p, err := s.prepare(ctx); err != nil {
+		return Result{StopReason: StopError, SessionID: s.id, Model: p.Model.Name, Mode: s.mode.Name()}, err
 	}
 	lim := s.opts.Config.Limits
 	if lim.Timeout.Duration > 0 {
@@ -100,14 +108,14 @@ func (s *Session) Run(ctx context.Context, prompt string, emit func(Event)) (Res
 	}, repeats: newRepetitions(lim.RepeatWarn, lim.RepeatStop)}
 	r.res = Result{Model: s.model.Name, SessionID: s.id}
 	r.begin(prompt)
-	r.record(api.Message{Role: "user", Content: prompt})
+	r.record(provider.Message{Role: "user", Content: prompt})
 
 	err := r.loop(lim.MaxTurns)
 	r.res.Duration = s.opts.Now().Sub(r.start)
 	if err != nil {
 		r.res.StopReason = StopError
 	}
-	r.res.Mode, r.res.Plan = s.mode.Name(), s.plan().Clone()
+	r.res.Mode, r.res.Plan = s.mode.Name(), mode.PlanOf(s.mode).Clone()
 	if r.planned != nil {
 		r.res.Plan = r.planned.Clone()
 	}
@@ -172,14 +180,14 @@ func (r *run) turn(n int) (more bool, err error) {
 	if err := r.maybeCompact(); err != nil {
 		return false, err
 	}
-	sent := len(s.view())
+	sent := len(s.win.View(s.messages))
 	r.emit(TurnStarted{Turn: n, Messages: sent})
 	start := s.opts.Now()
 	rep, err := s.stream(r.ctx, n, r.emit)
-	if errors.Is(err, ErrContextOverflow) && !r.recompacted {
+	if errors.Is(err, provider.ErrContextOverflow) && !r.recompacted {
 		// The estimate was short: summarize harder, and try once more.
 		r.recompacted = true
-		if cerr := r.compact(s.keepRecent(2), true); cerr != nil {
+		if cerr := r.compact(s.win.KeepRecent(2), true); cerr != nil {
 			return false, cerr
 		}
 		rep, err = s.stream(r.ctx, n, r.emit)
@@ -191,18 +199,18 @@ func (r *run) turn(n int) (more bool, err error) {
 		// A completed reply is recorded even when empty, so that user and
 		// assistant messages keep alternating as chat templates expect.
 		r.record(rep.message())
-		s.counted(rep.metrics)
+		s.win.Counted(rep.metrics, len(s.messages))
 	}
 	r.res.Text = rep.content.String()
-	r.res.Usage.PromptTokens += rep.metrics.PromptEvalCount
-	r.res.Usage.CompletionTokens += rep.metrics.EvalCount
+	r.res.Usage.PromptTokens += rep.metrics.PromptTokens
+	r.res.Usage.CompletionTokens += rep.metrics.CompletionTokens
 	if err != nil {
 		return false, err
 	}
 	if rep.doneReason == "length" {
 		r.emit(Warning{Text: "the reply was cut off at the output limit (options.num_predict)"})
 	}
-	_, planning := s.mode.(PlanMode)
+	_, planning := s.mode.(mode.Plan)
 	switch {
 	case strings.TrimSpace(rep.content.String()) == "" && len(rep.calls) == 0:
 		more = r.emptyReply()
@@ -223,7 +231,7 @@ func (r *run) turn(n int) (more bool, err error) {
 		}
 		more = true
 	}
-	r.emit(TurnFinished{Turn: n, PromptTokens: rep.metrics.PromptEvalCount, CompletionTokens: rep.metrics.EvalCount,
+	r.emit(TurnFinished{Turn: n, PromptTokens: rep.metrics.PromptTokens, CompletionTokens: rep.metrics.CompletionTokens,
 		Duration: s.opts.Now().Sub(start), EvalDuration: rep.metrics.EvalDuration, DoneReason: rep.doneReason, ToolCalls: len(rep.calls)})
 	r.logTurn(n, sent, rep, s.opts.Now().Sub(start))
 	return more, nil
@@ -250,17 +258,17 @@ func (r *run) emptyReply() (more bool) {
 	}
 	r.nudged = true
 	r.res.Recoveries.EmptyNudges++
-	r.record(api.Message{Role: "user", Content: nudge})
+	r.record(provider.Message{Role: "user", Content: prompts.Nudge()})
 	r.s.opts.Log.Debug().Msg("empty reply: nudged")
 	return true
 }
 
 func (r *run) logTurn(n, sent int, rep *reply, d time.Duration) {
 	ev := r.s.opts.Log.Debug().Int("turn", n).Int("messages", sent).
-		Int("prompt_tokens", rep.metrics.PromptEvalCount).Int("completion_tokens", rep.metrics.EvalCount).
+		Int("prompt_tokens", rep.metrics.PromptTokens).Int("completion_tokens", rep.metrics.CompletionTokens).
 		Int("tool_calls", len(rep.calls)).Dur("duration_ms", d).Str("done_reason", rep.doneReason)
 	if e := rep.metrics.EvalDuration; e > 0 {
-		ev = ev.Str("tokens_per_s", fmt.Sprintf("%.1f", float64(rep.metrics.EvalCount)/e.Seconds()))
+		ev = ev.Str("tokens_per_s", fmt.Sprintf("%.1f", float64(rep.metrics.CompletionTokens)/e.Seconds()))
 	}
 	ev.Msg("turn")
 }

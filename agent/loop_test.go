@@ -13,6 +13,7 @@ import (
 
 	"lathe/config"
 	"lathe/internal/ollamatest"
+	"lathe/provider"
 	"lathe/tools"
 )
 
@@ -84,7 +85,7 @@ func TestCallsGatheredFromEveryChunk(t *testing.T) {
 
 func TestReadOnlyCallsRunConcurrentlyResultsInOrder(t *testing.T) {
 	bStarted := make(chan struct{})
-	slow := &probe{name: "slow", readOnly: true, fn: func(ctx context.Context, _ map[string]any) (tools.Result, error) {
+	slow := &probe{name: "slow", kind: tools.KindRead, fn: func(ctx context.Context, _ map[string]any) (tools.Result, error) {
 		select { // finishes only once "fast" has started: a sequential loop would time out here
 		case <-bStarted:
 			return tools.Result{Content: "slow done"}, nil
@@ -92,7 +93,7 @@ func TestReadOnlyCallsRunConcurrentlyResultsInOrder(t *testing.T) {
 			return tools.Result{Content: "slow ran alone"}, nil
 		}
 	}}
-	fast := &probe{name: "fast", readOnly: true, fn: func(context.Context, map[string]any) (tools.Result, error) {
+	fast := &probe{name: "fast", kind: tools.KindRead, fn: func(context.Context, map[string]any) (tools.Result, error) {
 		close(bStarted)
 		return tools.Result{Content: "fast done"}, nil
 	}}
@@ -135,17 +136,17 @@ func TestStreamFailures(t *testing.T) {
 		message string
 	}{
 		{"dropped without done", ollamatest.Reply{Content: "Partial answer that goes on", Drop: true, AfterChunks: 3},
-			ErrStreamBroken, "stopped before it was complete"},
+			provider.ErrStreamBroken, "stopped before it was complete"},
 		{"error line after output", ollamatest.Reply{Content: "Some text here", ErrorLine: "an error was encountered while running the model: CUDA error", AfterChunks: 2},
-			ErrStreamBroken, "CUDA error"},
+			provider.ErrStreamBroken, "CUDA error"},
 		{"dropped before the calls on the done line", ollamatest.Reply{Content: "x", ToolCalls: []ollamatest.ToolCall{call("write", `{"path":"p"}`)}, Calls: ollamatest.CallsOnDone, Drop: true, AfterChunks: 100},
-			ErrStreamBroken, "stopped before"},
+			provider.ErrStreamBroken, "stopped before"},
 		{"dropped after a call arrived", ollamatest.Reply{Content: "x", ToolCalls: []ollamatest.ToolCall{call("write", `{"path":"p"}`), call("write", `{"path":"q"}`)}, Drop: true, AfterChunks: 2},
-			ErrStreamBroken, "stopped before"},
+			provider.ErrStreamBroken, "stopped before"},
 		{"500 before output", ollamatest.Reply{Status: 500, Error: "model runner has unexpectedly stopped"},
-			ErrServer, "Ollama answered 500: model runner has unexpectedly stopped"},
+			provider.ErrServer, "Ollama answered 500: model runner has unexpectedly stopped"},
 		{"context overflow", ollamatest.Reply{Status: 400, Error: "the input length exceeds the context length"},
-			ErrContextOverflow, "no longer fits"},
+			provider.ErrContextOverflow, "no longer fits"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -161,7 +162,7 @@ func TestStreamFailures(t *testing.T) {
 			if got := e.log.all(); len(got) != 0 {
 				t.Errorf("tools ran from a broken turn: %v", got)
 			}
-			for _, m := range e.session.Messages() {
+			for _, m := range e.session.messages {
 				if len(m.ToolCalls) > 0 {
 					t.Errorf("history holds tool calls from a broken turn: %+v", m)
 				}
@@ -176,7 +177,7 @@ func TestBrokenTurnKeepsPartialTextAndHistoryStaysUsable(t *testing.T) {
 		ollamatest.Reply{Content: "The first part of an answer", Drop: true, AfterChunks: 4},
 		ollamatest.Reply{Content: "Second try works."},
 	)
-	if _, err := e.run(t.Context(), "first"); !errors.Is(err, ErrStreamBroken) {
+	if _, err := e.run(t.Context(), "first"); !errors.Is(err, provider.ErrStreamBroken) {
 		t.Fatalf("err = %v, want a broken stream", err)
 	}
 	res, err := e.run(t.Context(), "again")
@@ -235,7 +236,7 @@ func TestLimits(t *testing.T) {
 		if err != nil || res.StopReason != StopToolBudget || res.ToolCalls != 3 || res.Turns != 2 {
 			t.Fatalf("res = %+v, err = %v; want tool_budget after 3 calls in 2 turns", res, err)
 		}
-		last := e.session.Messages()[len(e.session.Messages())-1]
+		last := e.session.messages[len(e.session.messages)-1]
 		if last.Role != "tool" || !contains(last.Content, "budget of 3 tool calls") {
 			t.Errorf("the call over budget was answered %+v", last)
 		}
@@ -276,19 +277,19 @@ func TestInterruptReachesStreamAndTools(t *testing.T) {
 	})
 	t.Run("while a tool runs", func(t *testing.T) {
 		ctx, cancel := context.WithCancel(t.Context())
-		blocking := &probe{name: "block", fn: func(ctx context.Context, _ map[string]any) (tools.Result, error) {
+		blocking := &probe{name: "block", kind: tools.KindWrite, fn: func(ctx context.Context, _ map[string]any) (tools.Result, error) {
 			cancel()
 			<-ctx.Done()
 			return tools.Result{Content: "partial output"}, ctx.Err()
 		}}
-		e := newEnv(t, nil, withTools(blocking, &probe{name: "read", readOnly: true}))
+		e := newEnv(t, nil, withTools(blocking, &probe{name: "read", kind: tools.KindRead}))
 		blocking.log = e.log
 		e.srv.Script(ollamatest.Reply{ToolCalls: []ollamatest.ToolCall{call("block", `{"path":"x"}`), call("read", `{"path":"y"}`)}})
 		res, err := e.run(ctx, "go")
 		if err != nil || res.StopReason != StopInterrupted {
 			t.Fatalf("res = %+v, err = %v; want interrupted", res, err)
 		}
-		msgs := e.session.Messages()
+		msgs := e.session.messages
 		tail := msgs[len(msgs)-2:]
 		if tail[0].Role != "tool" || !contains(tail[0].Content, "interrupted") || !contains(tail[0].Content, "partial output") ||
 			tail[1].Role != "tool" || !contains(tail[1].Content, "not run") {
@@ -405,20 +406,17 @@ func TestEventsPairUp(t *testing.T) {
 	}
 }
 
-// cancelAfterDone is a Client whose reply completes, tool calls included,
-// and whose context is cancelled before Chat returns: the race between a
-// finished stream and Ctrl+C.
+// cancelAfterDone is a provider whose reply completes, tool calls
+// included, and whose context is cancelled before Chat returns: the race
+// between a finished stream and Ctrl+C.
 type cancelAfterDone struct {
-	Client
+	provider.Provider
 	cancel context.CancelFunc
 }
 
-func (c cancelAfterDone) Chat(ctx context.Context, req *api.ChatRequest, fn api.ChatResponseFunc) error {
-	args := api.NewToolCallFunctionArguments()
-	args.Set("path", "x")
-	_ = fn(api.ChatResponse{Message: api.Message{Role: "assistant", ToolCalls: []api.ToolCall{
-		{ID: "call_1", Function: api.ToolCallFunction{Name: "write", Arguments: args}}}}})
-	_ = fn(api.ChatResponse{Message: api.Message{Role: "assistant"}, Done: true, DoneReason: "stop"})
+func (c cancelAfterDone) Chat(ctx context.Context, req *provider.Request, fn func(provider.Chunk) error) error {
+	_ = fn(provider.Chunk{ToolCalls: []provider.ToolCall{{ID: "call_1", Name: "write", Arguments: json.RawMessage(`{"path":"x"}`)}}})
+	_ = fn(provider.Chunk{Done: true, DoneReason: "stop"})
 	c.cancel()
 	return nil
 }
@@ -429,7 +427,7 @@ func TestCancelAfterCompleteReplyKeepsHistoryValid(t *testing.T) {
 		t.Fatal(err)
 	}
 	ctx, cancel := context.WithCancel(t.Context())
-	e.session.opts.Client = cancelAfterDone{Client: e.session.opts.Client, cancel: cancel}
+	e.session.opts.Provider = cancelAfterDone{Provider: e.session.opts.Provider, cancel: cancel}
 	res, err := e.run(ctx, "go")
 	if err != nil || res.StopReason != StopInterrupted {
 		t.Fatalf("res = %+v, err = %v; want interrupted", res, err)
@@ -437,7 +435,7 @@ func TestCancelAfterCompleteReplyKeepsHistoryValid(t *testing.T) {
 	if got := e.log.all(); len(got) != 0 {
 		t.Errorf("a call ran after the user interrupted: %v", got)
 	}
-	msgs := e.session.Messages()
+	msgs := e.session.messages
 	for i, m := range msgs {
 		if len(m.ToolCalls) > 0 && (i+1 >= len(msgs) || msgs[i+1].Role != "tool") {
 			t.Errorf("message %d has tool calls with no results after it: %+v", i, msgs)
@@ -503,9 +501,9 @@ func (r *recorder) Approve(_ context.Context, req ApprovalRequest) (Decision, er
 
 func TestPreviewIsTakenJustBeforeTheCallRuns(t *testing.T) {
 	version := 0
-	writer := &previewProbe{probe: probe{name: "write"}, version: &version}
+	writer := &previewProbe{probe: probe{name: "write", kind: tools.KindWrite}, version: &version}
 	rec := &recorder{}
-	reader := &probe{name: "read", readOnly: true}
+	reader := &probe{name: "read", kind: tools.KindRead}
 	e := newEnv(t, nil, withTools(writer, reader), withApprover(rec))
 	writer.log, reader.log = e.log, e.log
 	e.srv.Script(

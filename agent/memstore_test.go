@@ -3,43 +3,44 @@ package agent
 import (
 	"context"
 	"errors"
+	"lathe/session"
 	"slices"
 	"sort"
 	"strings"
 	"sync"
 )
 
-// memStore is an in-memory Store for the agent's tests; the SQLite
+// memStore is an in-memory Recorder and Catalog for the agent's tests; the SQLite
 // one is tested in package store and end to end.
 type memStore struct {
 	mu          sync.Mutex
-	sessions    map[string]*SessionRecord
-	messages    map[string]map[int]StoredMessage
-	compactions map[string][]Compaction
-	modes       map[string]map[int]ModeRecord
+	sessions    map[string]*session.Record
+	messages    map[string]map[int]session.Message
+	compactions map[string][]session.Compaction
+	modes       map[string]map[int]session.ModeRecord
 	runs        []memRun
 	fail        error // every write returns it when set
 	failTools   error // saving a tool result returns it when set
 }
 
 type memRun struct {
-	RunRecord
-	end *RunEnd
+	session.RunStart
+	end *session.RunEnd
 }
 
 func newMemStore() *memStore {
-	return &memStore{sessions: map[string]*SessionRecord{}, messages: map[string]map[int]StoredMessage{},
-		compactions: map[string][]Compaction{}, modes: map[string]map[int]ModeRecord{}}
+	return &memStore{sessions: map[string]*session.Record{}, messages: map[string]map[int]session.Message{},
+		compactions: map[string][]session.Compaction{}, modes: map[string]map[int]session.ModeRecord{}}
 }
 
-func (m *memStore) CreateSession(_ context.Context, s SessionRecord) error {
+func (m *memStore) CreateSession(_ context.Context, s session.Record) error {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if m.fail != nil {
 		return m.fail
 	}
 	m.sessions[s.ID] = &s
-	m.messages[s.ID] = map[int]StoredMessage{}
+	m.messages[s.ID] = map[int]session.Message{}
 	return nil
 }
 
@@ -50,7 +51,7 @@ func (m *memStore) SetTitle(_ context.Context, id, title string) error {
 	return nil
 }
 
-func (m *memStore) SaveMessage(_ context.Context, id string, msg StoredMessage) error {
+func (m *memStore) SaveMessage(_ context.Context, id string, msg session.Message) error {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if m.fail != nil {
@@ -63,52 +64,52 @@ func (m *memStore) SaveMessage(_ context.Context, id string, msg StoredMessage) 
 	return nil
 }
 
-func (m *memStore) SaveCompaction(_ context.Context, id string, c Compaction) error {
+func (m *memStore) SaveCompaction(_ context.Context, id string, c session.Compaction) error {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	m.compactions[id] = append(m.compactions[id], c)
 	return nil
 }
 
-func (m *memStore) SaveMode(_ context.Context, id string, rec ModeRecord) error {
+func (m *memStore) SaveMode(_ context.Context, id string, rec session.ModeRecord) error {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if m.fail != nil {
 		return m.fail
 	}
 	if _, ok := m.sessions[id]; !ok {
-		return ErrSessionNotFound
+		return session.ErrNotFound
 	}
 	if m.modes[id] == nil {
-		m.modes[id] = map[int]ModeRecord{}
+		m.modes[id] = map[int]session.ModeRecord{}
 	}
 	rec.Plan = rec.Plan.Clone() // as a database would keep it
 	m.modes[id][rec.Seq] = rec
 	return nil
 }
 
-func (m *memStore) StartRun(_ context.Context, r RunRecord) (int64, error) {
+func (m *memStore) StartRun(_ context.Context, r session.RunStart) (int64, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	m.runs = append(m.runs, memRun{RunRecord: r})
+	m.runs = append(m.runs, memRun{RunStart: r})
 	return int64(len(m.runs)), nil
 }
 
-func (m *memStore) FinishRun(_ context.Context, id int64, end RunEnd) error {
+func (m *memStore) FinishRun(_ context.Context, id int64, end session.RunEnd) error {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	m.runs[id-1].end = &end
 	return nil
 }
 
-func (m *memStore) LoadSession(_ context.Context, id string) (SavedSession, error) {
+func (m *memStore) Load(_ context.Context, id string) (session.Saved, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	rec, ok := m.sessions[id]
 	if !ok {
-		return SavedSession{}, ErrSessionNotFound
+		return session.Saved{}, session.ErrNotFound
 	}
-	saved := SavedSession{SessionRecord: *rec}
+	saved := session.Saved{Record: *rec}
 	for _, msg := range m.messages[id] {
 		saved.Messages = append(saved.Messages, msg)
 	}
@@ -120,11 +121,11 @@ func (m *memStore) LoadSession(_ context.Context, id string) (SavedSession, erro
 		rec.Plan = rec.Plan.Clone()
 		saved.Modes = append(saved.Modes, rec)
 	}
-	slices.SortFunc(saved.Modes, func(a, b ModeRecord) int { return a.Seq - b.Seq })
+	slices.SortFunc(saved.Modes, func(a, b session.ModeRecord) int { return a.Seq - b.Seq })
 	return saved, nil
 }
 
-func (m *memStore) FindSession(_ context.Context, prefix string) (string, error) {
+func (m *memStore) Find(_ context.Context, prefix string) (string, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	var found []string
@@ -135,29 +136,29 @@ func (m *memStore) FindSession(_ context.Context, prefix string) (string, error)
 	}
 	switch len(found) {
 	case 0:
-		return "", ErrSessionNotFound
+		return "", session.ErrNotFound
 	case 1:
 		return found[0], nil
 	}
-	return "", ErrAmbiguousID
+	return "", session.ErrAmbiguousID
 }
 
-func (m *memStore) LatestSession(context.Context, string) (string, error) {
+func (m *memStore) Latest(context.Context, string) (string, error) {
 	return "", errors.New("not used")
 }
 
-func (m *memStore) ListSessions(context.Context, string) ([]SessionSummary, error) {
+func (m *memStore) List(context.Context, string) ([]session.Summary, error) {
 	return nil, errors.New("not used")
 }
 
 // history returns a session's stored messages in seq order.
-func (m *memStore) history(id string) []StoredMessage {
+func (m *memStore) history(id string) []session.Message {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	var out []StoredMessage
+	var out []session.Message
 	for _, msg := range m.messages[id] {
 		out = append(out, msg)
 	}
-	slices.SortFunc(out, func(a, b StoredMessage) int { return a.Seq - b.Seq })
+	slices.SortFunc(out, func(a, b session.Message) int { return a.Seq - b.Seq })
 	return out
 }

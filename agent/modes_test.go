@@ -12,24 +12,27 @@ import (
 	"github.com/ollama/ollama/api"
 	"github.com/rs/zerolog"
 
+	"lathe/agent/mode"
+	"lathe/agent/plan"
 	"lathe/internal/ollamatest"
 	"lathe/prompts"
+	"lathe/session"
 	"lathe/tools"
 )
 
-func withMode(m Mode) envOption { return func(o *Options) { o.Mode = m } }
+func withMode(m mode.Mode) envOption { return func(o *Options) { o.Mode = m } }
 
-func withReviewer(rv Reviewer) envOption { return func(o *Options) { o.Reviewer = rv } }
+func withReviewer(rv mode.Reviewer) envOption { return func(o *Options) { o.Reviewer = rv } }
 
 // reviewer answers proposed plans with its reviews in order, and records
 // the plans.
 type reviewer struct {
 	mu      sync.Mutex
-	reviews []Review
-	plans   []Plan
+	reviews []mode.Verdict
+	plans   []plan.Plan
 }
 
-func (rv *reviewer) Review(_ context.Context, p Plan) (Review, error) {
+func (rv *reviewer) Review(_ context.Context, p plan.Plan) (mode.Verdict, error) {
 	rv.mu.Lock()
 	defer rv.mu.Unlock()
 	rv.plans = append(rv.plans, p)
@@ -51,9 +54,9 @@ func toolNames(req api.ChatRequest) []string {
 var testEnv = prompts.Env{Dir: "/src/project", OS: "linux", Arch: "amd64"}
 
 // mustPrompt renders mode m's system prompt for the test environment.
-func mustPrompt(t *testing.T, m Mode) string {
+func mustPrompt(t *testing.T, m mode.Mode) string {
 	t.Helper()
-	p, err := systemPrompt(testEnv, m)
+	p, err := m.Prompt(testEnv)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -61,7 +64,7 @@ func mustPrompt(t *testing.T, m Mode) string {
 }
 
 // statuses are a plan's step statuses, in order.
-func statuses(p *Plan) string {
+func statuses(p *plan.Plan) string {
 	if p == nil {
 		return "no plan"
 	}
@@ -99,21 +102,21 @@ func eventsOf[E Event](evs []Event) []E {
 }
 
 func TestEachModeHasItsPromptAndTools(t *testing.T) {
-	plan := &Plan{Summary: "Fix the parser", Steps: []PlanStep{{Text: "edit lex.go", Status: StepPending}}}
+	pl := &plan.Plan{Summary: "Fix the parser", Steps: []plan.Step{{Text: "edit lex.go", Status: plan.Pending}}}
 	cases := []struct {
-		mode  Mode
+		mode  mode.Mode
 		tools string
 	}{
-		{AskMode{}, "read start_task"},
-		{PlanMode{}, "propose_plan read"},
-		{BuildMode{}, "read write"},
-		{BuildMode{Plan: plan}, "read update_plan write"},
+		{mode.Ask{}, "read start_task"},
+		{mode.Plan{}, "propose_plan read"},
+		{mode.Build{}, "read write"},
+		{mode.Build{Plan: pl}, "read update_plan write"},
 	}
 	for _, c := range cases {
 		t.Run(c.mode.Name(), func(t *testing.T) {
 			e := newEnv(t, nil, withMode(c.mode))
 			replies := []ollamatest.Reply{{Content: "An answer."}}
-			if _, ok := c.mode.(PlanMode); ok {
+			if _, ok := c.mode.(mode.Plan); ok {
 				// A reply of plan mode without propose_plan is asked for
 				// as a plan, which here has no steps: an answer.
 				replies = append(replies, ollamatest.Reply{Content: `{"summary":"","steps":[]}`})
@@ -135,23 +138,23 @@ func TestEachModeHasItsPromptAndTools(t *testing.T) {
 			}
 		})
 	}
-	if strings.Contains(mustPrompt(t, BuildMode{}), "edit lex.go") || !strings.Contains(mustPrompt(t, BuildMode{Plan: plan}), "edit lex.go") {
+	if strings.Contains(mustPrompt(t, mode.Build{}), "edit lex.go") || !strings.Contains(mustPrompt(t, mode.Build{Plan: pl}), "edit lex.go") {
 		t.Error("the build prompt carries the plan only when there is one")
 	}
 }
 
 func TestToolOutsideTheModeIsRefused(t *testing.T) {
 	cases := []struct {
-		mode Mode
+		mode mode.Mode
 		call string
 		want string
 	}{
-		{AskMode{}, "write", "write is not available in ask mode"},
-		{AskMode{}, "propose_plan", "propose_plan is not available in ask mode"},
-		{PlanMode{}, "write", "write is not available in plan mode"},
-		{PlanMode{}, "start_task", "start_task is not available in plan mode"},
-		{BuildMode{}, "update_plan", "update_plan is not available in build mode"},
-		{BuildMode{}, "start_task", "start_task is not available in build mode"},
+		{mode.Ask{}, "write", "write is not available in ask mode"},
+		{mode.Ask{}, "propose_plan", "propose_plan is not available in ask mode"},
+		{mode.Plan{}, "write", "write is not available in plan mode"},
+		{mode.Plan{}, "start_task", "start_task is not available in plan mode"},
+		{mode.Build{}, "update_plan", "update_plan is not available in build mode"},
+		{mode.Build{}, "start_task", "start_task is not available in build mode"},
 	}
 	for _, c := range cases {
 		t.Run(c.mode.Name()+"/"+c.call, func(t *testing.T) {
@@ -160,7 +163,7 @@ func TestToolOutsideTheModeIsRefused(t *testing.T) {
 				ollamatest.Reply{ToolCalls: []ollamatest.ToolCall{call(c.call, `{"path":"a.go","goal":"g","summary":"s","steps":["x"],"step":1,"status":"done"}`)}},
 				ollamatest.Reply{Content: "Understood."},
 			)
-			if _, ok := c.mode.(PlanMode); ok {
+			if _, ok := c.mode.(mode.Plan); ok {
 				e.srv.Script(ollamatest.Reply{Content: `{"summary":"","steps":[]}`})
 			}
 			if _, err := e.run(t.Context(), "change a.go"); err != nil {
@@ -177,8 +180,8 @@ func TestToolOutsideTheModeIsRefused(t *testing.T) {
 			if len(fin) != 1 || fin[0].Outcome != OutcomeDenied || fin[0].Result.Summary != "not in "+c.mode.Name()+" mode" {
 				t.Errorf("finished %+v", fin)
 			}
-			if len(eventsOf[ModeChanged](e.events)) != 0 || e.session.Mode().Name() != c.mode.Name() {
-				t.Errorf("the mode changed to %s", e.session.Mode().Name())
+			if len(eventsOf[ModeChanged](e.events)) != 0 || e.session.mode.Name() != c.mode.Name() {
+				t.Errorf("the mode changed to %s", e.session.mode.Name())
 			}
 		})
 	}
@@ -188,8 +191,8 @@ func TestToolOutsideTheModeIsRefused(t *testing.T) {
 // approves it, and build mode carries it out, keeping its checklist.
 func TestPlanApprovedIsBuilt(t *testing.T) {
 	st := newMemStore()
-	rv := &reviewer{reviews: []Review{{Verdict: VerdictApprove}}}
-	e := newEnv(t, nil, withMode(PlanMode{}), withReviewer(rv), withStore(st))
+	rv := &reviewer{reviews: []mode.Verdict{{Decision: mode.Approve}}}
+	e := newEnv(t, nil, withMode(mode.Plan{}), withReviewer(rv), withStore(st))
 	e.srv.Script(
 		ollamatest.Reply{ToolCalls: []ollamatest.ToolCall{call("read", `{"path":"lex.go"}`)}},
 		ollamatest.Reply{Content: "Here is the plan.", ToolCalls: []ollamatest.ToolCall{
@@ -205,7 +208,7 @@ func TestPlanApprovedIsBuilt(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := Plan{Summary: "Fix the off-by-one in lex", Steps: []PlanStep{{Text: "edit lex.go", Status: StepPending}, {Text: "run the tests", Status: StepPending}}}
+	want := plan.Plan{Summary: "Fix the off-by-one in lex", Steps: []plan.Step{{Text: "edit lex.go", Status: plan.Pending}, {Text: "run the tests", Status: plan.Pending}}}
 	if len(rv.plans) != 1 || rv.plans[0].Summary != want.Summary || !slices.Equal(rv.plans[0].Steps, want.Steps) {
 		t.Fatalf("reviewed %+v, want %+v", rv.plans, want)
 	}
@@ -216,17 +219,17 @@ func TestPlanApprovedIsBuilt(t *testing.T) {
 	if len(reqs) != 5 {
 		t.Fatalf("%d requests, want 5", len(reqs))
 	}
-	if res := toolMessages(reqs[2]); len(res) != 2 || res[1].Content != resultApproved {
+	if res := toolMessages(reqs[2]); len(res) != 2 || res[1].Content != prompts.PlanApprovedResult() {
 		t.Errorf("propose_plan's result %+v", res)
 	}
 	build := reqs[2]
 	if got := strings.Join(toolNames(build), " "); got != "read update_plan write" {
 		t.Errorf("build mode's tools %s", got)
 	}
-	if build.Messages[0].Content != mustPrompt(t, BuildMode{Plan: &want}) {
+	if build.Messages[0].Content != mustPrompt(t, mode.Build{Plan: &want}) {
 		t.Errorf("build mode's prompt does not carry the plan:\n%s", build.Messages[0].Content)
 	}
-	if last := build.Messages[len(build.Messages)-1]; last.Role != "user" || last.Content != notePlanApproved {
+	if last := build.Messages[len(build.Messages)-1]; last.Role != "user" || last.Content != prompts.PlanApprovedNote() {
 		t.Errorf("the request after the approval ends with %s %q", last.Role, last.Content)
 	}
 	// Append-only within a mode; the switch changes the system prompt and
@@ -262,7 +265,7 @@ func TestPlanApprovedIsBuilt(t *testing.T) {
 	}
 	// The transitions are stored, the plan with its last checklist.
 	st.mu.Lock()
-	recs := st.modes[e.session.ID()]
+	recs := st.modes[e.session.id]
 	st.mu.Unlock()
 	switchSeq := len(reqs[2].Messages) - 2 // the note, after the system prompt
 	if len(recs) != 2 || recs[0].Mode != "plan" || recs[switchSeq].Mode != "build" ||
@@ -274,8 +277,8 @@ func TestPlanApprovedIsBuilt(t *testing.T) {
 // TestPlanRejectedFeedbackReachesTheModel: a rejected plan keeps plan
 // mode, and the user's feedback is the proposal's result.
 func TestPlanRejectedFeedbackReachesTheModel(t *testing.T) {
-	rv := &reviewer{reviews: []Review{{Verdict: VerdictReject, Feedback: "also update the docs"}, {Verdict: VerdictApprove}}}
-	e := newEnv(t, nil, withMode(PlanMode{}), withReviewer(rv))
+	rv := &reviewer{reviews: []mode.Verdict{{Decision: mode.Reject, Feedback: "also update the docs"}, {Decision: mode.Approve}}}
+	e := newEnv(t, nil, withMode(mode.Plan{}), withReviewer(rv))
 	e.srv.Script(
 		ollamatest.Reply{ToolCalls: []ollamatest.ToolCall{call("propose_plan", `{"summary":"Fix lex","steps":["edit lex.go"]}`)}},
 		ollamatest.Reply{ToolCalls: []ollamatest.ToolCall{call("propose_plan", `{"summary":"Fix lex and document it","steps":["edit lex.go","edit README.md"]}`)}},
@@ -293,7 +296,7 @@ func TestPlanRejectedFeedbackReachesTheModel(t *testing.T) {
 	if len(results) != 1 || !strings.Contains(results[0].Content, "rejected") || !strings.Contains(results[0].Content, "also update the docs") {
 		t.Errorf("the rejection's result %+v, want the feedback", results)
 	}
-	if got := strings.Join(toolNames(reqs[1]), " "); got != "propose_plan read" || reqs[1].Messages[0].Content != mustPrompt(t, PlanMode{}) {
+	if got := strings.Join(toolNames(reqs[1]), " "); got != "propose_plan read" || reqs[1].Messages[0].Content != mustPrompt(t, mode.Plan{}) {
 		t.Errorf("after a rejection: tools %s, want plan mode's", got)
 	}
 	fin := eventsOf[ToolFinished](e.events)
@@ -310,7 +313,7 @@ func TestPlanRejectedFeedbackReachesTheModel(t *testing.T) {
 // mode's prompt and tools.
 func TestTransitionBreaksTheTurn(t *testing.T) {
 	var log strings.Builder
-	e := newEnv(t, nil, withMode(AskMode{}), func(o *Options) { o.Log = zerolog.New(&log).Level(zerolog.DebugLevel) })
+	e := newEnv(t, nil, withMode(mode.Ask{}), func(o *Options) { o.Log = zerolog.New(&log).Level(zerolog.DebugLevel) })
 	e.srv.Script(
 		ollamatest.Reply{ToolCalls: []ollamatest.ToolCall{
 			call("read", `{"path":"a.go"}`),
@@ -332,11 +335,11 @@ func TestTransitionBreaksTheTurn(t *testing.T) {
 	if len(results) != 4 {
 		t.Fatalf("%d results, want 4", len(results))
 	}
-	if results[0].Content != "read a.go ok" || results[1].Content != resultStartTask {
+	if results[0].Content != "read a.go ok" || results[1].Content != prompts.StartTaskResult() {
 		t.Errorf("results before the break: %q, %q", results[0].Content, results[1].Content)
 	}
 	for _, r := range results[2:] {
-		if r.Content != "error: "+notRunModeChanged {
+		if r.Content != "error: "+prompts.NotRunModeChanged() {
 			t.Errorf("a call after the break got %q", r.Content)
 		}
 	}
@@ -344,7 +347,7 @@ func TestTransitionBreaksTheTurn(t *testing.T) {
 	if !strings.Contains(last.Content, "rename Foo to Bar in a.go") || last.Role != "user" {
 		t.Errorf("the note after start_task: %s %q", last.Role, last.Content)
 	}
-	if got := strings.Join(toolNames(reqs[1]), " "); got != "read write" || reqs[1].Messages[0].Content != mustPrompt(t, BuildMode{}) {
+	if got := strings.Join(toolNames(reqs[1]), " "); got != "read write" || reqs[1].Messages[0].Content != mustPrompt(t, mode.Build{}) {
 		t.Errorf("after start_task: tools %s, want build mode's prompt and tools", got)
 	}
 	var outcomes []Outcome
@@ -371,7 +374,7 @@ func TestTransitionBreaksTheTurn(t *testing.T) {
 // TestPlanWithoutReviewerStops: with no one to review it (headless, no
 // --yes), a proposed plan ends the run and is its result.
 func TestPlanWithoutReviewerStops(t *testing.T) {
-	e := newEnv(t, nil, withMode(PlanMode{}))
+	e := newEnv(t, nil, withMode(mode.Plan{}))
 	e.srv.Script(
 		ollamatest.Reply{ToolCalls: []ollamatest.ToolCall{
 			call("propose_plan", `{"summary":"Fix lex","steps":"1. edit lex.go\n2. run go test"}`),
@@ -392,9 +395,9 @@ func TestPlanWithoutReviewerStops(t *testing.T) {
 		t.Errorf("a call after the plan ran: %v", e.log.all())
 	}
 	// The history stays valid: every call has its result.
-	msgs := e.session.Messages()
+	msgs := e.session.messages
 	if n := len(msgs); msgs[n-1].Content != "error: not run: propose_plan ended the turn before this call; make it again if it is still needed" ||
-		!strings.HasPrefix(msgs[n-2].Content, resultPlanStopped) {
+		!strings.HasPrefix(msgs[n-2].Content, prompts.PlanKept()) {
 		t.Errorf("history ends with %+v", msgs[n-2:])
 	}
 }
@@ -403,7 +406,7 @@ func TestPlanWithoutReviewerStops(t *testing.T) {
 // calling propose_plan gets it asked for as structured output; a reply
 // that does not validate is retried once with the error.
 func TestPlanFromAReply(t *testing.T) {
-	e := newEnv(t, nil, withMode(PlanMode{}))
+	e := newEnv(t, nil, withMode(mode.Plan{}))
 	e.srv.Script(
 		ollamatest.Reply{Content: "Plan: 1. edit lex.go 2. run the tests"},
 		ollamatest.Reply{Content: `{"summary":"Fix lex"}`},
@@ -421,11 +424,11 @@ func TestPlanFromAReply(t *testing.T) {
 		t.Errorf("the turn's request has a format: %s", reqs[0].Format)
 	}
 	for _, req := range reqs[1:] {
-		if string(req.Format) != string(planSchema) {
+		if string(req.Format) != string(mode.PlanSchema) {
 			t.Errorf("the plan's request has the format %s", req.Format)
 		}
 	}
-	if !extendsFrom(reqs[0], reqs[1], 0) || lastMessage(reqs[1]) != planRequest {
+	if !extendsFrom(reqs[0], reqs[1], 0) || lastMessage(reqs[1]) != prompts.PlanRequest() {
 		t.Errorf("the plan is not asked for after the conversation: %q", lastMessage(reqs[1]))
 	}
 	if got := lastMessage(reqs[2]); !strings.Contains(got, `"steps" is missing`) || !extendsFrom(reqs[1], reqs[2], 0) {
@@ -438,13 +441,13 @@ func TestPlanFromAReply(t *testing.T) {
 		t.Errorf("%d plans proposed, want 1", len(got))
 	}
 	// The side requests are not part of the history.
-	if n := len(e.session.Messages()); n != 3 {
+	if n := len(e.session.messages); n != 3 {
 		t.Errorf("history of %d messages, want system, prompt and reply", n)
 	}
 }
 
 func TestPlanFromAReplyThatNeverValidates(t *testing.T) {
-	e := newEnv(t, nil, withMode(PlanMode{}))
+	e := newEnv(t, nil, withMode(mode.Plan{}))
 	e.srv.Script(
 		ollamatest.Reply{Content: "Plan: edit lex.go"},
 		ollamatest.Reply{Content: `not json`},
@@ -479,7 +482,7 @@ func TestParsePlan(t *testing.T) {
 		{`{"summary":"s","steps":[" "]}`, `has no steps`, 0},
 	}
 	for _, c := range cases {
-		p, err := parsePlan(c.text)
+		p, err := mode.ParsePlan(c.text)
 		switch {
 		case c.err != "":
 			if err == nil || !strings.Contains(err.Error(), c.err) {
@@ -496,8 +499,8 @@ func TestParsePlan(t *testing.T) {
 }
 
 func TestUpdatePlanErrorsAndSynonyms(t *testing.T) {
-	plan := &Plan{Summary: "s", Steps: []PlanStep{{Text: "a", Status: StepPending}, {Text: "b", Status: StepPending}}}
-	e := newEnv(t, nil, withMode(BuildMode{Plan: plan}))
+	pl := &plan.Plan{Summary: "s", Steps: []plan.Step{{Text: "a", Status: plan.Pending}, {Text: "b", Status: plan.Pending}}}
+	e := newEnv(t, nil, withMode(mode.Build{Plan: pl}))
 	e.srv.Script(
 		ollamatest.Reply{ToolCalls: []ollamatest.ToolCall{
 			call("update_plan", `{"step":3,"status":"done"}`),
@@ -526,7 +529,7 @@ func TestUpdatePlanErrorsAndSynonyms(t *testing.T) {
 	if statuses(res.Plan) != "skipped in_progress" {
 		t.Errorf("plan %s", statuses(res.Plan))
 	}
-	if plan.Steps[0].Status != StepPending {
+	if pl.Steps[0].Status != plan.Pending {
 		t.Error("the session changed the caller's plan")
 	}
 }
@@ -540,7 +543,7 @@ func TestUserSwitchesMode(t *testing.T) {
 	if _, err := e.run(t.Context(), "first"); err != nil {
 		t.Fatal(err)
 	}
-	if err := e.session.SetMode(t.Context(), AskMode{}, "/mode ask"); err != nil {
+	if err := e.session.SetMode(t.Context(), mode.Ask{}, "/mode ask"); err != nil {
 		t.Fatal(err)
 	}
 	res, err := e.run(t.Context(), "second")
@@ -548,14 +551,14 @@ func TestUserSwitchesMode(t *testing.T) {
 		t.Fatal(err)
 	}
 	reqs := e.srv.ChatRequests()
-	if got := strings.Join(toolNames(reqs[1]), " "); got != "read start_task" || reqs[1].Messages[0].Content != mustPrompt(t, AskMode{}) {
+	if got := strings.Join(toolNames(reqs[1]), " "); got != "read start_task" || reqs[1].Messages[0].Content != mustPrompt(t, mode.Ask{}) {
 		t.Errorf("after /mode ask: tools %s", got)
 	}
 	if !extendsFrom(reqs[0], reqs[1], 1) || res.Mode != "ask" {
 		t.Errorf("the history changed with the mode, or the mode is %s", res.Mode)
 	}
 	st.mu.Lock()
-	recs := st.modes[e.session.ID()]
+	recs := st.modes[e.session.id]
 	st.mu.Unlock()
 	if len(recs) != 2 || recs[0].Mode != "build" || recs[2].Mode != "ask" || recs[2].Reason != "/mode ask" {
 		t.Errorf("mode records %+v", recs)
@@ -566,33 +569,33 @@ func TestUserSwitchesMode(t *testing.T) {
 // in, with its plan's checklist, unless a mode was chosen at start.
 func TestResumeKeepsTheMode(t *testing.T) {
 	st := newMemStore()
-	plan := &Plan{Summary: "s", Steps: []PlanStep{{Text: "a", Status: StepPending}, {Text: "b", Status: StepPending}}}
-	e := newEnv(t, nil, withStore(st), withMode(BuildMode{Plan: plan}))
+	pl := &plan.Plan{Summary: "s", Steps: []plan.Step{{Text: "a", Status: plan.Pending}, {Text: "b", Status: plan.Pending}}}
+	e := newEnv(t, nil, withStore(st), withMode(mode.Build{Plan: pl}))
 	e.srv.Script(ollamatest.Reply{ToolCalls: []ollamatest.ToolCall{call("update_plan", `{"step":1,"status":"done"}`)}},
 		ollamatest.Reply{Content: "one"})
 	if _, err := e.run(t.Context(), "first"); err != nil {
 		t.Fatal(err)
 	}
-	id := e.session.ID()
+	id := e.session.id
 
 	for _, c := range []struct {
-		start     Mode
+		start     mode.Mode
 		mode      string
 		tools     string
 		checklist string
 	}{
 		{nil, "build", "read update_plan write", "done pending"},
-		{AskMode{}, "ask", "read start_task", "no plan"},
+		{mode.Ask{}, "ask", "read start_task", "no plan"},
 	} {
-		saved, err := st.LoadSession(t.Context(), id)
+		saved, err := st.Load(t.Context(), id)
 		if err != nil {
 			t.Fatal(err)
 		}
 		r := newEnv(t, nil, withStore(st), withMode(c.start))
-		if _, err := r.session.Prepare(t.Context()); err != nil {
+		if err := r.session.ResumeFrom(saved); err != nil {
 			t.Fatal(err)
 		}
-		if err := r.session.Restore(t.Context(), saved); err != nil {
+		if _, err := r.session.Prepare(t.Context()); err != nil {
 			t.Fatal(err)
 		}
 		r.srv.Script(ollamatest.Reply{Content: "two"})
@@ -604,14 +607,14 @@ func TestResumeKeepsTheMode(t *testing.T) {
 		if got := strings.Join(toolNames(req), " "); got != c.tools || res.Mode != c.mode || statuses(res.Plan) != c.checklist {
 			t.Errorf("resumed with %v: mode %s, tools %s, plan %s", c.start, res.Mode, got, statuses(res.Plan))
 		}
-		if want := mustPrompt(t, r.session.Mode()); req.Messages[0].Content != want {
+		if want := mustPrompt(t, r.session.mode); req.Messages[0].Content != want {
 			t.Errorf("resumed with %v: the system prompt is not the mode's", c.start)
 		}
 	}
 	st.mu.Lock()
 	recs := st.modes[id]
 	st.mu.Unlock()
-	var last ModeRecord
+	var last session.ModeRecord
 	for _, rec := range recs {
 		if rec.Seq >= last.Seq {
 			last = rec
@@ -633,14 +636,14 @@ func TestEveryModeFitsThePromptBudget(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer ws.Close()
-	plan := &Plan{Summary: "Make the lexer report positions as line:column, and cover it with tests"}
+	pl := &plan.Plan{Summary: "Make the lexer report positions as line:column, and cover it with tests"}
 	for i := range 10 {
-		plan.Steps = append(plan.Steps, PlanStep{Text: fmt.Sprintf("edit internal/lex/lex%d.go: carry the column through scanToken", i)})
+		pl.Steps = append(pl.Steps, plan.Step{Text: fmt.Sprintf("edit internal/lex/lex%d.go: carry the column through scanToken", i)})
 	}
-	for _, m := range []Mode{AskMode{}, PlanMode{}, BuildMode{}, BuildMode{Plan: plan}} {
+	for _, m := range []mode.Mode{mode.Ask{}, mode.Plan{}, mode.Build{}, mode.Build{Plan: pl}} {
 		e := newEnv(t, nil, withMode(m), func(o *Options) { o.Tools = tools.Default(ws, tools.Options{}) })
 		e.srv.Script(ollamatest.Reply{Content: "ok"})
-		if _, ok := m.(PlanMode); ok {
+		if _, ok := m.(mode.Plan); ok {
 			e.srv.Script(ollamatest.Reply{Content: `{"summary":"","steps":[]}`})
 		}
 		if _, err := e.run(t.Context(), "hi"); err != nil {
@@ -654,7 +657,7 @@ func TestEveryModeFitsThePromptBudget(t *testing.T) {
 		system := req.Messages[0].Content
 		tokens := prompts.EstimateTokens(system + string(schemas))
 		t.Logf("%s mode (plan: %v): prompt %d bytes, %d tools in %d bytes, about %d tokens",
-			m.Name(), m == Mode(BuildMode{Plan: plan}), len(system), len(req.Tools), len(schemas), tokens)
+			m.Name(), m == mode.Mode(mode.Build{Plan: pl}), len(system), len(req.Tools), len(schemas), tokens)
 		if tokens >= 1500 {
 			t.Errorf("%s mode: system prompt + tool schemas ≈ %d tokens, over the 1,500-token budget", m.Name(), tokens)
 		}
@@ -664,18 +667,18 @@ func TestEveryModeFitsThePromptBudget(t *testing.T) {
 // TestNewSessionDropsThePlan: /new keeps the mode but not the plan,
 // which belonged to the conversation.
 func TestNewSessionDropsThePlan(t *testing.T) {
-	plan := &Plan{Summary: "s", Steps: []PlanStep{{Text: "edit lex.go", Status: StepPending}}}
+	pl := &plan.Plan{Summary: "s", Steps: []plan.Step{{Text: "edit lex.go", Status: plan.Pending}}}
 	for _, c := range []struct {
-		mode  Mode
+		mode  mode.Mode
 		tools string
-		want  Mode
+		want  mode.Mode
 	}{
-		{BuildMode{Plan: plan}, "read update_plan write", BuildMode{}},
-		{PlanMode{}, "propose_plan read", PlanMode{}},
+		{mode.Build{Plan: pl}, "read update_plan write", mode.Build{}},
+		{mode.Plan{}, "propose_plan read", mode.Plan{}},
 	} {
 		e := newEnv(t, nil, withMode(c.mode))
 		e.srv.Script(ollamatest.Reply{Content: "one"})
-		if _, ok := c.mode.(PlanMode); ok {
+		if _, ok := c.mode.(mode.Plan); ok {
 			e.srv.Script(ollamatest.Reply{Content: `{"summary":"","steps":[]}`})
 		}
 		if _, err := e.run(t.Context(), "first"); err != nil {
@@ -683,7 +686,7 @@ func TestNewSessionDropsThePlan(t *testing.T) {
 		}
 		e.session.Reset()
 		e.srv.Script(ollamatest.Reply{Content: "two"})
-		if _, ok := c.mode.(PlanMode); ok {
+		if _, ok := c.mode.(mode.Plan); ok {
 			e.srv.Script(ollamatest.Reply{Content: `{"summary":"","steps":[]}`})
 		}
 		res, err := e.run(t.Context(), "second")
@@ -705,8 +708,8 @@ func TestNewSessionDropsThePlan(t *testing.T) {
 // proposed one: a rejection keeps plan mode with the feedback in a note,
 // an approval starts build mode on it.
 func TestPlanFromAReplyIsReviewed(t *testing.T) {
-	rv := &reviewer{reviews: []Review{{Verdict: VerdictReject, Feedback: "test it too"}, {Verdict: VerdictApprove}}}
-	e := newEnv(t, nil, withMode(PlanMode{}), withReviewer(rv))
+	rv := &reviewer{reviews: []mode.Verdict{{Decision: mode.Reject, Feedback: "test it too"}, {Decision: mode.Approve}}}
+	e := newEnv(t, nil, withMode(mode.Plan{}), withReviewer(rv))
 	e.srv.Script(
 		ollamatest.Reply{Content: "Plan: edit lex.go."},
 		ollamatest.Reply{Content: `{"summary":"Fix lex","steps":["edit lex.go"]}`},
@@ -723,11 +726,11 @@ func TestPlanFromAReplyIsReviewed(t *testing.T) {
 		t.Fatalf("%d requests, want 5", len(reqs))
 	}
 	note := lastMessage(reqs[2])
-	if !strings.HasPrefix(note, notePrefix+resultRejected) || !strings.Contains(note, "test it too") ||
-		reqs[2].Messages[0].Content != mustPrompt(t, PlanMode{}) {
+	if !strings.HasPrefix(note, prompts.NotePrefix+"The user rejected the plan.") || !strings.Contains(note, "test it too") ||
+		reqs[2].Messages[0].Content != mustPrompt(t, mode.Plan{}) {
 		t.Errorf("after the rejection the model gets %q", note)
 	}
-	if lastMessage(reqs[4]) != notePlanApproved || strings.Join(toolNames(reqs[4]), " ") != "read update_plan write" {
+	if lastMessage(reqs[4]) != prompts.PlanApprovedNote() || strings.Join(toolNames(reqs[4]), " ") != "read update_plan write" {
 		t.Errorf("after the approval: %q, tools %v", lastMessage(reqs[4]), toolNames(reqs[4]))
 	}
 	if res.StopReason != StopDone || res.Mode != "build" || len(res.Plan.Steps) != 2 {
@@ -738,8 +741,8 @@ func TestPlanFromAReplyIsReviewed(t *testing.T) {
 // failingReviewer cannot give an answer (the TUI went away).
 type failingReviewer struct{}
 
-func (failingReviewer) Review(context.Context, Plan) (Review, error) {
-	return Review{}, context.Canceled
+func (failingReviewer) Review(context.Context, plan.Plan) (mode.Verdict, error) {
+	return mode.Verdict{}, context.Canceled
 }
 
 // TestInterruptedReviewEndsTheRun: a review that gets no answer ends the
@@ -749,7 +752,7 @@ func TestInterruptedReviewEndsTheRun(t *testing.T) {
 		{{ToolCalls: []ollamatest.ToolCall{call("propose_plan", `{"summary":"Fix lex","steps":["edit lex.go"]}`)}}},
 		{{Content: "Plan: edit lex.go."}, {Content: `{"summary":"Fix lex","steps":["edit lex.go"]}`}},
 	} {
-		e := newEnv(t, nil, withMode(PlanMode{}), withReviewer(failingReviewer{}))
+		e := newEnv(t, nil, withMode(mode.Plan{}), withReviewer(failingReviewer{}))
 		e.srv.Script(replies...)
 		res, err := e.run(t.Context(), "fix the lexer")
 		if err != nil || res.StopReason != StopInterrupted || res.Mode != "plan" {

@@ -7,14 +7,14 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/ollama/ollama/api"
-
 	"lathe/internal/ollamatest"
+	"lathe/provider"
+	"lathe/session"
 	"lathe/tools"
 )
 
-func withStore(st Store) envOption {
-	return func(o *Options) { o.Store, o.Dir = st, "/home/dev/proj" }
+func withStore(st Recorder) envOption {
+	return func(o *Options) { o.Recorder, o.Dir = st, "/home/dev/proj" }
 }
 
 func TestMessagesAndRunsAreSaved(t *testing.T) {
@@ -28,13 +28,13 @@ func TestMessagesAndRunsAreSaved(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	rec := st.sessions[e.session.ID()]
+	rec := st.sessions[e.session.id]
 	if rec == nil || rec.Title != "change b" || rec.Dir != "/home/dev/proj" || rec.Model != "qwen3:8b" {
 		t.Fatalf("session record = %+v", rec)
 	}
 	// What is stored is what the next request would send, after the system prompt.
-	stored := st.history(e.session.ID())
-	want := e.session.Messages()[1:]
+	stored := st.history(e.session.id)
+	want := e.session.messages[1:]
 	if len(stored) != len(want) {
 		t.Fatalf("%d messages stored, history has %d", len(stored), len(want))
 	}
@@ -45,11 +45,11 @@ func TestMessagesAndRunsAreSaved(t *testing.T) {
 			t.Errorf("message %d: stored %s (seq %d), history %s", i, got, m.Seq, exp)
 		}
 	}
-	if meta := stored[3].Tool; meta == nil || meta.Subject != "b" || meta.Outcome != OutcomeOK {
+	if meta := stored[3].Tool; meta == nil || meta.Subject != "b" || meta.Outcome != string(OutcomeOK) {
 		t.Errorf("tool meta = %+v", meta)
 	}
-	if len(st.runs) != 1 || st.runs[0].end == nil || st.runs[0].end.StopReason != StopDone || st.runs[0].end.Turns != 2 ||
-		st.runs[0].end.Usage != res.Usage || st.runs[0].Options["num_ctx"] != 32768 {
+	if len(st.runs) != 1 || st.runs[0].end == nil || st.runs[0].end.StopReason != string(StopDone) || st.runs[0].end.Turns != 2 ||
+		st.runs[0].end.PromptTokens != res.Usage.PromptTokens || st.runs[0].end.CompletionTokens != res.Usage.CompletionTokens || st.runs[0].Options["num_ctx"] != 32768 {
 		t.Errorf("run = %+v, end = %+v", st.runs[0], st.runs[0].end)
 	}
 }
@@ -92,41 +92,54 @@ func TestStoreFailingUnderConcurrentCallsIsToldOnce(t *testing.T) {
 	if warn := eventsOf[Warning](e.events); len(warn) != 1 || !strings.Contains(warn[0].Text, "disk full") {
 		t.Errorf("warnings %+v, want one about the store", warn)
 	}
-	if got := st.history(e.session.ID()); len(got) != 2 {
+	if got := st.history(e.session.id); len(got) != 2 {
 		t.Errorf("%d messages saved, want the prompt and the reply before the failure", len(got))
 	}
 }
 
 func TestRestoreMendsWhatADeadProcessLeft(t *testing.T) {
-	args := api.NewToolCallFunctionArguments()
-	args.Set("path", "a")
-	calls := []api.ToolCall{
-		{ID: "call_1", Function: api.ToolCallFunction{Name: "read", Arguments: args}},
-		{ID: "call_2", Function: api.ToolCallFunction{Name: "read", Arguments: args}},
-		{ID: "call_3", Function: api.ToolCallFunction{Name: "write", Arguments: args}},
+	args := json.RawMessage(`{"path":"a"}`)
+	calls := []provider.ToolCall{
+		{ID: "call_1", Name: "read", Arguments: args},
+		{ID: "call_2", Name: "read", Arguments: json.RawMessage(`{"path":"b"}`)},
+		{ID: "call_3", Name: "write", Arguments: json.RawMessage(`{"path":"c"}`)},
 	}
-	saved := SavedSession{SessionRecord: SessionRecord{ID: "abcdef0123456789", Title: "t"}, Messages: []StoredMessage{
-		{Seq: 0, Message: api.Message{Role: "user", Content: "first"}},
-		{Seq: 1, Message: api.Message{Role: "assistant", ToolCalls: calls}},
-		{Seq: 3, Message: api.Message{Role: "tool", Content: "second result", ToolName: "read", ToolCallID: "call_2"}},
+	saved := session.Saved{Record: session.Record{ID: "abcdef0123456789", Title: "t"}, Messages: []session.Message{
+		{Seq: 0, Message: provider.Message{Role: "user", Content: "first"}},
+		{Seq: 1, Message: provider.Message{Role: "assistant", ToolCalls: calls}},
+		{Seq: 3, Message: provider.Message{Role: "tool", Content: "second result", ToolName: "read", ToolCallID: "call_2"},
+			Tool: &session.ToolMeta{Subject: "b", Outcome: "ok", Summary: "1 line"}},
 	}}
 	st := newMemStore()
 	e := newEnv(t, nil, withStore(st))
-	if _, err := e.session.Prepare(t.Context()); err != nil {
+	st.sessions[saved.ID] = &saved.Record
+	st.messages[saved.ID] = map[int]session.Message{}
+	if err := e.session.ResumeFrom(saved); err != nil {
 		t.Fatal(err)
 	}
-	st.sessions[saved.ID] = &saved.SessionRecord
-	st.messages[saved.ID] = map[int]StoredMessage{}
-	if err := e.session.Restore(t.Context(), saved); err != nil {
+	prepared, err := e.session.Prepare(t.Context())
+	if err != nil {
 		t.Fatal(err)
 	}
-	msgs := e.session.Messages()[1:]
+	h := prepared.History
+	if h == nil || h.ID != saved.ID || len(h.Messages) != 5 {
+		t.Fatalf("history = %+v", h)
+	}
+	// Every result has its meta: the saved one, or "interrupted" with the
+	// subject its tool works out.
+	for i, want := range []string{"a interrupted", "b ok", "c interrupted"} {
+		meta := h.Messages[2+i].Tool
+		if meta == nil || meta.Subject+" "+meta.Outcome != want {
+			t.Errorf("result %d: meta %+v, want %s", i, meta, want)
+		}
+	}
+	msgs := e.session.messages[1:]
 	var shape []string
 	for _, m := range msgs {
 		shape = append(shape, m.Role+":"+m.ToolCallID)
 	}
 	want := "user: assistant: tool:call_1 tool:call_2 tool:call_3"
-	if strings.Join(shape, " ") != want || msgs[2].Content != interruptedResult || msgs[3].Content != "second result" {
+	if strings.Join(shape, " ") != want || msgs[2].Content != session.InterruptedResult || msgs[3].Content != "second result" {
 		t.Fatalf("restored history %v, want %s with the missing results filled", shape, want)
 	}
 	if got := st.history(saved.ID); len(got) != 2 || got[0].Seq != 2 || got[1].Seq != 4 {
@@ -139,25 +152,14 @@ func TestRestoreMendsWhatADeadProcessLeft(t *testing.T) {
 	if req := e.srv.ChatRequests()[0]; len(req.Messages) != 7 || req.Messages[6].Content != "go on" {
 		t.Errorf("the request after restoring has %d messages", len(req.Messages))
 	}
-	if e.session.ID() != saved.ID {
+	if e.session.id != saved.ID {
 		t.Errorf("the restored session got a new id")
-	}
-}
-
-func TestRestoreAnswersAPromptLeftWithoutReply(t *testing.T) {
-	msgs, added := mend([]StoredMessage{{Seq: 0, Message: api.Message{Role: "user", Content: "hello"}}})
-	if len(msgs) != 2 || msgs[1].Role != "assistant" || len(added) != 1 || added[0].Seq != 1 {
-		t.Errorf("mend = %+v, added %+v", msgs, added)
-	}
-	msgs, _ = mend([]StoredMessage{{Seq: 0, Message: api.Message{Role: "user"}}, {Seq: 2, Message: api.Message{Role: "user"}}})
-	if len(msgs) != 2 {
-		t.Errorf("a gap outside tool results: history %+v, want it to stop at the gap", msgs)
 	}
 }
 
 // bigRead is a read tool whose every result is about size bytes.
 func bigRead(size int) *probe {
-	return &probe{name: "read", readOnly: true, fn: func(_ context.Context, args map[string]any) (tools.Result, error) {
+	return &probe{name: "read", kind: tools.KindRead, fn: func(_ context.Context, args map[string]any) (tools.Result, error) {
 		path, _ := args["path"].(string)
 		return tools.Result{Content: path + ": " + strings.Repeat("data ", size/5)}, nil
 	}}
@@ -202,10 +204,10 @@ func TestTitlerAsksASideRequest(t *testing.T) {
 	if req.Think == nil || req.Think.Value != false || req.Options["num_predict"] != float64(24) || req.Options["num_ctx"] != float64(32768) {
 		t.Errorf("think %+v, options %v", req.Think, req.Options)
 	}
-	if !extendsFrom(reqs[0], req, 0) || len(req.Messages) != len(e.session.Messages())+1 {
+	if !extendsFrom(reqs[0], req, 0) || len(req.Messages) != len(e.session.messages)+1 {
 		t.Errorf("the title request is not the conversation plus the instruction: %d messages", len(req.Messages))
 	}
-	if st.sessions[e.session.ID()].Title != "Compare a <" {
-		t.Errorf("stored title %q", st.sessions[e.session.ID()].Title)
+	if st.sessions[e.session.id].Title != "Compare a <" {
+		t.Errorf("stored title %q", st.sessions[e.session.id].Title)
 	}
 }

@@ -8,9 +8,9 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/ollama/ollama/api"
-
 	"lathe/agent/textcall"
+	"lathe/prompts"
+	"lathe/provider"
 )
 
 // Recoveries counts what lathe repaired in a run, for its summary.
@@ -31,14 +31,14 @@ func (r Recoveries) Total() int {
 // resolveNames gives calls to a loosely matching name ("functions.Read_File")
 // the registered name, so that they run and the history shows the name the
 // model should use.
-func (r *run) resolveNames(calls []api.ToolCall) {
+func (r *run) resolveNames(calls []provider.ToolCall) {
 	for i, c := range calls {
-		if r.s.known(c.Function.Name) {
+		if _, known := r.s.every.Lookup(c.Name); known {
 			continue
 		}
-		if name, ok := r.s.resolve(c.Function.Name); ok {
-			r.s.opts.Log.Debug().Str("as", c.Function.Name).Str("tool", name).Msg("tool name matched loosely")
-			calls[i].Function.Name = name
+		if name, ok := r.s.resolve(c.Name); ok {
+			r.s.opts.Log.Debug().Str("as", c.Name).Str("tool", name).Msg("tool name matched loosely")
+			calls[i].Name = name
 			r.res.Recoveries.ToolNames++
 		}
 	}
@@ -56,11 +56,7 @@ func (r *run) recoverTextCalls(turn int, rep *reply) {
 		return
 	}
 	for _, c := range found {
-		var args api.ToolCallFunctionArguments
-		if err := json.Unmarshal(c.Arguments, &args); err != nil {
-			continue // Find returns JSON objects only
-		}
-		rep.calls = append(rep.calls, api.ToolCall{Function: api.ToolCallFunction{Name: c.Name, Arguments: args}})
+		rep.calls = append(rep.calls, provider.ToolCall{Name: c.Name, Arguments: c.Arguments})
 	}
 	rep.content.Reset()
 	rep.content.WriteString(rest)
@@ -108,8 +104,7 @@ func (p *repetitions) record(name, args, result, subject string) string {
 		p.stop = strings.TrimSpace(name + " " + subject)
 		fallthrough
 	case r.count >= p.warnAt:
-		return fmt.Sprintf("\n\nnote: this is the %s time you made this exact call and got the same result. "+
-			"Repeating it will not change the result: use what you have, or try something different.", ordinal(r.count))
+		return prompts.Repeated(ordinal(r.count))
 	}
 	return ""
 }
@@ -149,6 +144,3 @@ func ordinal(n int) string {
 	}
 	return fmt.Sprintf("%dth", n)
 }
-
-// nudge is the message an empty reply gets once.
-const nudge = notePrefix + "Your last reply was empty. Answer the request, or call a tool to make progress."

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"lathe/internal/ollamatest"
+	"lathe/prompts"
 	"lathe/tools"
 )
 
@@ -106,7 +107,7 @@ func TestThinkingLeftInContent(t *testing.T) {
 	if !strings.Contains(thought, "The user wants a greeting.") {
 		t.Errorf("thinking events: %q", thought)
 	}
-	msgs := e.session.Messages()
+	msgs := e.session.messages
 	if last := msgs[len(msgs)-1]; last.Content != "Hello there!" || !strings.Contains(last.Thinking, "wants a greeting") {
 		t.Errorf("history: %+v", last)
 	}
@@ -115,7 +116,7 @@ func TestThinkingLeftInContent(t *testing.T) {
 func TestRepetitionGuard(t *testing.T) {
 	again := ollamatest.Reply{ToolCalls: []ollamatest.ToolCall{call("read", `{"path":"./main.go"}`)}}
 	spaced := ollamatest.Reply{ToolCalls: []ollamatest.ToolCall{call("read", `{"path":"main.go "}`)}}
-	same := &probe{name: "read", readOnly: true, fn: func(context.Context, map[string]any) (tools.Result, error) {
+	same := &probe{name: "read", kind: tools.KindRead, fn: func(context.Context, map[string]any) (tools.Result, error) {
 		return tools.Result{Content: "package main"}, nil
 	}}
 	e := newEnv(t, nil, withTools(same))
@@ -139,7 +140,7 @@ func TestRepetitionGuard(t *testing.T) {
 
 func TestPollingIsNotRepetition(t *testing.T) {
 	n := 0
-	poll := &probe{name: "read", readOnly: true, fn: func(context.Context, map[string]any) (tools.Result, error) {
+	poll := &probe{name: "read", kind: tools.KindRead, fn: func(context.Context, map[string]any) (tools.Result, error) {
 		n++
 		return tools.Result{Content: fmt.Sprintf("build running, %d%% done", n*15)}, nil
 	}}
@@ -162,7 +163,7 @@ func TestEmptyReplies(t *testing.T) {
 			t.Fatalf("res = %+v, err = %v", res, err)
 		}
 		msgs := e.srv.ChatRequests()[1].Messages
-		if last := msgs[len(msgs)-1]; last.Role != "user" || last.Content != nudge || msgs[len(msgs)-2].Role != "assistant" {
+		if last := msgs[len(msgs)-1]; last.Role != "user" || last.Content != prompts.Nudge() || msgs[len(msgs)-2].Role != "assistant" {
 			t.Errorf("the nudge is not the last message: %+v", msgs)
 		}
 	})
@@ -177,7 +178,7 @@ func TestEmptyReplies(t *testing.T) {
 }
 
 func TestRepairsAreCounted(t *testing.T) {
-	fixer := &probe{name: "read", readOnly: true, fn: func(context.Context, map[string]any) (tools.Result, error) {
+	fixer := &probe{name: "read", kind: tools.KindRead, fn: func(context.Context, map[string]any) (tools.Result, error) {
 		return tools.Result{Content: "ok", Repairs: []string{`"limit" sent as a string`, "arguments sent as a JSON string"}}, nil
 	}}
 	e := newEnv(t, nil, withTools(fixer))

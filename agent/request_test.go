@@ -4,18 +4,11 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
-	"net/http"
-	"net/http/httptest"
-	"net/url"
 	"strings"
 	"testing"
 
-	"github.com/ollama/ollama/api"
-	"github.com/rs/zerolog"
-
-	"lathe/config"
 	"lathe/internal/ollamatest"
-	"lathe/tools"
+	"lathe/provider"
 )
 
 // wireRequest is a chat request body with its parts kept as raw bytes.
@@ -109,18 +102,18 @@ func TestPrepare(t *testing.T) {
 		{"server without capabilities gets the benefit of the doubt",
 			[]ollamatest.Model{{Name: "llama3.1:8b", LegacyShow: true, ContextLength: 131072}}, "llama3.1:8b", 0, "llama3.1:8b", 32768, nil, ""},
 		{"no tools capability", []ollamatest.Model{{Name: "gemma3:1b", Capabilities: []string{"completion", "vision"}}}, "gemma3:1b", 0, "", 0,
-			ErrNoToolSupport, `model "gemma3:1b" does not support tool calling`},
+			provider.ErrNoToolSupport, `model "gemma3:1b" does not support tool calling`},
 		{"embedding model", []ollamatest.Model{{Name: "nomic-embed-text", Capabilities: []string{"embedding"}}}, "nomic-embed-text", 0, "", 0,
-			ErrNoToolSupport, "cannot chat"},
+			provider.ErrNoToolSupport, "cannot chat"},
 		{"not installed", []ollamatest.Model{qwen}, "llama3.2:3b", 0, "", 0,
-			ErrModelNotFound, `model "llama3.2:3b" is not installed: run "ollama pull llama3.2:3b"`},
+			provider.ErrModelNotFound, `model "llama3.2:3b" is not installed: run "ollama pull llama3.2:3b"`},
 		{"chosen: first with tools", []ollamatest.Model{
 			{Name: "nomic-embed-text", Capabilities: []string{"embedding"}},
 			{Name: "gemma3:1b", Capabilities: []string{"completion"}},
 			qwen, {Name: "mistral:7b"}}, "", 0, "qwen3:8b", 32768, nil, ""},
 		{"none with tools", []ollamatest.Model{{Name: "gemma3:1b", Capabilities: []string{"completion"}}}, "", 0, "", 0,
-			ErrNoModel, `none of the installed models (gemma3:1b) supports tool calling: run "ollama pull qwen3:8b"`},
-		{"nothing installed", []ollamatest.Model{}, "", 0, "", 0, ErrNoModel, `no model is installed`},
+			provider.ErrNoModel, `none of the installed models (gemma3:1b) supports tool calling: run "ollama pull qwen3:8b"`},
+		{"nothing installed", []ollamatest.Model{}, "", 0, "", 0, provider.ErrNoModel, `no model is installed`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -146,8 +139,8 @@ func TestPrepare(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if info.Name != tt.wantModel || info.NumCtx != tt.wantNumCtx {
-				t.Errorf("model %q num_ctx %d, want %q %d", info.Name, info.NumCtx, tt.wantModel, tt.wantNumCtx)
+			if info.Model.Name != tt.wantModel || info.Model.NumCtx != tt.wantNumCtx {
+				t.Errorf("model %q num_ctx %d, want %q %d", info.Model.Name, info.Model.NumCtx, tt.wantModel, tt.wantNumCtx)
 			}
 		})
 	}
@@ -169,38 +162,6 @@ func TestShowIsAskedOncePerSession(t *testing.T) {
 	}
 	if shows != 1 {
 		t.Errorf("/api/show asked %d times, want once", shows)
-	}
-}
-
-func TestUnreachableServer(t *testing.T) {
-	dead := httptest.NewServer(http.NotFoundHandler())
-	base, _ := url.Parse(dead.URL)
-	dead.Close()
-	cfg := config.Defaults()
-	cfg.Model = "qwen3:8b"
-	s := New(Options{Client: api.NewClient(base, &http.Client{}), Tools: tools.NewRegistry(), Approver: allow{},
-		Log: zerolog.Nop(), Config: cfg, BaseURL: dead.URL})
-	_, err := s.Run(t.Context(), "hi", func(Event) {})
-	if !errors.Is(err, ErrUnreachable) {
-		t.Fatalf("err = %v, want ErrUnreachable", err)
-	}
-	want := "cannot reach Ollama at " + dead.URL + `: is "ollama serve" running?`
-	if !strings.HasPrefix(err.Error(), want) {
-		t.Errorf("message %q, want it to start with %q", err, want)
-	}
-}
-
-func TestNotOllama(t *testing.T) {
-	other := httptest.NewServer(http.NotFoundHandler())
-	defer other.Close()
-	base, _ := url.Parse(other.URL)
-	cfg := config.Defaults()
-	cfg.Model = "qwen3:8b"
-	s := New(Options{Client: api.NewClient(base, &http.Client{}), Tools: tools.NewRegistry(), Approver: allow{},
-		Log: zerolog.Nop(), Config: cfg, BaseURL: other.URL})
-	_, err := s.Prepare(t.Context())
-	if !errors.Is(err, ErrServer) || !strings.Contains(err.Error(), "does not look like Ollama") {
-		t.Errorf("err = %v, want a message that the server is not Ollama", err)
 	}
 }
 

@@ -1,6 +1,7 @@
-// Package agent runs lathe's turn loop: it sends the conversation to
-// Ollama, streams the reply, runs the tools the model calls, and repeats
-// until the model answers or a limit stops it.
+// Package agent runs lathe's turn loop: it sends the conversation to the
+// model, streams the reply, runs the tools the model calls, and repeats until
+// the model answers or a limit stops it. A Session owns its conversation and
+// does one thing at a time.
 package agent
 
 import (
@@ -10,156 +11,202 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/ollama/ollama/api"
 	"github.com/rs/zerolog"
 
+	"lathe/agent/mode"
+	"lathe/agent/plan"
 	"lathe/agent/textcall"
+	"lathe/agent/window"
 	"lathe/config"
 	"lathe/prompts"
+	"lathe/provider"
+	"lathe/session"
 	"lathe/tools"
 )
 
-// Client is the part of the Ollama API the loop uses.
-type Client interface {
-	Chat(ctx context.Context, req *api.ChatRequest, fn api.ChatResponseFunc) error
-	Show(ctx context.Context, req *api.ShowRequest) (*api.ShowResponse, error)
-	List(ctx context.Context) (*api.ListResponse, error)
-}
-
-var _ Client = (*api.Client)(nil)
-
 // Options are a Session's collaborators and settings.
 type Options struct {
-	Client Client
-	// Tools are the tools of build mode; the other modes offer the
-	// read-only ones.
+	Provider provider.Provider
+	// Tools are the tools of build mode; the other modes offer some of
+	// them (see package mode).
 	Tools    *tools.Registry
 	Approver Approver
 	// Reviewer decides on the plans proposed in plan mode; nil stops the
 	// run with the plan (StopPlanned).
-	Reviewer Reviewer
+	Reviewer mode.Reviewer
 	Log      zerolog.Logger
 	Config   config.Config
 	// Env is what the system prompts say of the environment.
 	Env prompts.Env
 	// Mode is the mode to start in; nil means build mode, or for a
 	// resumed session the mode it was in.
-	Mode Mode
-	// BaseURL names the server in error messages.
-	BaseURL string
-	// Store keeps the session durably; nil keeps nothing.
-	Store Store
+	Mode mode.Mode
+	// Recorder keeps the session durably; nil keeps nothing.
+	Recorder Recorder
 	// Dir is the working directory, recorded with the session.
 	Dir string
 	// Now is the clock; nil means time.Now.
 	Now func() time.Time
 }
 
-// Session is one conversation with one model. Its methods must not be
-// called concurrently.
+// Session is one conversation with one model. It does one operation at a
+// time (a run, a compaction, a model or mode switch...): an operation asked
+// for while another is under way fails at once with a *BusyError. Snapshot
+// may be called at any time.
 type Session struct {
-	opts     Options
-	resolve  func(string) (string, bool) // a loosely written tool name to a registered one
+	opts    Options
+	resolve func(string) (string, bool) // a loosely written tool name to a registered one
+	every   *tools.Registry             // the tools of every mode
+
+	ops ops // what is under way, and the snapshot
+
+	// The rest belongs to the operation under way.
 	id       string
 	title    string
 	created  bool // the session is in the store
-	model    ModelInfo
-	options  map[string]any
-	messages []api.Message // the whole history, system prompt first
-
-	mode        Mode
-	tools       *tools.Registry // the tools of the mode
-	toolsTokens int             // their schemas' estimated size in tokens
-	modeRec     ModeRecord      // the mode as stored; saved when the session is created
-
-	resume     *SavedSession // restored by Prepare, once the model is known
-	compaction *Compaction   // requests summarize the messages before it
-	used       int           // tokens Ollama counted for the last reply, prompt and output
-	usedAt     int           // len(messages) when used was counted; 0 when nothing was
+	model    provider.ModelInfo
+	messages []provider.Message // the whole history, system prompt first
+	mode     mode.Mode
+	tools    *tools.Registry    // the tools of the mode
+	modeRec  session.ModeRecord // the mode as stored; saved when the session is created
+	resume   *session.Saved     // restored by Prepare, once the model is known
+	win      window.Window
 }
 
-// New returns a session; call Prepare before Run.
+// New returns a session; Prepare (or Run) asks the model's server first.
 func New(opts Options) *Session {
 	if opts.Now == nil {
 		opts.Now = time.Now
 	}
-	s := &Session{opts: opts, id: newID()}
-	s.resolve = textcall.Resolver(append(opts.Tools.Names(), modeToolNames...))
-	mode := ownMode(opts.Mode)
-	s.enter(mode)
-	s.modeRec = ModeRecord{Mode: mode.Name(), Plan: s.plan().Clone(), Reason: "start"}
+	s := &Session{opts: opts, id: newID(), every: mode.Every(opts.Tools)}
+	s.resolve = textcall.Resolver(s.every.Names())
+	s.win.Shares = opts.Config.Context
+	m := mode.Own(opts.Mode)
+	s.enter(m)
+	s.modeRec = session.ModeRecord{Mode: m.Name(), Plan: mode.PlanOf(m).Clone(), Reason: "start"}
+	s.publish()
 	return s
 }
 
-// ResumeFrom makes the session continue a saved one: Prepare restores it
-// once the model is checked (see Restore).
-func (s *Session) ResumeFrom(saved SavedSession) {
-	s.resume = &saved
-	s.id = saved.ID
+// Prepared is what Prepare learned: the model, and for a resumed session
+// its history as restored.
+type Prepared struct {
+	Model provider.ModelInfo
+	// History is the resumed session's history, mended where the process
+	// died; nil for a new session.
+	History *History
 }
 
-// ID identifies the session.
-func (s *Session) ID() string { return s.id }
+// History is a resumed session's history as a UI shows it.
+type History struct {
+	ID, Title string
+	// Messages are the history as the model sees it (seq from 0), mended
+	// where the process died; every tool result has its ToolMeta.
+	Messages   []session.Message
+	Compaction *session.Compaction
+	Modes      []session.ModeRecord // in seq order
+}
 
-// Model is what Prepare learned about the model.
-func (s *Session) Model() ModelInfo { return s.model }
-
-// Messages returns the conversation so far, system prompt first. The slice
-// is the session's own: do not modify it.
-func (s *Session) Messages() []api.Message { return s.messages }
-
-// Prepare chooses the model, checks with /api/show that it can call tools,
-// and fixes the context window for the rest of the session. It runs once;
-// later calls return the first answer.
-func (s *Session) Prepare(ctx context.Context) (ModelInfo, error) {
-	if s.model.Name != "" {
-		return s.model, nil
+// Prepare chooses the model, checks that it can call tools, and fixes the
+// context window for the rest of the session; for a session to resume
+// (ResumeFrom), it then restores its history. Once it succeeded, later
+// calls return the model again.
+func (s *Session) Prepare(ctx context.Context) (Prepared, error) {
+	if err := s.ops.begin(opPrepare); err != nil {
+		return Prepared{}, err
 	}
-	cfg := s.opts.Config
-	info, err := resolveModel(ctx, s.opts.Client, cfg.Model, cfg.Options.NumCtx, s.opts.BaseURL)
+	defer s.end()
+	return s.prepare(ctx)
+}
+
+func (s *Session) prepare(ctx context.Context) (Prepared, error) {
+	if s.model.Name != "" {
+		return Prepared{Model: s.model}, nil
+	}
+	info, err := s.opts.Provider.Model(ctx, s.opts.Config.Model)
 	if err != nil {
-		return info, err
+		return Prepared{Model: info}, err
+	}
+	system, err := s.mode.Prompt(s.opts.Env)
+	if err != nil {
+		return Prepared{Model: info}, err
 	}
 	s.model = info
-	s.options = cfg.Options.Map(info.NumCtx)
-	system, err := systemPrompt(s.opts.Env, s.mode)
-	if err != nil {
-		s.model = ModelInfo{}
-		return info, err
-	}
-	s.messages = []api.Message{{Role: "system", Content: system}}
+	s.win.NumCtx = info.NumCtx
+	s.messages = []provider.Message{{Role: "system", Content: system}}
+	p := Prepared{Model: info}
 	if saved := s.resume; saved != nil {
-		s.resume = nil
-		if err := s.Restore(ctx, *saved); err != nil {
-			s.model, s.resume = ModelInfo{}, saved // not prepared: the next call tries again
-			return info, fmt.Errorf("resume session %s: %w", saved.ID, err)
+		h, err := s.restore(ctx, *saved)
+		if err != nil {
+			s.model = provider.ModelInfo{} // not prepared: the next call tries again
+			return p, fmt.Errorf("resume session %s: %w", saved.ID, err)
 		}
+		s.resume, p.History = nil, h
 	}
 	s.opts.Log.Debug().Str("model", info.Name).Strs("capabilities", info.Capabilities).
 		Int("context_length", info.ContextLength).Int("num_ctx", info.NumCtx).Msg("model ready")
-	return info, nil
+	return p, nil
+}
+
+// ResumeFrom makes the session continue a saved one: Prepare restores it
+// once the model is checked.
+func (s *Session) ResumeFrom(saved session.Saved) error {
+	if err := s.ops.begin(opResume); err != nil {
+		return err
+	}
+	defer s.end()
+	s.resume, s.id, s.title = &saved, saved.ID, saved.Title
+	return nil
+}
+
+// enter makes m the mode, with its tools.
+func (s *Session) enter(m mode.Mode) {
+	s.mode, s.tools = m, m.Tools(s.opts.Tools)
+	s.win.Overhead = (provider.SpecsSize(s.tools.Specs()) + 3) / 4
 }
 
 // request is the chat request for the conversation so far. Everything but
 // the messages is the same value on every turn, and the messages only ever
 // grow, so each request starts with the bytes of the one before it.
-func (s *Session) request() *api.ChatRequest {
-	stream, truncate := true, false
-	cfg := s.opts.Config
-	req := &api.ChatRequest{
-		Model:     s.model.Name,
-		Messages:  s.view(),
-		Stream:    &stream,
-		Tools:     s.tools.Definitions(),
-		Options:   s.options,
-		KeepAlive: &api.Duration{Duration: cfg.KeepAlive.Duration},
-		Truncate:  &truncate,
+func (s *Session) request() *provider.Request {
+	return &provider.Request{
+		Model:    s.model,
+		Messages: s.win.View(s.messages),
+		Tools:    s.tools.Specs(),
+		Think:    s.opts.Config.Think,
 	}
-	if cfg.Think != nil {
-		req.Think = &api.ThinkValue{Value: *cfg.Think}
-	}
-	return req
 }
+
+// end finishes an operation: the snapshot is brought up to date first.
+func (s *Session) end() {
+	s.publish()
+	s.ops.end()
+}
+
+// publish brings the snapshot up to date with the operation's state; only
+// the operation under way calls it.
+func (s *Session) publish() {
+	s.ops.publish(Snapshot{ID: s.id, Title: s.title, Model: s.model, Mode: s.mode.Name(),
+		Plan: mode.PlanOf(s.mode).Clone(), Used: s.win.Used()})
+}
+
+// Snapshot is the session as a UI shows it, taken between the steps of an
+// operation; safe to call at any time.
+type Snapshot struct {
+	ID    string
+	Title string
+	Model provider.ModelInfo // zero until prepared
+	Mode  string
+	Plan  *plan.Plan // build mode's plan; do not modify
+	// Used is the last count of the tokens the conversation takes; 0 when
+	// none holds (nothing sent yet, a new system prompt, a compaction).
+	Used int
+	// Busy says what is under way; "" when the session is idle.
+	Busy string
+}
+
+// Snapshot returns the session as it stands.
+func (s *Session) Snapshot() Snapshot { return s.ops.snapshot() }
 
 func newID() string {
 	var b [8]byte

@@ -4,31 +4,32 @@ import (
 	"context"
 	"strings"
 
-	"github.com/ollama/ollama/api"
-
 	"lathe/prompts"
+	"lathe/provider"
 )
 
 // Titler returns a function that asks the model for a title for the
 // conversation so far, and records it. The request is the conversation
-// itself with one instruction after it, so Ollama evaluates little more
-// than the instruction, and the next real request still finds its prefix
-// in the cache. The conversation is taken now: the function may run while
-// the session goes on. Nil when there is nothing to title yet.
+// itself with one instruction after it, so the server evaluates little more
+// than the instruction, and the next real request still finds its prefix in
+// the cache. The conversation is taken now: the function may run while the
+// session goes on. Nil when there is nothing to title yet, or when the
+// session is busy.
 func (s *Session) Titler() func(ctx context.Context) (string, error) {
+	if s.ops.begin(opTitle) != nil {
+		return nil
+	}
+	defer s.end()
 	if len(s.messages) < 3 {
 		return nil
 	}
 	req := s.request()
-	instruction, err := prompts.TitlePrompt()
-	if err != nil {
-		return nil
-	}
-	req.Messages = append(append([]api.Message(nil), req.Messages...), api.Message{Role: "user", Content: instruction})
-	s.sideRequest(req, 24)
-	client, st, id := s.opts.Client, s.opts.Store, s.id
+	req.Messages = append(append([]provider.Message(nil), req.Messages...),
+		provider.Message{Role: "user", Content: prompts.TitlePrompt()})
+	side(req, 24)
+	p, st, id := s.opts.Provider, s.opts.Recorder, s.id
 	return func(ctx context.Context) (string, error) {
-		text, err := sideText(ctx, client, req)
+		text, err := sideText(ctx, p, req)
 		if err != nil {
 			return "", err
 		}
@@ -51,6 +52,3 @@ func cleanTitle(s string) string {
 	line = strings.TrimPrefix(line, "Title: ")
 	return titleOf(line)
 }
-
-// Title is the session's title; empty until its first prompt.
-func (s *Session) Title() string { return s.title }

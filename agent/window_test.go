@@ -12,6 +12,7 @@ import (
 	"lathe/config"
 	"lathe/internal/ollamatest"
 	"lathe/prompts"
+	"lathe/provider"
 )
 
 // isSummaryRequest reports whether a request asks for a summary: the
@@ -96,7 +97,7 @@ func TestLongTaskStaysInsideTheWindow(t *testing.T) {
 		t.Errorf("the compacted request starts with %q", last.Messages[1].Content)
 	}
 	// The full history is kept, only requests are compacted.
-	if n := len(e.session.Messages()); n != 1+1+40*2+1 {
+	if n := len(e.session.messages); n != 1+1+40*2+1 {
 		t.Errorf("the session holds %d messages, want all of them", n)
 	}
 }
@@ -138,7 +139,7 @@ func TestOverflowCompactsHarderAndRetriesOnce(t *testing.T) {
 	}
 	e.srv.Script(overflow, summary, overflow)
 	_, err = e.run(t.Context(), "again")
-	if !errors.Is(err, ErrContextOverflow) || !strings.Contains(err.Error(), "no longer fits") {
+	if !errors.Is(err, provider.ErrContextOverflow) || !strings.Contains(err.Error(), "no longer fits") {
 		t.Errorf("a second overflow: err = %v, want a clear context overflow", err)
 	}
 }
@@ -170,17 +171,5 @@ func TestForcedCompaction(t *testing.T) {
 	reqs := e.srv.ChatRequests()
 	if first := reqs[len(reqs)-1].Messages[1].Content; !strings.Contains(first, "Three files were read.") {
 		t.Errorf("the request after /compact starts with %q", first)
-	}
-}
-
-// TestPromptBeforeSkipsLathesNotes: the request a compaction keeps is the
-// user's, not a note lathe added in the user's place (a nudge, a mode
-// change).
-func TestPromptBeforeSkipsLathesNotes(t *testing.T) {
-	s := &Session{messages: []api.Message{{Role: "system"}, {Role: "user", Content: "rename Foo"},
-		{Role: "assistant"}, {Role: "user", Content: fmt.Sprintf(noteStartTask, "rename Foo to Bar")},
-		{Role: "assistant"}, {Role: "user", Content: nudge}, {Role: "assistant"}}}
-	if got := s.promptBefore(len(s.messages) - 1); got != "rename Foo" {
-		t.Errorf("promptBefore = %q, want the user's prompt", got)
 	}
 }

@@ -70,8 +70,12 @@ func CompactPrompt(words int) (string, error) {
 
 // TitlePrompt is the instruction that asks the model to title the
 // conversation before it.
-func TitlePrompt() (string, error) {
-	return render("title.md.tmpl", nil)
+func TitlePrompt() string {
+	s, err := render("title.md.tmpl", nil)
+	if err != nil {
+		panic("prompts: title: " + err.Error())
+	}
+	return s
 }
 
 // SummaryHeader introduces a summary that replaces older messages in a
@@ -84,11 +88,22 @@ const (
 // templates are the embedded templates, parsed on first use (not at
 // start-up, which is paid before the first frame).
 var templates = sync.OnceValues(func() (*template.Template, error) {
-	return template.New("").Funcs(template.FuncMap{"inc": func(i int) int { return i + 1 }}).ParseFS(files, "*.tmpl")
+	funcs := template.FuncMap{"inc": func(i int) int { return i + 1 }, "join": strings.Join}
+	return template.New("").Funcs(funcs).ParseFS(files, "*.tmpl")
 })
 
-// render renders the template name.
+// render renders the template name as a prompt: trimmed, with a final
+// newline.
 func render(name string, data any) (string, error) {
+	s, err := renderRaw(name, data)
+	if err != nil {
+		return "", err
+	}
+	return strings.TrimSpace(s) + "\n", nil
+}
+
+// renderRaw renders the template name as it is.
+func renderRaw(name string, data any) (string, error) {
 	t, err := templates()
 	if err != nil {
 		return "", err
@@ -97,7 +112,7 @@ func render(name string, data any) (string, error) {
 	if err := t.ExecuteTemplate(&sb, name, data); err != nil {
 		return "", err
 	}
-	return strings.TrimSpace(sb.String()) + "\n", nil
+	return sb.String(), nil
 }
 
 // capText cuts s to at most limit bytes, at a line end when one is near,

@@ -100,7 +100,7 @@ func TestCompactAndTitlePrompts(t *testing.T) {
 	if err != nil || !strings.Contains(c, "at most 400 words") || !strings.Contains(c, "Do not call tools") {
 		t.Errorf("CompactPrompt = %q, %v", c, err)
 	}
-	title, err := TitlePrompt()
+	title, err := TitlePrompt(), error(nil)
 	if err != nil || !strings.HasPrefix(title, "Reply with a title") {
 		t.Errorf("TitlePrompt = %q, %v", title, err)
 	}

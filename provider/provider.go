@@ -135,8 +135,8 @@ type PullProgress struct {
 // Provider is a model server. Its methods are safe for concurrent use.
 type Provider interface {
 	// Chat sends req and calls fn with each chunk of the reply, in order.
-	// It returns an *Error for failures a person must see; a stream that
-	// ends without its Done chunk returns nil, and the caller checks.
+	// It returns an *Error for failures a person must see, a stream that
+	// ends without its Done chunk included, or ctx's error.
 	Chat(ctx context.Context, req *Request, fn func(Chunk) error) error
 	// Model checks a model and chooses its context window; with name ""
 	// it chooses the model too.
@@ -148,4 +148,25 @@ type Provider interface {
 // Puller downloads models.
 type Puller interface {
 	Pull(ctx context.Context, name string, progress func(PullProgress)) error
+}
+
+// SpecsSize is how many bytes specs take as JSON in the usual function-tool
+// form, {"type":"function","function":{"name":...,"parameters":...}}: what
+// they add to every request.
+func SpecsSize(specs []ToolSpec) int {
+	type function struct {
+		Name        string          `json:"name"`
+		Description string          `json:"description,omitempty"`
+		Parameters  json.RawMessage `json:"parameters"`
+	}
+	type tool struct {
+		Type     string   `json:"type"`
+		Function function `json:"function"`
+	}
+	list := make([]tool, len(specs))
+	for i, s := range specs {
+		list[i] = tool{"function", function{s.Name, s.Description, s.Parameters}}
+	}
+	b, _ := json.Marshal(list) // specs hold valid JSON
+	return len(b)
 }

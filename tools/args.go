@@ -10,7 +10,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/ollama/ollama/api"
+	"lathe/provider"
 )
 
 // paramType is the JSON Schema type of a tool argument.
@@ -47,31 +47,43 @@ type spec struct {
 	params []param
 }
 
-// definition builds the schema sent to Ollama, properties in spec order.
-func (s spec) definition() api.Tool {
-	props := api.NewToolPropertiesMap()
+// toolSpec builds the spec sent to the model: a JSON Schema object whose
+// properties come in spec order, so that it is the same bytes every time.
+func (s spec) toolSpec() provider.ToolSpec {
+	type property struct {
+		Type        paramType         `json:"type"`
+		Items       map[string]string `json:"items,omitempty"`
+		Description string            `json:"description,omitempty"`
+		Enum        []string          `json:"enum,omitempty"`
+	}
+	var b bytes.Buffer
 	var required []string
-	for _, p := range s.params {
-		prop := api.ToolProperty{Type: api.PropertyType{string(p.typ)}, Description: p.desc}
+	b.WriteString(`{"type":"object","properties":{`)
+	for i, p := range s.params {
+		prop := property{Type: p.typ, Description: p.desc, Enum: p.enum}
 		if p.typ == typeArray {
-			prop.Items = map[string]any{"type": "string"}
+			prop.Items = map[string]string{"type": "string"}
 		}
-		for _, e := range p.enum {
-			prop.Enum = append(prop.Enum, e)
+		if i > 0 {
+			b.WriteByte(',')
 		}
-		props.Set(p.name, prop)
+		name, _ := json.Marshal(p.name)
+		val, _ := json.Marshal(prop) // strings and string lists: cannot fail
+		b.Write(name)
+		b.WriteByte(':')
+		b.Write(val)
 		if p.required {
 			required = append(required, p.name)
 		}
 	}
-	return api.Tool{
-		Type: "function",
-		Function: api.ToolFunction{
-			Name:        s.name,
-			Description: s.desc,
-			Parameters:  api.ToolFunctionParameters{Type: "object", Required: required, Properties: props},
-		},
+	b.WriteByte('}')
+	if len(required) > 0 {
+		req, _ := json.Marshal(required)
+		b.WriteString(`,"required":`)
+		b.Write(req)
 	}
+	b.WriteByte('}')
+	return provider.ToolSpec{Name: s.name, Description: s.desc, Parameters: b.Bytes()}
 }
 
 // argReport is what decodeArgs found besides the values.

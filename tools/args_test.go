@@ -8,6 +8,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"lathe/provider"
 )
 
 var readParams = readFileSpec(400).params
@@ -190,11 +192,16 @@ func TestSpecsMatchArgStructs(t *testing.T) {
 		for f := range typ.Fields() {
 			fields[f.Tag.Get("json")] = f.Type.Kind()
 		}
-		def := tool.Definition().Function
+		var schema struct {
+			Properties map[string]struct{ Type string } `json:"properties"`
+		}
+		if err := json.Unmarshal(tool.Spec().Parameters, &schema); err != nil {
+			t.Fatalf("%s: schema: %v", name, err)
+		}
 		var names []string
-		for pname, prop := range def.Parameters.Properties.All() {
+		for pname, prop := range schema.Properties {
 			names = append(names, pname)
-			if fields[pname] != kinds[paramType(prop.Type[0])] {
+			if fields[pname] != kinds[paramType(prop.Type)] {
 				t.Errorf("%s: param %q has schema type %s but Go kind %s", name, pname, prop.Type, fields[pname])
 			}
 		}
@@ -204,16 +211,16 @@ func TestSpecsMatchArgStructs(t *testing.T) {
 	}
 }
 
-func TestDefinitionsStable(t *testing.T) {
+func TestSpecsStable(t *testing.T) {
 	ws := newWorkspace(t, nil)
 	reg := Default(ws, Options{})
-	first, err := json.Marshal(reg.Definitions())
+	first, err := json.Marshal(reg.Specs())
 	if err != nil {
 		t.Fatal(err)
 	}
-	other, _ := json.Marshal(Default(ws, Options{}).Definitions())
+	other, _ := json.Marshal(Default(ws, Options{}).Specs())
 	if !bytes.Equal(first, other) {
-		t.Fatalf("definitions differ between registries:\n%s\n%s", first, other)
+		t.Fatalf("specs differ between registries:\n%s\n%s", first, other)
 	}
 	if want := []string{"read_file", "write_file", "edit_file", "list_dir", "glob", "grep", "shell"}; !slices.Equal(reg.Names(), want) {
 		t.Fatalf("names %v, want %v", reg.Names(), want)
@@ -229,14 +236,11 @@ func TestDefinitionsStable(t *testing.T) {
 // system prompt and schemas stay under about 1,500 tokens.
 const schemaBudget = 4500
 
-func TestDefinitionsSize(t *testing.T) {
-	b, err := json.Marshal(Default(newWorkspace(t, nil), Options{}).Definitions())
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Logf("tool schemas: %d bytes", len(b))
-	if len(b) > schemaBudget {
-		t.Fatalf("tool schemas take %d bytes, over the %d budget", len(b), schemaBudget)
+func TestSpecsSize(t *testing.T) {
+	n := provider.SpecsSize(Default(newWorkspace(t, nil), Options{}).Specs())
+	t.Logf("tool schemas: %d bytes", n)
+	if n > schemaBudget {
+		t.Fatalf("tool schemas take %d bytes, over the %d budget", n, schemaBudget)
 	}
 }
 

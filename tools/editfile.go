@@ -34,7 +34,7 @@ type editFile struct {
 	ws *Workspace
 }
 
-func (*editFile) ReadOnly() bool { return false }
+func (*editFile) Kind() Kind { return KindWrite }
 
 func (t *editFile) Prepare(raw json.RawMessage) (Call, error) {
 	return prepare(&t.base, raw, func(a editFileArgs) (Call, error) {

@@ -20,22 +20,22 @@ type Param struct {
 // arguments the model sends are decoded into T (whose json tags are the
 // params' names) with the same repairs, which the model is told about,
 // before check turns them into a call.
-func Func[T any](name, desc string, params []Param, readOnly bool, check func(T) (Call, error)) Tool {
+func Func[T any](name, desc string, params []Param, kind Kind, check func(T) (Call, error)) Tool {
 	s := spec{name: name, desc: desc}
 	for _, p := range params {
 		s.params = append(s.params, param{name: p.Name, typ: paramType(p.Type), desc: p.Description,
 			required: p.Required, enum: p.Enum})
 	}
-	return &funcTool[T]{base: newBase(s, defaultMaxOutput), readOnly: readOnly, check: check}
+	return &funcTool[T]{base: newBase(s, defaultMaxOutput), kind: kind, check: check}
 }
 
 type funcTool[T any] struct {
 	base
-	readOnly bool
-	check    func(T) (Call, error)
+	kind  Kind
+	check func(T) (Call, error)
 }
 
-func (t *funcTool[T]) ReadOnly() bool { return t.readOnly }
+func (t *funcTool[T]) Kind() Kind { return t.kind }
 
 func (t *funcTool[T]) Prepare(raw json.RawMessage) (Call, error) {
 	return prepare(&t.base, raw, t.check)
@@ -62,5 +62,5 @@ func OneOf(name, v string, allowed []string) error {
 			return nil
 		}
 	}
-	return fmt.Errorf("argument %q must be one of %s, got %s", name, listNames(allowed), quote(v))
+	return fmt.Errorf("argument %q must be one of %s, got %q", name, listNames(allowed), v)
 }

@@ -19,7 +19,7 @@ func listTool(got *listArgs) Tool {
 		{Name: "title", Type: "string", Description: "the title", Required: true},
 		{Name: "items", Type: "array", Description: "the items", Required: true},
 		{Name: "kind", Type: "string", Description: "the kind", Enum: []string{"todo", "done"}},
-	}, true, func(a listArgs) (Call, error) {
+	}, KindRead, func(a listArgs) (Call, error) {
 		if a.Kind != "" {
 			if err := OneOf("kind", a.Kind, []string{"todo", "done"}); err != nil {
 				return nil, err
@@ -35,12 +35,12 @@ func listTool(got *listArgs) Tool {
 func TestFuncSchema(t *testing.T) {
 	var got listArgs
 	tool := listTool(&got)
-	b, err := json.Marshal(tool.Definition())
+	b, err := json.Marshal(tool.Spec())
 	if err != nil {
 		t.Fatal(err)
 	}
 	for _, want := range []string{
-		`"name":"make_list"`,
+		`"Name":"make_list"`,
 		`"required":["title","items"]`,
 		`"items":{"type":"array","items":{"type":"string"},"description":"the items"}`,
 		`"kind":{"type":"string","description":"the kind","enum":["todo","done"]}`,
@@ -49,8 +49,8 @@ func TestFuncSchema(t *testing.T) {
 			t.Errorf("definition lacks %s:\n%s", want, b)
 		}
 	}
-	if !tool.ReadOnly() || tool.Name() != "make_list" {
-		t.Errorf("ReadOnly %v, Name %q", tool.ReadOnly(), tool.Name())
+	if tool.Kind() != KindRead || tool.Name() != "make_list" {
+		t.Errorf("Kind %v, Name %q", tool.Kind(), tool.Name())
 	}
 }
 

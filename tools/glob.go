@@ -35,7 +35,7 @@ type globTool struct {
 	ws *Workspace
 }
 
-func (*globTool) ReadOnly() bool { return true }
+func (*globTool) Kind() Kind { return KindRead }
 
 func (t *globTool) Prepare(raw json.RawMessage) (Call, error) {
 	return prepare(&t.base, raw, func(a globArgs) (Call, error) {

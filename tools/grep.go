@@ -45,7 +45,7 @@ type grepTool struct {
 	opts Options
 }
 
-func (*grepTool) ReadOnly() bool { return true }
+func (*grepTool) Kind() Kind { return KindRead }
 
 func (t *grepTool) Prepare(raw json.RawMessage) (Call, error) {
 	return prepare(&t.base, raw, func(a grepArgs) (Call, error) {

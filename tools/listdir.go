@@ -32,7 +32,7 @@ type listDir struct {
 	ws *Workspace
 }
 
-func (*listDir) ReadOnly() bool { return true }
+func (*listDir) Kind() Kind { return KindRead }
 
 func (t *listDir) Prepare(raw json.RawMessage) (Call, error) {
 	return prepare(&t.base, raw, func(a listDirArgs) (Call, error) {

@@ -40,7 +40,7 @@ type readFile struct {
 	opts Options
 }
 
-func (*readFile) ReadOnly() bool { return true }
+func (*readFile) Kind() Kind { return KindRead }
 
 func (t *readFile) Prepare(raw json.RawMessage) (Call, error) {
 	return prepare(&t.base, raw, func(a readFileArgs) (Call, error) {

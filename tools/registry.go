@@ -8,7 +8,8 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/ollama/ollama/api"
+	"lathe/prompts"
+	"lathe/provider"
 )
 
 // Default returns the registry of the seven tools, in the order their
@@ -28,22 +29,22 @@ func Default(ws *Workspace, opts Options) *Registry {
 	)
 }
 
-// base holds what every tool has: its spec, the definition built from it
-// once (so that Definition returns the same value on every call), and the
-// cap on what its calls send back.
+// base holds what every tool has: its spec, the schema built from it once
+// (so that Spec returns the same value on every call), and the cap on what
+// its calls send back.
 type base struct {
 	spec  spec
-	def   api.Tool
+	def   provider.ToolSpec
 	limit int
 }
 
-func newBase(s spec, limit int) base { return base{spec: s, def: s.definition(), limit: limit} }
+func newBase(s spec, limit int) base { return base{spec: s, def: s.toolSpec(), limit: limit} }
 
 // Name implements Tool.
 func (b *base) Name() string { return b.spec.name }
 
-// Definition implements Tool.
-func (b *base) Definition() api.Tool { return b.def }
+// Spec implements Tool.
+func (b *base) Spec() provider.ToolSpec { return b.def }
 
 // prepare decodes args into T and runs check on them. It is the one place
 // every tool's Prepare goes through: errors and results are capped to the
@@ -75,11 +76,10 @@ func (r argReport) all() []string {
 func (r argReport) note() string {
 	var b strings.Builder
 	if len(r.repairs) > 0 {
-		b.WriteString("\n\nnote: your arguments were repaired before running: " + strings.Join(r.repairs, "; ") +
-			". Send a JSON object whose values have the types the schema gives.")
+		b.WriteString(prompts.ArgumentsRepaired(r.repairs))
 	}
 	if len(r.unknown) > 0 {
-		b.WriteString("\n\nnote: ignored unknown argument(s): " + listNames(r.unknown))
+		b.WriteString(prompts.ArgumentsIgnored(listNames(r.unknown)))
 	}
 	return b.String()
 }

@@ -111,11 +111,14 @@ func TestPreviewReportsStale(t *testing.T) {
 }
 
 // TestSeenConcurrent runs reads and edits of several files at once, for the
-// race detector, and checks that every edit saw its own writes.
+// race detector, and checks that every edit saw its own writes. Each file's
+// edits race with reads of the other files only: a read of the same file
+// that ends after an edit rightly records the older content it showed.
 func TestSeenConcurrent(t *testing.T) {
 	files := map[string]string{}
 	for i := range 4 {
 		files[fmt.Sprintf("f%d.txt", i)] = "n=0\n"
+		files[fmt.Sprintf("g%d.txt", i)] = "other\n"
 	}
 	ws := newWorkspace(t, files)
 	reg := Default(ws, Options{})
@@ -128,9 +131,10 @@ func TestSeenConcurrent(t *testing.T) {
 				callTool(t, reg, "edit_file", fmt.Sprintf(`{"path":%q,"old_string":"n=%d","new_string":"n=%d"}`, name, n, n+1))
 			}
 		})
+		other := fmt.Sprintf("g%d.txt", i)
 		wg.Go(func() {
 			for range 5 {
-				callTool(t, reg, "read_file", `{"path":"`+name+`"}`)
+				callTool(t, reg, "read_file", `{"path":"`+other+`"}`)
 			}
 		})
 	}

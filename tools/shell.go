@@ -41,7 +41,7 @@ type shellTool struct {
 	opts Options
 }
 
-func (*shellTool) ReadOnly() bool { return false }
+func (*shellTool) Kind() Kind { return KindExec }
 
 func (t *shellTool) Prepare(raw json.RawMessage) (Call, error) {
 	return prepare(&t.base, raw, func(a shellArgs) (Call, error) {

@@ -6,22 +6,21 @@ import (
 	"context"
 	"encoding/json"
 	"slices"
-	"strings"
 
-	"github.com/ollama/ollama/api"
+	"lathe/provider"
 )
 
 // Tool is one capability offered to the model.
 type Tool interface {
 	// Name is the name the model calls the tool by.
 	Name() string
-	// Definition is the schema sent to Ollama. It must be the same value on
-	// every call so that requests stay byte-identical from turn to turn.
-	Definition() api.Tool
-	// ReadOnly reports whether the tool only reads. Read-only calls run
-	// without approval and may run concurrently; the others ask first and
-	// run one at a time.
-	ReadOnly() bool
+	// Spec is what the model is told about the tool. It must be the same
+	// value on every call so that requests stay byte-identical from turn to
+	// turn.
+	Spec() provider.ToolSpec
+	// Kind says what the tool does, which decides how its calls are
+	// handled: approval, concurrency, dialogs, confinement.
+	Kind() Kind
 	// Prepare validates the arguments the model sent (a JSON object) and
 	// returns a call ready to run. A non-nil error is a message the model
 	// can act on ("missing required argument \"path\""), never an
@@ -65,22 +64,25 @@ func Errorf(summary, msg string) Result {
 // Registry is the set of tools offered to the model, in a fixed order.
 type Registry struct {
 	tools []Tool
-	defs  api.Tools
+	specs []provider.ToolSpec
 }
 
 // NewRegistry returns a registry holding tools in the given order, which is
-// the order their definitions are sent in.
+// the order their specs are sent in.
 func NewRegistry(tools ...Tool) *Registry {
 	r := &Registry{tools: slices.Clone(tools)}
 	for _, t := range tools {
-		r.defs = append(r.defs, t.Definition())
+		r.specs = append(r.specs, t.Spec())
 	}
 	return r
 }
 
-// Definitions returns the tool schemas for a chat request. The slice is
-// shared: callers must not modify it.
-func (r *Registry) Definitions() api.Tools { return r.defs }
+// Specs returns the tool specs for a chat request. The slice is shared:
+// callers must not modify it.
+func (r *Registry) Specs() []provider.ToolSpec { return r.specs }
+
+// All returns the tools in registry order.
+func (r *Registry) All() []Tool { return slices.Clone(r.tools) }
 
 // Lookup finds a tool by the exact name the model used.
 func (r *Registry) Lookup(name string) (Tool, bool) {
@@ -99,15 +101,4 @@ func (r *Registry) Names() []string {
 		names[i] = t.Name()
 	}
 	return names
-}
-
-// UnknownToolError returns the message the model gets when it calls a tool
-// that does not exist.
-func (r *Registry) UnknownToolError(name string) string {
-	return "unknown tool " + quote(name) + "; available tools: " + strings.Join(r.Names(), ", ")
-}
-
-func quote(s string) string {
-	b, _ := json.Marshal(s)
-	return string(b)
 }

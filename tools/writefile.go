@@ -29,7 +29,7 @@ type writeFile struct {
 	ws *Workspace
 }
 
-func (*writeFile) ReadOnly() bool { return false }
+func (*writeFile) Kind() Kind { return KindWrite }
 
 func (t *writeFile) Prepare(raw json.RawMessage) (Call, error) {
 	return prepare(&t.base, raw, func(a writeFileArgs) (Call, error) {

@@ -84,13 +84,23 @@ func (c *Client) request(req *provider.Request) *api.ChatRequest {
 	return out
 }
 
-// Chat implements provider.Provider.
+// Chat implements provider.Provider. A stream that ends without its done
+// line is a failure, not an answer: the official client returns nil when
+// the connection simply closes.
 func (c *Client) Chat(ctx context.Context, req *provider.Request, fn func(provider.Chunk) error) error {
+	done := false
 	err := c.api.Chat(ctx, c.request(req), func(r api.ChatResponse) error {
+		done = done || r.Done
 		return fn(chunk(r))
 	})
-	if err != nil && ctx.Err() == nil {
+	switch {
+	case ctx.Err() != nil:
+		return ctx.Err()
+	case err != nil:
 		return c.chatFailure(err, req.Model.Name)
+	case !done:
+		return provider.Errorf(provider.ErrStreamBroken, nil,
+			"the reply from Ollama stopped before it was complete (the connection closed without a final message); try again")
 	}
-	return err
+	return nil
 }

@@ -1,6 +1,7 @@
 package sqlite
 
 import (
+	"encoding/json"
 	"fmt"
 	"math/rand/v2"
 	"os"
@@ -9,9 +10,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ollama/ollama/api"
-
-	"lathe/agent"
+	"lathe/provider"
+	"lathe/session"
 )
 
 // words make text that looks like source code and prose.
@@ -35,47 +35,46 @@ func text(r *rand.Rand, n int) string {
 // realisticHistory is n messages as a coding session makes them: a
 // prompt, then turns of an assistant thinking and calling one to three
 // tools, each answered by a result of 1-6 KB, until a final answer.
-func realisticHistory(n int) []agent.StoredMessage {
+func realisticHistory(n int) []session.Message {
 	r := rand.New(rand.NewPCG(1, 2))
-	var out []agent.StoredMessage
-	add := func(m api.Message, meta *agent.ToolMeta) {
-		out = append(out, agent.StoredMessage{Seq: len(out), Message: m, Tool: meta, Created: day.Add(time.Duration(len(out)) * time.Second)})
+	var out []session.Message
+	add := func(m provider.Message, meta *session.ToolMeta) {
+		out = append(out, session.Message{Seq: len(out), Message: m, Tool: meta, Created: day.Add(time.Duration(len(out)) * time.Second)})
 	}
 	for len(out) < n {
-		add(api.Message{Role: "user", Content: text(r, 100+r.IntN(400))}, nil)
+		add(provider.Message{Role: "user", Content: text(r, 100+r.IntN(400))}, nil)
 		for turn := 0; turn < 1+r.IntN(6) && len(out) < n; turn++ {
 			calls := realisticCalls(r, 1+r.IntN(3))
-			add(api.Message{Role: "assistant", Thinking: text(r, 200+r.IntN(800)), Content: text(r, r.IntN(200)), ToolCalls: calls}, nil)
+			add(provider.Message{Role: "assistant", Thinking: text(r, 200+r.IntN(800)), Content: text(r, r.IntN(200)), ToolCalls: calls}, nil)
 			for _, c := range calls {
-				meta := &agent.ToolMeta{Subject: "orchestrator/loop.go", Outcome: agent.OutcomeOK, Summary: "120 lines", Duration: 40 * time.Millisecond}
-				add(api.Message{Role: "tool", Content: text(r, 1000+r.IntN(5000)), ToolName: c.Function.Name, ToolCallID: c.ID}, meta)
+				meta := &session.ToolMeta{Subject: "agent/loop.go", Outcome: "ok", Summary: "120 lines", Duration: 40 * time.Millisecond}
+				add(provider.Message{Role: "tool", Content: text(r, 1000+r.IntN(5000)), ToolName: c.Name, ToolCallID: c.ID}, meta)
 			}
 		}
-		add(api.Message{Role: "assistant", Thinking: text(r, 300), Content: text(r, 300+r.IntN(1500))}, nil)
+		add(provider.Message{Role: "assistant", Thinking: text(r, 300), Content: text(r, 300+r.IntN(1500))}, nil)
 	}
 	return out[:n]
 }
 
-func realisticCalls(r *rand.Rand, n int) []api.ToolCall {
-	calls := make([]api.ToolCall, n)
+func realisticCalls(r *rand.Rand, n int) []provider.ToolCall {
+	calls := make([]provider.ToolCall, n)
 	for i := range calls {
-		a := api.NewToolCallFunctionArguments()
 		name := []string{"read_file", "bash", "edit_file"}[r.IntN(3)]
-		a.Set("path", "orchestrator/store/messages.go")
+		a := map[string]string{"path": "session/sqlite/messages.go"}
 		if name == "edit_file" {
-			a.Set("old", text(r, 200+r.IntN(600)))
-			a.Set("new", text(r, 200+r.IntN(600)))
+			a["old"], a["new"] = text(r, 200+r.IntN(600)), text(r, 200+r.IntN(600))
 		} else {
-			a.Set("command", text(r, 40))
+			a["command"] = text(r, 40)
 		}
-		calls[i] = api.ToolCall{ID: fmt.Sprintf("call_%08x", r.Uint32()), Function: api.ToolCallFunction{Index: i, Name: name, Arguments: a}}
+		args, _ := json.Marshal(a)
+		calls[i] = provider.ToolCall{ID: fmt.Sprintf("call_%08x", r.Uint32()), Index: i, Name: name, Arguments: args}
 	}
 	return calls
 }
 
 // writeHistory makes a database at path holding one session of msgs and
 // returns its size after a checkpoint.
-func writeHistory(b *testing.B, path string, msgs []agent.StoredMessage) int64 {
+func writeHistory(b *testing.B, path string, msgs []session.Message) int64 {
 	db, err := Open(path)
 	if err != nil {
 		b.Fatal(err)
@@ -114,7 +113,7 @@ func BenchmarkResume1000(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		s, err := db.LoadSession(b.Context(), "s1")
+		s, err := db.Load(b.Context(), "s1")
 		if err != nil || len(s.Messages) != n {
 			b.Fatalf("%d messages, %v", len(s.Messages), err)
 		}

@@ -8,9 +8,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ollama/ollama/api"
-
-	"lathe/agent"
+	"lathe/provider"
+	"lathe/session"
 )
 
 // contentOf is message seq's content: long enough to span pages, and
@@ -29,19 +28,19 @@ func writeRuns(t *testing.T, db *DB, id string, n int) {
 	for seq := range n {
 		if seq%10 == 0 {
 			var err error
-			if run, err = db.StartRun(ctx, agent.RunRecord{SessionID: id, Model: "m", Started: day.Add(time.Duration(seq) * time.Second)}); err != nil {
+			if run, err = db.StartRun(ctx, session.RunStart{SessionID: id, Model: "m", Started: day.Add(time.Duration(seq) * time.Second)}); err != nil {
 				t.Error(err)
 				return
 			}
 		}
-		m := agent.StoredMessage{Seq: seq, Message: api.Message{Role: "tool", Content: contentOf(seq)},
-			Tool: &agent.ToolMeta{Outcome: agent.OutcomeOK, Summary: fmt.Sprint(seq)}}
+		m := session.Message{Seq: seq, Message: provider.Message{Role: "tool", Content: contentOf(seq)},
+			Tool: &session.ToolMeta{Outcome: "ok", Summary: fmt.Sprint(seq)}}
 		if err := db.SaveMessage(ctx, id, m); err != nil {
 			t.Error(err)
 			return
 		}
 		if seq%10 == 9 {
-			if err := db.FinishRun(ctx, run, agent.RunEnd{StopReason: agent.StopDone}); err != nil {
+			if err := db.FinishRun(ctx, run, session.RunEnd{StopReason: "done"}); err != nil {
 				t.Error(err)
 				return
 			}
@@ -55,7 +54,7 @@ func readUntil(t *testing.T, db *DB, id string, done *atomic.Bool) {
 	ctx := t.Context()
 	seen := 0
 	for !done.Load() {
-		s, err := db.LoadSession(ctx, id)
+		s, err := db.Load(ctx, id)
 		if err != nil {
 			t.Error(err)
 			return
@@ -73,7 +72,7 @@ func readUntil(t *testing.T, db *DB, id string, done *atomic.Bool) {
 		if err := runMatches(s); err != nil {
 			t.Error(err)
 		}
-		list, err := db.ListSessions(ctx, "/w")
+		list, err := db.List(ctx, "/w")
 		if err != nil {
 			t.Error(err)
 			return
@@ -87,14 +86,14 @@ func readUntil(t *testing.T, db *DB, id string, done *atomic.Bool) {
 // runMatches checks that a loaded session's last run and messages come
 // from one state of the database: a run saves messages first to first+9,
 // then finishes; the next run starts after.
-func runMatches(s agent.SavedSession) error {
+func runMatches(s session.Saved) error {
 	r := s.LastRun
 	if r == nil {
 		return nil
 	}
 	first := int(r.Started.Sub(day) / time.Second)
 	finished := !r.Completed.IsZero()
-	if finished && r.StopReason != agent.StopDone {
+	if finished && r.StopReason != "done" {
 		return fmt.Errorf("a finished run without its stop reason: %+v", r)
 	}
 	if n := len(s.Messages); n < first || n > first+10 || finished && n != first+10 {
@@ -134,7 +133,7 @@ func TestConcurrentReadersAndWriters(t *testing.T) {
 	wg.Wait()
 
 	for _, id := range []string{"mine", "theirs"} {
-		s, err := db.LoadSession(t.Context(), id)
+		s, err := db.Load(t.Context(), id)
 		if err != nil || len(s.Messages) != messages {
 			t.Errorf("%s: %d messages, %v; want %d", id, len(s.Messages), err, messages)
 		}

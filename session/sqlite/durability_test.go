@@ -10,9 +10,8 @@ import (
 	"strconv"
 	"testing"
 
-	"github.com/ollama/ollama/api"
-
-	"lathe/agent"
+	"lathe/provider"
+	"lathe/session"
 )
 
 // childEnv names the database a re-executed test binary writes to until
@@ -32,13 +31,13 @@ func writeUntilKilled(path string) int {
 	ctx := context.Background()
 	db, err := Open(path)
 	if err == nil {
-		err = db.CreateSession(ctx, agent.SessionRecord{ID: "s1", Dir: "/w"})
+		err = db.CreateSession(ctx, session.Record{ID: "s1", Dir: "/w"})
 	}
 	if err == nil {
-		_, err = db.StartRun(ctx, agent.RunRecord{SessionID: "s1"})
+		_, err = db.StartRun(ctx, session.RunStart{SessionID: "s1"})
 	}
 	for seq := 0; err == nil; seq++ {
-		m := agent.StoredMessage{Seq: seq, Message: api.Message{Role: "tool", Content: contentOf(seq)}}
+		m := session.Message{Seq: seq, Message: provider.Message{Role: "tool", Content: contentOf(seq)}}
 		if err = db.SaveMessage(ctx, "s1", m); err == nil {
 			_, err = fmt.Println(seq)
 		}
@@ -82,7 +81,7 @@ func TestKilledWriterLosesNothingCommitted(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer db.Close()
-	s, err := db.LoadSession(t.Context(), "s1")
+	s, err := db.Load(t.Context(), "s1")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -94,7 +93,7 @@ func TestKilledWriterLosesNothingCommitted(t *testing.T) {
 			t.Fatalf("message %d is not message %d as written", m.Seq, i)
 		}
 	}
-	if s.LastRun == nil || s.LastRun.Ending() != agent.StopInterrupted {
+	if s.LastRun == nil || s.LastRun.Ending() != "interrupted" {
 		t.Errorf("last run %+v, want one interrupted", s.LastRun)
 	}
 }
@@ -110,11 +109,11 @@ func TestSecondHandleSeesCommits(t *testing.T) {
 	}
 	defer reader.Close()
 	for seq := range 30 {
-		m := agent.StoredMessage{Seq: seq, Message: api.Message{Role: "user", Content: contentOf(seq)}}
+		m := session.Message{Seq: seq, Message: provider.Message{Role: "user", Content: contentOf(seq)}}
 		if err := writer.SaveMessage(t.Context(), "s1", m); err != nil {
 			t.Fatal(err)
 		}
-		s, err := reader.LoadSession(t.Context(), "s1")
+		s, err := reader.Load(t.Context(), "s1")
 		if err != nil {
 			t.Fatal(err)
 		}

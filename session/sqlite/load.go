@@ -6,7 +6,7 @@ import (
 	"errors"
 	"fmt"
 
-	"lathe/agent"
+	"lathe/session"
 )
 
 // lastRunJoin joins each session s to its last run r (by start time), if any.
@@ -15,8 +15,8 @@ const lastRunJoin = `LEFT JOIN runs r ON r.id = (SELECT id FROM runs
 
 // LoadSession returns a session as one snapshot: its messages by seq, its
 // latest compaction (by seq), its mode records by seq and its last run.
-func (db *DB) LoadSession(ctx context.Context, id string) (agent.SavedSession, error) {
-	var s agent.SavedSession
+func (db *DB) Load(ctx context.Context, id string) (session.Saved, error) {
+	var s session.Saved
 	err := db.read(ctx, func(tx *sql.Tx) error {
 		if err := loadHeader(ctx, tx, id, &s); err != nil {
 			return err
@@ -32,22 +32,22 @@ func (db *DB) LoadSession(ctx context.Context, id string) (agent.SavedSession, e
 		return err
 	})
 	if err != nil {
-		return agent.SavedSession{}, fmt.Errorf("load session %s: %w", id, err)
+		return session.Saved{}, fmt.Errorf("load session %s: %w", id, err)
 	}
 	return s, nil
 }
 
 // loadHeader reads the session's row and its last run.
-func loadHeader(ctx context.Context, tx *sql.Tx, id string, s *agent.SavedSession) error {
+func loadHeader(ctx context.Context, tx *sql.Tx, id string, s *session.Saved) error {
 	h, err := scanSession(tx.QueryRowContext(ctx, `SELECT `+sessionColumns+` FROM sessions s `+lastRunJoin+`
 		WHERE s.id = ?`, id).Scan)
 	if errors.Is(err, sql.ErrNoRows) {
-		return agent.ErrSessionNotFound
+		return session.ErrNotFound
 	}
 	if err != nil {
 		return err
 	}
-	s.SessionRecord, s.Updated, s.LastRun = h.SessionRecord, h.Updated, h.LastRun
+	s.Record, s.Updated, s.LastRun = h.Record, h.Updated, h.LastRun
 	return nil
 }
 
@@ -57,9 +57,9 @@ const sessionColumns = `s.id, s.title, s.dir, s.model, s.created_at, s.updated_a
 
 // scanSession reads, with a row's Scan, sessionColumns and then the
 // columns of extra. The summary's Messages is left 0.
-func scanSession(scan func(...any) error, extra ...any) (agent.SessionSummary, error) {
+func scanSession(scan func(...any) error, extra ...any) (session.Summary, error) {
 	var (
-		s                agent.SessionSummary
+		s                session.Summary
 		created, updated int64
 		run              nullRun
 	)
@@ -71,14 +71,14 @@ func scanSession(scan func(...any) error, extra ...any) (agent.SessionSummary, e
 	return s, nil
 }
 
-func loadMessages(ctx context.Context, tx *sql.Tx, id string) ([]agent.StoredMessage, error) {
+func loadMessages(ctx context.Context, tx *sql.Tx, id string) ([]session.Message, error) {
 	rows, err := tx.QueryContext(ctx, `SELECT `+messageColumns+` FROM messages
 		WHERE session_id = ? ORDER BY seq`, id)
 	if err != nil {
 		return nil, err
 	}
 	defer rows.Close()
-	var msgs []agent.StoredMessage
+	var msgs []session.Message
 	for rows.Next() {
 		m, err := scanMessage(rows)
 		if err != nil {
@@ -90,8 +90,8 @@ func loadMessages(ctx context.Context, tx *sql.Tx, id string) ([]agent.StoredMes
 }
 
 // loadCompaction is the session's latest compaction, or nil.
-func loadCompaction(ctx context.Context, tx *sql.Tx, id string) (*agent.Compaction, error) {
-	var c agent.Compaction
+func loadCompaction(ctx context.Context, tx *sql.Tx, id string) (*session.Compaction, error) {
+	var c session.Compaction
 	var created int64
 	err := tx.QueryRowContext(ctx, `SELECT seq, summary, created_at FROM compactions
 		WHERE session_id = ? ORDER BY seq DESC LIMIT 1`, id).Scan(&c.Seq, &c.Summary, &created)
@@ -107,7 +107,7 @@ func loadCompaction(ctx context.Context, tx *sql.Tx, id string) (*agent.Compacti
 
 // ListSessions returns the sessions in dir, most recently updated first,
 // each with its number of messages and its last run: one query.
-func (db *DB) ListSessions(ctx context.Context, dir string) ([]agent.SessionSummary, error) {
+func (db *DB) List(ctx context.Context, dir string) ([]session.Summary, error) {
 	list, err := db.listSessions(ctx, dir)
 	if err != nil {
 		return nil, fmt.Errorf("list sessions in %s: %w", dir, err)
@@ -115,7 +115,7 @@ func (db *DB) ListSessions(ctx context.Context, dir string) ([]agent.SessionSumm
 	return list, nil
 }
 
-func (db *DB) listSessions(ctx context.Context, dir string) ([]agent.SessionSummary, error) {
+func (db *DB) listSessions(ctx context.Context, dir string) ([]session.Summary, error) {
 	rows, err := db.sql.QueryContext(ctx, `SELECT `+sessionColumns+`,
 		(SELECT count(*) FROM messages WHERE session_id = s.id)
 		FROM sessions s `+lastRunJoin+` WHERE s.dir = ? ORDER BY s.updated_at DESC, s.rowid DESC`, dir)
@@ -123,7 +123,7 @@ func (db *DB) listSessions(ctx context.Context, dir string) ([]agent.SessionSumm
 		return nil, err
 	}
 	defer rows.Close()
-	var list []agent.SessionSummary
+	var list []session.Summary
 	for rows.Next() {
 		var n int
 		s, err := scanSession(rows.Scan, &n)

@@ -7,7 +7,8 @@ import (
 	"fmt"
 	"time"
 
-	"lathe/agent"
+	"lathe/provider"
+	"lathe/session"
 )
 
 // messageColumns are a message's columns but session_id, in the order
@@ -19,7 +20,7 @@ const messageColumns = `seq, role, content, thinking, tool_calls, tool_name, too
 // replacing a message already there, and moves the session's updated time
 // to m.Created (now, when zero) unless it is already later: one
 // transaction.
-func (db *DB) SaveMessage(ctx context.Context, sessionID string, m agent.StoredMessage) error {
+func (db *DB) SaveMessage(ctx context.Context, sessionID string, m session.Message) error {
 	err := db.saveMessage(ctx, sessionID, m)
 	if err != nil {
 		return fmt.Errorf("save message %d of session %s: %w", m.Seq, sessionID, err)
@@ -27,7 +28,7 @@ func (db *DB) SaveMessage(ctx context.Context, sessionID string, m agent.StoredM
 	return nil
 }
 
-func (db *DB) saveMessage(ctx context.Context, sessionID string, m agent.StoredMessage) error {
+func (db *DB) saveMessage(ctx context.Context, sessionID string, m session.Message) error {
 	at := stamp(m.Created)
 	args, err := messageArgs(m, at)
 	if err != nil {
@@ -39,7 +40,7 @@ func (db *DB) saveMessage(ctx context.Context, sessionID string, m agent.StoredM
 		if err != nil {
 			return err
 		}
-		if err := mustAffect(res, agent.ErrSessionNotFound); err != nil {
+		if err := mustAffect(res, session.ErrNotFound); err != nil {
 			return err
 		}
 		_, err = tx.ExecContext(ctx, `INSERT OR REPLACE INTO messages (session_id, `+messageColumns+`)
@@ -48,12 +49,41 @@ func (db *DB) saveMessage(ctx context.Context, sessionID string, m agent.StoredM
 	})
 }
 
+// storedCall is a tool call as the tool_calls column keeps it, in the shape
+// of Ollama's wire form: {"id":…,"function":{"index":…,"name":…,"arguments":{…}}}.
+// The arguments are kept as their JSON text, so their keys keep their order.
+type storedCall struct {
+	ID       string `json:"id,omitempty"`
+	Function struct {
+		Index     int             `json:"index"`
+		Name      string          `json:"name"`
+		Arguments json.RawMessage `json:"arguments"`
+	} `json:"function"`
+}
+
+func storedCalls(calls []provider.ToolCall) []storedCall {
+	out := make([]storedCall, len(calls))
+	for i, c := range calls {
+		out[i].ID = c.ID
+		out[i].Function.Index, out[i].Function.Name = c.Index, c.Name
+		out[i].Function.Arguments = json.RawMessage(c.Args())
+	}
+	return out
+}
+
+func toolCalls(stored []storedCall) []provider.ToolCall {
+	out := make([]provider.ToolCall, len(stored))
+	for i, c := range stored {
+		out[i] = provider.ToolCall{ID: c.ID, Index: c.Function.Index, Name: c.Function.Name, Arguments: c.Function.Arguments}
+	}
+	return out
+}
+
 // messageArgs are the values of messageColumns for m, created at (as
-// stored). Tool calls and images are kept as the JSON Ollama reads and
-// writes: tool-call arguments are an ordered map, and its JSON keeps
-// their order.
-func messageArgs(m agent.StoredMessage, at int64) ([]any, error) {
-	calls, err := jsonOrNull(len(m.Message.ToolCalls), m.Message.ToolCalls)
+// stored). Tool calls and images are kept as JSON: a list of calls (see
+// storedCall), a list of base64 strings.
+func messageArgs(m session.Message, at int64) ([]any, error) {
+	calls, err := jsonOrNull(len(m.Message.ToolCalls), storedCalls(m.Message.ToolCalls))
 	if err != nil {
 		return nil, fmt.Errorf("encode tool calls: %w", err)
 	}
@@ -82,9 +112,9 @@ func jsonOrNull(n int, v any) (any, error) {
 }
 
 // scanMessage reads a row of messageColumns.
-func scanMessage(rows *sql.Rows) (agent.StoredMessage, error) {
+func scanMessage(rows *sql.Rows) (session.Message, error) {
 	var (
-		m                        agent.StoredMessage
+		m                        session.Message
 		msg                      = &m.Message
 		calls, images            sql.Null[string]
 		subject, outcome, summry sql.Null[string]
@@ -98,9 +128,11 @@ func scanMessage(rows *sql.Rows) (agent.StoredMessage, error) {
 	}
 	m.Created = unstamp(created)
 	if calls.Valid {
-		if err := json.Unmarshal([]byte(calls.V), &msg.ToolCalls); err != nil {
+		var stored []storedCall
+		if err := json.Unmarshal([]byte(calls.V), &stored); err != nil {
 			return m, fmt.Errorf("decode tool calls of message %d: %w", m.Seq, err)
 		}
+		msg.ToolCalls = toolCalls(stored)
 	}
 	if images.Valid {
 		if err := json.Unmarshal([]byte(images.V), &msg.Images); err != nil {
@@ -108,7 +140,7 @@ func scanMessage(rows *sql.Rows) (agent.StoredMessage, error) {
 		}
 	}
 	if outcome.Valid {
-		m.Tool = &agent.ToolMeta{Subject: subject.V, Outcome: agent.Outcome(outcome.V),
+		m.Tool = &session.ToolMeta{Subject: subject.V, Outcome: outcome.V,
 			Summary: summry.V, Duration: time.Duration(duration.V)}
 	}
 	return m, nil
@@ -116,7 +148,7 @@ func scanMessage(rows *sql.Rows) (agent.StoredMessage, error) {
 
 // SaveCompaction records that requests now replace the messages before
 // c.Seq with c.Summary, replacing a compaction already at c.Seq.
-func (db *DB) SaveCompaction(ctx context.Context, sessionID string, c agent.Compaction) error {
+func (db *DB) SaveCompaction(ctx context.Context, sessionID string, c session.Compaction) error {
 	err := db.write(ctx, func(tx *sql.Tx) error {
 		_, err := tx.ExecContext(ctx, `INSERT OR REPLACE INTO compactions (session_id, seq, summary, created_at)
 			VALUES (?, ?, ?, ?)`, sessionID, c.Seq, c.Summary, stamp(c.Created))

@@ -8,67 +8,51 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ollama/ollama/api"
-
-	"lathe/agent"
+	"lathe/provider"
+	"lathe/session"
 )
 
-// args are tool-call arguments decoded as Ollama decodes them.
-func args(t testing.TB, js string) api.ToolCallFunctionArguments {
+func call(t testing.TB, id string, index int, name, js string) provider.ToolCall {
 	t.Helper()
-	var a api.ToolCallFunctionArguments
-	if err := json.Unmarshal([]byte(js), &a); err != nil {
-		t.Fatal(err)
+	if !json.Valid([]byte(js)) {
+		t.Fatalf("arguments %s are not JSON", js)
 	}
-	return a
-}
-
-func call(t testing.TB, id string, index int, name, js string) api.ToolCall {
-	return api.ToolCall{ID: id, Function: api.ToolCallFunction{Index: index, Name: name, Arguments: args(t, js)}}
-}
-
-// setArgs are arguments built in Go, as a test or a text-call parser does.
-func setArgs() api.ToolCallFunctionArguments {
-	a := api.NewToolCallFunctionArguments()
-	a.Set("zeta", "last letter first")
-	a.Set("count", 3)
-	a.Set("alpha", []any{"x", 1.5, true, nil})
-	return a
+	return provider.ToolCall{ID: id, Index: index, Name: name, Arguments: json.RawMessage(js)}
 }
 
 func messageCases(t testing.TB) []struct {
 	name string
-	m    agent.StoredMessage
+	m    session.Message
 } {
 	png := []byte{0x89, 'P', 'N', 'G', 0, 1, 2, 0xfe, 0xff}
 	return []struct {
 		name string
-		m    agent.StoredMessage
+		m    session.Message
 	}{
-		{"user", agent.StoredMessage{Message: api.Message{Role: "user", Content: "fix the bug in main.go"}}},
-		{"user with images", agent.StoredMessage{Message: api.Message{Role: "user", Content: "what is this?",
-			Images: []api.ImageData{png, bytes.Repeat([]byte{0, 0xff}, 3000)}}}},
-		{"empty content", agent.StoredMessage{Message: api.Message{Role: "assistant"}}},
-		{"unicode and markup", agent.StoredMessage{Message: api.Message{Role: "user",
+		{"user", session.Message{Message: provider.Message{Role: "user", Content: "fix the bug in main.go"}}},
+		{"user with images", session.Message{Message: provider.Message{Role: "user", Content: "what is this?",
+			Images: [][]byte{png, bytes.Repeat([]byte{0, 0xff}, 3000)}}}},
+		{"empty content", session.Message{Message: provider.Message{Role: "assistant"}}},
+		{"unicode and markup", session.Message{Message: provider.Message{Role: "user",
 			Content: "héllo 世界 🚀 <script>a && b</script> \"quoted\" \\ \t tab\r\n"}}},
-		{"NUL and invalid UTF-8", agent.StoredMessage{Message: api.Message{Role: "tool",
+		{"NUL and invalid UTF-8", session.Message{Message: provider.Message{Role: "tool",
 			Content: "binary\x00file\xff\xfe end", ToolName: "read_file", ToolCallID: "call_9"}}},
-		{"assistant with thinking and calls", agent.StoredMessage{Message: api.Message{
+		{"assistant with thinking and calls", session.Message{Message: provider.Message{
 			Role: "assistant", Content: "Let me look.", Thinking: "The user wants <b> & </b>; read first.",
-			ToolCalls: []api.ToolCall{
+			ToolCalls: []provider.ToolCall{
 				call(t, "call_1", 0, "read_file", `{"path":"main.go","offset":10,"limit":200}`),
 				call(t, "call_2", 1, "bash", `{"z_command":"go test ./... && echo <ok>","timeout":30.5,"env":{"b":1,"a":[1,2,{"y":null,"x":false}]}}`),
 				call(t, "", 2, "grep", `{"pattern":"ключ","glob":"**/*.go"}`),
-				{ID: "call_4", Function: api.ToolCallFunction{Index: 3, Name: "list"}}, // no arguments at all
-				{ID: "call_5", Function: api.ToolCallFunction{Index: 4, Name: "edit", Arguments: setArgs()}},
+				call(t, "call_4", 3, "list", `{}`), // no arguments at all
+				call(t, "call_5", 4, "edit", `{"zeta":"last letter first","count":3,"alpha":["x",1.5,true,null]}`),
 			}}}},
-		{"tool result with meta", agent.StoredMessage{
-			Message: api.Message{Role: "tool", Content: "package main\n\nfunc main() {}\n", ToolName: "read_file", ToolCallID: "call_1"},
-			Tool:    &agent.ToolMeta{Subject: "main.go", Outcome: agent.OutcomeOK, Summary: "3 lines", Duration: 1234567 * time.Nanosecond}}},
-		{"tool result with empty meta", agent.StoredMessage{
-			Message: api.Message{Role: "tool", Content: "", ToolName: "bash"},
-			Tool:    &agent.ToolMeta{}}},
-		{"large tool result", agent.StoredMessage{Message: api.Message{Role: "tool",
+		{"tool result with meta", session.Message{
+			Message: provider.Message{Role: "tool", Content: "package main\n\nfunc main() {}\n", ToolName: "read_file", ToolCallID: "call_1"},
+			Tool:    &session.ToolMeta{Subject: "main.go", Outcome: "ok", Summary: "3 lines", Duration: 1234567 * time.Nanosecond}}},
+		{"tool result with empty meta", session.Message{
+			Message: provider.Message{Role: "tool", Content: "", ToolName: "bash"},
+			Tool:    &session.ToolMeta{}}},
+		{"large tool result", session.Message{Message: provider.Message{Role: "tool",
 			Content: strings.Repeat("line of output\n", 20000), ToolName: "bash", ToolCallID: "call_2"}}},
 	}
 }
@@ -83,7 +67,7 @@ func TestMessageRoundTrip(t *testing.T) {
 			t.Fatalf("%s: %v", c.name, err)
 		}
 	}
-	saved, err := db.LoadSession(t.Context(), "s1")
+	saved, err := db.Load(t.Context(), "s1")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -114,16 +98,16 @@ func TestMessageRoundTrip(t *testing.T) {
 func TestArgumentOrder(t *testing.T) {
 	db := openTest(t)
 	createSession(t, db, "s1", "/w", day)
-	m := agent.StoredMessage{Message: api.Message{Role: "assistant", ToolCalls: []api.ToolCall{
+	m := session.Message{Message: provider.Message{Role: "assistant", ToolCalls: []provider.ToolCall{
 		call(t, "c", 0, "edit", `{"path":"a.go","old":"x","new":"y","all":false}`)}}}
 	if err := db.SaveMessage(t.Context(), "s1", m); err != nil {
 		t.Fatal(err)
 	}
-	saved, err := db.LoadSession(t.Context(), "s1")
+	saved, err := db.Load(t.Context(), "s1")
 	if err != nil {
 		t.Fatal(err)
 	}
-	got := mustJSON(t, saved.Messages[0].Message.ToolCalls[0].Function.Arguments)
+	got := string(saved.Messages[0].Message.ToolCalls[0].Arguments)
 	if want := `{"path":"a.go","old":"x","new":"y","all":false}`; got != want {
 		t.Errorf("arguments %s, want %s", got, want)
 	}
@@ -141,17 +125,17 @@ func mustJSON(t testing.TB, v any) string {
 func TestSaveMessageReplacesAndLeavesGaps(t *testing.T) {
 	db := openTest(t)
 	createSession(t, db, "s1", "/w", day)
-	for _, m := range []agent.StoredMessage{
-		{Seq: 0, Message: api.Message{Role: "user", Content: "first"}},
-		{Seq: 3, Message: api.Message{Role: "tool", Content: "result of the second call"}},
-		{Seq: 1, Message: api.Message{Role: "assistant", Content: "draft"}},
-		{Seq: 1, Message: api.Message{Role: "assistant", Content: "final"}},
+	for _, m := range []session.Message{
+		{Seq: 0, Message: provider.Message{Role: "user", Content: "first"}},
+		{Seq: 3, Message: provider.Message{Role: "tool", Content: "result of the second call"}},
+		{Seq: 1, Message: provider.Message{Role: "assistant", Content: "draft"}},
+		{Seq: 1, Message: provider.Message{Role: "assistant", Content: "final"}},
 	} {
 		if err := db.SaveMessage(t.Context(), "s1", m); err != nil {
 			t.Fatal(err)
 		}
 	}
-	saved, err := db.LoadSession(t.Context(), "s1")
+	saved, err := db.Load(t.Context(), "s1")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -176,11 +160,11 @@ func TestSaveMessageUpdatesSession(t *testing.T) {
 		{day.Add(time.Second), day.Add(time.Hour)}, // a late result written after: never backwards
 	}
 	for i, s := range steps {
-		m := agent.StoredMessage{Seq: i, Message: api.Message{Role: "user"}, Created: s.created}
+		m := session.Message{Seq: i, Message: provider.Message{Role: "user"}, Created: s.created}
 		if err := db.SaveMessage(t.Context(), "s1", m); err != nil {
 			t.Fatal(err)
 		}
-		saved, err := db.LoadSession(t.Context(), "s1")
+		saved, err := db.Load(t.Context(), "s1")
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -192,8 +176,8 @@ func TestSaveMessageUpdatesSession(t *testing.T) {
 
 func TestSaveMessageUnknownSession(t *testing.T) {
 	db := openTest(t)
-	err := db.SaveMessage(t.Context(), "nope", agent.StoredMessage{Seq: 12, Message: api.Message{Role: "user"}})
-	if !errors.Is(err, agent.ErrSessionNotFound) {
+	err := db.SaveMessage(t.Context(), "nope", session.Message{Seq: 12, Message: provider.Message{Role: "user"}})
+	if !errors.Is(err, session.ErrNotFound) {
 		t.Fatalf("err = %v, want ErrSessionNotFound", err)
 	}
 	if want := "save message 12 of session nope"; !strings.Contains(err.Error(), want) {
@@ -205,10 +189,10 @@ func TestZeroTimesMeanNow(t *testing.T) {
 	db := openTest(t)
 	before := time.Now()
 	createSession(t, db, "s1", "/w", time.Time{})
-	if err := db.SaveMessage(t.Context(), "s1", agent.StoredMessage{Message: api.Message{Role: "user"}}); err != nil {
+	if err := db.SaveMessage(t.Context(), "s1", session.Message{Message: provider.Message{Role: "user"}}); err != nil {
 		t.Fatal(err)
 	}
-	saved, err := db.LoadSession(t.Context(), "s1")
+	saved, err := db.Load(t.Context(), "s1")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -217,5 +201,38 @@ func TestZeroTimesMeanNow(t *testing.T) {
 		if got.Before(before) || got.After(after) {
 			t.Errorf("%s = %v, want between %v and %v", name, got, before, after)
 		}
+	}
+}
+
+// TestToolCallsColumnShape: the tool_calls column holds calls in the shape
+// of Ollama's wire form, which databases written before lathe's own types
+// hold too: such a row reads back, and a saved call is written that way.
+func TestToolCallsColumnShape(t *testing.T) {
+	db := openTest(t)
+	createSession(t, db, "s1", "/w", day)
+	old := `[{"id":"call_a","function":{"index":1,"name":"read_file","arguments":{"path":"b.go","limit":5}}},` +
+		`{"function":{"index":0,"name":"list_dir","arguments":{}}}]`
+	_, err := db.sql.ExecContext(t.Context(), `INSERT INTO messages (session_id, seq, role, content, thinking, tool_calls,
+		tool_name, tool_call_id, created_at) VALUES ('s1', 0, 'assistant', '', '', ?, '', '', 0)`, old)
+	if err != nil {
+		t.Fatal(err)
+	}
+	saved, err := db.Load(t.Context(), "s1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	calls := saved.Messages[0].Message.ToolCalls
+	if len(calls) != 2 || calls[0].ID != "call_a" || calls[0].Index != 1 || calls[0].Name != "read_file" ||
+		string(calls[0].Arguments) != `{"path":"b.go","limit":5}` || calls[1].Name != "list_dir" || calls[1].ID != "" {
+		t.Fatalf("calls read back as %+v", calls)
+	}
+	if err := db.SaveMessage(t.Context(), "s1", session.Message{Seq: 1, Message: saved.Messages[0].Message}); err != nil {
+		t.Fatal(err)
+	}
+	var name, path string
+	err = db.sql.QueryRowContext(t.Context(), `SELECT json_extract(tool_calls, '$[0].function.name'),
+		json_extract(tool_calls, '$[0].function.arguments.path') FROM messages WHERE seq = 1`).Scan(&name, &path)
+	if err != nil || name != "read_file" || path != "b.go" {
+		t.Errorf("saved shape: name %q path %q (%v)", name, path, err)
 	}
 }

@@ -9,9 +9,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ollama/ollama/api"
-
-	"lathe/agent"
+	"lathe/provider"
+	"lathe/session"
 )
 
 // addPinned is a test-only second schema version.
@@ -63,7 +62,7 @@ func TestMigrateKeepsData(t *testing.T) {
 		t.Fatal(err)
 	}
 	createSession(t, old, "s1", "/w", day)
-	m := agent.StoredMessage{Message: api.Message{Role: "user", Content: "kept"}}
+	m := session.Message{Message: provider.Message{Role: "user", Content: "kept"}}
 	if err := old.SaveMessage(t.Context(), "s1", m); err != nil {
 		t.Fatal(err)
 	}
@@ -77,7 +76,7 @@ func TestMigrateKeepsData(t *testing.T) {
 	if got := schemaVersion(t, db); got != len(steps) {
 		t.Errorf("schema version %d, want %d", got, len(steps))
 	}
-	saved, err := db.LoadSession(t.Context(), "s1")
+	saved, err := db.Load(t.Context(), "s1")
 	if err != nil || len(saved.Messages) != 1 || saved.Messages[0].Message.Content != "kept" {
 		t.Fatalf("after migrating: %+v, %v", saved.Messages, err)
 	}
@@ -241,24 +240,24 @@ func seedV1(t *testing.T, path string) string {
 			t.Fatal(err)
 		}
 	}
-	m := agent.StoredMessage{Message: api.Message{Role: "user", Content: "later"}, Created: day.Add(time.Hour)}
+	m := session.Message{Message: provider.Message{Role: "user", Content: "later"}, Created: day.Add(time.Hour)}
 	if err := old.SaveMessage(ctx, "s2", m); err != nil {
 		t.Fatal(err)
 	}
-	if err := old.SaveCompaction(ctx, "s1", agent.Compaction{Seq: 4, Summary: "the first four", Created: day.Add(time.Minute)}); err != nil {
+	if err := old.SaveCompaction(ctx, "s1", session.Compaction{Seq: 4, Summary: "the first four", Created: day.Add(time.Minute)}); err != nil {
 		t.Fatal(err)
 	}
-	run, err := old.StartRun(ctx, agent.RunRecord{SessionID: "s1", Model: "qwen3:8b",
+	run, err := old.StartRun(ctx, session.RunStart{SessionID: "s1", Model: "qwen3:8b",
 		Options: map[string]any{"num_ctx": 32768}, Started: day})
 	if err != nil {
 		t.Fatal(err)
 	}
-	end := agent.RunEnd{StopReason: agent.StopError, Failure: "boom", Turns: 2, ToolCalls: 5,
-		Usage: agent.Usage{PromptTokens: 900, CompletionTokens: 90}, Completed: day.Add(time.Minute)}
+	end := session.RunEnd{StopReason: "error", Failure: "boom", Turns: 2, ToolCalls: 5,
+		PromptTokens: 900, CompletionTokens: 90, Completed: day.Add(time.Minute)}
 	if err := old.FinishRun(ctx, run, end); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := old.StartRun(ctx, agent.RunRecord{SessionID: "s2", Started: day.Add(time.Hour)}); err != nil {
+	if _, err := old.StartRun(ctx, session.RunStart{SessionID: "s2", Started: day.Add(time.Hour)}); err != nil {
 		t.Fatal(err)
 	}
 	return dumpTables(t, old, v1Tables)
@@ -295,7 +294,7 @@ func TestUpgradeV1(t *testing.T) {
 	}
 
 	// The old sessions load as they were written, without modes.
-	saved, err := db.LoadSession(ctx, "s1")
+	saved, err := db.Load(ctx, "s1")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -311,25 +310,25 @@ func TestUpgradeV1(t *testing.T) {
 	if c := saved.Compaction; c == nil || c.Seq != 4 || c.Summary != "the first four" {
 		t.Errorf("s1's compaction %+v", c)
 	}
-	if r := saved.LastRun; r == nil || r.Ending() != agent.StopError || r.Failure != "boom" {
+	if r := saved.LastRun; r == nil || r.Ending() != "error" || r.Failure != "boom" {
 		t.Errorf("s1's last run %+v", r)
 	}
-	list, err := db.ListSessions(ctx, "/a")
-	if err != nil || len(list) != 2 || list[0].ID != "s2" || list[0].LastRun == nil || list[0].LastRun.Ending() != agent.StopInterrupted {
+	list, err := db.List(ctx, "/a")
+	if err != nil || len(list) != 2 || list[0].ID != "s2" || list[0].LastRun == nil || list[0].LastRun.Ending() != "interrupted" {
 		t.Errorf("sessions in /a: %+v, %v", list, err)
 	}
 
 	// Mode records work on an old session, and it goes on taking messages.
-	mode := agent.ModeRecord{Seq: len(cases), Mode: "build", Plan: fullPlan(), Reason: "the plan was approved", Created: day.Add(2 * time.Hour)}
+	mode := session.ModeRecord{Seq: len(cases), Mode: "build", Plan: fullPlan(), Reason: "the plan was approved", Created: day.Add(2 * time.Hour)}
 	saveMode(t, db, "s1", mode)
-	m := agent.StoredMessage{Seq: len(cases), Message: api.Message{Role: "user", Content: "go on"}}
+	m := session.Message{Seq: len(cases), Message: provider.Message{Role: "user", Content: "go on"}}
 	if err := db.SaveMessage(ctx, "s1", m); err != nil {
 		t.Fatal(err)
 	}
 	if modes := savedModes(t, db, "s1"); len(modes) != 1 || !sameMode(modes[0], mode) {
 		t.Errorf("modes after the upgrade: %s", mustJSON(t, modes))
 	}
-	if err := db.SaveMode(ctx, "nope", mode); !errors.Is(err, agent.ErrSessionNotFound) {
+	if err := db.SaveMode(ctx, "nope", mode); !errors.Is(err, session.ErrNotFound) {
 		t.Errorf("SaveMode of an unknown session: %v", err)
 	}
 	db.Close()

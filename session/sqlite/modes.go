@@ -6,7 +6,8 @@ import (
 	"encoding/json"
 	"fmt"
 
-	"lathe/agent"
+	"lathe/agent/plan"
+	"lathe/session"
 )
 
 // SaveMode records the session's mode from position m.Seq of its history
@@ -14,7 +15,7 @@ import (
 // place). The plan is kept as its JSON (NULL when nil); JSON text is
 // UTF-8, so invalid UTF-8 in it is read back as U+FFFD. A mode record
 // does not count as an update of the session, as a compaction does not.
-func (db *DB) SaveMode(ctx context.Context, sessionID string, m agent.ModeRecord) error {
+func (db *DB) SaveMode(ctx context.Context, sessionID string, m session.ModeRecord) error {
 	err := db.saveMode(ctx, sessionID, m)
 	if err != nil {
 		return fmt.Errorf("save mode at %d of session %s: %w", m.Seq, sessionID, err)
@@ -22,7 +23,7 @@ func (db *DB) SaveMode(ctx context.Context, sessionID string, m agent.ModeRecord
 	return nil
 }
 
-func (db *DB) saveMode(ctx context.Context, sessionID string, m agent.ModeRecord) error {
+func (db *DB) saveMode(ctx context.Context, sessionID string, m session.ModeRecord) error {
 	var plan any // NULL
 	if m.Plan != nil {
 		b, err := json.Marshal(m.Plan)
@@ -40,27 +41,27 @@ func (db *DB) saveMode(ctx context.Context, sessionID string, m agent.ModeRecord
 }
 
 // loadModes is the session's mode records by seq; nil when it has none.
-func loadModes(ctx context.Context, tx *sql.Tx, id string) ([]agent.ModeRecord, error) {
+func loadModes(ctx context.Context, tx *sql.Tx, id string) ([]session.ModeRecord, error) {
 	rows, err := tx.QueryContext(ctx, `SELECT seq, mode, plan, reason, created_at FROM modes
 		WHERE session_id = ? ORDER BY seq`, id)
 	if err != nil {
 		return nil, err
 	}
 	defer rows.Close()
-	var modes []agent.ModeRecord
+	var modes []session.ModeRecord
 	for rows.Next() {
 		var (
-			m       agent.ModeRecord
-			plan    sql.Null[string]
-			created int64
+			m        session.ModeRecord
+			planJSON sql.Null[string]
+			created  int64
 		)
-		if err := rows.Scan(&m.Seq, &m.Mode, &plan, &m.Reason, &created); err != nil {
+		if err := rows.Scan(&m.Seq, &m.Mode, &planJSON, &m.Reason, &created); err != nil {
 			return nil, err
 		}
 		m.Created = unstamp(created)
-		if plan.Valid {
-			m.Plan = new(agent.Plan)
-			if err := json.Unmarshal([]byte(plan.V), m.Plan); err != nil {
+		if planJSON.Valid {
+			m.Plan = new(plan.Plan)
+			if err := json.Unmarshal([]byte(planJSON.V), m.Plan); err != nil {
 				return nil, fmt.Errorf("decode plan of mode at %d: %w", m.Seq, err)
 			}
 		}

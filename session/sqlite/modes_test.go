@@ -2,40 +2,39 @@ package sqlite
 
 import (
 	"errors"
+	"lathe/agent/plan"
+	"lathe/provider"
+	"lathe/session"
 	"reflect"
 	"strings"
 	"testing"
 	"time"
-
-	"github.com/ollama/ollama/api"
-
-	"lathe/agent"
 )
 
 // fullPlan has a step of every status, and text that JSON must escape.
-func fullPlan() *agent.Plan {
-	return &agent.Plan{
+func fullPlan() *plan.Plan {
+	return &plan.Plan{
 		Summary: "Réparer le parseur 🛠️: \"quoted\", back\\slash, <b>&</b>\nsecond line\tand a tab",
-		Steps: []agent.PlanStep{
-			{Text: "read parser.go", Status: agent.StepDone},
-			{Text: "修复 the off-by-one in lex()", Status: agent.StepInProgress},
-			{Text: "skip the vendored copy \u0000 (NUL)", Status: agent.StepSkipped},
-			{Text: "", Status: agent.StepPending},
-			{Text: "run go test ./... — ключ", Status: agent.StepPending},
+		Steps: []plan.Step{
+			{Text: "read parser.go", Status: plan.Done},
+			{Text: "修复 the off-by-one in lex()", Status: plan.InProgress},
+			{Text: "skip the vendored copy \u0000 (NUL)", Status: plan.Skipped},
+			{Text: "", Status: plan.Pending},
+			{Text: "run go test ./... — ключ", Status: plan.Pending},
 		},
 	}
 }
 
-func saveMode(t *testing.T, db *DB, id string, m agent.ModeRecord) {
+func saveMode(t *testing.T, db *DB, id string, m session.ModeRecord) {
 	t.Helper()
 	if err := db.SaveMode(t.Context(), id, m); err != nil {
 		t.Fatal(err)
 	}
 }
 
-func savedModes(t *testing.T, db *DB, id string) []agent.ModeRecord {
+func savedModes(t *testing.T, db *DB, id string) []session.ModeRecord {
 	t.Helper()
-	saved, err := db.LoadSession(t.Context(), id)
+	saved, err := db.Load(t.Context(), id)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -43,7 +42,7 @@ func savedModes(t *testing.T, db *DB, id string) []agent.ModeRecord {
 }
 
 // sameMode compares two records, their times as instants.
-func sameMode(got, want agent.ModeRecord) bool {
+func sameMode(got, want session.ModeRecord) bool {
 	if !got.Created.Equal(want.Created) {
 		return false
 	}
@@ -59,14 +58,14 @@ func TestModeRoundTrip(t *testing.T) {
 	}
 	cases := []struct {
 		name string
-		m    agent.ModeRecord
+		m    session.ModeRecord
 	}{
-		{"no plan", agent.ModeRecord{Mode: "ask", Reason: "/mode ask"}},
-		{"plan mode, no plan yet", agent.ModeRecord{Mode: "plan", Reason: "/mode plan — «план»"}},
-		{"plan of every status", agent.ModeRecord{Mode: "build", Plan: fullPlan(), Reason: "the plan was approved"}},
-		{"empty plan", agent.ModeRecord{Mode: "build", Plan: &agent.Plan{}}},
-		{"plan with no steps", agent.ModeRecord{Mode: "build", Plan: &agent.Plan{Summary: "nothing to do", Steps: []agent.PlanStep{}}}},
-		{"empty record", agent.ModeRecord{}},
+		{"no plan", session.ModeRecord{Mode: "ask", Reason: "/mode ask"}},
+		{"plan mode, no plan yet", session.ModeRecord{Mode: "plan", Reason: "/mode plan — «план»"}},
+		{"plan of every status", session.ModeRecord{Mode: "build", Plan: fullPlan(), Reason: "the plan was approved"}},
+		{"empty plan", session.ModeRecord{Mode: "build", Plan: &plan.Plan{}}},
+		{"plan with no steps", session.ModeRecord{Mode: "build", Plan: &plan.Plan{Summary: "nothing to do", Steps: []plan.Step{}}}},
+		{"empty record", session.ModeRecord{}},
 	}
 	for i, c := range cases {
 		c.m.Seq, c.m.Created = 3*i, day.Add(time.Duration(i)*time.Minute)
@@ -94,8 +93,8 @@ func TestModeRoundTrip(t *testing.T) {
 func TestModePlanColumn(t *testing.T) {
 	db := openTest(t)
 	createSession(t, db, "s1", "/w", day)
-	saveMode(t, db, "s1", agent.ModeRecord{Seq: 0, Mode: "ask"})
-	saveMode(t, db, "s1", agent.ModeRecord{Seq: 1, Mode: "build", Plan: fullPlan()})
+	saveMode(t, db, "s1", session.ModeRecord{Seq: 0, Mode: "ask"})
+	saveMode(t, db, "s1", session.ModeRecord{Seq: 1, Mode: "build", Plan: fullPlan()})
 	var (
 		null            int
 		status, summary string
@@ -118,30 +117,30 @@ func TestModePlanColumn(t *testing.T) {
 func TestSaveModeReplaces(t *testing.T) {
 	db := openTest(t)
 	createSession(t, db, "s1", "/w", day)
-	ask := agent.ModeRecord{Seq: 0, Mode: "ask", Reason: "default", Created: day}
+	ask := session.ModeRecord{Seq: 0, Mode: "ask", Reason: "default", Created: day}
 	saveMode(t, db, "s1", ask)
-	plan := fullPlan()
-	for i := range plan.Steps {
-		plan.Steps[i].Status = agent.StepPending
+	p := fullPlan()
+	for i := range p.Steps {
+		p.Steps[i].Status = plan.Pending
 	}
-	build := agent.ModeRecord{Seq: 4, Mode: "build", Plan: plan, Reason: "the plan was approved", Created: day.Add(time.Minute)}
+	build := session.ModeRecord{Seq: 4, Mode: "build", Plan: p, Reason: "the plan was approved", Created: day.Add(time.Minute)}
 	saveMode(t, db, "s1", build)
 
 	// The checklist moves on, in place; then the plan loses a step.
 	updated := fullPlan()
-	build2 := agent.ModeRecord{Seq: 4, Mode: "build", Plan: updated, Reason: "step 2 started", Created: day.Add(time.Hour)}
+	build2 := session.ModeRecord{Seq: 4, Mode: "build", Plan: updated, Reason: "step 2 started", Created: day.Add(time.Hour)}
 	saveMode(t, db, "s1", build2)
 	if modes := savedModes(t, db, "s1"); len(modes) != 2 || !sameMode(modes[0], ask) || !sameMode(modes[1], build2) {
 		t.Fatalf("after the update: %s", mustJSON(t, modes))
 	}
-	shorter := &agent.Plan{Summary: updated.Summary, Steps: updated.Steps[:2]}
-	build3 := agent.ModeRecord{Seq: 4, Mode: "build", Plan: shorter, Created: day.Add(2 * time.Hour)}
+	shorter := &plan.Plan{Summary: updated.Summary, Steps: updated.Steps[:2]}
+	build3 := session.ModeRecord{Seq: 4, Mode: "build", Plan: shorter, Created: day.Add(2 * time.Hour)}
 	saveMode(t, db, "s1", build3)
 	if modes := savedModes(t, db, "s1"); len(modes) != 2 || !sameMode(modes[1], build3) {
 		t.Fatalf("after a shorter plan: %s", mustJSON(t, modes))
 	}
 	// A record without a plan replaces one with a plan.
-	noPlan := agent.ModeRecord{Seq: 4, Mode: "ask", Reason: "/mode ask", Created: day.Add(3 * time.Hour)}
+	noPlan := session.ModeRecord{Seq: 4, Mode: "ask", Reason: "/mode ask", Created: day.Add(3 * time.Hour)}
 	saveMode(t, db, "s1", noPlan)
 	if modes := savedModes(t, db, "s1"); len(modes) != 2 || !sameMode(modes[0], ask) || !sameMode(modes[1], noPlan) {
 		t.Fatalf("after replacing the plan with none: %s", mustJSON(t, modes))
@@ -154,10 +153,10 @@ func TestModesBySeq(t *testing.T) {
 	createSession(t, db, "s2", "/w", day)
 	// Saved out of order, and created in an order unlike seq's.
 	for i, seq := range []int{10, 2, 0, 9, 100, 11} {
-		m := agent.ModeRecord{Seq: seq, Mode: "plan", Reason: "r" + mustJSON(t, seq), Created: day.Add(-time.Duration(i) * time.Minute)}
+		m := session.ModeRecord{Seq: seq, Mode: "plan", Reason: "r" + mustJSON(t, seq), Created: day.Add(-time.Duration(i) * time.Minute)}
 		saveMode(t, db, "s1", m)
 	}
-	saveMode(t, db, "s2", agent.ModeRecord{Seq: 5, Mode: "build", Reason: "other session"})
+	saveMode(t, db, "s2", session.ModeRecord{Seq: 5, Mode: "build", Reason: "other session"})
 	var got []string
 	for _, m := range savedModes(t, db, "s1") {
 		if m.Reason != "r"+mustJSON(t, m.Seq) {
@@ -175,8 +174,8 @@ func TestModesBySeq(t *testing.T) {
 
 func TestSaveModeUnknownSession(t *testing.T) {
 	db := openTest(t)
-	err := db.SaveMode(t.Context(), "nope", agent.ModeRecord{Seq: 3, Mode: "build", Plan: fullPlan()})
-	if !errors.Is(err, agent.ErrSessionNotFound) {
+	err := db.SaveMode(t.Context(), "nope", session.ModeRecord{Seq: 3, Mode: "build", Plan: fullPlan()})
+	if !errors.Is(err, session.ErrNotFound) {
 		t.Fatalf("err = %v, want ErrSessionNotFound", err)
 	}
 	if want := "save mode at 3 of session nope"; !strings.Contains(err.Error(), want) {
@@ -194,9 +193,9 @@ func TestSaveModeTimes(t *testing.T) {
 	db := openTest(t)
 	createSession(t, db, "s1", "/w", day)
 	before := time.Now()
-	saveMode(t, db, "s1", agent.ModeRecord{Mode: "ask"})
+	saveMode(t, db, "s1", session.ModeRecord{Mode: "ask"})
 	after := time.Now()
-	saved, err := db.LoadSession(t.Context(), "s1")
+	saved, err := db.Load(t.Context(), "s1")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -213,7 +212,7 @@ func TestSaveModeTimes(t *testing.T) {
 func TestModesFollowTheirSession(t *testing.T) {
 	db := openTest(t)
 	createSession(t, db, "s1", "/w", day)
-	saveMode(t, db, "s1", agent.ModeRecord{Mode: "build", Plan: fullPlan()})
+	saveMode(t, db, "s1", session.ModeRecord{Mode: "build", Plan: fullPlan()})
 	checkModesCascade(t, db, "s1")
 }
 
@@ -253,12 +252,12 @@ func TestLoadSessionModesSnapshot(t *testing.T) {
 		// Message seq then the mode record at seq: a snapshot never has a
 		// mode record beyond its last message.
 		for seq := range n {
-			m := agent.StoredMessage{Seq: seq, Message: api.Message{Role: "user", Content: "m"}}
+			m := session.Message{Seq: seq, Message: provider.Message{Role: "user", Content: "m"}}
 			if err := other.SaveMessage(t.Context(), "s1", m); err != nil {
 				done <- err
 				return
 			}
-			if err := other.SaveMode(t.Context(), "s1", agent.ModeRecord{Seq: seq, Mode: "build"}); err != nil {
+			if err := other.SaveMode(t.Context(), "s1", session.ModeRecord{Seq: seq, Mode: "build"}); err != nil {
 				done <- err
 				return
 			}
@@ -274,7 +273,7 @@ func TestLoadSessionModesSnapshot(t *testing.T) {
 			finished = true
 		default:
 		}
-		s, err := db.LoadSession(t.Context(), "s1")
+		s, err := db.Load(t.Context(), "s1")
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -282,7 +281,7 @@ func TestLoadSessionModesSnapshot(t *testing.T) {
 			t.Fatalf("a snapshot with %d messages and %d mode records", len(s.Messages), len(s.Modes))
 		}
 	}
-	if s, _ := db.LoadSession(t.Context(), "s1"); len(s.Modes) != n {
+	if s, _ := db.Load(t.Context(), "s1"); len(s.Modes) != n {
 		t.Errorf("%d mode records, want %d", len(s.Modes), n)
 	}
 }

@@ -6,7 +6,7 @@ import (
 	"errors"
 	"fmt"
 
-	"lathe/agent"
+	"lathe/session"
 )
 
 // errRunNotFound is FinishRun's error for a run StartRun did not return.
@@ -14,7 +14,7 @@ var errRunNotFound = errors.New("run not found")
 
 // StartRun records the start of a run (at now, when r.Started is zero)
 // and returns its id, which is never 0.
-func (db *DB) StartRun(ctx context.Context, r agent.RunRecord) (int64, error) {
+func (db *DB) StartRun(ctx context.Context, r session.RunStart) (int64, error) {
 	var id int64
 	err := db.write(ctx, func(tx *sql.Tx) error {
 		opts, err := jsonOrNull(len(r.Options), r.Options)
@@ -36,12 +36,12 @@ func (db *DB) StartRun(ctx context.Context, r agent.RunRecord) (int64, error) {
 }
 
 // FinishRun records how a run ended (at now, when end.Completed is zero).
-func (db *DB) FinishRun(ctx context.Context, runID int64, end agent.RunEnd) error {
+func (db *DB) FinishRun(ctx context.Context, runID int64, end session.RunEnd) error {
 	err := db.write(ctx, func(tx *sql.Tx) error {
 		res, err := tx.ExecContext(ctx, `UPDATE runs SET completed_at = ?, stop_reason = ?, failure = ?,
 			turns = ?, tool_calls = ?, prompt_tokens = ?, completion_tokens = ? WHERE id = ?`,
 			stamp(end.Completed), string(end.StopReason), end.Failure, end.Turns, end.ToolCalls,
-			end.Usage.PromptTokens, end.Usage.CompletionTokens, runID)
+			end.PromptTokens, end.CompletionTokens, runID)
 		if err != nil {
 			return err
 		}
@@ -65,14 +65,14 @@ type nullRun struct {
 func (n *nullRun) dest() []any { return []any{&n.started, &n.completed, &n.reason, &n.failure} }
 
 // summary is the run, or nil when there was none.
-func (n *nullRun) summary() *agent.RunSummary {
+func (n *nullRun) summary() *session.RunSummary {
 	if n.started == nil {
 		return nil
 	}
-	return &agent.RunSummary{
+	return &session.RunSummary{
 		Started:    unstamp(*n.started),
 		Completed:  unstampNull(n.completed),
-		StopReason: agent.StopReason(n.reason.V),
+		StopReason: n.reason.V,
 		Failure:    n.failure.V,
 	}
 }

@@ -6,29 +6,29 @@ import (
 	"testing"
 	"time"
 
-	"lathe/agent"
+	"lathe/session"
 )
 
 func TestRuns(t *testing.T) {
 	db := openTest(t)
 	ctx := t.Context()
 	createSession(t, db, "s1", "/w", day)
-	saved, err := db.LoadSession(ctx, "s1")
+	saved, err := db.Load(ctx, "s1")
 	if err != nil || saved.LastRun != nil {
 		t.Fatalf("before any run: last run %+v, %v; want nil", saved.LastRun, err)
 	}
 	opts := map[string]any{"num_ctx": 32768, "temperature": 0.2}
-	first, err := db.StartRun(ctx, agent.RunRecord{SessionID: "s1", Model: "qwen3:8b", Options: opts, Started: day})
+	first, err := db.StartRun(ctx, session.RunStart{SessionID: "s1", Model: "qwen3:8b", Options: opts, Started: day})
 	if err != nil {
 		t.Fatal(err)
 	}
-	end := agent.RunEnd{StopReason: agent.StopError, Failure: "ollama: model not found", Turns: 3,
-		ToolCalls: 7, Usage: agent.Usage{PromptTokens: 12000, CompletionTokens: 800}, Completed: day.Add(time.Minute)}
+	end := session.RunEnd{StopReason: "error", Failure: "ollama: model not found", Turns: 3,
+		ToolCalls: 7, PromptTokens: 12000, CompletionTokens: 800, Completed: day.Add(time.Minute)}
 	if err := db.FinishRun(ctx, first, end); err != nil {
 		t.Fatal(err)
 	}
-	want := agent.RunSummary{Started: day, Completed: day.Add(time.Minute), StopReason: agent.StopError, Failure: "ollama: model not found"}
-	checkLastRun(t, db, want, agent.StopError)
+	want := session.RunSummary{Started: day, Completed: day.Add(time.Minute), StopReason: "error", Failure: "ollama: model not found"}
+	checkLastRun(t, db, want, "error")
 
 	// The run's counters and options, which no summary shows.
 	var turns, calls, prompt, completion int
@@ -43,25 +43,25 @@ func TestRuns(t *testing.T) {
 	}
 
 	// A later run the process never finished is the last one: interrupted.
-	second, err := db.StartRun(ctx, agent.RunRecord{SessionID: "s1", Model: "qwen3:8b", Started: day.Add(time.Hour)})
+	second, err := db.StartRun(ctx, session.RunStart{SessionID: "s1", Model: "qwen3:8b", Started: day.Add(time.Hour)})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if second == first || second == 0 {
 		t.Errorf("run ids %d then %d", first, second)
 	}
-	checkLastRun(t, db, agent.RunSummary{Started: day.Add(time.Hour)}, agent.StopInterrupted)
+	checkLastRun(t, db, session.RunSummary{Started: day.Add(time.Hour)}, "interrupted")
 
 	// The last run is the last started, not the last recorded.
-	if _, err := db.StartRun(ctx, agent.RunRecord{SessionID: "s1", Started: day.Add(time.Second)}); err != nil {
+	if _, err := db.StartRun(ctx, session.RunStart{SessionID: "s1", Started: day.Add(time.Second)}); err != nil {
 		t.Fatal(err)
 	}
-	checkLastRun(t, db, agent.RunSummary{Started: day.Add(time.Hour)}, agent.StopInterrupted)
+	checkLastRun(t, db, session.RunSummary{Started: day.Add(time.Hour)}, "interrupted")
 }
 
-func checkLastRun(t *testing.T, db *DB, want agent.RunSummary, ending agent.StopReason) {
+func checkLastRun(t *testing.T, db *DB, want session.RunSummary, ending string) {
 	t.Helper()
-	saved, err := db.LoadSession(t.Context(), "s1")
+	saved, err := db.Load(t.Context(), "s1")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -80,11 +80,11 @@ func checkLastRun(t *testing.T, db *DB, want agent.RunSummary, ending agent.Stop
 
 func TestRunErrors(t *testing.T) {
 	db := openTest(t)
-	_, err := db.StartRun(t.Context(), agent.RunRecord{SessionID: "nope"})
-	if !errors.Is(err, agent.ErrSessionNotFound) {
+	_, err := db.StartRun(t.Context(), session.RunStart{SessionID: "nope"})
+	if !errors.Is(err, session.ErrNotFound) {
 		t.Errorf("StartRun of an unknown session: %v, want ErrSessionNotFound", err)
 	}
-	if err := db.FinishRun(t.Context(), 42, agent.RunEnd{}); !errors.Is(err, errRunNotFound) {
+	if err := db.FinishRun(t.Context(), 42, session.RunEnd{}); !errors.Is(err, errRunNotFound) {
 		t.Errorf("FinishRun of an unknown run: %v, want errRunNotFound", err)
 	}
 }
@@ -94,15 +94,15 @@ func TestCompactions(t *testing.T) {
 	ctx := t.Context()
 	createSession(t, db, "s1", "/w", day)
 	steps := []struct {
-		save agent.Compaction
+		save session.Compaction
 		want string // the latest compaction's seq:summary
 	}{
-		{agent.Compaction{Seq: 10, Summary: "first ten", Created: day}, "10:first ten"},
-		{agent.Compaction{Seq: 4, Summary: "older", Created: day.Add(time.Hour)}, "10:first ten"},
-		{agent.Compaction{Seq: 30, Summary: "up to thirty", Created: day.Add(time.Minute)}, "30:up to thirty"},
-		{agent.Compaction{Seq: 30, Summary: "redone", Created: day.Add(2 * time.Minute)}, "30:redone"},
+		{session.Compaction{Seq: 10, Summary: "first ten", Created: day}, "10:first ten"},
+		{session.Compaction{Seq: 4, Summary: "older", Created: day.Add(time.Hour)}, "10:first ten"},
+		{session.Compaction{Seq: 30, Summary: "up to thirty", Created: day.Add(time.Minute)}, "30:up to thirty"},
+		{session.Compaction{Seq: 30, Summary: "redone", Created: day.Add(2 * time.Minute)}, "30:redone"},
 	}
-	saved, err := db.LoadSession(ctx, "s1")
+	saved, err := db.Load(ctx, "s1")
 	if err != nil || saved.Compaction != nil {
 		t.Fatalf("before any compaction: %+v, %v; want nil", saved.Compaction, err)
 	}
@@ -110,7 +110,7 @@ func TestCompactions(t *testing.T) {
 		if err := db.SaveCompaction(ctx, "s1", s.save); err != nil {
 			t.Fatal(err)
 		}
-		saved, err := db.LoadSession(ctx, "s1")
+		saved, err := db.Load(ctx, "s1")
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -125,10 +125,10 @@ func TestCompactions(t *testing.T) {
 			t.Errorf("compaction created %v, want %v", c.Created, s.save.Created)
 		}
 	}
-	if saved, _ := db.LoadSession(ctx, "s1"); !saved.Updated.Equal(day) {
+	if saved, _ := db.Load(ctx, "s1"); !saved.Updated.Equal(day) {
 		t.Errorf("a compaction moved the session's updated time to %v", saved.Updated)
 	}
-	if err := db.SaveCompaction(ctx, "nope", agent.Compaction{}); !errors.Is(err, agent.ErrSessionNotFound) {
+	if err := db.SaveCompaction(ctx, "nope", session.Compaction{}); !errors.Is(err, session.ErrNotFound) {
 		t.Errorf("SaveCompaction of an unknown session: %v, want ErrSessionNotFound", err)
 	}
 }

@@ -10,7 +10,7 @@ import (
 	"modernc.org/sqlite"
 	sqlite3 "modernc.org/sqlite/lib"
 
-	"lathe/agent"
+	"lathe/session"
 )
 
 // MinPrefix is the shortest id prefix FindSession resolves: a shorter one
@@ -20,7 +20,7 @@ const MinPrefix = 4
 
 // CreateSession records a new session; its updated time starts at its
 // created time (now, when s.Created is zero).
-func (db *DB) CreateSession(ctx context.Context, s agent.SessionRecord) error {
+func (db *DB) CreateSession(ctx context.Context, s session.Record) error {
 	err := db.write(ctx, func(tx *sql.Tx) error {
 		at := stamp(s.Created)
 		_, err := tx.ExecContext(ctx, `INSERT INTO sessions (id, title, dir, model, created_at, updated_at)
@@ -40,7 +40,7 @@ func (db *DB) SetTitle(ctx context.Context, sessionID, title string) error {
 		if err != nil {
 			return err
 		}
-		return mustAffect(res, agent.ErrSessionNotFound)
+		return mustAffect(res, session.ErrNotFound)
 	})
 	if err != nil {
 		return fmt.Errorf("set title of session %s: %w", sessionID, err)
@@ -65,7 +65,7 @@ func mustAffect(res sql.Result, notFound error) error {
 func sessionMissing(err error) error {
 	var se *sqlite.Error
 	if errors.As(err, &se) && se.Code() == sqlite3.SQLITE_CONSTRAINT_FOREIGNKEY {
-		return agent.ErrSessionNotFound
+		return session.ErrNotFound
 	}
 	return err
 }
@@ -73,7 +73,7 @@ func sessionMissing(err error) error {
 // FindSession resolves a full id, or a prefix of at least MinPrefix
 // characters that starts exactly one id. A prefix starting several ids,
 // or a shorter one starting any, is ErrAmbiguousID.
-func (db *DB) FindSession(ctx context.Context, prefix string) (string, error) {
+func (db *DB) Find(ctx context.Context, prefix string) (string, error) {
 	id, err := db.findSession(ctx, prefix)
 	if err != nil {
 		return "", fmt.Errorf("find session %q: %w", prefix, err)
@@ -104,24 +104,24 @@ func (db *DB) findSession(ctx context.Context, prefix string) (string, error) {
 	}
 	switch {
 	case len(ids) == 0:
-		return "", agent.ErrSessionNotFound
+		return "", session.ErrNotFound
 	case ids[0] == prefix:
 		return prefix, nil
 	case len(prefix) < MinPrefix:
-		return "", fmt.Errorf("%w: give at least %d characters", agent.ErrAmbiguousID, MinPrefix)
+		return "", fmt.Errorf("%w: give at least %d characters", session.ErrAmbiguousID, MinPrefix)
 	case len(ids) > 1:
-		return "", agent.ErrAmbiguousID
+		return "", session.ErrAmbiguousID
 	}
 	return ids[0], nil
 }
 
 // LatestSession returns the most recently updated session in dir.
-func (db *DB) LatestSession(ctx context.Context, dir string) (string, error) {
+func (db *DB) Latest(ctx context.Context, dir string) (string, error) {
 	var id string
 	err := db.sql.QueryRowContext(ctx, `SELECT id FROM sessions WHERE dir = ?
 		ORDER BY updated_at DESC, rowid DESC LIMIT 1`, dir).Scan(&id)
 	if errors.Is(err, sql.ErrNoRows) {
-		err = agent.ErrSessionNotFound
+		err = session.ErrNotFound
 	}
 	if err != nil {
 		return "", fmt.Errorf("latest session in %s: %w", dir, err)

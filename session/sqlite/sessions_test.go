@@ -7,9 +7,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ollama/ollama/api"
-
-	"lathe/agent"
+	"lathe/provider"
+	"lathe/session"
 )
 
 func TestFindSession(t *testing.T) {
@@ -25,20 +24,20 @@ func TestFindSession(t *testing.T) {
 		{"ffff", "ffff", nil},         // exact, though it starts another id
 		{"abcd1", "abcd1234", nil},    // unique prefix
 		{"abce", "abce9999", nil},     // unique prefix of MinPrefix characters
-		{"abcd", "", agent.ErrAmbiguousID},
-		{"abc", "", agent.ErrAmbiguousID}, // too short, though it matches
-		{"abe", "", agent.ErrSessionNotFound},
-		{"fff", "", agent.ErrAmbiguousID},
-		{"98", "", agent.ErrAmbiguousID}, // too short, though it is unique
-		{"0000", "", agent.ErrSessionNotFound},
-		{"abcd12345", "", agent.ErrSessionNotFound}, // longer than the id
-		{"ABCD1234", "", agent.ErrSessionNotFound},  // ids are case-sensitive
-		{"", "", agent.ErrAmbiguousID},
-		{"abcd%", "", agent.ErrSessionNotFound}, // no LIKE patterns
+		{"abcd", "", session.ErrAmbiguousID},
+		{"abc", "", session.ErrAmbiguousID}, // too short, though it matches
+		{"abe", "", session.ErrNotFound},
+		{"fff", "", session.ErrAmbiguousID},
+		{"98", "", session.ErrAmbiguousID}, // too short, though it is unique
+		{"0000", "", session.ErrNotFound},
+		{"abcd12345", "", session.ErrNotFound}, // longer than the id
+		{"ABCD1234", "", session.ErrNotFound},  // ids are case-sensitive
+		{"", "", session.ErrAmbiguousID},
+		{"abcd%", "", session.ErrNotFound}, // no LIKE patterns
 	}
 	for _, c := range cases {
 		t.Run(c.prefix, func(t *testing.T) {
-			got, err := db.FindSession(t.Context(), c.prefix)
+			got, err := db.Find(t.Context(), c.prefix)
 			if got != c.want || !errors.Is(err, c.err) || (err == nil) != (c.err == nil) {
 				t.Errorf("FindSession(%q) = %q, %v; want %q, %v", c.prefix, got, err, c.want, c.err)
 			}
@@ -48,7 +47,7 @@ func TestFindSession(t *testing.T) {
 
 func TestFindSessionEmptyStore(t *testing.T) {
 	db := openTest(t)
-	if _, err := db.FindSession(t.Context(), ""); !errors.Is(err, agent.ErrSessionNotFound) {
+	if _, err := db.Find(t.Context(), ""); !errors.Is(err, session.ErrNotFound) {
 		t.Errorf("err = %v, want ErrSessionNotFound", err)
 	}
 }
@@ -71,21 +70,21 @@ func seedDirs(t *testing.T, db *DB) {
 	for _, s := range sessions {
 		createSession(t, db, s.id, s.dir, s.created)
 		for i := range s.msgs {
-			m := agent.StoredMessage{Seq: i, Message: api.Message{Role: "user"}, Created: s.updated}
+			m := session.Message{Seq: i, Message: provider.Message{Role: "user"}, Created: s.updated}
 			if err := db.SaveMessage(t.Context(), s.id, m); err != nil {
 				t.Fatal(err)
 			}
 		}
 	}
-	run, err := db.StartRun(t.Context(), agent.RunRecord{SessionID: "s1", Started: day.Add(time.Hour)})
+	run, err := db.StartRun(t.Context(), session.RunStart{SessionID: "s1", Started: day.Add(time.Hour)})
 	if err != nil {
 		t.Fatal(err)
 	}
-	end := agent.RunEnd{StopReason: agent.StopDone, Completed: day.Add(2 * time.Hour)}
+	end := session.RunEnd{StopReason: "done", Completed: day.Add(2 * time.Hour)}
 	if err := db.FinishRun(t.Context(), run, end); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := db.StartRun(t.Context(), agent.RunRecord{SessionID: "s3", Started: day.Add(3 * time.Hour)}); err != nil {
+	if _, err := db.StartRun(t.Context(), session.RunStart{SessionID: "s3", Started: day.Add(3 * time.Hour)}); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -99,21 +98,21 @@ func TestLatestSession(t *testing.T) {
 	}{
 		{"/a", "s3", nil},
 		{"/b", "s4", nil},
-		{"/c", "", agent.ErrSessionNotFound},
-		{"/a/", "", agent.ErrSessionNotFound}, // directories are compared exactly
+		{"/c", "", session.ErrNotFound},
+		{"/a/", "", session.ErrNotFound}, // directories are compared exactly
 	}
 	for _, c := range cases {
-		got, err := db.LatestSession(t.Context(), c.dir)
+		got, err := db.Latest(t.Context(), c.dir)
 		if got != c.want || !errors.Is(err, c.err) || (err == nil) != (c.err == nil) {
 			t.Errorf("LatestSession(%q) = %q, %v; want %q, %v", c.dir, got, err, c.want, c.err)
 		}
 	}
 	// A message saved to s2 makes it the latest.
-	m := agent.StoredMessage{Message: api.Message{Role: "user"}, Created: day.Add(4 * time.Hour)}
+	m := session.Message{Message: provider.Message{Role: "user"}, Created: day.Add(4 * time.Hour)}
 	if err := db.SaveMessage(t.Context(), "s2", m); err != nil {
 		t.Fatal(err)
 	}
-	if got, err := db.LatestSession(t.Context(), "/a"); got != "s2" || err != nil {
+	if got, err := db.Latest(t.Context(), "/a"); got != "s2" || err != nil {
 		t.Errorf("after a message to s2: LatestSession = %q, %v; want s2", got, err)
 	}
 }
@@ -130,7 +129,7 @@ func TestListSessions(t *testing.T) {
 		{"/c", ""},
 	}
 	for _, c := range cases {
-		list, err := db.ListSessions(t.Context(), c.dir)
+		list, err := db.List(t.Context(), c.dir)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -141,7 +140,7 @@ func TestListSessions(t *testing.T) {
 				ending = string(s.LastRun.Ending())
 			}
 			if s.Dir != c.dir || s.Title != "title "+s.ID || s.Model != "qwen3:8b" {
-				t.Errorf("%s: record %+v", s.ID, s.SessionRecord)
+				t.Errorf("%s: record %+v", s.ID, s.Record)
 			}
 			got = append(got, s.ID+":"+strconv.Itoa(s.Messages)+":"+ending)
 		}
@@ -154,7 +153,7 @@ func TestListSessions(t *testing.T) {
 func TestListSessionsTimes(t *testing.T) {
 	db := openTest(t)
 	seedDirs(t, db)
-	list, err := db.ListSessions(t.Context(), "/a")
+	list, err := db.List(t.Context(), "/a")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -176,14 +175,14 @@ func TestSetTitle(t *testing.T) {
 	if err := db.SetTitle(t.Context(), "s1", "Fix the parser"); err != nil {
 		t.Fatal(err)
 	}
-	saved, err := db.LoadSession(t.Context(), "s1")
+	saved, err := db.Load(t.Context(), "s1")
 	if err != nil {
 		t.Fatal(err)
 	}
 	if saved.Title != "Fix the parser" || !saved.Updated.Equal(day) {
 		t.Errorf("title %q updated %v; want the new title and no update", saved.Title, saved.Updated)
 	}
-	if err := db.SetTitle(t.Context(), "nope", "x"); !errors.Is(err, agent.ErrSessionNotFound) {
+	if err := db.SetTitle(t.Context(), "nope", "x"); !errors.Is(err, session.ErrNotFound) {
 		t.Errorf("SetTitle of an unknown session: %v, want ErrSessionNotFound", err)
 	}
 }
@@ -191,11 +190,11 @@ func TestSetTitle(t *testing.T) {
 func TestCreateSessionTwice(t *testing.T) {
 	db := openTest(t)
 	createSession(t, db, "s1", "/w", day)
-	err := db.CreateSession(t.Context(), agent.SessionRecord{ID: "s1", Dir: "/other"})
+	err := db.CreateSession(t.Context(), session.Record{ID: "s1", Dir: "/other"})
 	if err == nil {
 		t.Fatal("a second session with the same id was created")
 	}
-	if _, err := db.LoadSession(t.Context(), "nope"); !errors.Is(err, agent.ErrSessionNotFound) {
+	if _, err := db.Load(t.Context(), "nope"); !errors.Is(err, session.ErrNotFound) {
 		t.Errorf("LoadSession of an unknown session: %v, want ErrSessionNotFound", err)
 	}
 }

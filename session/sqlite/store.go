@@ -1,5 +1,5 @@
 // Package store keeps lathe's sessions, messages and runs in a SQLite
-// database, implementing agent.Store.
+// database: it is the agent's Recorder and the session catalogue.
 //
 // The database runs in WAL mode: readers never wait for the writer, and a
 // transaction that has committed survives the process being killed. Every
@@ -23,9 +23,13 @@ import (
 	_ "modernc.org/sqlite" // registers the "sqlite" driver
 
 	"lathe/agent"
+	"lathe/session"
 )
 
-var _ agent.Store = (*DB)(nil)
+var (
+	_ agent.Recorder  = (*DB)(nil)
+	_ session.Catalog = (*DB)(nil)
+)
 
 // busyTimeout is how long a statement waits for another connection's lock
 // (another lathe process writing, a checkpoint) before failing.

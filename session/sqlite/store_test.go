@@ -4,12 +4,11 @@ import (
 	"context"
 	"errors"
 	"io"
+	"lathe/session"
 	"os"
 	"path/filepath"
 	"testing"
 	"time"
-
-	"lathe/agent"
 )
 
 // openTest opens a database in a new directory, closed when the test ends.
@@ -32,7 +31,7 @@ var day = time.Date(2026, 3, 14, 15, 9, 26, 535897932, time.FixedZone("CET", 360
 
 func createSession(t testing.TB, db *DB, id, dir string, created time.Time) {
 	t.Helper()
-	rec := agent.SessionRecord{ID: id, Title: "title " + id, Dir: dir, Model: "qwen3:8b", Created: created}
+	rec := session.Record{ID: id, Title: "title " + id, Dir: dir, Model: "qwen3:8b", Created: created}
 	if err := db.CreateSession(t.Context(), rec); err != nil {
 		t.Fatal(err)
 	}
@@ -175,11 +174,11 @@ func TestWriteHonoursContext(t *testing.T) {
 	db := openTest(t)
 	ctx, cancel := context.WithCancel(t.Context())
 	cancel()
-	err := db.CreateSession(ctx, agent.SessionRecord{ID: "abcd", Dir: "/w"})
+	err := db.CreateSession(ctx, session.Record{ID: "abcd", Dir: "/w"})
 	if !errors.Is(err, context.Canceled) {
 		t.Fatalf("CreateSession with a cancelled context: %v, want context.Canceled", err)
 	}
-	if _, err := db.LoadSession(t.Context(), "abcd"); !errors.Is(err, agent.ErrSessionNotFound) {
+	if _, err := db.Load(t.Context(), "abcd"); !errors.Is(err, session.ErrNotFound) {
 		t.Errorf("session written despite the cancelled context: %v", err)
 	}
 }

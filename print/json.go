@@ -1,0 +1,169 @@
+package print
+
+import (
+	"bytes"
+	"encoding/json"
+	"io"
+
+	"lathe/agent"
+	"lathe/agent/plan"
+)
+
+// resultJSON is the json output, and the last line of stream-json.
+type resultJSON struct {
+	Type       string    `json:"type"`
+	Result     string    `json:"result"`
+	StopReason string    `json:"stop_reason"`
+	Turns      int       `json:"turns"`
+	ToolCalls  int       `json:"tool_calls"`
+	Usage      usageJSON `json:"usage"`
+	DurationMS int64     `json:"duration_ms"`
+	Model      string    `json:"model"`
+	SessionID  string    `json:"session_id"`
+	// Recoveries counts what lathe repaired of the model's mistakes.
+	Recoveries agent.Recoveries `json:"recoveries"`
+	// Mode is the mode the run ended in; Plan the plan proposed (with
+	// stop_reason "planned") or being carried out, with its checklist.
+	Mode  string     `json:"mode"`
+	Plan  *plan.Plan `json:"plan,omitempty"`
+	Error string     `json:"error,omitempty"`
+}
+
+type usageJSON struct {
+	PromptTokens     int `json:"prompt_tokens"`
+	CompletionTokens int `json:"completion_tokens"`
+}
+
+func newResultJSON(res agent.Result, failure error) resultJSON {
+	out := resultJSON{
+		Type:       "result",
+		Result:     res.Text,
+		StopReason: string(res.StopReason),
+		Turns:      res.Turns,
+		ToolCalls:  res.ToolCalls,
+		Usage:      usageJSON{res.Usage.PromptTokens, res.Usage.CompletionTokens},
+		DurationMS: res.Duration.Milliseconds(),
+		Model:      res.Model,
+		SessionID:  res.SessionID,
+		Recoveries: res.Recoveries,
+		Mode:       res.Mode,
+		Plan:       res.Plan,
+	}
+	if failure != nil {
+		out.Error = failure.Error()
+	}
+	return out
+}
+
+// eventEncoder writes stream-json events, one object a line.
+type eventEncoder struct{ w io.Writer }
+
+func newEventEncoder(w io.Writer) *eventEncoder { return &eventEncoder{w: w} }
+
+// event writes e, unless it is not part of the stream (thinking never is).
+func (enc *eventEncoder) event(e agent.Event) {
+	var v any
+	switch e := e.(type) {
+	case agent.TurnStarted:
+		v = struct {
+			Type string `json:"type"`
+			Turn int    `json:"turn"`
+		}{"turn_start", e.Turn}
+	case agent.TextDelta:
+		v = struct {
+			Type string `json:"type"`
+			Turn int    `json:"turn"`
+			Text string `json:"text"`
+		}{"text", e.Turn, e.Text}
+	case agent.ToolStarted:
+		v = struct {
+			Type      string          `json:"type"`
+			Turn      int             `json:"turn"`
+			Index     int             `json:"index"`
+			ID        string          `json:"id,omitempty"`
+			Name      string          `json:"name"`
+			Arguments json.RawMessage `json:"arguments"`
+		}{"tool_call", e.Turn, e.Index, e.ID, e.Name, rawJSON(e.Args)}
+	case agent.ToolFinished:
+		v = struct {
+			Type       string `json:"type"`
+			Turn       int    `json:"turn"`
+			Index      int    `json:"index"`
+			ID         string `json:"id,omitempty"`
+			Name       string `json:"name"`
+			Outcome    string `json:"outcome"`
+			Summary    string `json:"summary"`
+			Content    string `json:"content"`
+			DurationMS int64  `json:"duration_ms"`
+		}{"tool_result", e.Turn, e.Index, e.ID, e.Name, string(e.Outcome), e.Result.Summary, e.Result.Content, e.Duration.Milliseconds()}
+	case agent.TurnFinished:
+		v = struct {
+			Type             string `json:"type"`
+			Turn             int    `json:"turn"`
+			PromptTokens     int    `json:"prompt_tokens"`
+			CompletionTokens int    `json:"completion_tokens"`
+			DurationMS       int64  `json:"duration_ms"`
+		}{"turn_end", e.Turn, e.PromptTokens, e.CompletionTokens, e.Duration.Milliseconds()}
+	case agent.ReplyRewritten:
+		v = struct {
+			Type string `json:"type"`
+			Turn int    `json:"turn"`
+			Text string `json:"text"`
+		}{"reply_rewritten", e.Turn, e.Content}
+	case agent.Warning:
+		v = struct {
+			Type    string `json:"type"`
+			Message string `json:"message"`
+		}{"warning", e.Text}
+	case agent.Compacted:
+		v = struct {
+			Type         string `json:"type"`
+			Summarized   int    `json:"summarized"`
+			TokensBefore int    `json:"tokens_before"`
+			TokensAfter  int    `json:"tokens_after"`
+		}{"compacted", e.Summarized, e.Before, e.After}
+	case agent.ModeChanged:
+		v = struct {
+			Type   string     `json:"type"`
+			From   string     `json:"from"`
+			To     string     `json:"to"`
+			Reason string     `json:"reason"`
+			Plan   *plan.Plan `json:"plan,omitempty"`
+		}{"mode_changed", e.From, e.To, e.Reason, e.Plan}
+	case agent.PlanProposed:
+		v = struct {
+			Type string     `json:"type"`
+			Turn int        `json:"turn"`
+			Plan *plan.Plan `json:"plan"`
+		}{"plan_proposed", e.Turn, e.Plan}
+	case agent.PlanUpdated:
+		v = struct {
+			Type string     `json:"type"`
+			Plan *plan.Plan `json:"plan"`
+		}{"plan_updated", e.Plan}
+	default:
+		return
+	}
+	_ = writeJSONLine(enc.w, v)
+}
+
+// rawJSON passes valid JSON through and quotes anything else.
+func rawJSON(s string) json.RawMessage {
+	if json.Valid([]byte(s)) {
+		return json.RawMessage(s)
+	}
+	b, _ := json.Marshal(s)
+	return b
+}
+
+// writeJSONLine writes v as one line, without escaping <, > and &.
+func writeJSONLine(w io.Writer, v any) error {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return err
+	}
+	_, err := w.Write(buf.Bytes())
+	return err
+}

@@ -1,0 +1,178 @@
+// Package print shows a one-shot (-p) run: the answer or a JSON result on
+// stdout, a line per tool call and the warnings on stderr, all from the
+// agent's events; and the list of saved sessions.
+package print
+
+import (
+	"fmt"
+	"io"
+	"strings"
+	"time"
+
+	"charm.land/lipgloss/v2"
+
+	"lathe/agent"
+	"lathe/agent/plan"
+)
+
+// Format is a one-shot output format.
+type Format string
+
+const (
+	FormatText       Format = "text"
+	FormatJSON       Format = "json"
+	FormatStreamJSON Format = "stream-json"
+)
+
+// ParseFormat checks an --output-format value.
+func ParseFormat(s string) (Format, error) {
+	switch f := Format(s); f {
+	case FormatText, FormatJSON, FormatStreamJSON:
+		return f, nil
+	}
+	return "", fmt.Errorf("unknown output format %q: use text, json or stream-json", s)
+}
+
+// Printer prints a one-shot run. stdout gets the answer only: the final
+// text, one JSON object, or one JSON event per line. stderr gets a line per
+// tool call and warnings. Thinking is never printed.
+type Printer struct {
+	format Format
+	stdout io.Writer
+	stderr io.Writer
+	marks  marks
+	events *eventEncoder // stream-json only
+}
+
+// New returns a printer. color styles the stderr lines.
+func New(format Format, stdout, stderr io.Writer, color bool) *Printer {
+	h := &Printer{format: format, stdout: stdout, stderr: stderr, marks: newMarks(color)}
+	if format == FormatStreamJSON {
+		h.events = newEventEncoder(stdout)
+	}
+	return h
+}
+
+// Event consumes one agent event.
+func (h *Printer) Event(e agent.Event) {
+	switch e := e.(type) {
+	case agent.ToolFinished:
+		fmt.Fprintln(h.stderr, h.marks.toolLine(e))
+	case agent.Warning:
+		fmt.Fprintln(h.stderr, "lathe: warning: "+e.Text)
+	case agent.Compacted:
+		fmt.Fprintf(h.stderr, "lathe: compacted the conversation: %d older messages summarized for the model (%d → %d tokens)\n",
+			e.Summarized, e.Before, e.After)
+	case agent.ModeChanged:
+		fmt.Fprintf(h.stderr, "lathe: %s mode → %s mode (%s)\n", e.From, e.To, OneLine(e.Reason, 100))
+	case agent.PlanProposed:
+		fmt.Fprintf(h.stderr, "lathe: plan proposed: %s (%d steps)\n", OneLine(e.Plan.Summary, 100), len(e.Plan.Steps))
+	}
+	if h.events != nil {
+		h.events.event(e)
+	}
+}
+
+// Finish prints the run's outcome to stdout: the answer in text format, the
+// result object in the JSON formats. failure is the run's error, if any.
+func (h *Printer) Finish(res agent.Result, failure error) error {
+	if h.format == FormatText {
+		if res.StopReason == agent.StopPlanned {
+			_, err := io.WriteString(h.stdout, PlanText(res.Plan))
+			return err
+		}
+		if res.StopReason != agent.StopDone || res.Text == "" {
+			return nil
+		}
+		text := strings.TrimSpace(res.Text)
+		_, err := fmt.Fprintln(h.stdout, text)
+		return err
+	}
+	return writeJSONLine(h.stdout, newResultJSON(res, failure))
+}
+
+// PlanText is a plan as text: its summary, then its numbered steps, each
+// with its status once the plan is under way.
+func PlanText(p *plan.Plan) string {
+	if p == nil {
+		return ""
+	}
+	var b strings.Builder
+	b.WriteString(strings.TrimSpace(p.Summary) + "\n\n")
+	started := false
+	for _, st := range p.Steps {
+		started = started || st.Status != plan.Pending
+	}
+	if started {
+		b.WriteString(p.Checklist())
+		return b.String()
+	}
+	for i, st := range p.Steps {
+		fmt.Fprintf(&b, "%d. %s\n", i+1, st.Text)
+	}
+	return b.String()
+}
+
+// marks styles the per-call lines on stderr.
+type marks struct {
+	ok, failed, denied, name lipgloss.Style
+}
+
+func newMarks(color bool) marks {
+	if !color {
+		return marks{}
+	}
+	return marks{
+		ok:     lipgloss.NewStyle().Foreground(lipgloss.Green),
+		failed: lipgloss.NewStyle().Foreground(lipgloss.Red),
+		denied: lipgloss.NewStyle().Foreground(lipgloss.Yellow),
+		name:   lipgloss.NewStyle().Bold(true),
+	}
+}
+
+// toolLine is "✓ write_file test.txt: created, 1 line (3ms)".
+func (m marks) toolLine(e agent.ToolFinished) string {
+	var mark string
+	switch e.Outcome {
+	case agent.OutcomeOK:
+		mark = m.ok.Render("✓")
+	case agent.OutcomeDenied, agent.OutcomeSkipped, agent.OutcomeInterrupted:
+		mark = m.denied.Render("⊘")
+	default:
+		mark = m.failed.Render("✗")
+	}
+	line := mark + " " + m.name.Render(e.Name)
+	if e.Subject != "" {
+		line += " " + OneLine(e.Subject, 80)
+	}
+	summary := e.Result.Summary
+	if summary == "" {
+		summary = string(e.Outcome)
+	}
+	line += ": " + summary
+	if e.Duration > 0 {
+		line += fmt.Sprintf(" (%s)", RoundDuration(e.Duration))
+	}
+	return line
+}
+
+// OneLine flattens s to one line of at most n runes.
+func OneLine(s string, n int) string {
+	s = strings.Join(strings.Fields(s), " ")
+	if r := []rune(s); len(r) > n {
+		return string(r[:n-1]) + "…"
+	}
+	return s
+}
+
+// RoundDuration rounds d for people: to 100 ms above a second, to the
+// millisecond above one.
+func RoundDuration(d time.Duration) time.Duration {
+	switch {
+	case d >= time.Second:
+		return d.Round(100 * time.Millisecond)
+	case d >= time.Millisecond:
+		return d.Round(time.Millisecond)
+	}
+	return d.Round(time.Microsecond)
+}

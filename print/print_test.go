@@ -1,0 +1,164 @@
+package print
+
+import (
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	"lathe/agent"
+	"lathe/agent/plan"
+	"lathe/tools"
+)
+
+func TestToolLine(t *testing.T) {
+	tests := []struct {
+		name string
+		ev   agent.ToolFinished
+		want string
+	}{
+		{"ok", agent.ToolFinished{Name: "write_file", Subject: "test.txt", Outcome: agent.OutcomeOK,
+			Result: tools.Result{Summary: "created, 1 line"}, Duration: 2345 * time.Microsecond},
+			"✓ write_file test.txt: created, 1 line (2ms)"},
+		{"failed", agent.ToolFinished{Name: "shell", Subject: "go test ./...", Outcome: agent.OutcomeFailed,
+			Result: tools.Result{Summary: "exit 1"}, Duration: 1540 * time.Millisecond},
+			"✗ shell go test ./...: exit 1 (1.5s)"},
+		{"denied", agent.ToolFinished{Name: "shell", Subject: "rm -rf build", Outcome: agent.OutcomeDenied,
+			Result: tools.Result{Summary: "denied"}},
+			"⊘ shell rm -rf build: denied"},
+		{"invalid arguments, no subject", agent.ToolFinished{Name: "read_file", Outcome: agent.OutcomeFailed,
+			Result: tools.Result{Summary: "invalid arguments"}},
+			"✗ read_file: invalid arguments"},
+		{"long multi-line command", agent.ToolFinished{Name: "shell", Subject: "echo one\n  echo two " + strings.Repeat("x", 100),
+			Outcome: agent.OutcomeInterrupted},
+			"⊘ shell echo one echo two " + strings.Repeat("x", 61) + "…: interrupted"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := newMarks(false).toolLine(tt.ev); got != tt.want {
+				t.Errorf("got  %q\nwant %q", got, tt.want)
+			}
+		})
+	}
+	if colored := newMarks(true).toolLine(tests[0].ev); !strings.Contains(colored, "\x1b[") {
+		t.Errorf("color requested but none in %q", colored)
+	}
+}
+
+func TestFinishText(t *testing.T) {
+	tests := []struct {
+		name string
+		res  agent.Result
+		want string
+	}{
+		{"answer", agent.Result{StopReason: agent.StopDone, Text: "\n\nDone: created test.txt.\n\n"}, "Done: created test.txt.\n"},
+		{"limit stop prints no answer", agent.Result{StopReason: agent.StopMaxTurns, Text: "Still looking."}, ""},
+		{"interrupted prints no answer", agent.Result{StopReason: agent.StopInterrupted, Text: "Half an ans"}, ""},
+		{"a plan for review prints the plan", agent.Result{StopReason: agent.StopPlanned, Text: "Here it is.",
+			Plan: &plan.Plan{Summary: " Fix lex. ", Steps: []plan.Step{{Text: "edit lex.go", Status: plan.Pending},
+				{Text: "run go test", Status: plan.Pending}}}},
+			"Fix lex.\n\n1. edit lex.go\n2. run go test\n"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var out, errOut strings.Builder
+			if err := New(FormatText, &out, &errOut, false).Finish(tt.res, nil); err != nil {
+				t.Fatal(err)
+			}
+			if out.String() != tt.want {
+				t.Errorf("stdout = %q, want %q", out.String(), tt.want)
+			}
+		})
+	}
+}
+
+func TestFinishJSON(t *testing.T) {
+	var out strings.Builder
+	res := agent.Result{Text: "a <b> & c", StopReason: agent.StopError, Turns: 1, Model: "m", SessionID: "s",
+		Usage: agent.Usage{PromptTokens: 10, CompletionTokens: 2}, Duration: 1500 * time.Millisecond,
+		Recoveries: agent.Recoveries{TextCalls: 2, ThinkLeaks: 1},
+		Mode:       "build", Plan: &plan.Plan{Summary: "s", Steps: []plan.Step{{Text: "a", Status: plan.Done}}}}
+	if err := New(FormatJSON, &out, &strings.Builder{}, false).Finish(res, errors.New("the stream broke")); err != nil {
+		t.Fatal(err)
+	}
+	want := `{"type":"result","result":"a <b> & c","stop_reason":"error","turns":1,"tool_calls":0,` +
+		`"usage":{"prompt_tokens":10,"completion_tokens":2},"duration_ms":1500,"model":"m","session_id":"s",` +
+		`"recoveries":{"text_calls":2,"tool_names":0,"argument_repairs":0,"think_leaks":1,"repetition_warnings":0,"empty_nudges":0},` +
+		`"mode":"build","plan":{"summary":"s","steps":[{"text":"a","status":"done"}]},"error":"the stream broke"}` + "\n"
+	if out.String() != want {
+		t.Errorf("got  %s\nwant %s", out.String(), want)
+	}
+}
+
+func TestStreamJSONEvents(t *testing.T) {
+	var out, errOut strings.Builder
+	h := New(FormatStreamJSON, &out, &errOut, false)
+	h.Event(agent.TurnStarted{Turn: 1, Messages: 2})
+	h.Event(agent.ThinkingDelta{Turn: 1, Text: "private"})
+	h.Event(agent.TextDelta{Turn: 1, Text: "Hi"})
+	h.Event(agent.ToolStarted{Turn: 1, Index: 0, ID: "call_1", Name: "read_file", Args: `{"path":"a"}`})
+	h.Event(agent.ToolStarted{Turn: 1, Index: 1, Name: "read_file", Args: `not json`})
+	h.Event(agent.Warning{Text: "cut off"})
+	pl := &plan.Plan{Summary: "s", Steps: []plan.Step{{Text: "a", Status: plan.Pending},
+		{Text: "b", Status: plan.Pending}, {Text: "c", Status: plan.Pending}}}
+	h.Event(agent.PlanProposed{Turn: 2, Plan: pl})
+	h.Event(agent.ModeChanged{From: "plan", To: "build", Reason: "plan approved", Plan: pl})
+	pl.Steps[0].Status, pl.Steps[1].Status = plan.Done, plan.InProgress
+	h.Event(agent.PlanUpdated{Plan: pl}) // the update_plan call's line says it
+	want := strings.Join([]string{
+		`{"type":"turn_start","turn":1}`,
+		`{"type":"text","turn":1,"text":"Hi"}`,
+		`{"type":"tool_call","turn":1,"index":0,"id":"call_1","name":"read_file","arguments":{"path":"a"}}`,
+		`{"type":"tool_call","turn":1,"index":1,"name":"read_file","arguments":"not json"}`,
+		`{"type":"warning","message":"cut off"}`,
+		`{"type":"plan_proposed","turn":2,"plan":{"summary":"s","steps":[{"text":"a","status":"pending"},{"text":"b","status":"pending"},{"text":"c","status":"pending"}]}}`,
+		`{"type":"mode_changed","from":"plan","to":"build","reason":"plan approved","plan":{"summary":"s","steps":[{"text":"a","status":"pending"},{"text":"b","status":"pending"},{"text":"c","status":"pending"}]}}`,
+		`{"type":"plan_updated","plan":{"summary":"s","steps":[{"text":"a","status":"done"},{"text":"b","status":"in_progress"},{"text":"c","status":"pending"}]}}`,
+	}, "\n") + "\n"
+	if out.String() != want {
+		t.Errorf("stdout:\n%s\nwant:\n%s", out.String(), want)
+	}
+	if want := "lathe: warning: cut off\nlathe: plan proposed: s (3 steps)\nlathe: plan mode → build mode (plan approved)\n"; errOut.String() != want {
+		t.Errorf("stderr = %q", errOut.String())
+	}
+}
+
+func TestParseFormat(t *testing.T) {
+	for _, ok := range []string{"text", "json", "stream-json"} {
+		if f, err := ParseFormat(ok); err != nil || string(f) != ok {
+			t.Errorf("ParseFormat(%q) = %q, %v", ok, f, err)
+		}
+	}
+	if _, err := ParseFormat("yaml"); err == nil {
+		t.Error("ParseFormat accepted yaml")
+	}
+}
+
+func TestPlanTextShowsTheChecklistOnceStarted(t *testing.T) {
+	p := &plan.Plan{Summary: "Fix lex", Steps: []plan.Step{
+		{Text: "edit lex.go", Status: plan.Done}, {Text: "docs", Status: plan.Skipped},
+		{Text: "test", Status: plan.InProgress}, {Text: "commit", Status: plan.Pending}}}
+	want := "Fix lex\n\n[x] 1. edit lex.go\n[-] 2. docs\n[~] 3. test\n[ ] 4. commit\n"
+	if got := PlanText(p); got != want {
+		t.Errorf("PlanText = %q, want %q", got, want)
+	}
+	if got := p.Progress(); got != "2/4 done, step 3 in progress" {
+		t.Errorf("progress = %q", got)
+	}
+	if PlanText(nil) != "" {
+		t.Error("no plan is not empty")
+	}
+}
+
+// TestCompactionIsToldOnStderr: the user hears of a compaction in a
+// one-shot run, on stderr, never stdout.
+func TestCompactionIsToldOnStderr(t *testing.T) {
+	for _, f := range []Format{FormatText, FormatJSON} {
+		var out, errOut strings.Builder
+		New(f, &out, &errOut, false).Event(agent.Compacted{Summarized: 12, Before: 26500, After: 4100})
+		want := "lathe: compacted the conversation: 12 older messages summarized for the model (26500 → 4100 tokens)\n"
+		if errOut.String() != want || out.Len() != 0 {
+			t.Errorf("%s: stderr %q, stdout %q", f, errOut.String(), out.String())
+		}
+	}
+}

@@ -1,0 +1,140 @@
+package tui
+
+import (
+	"fmt"
+	"lathe/agent/mode"
+	"lathe/tools"
+	"strings"
+
+	tea "charm.land/bubbletea/v2"
+)
+
+// slashCommand is one of the commands typed as /name.
+type slashCommand struct {
+	name string
+	help string
+	run  func(m *model, arg string) tea.Cmd
+}
+
+// commands is the one table of slash commands, in the order /help lists
+// them.
+func commands() []slashCommand {
+	return []slashCommand{
+		{"help", "list the commands and keys", (*model).cmdHelp},
+		{"new", "start a new session", (*model).cmdNew},
+		{"sessions", "resume a saved session of this directory", (*model).cmdSessions},
+		{"compact", "summarize the conversation for the model now", (*model).cmdCompact},
+		{"clear", "start a new session (as /new)", (*model).cmdNew},
+		{"model", "choose the model from those installed", (*model).cmdModel},
+		{"mode", "list the modes, or switch: /mode build, plan or ask", (*model).cmdMode},
+		{"tools", "list the tools and which ones ask first", (*model).cmdTools},
+		{"quit", "quit lathe", (*model).cmdQuit},
+	}
+}
+
+// findCommand resolves what follows "/": an exact name or a unique prefix.
+func findCommand(name string) (slashCommand, bool) {
+	var found []slashCommand
+	for _, c := range commands() {
+		if c.name == name {
+			return c, true
+		}
+		if strings.HasPrefix(c.name, name) {
+			found = append(found, c)
+		}
+	}
+	if len(found) == 1 && name != "" {
+		return found[0], true
+	}
+	return slashCommand{}, false
+}
+
+// completions are the commands that complete what the input holds, when
+// it is a command being typed ("/", "/mo").
+func completions(text string) []slashCommand {
+	name, ok := strings.CutPrefix(text, "/")
+	if !ok || strings.ContainsAny(name, " \n") {
+		return nil
+	}
+	var out []slashCommand
+	for _, c := range commands() {
+		switch {
+		case c.name == name:
+			out = append([]slashCommand{c}, out...) // "/mode" is not "/model"
+		case strings.HasPrefix(c.name, name):
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// runCommand runs a line that starts with "/".
+func (m *model) runCommand(line string) tea.Cmd {
+	name, arg, _ := strings.Cut(strings.TrimPrefix(line, "/"), " ")
+	m.transcript.scrollToBottom()
+	c, ok := findCommand(name)
+	if !ok {
+		m.notice(noticeWarn, "", fmt.Sprintf("unknown command /%s: /help lists the commands", name))
+		return nil
+	}
+	return c.run(m, strings.TrimSpace(arg))
+}
+
+func (m *model) cmdHelp(string) tea.Cmd {
+	var b strings.Builder
+	for _, c := range commands() {
+		fmt.Fprintf(&b, "/%-8s %s\n", c.name, c.help)
+	}
+	b.WriteString("\n")
+	for _, k := range m.keys.helpKeys() {
+		h := k.Help()
+		fmt.Fprintf(&b, "%-10s %s\n", h.Key, h.Desc)
+	}
+	m.notice(noticeInfo, "Commands and keys", strings.TrimRight(b.String(), "\n"))
+	return nil
+}
+
+func (m *model) cmdModel(arg string) tea.Cmd {
+	if m.run != nil {
+		m.notice(noticeWarn, "", "a request is running: press esc to interrupt it first")
+		return nil
+	}
+	if arg != "" {
+		return m.switchModel(arg)
+	}
+	m.picker = newModelPicker(m.opts.Suggested)
+	return m.listModels()
+}
+
+func (m *model) cmdTools(string) tea.Cmd {
+	var b strings.Builder
+	offered := m.currentMode().Tools(m.opts.Engine.Tools)
+	for _, t := range mode.Every(m.opts.Engine.Tools).All() {
+		name := t.Name()
+		_, ok := offered.Lookup(name)
+		if !ok && t.Kind() != tools.KindRead && t.Kind() != tools.KindWrite && t.Kind() != tools.KindExec {
+			continue // another mode's own tool
+		}
+		fmt.Fprintf(&b, "%-11s %s\n", name, m.toolNote(t, ok))
+	}
+	m.notice(noticeInfo, "Tools in "+m.mode.name+" mode", strings.TrimRight(b.String(), "\n"))
+	return nil
+}
+
+// toolNote says what becomes of a tool's calls in the current mode.
+func (m *model) toolNote(t tools.Tool, offered bool) string {
+	switch {
+	case !offered:
+		return "not in " + m.mode.name + " mode"
+	case t.Kind().NeedsApproval() && m.opts.Engine.Config.Approval.All:
+		return "allowed by --yes"
+	case t.Kind().NeedsApproval():
+		return "asks first"
+	case t.Kind() == tools.KindRead:
+		return "runs without asking"
+	}
+	desc, _, _ := strings.Cut(t.Spec().Description, ". ")
+	return strings.TrimSuffix(desc, ".")
+}
+
+func (m *model) cmdQuit(string) tea.Cmd { return m.quit() }

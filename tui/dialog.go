@@ -1,0 +1,167 @@
+package tui
+
+import (
+	"fmt"
+	"strings"
+
+	"charm.land/bubbles/v2/key"
+	"charm.land/bubbles/v2/textinput"
+	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/x/ansi"
+
+	"lathe/agent"
+	"lathe/tools"
+)
+
+// dialog is a question the engine waits on, shown in the input's place:
+// a call to approve, a plan to review.
+type dialog interface {
+	// update handles a key; it answers the engine and reports true when
+	// the dialog closes.
+	update(msg tea.KeyPressMsg, keys keyMap) (closed bool, cmd tea.Cmd)
+	// view renders the dialog in at most height lines.
+	view(width, height int, st *theme, keys keyMap) string
+	// hint is the status line's note while the dialog is open.
+	hint() string
+	// cancel answers the engine as the user stopping the request would.
+	cancel()
+}
+
+// approvalDialog asks whether a call that writes or runs a command may
+// run, showing exactly what it will do.
+type approvalDialog struct {
+	ask       approvalAsk
+	approver  *dialogApprover // remembers "allow for this session"
+	dir       string          // the working directory, where commands run
+	reasoning bool            // typing the reason for a denial
+	reason    textinput.Model
+}
+
+func newApprovalDialog(ask approvalAsk, approver *dialogApprover, dir string) *approvalDialog {
+	return &approvalDialog{ask: ask, approver: approver, dir: dir,
+		reason: newReasonInput("reason: ", "optional, the model sees it; enter to deny")}
+}
+
+func newReasonInput(prompt, placeholder string) textinput.Model {
+	ti := textinput.New()
+	ti.Prompt, ti.Placeholder = prompt, placeholder
+	return ti
+}
+
+func (d *approvalDialog) update(msg tea.KeyPressMsg, keys keyMap) (bool, tea.Cmd) {
+	if d.reasoning {
+		switch {
+		case key.Matches(msg, keys.Send):
+			return d.answer(false, strings.TrimSpace(d.reason.Value())), nil
+		case key.Matches(msg, keys.Interrupt):
+			return d.answer(false, ""), nil
+		}
+		var cmd tea.Cmd
+		d.reason, cmd = d.reason.Update(msg)
+		return false, cmd
+	}
+	switch {
+	case key.Matches(msg, keys.Allow):
+		return d.answer(true, ""), nil
+	case key.Matches(msg, keys.AllowSession):
+		d.approver.grant(d.ask.req)
+		return d.answer(true, ""), nil
+	case key.Matches(msg, keys.Deny):
+		d.reasoning = true
+		return false, d.reason.Focus()
+	case key.Matches(msg, keys.Interrupt):
+		return d.answer(false, ""), nil
+	}
+	return false, nil
+}
+
+func (d *approvalDialog) answer(allow bool, reason string) bool {
+	d.ask.reply <- agent.Decision{Allow: allow, Reason: reason}
+	return true
+}
+
+func (d *approvalDialog) hint() string { return "approval needed" }
+
+func (d *approvalDialog) cancel() {
+	d.ask.reply <- agent.Decision{Reason: "the user interrupted the request"}
+}
+
+// sessionGrant says what "allow for this session" allows.
+func (d *approvalDialog) sessionGrant() string {
+	if d.ask.req.Kind == tools.KindExec {
+		return fmt.Sprintf("%q commands", commandPrefix(d.ask.req.Subject))
+	}
+	return d.ask.req.Tool
+}
+
+// view renders the dialog in at most height lines.
+func (d *approvalDialog) view(width, height int, st *theme, keys keyMap) string {
+	req := d.ask.req
+	title := fmt.Sprintf("Allow %s to change %s?", req.Tool, req.Subject)
+	if req.Kind == tools.KindExec {
+		title = "Run this command in " + d.dir + "?"
+	}
+	head := append([]string{st.rule.Render(strings.Repeat("─", width))}, wrap("? "+title, width, " ", "   ", st.dialogTitle)...)
+	foot := d.footer(width, st, keys)
+	room := max(height-len(head)-len(foot), 1)
+	return strings.Join(append(append(head, d.body(width, room, st)...), foot...), "\n")
+}
+
+// body shows what the call will do, the command or the diff, in at most
+// room lines: frames lay the dialog out 30 times a second, so only the
+// lines shown are styled.
+func (d *approvalDialog) body(width, room int, st *theme) []string {
+	req := d.ask.req
+	lines, line := diffLines(req.Preview), func(l string) string { return diffLine(l, width, st) }
+	if req.Kind == tools.KindExec {
+		lines = strings.Split(req.Subject, "\n")
+		line = func(l string) string {
+			return indent + st.subject.Render("$ "+ansi.Truncate(tabsToSpaces(l), width-6, "…"))
+		}
+	}
+	shown := lines
+	if len(lines) > room {
+		shown = lines[:room-1]
+	}
+	out := make([]string, 0, len(shown)+1)
+	for _, l := range shown {
+		out = append(out, line(l))
+	}
+	if hidden := len(lines) - len(shown); hidden > 0 {
+		out = append(out, indent+"  "+st.meta.Render(fmt.Sprintf("… %d more lines", hidden)))
+	}
+	return out
+}
+
+// footer lists the choices, wrapped between them, never inside one.
+func (d *approvalDialog) footer(width int, st *theme, keys keyMap) []string {
+	if d.reasoning {
+		return []string{" " + d.reason.View()}
+	}
+	k := func(b key.Binding, text string) string { return st.key.Render(b.Help().Key) + " " + text }
+	return joinWrapped([]string{
+		k(keys.Allow, "allow once"),
+		k(keys.AllowSession, "allow "+d.sessionGrant()+" for this session"),
+		k(keys.Deny, "deny with a reason"),
+		k(keys.Interrupt, "deny"),
+	}, st.meta.Render("  ·  "), width)
+}
+
+// joinWrapped joins parts with sep into lines of at most width columns,
+// each starting with a space, breaking only between parts.
+func joinWrapped(parts []string, sep string, width int) []string {
+	var lines []string
+	line := ""
+	for _, p := range parts {
+		switch {
+		case line == "":
+			line = " " + p
+		case ansi.StringWidth(line+sep+p) <= width:
+			line += sep + p
+		default:
+			lines = append(lines, line)
+			line = " " + p
+		}
+	}
+	return append(lines, line)
+}

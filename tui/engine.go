@@ -1,0 +1,316 @@
+package tui
+
+import (
+	"context"
+	"fmt"
+	"lathe/mdstream"
+	"time"
+
+	tea "charm.land/bubbletea/v2"
+
+	"lathe/agent"
+	"lathe/tools"
+)
+
+// startRun sends a prompt to the model in the background; its events come
+// back through the bridge, the run's end last.
+func (m *model) startRun(text string) tea.Cmd {
+	ctx := m.beginRun(text)
+	session, b := m.session, m.bridge
+	m.runs.Add(1)
+	run := func() tea.Msg {
+		defer m.runs.Done()
+		res, err := session.Run(ctx, text, b.emit)
+		b.send(runDone{res, err})
+		return nil
+	}
+	return tea.Batch(run, m.animate())
+}
+
+// beginRun shows the prompt and sets up the run's state; it returns the
+// run's context.
+func (m *model) beginRun(text string) context.Context {
+	m.sayMode()
+	m.transcript.add(&userItem{text: text})
+	m.transcript.scrollToBottom()
+	m.transcript.selected = -1
+	ctx, cancel := context.WithCancel(m.ctx)
+	m.run = &runState{cancel: cancel, answer: -1, thinking: -1, plan: -1, cards: map[int]int{}, dirty: map[int]bool{}}
+	return ctx
+}
+
+// engine applies a batch of what the engine sent, then listens again.
+func (m *model) engine(batch engineMsg) tea.Cmd {
+	var cmds []tea.Cmd
+	for _, v := range batch {
+		switch e := v.(type) {
+		case agent.TurnStarted:
+			m.turnStarted(e)
+		case agent.ThinkingDelta:
+			m.thinkingDelta(e)
+		case agent.TextDelta:
+			m.textDelta(e)
+		case agent.ToolStarted:
+			m.toolStarted(e)
+		case agent.ToolFinished:
+			m.toolFinished(e)
+		case agent.TurnFinished:
+			m.turnFinished(e)
+		case agent.ReplyRewritten:
+			m.replyRewritten(e)
+		case agent.Compacted:
+			m.notice(noticeInfo, "", fmt.Sprintf("Compacted the conversation: %d older messages are summarized for the model "+
+				"(%s → %s tokens). The full history is kept.", e.Summarized, thousands(e.Before), thousands(e.After)))
+		case compactDone:
+			m.compacting = false
+			if e.err != nil {
+				m.notice(noticeError, "Cannot compact", e.err.Error())
+			}
+		case agent.Warning:
+			m.notice(noticeWarn, "", e.Text)
+		case approvalAsk:
+			m.openDialog(newApprovalDialog(e, m.approver, m.opts.Dir))
+		case planAsk:
+			m.openDialog(newPlanDialog(e, m))
+		case agent.PlanProposed:
+			m.planProposed(e)
+		case agent.PlanUpdated:
+			m.planUpdated(e)
+		case agent.ModeChanged:
+			m.modeChanged(e)
+		case runDone:
+			cmds = append(cmds, m.runFinished(e))
+		case pullProgress:
+			if m.pull != nil {
+				m.pull.progress(e, m.now())
+			}
+		case pullDone:
+			cmds = append(cmds, m.pulled(e))
+		}
+	}
+	return tea.Batch(append(cmds, m.bridge.wait(), m.animate())...)
+}
+
+func (m *model) turnStarted(e agent.TurnStarted) {
+	if r := m.run; r != nil {
+		r.turn = e.Turn
+		r.answer, r.thinking, r.cards = -1, -1, map[int]int{}
+	}
+}
+
+func (m *model) thinkingDelta(e agent.ThinkingDelta) {
+	r := m.run
+	if r == nil {
+		return
+	}
+	if r.thinking < 0 {
+		m.transcript.add(&thinkingItem{started: m.now()})
+		r.thinking = len(m.transcript.items) - 1
+	}
+	m.transcript.items[r.thinking].(*thinkingItem).add(e.Text)
+	r.dirty[r.thinking] = true
+}
+
+func (m *model) textDelta(e agent.TextDelta) {
+	r := m.run
+	if r == nil {
+		return
+	}
+	m.endThinking()
+	if r.answer < 0 {
+		m.transcript.add(&answerItem{md: mdstream.NewDoc(m.markdown())})
+		r.answer = len(m.transcript.items) - 1
+	}
+	// Tabs have no width on the terminal's cell grid: code indented with
+	// them would lose its indentation.
+	m.transcript.items[r.answer].(*answerItem).md.Append(tabsToSpaces(e.Text))
+	r.dirty[r.answer] = true
+}
+
+// markdown returns the renderer for the current style, created on first
+// use: glamour is not touched before an answer needs it.
+func (m *model) markdown() *mdstream.Renderer {
+	if m.md == nil || m.md.Style() != m.st.markdown {
+		m.md = mdstream.NewRenderer(m.st.markdown)
+	}
+	return m.md
+}
+
+// endThinking folds the turn's thinking once something else comes.
+func (m *model) endThinking() {
+	r := m.run
+	if r == nil || r.thinking < 0 {
+		return
+	}
+	if t := m.transcript.items[r.thinking].(*thinkingItem); !t.done {
+		t.finish(m.now())
+		r.dirty[r.thinking] = true
+	}
+}
+
+// endAnswer completes the turn's answer: text after this starts a new one,
+// below whatever comes in between.
+func (m *model) endAnswer() {
+	r := m.run
+	if r == nil || r.answer < 0 {
+		return
+	}
+	m.transcript.items[r.answer].(*answerItem).md.Finish()
+	r.dirty[r.answer] = true
+	r.answer = -1
+}
+
+// replyRewritten replaces the turn's streamed text by what remains of it
+// once the tool calls written in it were taken out.
+func (m *model) replyRewritten(e agent.ReplyRewritten) {
+	r := m.run
+	if r == nil || r.answer < 0 {
+		return
+	}
+	md := mdstream.NewDoc(m.markdown())
+	md.Append(tabsToSpaces(e.Content))
+	m.transcript.items[r.answer].(*answerItem).md = md
+	r.dirty[r.answer] = true
+}
+
+func (m *model) toolStarted(e agent.ToolStarted) {
+	if m.run == nil || e.Kind == tools.KindUI {
+		return // the plan's checklist shows it; a failure gets a card
+	}
+	m.addCard(e)
+}
+
+// addCard shows a call that started.
+func (m *model) addCard(e agent.ToolStarted) {
+	r := m.run
+	m.endThinking()
+	m.endAnswer()
+	m.transcript.add(&toolCard{start: e})
+	r.cards[e.Index] = len(m.transcript.items) - 1
+}
+
+func (m *model) toolFinished(e agent.ToolFinished) {
+	r := m.run
+	if r == nil {
+		return
+	}
+	if e.Kind == tools.KindUI && e.Outcome != agent.OutcomeOK {
+		m.addCard(agent.ToolStarted{Turn: e.Turn, Index: e.Index, ID: e.ID, Name: e.Name, Kind: e.Kind, Subject: e.Subject})
+	}
+	if i, ok := r.cards[e.Index]; ok {
+		m.transcript.items[i].(*toolCard).finish(e)
+		r.dirty[i] = true
+	}
+}
+
+func (m *model) turnFinished(e agent.TurnFinished) {
+	m.endThinking()
+	m.endAnswer()
+	m.usage = usage{promptTokens: e.PromptTokens, evalTokens: e.CompletionTokens}
+	if e.EvalDuration > 0 {
+		m.usage.tokPerSec = float64(e.CompletionTokens) / e.EvalDuration.Seconds()
+	}
+}
+
+// openDialog shows a question of the engine, marking the card of the
+// call that waits for it.
+func (m *model) openDialog(d dialog) {
+	if m.run == nil || m.run.stopping {
+		d.cancel()
+		return
+	}
+	m.dialog = d
+	m.setWaiting(true)
+}
+
+// setWaiting marks the card of the call being approved.
+func (m *model) setWaiting(w bool) {
+	r := m.run
+	if r == nil {
+		return
+	}
+	for _, i := range r.cards {
+		if c := m.transcript.items[i].(*toolCard); c.running() {
+			c.setWaiting(w)
+			m.transcript.changed(i)
+		}
+	}
+}
+
+// runFinished closes the run: what streamed stays, and how it ended is
+// said unless it simply answered.
+func (m *model) runFinished(d runDone) tea.Cmd {
+	m.endThinking()
+	m.endAnswer()
+	m.refreshDirty()
+	m.dialog = nil
+	m.run.cancel()
+	m.run = nil
+	m.quitArmed = false
+	m.syncMode()
+	cmd := m.askTitle(d.res.StopReason)
+	lim := m.opts.Engine.Config.Limits
+	switch d.res.StopReason {
+	case agent.StopDone, agent.StopPlanned:
+	case agent.StopInterrupted:
+		m.notice(noticeInfo, "", "⊘ Interrupted. What arrived is kept; the next prompt continues the conversation.")
+	case agent.StopMaxTurns:
+		m.notice(noticeWarn, "", fmt.Sprintf("Stopped after %d turns, the limit (limits.max_turns). Send a prompt to continue.", d.res.Turns))
+	case agent.StopToolBudget:
+		m.notice(noticeWarn, "", fmt.Sprintf("Stopped: the budget of %d tool calls was used up (limits.tool_calls_per_prompt).", lim.ToolCallsPerPrompt))
+	case agent.StopTimeout:
+		m.notice(noticeWarn, "", fmt.Sprintf("Stopped: the time limit of %s was reached (limits.timeout).", lim.Timeout.Duration))
+	case agent.StopRepetition:
+		m.notice(noticeWarn, "", fmt.Sprintf("Stopped: the model made the same call (%s) %d times with the same result (limits.repeat_stop).",
+			d.res.Repeated, lim.RepeatStop))
+	case agent.StopEmpty:
+		m.notice(noticeError, "", "The model gave an empty reply twice. Try again, or choose another model with /model.")
+	default:
+		msg := "the request failed"
+		if d.err != nil {
+			msg = d.err.Error()
+		}
+		m.notice(noticeError, "", msg)
+	}
+	return cmd
+}
+
+// animating reports whether frames are needed.
+func (m *model) animating() bool { return m.run != nil || m.phase == phasePulling }
+
+// animate schedules the next frame, once.
+func (m *model) animate() tea.Cmd {
+	if m.ticking || !m.animating() {
+		return nil
+	}
+	m.ticking = true
+	return tea.Tick(frameInterval, func(time.Time) tea.Msg { return frameMsg{} })
+}
+
+// onFrame renders what changed since the last frame and turns the
+// spinners.
+func (m *model) onFrame() tea.Cmd {
+	m.ticking = false
+	m.frame++
+	m.refreshDirty()
+	if r := m.run; r != nil {
+		for _, i := range r.cards {
+			if m.transcript.items[i].(*toolCard).tick(m.frame / 3) {
+				m.transcript.changed(i)
+			}
+		}
+	}
+	return m.animate()
+}
+
+// refreshDirty re-renders the items that changed since the last frame.
+func (m *model) refreshDirty() {
+	r := m.run
+	if r == nil {
+		return
+	}
+	for i := range r.dirty {
+		m.transcript.changed(i)
+		delete(r.dirty, i)
+	}
+}

@@ -1,0 +1,100 @@
+package tui
+
+import (
+	"strings"
+
+	"charm.land/bubbles/v2/key"
+	"charm.land/bubbles/v2/textarea"
+	tea "charm.land/bubbletea/v2"
+)
+
+// maxInputLines is how tall the input grows before it scrolls.
+const maxInputLines = 8
+
+// input is the prompt editor: a multi-line textarea with a history of the
+// prompts sent, recalled with Up and Down while the input is empty or
+// still shows a recalled prompt.
+type input struct {
+	ta      textarea.Model
+	history []string
+	pos     int    // index in history while browsing; len(history) when not
+	draft   string // what the input held when browsing started
+}
+
+func newInput(keys keyMap) input {
+	ta := textarea.New()
+	ta.Prompt = "› "
+	ta.Placeholder = "Ask for a change, or / for commands"
+	ta.ShowLineNumbers = false
+	ta.CharLimit = 0
+	ta.DynamicHeight = true
+	ta.MinHeight = 1
+	ta.MaxHeight = maxInputLines
+	ta.KeyMap.InsertNewline = keys.Newline
+	ta.Focus()
+	return input{ta: ta}
+}
+
+func (in *input) setWidth(w int) { in.ta.SetWidth(w) }
+
+func (in *input) value() string { return in.ta.Value() }
+
+func (in *input) view() string { return in.ta.View() }
+
+func (in *input) set(s string) {
+	in.ta.SetValue(s)
+	in.ta.MoveToEnd()
+}
+
+// take returns the text and clears the input, remembering the text.
+func (in *input) take() string {
+	text := strings.TrimSpace(in.ta.Value())
+	in.ta.Reset()
+	if text != "" && (len(in.history) == 0 || in.history[len(in.history)-1] != text) {
+		in.history = append(in.history, text)
+	}
+	in.pos = len(in.history)
+	return text
+}
+
+// browsing reports whether Up and Down go through the history: the input
+// is empty, or holds the recalled prompt unchanged.
+func (in *input) browsing() bool {
+	v := in.ta.Value()
+	return v == "" || in.pos < len(in.history) && v == in.history[in.pos]
+}
+
+// recall moves through the history by dir (-1 earlier, +1 later).
+func (in *input) recall(dir int) {
+	if in.pos == len(in.history) {
+		in.draft = in.ta.Value()
+	}
+	next := min(max(in.pos+dir, 0), len(in.history))
+	if next == in.pos {
+		return
+	}
+	in.pos = next
+	if next == len(in.history) {
+		in.set(in.draft)
+		return
+	}
+	in.set(in.history[next])
+}
+
+// update handles a key the root model did not take: history keys while
+// browsing, the rest to the textarea.
+func (in *input) update(msg tea.Msg, keys keyMap) tea.Cmd {
+	if k, ok := msg.(tea.KeyPressMsg); ok && in.browsing() {
+		switch {
+		case key.Matches(k, keys.Prev):
+			in.recall(-1)
+			return nil
+		case key.Matches(k, keys.Next):
+			in.recall(+1)
+			return nil
+		}
+	}
+	var cmd tea.Cmd
+	in.ta, cmd = in.ta.Update(msg)
+	return cmd
+}

@@ -1,0 +1,220 @@
+package tui
+
+import (
+	"context"
+	"io"
+	"lathe/mdstream"
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
+
+	tea "charm.land/bubbletea/v2"
+
+	"lathe/agent"
+	"lathe/agent/mode"
+	"lathe/provider"
+	"lathe/session"
+	"lathe/tools"
+)
+
+// Options is what the interactive mode runs with.
+type Options struct {
+	// Engine configures each session; the TUI adds its own approver in
+	// front of Engine.Approver's place.
+	Engine agent.Options
+	// Puller downloads a missing model; nil when the server cannot.
+	Puller provider.Puller
+	// Suggested is the model to offer pulling when none is installed.
+	Suggested string
+	// Server names the model's server on screens ("http://127.0.0.1:11434").
+	Server string
+	// Catalog lists and loads saved sessions; nil when none are kept.
+	Catalog session.Catalog
+	// Resume is a saved session to continue; nil starts a new one.
+	Resume *session.Saved
+	Dir    string // the working directory
+	Home   string // shown as "~" in the status line
+	// NoColor picks a markdown style without colour; the renderer drops
+	// colours by itself.
+	NoColor bool
+	// Input, Output and the size are for tests; zero means the terminal.
+	Input         io.Reader
+	Output        io.Writer
+	Width, Height int
+	// Environ is the environment, from which the colour profile is read
+	// (nil: the process's own).
+	Environ []string
+}
+
+// frameInterval paces re-rendering of streamed text and spinners: tokens
+// that arrive between two frames are rendered together.
+const frameInterval = 33 * time.Millisecond
+
+// model is the root of the TUI: it routes messages, owns the layout, and
+// holds the session.
+type model struct {
+	ctx      context.Context
+	opts     Options
+	keys     keyMap
+	st       theme
+	md       *mdstream.Renderer // created by the first answer
+	bridge   *bridge
+	approver *dialogApprover
+	reviewer *dialogReviewer
+	session  *agent.Session
+	every    *tools.Registry // the tools of every mode
+	now      func() time.Time
+
+	width, height int
+	phase         phase
+	info          provider.ModelInfo
+	startErr      error
+	offer         string // the model a pull is offered for
+	pull          *pullState
+
+	transcript transcript
+	input      input
+	dialog     dialog
+	picker     *modelPicker
+	completion int    // the highlighted completion
+	bottomView string // the bottom panel, rendered by layout
+
+	resumed    *session.Saved // shown once the session is prepared
+	titled     bool           // the model was asked for a title
+	compacting bool
+	sessions   *sessionPicker
+
+	mode      modeState
+	run       *runState
+	runs      sync.WaitGroup
+	usage     usage
+	quitArmed bool
+	note      string
+	title     string // the session's title, once the model gave one
+	frame     int
+	ticking   bool
+}
+
+// runState is a prompt being answered.
+type runState struct {
+	cancel   context.CancelFunc
+	turn     int
+	answer   int // transcript index of this turn's answer; -1 for none
+	thinking int // transcript index of this turn's thinking; -1 for none
+	plan     int // transcript index of the plan proposed last; -1 for none
+	cards    map[int]int
+	dirty    map[int]bool // items changed since the last frame
+	stopping bool         // interrupted, waiting for the run to end
+}
+
+func newModel(ctx context.Context, opts Options) *model {
+	st := newTheme(opts.NoColor, true)
+	m := &model{
+		ctx:    ctx,
+		opts:   opts,
+		keys:   newKeyMap(),
+		st:     st,
+		bridge: newBridge(),
+		now:    opts.Engine.Now,
+		width:  max(opts.Width, 20),
+		height: max(opts.Height, 10),
+	}
+	if m.now == nil {
+		m.now = time.Now
+	}
+	m.every = mode.Every(opts.Engine.Tools)
+	m.approver = &dialogApprover{b: m.bridge}
+	m.reviewer = &dialogReviewer{b: m.bridge}
+	m.transcript = newTranscript(&m.st)
+	m.input = newInput(m.keys)
+	m.session = m.newSession()
+	m.syncMode()
+	m.mode.item, m.mode.shown = -1, "build" // a mode chosen at start is told with the first prompt
+	if saved := opts.Resume; saved != nil {
+		_ = m.session.ResumeFrom(*saved) // a new session is idle
+		m.titled = true
+	}
+	m.layout()
+	return m
+}
+
+// newSession builds a session that asks the user what the config does
+// not allow.
+func (m *model) newSession() *agent.Session {
+	o := m.opts.Engine
+	a := o.Config.Approval
+	o.Approver = agent.Rules{All: a.All, Tools: a.Tools, Commands: a.Commands, Next: m.approver}
+	o.Reviewer = m.reviewer
+	return agent.New(o)
+}
+
+// Init asks Ollama about the model, listens to the engine, and asks the
+// terminal for its background colour.
+func (m *model) Init() tea.Cmd {
+	return tea.Batch(m.prepare(), m.bridge.wait(), tea.RequestBackgroundColor)
+}
+
+// View joins what Update prepared: the transcript window, the bottom
+// panel (input, dialog or picker), and the status line.
+func (m *model) View() tea.View {
+
+	var content string
+	if screen, ok := m.screen(); ok {
+		content = screen
+	} else {
+		content = m.transcript.view() + "\n" + m.bottomView + "\n" + m.statusLine()
+	}
+	v := tea.NewView(content)
+	v.AltScreen = true
+	v.MouseMode = tea.MouseModeCellMotion
+	v.WindowTitle = "lathe · " + filepath.Base(m.opts.Dir)
+	if m.title != "" {
+		v.WindowTitle = "lathe · " + m.title
+	}
+	return v
+}
+
+// bottom is the panel under the transcript.
+func (m *model) bottom() string {
+	room := m.height / 2
+	switch {
+	case m.dialog != nil:
+		return m.dialog.view(m.width, room, &m.st, m.keys)
+	case m.picker != nil:
+		return m.picker.view(m.width, room, &m.st, func(i int) string { return m.picker.row(i, m.info.Name, &m.st) })
+	case m.sessions != nil:
+		now, id := time.Now(), m.session.Snapshot().ID
+		return m.sessions.view(m.width, room, &m.st, func(i int) string { return m.sessions.row(i, id, now) })
+	}
+	lines := []string{m.st.rule.Render(strings.Repeat("─", m.width))}
+	for i, c := range completions(m.input.value()) {
+		mark := "  "
+		if i == m.completion {
+			mark = m.st.accent.Render("› ")
+		}
+		lines = append(lines, " "+mark+m.st.key.Render("/"+c.name)+" "+m.st.meta.Render(c.help))
+	}
+	return strings.Join(append(lines, m.input.view()), "\n")
+}
+
+// layout sizes the parts after anything that may change them, and renders
+// the bottom panel for View.
+func (m *model) layout() {
+	m.input.setWidth(m.width)
+	m.bottomView = m.bottom()
+	m.transcript.setSize(m.width-2, m.height-strings.Count(m.bottomView, "\n")-2)
+}
+
+// notice adds a notice to the transcript.
+func (m *model) notice(kind noticeKind, title, text string) {
+	m.transcript.add(&noticeItem{kind: kind, title: title, text: text})
+}
+
+// quit ends the program; a running request is cancelled first.
+func (m *model) quit() tea.Cmd {
+	if m.run != nil {
+		m.run.cancel()
+	}
+	return tea.Quit
+}

@@ -1,0 +1,328 @@
+package tui
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"charm.land/bubbles/v2/key"
+	"charm.land/bubbles/v2/textinput"
+	tea "charm.land/bubbletea/v2"
+	"charm.land/lipgloss/v2"
+
+	"lathe/agent"
+	"lathe/agent/mode"
+	"lathe/agent/plan"
+)
+
+// modeHelp says what each mode does, for /mode and the notices of a
+// switch.
+var modeHelp = map[string]string{
+	"build": "every tool; changes files and runs commands, asking first as configured",
+	"plan":  "read-only tools; the model investigates and proposes a plan for you to approve",
+	"ask":   "read-only tools; the model answers questions about the code",
+}
+
+// modeState is the session's mode as the TUI shows it. The engine's
+// goroutine changes the session's mode during a run, so the TUI keeps its
+// own copy, moved on by events.
+type modeState struct {
+	name  string
+	plan  *plan.Plan // build mode's plan, a copy
+	item  int        // transcript index of the plan being carried out; -1 for none
+	shown string     // the mode the transcript last said the session was in
+}
+
+// syncMode reads the session's mode.
+func (m *model) syncMode() {
+	snap := m.session.Snapshot()
+	m.mode.name, m.mode.plan = snap.Mode, snap.Plan.Clone()
+}
+
+// currentMode is the session's mode as the TUI knows it.
+func (m *model) currentMode() mode.Mode {
+	md, err := mode.Parse(m.mode.name)
+	if err != nil {
+		return mode.Build{}
+	}
+	if m.mode.plan != nil {
+		return mode.Build{Plan: m.mode.plan}
+	}
+	return md
+}
+
+// setMode switches the session to mode, the user's choice; with say, the
+// transcript tells so at once, else with the next prompt.
+func (m *model) setMode(md mode.Mode, reason string, say bool) {
+	if m.run != nil || m.compacting {
+		m.setStatusNote("the mode changes between requests")
+		return
+	}
+	hadPlan := m.mode.plan != nil
+	if err := m.session.SetMode(m.ctx, md, reason); err != nil {
+		m.notice(noticeError, "Cannot change the mode", err.Error())
+		return
+	}
+	m.syncMode()
+	m.mode.item = -1
+	note := m.mode.name + " mode: " + modeHelp[m.mode.name]
+	if hadPlan {
+		note += " (the plan is dropped)"
+	}
+	if say {
+		m.mode.shown = m.mode.name
+		m.notice(noticeInfo, "", "▸ "+note+".")
+		return
+	}
+	m.setStatusNote(m.mode.name + " mode")
+}
+
+// cycleMode is Shift+Tab: the next mode, told with the next prompt.
+func (m *model) cycleMode() {
+	m.setMode(mode.Next(m.currentMode()), "shift+tab", false)
+}
+
+func (m *model) cmdMode(arg string) tea.Cmd {
+	if arg == "" {
+		var b strings.Builder
+		for _, name := range mode.Names() {
+			mark := "  "
+			if name == m.mode.name {
+				mark = "› "
+			}
+			fmt.Fprintf(&b, "%s%-6s %s\n", mark, name, modeHelp[name])
+		}
+		b.WriteString("\n/mode NAME switches; " + m.keys.CycleMode.Help().Key + " cycles.")
+		m.notice(noticeInfo, "Modes", b.String())
+		return nil
+	}
+	md, err := mode.Parse(arg)
+	if err != nil {
+		m.notice(noticeWarn, "", err.Error())
+		return nil
+	}
+	if md.Name() == m.mode.name {
+		m.notice(noticeInfo, "", "Already in "+md.Name()+" mode.")
+		return nil
+	}
+	m.setMode(md, "/mode "+md.Name(), true)
+	return nil
+}
+
+// sayMode tells, before a prompt, the mode the user switched to since
+// the transcript last said.
+func (m *model) sayMode() {
+	if m.mode.name != m.mode.shown {
+		m.notice(noticeInfo, "", "▸ "+m.mode.name+" mode: "+modeHelp[m.mode.name]+".")
+		m.mode.shown = m.mode.name
+	}
+}
+
+// modeChanged follows a transition the model made.
+func (m *model) modeChanged(e agent.ModeChanged) {
+	m.mode.name, m.mode.plan, m.mode.shown = e.To, e.Plan, e.To
+	why := e.Reason
+	if e.Plan != nil {
+		why = "the plan was approved; the model carries it out and checks off its steps"
+		if r := m.run; r != nil && r.plan >= 0 {
+			m.transcript.items[r.plan].(*planItem).set(e.Plan, planApproved)
+			r.dirty[r.plan] = true
+			m.mode.item = r.plan
+		}
+	}
+	m.notice(noticeInfo, "", "▸ "+e.To+" mode: "+why+".")
+}
+
+// planProposed shows a plan the model proposed; a dialog asks about it
+// next.
+func (m *model) planProposed(e agent.PlanProposed) {
+	r := m.run
+	if r == nil {
+		return
+	}
+	m.endThinking()
+	m.endAnswer()
+	m.transcript.add(&planItem{plan: e.Plan, state: planProposed})
+	r.plan = len(m.transcript.items) - 1
+}
+
+// planUpdated moves the checklist on.
+func (m *model) planUpdated(e agent.PlanUpdated) {
+	m.mode.plan = e.Plan
+	if i := m.mode.item; i >= 0 && i < len(m.transcript.items) {
+		if p, ok := m.transcript.items[i].(*planItem); ok {
+			p.set(e.Plan, planApproved)
+			if r := m.run; r != nil {
+				r.dirty[i] = true
+			} else {
+				m.transcript.changed(i)
+			}
+		}
+	}
+}
+
+// planReviewed marks the proposed plan with the user's verdict.
+func (m *model) planReviewed(rv mode.Verdict) {
+	r := m.run
+	if r == nil || r.plan < 0 {
+		return
+	}
+	p := m.transcript.items[r.plan].(*planItem)
+	switch rv.Decision {
+	case mode.Reject:
+		p.state, p.feedback = planRejected, rv.Feedback
+	case mode.Keep:
+		p.state = planKept
+	}
+	r.dirty[r.plan] = true
+}
+
+// modeStatus is the status line's mode: "plan", "build · plan 2/5".
+func (m *model) modeStatus() string {
+	s := m.mode.name
+	if p := m.mode.plan; p != nil {
+		s += fmt.Sprintf(" · plan %d/%d", p.Finished(), len(p.Steps))
+	}
+	return s
+}
+
+// planAsk is a proposed plan waiting for the user's review.
+type planAsk struct {
+	plan  plan.Plan
+	reply chan mode.Verdict // buffered: answering never blocks
+}
+
+// dialogReviewer asks the user about proposed plans through the TUI.
+type dialogReviewer struct{ b *bridge }
+
+// Review implements agent.Reviewer.
+func (r *dialogReviewer) Review(ctx context.Context, p plan.Plan) (mode.Verdict, error) {
+	ask := planAsk{plan: p, reply: make(chan mode.Verdict, 1)}
+	return askUser(ctx, r.b, ask, ask.reply)
+}
+
+// planDialog asks whether to carry out the plan shown above it in the
+// transcript, reject it with feedback, or keep it and stop.
+type planDialog struct {
+	ask      planAsk
+	m        *model // told the verdict, to mark the plan
+	feedback bool   // typing the feedback of a rejection
+	input    textinput.Model
+}
+
+func newPlanDialog(ask planAsk, m *model) *planDialog {
+	return &planDialog{ask: ask, m: m,
+		input: newReasonInput("feedback: ", "what to change; enter rejects the plan with it")}
+}
+
+func (d *planDialog) update(msg tea.KeyPressMsg, keys keyMap) (bool, tea.Cmd) {
+	if d.feedback {
+		switch {
+		case key.Matches(msg, keys.Send):
+			return d.answer(mode.Verdict{Decision: mode.Reject, Feedback: strings.TrimSpace(d.input.Value())}), nil
+		case key.Matches(msg, keys.Interrupt):
+			d.feedback = false
+			d.input.Blur()
+			return false, nil
+		}
+		var cmd tea.Cmd
+		d.input, cmd = d.input.Update(msg)
+		return false, cmd
+	}
+	switch {
+	case key.Matches(msg, keys.Allow):
+		return d.answer(mode.Verdict{Decision: mode.Approve}), nil
+	case key.Matches(msg, keys.Deny):
+		d.feedback = true
+		return false, d.input.Focus()
+	case key.Matches(msg, keys.Interrupt):
+		return d.answer(mode.Verdict{Decision: mode.Keep}), nil
+	}
+	return false, nil
+}
+
+func (d *planDialog) answer(rv mode.Verdict) bool {
+	d.ask.reply <- rv
+	d.m.planReviewed(rv)
+	return true
+}
+
+func (d *planDialog) hint() string { return "plan review" }
+
+func (d *planDialog) cancel() { d.ask.reply <- mode.Verdict{Decision: mode.Keep} }
+
+func (d *planDialog) view(width, _ int, st *theme, keys keyMap) string {
+	title := fmt.Sprintf("? Carry out this plan of %d steps in build mode?", len(d.ask.plan.Steps))
+	lines := append([]string{st.rule.Render(strings.Repeat("─", width))}, wrap(title, width, " ", "   ", st.dialogTitle)...)
+	if d.feedback {
+		return strings.Join(append(lines, " "+d.input.View()), "\n")
+	}
+	k := func(b key.Binding, text string) string { return st.key.Render(b.Help().Key) + " " + text }
+	return strings.Join(append(lines, joinWrapped([]string{
+		k(keys.Allow, "approve and build"),
+		k(keys.Deny, "reject with feedback"),
+		k(keys.Interrupt, "keep it and stop"),
+	}, st.meta.Render("  ·  "), width)...), "\n")
+}
+
+// planState is where a plan in the transcript stands.
+type planState int
+
+const (
+	planProposed planState = iota
+	planApproved
+	planRejected
+	planKept
+)
+
+// planItem is a plan in the transcript: proposed, then approved (its
+// checklist kept current), rejected or kept for later.
+type planItem struct {
+	plan     *plan.Plan
+	state    planState
+	feedback string
+	r        render
+}
+
+func (p *planItem) set(plan *plan.Plan, state planState) {
+	p.plan, p.state = plan, state
+	p.r.invalidate()
+}
+
+func (p *planItem) invalidate() { p.r.invalidate() }
+
+func (p *planItem) lines(width int, st *theme) []string {
+	if l, ok := p.r.get(width); ok {
+		return l
+	}
+	var label string
+	switch p.state {
+	case planProposed:
+		label = "Plan proposed"
+	case planApproved:
+		label = "Plan"
+	case planRejected:
+		label = "Plan rejected"
+	case planKept:
+		label = "Plan kept: reply to revise it, or /mode build to work without it"
+	}
+	out := []string{indent + st.statusKey.Render("▣ "+label)}
+	out = append(out, wrap(p.plan.Summary, width, indent+"  ", indent+"  ", st.user)...)
+	for i, step := range p.plan.Steps {
+		style := st.notice
+		switch step.Status {
+		case plan.Done:
+			style = st.ok
+		case plan.InProgress:
+			style = st.accent
+		case plan.Skipped:
+			style = st.dim
+		}
+		first := fmt.Sprintf("%s%s %d. ", indent+"  ", style.Render(step.Status.Mark()), i+1)
+		out = append(out, wrap(step.Text, width, first, strings.Repeat(" ", lipgloss.Width(first)), st.plain)...)
+	}
+	if p.state == planRejected && p.feedback != "" {
+		out = append(out, wrap("feedback: "+p.feedback, width, indent+"  ", indent+"  ", st.warn)...)
+	}
+	return p.r.set(width, append(out, ""))
+}

@@ -1,0 +1,94 @@
+package tui
+
+import (
+	"fmt"
+	"path/filepath"
+	"strings"
+
+	"github.com/charmbracelet/x/ansi"
+)
+
+// usage is what the last reply told about the context and the speed.
+type usage struct {
+	promptTokens int     // prompt_eval_count of the last reply
+	evalTokens   int     // eval_count of the last reply
+	tokPerSec    float64 // of the last reply
+}
+
+// statusLine renders the bottom line: model, mode, directory, context use,
+// turn while running, speed, and a hint or note on the right.
+func (m *model) statusLine() string {
+	st := &m.st
+	sep := st.status.Render(" · ")
+	var parts []string
+	model := m.info.Name
+	if model == "" {
+		model = m.opts.Engine.Config.Model
+	}
+	if model == "" {
+		model = "no model"
+	}
+	parts = append(parts, st.statusKey.Render(model), st.status.Render(m.modeStatus()))
+	if m.info.NumCtx > 0 {
+		used := m.usage.promptTokens + m.usage.evalTokens
+		parts = append(parts, st.status.Render(fmt.Sprintf("ctx %d%% %s/%s",
+			used*100/m.info.NumCtx, thousands(used), thousands(m.info.NumCtx))))
+	}
+	if m.run != nil && m.run.turn > 0 {
+		parts = append(parts, st.status.Render(fmt.Sprintf("turn %d/%d", m.run.turn, m.opts.Engine.Config.Limits.MaxTurns)))
+	}
+	if m.usage.tokPerSec > 0 {
+		parts = append(parts, st.status.Render(fmt.Sprintf("%.0f tok/s", m.usage.tokPerSec)))
+	}
+	left := " " + strings.Join(parts, sep)
+	right := st.status.Render(m.hint()) + " "
+	dir := st.status.Render(shortDir(m.opts.Dir, m.opts.Home))
+	// The directory gives way first, then the hint.
+	for _, try := range []string{left + sep + dir, left} {
+		if gap := m.width - ansi.StringWidth(try) - ansi.StringWidth(right); gap >= 1 {
+			return try + strings.Repeat(" ", gap) + right
+		}
+	}
+	return ansi.Truncate(left, m.width, "…")
+}
+
+// hint is the right side of the status line: a note, or the key that
+// matters now.
+func (m *model) hint() string {
+	switch {
+	case m.note != "":
+		return m.note
+	case m.quitArmed:
+		return "ctrl+c again to quit"
+	case m.dialog != nil:
+		return m.dialog.hint()
+	case m.run != nil:
+		return "esc interrupt"
+	}
+	return "/help"
+}
+
+// setStatusNote shows a note on the status line until the next key.
+func (m *model) setStatusNote(s string) { m.note = s }
+
+// thousands writes n with thousands separators: 32,768.
+func thousands(n int) string {
+	s := fmt.Sprint(n)
+	for i := len(s) - 3; i > 0; i -= 3 {
+		s = s[:i] + "," + s[i:]
+	}
+	return s
+}
+
+// shortDir writes dir with the home directory as "~".
+func shortDir(dir, home string) string {
+	if home != "" {
+		if rel, err := filepath.Rel(home, dir); err == nil && filepath.IsLocal(rel) {
+			return filepath.Join("~", rel)
+		}
+		if dir == home {
+			return "~"
+		}
+	}
+	return dir
+}

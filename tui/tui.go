@@ -1,0 +1,71 @@
+// Package tui is lathe's interactive terminal UI: the transcript of a session
+// with streamed answers, tool cards and dialogs, the input, and the status
+// line, fed by the agent's events.
+package tui
+
+import (
+	"context"
+	"errors"
+	"os"
+	"time"
+
+	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/colorprofile"
+)
+
+// shutdownWait bounds how long quitting waits for a cancelled request to
+// wind down (its shell command killed, its stream closed).
+const shutdownWait = 5 * time.Second
+
+// Run runs the interactive mode until the user quits or ctx ends. The
+// terminal is restored on every way out, panics included.
+func Run(ctx context.Context, opts Options) error {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	m := newModel(ctx, opts)
+	environ := opts.Environ
+	if environ == nil {
+		environ = os.Environ()
+	}
+	// 120 frames a second, Bubble Tea's most: the first frame waits for the
+	// renderer's first tick, and an unchanged frame costs a comparison.
+	popts := []tea.ProgramOption{tea.WithContext(ctx), tea.WithEnvironment(environ),
+		tea.WithColorProfile(colorProfile(environ)), tea.WithFPS(120)}
+	if opts.Input != nil {
+		popts = append(popts, tea.WithInput(opts.Input))
+	}
+	if opts.Output != nil {
+		popts = append(popts, tea.WithOutput(opts.Output))
+	}
+	if opts.Width > 0 && opts.Height > 0 {
+		popts = append(popts, tea.WithWindowSize(opts.Width, opts.Height))
+	}
+	_, err := tea.NewProgram(m, popts...).Run()
+	m.shutdown(cancel)
+	if errors.Is(err, tea.ErrProgramKilled) && ctx.Err() != nil {
+		return nil // ended by a signal: a normal way out
+	}
+	return err
+}
+
+// shutdown cancels what still runs and waits, for a while, for it to end.
+func (m *model) shutdown(cancel context.CancelFunc) {
+	cancel()
+	m.bridge.close()
+	done := make(chan struct{})
+	go func() {
+		m.runs.Wait()
+		close(done)
+	}()
+	select {
+	case <-done:
+	case <-time.After(shutdownWait):
+	}
+}
+
+// colorProfile is the terminal's colour profile read from the environment
+// alone (TERM, COLORTERM, NO_COLOR...): colorprofile.Detect also reads the
+// terminfo database, 8 ms before the first frame.
+func colorProfile(environ []string) colorprofile.Profile {
+	return colorprofile.Env(environ)
+}

@@ -1,0 +1,548 @@
+package tui
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"image/color"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/colorprofile"
+	"github.com/charmbracelet/x/ansi"
+
+	"lathe/agent"
+	"lathe/provider"
+	"lathe/session"
+	"lathe/session/sqlite"
+	"lathe/tools"
+)
+
+// isQuit reports whether cmd (possibly a batch) quits the program.
+func isQuit(cmd tea.Cmd) bool {
+	if cmd == nil {
+		return false
+	}
+	switch msg := cmd().(type) {
+	case tea.QuitMsg:
+		return true
+	case tea.BatchMsg:
+		return slices.ContainsFunc(msg, isQuit)
+	}
+	return false
+}
+
+// finishRun ends the current run as done.
+func finishRun(m *model) {
+	events(m, runDone{res: agent.Result{StopReason: agent.StopDone}})
+}
+
+func TestHistoryRecall(t *testing.T) {
+	m, _ := testModel(t)
+	for _, p := range []string{"first prompt", "second prompt"} {
+		typeText(m, p)
+		press(m, "enter")
+		if m.run == nil {
+			t.Fatalf("%q did not start a run", p)
+		}
+		finishRun(m)
+	}
+	press(m, "up")
+	if got := m.input.value(); got != "second prompt" {
+		t.Fatalf("up: input %q", got)
+	}
+	press(m, "up")
+	if got := m.input.value(); got != "first prompt" {
+		t.Fatalf("up twice: input %q", got)
+	}
+	press(m, "down", "down")
+	if got := m.input.value(); got != "" {
+		t.Errorf("down past the newest: input %q, want the empty draft", got)
+	}
+	typeText(m, "draft")
+	press(m, "up")
+	if got := m.input.value(); got != "draft" {
+		t.Errorf("up while editing moved through history: %q", got)
+	}
+}
+
+func TestNewlineKeysDoNotSend(t *testing.T) {
+	m, _ := testModel(t)
+	typeText(m, "line one")
+	press(m, "alt+enter")
+	m.Update(tea.KeyPressMsg{Code: 'j', Mod: tea.ModCtrl})
+	typeText(m, "line three")
+	if m.run != nil {
+		t.Fatal("a newline key sent the prompt")
+	}
+	if got := m.input.value(); got != "line one\n\nline three" {
+		t.Errorf("input = %q", got)
+	}
+}
+
+func TestCtrlC(t *testing.T) {
+	m, _ := testModel(t)
+	typeText(m, "half a thought")
+	if cmd := m.key(keyPress("ctrl+c")); isQuit(cmd) || m.input.value() != "" {
+		t.Fatalf("ctrl+c with text: quit=%v input=%q; want the input cleared", isQuit(cmd), m.input.value())
+	}
+	ctx := m.beginRun("long task")
+	if cmd := m.key(keyPress("ctrl+c")); isQuit(cmd) || !strings.Contains(screen(m), "ctrl+c again to quit") {
+		t.Fatal("the first ctrl+c while running quit, or did not say how to quit")
+	}
+	if cmd := m.key(keyPress("ctrl+c")); !isQuit(cmd) || ctx.Err() == nil {
+		t.Errorf("the second ctrl+c: quit=%v, run cancelled=%v", isQuit(cmd), ctx.Err() != nil)
+	}
+	idle, _ := testModel(t)
+	if !isQuit(idle.key(keyPress("ctrl+c"))) {
+		t.Error("ctrl+c on an empty input did not quit")
+	}
+}
+
+func TestEscInterruptsTheRun(t *testing.T) {
+	m, _ := testModel(t)
+	ctx := m.beginRun("long task")
+	events(m, append([]any{agent.TurnStarted{Turn: 1}}, texts(1, "Working on it")...)...)
+	press(m, "esc")
+	if ctx.Err() == nil {
+		t.Fatal("esc did not cancel the run")
+	}
+	if !strings.Contains(screen(m), "interrupting…") {
+		t.Error("no sign that the run is being interrupted")
+	}
+	events(m, runDone{res: agent.Result{StopReason: agent.StopInterrupted}})
+	s := screen(m)
+	if !strings.Contains(s, "Working on it") || !strings.Contains(s, "Interrupted") || m.run != nil {
+		t.Errorf("after the interrupt the screen is:\n%s", s)
+	}
+	typeText(m, "next")
+	press(m, "enter")
+	if m.run == nil {
+		t.Error("a prompt after an interrupt did not start")
+	}
+}
+
+func TestApprovalChoices(t *testing.T) {
+	req := agent.ApprovalRequest{Tool: "shell", Kind: tools.KindExec, Subject: "go test ./..."}
+	tests := []struct {
+		name  string
+		keys  []string
+		want  agent.Decision
+		grant bool
+	}{
+		{"allow once", []string{"y"}, agent.Decision{Allow: true}, false},
+		{"enter allows", []string{"enter"}, agent.Decision{Allow: true}, false},
+		{"allow for the session", []string{"a"}, agent.Decision{Allow: true}, true},
+		{"esc denies", []string{"esc"}, agent.Decision{}, false},
+		{"deny with a reason", append(append([]string{"n"}, strings.Split("use go vet", "")...), "enter"),
+			agent.Decision{Reason: "use go vet"}, false},
+		{"esc while typing a reason denies without one", []string{"n", "x", "esc"}, agent.Decision{}, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			m, _ := testModel(t)
+			m.beginRun("test it")
+			reply := make(chan agent.Decision, 1)
+			events(m, agent.TurnStarted{Turn: 1}, agent.ToolStarted{Turn: 1, Name: "shell", Subject: req.Subject},
+				approvalAsk{req: req, reply: reply})
+			if m.dialog == nil {
+				t.Fatal("no dialog")
+			}
+			press(m, tt.keys...)
+			if m.dialog != nil {
+				t.Fatal("the dialog is still open")
+			}
+			if got := <-reply; got != tt.want {
+				t.Errorf("decision = %+v, want %+v", got, tt.want)
+			}
+			// A later "go test -run X" is allowed without asking only
+			// after "allow for this session".
+			later := agent.ApprovalRequest{Tool: "shell", Kind: tools.KindExec, Subject: "go test -run X ./..."}
+			ctx, cancel := context.WithCancel(t.Context())
+			cancel() // asking would block: a cancelled ctx makes it fail at once
+			d, err := m.approver.Approve(ctx, later)
+			if granted := err == nil && d.Allow; granted != tt.grant {
+				t.Errorf("later command allowed without asking: %v, want %v", granted, tt.grant)
+			}
+		})
+	}
+}
+
+func TestSlashCommands(t *testing.T) {
+	m, _ := testModel(t)
+	typeText(m, "/frobnicate")
+	press(m, "enter")
+	if m.run != nil || !strings.Contains(screen(m), "unknown command /frobnicate: /help lists the commands") {
+		t.Fatalf("unknown command: run=%v screen:\n%s", m.run != nil, screen(m))
+	}
+	typeText(m, "/mo")
+	if !strings.Contains(screen(m), "/model choose the model") {
+		t.Errorf("no completion shown for /mo:\n%s", screen(m))
+	}
+	press(m, "tab")
+	if got := m.input.value(); got != "/model " {
+		t.Errorf("tab completed to %q", got)
+	}
+	m.input.set("/tools")
+	press(m, "enter")
+	if s := screen(m); !strings.Contains(s, "write_file  asks first") || !strings.Contains(s, "read_file   runs without asking") {
+		t.Errorf("/tools:\n%s", s)
+	}
+	m.input.set("/mode plan")
+	press(m, "enter")
+	m.input.set("/tools")
+	press(m, "enter")
+	if s := screen(m); !strings.Contains(s, "Tools in plan mode") || !strings.Contains(s, "shell       not in plan mode") ||
+		!strings.Contains(s, "propose_plan Propose the plan for the user to approve") {
+		t.Errorf("/tools in plan mode:\n%s", s)
+	}
+	id := m.session.Snapshot().ID
+	m.input.set("/clear")
+	press(m, "enter")
+	if m.session.Snapshot().ID == id || len(m.transcript.items) != 1 {
+		t.Errorf("/clear: session %s → %s, %d items left", id, m.session.Snapshot().ID, len(m.transcript.items))
+	}
+	m.input.set("/quit")
+	if !isQuit(m.key(keyPress("enter"))) {
+		t.Error("/quit did not quit")
+	}
+}
+
+func TestStreamFollowsUnlessScrolledUp(t *testing.T) {
+	m, _ := testModel(t)
+	m.beginRun("write a lot")
+	var long strings.Builder
+	for i := range 40 {
+		long.WriteString("Paragraph number " + strings.Repeat("x", i%7) + " " + string(rune('A'+i%26)) + ".\n\n")
+	}
+	events(m, append([]any{agent.TurnStarted{Turn: 1}}, texts(1, long.String())...)...)
+	if !strings.Contains(screen(m), "Paragraph number xxxx N.") {
+		t.Fatalf("following: the latest text is not on screen:\n%s", screen(m))
+	}
+	press(m, "pgup")
+	before := screen(m)
+	events(m, texts(1, "More text at the end.\n\n")...)
+	if screen(m) != before {
+		t.Errorf("scrolled up, the view moved as text streamed in")
+	}
+	press(m, "ctrl+end")
+	if !strings.Contains(screen(m), "More text at the end.") {
+		t.Errorf("ctrl+end did not go back to the stream")
+	}
+	m.Update(tea.MouseWheelMsg{Button: tea.MouseWheelUp})
+	if screen(m) == before || m.transcript.follow {
+		t.Error("the mouse wheel did not scroll up")
+	}
+}
+
+// TestTokensRenderOnFrames checks that tokens are coalesced: text deltas
+// only append, and the next frame renders them together.
+func TestTokensRenderOnFrames(t *testing.T) {
+	m, _ := testModel(t)
+	m.beginRun("hi")
+	m.Update(engineMsg{agent.TurnStarted{Turn: 1}})
+	for _, ev := range texts(1, answerMarkdown) {
+		m.Update(engineMsg{ev})
+		m.View()
+	}
+	if m.md == nil || m.md.Renders() != 0 || strings.Contains(screen(m), "Greet") {
+		t.Fatalf("text deltas rendered before a frame:\n%s", screen(m))
+	}
+	m.Update(frameMsg{})
+	rendered := m.md.Renders()
+	if rendered == 0 || !strings.Contains(screen(m), "func Greet(name string) string {") {
+		t.Fatalf("the frame did not render the answer (%d renders):\n%s", rendered, screen(m))
+	}
+	m.Update(frameMsg{})
+	m.View()
+	if m.md.Renders() != rendered {
+		t.Errorf("a frame with no new text rendered %d times", m.md.Renders()-rendered)
+	}
+}
+
+func TestResizeKeepsLinesInside(t *testing.T) {
+	m, _ := testModel(t)
+	m.beginRun("hi")
+	events(m, append([]any{agent.TurnStarted{Turn: 1}}, texts(1, answerMarkdown)...)...)
+	for _, size := range [][2]int{{60, 20}, {120, 40}, {80, 24}} {
+		m.Update(tea.WindowSizeMsg{Width: size[0], Height: size[1]})
+		lines := strings.Split(screen(m), "\n")
+		if len(lines) != size[1] {
+			t.Errorf("%dx%d: %d lines", size[0], size[1], len(lines))
+		}
+		for _, l := range lines {
+			if w := ansi.StringWidth(l); w > size[0] {
+				t.Errorf("%dx%d: a line of %d columns: %q", size[0], size[1], w, l)
+			}
+		}
+	}
+}
+
+func TestStartupScreens(t *testing.T) {
+	m, clk := testModel(t)
+	m.Update(preparedMsg{err: &provider.Error{Kind: provider.ErrUnreachable,
+		Msg: `cannot reach Ollama at http://127.0.0.1:11434: is "ollama serve" running?`}})
+	if s := screen(m); !strings.Contains(s, "Cannot reach Ollama") || !strings.Contains(s, "http://127.0.0.1:11434") || !strings.Contains(s, "r retry") {
+		t.Fatalf("offline screen:\n%s", s)
+	}
+	if cmd := m.key(keyPress("r")); cmd == nil || m.phase != phaseConnecting {
+		t.Error("r did not retry")
+	}
+	m.Update(preparedMsg{err: &provider.Error{Kind: provider.ErrModelNotFound, Msg: "not installed"}})
+	if s := screen(m); !strings.Contains(s, "qwen3:8b is not installed") || !strings.Contains(s, "Pull it now?") {
+		t.Fatalf("offer screen:\n%s", s)
+	}
+	if cmd := m.key(keyPress("y")); cmd == nil || m.phase != phasePulling {
+		t.Fatal("y did not start the pull")
+	}
+	clk.t = clk.t.Add(time.Second)
+	events(m, pullProgress{Status: "pulling 7cd4618c1faf", Digest: "sha256:7cd4", Total: 4_000_000_000, Completed: 1_000_000_000})
+	if s := screen(m); !strings.Contains(s, "1.0 GB of 4.0 GB · 25%") || !strings.Contains(s, "pulling 7cd4618c1faf") {
+		t.Errorf("pull progress:\n%s", s)
+	}
+	m.Update(engineMsg{pullDone{err: errors.New("pull model manifest: file does not exist")}})
+	if m.phase != phaseBlocked || !strings.Contains(screen(m), "pull model manifest: file does not exist") {
+		t.Errorf("a failed pull: phase %v, screen:\n%s", m.phase, screen(m))
+	}
+}
+
+func TestPromptRefusedWithoutAModel(t *testing.T) {
+	m, _ := testModel(t)
+	m.Update(preparedMsg{err: &provider.Error{Kind: provider.ErrNoToolSupport, Msg: `model "gemma3:1b" does not support tool calling`}})
+	typeText(m, "hello")
+	press(m, "enter")
+	if m.run != nil || !strings.Contains(screen(m), "no model is ready yet: /model chooses one") {
+		t.Errorf("a prompt without a model: run=%v screen:\n%s", m.run != nil, screen(m))
+	}
+}
+
+func TestModelPicker(t *testing.T) {
+	m, _ := testModel(t)
+	m.input.set("/model")
+	if cmd := m.key(keyPress("enter")); cmd == nil || m.picker == nil || !m.picker.loading {
+		t.Fatal("/model did not open a loading picker")
+	}
+	m.Update(modelsMsg{models: []provider.ModelSummary{
+		{Name: "qwen3:8b", ParameterSize: "8.2B", Quantization: "Q4_K_M", Size: 5_225_387_923, Tools: true},
+		{Name: "gemma3:1b", ParameterSize: "1B", Quantization: "Q4_K_M", Size: 815_319_791},
+		{Name: "llama3.1:8b", ParameterSize: "8.0B", Quantization: "Q4_K_M", Size: 4_920_753_328, Tools: true},
+	}})
+	s := screen(m)
+	for _, want := range []string{"› qwen3:8b (current)", "8.2B Q4_K_M  5.2 GB  tools", "gemma3:1b", "no tools", "llama3.1:8b"} {
+		if !strings.Contains(s, want) {
+			t.Errorf("picker lacks %q:\n%s", want, s)
+		}
+	}
+	press(m, "down", "enter")
+	if m.picker != nil || !strings.Contains(screen(m), "gemma3:1b does not support tool calling") {
+		t.Errorf("choosing a model without tools:\n%s", screen(m))
+	}
+	press(m, "esc")
+	m.input.set("/model")
+	press(m, "enter")
+	m.Update(modelsMsg{models: []provider.ModelSummary{{Name: "qwen3:8b", Tools: true}, {Name: "llama3.1:8b", Tools: true}}})
+	if cmd := m.key(keyPress("down")); cmd != nil {
+		t.Fatal("down in the picker did something else")
+	}
+	if cmd := m.key(keyPress("enter")); cmd == nil || !strings.Contains(screen(m), "switching to llama3.1:8b") {
+		t.Fatalf("enter did not switch:\n%s", screen(m))
+	}
+	m.Update(modelSwitched{info: provider.ModelInfo{Name: "llama3.1:8b", NumCtx: 32768}})
+	if s := screen(m); !strings.Contains(s, "Now using llama3.1:8b.") || !strings.Contains(s, "llama3.1:8b · build") {
+		t.Errorf("after switching:\n%s", s)
+	}
+}
+
+func TestNoColor(t *testing.T) {
+	if p := colorProfile([]string{"TERM=xterm-256color", "NO_COLOR=1"}); p > colorprofile.Ascii {
+		t.Errorf("NO_COLOR: profile %v, want one without colours", p)
+	}
+	if p := colorProfile([]string{"TERM=xterm-256color"}); p != colorprofile.ANSI256 {
+		t.Errorf("xterm-256color: profile %v", p)
+	}
+	if newTheme(true, true).markdown != "notty" {
+		t.Error("NO_COLOR does not pick the colourless markdown style")
+	}
+}
+
+func TestBackgroundPicksTheMarkdownStyle(t *testing.T) {
+	white, black := color.White, color.Black
+	tests := []struct {
+		name    string
+		noColor bool
+		bg      color.Color
+		want    string
+	}{
+		{"light", false, white, "light"},
+		{"dark", false, black, "dark"},
+		{"no colour on light", true, white, "notty"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			m, _ := testModel(t)
+			m.opts.NoColor = tt.noColor
+			m.Update(tea.BackgroundColorMsg{Color: tt.bg})
+			m.beginRun("hi")
+			events(m, agent.TurnStarted{Turn: 1}, agent.TextDelta{Turn: 1, Text: "Hello."})
+			if got := m.transcript.items[m.run.answer].(*answerItem).md.Style(); got != tt.want {
+				t.Errorf("the answer is rendered in style %q, want %q", got, tt.want)
+			}
+		})
+	}
+}
+
+func TestRewrittenReplyAndRecoveryStops(t *testing.T) {
+	m, _ := testModel(t)
+	m.beginRun("read main.go")
+	call := "I'll read it.\n\n```json\n{\"name\": \"read_file\", \"arguments\": {\"path\": \"main.go\"}}\n```"
+	events(m, append([]any{agent.TurnStarted{Turn: 1}}, texts(1, call)...)...)
+	if !strings.Contains(screen(m), `"name": "read_file"`) {
+		t.Fatalf("the streamed call text is not shown:\n%s", screen(m))
+	}
+	events(m, agent.ReplyRewritten{Turn: 1, Content: "I'll read it."},
+		agent.ToolStarted{Turn: 1, Index: 0, Name: "read_file", Subject: "main.go"},
+		agent.ToolFinished{Turn: 1, Index: 0, Name: "read_file", Subject: "main.go", Outcome: agent.OutcomeOK,
+			Result: tools.Result{Summary: "12 lines"}},
+		runDone{res: agent.Result{StopReason: agent.StopRepetition, Repeated: "read_file main.go"}})
+	s := screen(m)
+	if strings.Contains(s, `"name": "read_file"`) || !strings.Contains(s, "I'll read it.") || !strings.Contains(s, "✓ read_file main.go") {
+		t.Errorf("after the rewrite:\n%s", s)
+	}
+	if !strings.Contains(s, "Stopped: the model made the same call (read_file main.go) 5 times") {
+		t.Errorf("no repetition notice:\n%s", s)
+	}
+}
+
+func TestResumedSessionIsShown(t *testing.T) {
+	args := json.RawMessage(`{"command":"go test ./..."}`)
+	planArgs := json.RawMessage(`{"step":1,"status":"done"}`)
+	saved := &session.Saved{
+		Record: session.Record{ID: "0123456789abcdef", Title: "fix the tests", Model: "qwen3:8b"},
+		Messages: []session.Message{
+			{Seq: 0, Message: provider.Message{Role: "user", Content: "fix the tests"}},
+			{Seq: 1, Message: provider.Message{Role: "assistant", Content: "Running them first.", Thinking: "They fail in greet.",
+				ToolCalls: []provider.ToolCall{{ID: "c1", Name: "shell", Arguments: args},
+					{ID: "c2", Name: "shell", Arguments: args}}}},
+			{Seq: 2, Message: provider.Message{Role: "tool", Content: "exit 1", ToolName: "shell", ToolCallID: "c1"},
+				Tool: &session.ToolMeta{Subject: "go test ./...", Outcome: string(agent.OutcomeFailed), Summary: "exit 1", Duration: 1500 * time.Millisecond}},
+			// Seq 3 is c2's result, never written: resuming says it was interrupted.
+			{Seq: 4, Message: provider.Message{Role: "assistant", ToolCalls: []provider.ToolCall{
+				{ID: "c3", Name: "update_plan", Arguments: planArgs},
+				{ID: "c4", Name: "update_plan", Arguments: planArgs}}}},
+			{Seq: 5, Message: provider.Message{Role: "tool", Content: "step 1 is done", ToolName: "update_plan", ToolCallID: "c3"},
+				Tool: &session.ToolMeta{Subject: "step 1", Outcome: string(agent.OutcomeOK), Summary: "step 1 done"}},
+			{Seq: 6, Message: provider.Message{Role: "tool", Content: "there is no step 7", ToolName: "update_plan", ToolCallID: "c4"},
+				Tool: &session.ToolMeta{Subject: "step 7", Outcome: string(agent.OutcomeFailed), Summary: "no step 7"}},
+		},
+		Compaction: &session.Compaction{Seq: 1, Summary: "The user wants the tests fixed."},
+	}
+	m, _ := testModel(t)
+	m.session = m.newSession()
+	if err := m.session.ResumeFrom(*saved); err != nil {
+		t.Fatal(err)
+	}
+	m.Update(tea.WindowSizeMsg{Width: 80, Height: 40})
+	prepare(m)
+	s := screen(m)
+	for _, want := range []string{"› fix the tests", "↑ Summarized for the model from here up", "▸ Thought (4 words)",
+		"Running them first.", "✗ shell go test ./... · exit 1 · 1.5s", "⊘ shell go test ./... · interrupted",
+		"✗ update_plan step 7 · no step 7", `Resumed "fix the tests": 7 messages.`} {
+		if !strings.Contains(s, want) {
+			t.Errorf("the resumed screen lacks %q:\n%s", want, s)
+		}
+	}
+	if strings.Contains(s, "step 1") { // the plan's checklist shows a successful update
+		t.Errorf("the resumed screen shows the successful update_plan call:\n%s", s)
+	}
+}
+
+func TestSessionsPicker(t *testing.T) {
+	db, err := sqlite.Open(filepath.Join(t.TempDir(), "lathe.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	m, _ := testModel(t)
+	m.opts.Catalog = db
+	for i, title := range []string{"older work", "newer work"} {
+		id := fmt.Sprintf("%016x", 0xabc0+i)
+		if err := db.CreateSession(t.Context(), session.Record{ID: id, Title: title, Dir: m.opts.Dir, Model: "llama3.1:8b"}); err != nil {
+			t.Fatal(err)
+		}
+		msg := session.Message{Seq: 0, Message: provider.Message{Role: "user", Content: title},
+			Created: time.Now().Add(time.Duration(i) * time.Minute)}
+		if err := db.SaveMessage(t.Context(), id, msg); err != nil {
+			t.Fatal(err)
+		}
+	}
+	m.input.set("/sessions")
+	cmd := m.key(keyPress("enter"))
+	if cmd == nil || m.sessions == nil {
+		t.Fatal("/sessions did not open the picker")
+	}
+	m.Update(cmd())
+	s := screen(m)
+	if !strings.Contains(s, "Resume a session") || strings.Index(s, "newer work") > strings.Index(s, "older work") {
+		t.Fatalf("the picker does not list the sessions newest first:\n%s", s)
+	}
+	m.key(keyPress("down"))
+	load := m.key(keyPress("enter"))
+	if load == nil {
+		t.Fatal("enter did not load the session")
+	}
+	_, prepareCmd := m.Update(load())
+	if m.session.Snapshot().ID != fmt.Sprintf("%016x", 0xabc0) || m.opts.Engine.Config.Model != "llama3.1:8b" {
+		t.Errorf("after choosing: session %s, model %q", m.session.Snapshot().ID, m.opts.Engine.Config.Model)
+	}
+	m.Update(prepareCmd())
+	if s := screen(m); !strings.Contains(s, `Resumed "older work": 2 messages.`) {
+		t.Errorf("the chosen session is not shown:\n%s", s)
+	}
+}
+
+func TestPasteGoesOnlyToAVisibleInput(t *testing.T) {
+	tests := []struct {
+		name  string
+		open  func(t *testing.T, m *model) // shows a panel in the input's place
+		input string
+	}{
+		{"no panel", func(*testing.T, *model) {}, "pasted text"},
+		{"approval dialog", func(_ *testing.T, m *model) {
+			m.beginRun("test it")
+			events(m, agent.TurnStarted{Turn: 1}, agent.ToolStarted{Turn: 1, Name: "shell", Subject: "go test ./..."},
+				approvalAsk{req: agent.ApprovalRequest{Tool: "shell", Kind: tools.KindExec, Subject: "go test ./..."}, reply: make(chan agent.Decision, 1)})
+		}, ""},
+		{"model picker", func(_ *testing.T, m *model) {
+			m.input.set("/model")
+			press(m, "enter")
+		}, ""},
+		{"sessions picker", func(t *testing.T, m *model) {
+			db, err := sqlite.Open(filepath.Join(t.TempDir(), "lathe.db"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { db.Close() })
+			m.opts.Catalog = db
+			m.input.set("/sessions")
+			press(m, "enter")
+		}, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			m, _ := testModel(t)
+			tt.open(t, m)
+			if tt.input == "" && m.dialog == nil && m.picker == nil && m.sessions == nil {
+				t.Fatal("no panel is open")
+			}
+			m.Update(tea.PasteMsg{Content: "pasted text"})
+			if got := m.input.value(); got != tt.input {
+				t.Errorf("the input holds %q after the paste, want %q", got, tt.input)
+			}
+		})
+	}
+}

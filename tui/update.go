@@ -1,0 +1,240 @@
+package tui
+
+import (
+	"lathe/provider"
+	"slices"
+	"strings"
+
+	"charm.land/bubbles/v2/key"
+	tea "charm.land/bubbletea/v2"
+)
+
+// frameMsg paces rendering while something streams or spins.
+type frameMsg struct{}
+
+// Update routes a message to its handler, then lays the screen out again.
+func (m *model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
+	var cmd tea.Cmd
+	switch msg := msg.(type) {
+	case tea.WindowSizeMsg:
+		m.width, m.height = msg.Width, msg.Height
+	case tea.BackgroundColorMsg:
+		m.background(msg.IsDark())
+	case tea.KeyPressMsg:
+		cmd = m.key(msg)
+	case tea.MouseWheelMsg:
+		m.wheel(msg)
+	case tea.PasteMsg:
+		if m.dialog == nil && m.picker == nil && m.sessions == nil { // else a panel hides the input
+			cmd = m.input.update(msg, m.keys)
+		}
+	case engineMsg:
+		cmd = m.engine(msg)
+	case frameMsg:
+		cmd = m.onFrame()
+	case preparedMsg:
+		m.prepared(msg)
+	case modelsMsg:
+		m.modelsListed(msg)
+	case modelSwitched:
+		m.modelSwitched(msg)
+	case sessionsMsg:
+		m.sessionsListed(msg)
+	case sessionLoaded:
+		cmd = m.sessionLoaded(msg)
+	case titleMsg:
+		if msg.title != "" {
+			m.title = msg.title
+		}
+	default:
+		cmd = m.input.update(msg, m.keys) // cursor blink and the like
+	}
+	m.layout()
+	return m, cmd
+}
+
+// keyIs reports whether msg is one of b's keys.
+func keyIs(msg tea.KeyPressMsg, b key.Binding) bool { return key.Matches(msg, b) }
+
+// key routes a key press: quitting first, then the screen or panel that
+// has the focus, then the transcript keys, then the input.
+func (m *model) key(msg tea.KeyPressMsg) tea.Cmd {
+	m.note = ""
+	if keyIs(msg, m.keys.Quit) {
+		return m.ctrlC()
+	}
+	m.quitArmed = false
+	if cmd, handled := m.startupKey(msg); handled {
+		return cmd
+	}
+	switch {
+	case m.dialog != nil:
+		return m.dialogKey(msg)
+	case m.picker != nil:
+		return m.pickerKey(msg)
+	case m.sessions != nil:
+		return m.sessionsKey(msg)
+	}
+	if cmd, handled := m.transcriptKey(msg); handled {
+		return cmd
+	}
+	if cmd, handled := m.completionKey(msg); handled {
+		return cmd
+	}
+	if keyIs(msg, m.keys.CycleMode) {
+		m.cycleMode()
+		return nil
+	}
+	if keyIs(msg, m.keys.Send) {
+		return m.send(m.input.take())
+	}
+	m.completion = 0
+	return m.input.update(msg, m.keys)
+}
+
+// ctrlC clears a typed prompt, or quits: at once when idle, on the second
+// press while a request runs.
+func (m *model) ctrlC() tea.Cmd {
+	switch {
+	case m.input.value() != "" && m.run == nil && m.dialog == nil:
+		m.input.set("")
+		return nil
+	case (m.run != nil || m.phase == phasePulling) && !m.quitArmed:
+		m.quitArmed = true
+		return nil
+	}
+	return m.quit()
+}
+
+// transcriptKey handles scrolling, selection and Esc.
+func (m *model) transcriptKey(msg tea.KeyPressMsg) (tea.Cmd, bool) {
+	t := &m.transcript
+	switch {
+	case keyIs(msg, m.keys.Interrupt):
+		m.escape()
+	case keyIs(msg, m.keys.PageUp):
+		t.scroll(-max(t.height-2, 1))
+	case keyIs(msg, m.keys.PageDown):
+		t.scroll(max(t.height-2, 1))
+	case keyIs(msg, m.keys.Top):
+		t.scrollToTop()
+	case keyIs(msg, m.keys.Bottom):
+		t.scrollToBottom()
+	case keyIs(msg, m.keys.SelectPrev):
+		t.selectStep(-1)
+	case keyIs(msg, m.keys.SelectNext):
+		t.selectStep(+1)
+	case keyIs(msg, m.keys.Expand):
+		t.toggleSelected()
+	default:
+		return nil, false
+	}
+	return nil, true
+}
+
+// escape closes what is open, or interrupts the running request.
+func (m *model) escape() {
+	switch {
+	case len(completions(m.input.value())) > 0:
+		m.input.set("")
+	case m.run != nil && !m.run.stopping:
+		m.run.stopping = true
+		m.run.cancel()
+		m.setStatusNote("interrupting…")
+	case m.transcript.selected >= 0:
+		m.transcript.selected = -1
+	}
+}
+
+// completionKey moves through and accepts slash-command completions.
+func (m *model) completionKey(msg tea.KeyPressMsg) (tea.Cmd, bool) {
+	cs := completions(m.input.value())
+	if len(cs) == 0 {
+		return nil, false
+	}
+	m.completion = min(m.completion, len(cs)-1)
+	switch {
+	case keyIs(msg, m.keys.Prev):
+		m.completion = max(m.completion-1, 0)
+	case keyIs(msg, m.keys.Next):
+		m.completion = min(m.completion+1, len(cs)-1)
+	case keyIs(msg, m.keys.Complete):
+		m.input.set("/" + cs[m.completion].name + " ")
+	case keyIs(msg, m.keys.Send) && "/"+cs[m.completion].name != m.input.value():
+		m.input.set("/" + cs[m.completion].name)
+		return m.send(m.input.take()), true
+	default:
+		return nil, false
+	}
+	return nil, true
+}
+
+func (m *model) wheel(msg tea.MouseWheelMsg) {
+	switch msg.Mouse().Button {
+	case tea.MouseWheelUp:
+		m.transcript.scroll(-3)
+	case tea.MouseWheelDown:
+		m.transcript.scroll(3)
+	}
+}
+
+// background picks the markdown style for the terminal's background, the
+// only style that depends on it. Answers from then on use it; an answer
+// already shown keeps its renderer, and so its look.
+func (m *model) background(dark bool) {
+	m.st.markdown = markdownStyle(m.opts.NoColor, dark)
+}
+
+// send handles an entered line: a slash command, or a prompt for the model.
+func (m *model) send(text string) tea.Cmd {
+	switch {
+	case text == "":
+		return nil
+	case strings.HasPrefix(text, "/"):
+		m.completion = 0
+		return m.runCommand(text)
+	case m.phase != phaseReady:
+		m.notice(noticeWarn, "", "no model is ready yet: /model chooses one")
+		return nil
+	case m.run != nil:
+		m.input.set(text)
+		m.setStatusNote("a request is running: esc interrupts it")
+		return nil
+	}
+	return m.startRun(text)
+}
+
+func (m *model) dialogKey(msg tea.KeyPressMsg) tea.Cmd {
+	closed, cmd := m.dialog.update(msg, m.keys)
+	if !closed {
+		return cmd
+	}
+	m.dialog = nil
+	m.setWaiting(false)
+	return nil
+}
+
+func (m *model) modelsListed(msg modelsMsg) {
+	if m.picker == nil {
+		return
+	}
+	if msg.err != nil {
+		m.picker = nil
+		m.notice(noticeError, "Cannot list models", msg.err.Error())
+		return
+	}
+	current := slices.IndexFunc(msg.models, func(md provider.ModelSummary) bool { return md.Name == m.info.Name })
+	m.picker.models = msg.models
+	m.picker.loaded(len(msg.models), current)
+}
+
+func (m *model) modelSwitched(msg modelSwitched) {
+	m.note = ""
+	if msg.err != nil {
+		m.notice(noticeError, "Cannot switch model", msg.err.Error())
+		return
+	}
+	m.info, m.phase = msg.info, phaseReady
+	m.usage = usage{}
+	m.notice(noticeInfo, "", "Now using "+msg.info.Name+".")
+}

@@ -1,0 +1,110 @@
+package tui
+
+import (
+	"fmt"
+	"lathe/internal/mdgen"
+	"strings"
+	"testing"
+	"time"
+
+	"charm.land/glamour/v2"
+
+	"lathe/agent"
+	"lathe/tools"
+)
+
+// sessionOf200 fills a model with 200 finished messages: 50 exchanges of
+// a prompt, an answer in markdown with a code block, a tool card and a
+// closing answer.
+func sessionOf200(b *testing.B) (*model, []string) {
+	m, _ := testModel(b)
+	var answers []string
+	for i := range 50 {
+		m.beginRun(fmt.Sprintf("change number %d: rename the handler and fix its test", i))
+		first := fmt.Sprintf("## Step %d\n\nI'll rename `handle%d` and update the caller:\n\n```go\nfunc handle%d(w http.ResponseWriter, r *http.Request) {\n\tserve(w, r)\n}\n```\n", i, i, i)
+		last := fmt.Sprintf("Done: **handle%d** is renamed and its test passes.\n\n- updated `server.go`\n- updated `server_test.go`\n", i)
+		answers = append(answers, first, last)
+		evs := []any{agent.TurnStarted{Turn: 1}}
+		evs = append(evs, texts(1, first)...)
+		evs = append(evs,
+			agent.ToolStarted{Turn: 1, Index: 0, Name: "edit_file", Subject: "server.go", Preview: writePreview},
+			agent.ToolFinished{Turn: 1, Index: 0, Name: "edit_file", Subject: "server.go", Outcome: agent.OutcomeOK,
+				Result: tools.Result{Summary: "1 replacement"}, Duration: time.Millisecond},
+			agent.TurnFinished{Turn: 1}, agent.TurnStarted{Turn: 2})
+		evs = append(evs, texts(2, last)...)
+		evs = append(evs, agent.TurnFinished{Turn: 2}, runDone{res: agent.Result{StopReason: agent.StopDone}})
+		events(m, evs...)
+	}
+	if n := len(m.transcript.items); n < 200 {
+		b.Fatalf("%d items, want at least 200", n)
+	}
+	return m, answers
+}
+
+// BenchmarkView measures View with 200 finished messages in the
+// transcript, against a naive View that renders every message's markdown
+// again each time.
+func BenchmarkView(b *testing.B) {
+	m, answers := sessionOf200(b)
+	b.Run("cached", func(b *testing.B) {
+		for b.Loop() {
+			_ = m.View()
+		}
+	})
+	b.Run("naive-full-rerender", func(b *testing.B) {
+		r, err := glamour.NewTermRenderer(glamour.WithStandardStyle("dark"), glamour.WithWordWrap(78))
+		if err != nil {
+			b.Fatal(err)
+		}
+		for b.Loop() {
+			var all strings.Builder
+			for _, a := range answers {
+				out, _ := r.Render(a)
+				all.WriteString(out)
+			}
+			lines := strings.Split(all.String(), "\n")
+			_ = strings.Join(lines[max(0, len(lines)-m.transcript.height):], "\n")
+		}
+	})
+}
+
+// BenchmarkThinking measures a frame of streaming reasoning at 80 columns
+// as the reasoning grows, in paragraphs or as one long paragraph: the cost
+// stays flat.
+func BenchmarkThinking(b *testing.B) {
+	st := newTheme(true, true)
+	for _, shape := range []struct{ name, sep string }{{"paragraphs", "\n\n"}, {"one-paragraph", " "}} {
+		for _, size := range []int{1_000, 10_000, 30_000} {
+			t := &thinkingItem{}
+			t.add(mdgen.Thinking(size, shape.sep))
+			b.Run(fmt.Sprintf("%s/%dk", shape.name, size/1000), func(b *testing.B) {
+				for b.Loop() {
+					t.invalidate()
+					_ = t.lines(78, &st)
+				}
+			})
+		}
+	}
+}
+
+// BenchmarkFrameWithDialog measures a frame while three calls run and one
+// of them waits for the approval of a 400-line change.
+func BenchmarkFrameWithDialog(b *testing.B) {
+	m, _ := testModel(b)
+	m.beginRun("rewrite the parser")
+	var preview strings.Builder
+	preview.WriteString("--- parse.go\n+++ parse.go\n@@ -1,200 +1,200 @@\n")
+	for i := range 200 {
+		fmt.Fprintf(&preview, "-\told%d := parse(tokens[%d:])\n+\tnew%d := parseAll(tokens[%d:], opts)\n", i, i, i, i)
+	}
+	evs := []any{agent.TurnStarted{Turn: 1}}
+	for i, name := range []string{"read_file", "grep", "write_file"} {
+		evs = append(evs, agent.ToolStarted{Turn: 1, Index: i, Name: name, Subject: "parse.go", Preview: preview.String()})
+	}
+	evs = append(evs, approvalAsk{req: agent.ApprovalRequest{Tool: "write_file", Kind: tools.KindWrite, Subject: "parse.go", Preview: preview.String()},
+		reply: make(chan agent.Decision, 1)})
+	events(m, evs...)
+	for b.Loop() {
+		m.Update(frameMsg{})
+	}
+}
