@@ -95,8 +95,7 @@ func (m *model) cmdHelp(string) tea.Cmd {
 }
 
 func (m *model) cmdModel(arg string) tea.Cmd {
-	if m.run != nil {
-		m.notice(noticeWarn, "", "a request is running: press esc to interrupt it first")
+	if m.refuseBusy() {
 		return nil
 	}
 	if arg != "" {

@@ -62,10 +62,11 @@ func (m *model) engine(batch engineMsg) tea.Cmd {
 			m.notice(noticeInfo, "", fmt.Sprintf("Compacted the conversation: %d older messages are summarized for the model "+
 				"(%s → %s tokens). The full history is kept.", e.Summarized, thousands(e.Before), thousands(e.After)))
 		case compactDone:
-			m.compacting = false
+			m.op, m.note = "", ""
 			if e.err != nil {
 				m.notice(noticeError, "Cannot compact", e.err.Error())
 			}
+			cmds = append(cmds, m.next())
 		case agent.Warning:
 			m.notice(noticeWarn, "", e.Text)
 		case approvalAsk:
@@ -245,10 +246,10 @@ func (m *model) runFinished(d runDone) tea.Cmd {
 	m.refreshDirty()
 	m.dialog = nil
 	m.run.cancel()
-	m.run = nil
+	m.run, m.note = nil, ""
 	m.quitArmed = false
 	m.syncMode()
-	cmd := m.askTitle(d.res.StopReason)
+	cmd := tea.Batch(m.askTitle(d.res.StopReason), m.next())
 	lim := m.opts.Engine.Config.Limits
 	switch d.res.StopReason {
 	case agent.StopDone, agent.StopPlanned:

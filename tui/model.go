@@ -80,10 +80,11 @@ type model struct {
 	completion int    // the highlighted completion
 	bottomView string // the bottom panel, rendered by layout
 
-	resumed    *session.Saved // shown once the session is prepared
-	titled     bool           // the model was asked for a title
-	compacting bool
-	sessions   *sessionPicker
+	resumed  *session.Saved // shown once the session is prepared
+	titled   bool           // the model was asked for a title
+	sessions *sessionPicker
+	op       string   // what is under way besides a request (see busy); "" for nothing
+	queued   []string // prompts typed while something was under way, sent in order
 
 	mode      modeState
 	run       *runState
@@ -187,7 +188,7 @@ func (m *model) bottom() string {
 		now, id := time.Now(), m.session.Snapshot().ID
 		return m.sessions.view(m.width, room, &m.st, func(i int) string { return m.sessions.row(i, id, now) })
 	}
-	lines := []string{m.st.rule.Render(strings.Repeat("─", m.width))}
+	lines := append([]string{m.st.rule.Render(strings.Repeat("─", m.width))}, m.queueView()...)
 	for i, c := range completions(m.input.value()) {
 		mark := "  "
 		if i == m.completion {

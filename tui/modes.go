@@ -53,33 +53,48 @@ func (m *model) currentMode() mode.Mode {
 
 // setMode switches the session to mode, the user's choice; with say, the
 // transcript tells so at once, else with the next prompt.
-func (m *model) setMode(md mode.Mode, reason string, say bool) {
-	if m.run != nil || m.compacting {
-		m.setStatusNote("the mode changes between requests")
-		return
+func (m *model) setMode(md mode.Mode, reason string, say bool) tea.Cmd {
+	if m.refuseBusy() {
+		return nil
 	}
-	hadPlan := m.mode.plan != nil
-	if err := m.session.SetMode(m.ctx, md, reason); err != nil {
-		m.notice(noticeError, "Cannot change the mode", err.Error())
-		return
+	m.op = opMode
+	ctx, session, hadPlan := m.ctx, m.session, m.mode.plan != nil
+	return func() tea.Msg {
+		return modeSet{err: session.SetMode(ctx, md, reason), say: say, hadPlan: hadPlan}
+	}
+}
+
+// modeSet ends a mode change: the session saved it (or failed to).
+type modeSet struct {
+	err     error
+	say     bool // tell it in the transcript now, not with the next prompt
+	hadPlan bool
+}
+
+func (m *model) modeSet(msg modeSet) tea.Cmd {
+	m.op, m.note = "", ""
+	if msg.err != nil {
+		m.notice(noticeError, "Cannot change the mode", msg.err.Error())
+		return m.next()
 	}
 	m.syncMode()
 	m.mode.item = -1
 	note := m.mode.name + " mode: " + modeHelp[m.mode.name]
-	if hadPlan {
+	if msg.hadPlan {
 		note += " (the plan is dropped)"
 	}
-	if say {
+	if msg.say {
 		m.mode.shown = m.mode.name
 		m.notice(noticeInfo, "", "▸ "+note+".")
-		return
+	} else {
+		m.setStatusNote(m.mode.name + " mode")
 	}
-	m.setStatusNote(m.mode.name + " mode")
+	return m.next()
 }
 
 // cycleMode is Shift+Tab: the next mode, told with the next prompt.
-func (m *model) cycleMode() {
-	m.setMode(mode.Next(m.currentMode()), "shift+tab", false)
+func (m *model) cycleMode() tea.Cmd {
+	return m.setMode(mode.Next(m.currentMode()), "shift+tab", false)
 }
 
 func (m *model) cmdMode(arg string) tea.Cmd {
@@ -105,8 +120,7 @@ func (m *model) cmdMode(arg string) tea.Cmd {
 		m.notice(noticeInfo, "", "Already in "+md.Name()+" mode.")
 		return nil
 	}
-	m.setMode(md, "/mode "+md.Name(), true)
-	return nil
+	return m.setMode(md, "/mode "+md.Name(), true)
 }
 
 // sayMode tells, before a prompt, the mode the user switched to since

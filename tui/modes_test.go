@@ -25,7 +25,7 @@ func TestShiftTabCyclesModes(t *testing.T) {
 		t.Fatalf("status line %q, want build mode", st)
 	}
 	for _, want := range []string{"plan", "ask", "build", "plan"} {
-		press(m, "shift+tab")
+		do(m, "shift+tab")
 		if got := m.session.Snapshot().Mode; got != want {
 			t.Fatalf("session in %s mode, want %s", got, want)
 		}
@@ -42,8 +42,8 @@ func TestShiftTabCyclesModes(t *testing.T) {
 	if i, j := strings.Index(s, "▸ plan mode: read-only tools"), strings.Index(s, "› how does lex work?"); i < 0 || j < i {
 		t.Errorf("the prompt is not preceded by its mode:\n%s", s)
 	}
-	press(m, "shift+tab")
-	if m.session.Snapshot().Mode != "plan" || !strings.Contains(statusOf(m), "the mode changes between requests") {
+	do(m, "shift+tab")
+	if m.session.Snapshot().Mode != "plan" || !strings.Contains(statusOf(m), "busy: a request is running") {
 		t.Errorf("shift+tab during a run: mode %s, status %q", m.session.Snapshot().Mode, statusOf(m))
 	}
 	finishRun(m)
@@ -63,7 +63,7 @@ func TestModeCommand(t *testing.T) {
 		t.Errorf("/mode lists:\n%s", s)
 	}
 	m.input.set("/mode ask")
-	press(m, "enter")
+	do(m, "enter")
 	if m.session.Snapshot().Mode != "ask" || !strings.Contains(screen(m), "▸ ask mode: read-only tools") {
 		t.Errorf("/mode ask: mode %s\n%s", m.session.Snapshot().Mode, screen(m))
 	}
@@ -91,7 +91,7 @@ func proposePlan(m *model) chan mode.Verdict {
 
 func TestPlanApprovedIsTrackedAsAChecklist(t *testing.T) {
 	m, _ := testModel(t)
-	press(m, "shift+tab")
+	do(m, "shift+tab")
 	reply := proposePlan(m)
 	golden(t, m, "dialog_plan")
 	press(m, "y")

@@ -43,6 +43,7 @@ func (m *model) listModels() tea.Cmd {
 
 func (m *model) switchModel(name string) tea.Cmd {
 	ctx, session := m.ctx, m.session
+	m.op = opModel
 	m.setStatusNote("switching to " + name + "…")
 	return func() tea.Msg {
 		info, err := session.SetModel(ctx, name)

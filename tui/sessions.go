@@ -39,8 +39,7 @@ type (
 func (m *model) cmdSessions(string) tea.Cmd {
 	st := m.opts.Catalog
 	switch {
-	case m.run != nil || m.compacting:
-		m.notice(noticeWarn, "", "a request is running: press esc to interrupt it first")
+	case m.refuseBusy():
 		return nil
 	case st == nil:
 		m.notice(noticeWarn, "", "sessions are not being saved, so there are none to resume")
@@ -102,11 +101,13 @@ func (m *model) sessionLoaded(msg sessionLoaded) tea.Cmd {
 }
 
 func (m *model) cmdNew(string) tea.Cmd {
-	if m.run != nil || m.compacting {
-		m.notice(noticeWarn, "", "a request is running: press esc to interrupt it first")
+	if m.refuseBusy() {
 		return nil
 	}
-	m.session.Reset()
+	if err := m.session.Reset(); err != nil {
+		m.setStatusNote(err.Error())
+		return nil
+	}
 	m.syncMode()
 	m.mode.item = -1
 	m.transcript.clear()
@@ -116,12 +117,14 @@ func (m *model) cmdNew(string) tea.Cmd {
 }
 
 func (m *model) cmdCompact(string) tea.Cmd {
-	if m.run != nil || m.compacting || m.phase != phaseReady {
-		m.notice(noticeWarn, "", "nothing to compact now: wait for the request to end")
+	if m.refuseBusy() {
 		return nil
 	}
-	m.compacting = true
-	m.setStatusNote("compacting…")
+	if m.phase != phaseReady {
+		m.setStatusNote("no model is ready yet: /model chooses one")
+		return nil
+	}
+	m.op = opCompact
 	ctx, session, b := m.ctx, m.session, m.bridge
 	m.runs.Add(1)
 	return func() tea.Msg {

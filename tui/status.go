@@ -43,11 +43,16 @@ func (m *model) statusLine() string {
 	left := " " + strings.Join(parts, sep)
 	right := st.status.Render(m.hint()) + " "
 	dir := st.status.Render(shortDir(m.opts.Dir, m.opts.Home))
-	// The directory gives way first, then the hint.
+	// The directory gives way first, then the end of the left side: the
+	// hint (a note, the key that matters now) is what the user needs.
 	for _, try := range []string{left + sep + dir, left} {
 		if gap := m.width - ansi.StringWidth(try) - ansi.StringWidth(right); gap >= 1 {
 			return try + strings.Repeat(" ", gap) + right
 		}
+	}
+	if room := m.width - ansi.StringWidth(right) - 1; room >= 12 {
+		left = ansi.Truncate(left, room, "…")
+		return left + strings.Repeat(" ", m.width-ansi.StringWidth(left)-ansi.StringWidth(right)) + right
 	}
 	return ansi.Truncate(left, m.width, "…")
 }
@@ -62,8 +67,12 @@ func (m *model) hint() string {
 		return "ctrl+c again to quit"
 	case m.dialog != nil:
 		return m.dialog.hint()
+	case m.run != nil && m.run.stopping:
+		return "interrupting…"
 	case m.run != nil:
 		return "esc interrupt"
+	case m.op != "":
+		return m.op + "…"
 	}
 	return "/help"
 }

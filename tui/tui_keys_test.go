@@ -194,7 +194,7 @@ func TestSlashCommands(t *testing.T) {
 		t.Errorf("/tools:\n%s", s)
 	}
 	m.input.set("/mode plan")
-	press(m, "enter")
+	do(m, "enter")
 	m.input.set("/tools")
 	press(m, "enter")
 	if s := screen(m); !strings.Contains(s, "Tools in plan mode") || !strings.Contains(s, "shell       not in plan mode") ||

@@ -148,6 +148,28 @@ func press(m *model, keys ...string) {
 	}
 }
 
+// do presses keys and runs what each one starts in the background (a mode
+// change, a model switch), handing its answer back as Bubble Tea would.
+// Batches (a request with its frames) are left alone.
+func do(m *model, keys ...string) {
+	for _, k := range keys {
+		_, cmd := m.Update(keyPress(k))
+		finish(m, cmd)
+	}
+}
+
+// finish runs cmd, if any, and hands its message to the model.
+func finish(m *model, cmd tea.Cmd) {
+	if cmd == nil {
+		return
+	}
+	if msg := cmd(); msg != nil {
+		if _, batch := msg.(tea.BatchMsg); !batch {
+			m.Update(msg)
+		}
+	}
+}
+
 // keyPress builds the key press tea would send for a key name.
 func keyPress(name string) tea.KeyPressMsg {
 	special := map[string]tea.Key{

@@ -34,10 +34,13 @@ func (m *model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		cmd = m.onFrame()
 	case preparedMsg:
 		m.prepared(msg)
+		cmd = m.next()
 	case modelsMsg:
 		m.modelsListed(msg)
 	case modelSwitched:
-		m.modelSwitched(msg)
+		cmd = m.modelSwitched(msg)
+	case modeSet:
+		cmd = m.modeSet(msg)
 	case sessionsMsg:
 		m.sessionsListed(msg)
 	case sessionLoaded:
@@ -82,8 +85,7 @@ func (m *model) key(msg tea.KeyPressMsg) tea.Cmd {
 		return cmd
 	}
 	if keyIs(msg, m.keys.CycleMode) {
-		m.cycleMode()
-		return nil
+		return m.cycleMode()
 	}
 	if keyIs(msg, m.keys.Send) {
 		return m.send(m.input.take())
@@ -140,7 +142,7 @@ func (m *model) escape() {
 	case m.run != nil && !m.run.stopping:
 		m.run.stopping = true
 		m.run.cancel()
-		m.setStatusNote("interrupting…")
+		m.unqueue()
 	case m.transcript.selected >= 0:
 		m.transcript.selected = -1
 	}
@@ -193,12 +195,12 @@ func (m *model) send(text string) tea.Cmd {
 	case strings.HasPrefix(text, "/"):
 		m.completion = 0
 		return m.runCommand(text)
-	case m.phase != phaseReady:
-		m.notice(noticeWarn, "", "no model is ready yet: /model chooses one")
+	case m.phase == phaseConnecting || m.busy() != "":
+		m.queue(text)
 		return nil
-	case m.run != nil:
-		m.input.set(text)
-		m.setStatusNote("a request is running: esc interrupts it")
+	case m.phase != phaseReady:
+		m.input.set(text) // kept for when a model is ready
+		m.setStatusNote("no model is ready yet: /model chooses one")
 		return nil
 	}
 	return m.startRun(text)
@@ -228,13 +230,14 @@ func (m *model) modelsListed(msg modelsMsg) {
 	m.picker.loaded(len(msg.models), current)
 }
 
-func (m *model) modelSwitched(msg modelSwitched) {
-	m.note = ""
+func (m *model) modelSwitched(msg modelSwitched) tea.Cmd {
+	m.note, m.op = "", ""
 	if msg.err != nil {
 		m.notice(noticeError, "Cannot switch model", msg.err.Error())
-		return
+		return m.next()
 	}
 	m.info, m.phase = msg.info, phaseReady
 	m.usage = usage{}
 	m.notice(noticeInfo, "", "Now using "+msg.info.Name+".")
+	return m.next()
 }
