@@ -1,26 +1,21 @@
 package main
 
 import (
-	"errors"
 	"fmt"
 	"io"
-	"io/fs"
 	"os"
 	"path/filepath"
-	"runtime/debug"
+	"regexp"
 	"strings"
 
-	"github.com/charmbracelet/x/term"
 	"github.com/spf13/pflag"
 
 	"lathe/agent/mode"
 	"lathe/config"
 	"lathe/print"
-	"lathe/prompts"
-	"lathe/tools"
 )
 
-const usage = `lathe: a coding assistant for models served by Ollama
+const usage = `lathe: a coding assistant for models you run yourself
 
 Usage:
   lathe [flags]                     interactive session in the working directory
@@ -30,7 +25,7 @@ Usage:
 
 Flags:
   -p, --prompt TEXT          the request; "-" reads it from stdin. Piped stdin is appended to it.
-  -m, --model NAME           Ollama model (default: config, else the first installed model with tool support)
+  -m, --model NAME           model (default: config, else an installed local model with tool support)
   -C, --dir DIR              working directory (default: the current directory)
       --yes                  approve every tool call without asking
       --max-turns N          model calls per request (default 10)
@@ -49,22 +44,25 @@ Config: $XDG_CONFIG_HOME/lathe/config.toml, then .lathe/config.toml in the proje
 
 // command is a parsed command line.
 type command struct {
-	oneShot  bool
-	sessions bool // "lathe sessions"
-	prompt   string
-	dir      string
-	format   print.Format
-	flags    config.Flags
-	cont     bool      // --continue
-	resume   string    // --resume ID
-	mode     mode.Mode // --mode; nil when not given
-	help     bool
-	version  bool
+	sub     string // "" for a session (interactive or -p), "sessions", "help", "version"
+	oneShot bool
+	prompt  string
+	dir     string
+	format  print.Format
+	flags   config.Flags
+	cont    bool      // --continue
+	resume  string    // --resume ID
+	mode    mode.Mode // --mode; nil when not given
+	env     env       // the environment, set by run
 }
+
+// subcommands are the words that start a subcommand rather than a session.
+var subcommands = []string{"sessions", "help"}
 
 func parseArgs(args []string) (command, error) {
 	var cmd command
 	var format, modeName string
+	var help, version bool
 	fs := pflag.NewFlagSet("lathe", pflag.ContinueOnError)
 	fs.SetOutput(io.Discard)
 	fs.SortFlags = false
@@ -77,55 +75,114 @@ func parseArgs(args []string) (command, error) {
 	fs.BoolVar(&cmd.cont, "continue", false, "")
 	fs.StringVar(&cmd.resume, "resume", "", "")
 	fs.StringVar(&modeName, "mode", "", "")
-	fs.BoolVarP(&cmd.help, "help", "h", false, "")
-	fs.BoolVar(&cmd.version, "version", false, "")
+	fs.BoolVarP(&help, "help", "h", false, "")
+	fs.BoolVar(&version, "version", false, "")
 	if err := fs.Parse(args); err != nil {
+		return cmd, flagError(err)
+	}
+	if err := cmd.subcommand(fs); err != nil {
 		return cmd, err
 	}
-	cmd.sessions = fs.NArg() == 1 && fs.Arg(0) == "sessions"
-	if fs.NArg() > 0 && !cmd.sessions {
-		return cmd, fmt.Errorf("unexpected argument %q (quote the request and pass it with -p)", fs.Arg(0))
+	switch {
+	case help:
+		cmd.sub = "help"
+		return cmd, nil
+	case version:
+		cmd.sub = "version"
+		return cmd, nil
 	}
 	cmd.oneShot = fs.Changed("prompt")
+	if cmd.sub != "" {
+		if err := onlyFlags(fs, "dir"); err != nil {
+			return cmd, fmt.Errorf("%s: %w", cmd.sub, err)
+		}
+	}
 	switch {
 	case cmd.cont && fs.Changed("resume"):
-		return cmd, errors.New("--continue and --resume cannot go together")
+		return cmd, usagef("--continue and --resume cannot go together")
 	case fs.Changed("resume") && strings.TrimSpace(cmd.resume) == "":
-		return cmd, errors.New("--resume needs a session id (lathe sessions lists them)")
-	}
-	if fs.Changed("max-turns") && cmd.flags.MaxTurns < 1 {
-		return cmd, fmt.Errorf("--max-turns must be at least 1")
+		return cmd, usagef("--resume needs a session id (lathe sessions lists them)")
+	case fs.Changed("max-turns") && cmd.flags.MaxTurns < 1:
+		return cmd, usagef("--max-turns must be at least 1")
+	case fs.Changed("output-format") && !cmd.oneShot:
+		return cmd, usagef("--output-format needs -p")
 	}
 	if fs.Changed("mode") {
 		m, err := mode.Parse(modeName)
 		if err != nil {
-			return cmd, fmt.Errorf("--mode: %v", err)
+			return cmd, usagef("--mode: %v", err)
 		}
 		cmd.mode = m
 	}
 	f, err := print.ParseFormat(format)
 	if err != nil {
-		return cmd, err
-	}
-	if fs.Changed("output-format") && !cmd.oneShot {
-		return cmd, errors.New("--output-format needs -p")
+		return cmd, usageError{err.Error()}
 	}
 	cmd.format = f
 	cmd.dir, err = workingDir(cmd.dir)
 	return cmd, err
 }
 
+// subcommand reads the words after the flags: a subcommand, or nothing.
+func (cmd *command) subcommand(fs *pflag.FlagSet) error {
+	words := fs.Args()
+	if len(words) == 0 {
+		return nil
+	}
+	switch words[0] {
+	case "sessions":
+		cmd.sub = "sessions"
+		if len(words) > 1 {
+			return usagef("sessions: unexpected argument %q", words[1])
+		}
+		return nil
+	case "help":
+		cmd.sub = "help"
+		return nil
+	}
+	return usagef("unexpected argument %q: the request goes with -p (quote it), and the subcommands are %s",
+		words[0], strings.Join(subcommands, ", "))
+}
+
+// onlyFlags refuses the flags that were given but are not in allowed.
+func onlyFlags(fs *pflag.FlagSet, allowed ...string) error {
+	var bad []string
+	fs.Visit(func(f *pflag.Flag) {
+		for _, a := range allowed {
+			if f.Name == a {
+				return
+			}
+		}
+		bad = append(bad, "--"+f.Name)
+	})
+	if len(bad) > 0 {
+		return usagef("%s cannot go with it", strings.Join(bad, ", "))
+	}
+	return nil
+}
+
+// flagError rewords pflag's errors for people: `--max-turns abc` is "a
+// bad value for --max-turns", not a strconv error.
+func flagError(err error) error {
+	if m := badValue.FindStringSubmatch(err.Error()); m != nil {
+		return usagef("%s: %q is not a valid value", m[2], m[1])
+	}
+	return usageError{err.Error()}
+}
+
+var badValue = regexp.MustCompile(`^invalid argument "(.*)" for "(?:-\w, )?(--[\w-]+)" flag`)
+
 func workingDir(dir string) (string, error) {
 	abs, err := filepath.Abs(dir)
 	if err != nil {
-		return "", fmt.Errorf("-C %s: %w", dir, err)
+		return "", usagef("-C %s: %v", dir, err)
 	}
 	info, err := os.Stat(abs)
 	if err != nil {
-		return "", fmt.Errorf("-C %s: no such directory", dir)
+		return "", usagef("-C %s: no such directory", dir)
 	}
 	if !info.IsDir() {
-		return "", fmt.Errorf("-C %s: not a directory", dir)
+		return "", usagef("-C %s: not a directory", dir)
 	}
 	return abs, nil
 }
@@ -149,7 +206,7 @@ func readPrompt(flag string, stdin io.Reader) (string, error) {
 		prompt += "\n\n" + piped
 	}
 	if strings.TrimSpace(prompt) == "" {
-		return "", errors.New("the prompt is empty")
+		return "", usagef("the prompt is empty")
 	}
 	return prompt, nil
 }
@@ -163,71 +220,4 @@ func stdinPiped(stdin io.Reader) bool {
 	}
 	info, err := f.Stat()
 	return err == nil && info.Mode()&os.ModeCharDevice == 0
-}
-
-// isTerminal reports whether v (stdin, stdout or stderr) is a terminal
-// (not merely a character device, as /dev/null is).
-func isTerminal(v any) bool {
-	f, ok := v.(*os.File)
-	return ok && term.IsTerminal(f.Fd())
-}
-
-// inGitRepo reports whether dir or one of its parents holds a .git entry.
-func inGitRepo(dir string) bool {
-	for {
-		if _, err := os.Lstat(filepath.Join(dir, ".git")); err == nil {
-			return true
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			return false
-		}
-		dir = parent
-	}
-}
-
-// readInstructions returns the project's AGENTS.md, read through the
-// workspace like any file the model could read.
-func readInstructions(ws *tools.Workspace, stderr io.Writer) string {
-	b, err := ws.Root().ReadFile("AGENTS.md")
-	if err != nil {
-		if !errors.Is(err, fs.ErrNotExist) {
-			fmt.Fprintf(stderr, "lathe: warning: AGENTS.md not read: %v\n", err)
-		}
-		return ""
-	}
-	if len(b) > prompts.InstructionsLimit {
-		fmt.Fprintf(stderr, "lathe: warning: AGENTS.md is %d bytes; only the first %d go into the prompt\n", len(b), prompts.InstructionsLimit)
-	}
-	return string(b)
-}
-
-// checkApprovalTools reports a tool name in the approval rules that no
-// tool has: a typo there would silently never allow anything.
-func checkApprovalTools(names []string, registry *tools.Registry) error {
-	for _, name := range names {
-		if _, ok := registry.Lookup(name); !ok {
-			return fmt.Errorf("approval.tools: unknown tool %q (the tools are %s)", name, strings.Join(registry.Names(), ", "))
-		}
-	}
-	return nil
-}
-
-// openLog opens the log file in dir, creating both as needed.
-func openLog(dir string) (*os.File, error) {
-	if dir == "" {
-		return os.OpenFile(os.DevNull, os.O_WRONLY, 0)
-	}
-	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return nil, err
-	}
-	return os.OpenFile(filepath.Join(dir, "lathe.log"), os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o600)
-}
-
-func version() string {
-	info, ok := debug.ReadBuildInfo()
-	if !ok || info.Main.Version == "" || info.Main.Version == "(devel)" {
-		return "dev"
-	}
-	return info.Main.Version
 }

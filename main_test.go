@@ -200,9 +200,7 @@ func TestInteractiveNeedsATerminal(t *testing.T) {
 	defer null.Close()
 	var stderr strings.Builder
 	home := t.TempDir()
-	code := run(t.Context(), nil, null, null, &stderr, func(k string) string {
-		return map[string]string{"HOME": home}[k]
-	})
+	code := run(t.Context(), nil, null, null, &stderr, []string{"HOME=" + home})
 	if code != exitUsage || !strings.Contains(stderr.String(), "the interactive mode needs a terminal") {
 		t.Errorf("exit %d, stderr %q", code, stderr.String())
 	}

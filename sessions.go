@@ -25,56 +25,50 @@ func openStore(getenv func(string) string) (*sqlite.DB, error) {
 
 // listSessions prints the saved sessions of the working directory, newest
 // first.
-func listSessions(ctx context.Context, cmd command, getenv func(string) string, stdout, stderr io.Writer) int {
-	db, err := openStore(getenv)
+func (cmd command) listSessions(ctx context.Context, stdout, stderr io.Writer) error {
+	db, err := openStore(cmd.env.get)
 	if err != nil {
-		fmt.Fprintf(stderr, "lathe: sessions: %v\n", err)
-		return exitFailure
+		return fmt.Errorf("sessions: %w", err)
 	}
 	defer db.Close()
 	list, err := db.List(ctx, cmd.dir)
 	if err != nil {
-		fmt.Fprintf(stderr, "lathe: sessions: %v\n", err)
-		return exitFailure
+		return fmt.Errorf("sessions: %w", err)
 	}
 	if len(list) == 0 {
 		fmt.Fprintf(stderr, "lathe: no saved session in %s\n", cmd.dir)
-		return exitOK
+		return nil
 	}
-	if err := print.Sessions(stdout, list, time.Now()); err != nil {
-		fmt.Fprintf(stderr, "lathe: sessions: %v\n", err)
-		return exitFailure
-	}
-	return exitOK
+	return print.Sessions(stdout, list, time.Now())
 }
 
 // savedSession loads the session --continue or --resume asks for; nil
-// when neither was given.
-func savedSession(ctx context.Context, cmd command, db *sqlite.DB) (*session.Saved, error) {
+// when neither was given. A session that does not exist is a usage error;
+// a database that fails is not.
+func (cmd command) savedSession(ctx context.Context, db *sqlite.DB) (*session.Saved, error) {
 	if !cmd.cont && cmd.resume == "" {
 		return nil, nil
 	}
-	var st session.Catalog = db
 	var id string
 	var err error
 	if cmd.cont {
-		id, err = st.Latest(ctx, cmd.dir)
+		id, err = db.Latest(ctx, cmd.dir)
 		if errors.Is(err, session.ErrNotFound) {
-			return nil, fmt.Errorf("no session to continue in %s", cmd.dir)
+			return nil, usagef("no session to continue in %s", cmd.dir)
 		}
 	} else {
-		id, err = st.Find(ctx, cmd.resume)
+		id, err = db.Find(ctx, cmd.resume)
 		switch {
 		case errors.Is(err, session.ErrNotFound):
-			return nil, fmt.Errorf("no session %q (lathe sessions lists them)", cmd.resume)
+			return nil, usagef("no session %q (lathe sessions lists them)", cmd.resume)
 		case errors.Is(err, session.ErrAmbiguousID):
-			return nil, fmt.Errorf("%q starts several session ids: give more of it", cmd.resume)
+			return nil, usagef("%q starts several session ids: give more of it", cmd.resume)
 		}
 	}
 	if err != nil {
 		return nil, err
 	}
-	saved, err := st.Load(ctx, id)
+	saved, err := db.Load(ctx, id)
 	if err != nil {
 		return nil, err
 	}

@@ -81,14 +81,14 @@ func startTUI(t *testing.T, args []string, replies ...ollamatest.Reply) *tuiRun 
 func newTUIRun(t *testing.T) *tuiRun {
 	r := &tuiRun{srv: ollamatest.New(t), dir: t.TempDir(), home: t.TempDir(), exit: make(chan int, 1), stderr: &strings.Builder{}}
 	r.srv.Respond(func(api.ChatRequest) ollamatest.Reply { return ollamatest.Reply{Content: "Greeting file"} }) // the title
-	t.Setenv("OLLAMA_HOST", r.srv.URL())
 	return r
 }
 
-// getenv is the environment lathe runs with.
-func (r *tuiRun) getenv(k string) string {
-	return map[string]string{"HOME": r.home, "XDG_CONFIG_HOME": filepath.Join(r.home, "cfg"),
-		"XDG_STATE_HOME": filepath.Join(r.home, "state"), "XDG_DATA_HOME": filepath.Join(r.home, "data")}[k]
+// environ is the environment lathe runs with.
+func (r *tuiRun) environ() []string {
+	return []string{"HOME=" + r.home, "XDG_CONFIG_HOME=" + filepath.Join(r.home, "cfg"),
+		"XDG_STATE_HOME=" + filepath.Join(r.home, "state"), "XDG_DATA_HOME=" + filepath.Join(r.home, "data"),
+		"OLLAMA_HOST=" + r.srv.URL(), "TERM=xterm-256color"}
 }
 
 // start runs the TUI with args and waits for its first frame.
@@ -108,7 +108,7 @@ func (r *tuiRun) start(t *testing.T, args []string) {
 	ctx, cancel := context.WithCancel(t.Context())
 	t.Cleanup(cancel)
 	go func() {
-		r.exit <- run(ctx, append([]string{"-C", r.dir}, args...), tty, tty, r.stderr, r.getenv)
+		r.exit <- run(ctx, append([]string{"-C", r.dir}, args...), tty, tty, r.stderr, r.environ())
 	}()
 	r.screen.waitFor(t, "Ask for a change")
 	r.screen.waitFor(t, "qwen3:8b")
@@ -245,7 +245,7 @@ func TestTUIContinue(t *testing.T) {
 	r := newTUIRun(t)
 	r.srv.Script(ollamatest.Reply{Content: "Hello from the first run."}, ollamatest.Reply{Content: "Still here."})
 	var out, errOut strings.Builder
-	if code := run(t.Context(), []string{"-C", r.dir, "-p", "say hi"}, strings.NewReader(""), &out, &errOut, r.getenv); code != 0 {
+	if code := run(t.Context(), []string{"-C", r.dir, "-p", "say hi"}, strings.NewReader(""), &out, &errOut, r.environ()); code != 0 {
 		t.Fatalf("one-shot: exit %d, %s", code, errOut.String())
 	}
 	r.start(t, []string{"--continue"})

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"lathe/internal/ollamatest"
+	"lathe/prompts"
 	"lathe/provider"
 	"lathe/session"
 	"lathe/tools"
@@ -139,7 +140,7 @@ func TestRestoreMendsWhatADeadProcessLeft(t *testing.T) {
 		shape = append(shape, m.Role+":"+m.ToolCallID)
 	}
 	want := "user: assistant: tool:call_1 tool:call_2 tool:call_3"
-	if strings.Join(shape, " ") != want || msgs[2].Content != session.InterruptedResult || msgs[3].Content != "second result" {
+	if strings.Join(shape, " ") != want || msgs[2].Content != prompts.InterruptedByExit() || msgs[3].Content != "second result" {
 		t.Fatalf("restored history %v, want %s with the missing results filled", shape, want)
 	}
 	if got := st.history(saved.ID); len(got) != 2 || got[0].Seq != 2 || got[1].Seq != 4 {

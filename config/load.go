@@ -11,7 +11,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/ollama/ollama/envconfig"
 	"github.com/pelletier/go-toml/v2"
 	"github.com/rs/zerolog"
 )
@@ -125,9 +124,11 @@ func (l *Loaded) readFile(path string, project bool) error {
 }
 
 func (l *Loaded) applyEnv(getenv func(string) string) error {
-	// envconfig.Host is the ollama CLI's own reading of OLLAMA_HOST, so
-	// that lathe reaches the same server the CLI does.
-	l.OllamaURL = envconfig.Host()
+	u, err := ollamaURL(getenv("OLLAMA_HOST"))
+	if err != nil {
+		return err
+	}
+	l.OllamaURL = u
 	if m := strings.TrimSpace(getenv("LATHE_MODEL")); m != "" {
 		l.Model = m
 	}

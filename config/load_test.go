@@ -38,7 +38,6 @@ func setup(t *testing.T, user, project string, env map[string]string) Sources {
 }
 
 func TestLoadDefaults(t *testing.T) {
-	t.Setenv("OLLAMA_HOST", "")
 	l, err := Load(setup(t, "", "", nil))
 	if err != nil {
 		t.Fatal(err)
@@ -204,22 +203,50 @@ func TestLoadErrors(t *testing.T) {
 	}
 }
 
+// TestOllamaHostFollowsOllamaCLI: OLLAMA_HOST is read from the getenv
+// given (never the process's environment) as the ollama CLI reads it; what
+// the CLI would guess at is an error naming the variable.
 func TestOllamaHostFollowsOllamaCLI(t *testing.T) {
+	t.Setenv("OLLAMA_HOST", "http://from-the-process:1") // must not be read
 	tests := map[string]string{
-		"":                   "http://127.0.0.1:11434",
-		"example.com":        "http://example.com:11434",
-		"http://example.com": "http://example.com:80",
-		":11435":             "http://:11435",
+		"":                        "http://127.0.0.1:11434",
+		"example.com":             "http://example.com:11434",
+		"example.com:1234":        "http://example.com:1234",
+		"http://example.com":      "http://example.com:80",
+		"https://example.com":     "https://example.com:443",
+		":11435":                  "http://:11435",
+		"[::1]":                   "http://[::1]:11434",
+		` "http://q:1" `:          "http://q:1",
+		"http://host:8080/prefix": "http://host:8080/prefix",
+		"ollama.com":              "https://ollama.com:443",
 	}
 	for host, want := range tests {
 		t.Run(host, func(t *testing.T) {
-			t.Setenv("OLLAMA_HOST", host)
-			l, err := Load(setup(t, "", "", nil))
+			l, err := Load(setup(t, "", "", map[string]string{"OLLAMA_HOST": host}))
 			if err != nil {
 				t.Fatal(err)
 			}
 			if got := l.OllamaURL.String(); got != want {
 				t.Errorf("OLLAMA_HOST=%q: URL %s, want %s", host, got, want)
+			}
+		})
+	}
+	bad := map[string]string{
+		"localhost:99999":             `"99999" is not a port`,
+		"ftp://example.com":           `the scheme "ftp" is not http or https`,
+		"unix:///tmp/x.sock":          `the scheme "unix"`,
+		"http://user:secretpw@host:9": "a user name or password is not supported",
+		"garbage with spaces":         "is not a host name",
+	}
+	for host, want := range bad {
+		t.Run(host, func(t *testing.T) {
+			_, err := Load(setup(t, "", "", map[string]string{"OLLAMA_HOST": host}))
+			var ce *Error
+			if !errors.As(err, &ce) || ce.Key != "OLLAMA_HOST" || !strings.Contains(ce.Msg, want) {
+				t.Fatalf("err = %v, want an OLLAMA_HOST error with %q", err, want)
+			}
+			if strings.Contains(err.Error(), "secretpw") {
+				t.Errorf("the password is repeated: %v", err)
 			}
 		})
 	}

@@ -110,3 +110,23 @@ func ArgumentsRepaired(repairs []string) string { return "\n\n" + note("argument
 
 // ArgumentsIgnored tells the model which of its arguments were ignored.
 func ArgumentsIgnored(names string) string { return "\n\n" + note("arguments_ignored", names) }
+
+// A HintName names a hint in a tool result that points to another tool.
+type HintName string
+
+// The hints.
+const (
+	HintFindFiles    HintName = "find_files"
+	HintReadIt       HintName = "read_it"
+	HintListIt       HintName = "list_it"
+	HintNarrowDown   HintName = "narrow_down"
+	HintGlobADir     HintName = "glob_a_dir"
+	HintWholeFile    HintName = "whole_file"
+	HintCreateOrFind HintName = "create_or_find"
+	HintReread       HintName = "reread"
+	HintAsReadShows  HintName = "as_read_shows"
+	HintReadRegion   HintName = "read_region"
+)
+
+// Hint is the words of a hint, to put in a tool's result.
+func Hint(h HintName) string { return note("hint_"+string(h), nil) }

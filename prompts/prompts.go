@@ -1,4 +1,6 @@
-// Package prompts renders lathe's system prompts from embedded templates.
+// Package prompts holds every sentence the model reads: the system prompts,
+// the notes and results lathe writes into a conversation, and the hints in
+// tool results, rendered from embedded templates.
 package prompts
 
 import (
@@ -80,9 +82,12 @@ func TitlePrompt() string {
 
 // SummaryHeader introduces a summary that replaces older messages in a
 // request; CurrentRequest introduces the user's request that follows it.
+// SummarySoFar introduces the last summary in a transcript sent to be
+// summarized again.
 const (
 	SummaryHeader  = "[Summary of the earlier part of this conversation, written by the assistant]"
 	CurrentRequest = "[The current request]"
+	SummarySoFar   = "Summary so far:"
 )
 
 // templates are the embedded templates, parsed on first use (not at

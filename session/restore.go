@@ -1,10 +1,9 @@
 package session
 
-import "lathe/provider"
-
-// InterruptedResult is the result a call gets in a resumed history when the
-// process died before the call finished.
-const InterruptedResult = "interrupted: lathe stopped before this call finished; its effect, if any, is unknown"
+import (
+	"lathe/prompts"
+	"lathe/provider"
+)
 
 // Mend lays saved messages out in seq order, filling in what a dead process
 // never wrote: the results of calls that were running, and a reply to a
@@ -39,7 +38,7 @@ func Mend(saved []Message) ([]provider.Message, []Message) {
 				seq++
 				continue
 			}
-			fill(provider.Message{Role: "tool", Content: InterruptedResult, ToolName: c.Name, ToolCallID: c.ID},
+			fill(provider.Message{Role: "tool", Content: prompts.InterruptedByExit(), ToolName: c.Name, ToolCallID: c.ID},
 				&ToolMeta{Outcome: "interrupted", Summary: "interrupted"})
 			seq++
 		}

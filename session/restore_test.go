@@ -3,6 +3,7 @@ package session
 import (
 	"testing"
 
+	"lathe/prompts"
 	"lathe/provider"
 )
 
@@ -24,7 +25,7 @@ func TestMendFillsTheResultsOfCallsThatNeverFinished(t *testing.T) {
 		{Seq: 1, Message: provider.Message{Role: "assistant", ToolCalls: calls}},
 		{Seq: 3, Message: provider.Message{Role: "tool", Content: "b done", ToolCallID: "b"}},
 	})
-	if len(msgs) != 4 || msgs[2].ToolCallID != "a" || msgs[2].Content != InterruptedResult || msgs[3].Content != "b done" {
+	if len(msgs) != 4 || msgs[2].ToolCallID != "a" || msgs[2].Content != prompts.InterruptedByExit() || msgs[3].Content != "b done" {
 		t.Fatalf("history %+v", msgs)
 	}
 	if len(added) != 1 || added[0].Seq != 2 || added[0].Tool == nil || added[0].Tool.Outcome != "interrupted" {

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"lathe/prompts"
 	"os"
 	"path"
 	"syscall"
@@ -86,7 +87,7 @@ func (w *Workspace) openFile(rel, target string) (*os.File, fs.FileInfo, error) 
 	case err != nil:
 		err = w.fsError(rel, err)
 	case fi.IsDir():
-		err = fmt.Errorf("%s is a directory; use list_dir to see what it holds", rel)
+		err = fmt.Errorf("%s is a directory; %s", rel, prompts.Hint(prompts.HintListIt))
 	case !fi.Mode().IsRegular():
 		err = fmt.Errorf("%s is not a regular file", rel)
 	}

@@ -3,6 +3,7 @@ package tools
 import (
 	"errors"
 	"fmt"
+	"lathe/prompts"
 	"strconv"
 	"strings"
 )
@@ -45,12 +46,12 @@ func matchFailure(rel, content, old string, err error) *editError {
 	msg := fmt.Sprintf("old_string was not found in %s; the file was not changed. ", rel)
 	if r, ok := similarRegion(content, old); ok {
 		return &editError{"no match", msg + fmt.Sprintf(
-			"The most similar text is at %s, shown here as read_file shows it; "+
+			"The most similar text is at %s, %s; "+
 				"copy old_string exactly from it (without the line numbers):\n%s",
-			rangeList([]lineRange{r}), showLines(lines, r)), err}
+			rangeList([]lineRange{r}), prompts.Hint(prompts.HintAsReadShows), showLines(lines, r)), err}
 	}
 	return &editError{"no match", msg + "It must match exactly, whitespace and indentation included: " +
-		"read_file the region and copy it.", err}
+		prompts.Hint(prompts.HintReadRegion) + ".", err}
 }
 
 // lineList formats the first line numbers of total as "line 3" or

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"lathe/prompts"
 )
 
 func editFileSpec() spec {
@@ -43,7 +44,7 @@ func (t *editFile) Prepare(raw json.RawMessage) (Call, error) {
 		case err != nil:
 			return nil, err
 		case a.OldString == "":
-			return nil, errors.New("old_string is empty; to create or replace a whole file use write_file")
+			return nil, errors.New("old_string is empty; " + prompts.Hint(prompts.HintWholeFile))
 		case a.OldString == a.NewString:
 			return nil, errors.New("old_string and new_string are the same; there is nothing to change")
 		}
@@ -94,7 +95,7 @@ func (c *editFileCall) plan() (editPlan, *editError) {
 	data, fi, err := c.ws.readFile(c.rel, target)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
-		return editPlan{}, &editError{"not found", c.rel + " does not exist; use write_file to create a file, or glob to find one", err}
+		return editPlan{}, &editError{"not found", c.rel + " does not exist; " + prompts.Hint(prompts.HintCreateOrFind), err}
 	case err != nil:
 		return editPlan{}, &editError{"failed", err.Error(), err}
 	case isBinary(data):

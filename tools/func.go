@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"lathe/config"
 )
 
 // Param describes one argument of a tool made with Func.
@@ -26,7 +27,8 @@ func Func[T any](name, desc string, params []Param, kind Kind, check func(T) (Ca
 		s.params = append(s.params, param{name: p.Name, typ: paramType(p.Type), desc: p.Description,
 			required: p.Required, enum: p.Enum})
 	}
-	return &funcTool[T]{base: newBase(s, defaultMaxOutput), kind: kind, check: check}
+	// Their results are capped as the config's default caps the others'.
+	return &funcTool[T]{base: newBase(s, config.Defaults().Limits.ToolOutputBytes), kind: kind, check: check}
 }
 
 type funcTool[T any] struct {

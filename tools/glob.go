@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"lathe/prompts"
 	"path"
 	"slices"
 	"strings"
@@ -100,7 +101,7 @@ func (c *globCall) Run(ctx context.Context) (Result, error) {
 		return Errorf("refused", err.Error()), nil
 	}
 	if !s.isDir {
-		return Errorf("not a directory", base+" is a file, not a directory; give glob a directory to search, or use read_file to read it"), nil
+		return Errorf("not a directory", base+" is a file, not a directory; "+prompts.Hint(prompts.HintGlobADir)), nil
 	}
 	maxDepth := -1
 	if !strings.Contains(rest, "**") {

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io/fs"
+	"lathe/prompts"
 	"path"
 	"slices"
 	"strings"
@@ -71,7 +72,7 @@ func (c *listDirCall) Run(ctx context.Context) (Result, error) {
 	}
 	defer f.Close()
 	if fi, err := f.Stat(); err == nil && !fi.IsDir() {
-		return Errorf("not a directory", c.rel+" is a file, not a directory; use read_file to read it"), nil
+		return Errorf("not a directory", c.rel+" is a file, not a directory; "+prompts.Hint(prompts.HintReadIt)), nil
 	}
 	ents, err := f.ReadDir(-1) // through the Root: each entry's Info is read as it is listed
 	if err != nil {
@@ -91,7 +92,7 @@ func (c *listDirCall) Run(ctx context.Context) (Result, error) {
 		b.WriteByte('\n')
 	}
 	if more := len(ents) - maxDirEntries; more > 0 {
-		fmt.Fprintf(&b, "(%d more not shown; use glob to narrow down)\n", more)
+		fmt.Fprintf(&b, "(%d more not shown; %s)\n", more, prompts.Hint(prompts.HintNarrowDown))
 	}
 	return Result{Content: b.String(), Summary: plural(len(ents), "entry")}, nil
 }

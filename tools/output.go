@@ -3,20 +3,23 @@ package tools
 import (
 	"bytes"
 	"fmt"
+	"lathe/config"
 	"strings"
 	"time"
 	"unicode/utf8"
 )
 
-// Options tunes the tools. Zero values mean the defaults.
+// Options tunes the tools. Zero values mean the defaults: the config's
+// for the limits it sets.
 type Options struct {
-	// MaxOutputBytes caps the content of every result (default 16 KiB).
+	// MaxOutputBytes caps the content of every result
+	// (limits.tool_output_bytes).
 	MaxOutputBytes int
 	// ReadLimit is how many lines read_file returns when the model gives no
 	// limit (default 400).
 	ReadLimit int
 	// ShellTimeout is how long a shell command may run when the model gives
-	// no timeout_seconds (default 120 s).
+	// no timeout_seconds (limits.shell_timeout).
 	ShellTimeout time.Duration
 	// Env is the environment of shell commands, before lathe's additions
 	// (PAGER=cat ...). Nil means the environment lathe runs in.
@@ -24,23 +27,22 @@ type Options struct {
 }
 
 const (
-	defaultMaxOutput    = 16 << 10
-	defaultReadLimit    = 400
-	defaultShellTimeout = 120 * time.Second
+	defaultReadLimit = 400
 	// minOutput keeps the cap large enough for the cut marker.
 	minOutput = 256
 )
 
 func (o Options) withDefaults() Options {
+	lim := config.Defaults().Limits
 	if o.MaxOutputBytes <= 0 {
-		o.MaxOutputBytes = defaultMaxOutput
+		o.MaxOutputBytes = lim.ToolOutputBytes
 	}
 	o.MaxOutputBytes = max(o.MaxOutputBytes, minOutput)
 	if o.ReadLimit <= 0 {
 		o.ReadLimit = defaultReadLimit
 	}
 	if o.ShellTimeout <= 0 {
-		o.ShellTimeout = defaultShellTimeout
+		o.ShellTimeout = lim.ShellTimeout.Duration
 	}
 	return o
 }

@@ -3,6 +3,7 @@ package tools
 import (
 	"crypto/sha256"
 	"errors"
+	"lathe/prompts"
 	"sync"
 )
 
@@ -54,7 +55,7 @@ type staleError struct{ rel string }
 
 func (e *staleError) Error() string {
 	return e.rel + " changed on disk since you last read it (edited outside lathe or by a command); " +
-		"read_file it again before editing"
+		prompts.Hint(prompts.HintReread)
 }
 
 func (e *staleError) Is(target error) bool { return target == ErrStale }

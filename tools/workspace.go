@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"lathe/prompts"
 	"os"
 	"path/filepath"
 	"strings"
@@ -162,7 +163,7 @@ func (w *Workspace) fsError(rel string, err error) error {
 	var pe *fs.PathError
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
-		msg = rel + " does not exist; use glob or list_dir to find files"
+		msg = rel + " does not exist; " + prompts.Hint(prompts.HintFindFiles)
 	case errors.Is(err, fs.ErrPermission):
 		msg = rel + ": permission denied"
 	case errors.Is(err, syscall.ENOTDIR):

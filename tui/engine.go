@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"lathe/mdstream"
+	"strings"
 	"time"
 
 	tea "charm.land/bubbletea/v2"
@@ -250,23 +251,20 @@ func (m *model) runFinished(d runDone) tea.Cmd {
 	m.quitArmed = false
 	m.syncMode()
 	cmd := tea.Batch(m.askTitle(d.res.StopReason), m.next())
-	lim := m.opts.Engine.Config.Limits
+	why := sentence(d.res.Explain(m.opts.Engine.Config.Limits))
 	switch d.res.StopReason {
 	case agent.StopDone, agent.StopPlanned:
 	case agent.StopInterrupted:
 		m.notice(noticeInfo, "", "⊘ Interrupted. What arrived is kept; the next prompt continues the conversation.")
-	case agent.StopMaxTurns:
-		m.notice(noticeWarn, "", fmt.Sprintf("Stopped after %d turns, the limit (limits.max_turns). Send a prompt to continue.", d.res.Turns))
-	case agent.StopToolBudget:
-		m.notice(noticeWarn, "", fmt.Sprintf("Stopped: the budget of %d tool calls was used up (limits.tool_calls_per_prompt).", lim.ToolCallsPerPrompt))
-	case agent.StopTimeout:
-		m.notice(noticeWarn, "", fmt.Sprintf("Stopped: the time limit of %s was reached (limits.timeout).", lim.Timeout.Duration))
-	case agent.StopRepetition:
-		m.notice(noticeWarn, "", fmt.Sprintf("Stopped: the model made the same call (%s) %d times with the same result (limits.repeat_stop).",
-			d.res.Repeated, lim.RepeatStop))
 	case agent.StopEmpty:
-		m.notice(noticeError, "", "The model gave an empty reply twice. Try again, or choose another model with /model.")
+		m.notice(noticeError, "", why)
+	case agent.StopMaxTurns:
+		m.notice(noticeWarn, "", why+" Send a prompt to continue.")
 	default:
+		if d.res.StopReason.Limit() {
+			m.notice(noticeWarn, "", why)
+			break
+		}
 		msg := "the request failed"
 		if d.err != nil {
 			msg = d.err.Error()
@@ -314,4 +312,17 @@ func (m *model) refreshDirty() {
 		m.transcript.changed(i)
 		delete(r.dirty, i)
 	}
+}
+
+// sentence makes s a sentence: a capital first, a full stop last.
+func sentence(s string) string {
+	if s == "" {
+		return s
+	}
+	r := []rune(s)
+	s = strings.ToUpper(string(r[0])) + string(r[1:])
+	if !strings.HasSuffix(s, ".") {
+		s += "."
+	}
+	return s
 }

@@ -42,9 +42,11 @@ type Options struct {
 	Input         io.Reader
 	Output        io.Writer
 	Width, Height int
-	// Environ is the environment, from which the colour profile is read
-	// (nil: the process's own).
+	// Environ is the environment, from which the colour profile is read.
 	Environ []string
+	// Warnings are what lathe noticed at start that does not stop it (a
+	// project's approval rules ignored, AGENTS.md cut): shown first.
+	Warnings []string
 }
 
 // frameInterval paces re-rendering of streamed text and spinners: tokens
@@ -129,6 +131,9 @@ func newModel(ctx context.Context, opts Options) *model {
 	m.reviewer = &dialogReviewer{b: m.bridge}
 	m.transcript = newTranscript(&m.st)
 	m.input = newInput(m.keys)
+	for _, w := range opts.Warnings {
+		m.notice(noticeWarn, "", w)
+	}
 	m.session = m.newSession()
 	m.syncMode()
 	m.mode.item, m.mode.shown = -1, "build" // a mode chosen at start is told with the first prompt

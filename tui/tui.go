@@ -6,7 +6,6 @@ package tui
 import (
 	"context"
 	"errors"
-	"os"
 	"time"
 
 	tea "charm.land/bubbletea/v2"
@@ -24,9 +23,6 @@ func Run(ctx context.Context, opts Options) error {
 	defer cancel()
 	m := newModel(ctx, opts)
 	environ := opts.Environ
-	if environ == nil {
-		environ = os.Environ()
-	}
 	// 120 frames a second, Bubble Tea's most: the first frame waits for the
 	// renderer's first tick, and an unchanged frame costs a comparison.
 	popts := []tea.ProgramOption{tea.WithContext(ctx), tea.WithEnvironment(environ),

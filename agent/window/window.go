@@ -155,7 +155,7 @@ func (w *Window) CutPoint(msgs []provider.Message, budget int) (int, bool) {
 func (w *Window) Transcript(msgs []provider.Message) string {
 	var b strings.Builder
 	if c := w.Compaction; c != nil {
-		b.WriteString("Summary so far:\n" + c.Summary + "\n\n")
+		b.WriteString(prompts.SummarySoFar + "\n" + c.Summary + "\n\n")
 	}
 	for _, m := range msgs[1+w.CompactedTo():] {
 		fmt.Fprintf(&b, "%s: %s\n", m.Role, m.Content)

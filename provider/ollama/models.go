@@ -44,25 +44,47 @@ func (c *Client) Model(ctx context.Context, name string) (provider.ModelInfo, er
 	return info, nil
 }
 
+// installedModel is an installed model with what /api/show said of it.
+type installedModel struct {
+	api.ListModelResponse
+	show *api.ShowResponse
+	err  error // /api/show failed for this model
+}
+
+// installed lists the installed models, in the server's order, asking
+// /api/show about each: the one listing both the choice of a model and the
+// picker use.
+func (c *Client) installed(ctx context.Context) ([]installedModel, error) {
+	list, err := c.api.List(ctx)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]installedModel, len(list.Models))
+	for i, m := range list.Models {
+		out[i].ListModelResponse = m
+		out[i].show, out[i].err = c.api.Show(ctx, &api.ShowRequest{Model: m.Name})
+	}
+	return out, nil
+}
+
 // chooseModel returns the first installed model whose capabilities include
 // tools.
 func (c *Client) chooseModel(ctx context.Context) (string, *api.ShowResponse, error) {
-	list, err := c.api.List(ctx)
+	list, err := c.installed(ctx)
 	if err != nil {
 		return "", nil, err
 	}
-	if len(list.Models) == 0 {
+	if len(list) == 0 {
 		return "", nil, provider.Errorf(provider.ErrNoModel, nil, "no model is installed in Ollama at %s: run \"ollama pull %s\"", c.base, SuggestedModel)
 	}
 	var names []string
-	for _, m := range list.Models {
-		show, err := c.api.Show(ctx, &api.ShowRequest{Model: m.Name})
-		if err != nil {
-			return "", nil, err
+	for _, m := range list {
+		if m.err != nil {
+			return "", nil, m.err
 		}
-		caps := capabilities(show)
+		caps := capabilities(m.show)
 		if caps == nil || slices.Contains(caps, "tools") && slices.Contains(caps, "completion") {
-			return m.Name, show, nil
+			return m.Name, m.show, nil
 		}
 		names = append(names, m.Name)
 	}
@@ -72,19 +94,18 @@ func (c *Client) chooseModel(ctx context.Context) (string, *api.ShowResponse, er
 }
 
 // Models implements provider.Provider: the installed models, in the
-// server's order, with whether each supports tools (one /api/show each).
+// server's order, with whether each supports tools.
 func (c *Client) Models(ctx context.Context) ([]provider.ModelSummary, error) {
-	list, err := c.api.List(ctx)
+	list, err := c.installed(ctx)
 	if err != nil {
 		return nil, c.classify(err, "")
 	}
-	out := make([]provider.ModelSummary, 0, len(list.Models))
-	for _, m := range list.Models {
-		show, err := c.api.Show(ctx, &api.ShowRequest{Model: m.Name})
-		if err != nil {
-			return nil, c.classify(err, m.Name)
+	out := make([]provider.ModelSummary, 0, len(list))
+	for _, m := range list {
+		if m.err != nil {
+			return nil, c.classify(m.err, m.Name)
 		}
-		caps := capabilities(show)
+		caps := capabilities(m.show)
 		out = append(out, provider.ModelSummary{
 			Name:          m.Name,
 			ParameterSize: m.Details.ParameterSize,

@@ -1,4 +1,4 @@
-// Package store keeps lathe's sessions, messages and runs in a SQLite
+// Package sqlite keeps lathe's sessions, messages and runs in a SQLite
 // database: it is the agent's Recorder and the session catalogue.
 //
 // The database runs in WAL mode: readers never wait for the writer, and a

@@ -1,0 +1,147 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"runtime/debug"
+
+	"github.com/charmbracelet/x/term"
+	"github.com/rs/zerolog"
+
+	"lathe/agent"
+	"lathe/agent/mode"
+	"lathe/config"
+	"lathe/print"
+	"lathe/provider/ollama"
+	"lathe/tui"
+)
+
+// do runs the command.
+func (cmd command) do(ctx context.Context, stdin io.Reader, stdout, stderr io.Writer) error {
+	switch cmd.sub {
+	case "help":
+		_, err := io.WriteString(stdout, usage)
+		return err
+	case "version":
+		_, err := fmt.Fprintln(stdout, "lathe", version())
+		return err
+	case "sessions":
+		return cmd.listSessions(ctx, stdout, stderr)
+	}
+	var prompt string
+	if cmd.oneShot {
+		var err error
+		if prompt, err = readPrompt(cmd.prompt, stdin); err != nil {
+			return err
+		}
+	} else if !isTerminal(stdin) || !isTerminal(stdout) {
+		return usagef(`the interactive mode needs a terminal; for scripts use lathe -p "your request"`)
+	}
+	loaded, err := config.Load(config.Sources{Getenv: cmd.env.get, ProjectDir: cmd.dir, Flags: cmd.flags})
+	if err != nil {
+		return err
+	}
+	if cmd.oneShot {
+		return cmd.oneShotRun(ctx, prompt, loaded, stdout, stderr)
+	}
+	return cmd.interactive(ctx, loaded, stdin, stdout)
+}
+
+// oneShotRun runs one prompt to completion with the printer for the chosen
+// format.
+func (cmd command) oneShotRun(ctx context.Context, prompt string, loaded config.Loaded, stdout, stderr io.Writer) error {
+	cfg := loaded.Config
+	color := !cfg.NoColor && isTerminal(stderr)
+	log := zerolog.New(zerolog.ConsoleWriter{Out: stderr, NoColor: !color, TimeFormat: "15:04:05"}).
+		Level(cfg.LogLevel).With().Timestamp().Logger()
+	e, err := cmd.wire(ctx, cfg, log)
+	if err != nil {
+		return err
+	}
+	defer e.close()
+	for _, w := range append(loaded.Warnings, e.warnings...) {
+		warn(stderr, w)
+	}
+	e.opts.Approver = agent.Rules{
+		All: cfg.Approval.All, Tools: cfg.Approval.Tools, Commands: cfg.Approval.Commands,
+		Denial: "lathe is running non-interactively without --yes, so it cannot change files or run commands; " +
+			"say what you would do instead",
+	}
+	if cmd.flags.Yes {
+		// --yes carries a plan out; without it the plan is printed, for the
+		// user to review (approval rules in a config file are not enough).
+		e.opts.Reviewer = mode.ApprovePlans{}
+	}
+	s := agent.New(e.opts)
+	if e.saved != nil {
+		_ = s.ResumeFrom(*e.saved) // a new session is idle
+	}
+	printer := print.New(cmd.format, stdout, stderr, color)
+	res, runErr := s.Run(ctx, prompt, printer.Event)
+	if err := printer.Finish(res, runErr); err != nil {
+		return fmt.Errorf("write output: %w", err)
+	}
+	switch {
+	case res.StopReason == agent.StopDone || res.StopReason == agent.StopPlanned:
+		return nil
+	case runErr != nil:
+		return runErr
+	}
+	return &stopped{reason: res.StopReason, msg: res.Explain(cfg.Limits)}
+}
+
+// interactive runs the TUI, logging to a file: nothing may print behind
+// its back. Warnings are shown in the TUI.
+func (cmd command) interactive(ctx context.Context, loaded config.Loaded, stdin io.Reader, stdout io.Writer) error {
+	cfg := loaded.Config
+	logFile, err := openLog(config.StateDir(cmd.env.get))
+	if err != nil {
+		return fmt.Errorf("log: %w", err)
+	}
+	defer logFile.Close()
+	log := zerolog.New(logFile).Level(cfg.LogLevel).With().Timestamp().Logger()
+	e, err := cmd.wire(ctx, cfg, log)
+	if err != nil {
+		return err
+	}
+	defer e.close()
+	client := e.opts.Provider.(*ollama.Client)
+	opts := tui.Options{
+		Engine: e.opts, Puller: client, Suggested: ollama.SuggestedModel, Server: client.URL(), Resume: e.saved,
+		Dir: e.opts.Dir, Home: cmd.env.get("HOME"), NoColor: cfg.NoColor, Input: stdin, Output: stdout,
+		Environ: cmd.env.list, Warnings: append(loaded.Warnings, e.warnings...),
+	}
+	if e.db != nil {
+		opts.Catalog = e.db
+	}
+	return tui.Run(ctx, opts)
+}
+
+// isTerminal reports whether v (stdin, stdout or stderr) is a terminal
+// (not merely a character device, as /dev/null is).
+func isTerminal(v any) bool {
+	f, ok := v.(*os.File)
+	return ok && term.IsTerminal(f.Fd())
+}
+
+// openLog opens the log file in dir, creating both as needed.
+func openLog(dir string) (*os.File, error) {
+	if dir == "" {
+		return os.OpenFile(os.DevNull, os.O_WRONLY, 0)
+	}
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return nil, err
+	}
+	return os.OpenFile(filepath.Join(dir, "lathe.log"), os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o600)
+}
+
+func version() string {
+	info, ok := debug.ReadBuildInfo()
+	if !ok || info.Main.Version == "" || info.Main.Version == "(devel)" {
+		return "dev"
+	}
+	return info.Main.Version
+}

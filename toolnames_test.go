@@ -1,0 +1,85 @@
+package main
+
+import (
+	"go/ast"
+	"go/parser"
+	"go/token"
+	"io/fs"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+
+	"lathe/agent/mode"
+	"lathe/tools"
+)
+
+// TestToolNamesStayWithTheirTools: a tool's name appears in the code (as a
+// string) only in the file that defines the tool and in prompts/, the text
+// the model reads. Approval, concurrency, dialogs and cards ask a tool its
+// Kind: renaming a tool cannot break them, nor a rule written by name.
+func TestToolNamesStayWithTheirTools(t *testing.T) {
+	ws, err := tools.OpenWorkspace(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ws.Close()
+	names := mode.Every(tools.Default(ws, tools.Options{})).Names()
+	// A name with an underscore is a tool wherever it is a word; "glob",
+	// "grep" and "shell" are words too, and are the tool only alone or
+	// after a verb that names one ("use glob").
+	word := map[string]*regexp.Regexp{}
+	for _, n := range names {
+		q := regexp.QuoteMeta(n)
+		if strings.Contains(n, "_") {
+			word[n] = regexp.MustCompile(`\b` + q + `\b`)
+		} else {
+			word[n] = regexp.MustCompile(`^` + q + `$|\b(use|give|call|or|with) ` + q + `\b`)
+		}
+	}
+	found := map[string][]string{} // name → files whose strings hold it
+	err = filepath.WalkDir(".", func(path string, d fs.DirEntry, err error) error {
+		switch {
+		case err != nil:
+			return err
+		case d.IsDir() && (d.Name() == "testdata" || strings.HasPrefix(d.Name(), ".")) && path != ".":
+			return filepath.SkipDir
+		case d.IsDir() || !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go"):
+			return nil
+		case strings.HasPrefix(path, "prompts/"):
+			return nil
+		}
+		f, err := parser.ParseFile(token.NewFileSet(), path, nil, parser.SkipObjectResolution)
+		if err != nil {
+			return err
+		}
+		ast.Inspect(f, func(n ast.Node) bool {
+			lit, ok := n.(*ast.BasicLit)
+			if !ok || lit.Kind != token.STRING {
+				return true
+			}
+			s, err := strconv.Unquote(lit.Value)
+			if err != nil {
+				return true
+			}
+			for name, re := range word {
+				if re.MatchString(s) && !slices.Contains(found[name], path) {
+					found[name] = append(found[name], path)
+				}
+			}
+			return true
+		})
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range names {
+		if files := found[name]; len(files) != 1 {
+			t.Errorf("the tool name %q is written in %d files (%s); want only the tool's own file, and prompts/",
+				name, len(files), strings.Join(files, ", "))
+		}
+	}
+}

@@ -1,0 +1,139 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+
+	"github.com/rs/zerolog"
+
+	"lathe/agent"
+	"lathe/config"
+	"lathe/prompts"
+	"lathe/provider/ollama"
+	"lathe/session"
+	"lathe/session/sqlite"
+	"lathe/tools"
+)
+
+// engine is what a session runs with, wired from the config.
+type engine struct {
+	opts     agent.Options
+	db       *sqlite.DB     // nil when sessions are not saved
+	saved    *session.Saved // the session to resume; nil for a new one
+	warnings []string
+	closers  []func() error
+}
+
+func (e *engine) close() {
+	for _, c := range e.closers {
+		_ = c()
+	}
+}
+
+// wire opens the workspace and its tools, reads the project's
+// instructions, opens the session store and the session to resume, and
+// builds the model backend: everything a session needs.
+func (cmd command) wire(ctx context.Context, cfg config.Config, log zerolog.Logger) (*engine, error) {
+	ws, err := tools.OpenWorkspace(cmd.dir)
+	if err != nil {
+		return nil, usageError{err.Error()}
+	}
+	e := &engine{closers: []func() error{ws.Close}}
+	registry := tools.Default(ws, tools.Options{
+		MaxOutputBytes: cfg.Limits.ToolOutputBytes,
+		ShellTimeout:   cfg.Limits.ShellTimeout.Duration,
+		Env:            cmd.env.list,
+	})
+	if err := checkApprovalTools(cfg.Approval.Tools, registry); err != nil {
+		e.close()
+		return nil, err
+	}
+	instructions, w := readInstructions(ws)
+	e.warn(w)
+	if e.db, err = openStore(cmd.env.get); err != nil {
+		if cmd.cont || cmd.resume != "" {
+			e.close()
+			return nil, fmt.Errorf("sessions: %w", err)
+		}
+		e.warn("sessions are not saved: " + err.Error())
+		e.db = nil
+	} else {
+		e.closers = append(e.closers, e.db.Close)
+	}
+	if e.saved, err = cmd.savedSession(ctx, e.db); err != nil {
+		e.close()
+		return nil, err
+	}
+	if e.saved != nil && cmd.flags.Model == "" && e.saved.Model != "" {
+		cfg.Model = e.saved.Model // resume with the session's model unless -m says otherwise
+	}
+	e.opts = agent.Options{
+		Provider: ollama.New(ollama.Options{URL: cfg.OllamaURL, Options: cfg.Options, KeepAlive: cfg.KeepAlive.Duration}),
+		Tools:    registry,
+		Log:      log,
+		Config:   cfg,
+		Env: prompts.Env{Dir: ws.Dir(), OS: runtime.GOOS, Arch: runtime.GOARCH, Git: inGitRepo(cmd.dir),
+			Instructions: instructions},
+		Mode: cmd.mode,
+		Dir:  ws.Dir(),
+	}
+	if e.db != nil {
+		e.opts.Recorder = e.db
+	}
+	return e, nil
+}
+
+func (e *engine) warn(w string) {
+	if w != "" {
+		e.warnings = append(e.warnings, w)
+	}
+}
+
+// inGitRepo reports whether dir or one of its parents holds a .git entry.
+func inGitRepo(dir string) bool {
+	for {
+		if _, err := os.Lstat(filepath.Join(dir, ".git")); err == nil {
+			return true
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			return false
+		}
+		dir = parent
+	}
+}
+
+// readInstructions returns the project's AGENTS.md, read through the
+// workspace like any file the model could read, and a warning when it
+// could not be read whole.
+func readInstructions(ws *tools.Workspace) (text, warning string) {
+	b, err := ws.Root().ReadFile("AGENTS.md")
+	if err != nil {
+		if !errors.Is(err, fs.ErrNotExist) {
+			return "", fmt.Sprintf("AGENTS.md not read: %v", err)
+		}
+		return "", ""
+	}
+	if len(b) > prompts.InstructionsLimit {
+		warning = fmt.Sprintf("AGENTS.md is %d bytes; only the first %d go into the prompt", len(b), prompts.InstructionsLimit)
+	}
+	return string(b), warning
+}
+
+// checkApprovalTools reports a tool name in the approval rules that no
+// tool has: a typo there would silently never allow anything.
+func checkApprovalTools(names []string, registry *tools.Registry) error {
+	for _, name := range names {
+		if _, ok := registry.Lookup(name); !ok {
+			return &config.Error{Key: "approval.tools",
+				Msg: fmt.Sprintf("unknown tool %q (the tools are %s)", name, strings.Join(registry.Names(), ", "))}
+		}
+	}
+	return nil
+}
