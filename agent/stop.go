@@ -2,6 +2,7 @@ package agent
 
 import (
 	"fmt"
+	"lathe/internal/human"
 
 	"lathe/config"
 )
@@ -13,9 +14,9 @@ import (
 func (r Result) Explain(lim config.Limits) string {
 	switch r.StopReason {
 	case StopMaxTurns:
-		return fmt.Sprintf("stopped after %s, the limit (limits.max_turns, or --max-turns)", plural(r.Turns, "turn"))
+		return fmt.Sprintf("stopped after %s, the limit (limits.max_turns, or --max-turns)", human.Plural(r.Turns, "turn"))
 	case StopToolBudget:
-		return fmt.Sprintf("stopped: the budget of %s was used up (limits.tool_calls_per_prompt)", plural(lim.ToolCallsPerPrompt, "tool call"))
+		return fmt.Sprintf("stopped: the budget of %s was used up (limits.tool_calls_per_prompt)", human.Plural(lim.ToolCallsPerPrompt, "tool call"))
 	case StopTimeout:
 		return fmt.Sprintf("stopped: the time limit of %s was reached (limits.timeout)", lim.Timeout.Duration)
 	case StopRepetition:
@@ -27,12 +28,4 @@ func (r Result) Explain(lim config.Limits) string {
 		return "interrupted"
 	}
 	return ""
-}
-
-// plural is "1 turn", "2 turns".
-func plural(n int, noun string) string {
-	if n == 1 {
-		return "1 " + noun
-	}
-	return fmt.Sprintf("%d %ss", n, noun)
 }

@@ -6,8 +6,8 @@ package print
 import (
 	"fmt"
 	"io"
+	"lathe/internal/human"
 	"strings"
-	"time"
 
 	"charm.land/lipgloss/v2"
 
@@ -64,9 +64,9 @@ func (h *Printer) Event(e agent.Event) {
 		fmt.Fprintf(h.stderr, "lathe: compacted the conversation: %d older messages summarized for the model (%d → %d tokens)\n",
 			e.Summarized, e.Before, e.After)
 	case agent.ModeChanged:
-		fmt.Fprintf(h.stderr, "lathe: %s mode → %s mode (%s)\n", e.From, e.To, OneLine(e.Reason, 100))
+		fmt.Fprintf(h.stderr, "lathe: %s mode → %s mode (%s)\n", e.From, e.To, human.Line(e.Reason, 100))
 	case agent.PlanProposed:
-		fmt.Fprintf(h.stderr, "lathe: plan proposed: %s (%d steps)\n", OneLine(e.Plan.Summary, 100), len(e.Plan.Steps))
+		fmt.Fprintf(h.stderr, "lathe: plan proposed: %s (%d steps)\n", human.Line(e.Plan.Summary, 100), len(e.Plan.Steps))
 	}
 	if h.events != nil {
 		h.events.event(e)
@@ -143,7 +143,7 @@ func (m marks) toolLine(e agent.ToolFinished) string {
 	}
 	line := mark + " " + m.name.Render(e.Name)
 	if e.Subject != "" {
-		line += " " + OneLine(e.Subject, 80)
+		line += " " + human.Line(e.Subject, 80)
 	}
 	summary := e.Result.Summary
 	if summary == "" {
@@ -151,28 +151,7 @@ func (m marks) toolLine(e agent.ToolFinished) string {
 	}
 	line += ": " + summary
 	if e.Duration > 0 {
-		line += fmt.Sprintf(" (%s)", RoundDuration(e.Duration))
+		line += fmt.Sprintf(" (%s)", human.Duration(e.Duration))
 	}
 	return line
-}
-
-// OneLine flattens s to one line of at most n runes.
-func OneLine(s string, n int) string {
-	s = strings.Join(strings.Fields(s), " ")
-	if r := []rune(s); len(r) > n {
-		return string(r[:n-1]) + "…"
-	}
-	return s
-}
-
-// RoundDuration rounds d for people: to 100 ms above a second, to the
-// millisecond above one.
-func RoundDuration(d time.Duration) time.Duration {
-	switch {
-	case d >= time.Second:
-		return d.Round(100 * time.Millisecond)
-	case d >= time.Millisecond:
-		return d.Round(time.Millisecond)
-	}
-	return d.Round(time.Microsecond)
 }

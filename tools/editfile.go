@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"lathe/internal/human"
 	"lathe/prompts"
 )
 
@@ -115,7 +116,7 @@ func (c *editFileCall) plan() (editPlan, *editError) {
 // result is what the model is told of the edit once written.
 func (p editPlan) result() Result {
 	e := p.edit
-	n := plural(len(e.lines), "replacement")
+	n := human.Plural(len(e.lines), "replacement")
 	res := Result{Content: fmt.Sprintf("edited %s: %s at %s", p.target, n, lineList(e.lines, len(e.lines))), Summary: n}
 	if len(e.loose.matched) == 0 {
 		return res

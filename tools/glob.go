@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"lathe/internal/human"
 	"lathe/prompts"
 	"path"
 	"slices"
@@ -146,5 +147,5 @@ func (c *globCall) result(paths []string) Result {
 	if len(paths) > maxGlobResults {
 		fmt.Fprintf(&b, "(showing %d of %d matches; narrow the pattern or path)\n", maxGlobResults, len(paths))
 	}
-	return Result{Content: b.String(), Summary: plural(len(paths), "match")}
+	return Result{Content: b.String(), Summary: human.Plural(len(paths), "match")}
 }

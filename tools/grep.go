@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"lathe/internal/human"
 	"path"
 	"slices"
 	"strings"
@@ -171,7 +172,7 @@ out:
 			shown++
 		}
 	}
-	summary := plural(total, "match") + " in " + plural(nfiles, "file")
+	summary := human.Plural(total, "match") + " in " + human.Plural(nfiles, "file")
 	if shown < total {
 		fmt.Fprintf(&b, "(showing %d of %s; narrow the pattern, path or include)\n", shown, summary)
 	}

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io/fs"
+	"lathe/internal/human"
 	"lathe/prompts"
 	"path"
 	"slices"
@@ -86,7 +87,7 @@ func (c *listDirCall) Run(ctx context.Context) (Result, error) {
 	}
 	slices.SortFunc(ents, func(a, b fs.DirEntry) int { return strings.Compare(a.Name(), b.Name()) })
 	var b strings.Builder
-	fmt.Fprintf(&b, "%s in %s\n", plural(len(ents), "entry"), c.rel)
+	fmt.Fprintf(&b, "%s in %s\n", human.Plural(len(ents), "entry"), c.rel)
 	for _, e := range ents[:min(len(ents), maxDirEntries)] {
 		b.WriteString(c.describe(target, e))
 		b.WriteByte('\n')
@@ -94,7 +95,7 @@ func (c *listDirCall) Run(ctx context.Context) (Result, error) {
 	if more := len(ents) - maxDirEntries; more > 0 {
 		fmt.Fprintf(&b, "(%d more not shown; %s)\n", more, prompts.Hint(prompts.HintNarrowDown))
 	}
-	return Result{Content: b.String(), Summary: plural(len(ents), "entry")}, nil
+	return Result{Content: b.String(), Summary: human.Plural(len(ents), "entry")}, nil
 }
 
 // describe returns one list_dir line for the entry e of the directory dir:

@@ -4,7 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"lathe/config"
-	"strings"
+	"lathe/internal/human"
 	"time"
 	"unicode/utf8"
 )
@@ -118,7 +118,7 @@ func (w *capWriter) String() string {
 	if len(head) > 0 && head[len(head)-1] != '\n' {
 		b.WriteByte('\n')
 	}
-	fmt.Fprintf(&b, "[... %s (%d bytes) cut ...]\n", plural(cutLines, "line"), cutBytes)
+	fmt.Fprintf(&b, "[... %s (%d bytes) cut ...]\n", human.Plural(cutLines, "line"), cutBytes)
 	b.Write(tail)
 	return b.String()
 }
@@ -156,17 +156,4 @@ func runeStart(s string, n int) int {
 		}
 	}
 	return n
-}
-
-// plural returns "1 line", "2 lines", "3 entries", "4 matches".
-func plural(n int, word string) string {
-	switch {
-	case n == 1:
-		return "1 " + word
-	case strings.HasSuffix(word, "y"):
-		return fmt.Sprintf("%d %sies", n, word[:len(word)-1])
-	case strings.HasSuffix(word, "ch"):
-		return fmt.Sprintf("%d %ses", n, word)
-	}
-	return fmt.Sprintf("%d %ss", n, word)
 }

@@ -2,6 +2,7 @@ package tools
 
 import (
 	"fmt"
+	"lathe/internal/human"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -79,11 +80,11 @@ func TestCapWriterStreams(t *testing.T) {
 
 func TestPlural(t *testing.T) {
 	for n, want := range map[int]string{0: "0 entries", 1: "1 entry", 2: "2 entries"} {
-		if got := plural(n, "entry"); got != want {
-			t.Errorf("plural(%d) = %q", n, got)
+		if got := human.Plural(n, "entry"); got != want {
+			t.Errorf("human.Plural(%d) = %q", n, got)
 		}
 	}
-	if got := plural(3, "match"); got != "3 matches" {
+	if got := human.Plural(3, "match"); got != "3 matches" {
 		t.Errorf("got %q", got)
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"lathe/internal/human"
 	"strconv"
 	"unicode/utf8"
 )
@@ -141,14 +142,14 @@ func (p *page) result(rel string) Result {
 	case p.total == 0:
 		return Result{Content: "(" + rel + " is empty)", Summary: "empty"}
 	case p.from > p.total:
-		return Errorf("past end", fmt.Sprintf("offset %d is past the end of %s (%s)", p.from, rel, plural(p.total, "line")))
+		return Errorf("past end", fmt.Sprintf("offset %d is past the end of %s (%s)", p.from, rel, human.Plural(p.total, "line")))
 	case p.last < p.total:
 		p.out.WriteString(fmt.Sprintf("(lines %d-%d of %d; call read_file with offset=%d to read more)", p.from, p.last, p.total, p.last+1))
 		return Result{Content: p.out.String(), Summary: fmt.Sprintf("lines %d-%d of %d", p.from, p.last, p.total)}
 	case p.from > 1:
 		return Result{Content: p.out.String(), Summary: fmt.Sprintf("lines %d-%d of %d", p.from, p.last, p.total)}
 	}
-	return Result{Content: p.out.String(), Summary: plural(p.total, "line")}
+	return Result{Content: p.out.String(), Summary: human.Plural(p.total, "line")}
 }
 
 // numberedLine formats line n as read_file shows it: its number, a tab

@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"encoding/json"
 	"fmt"
+	"lathe/internal/human"
 	"strings"
 )
 
@@ -81,7 +82,7 @@ func (c *writeFileCall) Run(ctx context.Context) (Result, error) {
 	if exists {
 		verb = "overwrote"
 	}
-	lines := plural(countLines([]byte(c.content)), "line")
+	lines := human.Plural(countLines([]byte(c.content)), "line")
 	msg := fmt.Sprintf("%s %s (%s, %d bytes)", verb, target, lines, len(c.content))
 	if target != c.rel {
 		msg += " through the symlink " + c.rel

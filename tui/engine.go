@@ -3,6 +3,7 @@ package tui
 import (
 	"context"
 	"fmt"
+	"lathe/internal/human"
 	"lathe/mdstream"
 	"strings"
 	"time"
@@ -61,7 +62,7 @@ func (m *model) engine(batch engineMsg) tea.Cmd {
 			m.replyRewritten(e)
 		case agent.Compacted:
 			m.notice(noticeInfo, "", fmt.Sprintf("Compacted the conversation: %d older messages are summarized for the model "+
-				"(%s → %s tokens). The full history is kept.", e.Summarized, thousands(e.Before), thousands(e.After)))
+				"(%s → %s tokens). The full history is kept.", e.Summarized, human.Thousands(e.Before), human.Thousands(e.After)))
 		case compactDone:
 			m.op, m.note = "", ""
 			if e.err != nil {

@@ -2,6 +2,7 @@ package tui
 
 import (
 	"fmt"
+	"lathe/internal/human"
 
 	tea "charm.land/bubbletea/v2"
 
@@ -80,19 +81,5 @@ func (p *modelPicker) row(i int, current string, st *theme) string {
 	if name == current {
 		name += " (current)"
 	}
-	return fmt.Sprintf("%-28s %6s %-7s %s  %s", name, md.ParameterSize, md.Quantization, humanBytes(md.Size), tools)
-}
-
-// humanBytes writes n bytes as "4.9 GB".
-func humanBytes(n int64) string {
-	const unit = 1000
-	if n < unit {
-		return fmt.Sprintf("%d B", n)
-	}
-	div, exp := int64(unit), 0
-	for x := n / unit; x >= unit; x /= unit {
-		div *= unit
-		exp++
-	}
-	return fmt.Sprintf("%.1f %cB", float64(n)/float64(div), "kMGTPE"[exp])
+	return fmt.Sprintf("%-28s %6s %-7s %s  %s", name, md.ParameterSize, md.Quantization, human.Bytes(md.Size), tools)
 }

@@ -3,6 +3,7 @@ package tui
 import (
 	"errors"
 	"fmt"
+	"lathe/internal/human"
 	"strings"
 	"time"
 
@@ -196,9 +197,9 @@ func (m *model) pullView() string {
 	if total > 0 {
 		speed := ""
 		if p.speed > 0 {
-			speed = fmt.Sprintf(" · %s/s", humanBytes(int64(p.speed)))
+			speed = fmt.Sprintf(" · %s/s", human.Bytes(int64(p.speed)))
 		}
-		lines = append(lines, fmt.Sprintf("%s of %s · %.0f%%%s", humanBytes(done), humanBytes(total), pct*100, speed))
+		lines = append(lines, fmt.Sprintf("%s of %s · %.0f%%%s", human.Bytes(done), human.Bytes(total), pct*100, speed))
 	}
 	return strings.Join(lines, "\n")
 }

@@ -2,6 +2,7 @@ package tui
 
 import (
 	"fmt"
+	"lathe/internal/human"
 	"path/filepath"
 	"strings"
 
@@ -32,7 +33,7 @@ func (m *model) statusLine() string {
 	if m.info.NumCtx > 0 {
 		used := m.usage.promptTokens + m.usage.evalTokens
 		parts = append(parts, st.status.Render(fmt.Sprintf("ctx %d%% %s/%s",
-			used*100/m.info.NumCtx, thousands(used), thousands(m.info.NumCtx))))
+			used*100/m.info.NumCtx, human.Thousands(used), human.Thousands(m.info.NumCtx))))
 	}
 	if m.run != nil && m.run.turn > 0 {
 		parts = append(parts, st.status.Render(fmt.Sprintf("turn %d/%d", m.run.turn, m.opts.Engine.Config.Limits.MaxTurns)))
@@ -79,15 +80,6 @@ func (m *model) hint() string {
 
 // setStatusNote shows a note on the status line until the next key.
 func (m *model) setStatusNote(s string) { m.note = s }
-
-// thousands writes n with thousands separators: 32,768.
-func thousands(n int) string {
-	s := fmt.Sprint(n)
-	for i := len(s) - 3; i > 0; i -= 3 {
-		s = s[:i] + "," + s[i:]
-	}
-	return s
-}
 
 // shortDir writes dir with the home directory as "~".
 func shortDir(dir, home string) string {

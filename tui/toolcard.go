@@ -2,7 +2,7 @@ package tui
 
 import (
 	"fmt"
-	"lathe/print"
+	"lathe/internal/human"
 	"strings"
 
 	"charm.land/bubbles/v2/spinner"
@@ -72,7 +72,7 @@ func (c *toolCard) lines(width int, st *theme) []string {
 func (c *toolCard) header(width int, st *theme) string {
 	mark, meta := c.status(st)
 	head := indent + mark + " " + st.toolName.Render(c.start.Name)
-	if subject := print.OneLine(c.start.Subject, width); subject != "" {
+	if subject := human.Line(c.start.Subject, width); subject != "" {
 		head += " " + st.subject.Render(subject)
 	}
 	if meta != "" {
@@ -92,7 +92,7 @@ func (c *toolCard) status(st *theme) (mark, meta string) {
 	e := c.end
 	meta = e.Result.Summary
 	if e.Duration > 0 {
-		meta += " · " + print.RoundDuration(e.Duration).String()
+		meta += " · " + human.Duration(e.Duration).String()
 	}
 	switch e.Outcome {
 	case agent.OutcomeOK:

@@ -22,14 +22,10 @@ import (
 
 	_ "modernc.org/sqlite" // registers the "sqlite" driver
 
-	"lathe/agent"
 	"lathe/session"
 )
 
-var (
-	_ agent.Recorder  = (*DB)(nil)
-	_ session.Catalog = (*DB)(nil)
-)
+var _ session.Catalog = (*DB)(nil)
 
 // busyTimeout is how long a statement waits for another connection's lock
 // (another lathe process writing, a checkpoint) before failing.

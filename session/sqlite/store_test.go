@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"io"
+	"lathe/agent"
 	"lathe/session"
 	"os"
 	"path/filepath"
@@ -182,3 +183,7 @@ func TestWriteHonoursContext(t *testing.T) {
 		t.Errorf("session written despite the cancelled context: %v", err)
 	}
 }
+
+// DB is the agent's Recorder (asserted here, so that the store does not
+// depend on the agent).
+var _ agent.Recorder = (*DB)(nil)

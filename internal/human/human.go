@@ -1,0 +1,84 @@
+// Package human writes quantities for people, the same way wherever lathe
+// shows them: counts of things, durations, ages, sizes, one-line excerpts.
+package human
+
+import (
+	"fmt"
+	"strings"
+	"time"
+)
+
+// Plural is "1 line", "2 lines", "3 entries", "4 matches".
+func Plural(n int, word string) string {
+	switch {
+	case n == 1:
+		return "1 " + word
+	case strings.HasSuffix(word, "y") && !strings.HasSuffix(word, "ay"):
+		return fmt.Sprintf("%d %sies", n, word[:len(word)-1])
+	case strings.HasSuffix(word, "ch") || strings.HasSuffix(word, "s"):
+		return fmt.Sprintf("%d %ses", n, word)
+	}
+	return fmt.Sprintf("%d %ss", n, word)
+}
+
+// Line flattens s to one line of at most n runes, ending in "…" when cut.
+func Line(s string, n int) string {
+	s = strings.Join(strings.Fields(s), " ")
+	if r := []rune(s); len(r) > n {
+		return string(r[:n-1]) + "…"
+	}
+	return s
+}
+
+// Duration rounds d for people: to 100 ms above a second, to the
+// millisecond above one, to the microsecond below.
+func Duration(d time.Duration) time.Duration {
+	switch {
+	case d >= time.Second:
+		return d.Round(100 * time.Millisecond)
+	case d >= time.Millisecond:
+		return d.Round(time.Millisecond)
+	}
+	return d.Round(time.Microsecond)
+}
+
+// Ago writes how long ago something was: "now", "5m", "3h", "2d".
+func Ago(d time.Duration) string {
+	switch {
+	case d < time.Minute:
+		return "now"
+	case d < time.Hour:
+		return fmt.Sprintf("%dm", int(d.Minutes()))
+	case d < 48*time.Hour:
+		return fmt.Sprintf("%dh", int(d.Hours()))
+	}
+	return fmt.Sprintf("%dd", int(d.Hours()/24))
+}
+
+// Thousands writes n with thousands separators: 32,768.
+func Thousands(n int) string {
+	s := fmt.Sprint(n)
+	neg := strings.HasPrefix(s, "-")
+	s = strings.TrimPrefix(s, "-")
+	for i := len(s) - 3; i > 0; i -= 3 {
+		s = s[:i] + "," + s[i:]
+	}
+	if neg {
+		return "-" + s
+	}
+	return s
+}
+
+// Bytes writes n bytes in decimal units: "512 B", "4.9 GB".
+func Bytes(n int64) string {
+	const unit = 1000
+	if n < unit {
+		return fmt.Sprintf("%d B", n)
+	}
+	div, exp := int64(unit), 0
+	for x := n / unit; x >= unit; x /= unit {
+		div *= unit
+		exp++
+	}
+	return fmt.Sprintf("%.1f %cB", float64(n)/float64(div), "kMGTPE"[exp])
+}

@@ -1,0 +1,35 @@
+package human
+
+import (
+	"testing"
+	"time"
+)
+
+func TestHuman(t *testing.T) {
+	tests := []struct{ got, want string }{
+		{Plural(1, "turn"), "1 turn"},
+		{Plural(2, "turn"), "2 turns"},
+		{Plural(3, "entry"), "3 entries"},
+		{Plural(4, "match"), "4 matches"},
+		{Plural(0, "day"), "0 days"},
+		{Plural(2, "process"), "2 processes"},
+		{Line("  a\n b\tc  ", 10), "a b c"},
+		{Line("abcdefghijkl", 5), "abcd…"},
+		{Duration(1234567 * time.Microsecond).String(), "1.2s"},
+		{Duration(1234567 * time.Nanosecond).String(), "1ms"},
+		{Ago(30 * time.Second), "now"},
+		{Ago(5 * time.Minute), "5m"},
+		{Ago(47 * time.Hour), "47h"},
+		{Ago(72 * time.Hour), "3d"},
+		{Thousands(32768), "32,768"},
+		{Thousands(-1234567), "-1,234,567"},
+		{Thousands(999), "999"},
+		{Bytes(512), "512 B"},
+		{Bytes(4_920_753_328), "4.9 GB"},
+	}
+	for _, tt := range tests {
+		if tt.got != tt.want {
+			t.Errorf("got %q, want %q", tt.got, tt.want)
+		}
+	}
+}
