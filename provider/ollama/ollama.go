@@ -40,6 +40,7 @@ type Client struct {
 	api  *api.Client
 	base string // the URL, for messages
 	opts Options
+	wire wireCache
 }
 
 var (
@@ -70,9 +71,9 @@ func (c *Client) request(req *provider.Request) *api.ChatRequest {
 	}
 	out := &api.ChatRequest{
 		Model:     req.Model.Name,
-		Messages:  messages(req.Messages),
+		Messages:  c.wire.messages(req.Messages),
 		Stream:    &stream,
-		Tools:     tools(req.Tools),
+		Tools:     c.wire.toolsFor(req.Tools),
 		Options:   options,
 		KeepAlive: &api.Duration{Duration: c.opts.KeepAlive},
 		Truncate:  &truncate,

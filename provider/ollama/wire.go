@@ -8,19 +8,16 @@ import (
 	"lathe/provider"
 )
 
-// messages translates a conversation to the wire. The same messages give
-// the same bytes: tool-call arguments keep their key order.
-func messages(in []provider.Message) []api.Message {
-	out := make([]api.Message, len(in))
-	for i, m := range in {
-		out[i] = api.Message{Role: m.Role, Content: m.Content, Thinking: m.Thinking,
-			ToolName: m.ToolName, ToolCallID: m.ToolCallID}
-		for _, img := range m.Images {
-			out[i].Images = append(out[i].Images, api.ImageData(img))
-		}
-		for _, c := range m.ToolCalls {
-			out[i].ToolCalls = append(out[i].ToolCalls, toolCall(c))
-		}
+// message translates a message to the wire. The same message gives the
+// same bytes: tool-call arguments keep their key order.
+func message(m provider.Message) api.Message {
+	out := api.Message{Role: m.Role, Content: m.Content, Thinking: m.Thinking,
+		ToolName: m.ToolName, ToolCallID: m.ToolCallID}
+	for _, img := range m.Images {
+		out.Images = append(out.Images, api.ImageData(img))
+	}
+	for _, c := range m.ToolCalls {
+		out.ToolCalls = append(out.ToolCalls, toolCall(c))
 	}
 	return out
 }
