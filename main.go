@@ -18,6 +18,7 @@ import (
 	"lathe/config"
 	"lathe/orchestrator"
 	"lathe/prompts"
+	"lathe/sandbox"
 	"lathe/tools"
 	"lathe/ui"
 )
@@ -32,6 +33,9 @@ const (
 )
 
 func main() {
+	if len(os.Args) > 1 && os.Args[1] == sandbox.HelperArg {
+		os.Exit(sandbox.Main(os.Args[2:])) // a sandboxed command's helper; see package sandbox
+	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	go func() {
 		<-ctx.Done()
