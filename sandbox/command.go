@@ -1,7 +1,9 @@
 package sandbox
 
 import (
+	"bytes"
 	"context"
+	"encoding/gob"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -20,7 +22,7 @@ const HelperArg = "__sandbox-helper"
 
 // The helper's inherited file descriptors, after stdin, stdout, stderr.
 const (
-	fdControl = 3 // the request, one JSON line; then held open by lathe until it wants the command stopped
+	fdControl = 3 // the request; then held open by lathe until it wants the command stopped
 	fdReport  = 4 // the Report, as JSON, written when everything is over
 )
 
@@ -30,7 +32,8 @@ const DefaultWaitDelay = 5 * time.Second
 
 const maxReport = 1 << 20
 
-// request is what lathe sends the helper.
+// request is what lathe sends the helper, in gob: unlike JSON, it carries
+// strings byte for byte, and paths and commands need not be UTF-8.
 type request struct {
 	Policy  Policy
 	Command string
@@ -75,11 +78,11 @@ func Command(ctx context.Context, exe string, p Policy, command string) (*Cmd, e
 	if err := p.validate(); err != nil {
 		return nil, err
 	}
-	req, err := json.Marshal(request{Policy: p, Command: command})
-	if err != nil {
+	var req bytes.Buffer
+	if err := gob.NewEncoder(&req).Encode(request{Policy: p, Command: command}); err != nil {
 		return nil, fmt.Errorf("encode sandbox request: %w", err)
 	}
-	c := &Cmd{Cmd: exec.CommandContext(ctx, exe, HelperArg), policy: p, request: append(req, '\n')}
+	c := &Cmd{Cmd: exec.CommandContext(ctx, exe, HelperArg), policy: p, request: req.Bytes()}
 	c.Dir = p.Workspace
 	// Its own session: no controlling terminal to type into, and a
 	// terminal hang-up does not reach it (lathe going away does, through

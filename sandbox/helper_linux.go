@@ -4,6 +4,7 @@ package sandbox
 
 import (
 	"bufio"
+	"encoding/gob"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -63,13 +64,11 @@ func serve(ctl *bufio.Reader, args []string) (Report, error) {
 	if len(args) != 0 {
 		return Report{}, fmt.Errorf("unexpected arguments %q", args)
 	}
-	line, err := ctl.ReadBytes('\n')
-	if err != nil {
-		return Report{}, fmt.Errorf("read request: %w", err)
-	}
 	var req request
-	if err := json.Unmarshal(line, &req); err != nil {
-		return Report{}, fmt.Errorf("decode request: %w", err)
+	// The decoder reads exactly one message from a ByteReader: what
+	// follows on ctl is lathe closing it.
+	if err := gob.NewDecoder(ctl).Decode(&req); err != nil {
+		return Report{}, fmt.Errorf("read request: %w", err)
 	}
 	if err := req.Policy.validate(); err != nil {
 		return Report{}, err

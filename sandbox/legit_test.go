@@ -169,3 +169,19 @@ func stdout(want string) func(*testing.T, *env, result) {
 		}
 	}
 }
+
+// TestCommandBytes sends a command that is not UTF-8, and a long one:
+// both reach bash exactly.
+func TestCommandBytes(t *testing.T) {
+	e := newEnv(t)
+	p := e.policy
+	p.Mode = sandbox.Off
+	r := e.run(p, "printf '%s' '\xff\xfe' | od -An -tx1")
+	if strings.TrimSpace(r.stdout) != "ff fe" {
+		t.Errorf("bytes: %q", r.stdout)
+	}
+	long := ": '" + strings.Repeat("x", 100<<10) + "'; echo done"
+	if r := e.run(p, long); r.stdout != "done\n" {
+		t.Errorf("long command: %q %q", r.stdout, r.stderr)
+	}
+}
