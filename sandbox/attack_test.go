@@ -149,6 +149,30 @@ func TestAttacks(t *testing.T) {
 		blocked: sandbox.OpChange, target: func(*env) string { return ".git/hooks" },
 		check: absent(func(e *env) string { return e.ws + "/.git/hooks/post-checkout" }),
 	}, {
+		name: "git directory swapped for a gitdir file",
+		setup: func(e *env) string {
+			gitInit(e.t, e.ws)
+			return `mv .git real && cp -r real evil && printf '[core]\n\tfsmonitor = touch /tmp/pwned\n' >> evil/config && echo 'gitdir: evil' > .git && git status --short`
+		},
+		blocked: sandbox.OpChange, target: func(e *env) string { return e.ws + "/.git" },
+		check: func(t *testing.T, e *env, _ result) {
+			if fi, err := os.Lstat(e.ws + "/.git"); err == nil && !fi.IsDir() {
+				t.Error(".git file left in place")
+			}
+		},
+	}, {
+		name: "commondir planted",
+		setup: func(e *env) string {
+			gitInit(e.t, e.ws)
+			return `cp -r .git evil && printf '[core]\n\tfsmonitor = touch /tmp/pwned\n' >> evil/config && echo ../evil > .git/commondir && git config core.fsmonitor`
+		},
+		blocked: sandbox.OpChange, target: func(e *env) string { return e.ws + "/.git/commondir" },
+		check: func(t *testing.T, e *env, _ result) {
+			if out, _ := exec.Command("git", "-C", e.ws, "config", "core.fsmonitor").Output(); len(out) > 0 {
+				t.Errorf("git reads the planted config: %s", out)
+			}
+		},
+	}, {
 		name: "signal a process outside",
 		setup: func(e *env) string {
 			return "kill -9 " + strconv.Itoa(outsider(e.t).Pid)

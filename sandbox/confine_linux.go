@@ -135,6 +135,8 @@ func rulesetFor(p Policy, abi int) landlock.Ruleset {
 
 // protectedPaths places each protected path beneath the writable directory
 // that holds it; one that none holds cannot be changed and needs no guard.
+// A protected path that holds others (.git) is shallow: kept what it is,
+// a directory, while those in it are kept whole.
 func protectedPaths(p Policy) []guard.Path {
 	roots := append([]string{p.Workspace}, p.Writable...)
 	var out []guard.Path
@@ -149,9 +151,14 @@ func protectedPaths(p Policy) []guard.Path {
 			continue
 		}
 		rel, err := filepath.Rel(best, prot)
-		if err == nil && rel != "." {
-			out = append(out, guard.Path{Root: best, Rel: rel})
+		if err != nil || rel == "." {
+			continue
 		}
+		shallow := false
+		for _, other := range p.Protected {
+			shallow = shallow || other != prot && within(other, prot)
+		}
+		out = append(out, guard.Path{Root: best, Rel: rel, Shallow: shallow})
 	}
 	return out
 }

@@ -79,12 +79,23 @@
 // and, once every process of the command is gone (nothing can race the
 // check), whatever changed is put back and reported as blocked; what the
 // command created is removed, except what git itself makes and never
-// runs ("git init": *.sample hooks, a config with only inert keys). The
-// change is visible while the command runs, and a changed config is put
-// back whole, even legitimate changes such as "git remote add". Other
-// repositories created deeper in the workspace are not protected.
-// [DefaultPolicy] protects the workspace's repository (found upwards,
-// including a linked worktree's main repository) and core.hooksPath.
+// runs ("git init": a .git directory, *.sample hooks, a config with only
+// inert keys). The change is visible while the command runs, and a
+// changed config is put back whole, even legitimate changes such as "git
+// remote add". [DefaultPolicy] protects the workspace's repository (found
+// upwards, including a linked worktree's main repository), core.hooksPath,
+// and what would lead git to other hooks and config: .git must stay what
+// it was (a .git file naming another directory is removed), and no
+// commondir file may appear or change. Repositories deeper in the
+// workspace (submodules, or one the command creates in a subdirectory)
+// are not protected.
+//
+// The writable cache directories are shared with builds run outside the
+// sandbox, and a command can poison them (a build cache entry, an
+// extracted module): code from them runs later unconfined. That is the
+// price of build tools that work in the sandbox; point GOCACHE and the
+// like into the workspace, or leave them out of the policy, where that
+// matters.
 //
 // # Network
 //

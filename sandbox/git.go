@@ -77,12 +77,17 @@ func commonDir(dir string) string {
 
 // protected lists the paths to keep: the hooks and config of the
 // repository and of the workspace's own .git (where "git init" would put
-// them), and the directory core.hooksPath names.
+// them), the directory core.hooksPath names, and what could lead git to
+// other hooks and config: .git itself (a .git file names another git
+// directory) and commondir files (which name another common directory).
 func (g gitDirs) protected() []string {
 	var out []string
 	dot := filepath.Join(g.workspace, ".git")
 	for _, dir := range []string{g.common, g.dir, dot} {
-		out = append(out, filepath.Join(dir, "hooks"), filepath.Join(dir, "config"), filepath.Join(dir, "config.worktree"))
+		out = append(out, dir)
+		for _, name := range []string{"hooks", "config", "config.worktree", "commondir"} {
+			out = append(out, filepath.Join(dir, name))
+		}
 	}
 	if hp := hooksPath(filepath.Join(g.common, "config")); hp != "" {
 		if !filepath.IsAbs(hp) {
@@ -129,10 +134,14 @@ var inertGitKeys = map[string]bool{
 }
 
 // inertGitPath says whether a protected path that did not exist before the
-// command may stay: a hooks directory holding only git's *.sample files
-// (which git never runs), or a config file with only inert keys.
+// command may stay: a .git directory, a hooks directory holding only git's
+// *.sample files (which git never runs), or a config file with only inert
+// keys.
 func inertGitPath(root *os.Root, rel string) bool {
 	switch filepath.Base(rel) {
+	case ".git":
+		fi, err := root.Lstat(rel)
+		return err == nil && fi.IsDir() // "git init"; a .git file leads elsewhere
 	case "hooks":
 		entries, err := fs.ReadDir(root.FS(), rel)
 		if err != nil {

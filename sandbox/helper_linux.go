@@ -257,6 +257,8 @@ func changeBlocked(c guard.Change) Blocked {
 		b.Note = "put back as it was"
 	case c.Removed:
 		b.Note = "removed: it did not exist before"
+	case c.Replaced:
+		b.Note = "it had been replaced; the replacement was removed"
 	default:
 		b.Note = fmt.Sprintf("could not put it back: %v", c.Err)
 	}

@@ -112,7 +112,7 @@ func DefaultPolicy(workspace, home string, getenv func(string) string, latheDirs
 	tmp := cmpOr(abs(getenv("TMPDIR")), "/tmp")
 	cache := cmpOr(abs(getenv("XDG_CACHE_HOME")), inHome(".cache"))
 	p.Writable = append(p.Writable, tmp, cache, abs(getenv("GOCACHE")), goModCache(home, getenv))
-	for _, opt := range []string{"/dev/shm", inHome(".npm"), inHome(".cargo/registry")} {
+	for _, opt := range []string{inHome(".npm"), inHome(".cargo/registry")} {
 		if isDir(opt) {
 			p.Writable = append(p.Writable, opt)
 		}

@@ -107,6 +107,9 @@ func (s Support) Describe(p Policy) []string {
 	} else {
 		out = append(out, "processes outside the sandbox: cannot be traced; signals are only kept from the helper (Landlock ABI 6 would refuse them all)")
 	}
+	if p.Mode == WorkspaceWrite && len(p.Writable) > 0 {
+		out = append(out, "writable caches and temp are shared with what runs outside the sandbox: a command can leave things there (a poisoned build cache entry) that run later unconfined")
+	}
 	if p.Mode == WorkspaceWrite && len(p.Protected) > 0 {
 		out = append(out, "protected (changes put back after each command): "+strings.Join(p.Protected, ", "))
 	}

@@ -14,7 +14,9 @@ import (
 	"io/fs"
 	"os"
 	"path"
+	"slices"
 	"sort"
+	"strings"
 	"syscall"
 )
 
@@ -29,10 +31,13 @@ const (
 	nonblock = syscall.O_NONBLOCK
 )
 
-// Path is a protected path: Rel beneath the directory Root.
+// Path is a protected path: Rel beneath the directory Root. A Shallow
+// directory is only kept a directory (what is in it is not recorded): if
+// it becomes anything else, that is removed.
 type Path struct {
-	Root string
-	Rel  string
+	Root    string
+	Rel     string
+	Shallow bool
 }
 
 // String returns the path as one.
@@ -42,9 +47,11 @@ func (p Path) String() string { return path.Join(p.Root, p.Rel) }
 type Change struct {
 	Path Path
 	// Restored: it was put back as it was. Removed: it did not exist
-	// before and was removed. Neither: Err says why it was left changed.
-	Restored, Removed bool
-	Err               error
+	// before and was removed. Replaced: a shallow directory had become
+	// something else, which was removed. None: Err says why it was left
+	// changed.
+	Restored, Removed, Replaced bool
+	Err                         error
 }
 
 // Snapshot is the recorded state of the protected paths.
@@ -77,7 +84,7 @@ func Take(paths []Path) *Snapshot {
 		if err != nil {
 			it.err = err
 		} else {
-			it.before, it.err = read(root, p.Rel, 0)
+			it.before, it.err = read(root, p.Rel, p.Shallow, 0)
 			root.Close()
 		}
 		s.items = append(s.items, it)
@@ -88,14 +95,28 @@ func Take(paths []Path) *Snapshot {
 // Restore compares each path with its record and puts back what changed.
 // A path that did not exist before is kept when keepNew says so (for
 // content known to be harmless), and removed otherwise.
+// Paths beneath a shallow directory that had been replaced are left
+// alone: what they were in is gone from there.
 func (s *Snapshot) Restore(keepNew func(root *os.Root, rel string) bool) []Change {
 	var changes []Change
+	var replaced []Path
 	for _, it := range s.items {
+		if slices.ContainsFunc(replaced, it.path.beneath) {
+			continue
+		}
 		if c, changed := it.restore(keepNew); changed {
 			changes = append(changes, c)
+			if c.Replaced {
+				replaced = append(replaced, it.path)
+			}
 		}
 	}
 	return changes
+}
+
+// beneath reports whether p lies beneath dir.
+func (p Path) beneath(dir Path) bool {
+	return p.Root == dir.Root && strings.HasPrefix(p.Rel, dir.Rel+"/")
 }
 
 func (it item) restore(keepNew func(*os.Root, string) bool) (Change, bool) {
@@ -109,12 +130,20 @@ func (it item) restore(keepNew func(*os.Root, string) bool) (Change, bool) {
 		return c, true
 	}
 	defer root.Close()
-	now, err := read(root, it.path.Rel, 0)
+	now, err := read(root, it.path.Rel, it.path.Shallow, 0)
 	if err == nil && equal(it.before, now) {
 		return c, false
 	}
 	if it.before == nil && keepNew != nil && keepNew(root, it.path.Rel) {
 		return c, false
+	}
+	if it.path.Shallow && it.before != nil && it.before.mode.IsDir() {
+		// Its content was not recorded: all there is to do is to take
+		// away what stands in its place.
+		if c.Err = root.RemoveAll(it.path.Rel); c.Err == nil {
+			c.Replaced = true
+		}
+		return c, true
 	}
 	if it.before != nil && !it.before.complete() {
 		c.Err = errors.New("too large to keep a copy of; left as the command changed it")
@@ -136,7 +165,7 @@ func (it item) restore(keepNew func(*os.Root, string) bool) (Change, bool) {
 	return c, true
 }
 
-func read(root *os.Root, rel string, depth int) (*node, error) {
+func read(root *os.Root, rel string, shallow bool, depth int) (*node, error) {
 	fi, err := root.Lstat(rel)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
@@ -150,7 +179,7 @@ func read(root *os.Root, rel string, depth int) (*node, error) {
 		n.data, n.partial, err = readFile(root, rel)
 	case fi.Mode()&fs.ModeSymlink != 0:
 		n.target, err = root.Readlink(rel)
-	case fi.IsDir():
+	case fi.IsDir() && !shallow:
 		err = readDir(root, rel, depth, n)
 	}
 	return n, err
@@ -187,7 +216,7 @@ func readDir(root *os.Root, rel string, depth int, n *node) error {
 	}
 	n.children = map[string]*node{}
 	for _, name := range names {
-		c, err := read(root, path.Join(rel, name), depth+1)
+		c, err := read(root, path.Join(rel, name), false, depth+1)
 		if err != nil {
 			return err
 		}
@@ -201,6 +230,9 @@ func readDir(root *os.Root, rel string, depth int, n *node) error {
 func equal(a, b *node) bool {
 	if a == nil || b == nil {
 		return a == b
+	}
+	if a.mode.IsDir() && b.mode.IsDir() && a.children == nil && b.children == nil {
+		return true // shallow: a directory is all that is asked
 	}
 	if a.mode != b.mode || a.size != b.size || a.partial != b.partial ||
 		a.target != b.target || !bytes.Equal(a.data, b.data) || len(a.children) != len(b.children) {

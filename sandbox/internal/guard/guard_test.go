@@ -37,7 +37,7 @@ func TestRestore(t *testing.T) {
 	put(t, root+"/.git/HEAD", "ref: refs/heads/main\n")
 	put(t, root+"/.git/info/exclude", "x\n")
 	put(t, outside+"/sentinel", "untouched")
-	paths := []Path{{root, ".git/config"}, {root, ".git/hooks"}, {root, ".git/info"}, {root, ".git/new"}, {root, ".git/unchanged"}}
+	paths := []Path{{Root: root, Rel: ".git/config"}, {Root: root, Rel: ".git/hooks"}, {Root: root, Rel: ".git/info"}, {Root: root, Rel: ".git/new"}, {Root: root, Rel: ".git/unchanged"}}
 	put(t, root+"/.git/unchanged", "same")
 	snap := Take(paths)
 
@@ -99,7 +99,7 @@ func TestRestore(t *testing.T) {
 
 func TestKeepNew(t *testing.T) {
 	root := t.TempDir()
-	snap := Take([]Path{{root, "hooks"}})
+	snap := Take([]Path{{Root: root, Rel: "hooks"}})
 	put(t, root+"/hooks/x.sample", "")
 	var asked string
 	changes := snap.Restore(func(r *os.Root, rel string) bool {
@@ -117,7 +117,7 @@ func TestKeepNew(t *testing.T) {
 func TestTooLarge(t *testing.T) {
 	root := t.TempDir()
 	put(t, root+"/big", strings.Repeat("a", maxFile+10))
-	snap := Take([]Path{{root, "big"}})
+	snap := Take([]Path{{Root: root, Rel: "big"}})
 	put(t, root+"/big", strings.Repeat("b", maxFile+10))
 	changes := snap.Restore(nil)
 	if len(changes) != 1 || changes[0].Err == nil || changes[0].Restored {
@@ -125,5 +125,31 @@ func TestTooLarge(t *testing.T) {
 	}
 	if b, _ := os.ReadFile(root + "/big"); !bytes.HasPrefix(b, []byte("bbb")) {
 		t.Error("file removed although it could not be put back")
+	}
+}
+
+// TestShallow replaces a shallow directory by a file: the file goes, the
+// directory's content was never recorded.
+func TestShallow(t *testing.T) {
+	root := t.TempDir()
+	put(t, root+"/.git/objects/x", "data")
+	snap := Take([]Path{{Root: root, Rel: ".git", Shallow: true}, {Root: root, Rel: ".git/config"}})
+	put(t, root+"/.git/objects/y", "more data") // inside: not watched
+	if c := snap.Restore(nil); len(c) != 0 {
+		t.Fatalf("changes inside a shallow directory: %+v", c)
+	}
+	if err := os.Rename(root+"/.git", root+"/moved"); err != nil {
+		t.Fatal(err)
+	}
+	put(t, root+"/.git", "gitdir: elsewhere\n")
+	changes := snap.Restore(nil)
+	if len(changes) != 1 || !changes[0].Replaced || changes[0].Err != nil {
+		t.Fatalf("changes %+v", changes)
+	}
+	if _, err := os.Lstat(root + "/.git"); err == nil {
+		t.Error("the replacement is still there")
+	}
+	if get(t, root+"/moved/objects/y") != "more data" {
+		t.Error("the moved directory was touched")
 	}
 }
