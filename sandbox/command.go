@@ -27,8 +27,10 @@ const (
 )
 
 // DefaultWaitDelay is how long Wait gives the helper, once the context is
-// done, to kill the command and report before it is killed itself.
-const DefaultWaitDelay = 5 * time.Second
+// done, to kill the command and report before it is killed itself. The
+// helper gives up killing after 3 seconds (a process stuck in the kernel
+// cannot die) and reports survivors, well within it.
+const DefaultWaitDelay = 10 * time.Second
 
 const maxReport = 1 << 20
 

@@ -27,7 +27,7 @@ const (
 	exitSetup = 125 // the command could not be run
 	// killDeadline bounds how long the helper tries to kill a command's
 	// processes before it reports those left as survivors.
-	killDeadline = 5 * time.Second
+	killDeadline = 3 * time.Second
 	maxBlocked   = 50
 )
 

@@ -78,3 +78,16 @@ func TestCommandValidates(t *testing.T) {
 		}
 	}
 }
+
+// TestMissingWorkspace: a command that cannot start is an error, not a
+// report.
+func TestMissingWorkspace(t *testing.T) {
+	p := sandbox.Policy{Mode: sandbox.Off, Workspace: filepath.Join(t.TempDir(), "gone")}
+	cmd, err := sandbox.Command(t.Context(), exe(t), p, "true")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := cmd.Run(); err == nil {
+		t.Error("ran in a missing workspace")
+	}
+}
