@@ -8,9 +8,14 @@ import (
 	"os/signal"
 	"strings"
 	"syscall"
+
+	"lathe/sandbox"
 )
 
 func main() {
+	if len(os.Args) > 1 && os.Args[1] == sandbox.HelperArg {
+		os.Exit(sandbox.Main(os.Args[2:])) // a command's helper; see package sandbox
+	}
 	// SIGHUP too: a closed terminal must stop the request and what it runs.
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
 	go func() {

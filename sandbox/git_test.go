@@ -1,0 +1,103 @@
+package sandbox
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+func TestParseGitConfig(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		in    string
+		inert bool
+	}{
+		{"git init", "[core]\n\trepositoryformatversion = 0\n\tfilemode = true\n\tbare = false\n\tlogallrefupdates = true\n", true},
+		{"remote and branch", "[core]\n\tbare = false\n[remote \"origin\"]\n\turl = /srv/r.git\n\tfetch = +refs/heads/*:refs/remotes/origin/*\n[branch \"main\"]\n\tremote = origin\n\tmerge = refs/heads/main\n", true},
+		{"comments and case", "# c\n; c\n[Core]\n\tBare = false\n", true},
+		{"hooks path", "[core]\n\thooksPath = .hooks\n", false},
+		{"fsmonitor", "[core]\n\tfsmonitor = touch /tmp/x\n", false},
+		{"alias", "[alias]\n\tst = !sh -c evil\n", false},
+		{"filter", "[filter \"lfs\"]\n\tclean = evil %f\n", false},
+		{"include", "[include]\n\tpath = ../x\n", false},
+		{"continuation hides a key", "[user]\n\tname = a \\\n\tfsmonitor = x\n", false},
+		{"old subsection syntax", "[core.x]\n\tbare = false\n", false},
+		{"key before any section", "bare = false\n", false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			root, err := os.OpenRoot(t.TempDir())
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer root.Close()
+			if err := root.WriteFile("config", []byte(tc.in), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			if got := inertGitPath(root, "config"); got != tc.inert {
+				t.Errorf("inert %v, want %v", got, tc.inert)
+			}
+		})
+	}
+}
+
+func TestInertHooks(t *testing.T) {
+	root, err := os.OpenRoot(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer root.Close()
+	_ = root.Mkdir("hooks", 0o755)
+	_ = root.WriteFile("hooks/pre-commit.sample", nil, 0o755)
+	if !inertGitPath(root, "hooks") {
+		t.Error("samples only: want inert")
+	}
+	_ = root.WriteFile("hooks/pre-commit", nil, 0o755)
+	if inertGitPath(root, "hooks") {
+		t.Error("a real hook: want not inert")
+	}
+	if inertGitPath(root, "other") {
+		t.Error("unknown path judged inert")
+	}
+}
+
+func TestFindGit(t *testing.T) {
+	base := t.TempDir()
+	repo := filepath.Join(base, "repo")
+	sub := filepath.Join(repo, "sub")
+	for _, d := range []string{repo + "/.git/worktrees/wt", sub, base + "/wt"} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	_ = os.WriteFile(repo+"/.git/config", []byte("[core]\n\thooksPath = .husky\n"), 0o644)
+	_ = os.WriteFile(repo+"/.git/worktrees/wt/commondir", []byte("../..\n"), 0o644)
+	_ = os.WriteFile(base+"/wt/.git", []byte("gitdir: "+repo+"/.git/worktrees/wt\n"), 0o644)
+
+	g := findGit(sub)
+	if g.top != repo || g.dir != repo+"/.git" || g.common != repo+"/.git" {
+		t.Errorf("from a subdirectory: %+v", g)
+	}
+	prot := g.protected()
+	for _, want := range []string{repo + "/.git/hooks", repo + "/.git/config", repo + "/.husky", sub + "/.git/hooks"} {
+		if !contains(prot, want) {
+			t.Errorf("protected lacks %s: %v", want, prot)
+		}
+	}
+	w := findGit(base + "/wt")
+	if w.dir != repo+"/.git/worktrees/wt" || w.common != repo+"/.git" {
+		t.Errorf("linked worktree: %+v", w)
+	}
+	none := findGit(t.TempDir())
+	if none.dir != none.workspace+"/.git" {
+		t.Errorf("no repository: %+v", none)
+	}
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,16 @@
+//go:build linux
+
+package seccomp
+
+import (
+	"golang.org/x/net/bpf"
+	"golang.org/x/sys/unix"
+)
+
+const nativeArch = unix.AUDIT_ARCH_AARCH64
+
+var archPrologue []bpf.Instruction
+
+var archAdminCalls []uintptr
+
+var archChownCalls []uintptr

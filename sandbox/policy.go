@@ -1,0 +1,187 @@
+package sandbox
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+)
+
+// Mode is how much a command is confined.
+type Mode string
+
+const (
+	// WorkspaceWrite: read everywhere but the denied paths, write only in
+	// the workspace and the writable directories, no network unless the
+	// policy grants it.
+	WorkspaceWrite Mode = "workspace-write"
+	// ReadOnly: as WorkspaceWrite, but no writes at all except to
+	// /dev/null and the like.
+	ReadOnly Mode = "read-only"
+	// Off: no confinement. The command still runs through the helper,
+	// which kills whatever it leaves behind.
+	Off Mode = "off"
+)
+
+// ParseMode parses a mode name as written in the config or on the command
+// line.
+func ParseMode(s string) (Mode, error) {
+	switch m := Mode(s); m {
+	case WorkspaceWrite, ReadOnly, Off:
+		return m, nil
+	}
+	return "", fmt.Errorf("unknown sandbox mode %q (want %s, %s or %s)", s, WorkspaceWrite, ReadOnly, Off)
+}
+
+// Policy is what a command may do. Paths are absolute.
+type Policy struct {
+	Mode Mode
+	// Workspace is the directory the command runs in, writable in
+	// WorkspaceWrite mode.
+	Workspace string
+	// Writable are further directories writable in WorkspaceWrite mode
+	// (temp and cache directories). Those missing are created.
+	Writable []string
+	// ReadDeny are paths the command can neither read nor write, even
+	// beneath a writable directory.
+	ReadDeny []string
+	// Protected are paths beneath writable directories that the command
+	// may change while it runs but not keep: once all its processes are
+	// gone, what it changed is put back (what it created is removed,
+	// unless known harmless) and reported as blocked.
+	Protected []string
+	// Network allows every socket. Without it the command can make no
+	// TCP, UDP or other IP socket (loopback included: without a network
+	// namespace nothing can tell loopback from the rest), and no Unix
+	// socket where the kernel cannot limit them to the writable
+	// directories.
+	Network bool
+}
+
+func (p Policy) validate() error {
+	if _, err := ParseMode(string(p.Mode)); err != nil {
+		return err
+	}
+	if !filepath.IsAbs(p.Workspace) {
+		return fmt.Errorf("sandbox workspace %q is not an absolute path", p.Workspace)
+	}
+	for _, list := range [][]string{p.Writable, p.ReadDeny, p.Protected} {
+		for _, path := range list {
+			if !filepath.IsAbs(path) {
+				return fmt.Errorf("sandbox path %q is not absolute", path)
+			}
+		}
+	}
+	return nil
+}
+
+// secretPaths are read-denied, relative to the home directory: keys,
+// tokens and credentials that no build or test needs.
+var secretPaths = []string{
+	".ssh", ".gnupg", ".aws", ".azure", ".config/gcloud", ".config/gh", ".kube",
+	".netrc", ".git-credentials", ".docker/config.json", ".pypirc",
+	".cargo/credentials", ".cargo/credentials.toml", ".password-store", ".vault-token",
+}
+
+// DefaultPolicy returns the WorkspaceWrite policy for commands run in
+// workspace: temp and build caches writable, secrets and lathe's own
+// directories (latheDirs: its database and config) unreadable, no network,
+// and the git hooks and config of the workspace's repository protected.
+//
+// home is the user's home directory; getenv reads the environment lathe
+// started with (TMPDIR, XDG_CACHE_HOME, XDG_CONFIG_HOME, GOCACHE,
+// GOMODCACHE, GOPATH). It looks at the file system only to find the git
+// repository and which optional caches exist.
+func DefaultPolicy(workspace, home string, getenv func(string) string, latheDirs ...string) Policy {
+	workspace = filepath.Clean(workspace)
+	p := Policy{Mode: WorkspaceWrite, Workspace: workspace}
+	abs := func(path string) string {
+		if filepath.IsAbs(path) {
+			return filepath.Clean(path)
+		}
+		return ""
+	}
+	inHome := func(rel string) string {
+		if home == "" {
+			return ""
+		}
+		return filepath.Join(home, rel)
+	}
+	tmp := cmpOr(abs(getenv("TMPDIR")), "/tmp")
+	cache := cmpOr(abs(getenv("XDG_CACHE_HOME")), inHome(".cache"))
+	p.Writable = append(p.Writable, tmp, cache, abs(getenv("GOCACHE")), goModCache(home, getenv))
+	for _, opt := range []string{inHome(".npm"), inHome(".cargo/registry")} {
+		if isDir(opt) {
+			p.Writable = append(p.Writable, opt)
+		}
+	}
+	for _, rel := range secretPaths {
+		p.ReadDeny = append(p.ReadDeny, inHome(rel))
+	}
+	if xdg := abs(getenv("XDG_CONFIG_HOME")); xdg != "" {
+		p.ReadDeny = append(p.ReadDeny, filepath.Join(xdg, "gcloud"), filepath.Join(xdg, "gh"))
+	}
+	for _, d := range latheDirs {
+		p.ReadDeny = append(p.ReadDeny, abs(d))
+	}
+	git := findGit(workspace)
+	if !within(git.dir, workspace) && (home == "" || !within(home, git.top)) {
+		// A linked worktree or a workspace below the repository's top:
+		// commits write to the git directories outside the workspace.
+		// (Not for a repository holding the whole home directory.)
+		p.Writable = append(p.Writable, git.dir, git.common)
+	}
+	p.Protected = git.protected()
+	p.Writable = tidy(p.Writable)
+	p.ReadDeny = tidy(p.ReadDeny)
+	return p
+}
+
+// goModCache is where the go command keeps downloaded modules.
+func goModCache(home string, getenv func(string) string) string {
+	if v := getenv("GOMODCACHE"); filepath.IsAbs(v) {
+		return filepath.Clean(v)
+	}
+	if first, _, _ := strings.Cut(getenv("GOPATH"), string(filepath.ListSeparator)); filepath.IsAbs(first) {
+		return filepath.Join(first, "pkg", "mod")
+	}
+	if home == "" {
+		return ""
+	}
+	return filepath.Join(home, "go", "pkg", "mod")
+}
+
+func cmpOr(a, b string) string {
+	if a != "" {
+		return a
+	}
+	return b
+}
+
+func isDir(path string) bool {
+	fi, err := os.Stat(path)
+	return err == nil && fi.IsDir()
+}
+
+// tidy drops empty entries and duplicates, keeping the first.
+func tidy(paths []string) []string {
+	var out []string
+	for _, p := range paths {
+		if p != "" && !slices.Contains(out, p) {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// within reports whether path is dir or lies beneath it.
+func within(path, dir string) bool {
+	rel, err := filepath.Rel(dir, path)
+	return err == nil && rel != ".." && !strings.HasPrefix(rel, "../") && !filepath.IsAbs(rel)
+}
+
+// ErrUnsupported is returned when a command cannot be confined as its
+// policy asks: the kernel lacks Landlock or seccomp, or this is not Linux.
+var ErrUnsupported = errors.New("the sandbox is not supported here")
