@@ -14,9 +14,13 @@ import (
 	"github.com/rogpeppe/go-internal/testscript"
 
 	"lathe/internal/ollamatest"
+	"lathe/sandbox"
 )
 
 func TestMain(m *testing.M) {
+	if len(os.Args) > 1 && os.Args[1] == sandbox.HelperArg {
+		os.Exit(sandbox.Main(os.Args[2:])) // lathe's helper, as main runs it
+	}
 	testscript.Main(m, map[string]func(){"lathe": main})
 }
 

@@ -16,6 +16,7 @@ import (
 	"lathe/config"
 	"lathe/prompts"
 	"lathe/provider/ollama"
+	"lathe/sandbox"
 	"lathe/session"
 	"lathe/session/sqlite"
 	"lathe/tools"
@@ -49,6 +50,7 @@ func (cmd command) wire(ctx context.Context, cfg config.Config, log zerolog.Logg
 		MaxOutputBytes: cfg.Limits.ToolOutputBytes,
 		ShellTimeout:   cfg.Limits.ShellTimeout.Duration,
 		Env:            cmd.env.list,
+		Confinement:    confinement(ws.Dir()),
 	})
 	if err := checkApprovalTools(cfg.Approval.Tools, registry); err != nil {
 		e.close()
@@ -136,4 +138,15 @@ func checkApprovalTools(names []string, registry *tools.Registry) error {
 		}
 	}
 	return nil
+}
+
+// confinement is how shell commands run: through lathe's helper, which
+// kills every process a command leaves, on Linux; in a process group
+// elsewhere.
+func confinement(dir string) *tools.Confinement {
+	exe, err := os.Executable()
+	if err != nil || runtime.GOOS != "linux" {
+		return nil
+	}
+	return &tools.Confinement{Exe: exe, Policy: sandbox.Policy{Mode: sandbox.Off, Workspace: dir}}
 }

@@ -2,6 +2,7 @@ package tools
 
 import (
 	"encoding/json"
+	"lathe/sandbox"
 	"os"
 	"path/filepath"
 	"strings"
@@ -112,4 +113,36 @@ func stampFile(t testing.TB, p string) (unchanged func()) {
 			t.Fatalf("%s was changed: holds %q with mtime %v; want %q with mtime %v", p, got, fi.ModTime(), want, stamp)
 		}
 	}
+}
+
+// TestMain runs the sandbox helper when the test binary is started as one:
+// shell commands run through it.
+func TestMain(m *testing.M) {
+	if len(os.Args) > 1 && os.Args[1] == sandbox.HelperArg {
+		os.Exit(sandbox.Main(os.Args[2:]))
+	}
+	os.Exit(m.Run())
+}
+
+// confined is a Confinement with the test binary as the helper and the
+// policy mode given, for ws.
+func confined(t testing.TB, ws *Workspace, mode sandbox.Mode) *Confinement {
+	t.Helper()
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &Confinement{Exe: exe, Policy: sandbox.Policy{Mode: mode, Workspace: ws.Dir()}}
+}
+
+// shellWays are the two ways a shell command runs: through the helper (as
+// lathe runs them) and in a process group (where there is no helper).
+func shellWays(t *testing.T, ws *Workspace, opts Options, fn func(t *testing.T, opts Options)) {
+	t.Helper()
+	t.Run("helper", func(t *testing.T) {
+		o := opts
+		o.Confinement = confined(t, ws, sandbox.Off)
+		fn(t, o)
+	})
+	t.Run("group", func(t *testing.T) { fn(t, opts) })
 }

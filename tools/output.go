@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"lathe/config"
 	"lathe/internal/human"
+	"lathe/sandbox"
 	"time"
 	"unicode/utf8"
 )
@@ -24,6 +25,17 @@ type Options struct {
 	// Env is the environment of shell commands, before lathe's additions
 	// (PAGER=cat ...). Nil means the environment lathe runs in.
 	Env []string
+	// Confinement is how shell commands run; nil runs bash directly in a
+	// process group of its own.
+	Confinement *Confinement
+}
+
+// Confinement runs shell commands through lathe's sandbox helper: Exe is
+// the lathe executable, Policy what confines them (mode off confines
+// nothing but still tracks and kills every process a command starts).
+type Confinement struct {
+	Exe    string
+	Policy sandbox.Policy
 }
 
 const (

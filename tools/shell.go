@@ -5,11 +5,15 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"lathe/internal/human"
+	"lathe/sandbox"
 	"os/exec"
 	"strconv"
 	"strings"
 	"syscall"
 	"time"
+
+	"golang.org/x/sys/unix"
 )
 
 const (
@@ -70,11 +74,81 @@ type shellCall struct {
 
 func (c *shellCall) Subject() string { return c.command }
 
-// Run runs the command in its own process group. When the timeout passes
-// or ctx ends, the whole group is killed, grandchildren included; so are
-// processes the command left running in the background when it exits, which
-// would otherwise outlive lathe unseen.
+// Run runs the command. With a Confinement (lathe always has one) it runs
+// through the sandbox helper, which confines it as the policy says and,
+// when it exits, times out or is cancelled, kills every process it
+// started, however they detached; the result says which it killed.
+// Without one, bash runs in its own process group, which is killed.
 func (c *shellCall) Run(ctx context.Context) (Result, error) {
+	if conf := c.t.opts.Confinement; conf != nil {
+		return c.runConfined(ctx, conf)
+	}
+	return c.runGroup(ctx)
+}
+
+// runConfined runs the command through the sandbox helper.
+func (c *shellCall) runConfined(ctx context.Context, conf *Confinement) (Result, error) {
+	runCtx, cancel := context.WithTimeout(ctx, c.timeout)
+	defer cancel()
+	half := c.t.opts.MaxOutputBytes/2 - markerRoom
+	stdout, stderr := newCapWriter(half), newCapWriter(half)
+	cmd, err := sandbox.Command(runCtx, conf.Exe, conf.Policy, c.command)
+	if err != nil {
+		return Result{}, fmt.Errorf("start the command: %w", err)
+	}
+	cmd.Env = append(c.env(cmd.Cmd), "PAGER=cat", "GIT_PAGER=cat", "GIT_TERMINAL_PROMPT=0")
+	cmd.Stdout, cmd.Stderr = stdout, stderr
+	rep, err := cmd.Run()
+	if errors.Is(err, sandbox.ErrUnsupported) {
+		return Errorf("not run", "not run: "+err.Error()), nil
+	}
+	if err != nil {
+		return Result{}, err
+	}
+	res := confinedResult(rep, stdout, stderr)
+	switch {
+	case ctx.Err() != nil:
+		res.IsError, res.Summary = true, "cancelled"
+		return res, ctx.Err()
+	case runCtx.Err() != nil:
+		res.IsError, res.Summary = true, "timed out"
+		res.Content = fmt.Sprintf("timed out after %s; the command was stopped\n%s", c.timeout, res.Content)
+	}
+	return res, nil
+}
+
+// confinedResult is the result of a command as the helper reported it:
+// its status, its output, what was killed and what the sandbox blocked.
+func confinedResult(rep sandbox.Report, stdout, stderr *capWriter) Result {
+	status := "exit " + strconv.Itoa(rep.ExitCode)
+	if rep.Signal != "" {
+		status = "killed by signal " + rep.Signal
+	}
+	var b strings.Builder
+	b.WriteString(status + "\n")
+	section(&b, "stdout", stdout)
+	section(&b, "stderr", stderr)
+	if stdout.Len()+stderr.Len() == 0 {
+		b.WriteString("(no output)\n")
+	}
+	if k := rep.KilledSummary(); k != "" {
+		b.WriteString("(" + k + ")\n")
+	}
+	for _, bl := range rep.Blocked {
+		b.WriteString("blocked by the sandbox: " + bl.String() + "\n")
+	}
+	res := Result{Content: b.String(), IsError: rep.ExitCode != 0 || rep.Signal != "", Summary: status}
+	if len(rep.Blocked) > 0 {
+		res.Summary += ", " + human.Plural(len(rep.Blocked), "operation") + " blocked"
+	}
+	return res
+}
+
+// runGroup runs the command in its own process group. When the timeout
+// passes or ctx ends, the whole group is killed, grandchildren included;
+// so are processes the command left running in the background when it
+// exits. Processes that left the group (setsid) are out of its reach.
+func (c *shellCall) runGroup(ctx context.Context) (Result, error) {
 	runCtx, cancel := context.WithTimeout(ctx, c.timeout)
 	defer cancel()
 	// Each stream gets half the cap, less room for the status and headers.
@@ -126,12 +200,12 @@ func killGroup(cmd *exec.Cmd) error {
 func shellResult(cmd *exec.Cmd, waitErr error, stdout, stderr *capWriter) Result {
 	status := "exit " + strconv.Itoa(cmd.ProcessState.ExitCode())
 	if ws, ok := cmd.ProcessState.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
-		status = "killed by signal " + ws.Signal().String()
+		status = "killed by signal " + unix.SignalName(ws.Signal())
 	}
 	var b strings.Builder
 	b.WriteString(status + "\n")
 	if errors.Is(waitErr, exec.ErrWaitDelay) {
-		b.WriteString("(processes left running in the background kept the output open; they were killed)\n")
+		b.WriteString("(processes left running in the background kept the output open; their process group was killed)\n")
 	}
 	section(&b, "stdout", stdout)
 	section(&b, "stderr", stderr)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"lathe/sandbox"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -26,22 +27,24 @@ func TestShell(t *testing.T) {
 		{name: "working dir", args: `{"command":"cat here.txt; pwd"}`, want: "exit 0\n[stdout]\nx" + ws.Dir() + "\n"},
 		{name: "env", args: `{"command":"echo $PAGER $GIT_PAGER $GIT_TERMINAL_PROMPT $LATHE_TEST"}`, want: "exit 0\n[stdout]\ncat cat 0 1\n"},
 		{name: "stdin is empty", args: `{"command":"cat; echo done"}`, want: "exit 0\n[stdout]\ndone\n"},
-		{name: "signal", args: `{"command":"kill -TERM $$"}`, want: "killed by signal terminated\n", isErr: true},
+		{name: "signal", args: `{"command":"kill -TERM $$"}`, want: "killed by signal SIGTERM\n", isErr: true},
 		{name: "timeout too big", args: `{"command":"true","timeout_seconds":601}`, want: "timeout_seconds must be between 1 and 600, got 601", isErr: true},
 		{name: "timeout negative", args: `{"command":"true","timeout_seconds":-1}`, want: "timeout_seconds must be between 1 and 600", isErr: true},
 		{name: "empty", args: `{"command":"  "}`, want: "command is empty", isErr: true},
 	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			res := run(t, ws, opts, "shell", tt.args)
-			if res.IsError != tt.isErr || res.Content != tt.want && !(tt.isErr && strings.Contains(res.Content, tt.want)) {
-				t.Fatalf("got %+v\nwant IsError=%v, content %q", res, tt.isErr, tt.want)
-			}
-			if tt.summary != "" && res.Summary != tt.summary {
-				t.Fatalf("summary %q, want %q", res.Summary, tt.summary)
-			}
-		})
-	}
+	shellWays(t, ws, opts, func(t *testing.T, opts Options) {
+		for _, tt := range tests {
+			t.Run(tt.name, func(t *testing.T) {
+				res := run(t, ws, opts, "shell", tt.args)
+				if res.IsError != tt.isErr || res.Content != tt.want && !(tt.isErr && strings.Contains(res.Content, tt.want)) {
+					t.Fatalf("got %+v\nwant IsError=%v, content %q", res, tt.isErr, tt.want)
+				}
+				if tt.summary != "" && res.Summary != tt.summary {
+					t.Fatalf("summary %q, want %q", res.Summary, tt.summary)
+				}
+			})
+		}
+	})
 }
 
 func TestShellOutputCapped(t *testing.T) {
@@ -61,11 +64,37 @@ func TestShellOutputCapped(t *testing.T) {
 // would otherwise keep running (and keep the output pipe open).
 func TestShellTimeoutKillsGroup(t *testing.T) {
 	ws := newWorkspace(t, nil)
-	res := run(t, ws, Options{}, "shell", `{"command":"sleep 100 & echo $! > pid; echo started; sleep 100","timeout_seconds":1}`)
-	if !res.IsError || res.Summary != "timed out" || !strings.HasPrefix(res.Content, "timed out after 1s; the process group was killed\n") || !strings.Contains(res.Content, "started") {
+	shellWays(t, ws, Options{}, func(t *testing.T, opts Options) {
+		res := run(t, ws, opts, "shell", `{"command":"sleep 100 & echo $! > pid; echo started; sleep 100","timeout_seconds":1}`)
+		if !res.IsError || res.Summary != "timed out" || !strings.HasPrefix(res.Content, "timed out after 1s; the ") || !strings.Contains(res.Content, "started") {
+			t.Fatalf("%+v", res)
+		}
+		if opts.Confinement != nil && !strings.Contains(res.Content, "(killed 2 processes of the command: sleep (pid ") {
+			t.Errorf("the result does not say what was killed: %q", res.Content)
+		}
+		assertDead(t, readPid(t, filepath.Join(ws.Dir(), "pid")))
+	})
+}
+
+// TestShellKillsWhatDetached: processes that leave the command's session
+// or process group (setsid, a double fork) are still killed when it ends,
+// and the result names them; nothing is said killed that was not.
+func TestShellKillsWhatDetached(t *testing.T) {
+	ws := newWorkspace(t, nil)
+	opts := Options{Confinement: confined(t, ws, sandbox.Off)}
+	res := run(t, ws, opts, "shell", `{"command":"setsid sleep 101 >/dev/null 2>&1 < /dev/null & echo $! > a; (setsid sh -c 'sleep 102 & echo $! > b' &); sleep 0.2; echo started"}`)
+	if res.IsError || !strings.Contains(res.Content, "started") {
 		t.Fatalf("%+v", res)
 	}
-	assertDead(t, readPid(t, filepath.Join(ws.Dir(), "pid")))
+	if !strings.Contains(res.Content, "(killed 2 processes left running: sleep (pid ") {
+		t.Errorf("the result does not name the two sleeps killed: %q", res.Content)
+	}
+	assertDead(t, readPid(t, filepath.Join(ws.Dir(), "a")))
+	assertDead(t, readPid(t, filepath.Join(ws.Dir(), "b")))
+	res = run(t, ws, opts, "shell", `{"command":"echo quiet"}`)
+	if strings.Contains(res.Content, "killed") {
+		t.Errorf("a command that left nothing says something was killed: %q", res.Content)
+	}
 }
 
 // TestShellCancelKillsGroup cancels the context once the command has
@@ -73,11 +102,16 @@ func TestShellTimeoutKillsGroup(t *testing.T) {
 // returns ctx's error with the output so far and that the grandchild is gone.
 func TestShellCancelKillsGroup(t *testing.T) {
 	ws := newWorkspace(t, nil)
+	shellWays(t, ws, Options{}, func(t *testing.T, opts Options) { shellCancel(t, ws, opts) })
+}
+
+func shellCancel(t *testing.T, ws *Workspace, opts Options) {
 	fifo := filepath.Join(ws.Dir(), "fifo")
+	os.Remove(fifo)
 	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
 		t.Fatal(err)
 	}
-	tool, _ := Default(ws, Options{}).Lookup("shell")
+	tool, _ := Default(ws, opts).Lookup("shell")
 	call, err := tool.Prepare(json.RawMessage(`{"command":"echo before; sleep 100 & echo $! > fifo; wait"}`))
 	if err != nil {
 		t.Fatal(err)
@@ -112,11 +146,13 @@ func TestShellCancelKillsGroup(t *testing.T) {
 // command that exits is killed, and does not hold the call up for long.
 func TestShellKillsLeftovers(t *testing.T) {
 	ws := newWorkspace(t, nil)
-	res := run(t, ws, Options{}, "shell", `{"command":"sleep 100 >/dev/null 2>&1 & echo $! > pid"}`)
-	if res.IsError || res.Summary != "exit 0" {
-		t.Fatalf("%+v", res)
-	}
-	assertDead(t, readPid(t, filepath.Join(ws.Dir(), "pid")))
+	shellWays(t, ws, Options{}, func(t *testing.T, opts Options) {
+		res := run(t, ws, opts, "shell", `{"command":"sleep 100 >/dev/null 2>&1 & echo $! > pid"}`)
+		if res.IsError || res.Summary != "exit 0" {
+			t.Fatalf("%+v", res)
+		}
+		assertDead(t, readPid(t, filepath.Join(ws.Dir(), "pid")))
+	})
 }
 
 func readPid(t *testing.T, path string) int {
