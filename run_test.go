@@ -2,13 +2,22 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 
 	"lathe/agent"
 	"lathe/config"
 	"lathe/internal/ollamatest"
+
+	"github.com/ollama/ollama/api"
 )
 
 // TestRunInterruptedExitCode runs the command in-process and cancels it
@@ -63,4 +72,67 @@ func TestExitCodes(t *testing.T) {
 			t.Errorf("%s: code %d, stderr %q; want %d, %q", tt.name, code, stderr.String(), tt.code, tt.msg)
 		}
 	}
+}
+
+// TestHangupStopsTheCommand: a closed terminal (SIGHUP) ends lathe as
+// Ctrl+C does, and the command it was running goes with it, daemons it
+// started included.
+func TestHangupStopsTheCommand(t *testing.T) {
+	srv := ollamatest.New(t)
+	srv.Script(ollamatest.Reply{ToolCalls: []ollamatest.ToolCall{{Name: "shell", Arguments: json.RawMessage(
+		`{"command":"setsid sleep 1051 >/dev/null 2>&1 < /dev/null & echo $! > pids; sleep 1052 & echo $! >> pids; touch started; wait"}`)}}})
+	srv.Respond(func(api.ChatRequest) ollamatest.Reply { return ollamatest.Reply{Content: "done"} })
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	bin := t.TempDir()
+	if err := os.Symlink(exe, filepath.Join(bin, "lathe")); err != nil { // testscript.Main runs main under this name
+		t.Fatal(err)
+	}
+	dir, home := t.TempDir(), t.TempDir()
+	cmd := exec.Command(filepath.Join(bin, "lathe"), "-p", "run it", "--yes", "-C", dir)
+	cmd.Env = []string{"HOME=" + home, "OLLAMA_HOST=" + srv.URL(), "PATH=" + os.Getenv("PATH")}
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	started := filepath.Join(dir, "started")
+	for deadline := time.Now().Add(20 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+		if _, err := os.Stat(started); err == nil {
+			break
+		}
+		if time.Now().After(deadline) {
+			cmd.Process.Kill()
+			t.Fatalf("the command never started; stderr:\n%s", stderr.String())
+		}
+	}
+	if err := cmd.Process.Signal(syscall.SIGHUP); err != nil {
+		t.Fatal(err)
+	}
+	err = cmd.Wait()
+	var exit *exec.ExitError
+	if !errors.As(err, &exit) || exit.ExitCode() != exitInterrupted || !strings.Contains(stderr.String(), "lathe: interrupted") {
+		t.Fatalf("lathe ended with %v; stderr:\n%s", err, stderr.String())
+	}
+	pids, err := os.ReadFile(filepath.Join(dir, "pids"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range strings.Fields(string(pids)) {
+		pid, _ := strconv.Atoi(f)
+		waitGone(t, pid)
+	}
+}
+
+// waitGone waits, 5 s at most, for process pid to be gone.
+func waitGone(t *testing.T, pid int) {
+	t.Helper()
+	for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+		if err := syscall.Kill(pid, 0); errors.Is(err, syscall.ESRCH) {
+			return
+		}
+	}
+	t.Errorf("process %d outlived lathe", pid)
 }
