@@ -102,8 +102,8 @@ func parseArgs(args []string) (command, error) {
 		return cmd, usagef("--continue and --resume cannot go together")
 	case fs.Changed("resume") && strings.TrimSpace(cmd.resume) == "":
 		return cmd, usagef("--resume needs a session id (lathe sessions lists them)")
-	case fs.Changed("max-turns") && cmd.flags.MaxTurns < 1:
-		return cmd, usagef("--max-turns must be at least 1")
+	case fs.Changed("max-turns") && (cmd.flags.MaxTurns < 1 || cmd.flags.MaxTurns > config.MaxTurns):
+		return cmd, usagef("--max-turns must be between 1 and %d", config.MaxTurns)
 	case fs.Changed("output-format") && !cmd.oneShot:
 		return cmd, usagef("--output-format needs -p")
 	}

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -47,6 +48,7 @@ func TestScripts(t *testing.T) {
 			"ollama-wait":     cmdOllamaWait,
 			"exitcode":        cmdExitCode,
 			"waitfile":        cmdWaitFile,
+			"mkfifo":          cmdMkfifo,
 		},
 	})
 }
@@ -208,4 +210,14 @@ func TestInteractiveNeedsATerminal(t *testing.T) {
 	if code != exitUsage || !strings.Contains(stderr.String(), "the interactive mode needs a terminal") {
 		t.Errorf("exit %d, stderr %q", code, stderr.String())
 	}
+}
+
+// cmdMkfifo makes a FIFO:
+//
+//	mkfifo PATH
+func cmdMkfifo(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 1 {
+		ts.Fatalf("usage: mkfifo PATH")
+	}
+	ts.Check(syscall.Mkfifo(ts.MkAbs(args[0]), 0o600))
 }

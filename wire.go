@@ -14,6 +14,7 @@ import (
 
 	"lathe/agent"
 	"lathe/config"
+	"lathe/internal/safefile"
 	"lathe/prompts"
 	"lathe/provider/ollama"
 	"lathe/sandbox"
@@ -56,7 +57,7 @@ func (cmd command) wire(ctx context.Context, cfg config.Config, log zerolog.Logg
 		e.close()
 		return nil, err
 	}
-	instructions, w := readInstructions(ws)
+	instructions, w := readInstructions(ws.Dir())
 	e.warn(w)
 	if e.db, err = openStore(cmd.env.get); err != nil {
 		if cmd.cont || cmd.resume != "" {
@@ -111,19 +112,20 @@ func inGitRepo(dir string) bool {
 	}
 }
 
-// readInstructions returns the project's AGENTS.md, read through the
-// workspace like any file the model could read, and a warning when it
-// could not be read whole.
-func readInstructions(ws *tools.Workspace) (text, warning string) {
-	b, err := ws.Root().ReadFile("AGENTS.md")
-	if err != nil {
-		if !errors.Is(err, fs.ErrNotExist) {
-			return "", fmt.Sprintf("AGENTS.md not read: %v", err)
-		}
+// readInstructions returns the project's AGENTS.md, read as a file the
+// project supplies (see safefile): a link out of the project, a FIFO or a
+// file of gigabytes cost nothing. It returns a warning when it could not
+// be read whole.
+func readInstructions(dir string) (text, warning string) {
+	b, err := safefile.Read(dir, "AGENTS.md", prompts.InstructionsLimit)
+	switch {
+	case errors.Is(err, safefile.ErrTooLarge):
+		warning = fmt.Sprintf("AGENTS.md has more than %d bytes; only the first %d go into the prompt",
+			prompts.InstructionsLimit, prompts.InstructionsLimit)
+	case errors.Is(err, fs.ErrNotExist):
 		return "", ""
-	}
-	if len(b) > prompts.InstructionsLimit {
-		warning = fmt.Sprintf("AGENTS.md is %d bytes; only the first %d go into the prompt", len(b), prompts.InstructionsLimit)
+	case err != nil:
+		return "", fmt.Sprintf("AGENTS.md not read: %v", err)
 	}
 	return string(b), warning
 }

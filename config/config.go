@@ -107,6 +107,10 @@ type Approval struct {
 	Commands []string `toml:"commands"`
 }
 
+// MaxTurns is the most model calls a prompt may be given (limits.max_turns,
+// --max-turns).
+const MaxTurns = 1000
+
 // Defaults returns the settings lathe uses when nothing overrides them.
 func Defaults() Config {
 	return Config{

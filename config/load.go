@@ -5,7 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
+	"lathe/internal/safefile"
 	"path/filepath"
 	"reflect"
 	"strings"
@@ -82,16 +82,29 @@ func ProjectFile(dir string) string {
 	return filepath.Join(dir, ".lathe", "config.toml")
 }
 
+// maxFile is the most a config file may hold: a file of any size, or a
+// link to an endless device, costs no more than this.
+const maxFile = 1 << 20
+
 // readFile decodes one TOML file over the config so far. A missing file is
-// not an error. Approval rules are taken only from the user's own file: a
-// project file comes with the code, and code must not approve itself.
+// not an error. A project's file comes with the code, so it is read
+// through the project directory (a link out of it is refused), and it may
+// not approve anything (approval rules are taken only from the user's own
+// file) nor loosen a limit: code must not approve itself or lift the
+// limits that stop it. Either file must be a regular file of at most 1 MiB.
 func (l *Loaded) readFile(path string, project bool) error {
-	data, err := os.ReadFile(path)
+	var data []byte
+	var err error
+	if project {
+		data, err = safefile.Read(filepath.Dir(filepath.Dir(path)), ".lathe/config.toml", maxFile)
+	} else {
+		data, err = safefile.ReadPath(path, maxFile)
+	}
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil
 	}
 	if err != nil {
-		return &Error{File: path, Msg: err.Error()}
+		return &Error{File: path, Msg: "not read: " + err.Error()}
 	}
 	// A generic decode first: syntax errors surface here, and the values
 	// it yields are checked against the Config's types, so that a wrong
@@ -103,7 +116,7 @@ func (l *Loaded) readFile(path string, project bool) error {
 	if err := checkTypes(path, data, raw); err != nil {
 		return err
 	}
-	before := l.Approval
+	before := l.Config
 	dec := toml.NewDecoder(bytes.NewReader(data))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&l.Config); err != nil {
@@ -114,13 +127,37 @@ func (l *Loaded) readFile(path string, project bool) error {
 		err.Line, err.Column = keyPosition(data, err.Key)
 		return err
 	}
-	if project && !reflect.DeepEqual(before, l.Approval) {
-		l.Approval = before
-		l.Warnings = append(l.Warnings, fmt.Sprintf(
-			"%s: [approval] ignored: approval rules are only read from your own config file (%s)",
-			path, "$XDG_CONFIG_HOME/lathe/config.toml"))
+	if project {
+		l.keepTight(path, before)
 	}
 	return nil
+}
+
+// keepTight undoes what a project's file loosened of before: its approval
+// rules, and every limit it raised (or lifted), with a warning naming each.
+func (l *Loaded) keepTight(path string, before Config) {
+	if !reflect.DeepEqual(before.Approval, l.Approval) {
+		l.Approval = before.Approval
+		l.Warnings = append(l.Warnings, fmt.Sprintf(
+			"%s: [approval] ignored: approval rules are only read from your own config file", path))
+	}
+	b, a := &before.Limits, &l.Limits
+	looser := func(key string, loosened bool, undo func()) {
+		if loosened {
+			undo()
+			l.Warnings = append(l.Warnings, fmt.Sprintf(
+				"%s: limits.%s ignored: a project's config may tighten limits, not loosen them", path, key))
+		}
+	}
+	looser("max_turns", a.MaxTurns > b.MaxTurns, func() { a.MaxTurns = b.MaxTurns })
+	looser("tool_calls_per_turn", a.ToolCallsPerTurn > b.ToolCallsPerTurn, func() { a.ToolCallsPerTurn = b.ToolCallsPerTurn })
+	looser("tool_calls_per_prompt", a.ToolCallsPerPrompt > b.ToolCallsPerPrompt, func() { a.ToolCallsPerPrompt = b.ToolCallsPerPrompt })
+	looser("timeout", b.Timeout.Duration > 0 && (a.Timeout.Duration == 0 || a.Timeout.Duration > b.Timeout.Duration),
+		func() { a.Timeout = b.Timeout })
+	looser("shell_timeout", a.ShellTimeout.Duration > b.ShellTimeout.Duration, func() { a.ShellTimeout = b.ShellTimeout })
+	looser("tool_output_bytes", a.ToolOutputBytes > b.ToolOutputBytes, func() { a.ToolOutputBytes = b.ToolOutputBytes })
+	looser("repeat_warn", a.RepeatWarn > b.RepeatWarn, func() { a.RepeatWarn = b.RepeatWarn })
+	looser("repeat_stop", a.RepeatStop > b.RepeatStop, func() { a.RepeatStop = b.RepeatStop })
 }
 
 func (l *Loaded) applyEnv(getenv func(string) string) error {
@@ -178,16 +215,18 @@ func (l *Loaded) validate(file string) *Error {
 		key string
 		msg string
 	}{
-		{lim.MaxTurns >= 1, "limits.max_turns", "must be at least 1"},
-		{lim.ToolCallsPerTurn >= 1, "limits.tool_calls_per_turn", "must be at least 1"},
-		{lim.ToolCallsPerPrompt >= 1, "limits.tool_calls_per_prompt", "must be at least 1"},
-		{lim.Timeout.Duration >= 0, "limits.timeout", "must not be negative (0 means no limit)"},
+		{lim.MaxTurns >= 1 && lim.MaxTurns <= MaxTurns, "limits.max_turns", fmt.Sprintf("must be between 1 and %d", MaxTurns)},
+		{lim.ToolCallsPerTurn >= 1 && lim.ToolCallsPerTurn <= 64, "limits.tool_calls_per_turn", "must be between 1 and 64"},
+		{lim.ToolCallsPerPrompt >= 1 && lim.ToolCallsPerPrompt <= 10000, "limits.tool_calls_per_prompt", "must be between 1 and 10000"},
+		{lim.Timeout.Duration >= 0 && lim.Timeout.Duration <= 24*time.Hour, "limits.timeout",
+			"must be between 0 (no limit) and 24h"},
 		{lim.ShellTimeout.Duration >= time.Second && lim.ShellTimeout.Duration <= 10*time.Minute,
 			"limits.shell_timeout", "must be between 1s and 10m"},
-		{lim.ToolOutputBytes >= 1024, "limits.tool_output_bytes", "must be at least 1024"},
-		{lim.RepeatWarn >= 2, "limits.repeat_warn", "must be at least 2"},
-		{lim.RepeatStop > lim.RepeatWarn, "limits.repeat_stop", "must be more than limits.repeat_warn"},
+		{lim.ToolOutputBytes >= 1024 && lim.ToolOutputBytes <= 1<<20, "limits.tool_output_bytes", "must be between 1024 and 1048576 (1 MiB)"},
+		{lim.RepeatWarn >= 2 && lim.RepeatWarn <= 100, "limits.repeat_warn", "must be between 2 and 100"},
+		{lim.RepeatStop > lim.RepeatWarn && lim.RepeatStop <= 1000, "limits.repeat_stop", "must be more than limits.repeat_warn, and at most 1000"},
 		{l.Options.NumCtx >= 2048, "options.num_ctx", "must be at least 2048 (the system prompt and tools alone need about 1,500 tokens)"},
+		{l.Options.badFloat() == "", "options." + l.Options.badFloat(), "must be a finite number"},
 		{l.Context.CompactAt >= 0.3 && l.Context.CompactAt <= 0.95, "context.compact_at", "must be between 0.3 and 0.95"},
 		{l.Context.KeepRecent >= 0.05 && l.Context.KeepRecent <= l.Context.CompactAt-0.2, "context.keep_recent",
 			"must be at least 0.05 and at most context.compact_at - 0.2"},

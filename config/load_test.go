@@ -1,11 +1,13 @@
 package config
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -76,7 +78,7 @@ model = "project-model"
 [options]
 temperature = 0.7
 [limits]
-tool_calls_per_turn = 6
+tool_calls_per_turn = 3
 `
 	tests := []struct {
 		name  string
@@ -91,7 +93,7 @@ tool_calls_per_turn = 6
 			if *c.Options.Temperature != 0.7 || c.Options.NumCtx != 8192 {
 				t.Errorf("Options = %+v", c.Options)
 			}
-			if c.Limits.MaxTurns != 20 || c.Limits.ToolCallsPerTurn != 6 || c.Limits.ToolCallsPerPrompt != 50 {
+			if c.Limits.MaxTurns != 20 || c.Limits.ToolCallsPerTurn != 3 || c.Limits.ToolCallsPerPrompt != 50 {
 				t.Errorf("Limits = %+v", c.Limits)
 			}
 			if c.KeepAlive.Duration != time.Hour {
@@ -144,6 +146,58 @@ func TestProjectCannotApproveItself(t *testing.T) {
 	}
 }
 
+// TestProjectCannotLoosenLimits: a project's config may tighten every
+// limit, and what it loosens (a higher limit, no time limit) is ignored
+// with a warning naming it; the user's own file sets them freely.
+func TestProjectCannotLoosenLimits(t *testing.T) {
+	user := "[limits]\ntimeout = \"5s\"\nmax_turns = 20\n"
+	project := "[limits]\ntimeout = \"0s\"\nmax_turns = 1000\ntool_output_bytes = 1048576\ntool_calls_per_turn = 2\n"
+	l, err := Load(setup(t, user, project, nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	lim := l.Limits
+	if lim.Timeout.Duration != 5*time.Second || lim.MaxTurns != 20 || lim.ToolOutputBytes != 16<<10 || lim.ToolCallsPerTurn != 2 {
+		t.Errorf("limits = %+v, want the user's timeout and turns, the default output cap, the project's 2 calls a turn", lim)
+	}
+	var ignored []string
+	for _, w := range l.Warnings {
+		if strings.Contains(w, "a project's config may tighten limits, not loosen them") {
+			ignored = append(ignored, w[strings.Index(w, "limits."):strings.Index(w, " ignored")])
+		}
+	}
+	if strings.Join(ignored, " ") != "limits.max_turns limits.timeout limits.tool_output_bytes" {
+		t.Errorf("warnings %q", l.Warnings)
+	}
+}
+
+// TestConfigFilesAreReadSafely: a project's config that is a link out of
+// the project (to /dev/zero, a secret), a FIFO or a huge file is an error
+// naming it, read without blocking or reading without end.
+func TestConfigFilesAreReadSafely(t *testing.T) {
+	for name, make := range map[string]func(path string) error{
+		"link to /dev/zero": func(p string) error { return os.Symlink("/dev/zero", p) },
+		"FIFO":              func(p string) error { return syscall.Mkfifo(p, 0o600) },
+		"huge":              func(p string) error { return os.WriteFile(p, bytes.Repeat([]byte("# x\n"), 1<<19), 0o644) },
+	} {
+		t.Run(name, func(t *testing.T) {
+			src := setup(t, "", "", nil)
+			path := ProjectFile(src.ProjectDir)
+			if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			if err := make(path); err != nil {
+				t.Fatal(err)
+			}
+			_, err := Load(src)
+			var ce *Error
+			if !errors.As(err, &ce) || ce.File != path || !strings.HasPrefix(ce.Msg, "not read: ") {
+				t.Fatalf("err = %v, want a config error naming %s", err, path)
+			}
+		})
+	}
+}
+
 func TestLoadErrors(t *testing.T) {
 	tests := []struct {
 		name    string
@@ -164,7 +218,10 @@ func TestLoadErrors(t *testing.T) {
 		{"duration as number", "[limits]\ntimeout = 30\n", "", nil, `must be a duration such as "30m", not 30`, 2, "limits.timeout"},
 		{"unparsable", "model = \"x\n", "", nil, "cannot have new lines", 1, ""},
 		{"duplicate key", "model = \"a\"\nmodel = \"b\"\n", "", nil, "already defined", 2, "model"},
-		{"range in project", "", "model = \"m\"\n[limits]\nmax_turns = 0\n", nil, "must be at least 1", 3, "limits.max_turns"},
+		{"range in project", "", "model = \"m\"\n[limits]\nmax_turns = 0\n", nil, "must be between 1 and 1000", 3, "limits.max_turns"},
+		{"no upper bound", "[limits]\ntool_output_bytes = 9223372036854775807\n", "", nil, "must be between 1024 and 1048576", 2, "limits.tool_output_bytes"},
+		{"NaN option", "[options]\ntemperature = nan\n", "", nil, "must be a finite number", 2, "options.temperature"},
+		{"infinite option", "[options]\ntop_p = inf\n", "", nil, "must be a finite number", 2, "options.top_p"},
 		{"num_ctx too small", "[options]\nnum_ctx = 512\n", "", nil, "must be at least 2048", 2, "options.num_ctx"},
 		{"first wrong type in file order", "model = 1\n[limits]\nmax_turns = \"x\"\n[options]\ntemperature = \"hot\"\n", "", nil, "must be a string, not 1", 1, "model"},
 		{"table for a string", "[model]\nname = \"x\"\n", "", nil, "must be a string, not a table", 1, "model"},

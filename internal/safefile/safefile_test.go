@@ -1,0 +1,62 @@
+package safefile
+
+import (
+	"errors"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+)
+
+func TestRead(t *testing.T) {
+	dir, outside := t.TempDir(), t.TempDir()
+	write := func(name, content string) {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("ok", "hello")
+	write("big", strings.Repeat("x", 100))
+	if err := os.WriteFile(filepath.Join(outside, "secret"), []byte("secret"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for name, target := range map[string]string{"zero": "/dev/zero", "out": filepath.Join(outside, "secret"), "in": "ok"} {
+		if err := os.Symlink(target, filepath.Join(dir, name)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := syscall.Mkfifo(filepath.Join(dir, "fifo"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name, want, err string
+	}{
+		{"ok", "hello", ""},
+		{"in", "hello", ""},
+		{"big", strings.Repeat("x", 10), "file too large"},
+		{"zero", "", "escapes"},
+		{"out", "", "escapes"},
+		{"fifo", "", "not a regular file (a FIFO)"},
+		{".", "", "not a regular file (a directory)"},
+		{"missing", "", "no such file"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := Read(dir, tt.name, 10)
+			if tt.err == "" && err != nil || tt.err != "" && (err == nil || !strings.Contains(err.Error(), tt.err)) {
+				t.Fatalf("err = %v, want %q", err, tt.err)
+			}
+			if string(got) != tt.want {
+				t.Errorf("read %q, want %q", got, tt.want)
+			}
+		})
+	}
+	if _, err := Read(dir, "missing", 10); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("a missing file: %v, want fs.ErrNotExist", err)
+	}
+	if _, err := Read(dir, "big", 10); !errors.Is(err, ErrTooLarge) {
+		t.Errorf("a large file: %v, want ErrTooLarge", err)
+	}
+}
