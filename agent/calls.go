@@ -132,7 +132,7 @@ func (r *run) prepare(i int, c provider.ToolCall) *callState {
 func (r *run) runBatch(turn int, batch []*callState) {
 	var wg sync.WaitGroup
 	for _, c := range batch {
-		if !c.settled && c.kind == tools.KindWrite {
+		if !c.settled && c.kind == tools.KindWrite && r.s.opts.Previews {
 			// Now, after every earlier call of the turn has run, so that
 			// the diff is the change this call will make.
 			if diff, ok, err := tools.Preview(c.prepared); ok && err == nil {

@@ -466,7 +466,8 @@ func TestEmptyRepliesKeepRolesAlternating(t *testing.T) {
 // version its last run left, plus one.
 type previewProbe struct {
 	probe
-	version *int
+	version  *int
+	previews int // Preview calls
 }
 
 func (p *previewProbe) Prepare(raw json.RawMessage) (tools.Call, error) {
@@ -474,15 +475,17 @@ func (p *previewProbe) Prepare(raw json.RawMessage) (tools.Call, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &previewCall{probeCall: c.(*probeCall), version: p.version}, nil
+	return &previewCall{probeCall: c.(*probeCall), version: p.version, p: p}, nil
 }
 
 type previewCall struct {
 	*probeCall
 	version *int
+	p       *previewProbe
 }
 
 func (c *previewCall) Preview() (string, error) {
+	c.p.previews++
 	return fmt.Sprintf("-v%d\n+v%d", *c.version, *c.version+1), nil
 }
 
@@ -504,7 +507,7 @@ func TestPreviewIsTakenJustBeforeTheCallRuns(t *testing.T) {
 	writer := &previewProbe{probe: probe{name: "write", kind: tools.KindWrite}, version: &version}
 	rec := &recorder{}
 	reader := &probe{name: "read", kind: tools.KindRead}
-	e := newEnv(t, nil, withTools(writer, reader), withApprover(rec))
+	e := newEnv(t, nil, withTools(writer, reader), withApprover(rec), func(o *Options) { o.Previews = true })
 	writer.log, reader.log = e.log, e.log
 	e.srv.Script(
 		ollamatest.Reply{ToolCalls: []ollamatest.ToolCall{call("write", `{"path":"f"}`), call("read", `{"path":"f"}`), call("write", `{"path":"f"}`)}},
@@ -525,5 +528,23 @@ func TestPreviewIsTakenJustBeforeTheCallRuns(t *testing.T) {
 	}
 	if len(rec.asked) != 2 || rec.asked[0].Preview != want[0] || rec.asked[1].Preview != want[2] {
 		t.Errorf("approval requests = %+v, want the two previews", rec.asked)
+	}
+}
+
+// TestNoPreviewWithoutAUI: without Previews (the one-shot mode, where no
+// one looks at a diff before the call is approved or denied), no write is
+// previewed: a preview reads and diffs the file.
+func TestNoPreviewWithoutAUI(t *testing.T) {
+	version := 0
+	writer := &previewProbe{probe: probe{name: "write", kind: tools.KindWrite}, version: &version}
+	rec := &recorder{}
+	e := newEnv(t, nil, withTools(writer), withApprover(rec))
+	writer.log = e.log
+	e.srv.Script(ollamatest.Reply{ToolCalls: []ollamatest.ToolCall{call("write", `{"path":"f"}`)}}, ollamatest.Reply{Content: "ok"})
+	if _, err := e.run(t.Context(), "go"); err != nil {
+		t.Fatal(err)
+	}
+	if writer.previews != 0 || len(rec.asked) != 1 || rec.asked[0].Preview != "" {
+		t.Errorf("%d previews computed, approval request %+v", writer.previews, rec.asked)
 	}
 }

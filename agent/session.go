@@ -45,6 +45,9 @@ type Options struct {
 	Recorder Recorder
 	// Dir is the working directory, recorded with the session.
 	Dir string
+	// Previews asks for the diff of each write before it is approved, for
+	// a UI that shows it; without it no preview is computed.
+	Previews bool
 	// Now is the clock; nil means time.Now.
 	Now func() time.Time
 }

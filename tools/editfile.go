@@ -88,13 +88,20 @@ type editPlan struct {
 
 // plan reads the file and works out the edit, writing nothing. Its error
 // is for the model: what Run returns and Preview reports.
+// maxEdit is the largest file edit_file loads to edit.
+const maxEdit = 10 << 20
+
 func (c *editFileCall) plan() (editPlan, *editError) {
 	target, err := c.ws.follow(c.rel)
 	if err != nil {
 		return editPlan{}, &editError{"refused", err.Error(), err}
 	}
-	data, fi, err := c.ws.readFile(c.rel, target)
+	data, fi, err := c.ws.readFileLimit(c.rel, target, maxEdit)
+	var large *tooLargeError
 	switch {
+	case errors.As(err, &large):
+		return editPlan{}, &editError{"too large", fmt.Sprintf("%s is %s: edit_file edits files up to %s; "+
+			"change it with shell (sed, a script) instead", c.rel, human.Bytes(large.size), human.Bytes(maxEdit)), err}
 	case errors.Is(err, fs.ErrNotExist):
 		return editPlan{}, &editError{"not found", c.rel + " does not exist; " + prompts.Hint(prompts.HintCreateOrFind), err}
 	case err != nil:

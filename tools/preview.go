@@ -2,8 +2,10 @@ package tools
 
 import (
 	"errors"
+	"fmt"
 	"io"
 	"io/fs"
+	"lathe/internal/human"
 
 	udiff "github.com/aymanbagabas/go-udiff"
 )
@@ -37,15 +39,32 @@ func Preview(c Call) (diff string, ok bool, err error) {
 	return diff, true, err
 }
 
+// maxPreview is the largest file, before or after a change, whose change
+// a preview shows as a diff: a diff of anything larger is no help to
+// anyone deciding, and reading and diffing it would cost seconds and
+// gigabytes before the user even answers.
+const maxPreview = 512 << 10
+
 // Preview implements Previewer.
 func (c *writeFileCall) Preview() (string, error) {
 	target, err := c.ws.follow(c.rel)
 	if err != nil {
 		return "", err
 	}
-	old, err := c.ws.readText(c.rel, target)
-	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+	if len(c.content) > maxPreview {
+		return tooLargeToShow(c.rel, int64(len(c.content))), nil
+	}
+	data, _, err := c.ws.readFileLimit(c.rel, target, maxPreview)
+	var large *tooLargeError
+	switch {
+	case errors.As(err, &large):
+		return tooLargeToShow(c.rel, large.size), nil
+	case err != nil && !errors.Is(err, fs.ErrNotExist):
 		return "", err
+	}
+	old := ""
+	if !isBinary(data) {
+		old = string(data)
 	}
 	return udiff.Unified(c.rel, c.rel, old, c.content), nil
 }
@@ -58,28 +77,44 @@ func (c *editFileCall) Preview() (string, error) {
 	if ee != nil {
 		return "", ee
 	}
+	if n := max(len(p.before), len(p.edit.out)); n > maxPreview {
+		return tooLargeToShow(c.rel, int64(n)), nil
+	}
 	return udiff.Unified(c.rel, c.rel, p.before, p.edit.out), nil
 }
 
-// readFile returns the content and the FileInfo of the regular file
-// target (rel as the model named it). Its error is for the model, and
-// errors.Is(err, fs.ErrNotExist) when there is no file.
-func (w *Workspace) readFile(rel, target string) ([]byte, fs.FileInfo, error) {
+// tooLargeToShow is the preview of a change to a file too large to diff:
+// one line that says so, where a diff would be.
+func tooLargeToShow(rel string, size int64) string {
+	return fmt.Sprintf("(%s: %s, too large to show the change)", rel, human.Bytes(size))
+}
+
+// readFileLimit returns the content and the FileInfo of the regular file
+// target (rel as the model named it), when it has at most limit bytes: a
+// larger one is a *tooLargeError, found before reading it. Its error is
+// for the model, and errors.Is(err, fs.ErrNotExist) when there is no file.
+func (w *Workspace) readFileLimit(rel, target string, limit int64) ([]byte, fs.FileInfo, error) {
 	f, fi, err := w.openFile(rel, target)
 	if err != nil {
 		return nil, nil, err
 	}
 	defer f.Close()
-	data, err := io.ReadAll(f)
+	if fi.Size() > limit {
+		return nil, fi, &tooLargeError{rel: rel, size: fi.Size(), limit: limit}
+	}
+	data, err := io.ReadAll(io.LimitReader(f, limit+1))
+	if err == nil && int64(len(data)) > limit {
+		return nil, fi, &tooLargeError{rel: rel, size: int64(len(data)), limit: limit}
+	}
 	return data, fi, err
 }
 
-// readText is readFile as text: a binary file, whose bytes a diff cannot
-// show, reads as empty.
-func (w *Workspace) readText(rel, target string) (string, error) {
-	data, _, err := w.readFile(rel, target)
-	if err != nil || isBinary(data) {
-		return "", err
-	}
-	return string(data), nil
+// tooLargeError is a file larger than an operation takes.
+type tooLargeError struct {
+	rel         string
+	size, limit int64
+}
+
+func (e *tooLargeError) Error() string {
+	return fmt.Sprintf("%s has %s, more than the %s this takes", e.rel, human.Bytes(e.size), human.Bytes(e.limit))
 }

@@ -91,3 +91,41 @@ func containsLine(lines []string, want string) bool {
 	}
 	return false
 }
+
+// TestLargeFilesArePreviewedAsSuch: a write or edit of a file too large to
+// diff is previewed as one line saying so, without reading it: a 2 GiB
+// file (sparse here) costs nothing. edit_file refuses a file that large.
+func TestLargeFilesArePreviewedAsSuch(t *testing.T) {
+	ws := newWorkspace(t, map[string]string{"small.txt": "a\n"})
+	big := filepath.Join(ws.Dir(), "big.txt")
+	if err := os.WriteFile(big, []byte("start\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Truncate(big, 2<<30); err != nil {
+		t.Fatal(err)
+	}
+	reg := Default(ws, Options{})
+	preview := func(name, args string) (string, error) {
+		tool, _ := reg.Lookup(name)
+		call, err := tool.Prepare(json.RawMessage(args))
+		if err != nil {
+			t.Fatal(err)
+		}
+		diff, _, err := Preview(call)
+		return diff, err
+	}
+	if got, err := preview("write_file", `{"path":"big.txt","content":"x\n"}`); err != nil || got != "(big.txt: 2.1 GB, too large to show the change)" {
+		t.Errorf("write over a 2 GiB file: %q, %v", got, err)
+	}
+	huge := strings.Repeat("y", maxPreview+1)
+	if got, _ := preview("write_file", `{"path":"small.txt","content":"`+huge+`"}`); !strings.Contains(got, "too large to show the change") {
+		t.Errorf("a write of %d bytes previewed as %q…", len(huge), got[:min(80, len(got))])
+	}
+	if _, err := preview("edit_file", `{"path":"big.txt","old_string":"start","new_string":"x"}`); err == nil ||
+		!strings.Contains(err.Error(), "edit_file edits files up to 10.5 MB") {
+		t.Errorf("edit of a 2 GiB file: %v", err)
+	}
+	if got, _ := preview("write_file", `{"path":"small.txt","content":"b\n"}`); !strings.Contains(got, "-a\n+b") {
+		t.Errorf("a small write is not diffed: %q", got)
+	}
+}

@@ -151,6 +151,7 @@ func (m *model) newSession() *agent.Session {
 	o := m.opts.Engine
 	a := o.Config.Approval
 	o.Approver = agent.Rules{All: a.All, Tools: a.Tools, Commands: a.Commands, Next: m.approver}
+	o.Previews = true
 	o.Reviewer = m.reviewer
 	return agent.New(o)
 }
