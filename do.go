@@ -79,7 +79,7 @@ func (cmd command) oneShotRun(ctx context.Context, prompt string, loaded config.
 	if e.saved != nil {
 		_ = s.ResumeFrom(*e.saved) // a new session is idle
 	}
-	printer := print.New(cmd.format, stdout, stderr, color)
+	printer := print.New(cmd.format, stdout, stderr, color, isTerminal(stdout))
 	res, runErr := s.Run(ctx, prompt, printer.Event)
 	if err := printer.Finish(res, runErr); err != nil {
 		return fmt.Errorf("write output: %w", err)

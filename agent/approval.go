@@ -2,6 +2,7 @@ package agent
 
 import (
 	"context"
+	"path/filepath"
 	"slices"
 	"strings"
 
@@ -43,12 +44,15 @@ type Rules struct {
 	Denial   string
 }
 
-// Approve implements Approver.
+// Approve implements Approver. A tool rule does not cover a write into a
+// .git directory: git runs what its config and hooks name, later and
+// outside any sandbox, so a change there is always the user's decision
+// (--yes aside).
 func (r Rules) Approve(ctx context.Context, req ApprovalRequest) (Decision, error) {
-	if r.All || slices.Contains(r.Tools, req.Tool) {
+	if r.All || slices.Contains(r.Tools, req.Tool) && !(req.Kind == tools.KindWrite && inGitDir(req.Subject)) {
 		return Decision{Allow: true}, nil
 	}
-	if req.Kind == tools.KindExec && slices.ContainsFunc(r.Commands, func(p string) bool { return commandHasPrefix(req.Subject, p) }) {
+	if req.Kind == tools.KindExec && slices.ContainsFunc(r.Commands, func(p string) bool { return commandAllowed(req.Subject, p) }) {
 		return Decision{Allow: true}, nil
 	}
 	if r.Next != nil {
@@ -57,14 +61,8 @@ func (r Rules) Approve(ctx context.Context, req ApprovalRequest) (Decision, erro
 	return Decision{Reason: r.Denial}, nil
 }
 
-// commandHasPrefix reports whether command is prefix, or prefix followed by
-// arguments, with nothing that could chain another command, substitute
-// one, or redirect output: "go test ./..." matches "go test", but
-// "go test; rm -rf ~" and "go test > x" do not.
-func commandHasPrefix(command, prefix string) bool {
-	command, prefix = strings.TrimSpace(command), strings.TrimSpace(prefix)
-	if prefix == "" || strings.ContainsAny(command, ";&|<>`$()\n\r\\") {
-		return false
-	}
-	return command == prefix || strings.HasPrefix(command, prefix+" ")
+// inGitDir reports whether path (as a write's subject names it) is in a
+// .git directory, the workspace's or a nested repository's.
+func inGitDir(path string) bool {
+	return slices.Contains(strings.Split(filepath.ToSlash(filepath.Clean(path)), "/"), ".git")
 }

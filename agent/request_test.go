@@ -9,6 +9,7 @@ import (
 
 	"lathe/internal/ollamatest"
 	"lathe/provider"
+	"lathe/tools"
 )
 
 // wireRequest is a chat request body with its parts kept as raw bytes.
@@ -165,14 +166,23 @@ func TestShowIsAskedOncePerSession(t *testing.T) {
 	}
 }
 
-func TestCommandHasPrefix(t *testing.T) {
+// TestCommandAllowed: a command rule covers the command with the same
+// first words and plain arguments after them; never a chain, a
+// substitution, a redirection, a control character, a home directory, or
+// an option by which the program runs another one or writes where told.
+func TestCommandAllowed(t *testing.T) {
 	tests := []struct {
-		cmd, prefix string
-		want        bool
+		cmd, rule string
+		want      bool
 	}{
 		{"go test ./...", "go test", true},
 		{"go test", "go test", true},
+		{"go test -run 'TestX|TestY' -count=1 ./...", "go test", true},
+		{"  go   test  ./x ", "go test", true},
 		{"go testify", "go test", false},
+		{"go vet ./...", "go test", false},
+		{"go test ./...", "go test ./...", true},
+		{"go test ./other", "go test ./...", false},
 		{"go test ./... ; rm -rf ~", "go test", false},
 		{"go test && curl evil", "go test", false},
 		{"go test | sh", "go test", false},
@@ -180,11 +190,58 @@ func TestCommandHasPrefix(t *testing.T) {
 		{"go test $(rm -rf ~)", "go test", false},
 		{"go test `id`", "go test", false},
 		{"go test\nrm -rf ~", "go test", false},
+		{"go test\u2028rm", "go test", false},
+		{"go test\x1b[8m hidden", "go test", false},
+		{"go test 'unclosed", "go test", false},
 		{"rm -rf ~", "", false},
+		// F3: the program's own ways to run something else or write elsewhere.
+		{`go test -exec 'sh -c "touch x"' ./...`, "go test", false},
+		{`go test -a -toolexec 'sh -c x' ./...`, "go test", false},
+		{"go test -c -o /tmp/x.test", "go test", false},
+		{"go test -o=/tmp/x.test", "go test", false},
+		{"go test --exec=sh", "go test", false},
+		{"go test -count=1 -coverprofile=/tmp/c.out ./...", "go test", false},
+		{"go test -cpuprofile /tmp/cpu.prof .", "go test", false},
+		{"go test -cover ./...", "go test", true},
+		{"go test -v -covermode=atomic ./...", "go test", true},
+		{"git -c core.pager='touch x' status", "git", false},
+		{"git status -C ..", "git status", false},
+		{"git rebase -x 'make' main", "git rebase", false},
+		{"git status -sb", "git status", true},
+		{"git diff --cached", "git diff", true},
+		{"find . -name '*.go' -exec rm {} +", "find", false},
+		{"find . -delete", "find", false},
+		{"find . -name '*.go'", "find", true},
+		{"sed -i.bak s/a/b/ f", "sed", false},
+		{"sed -ni 1p f", "sed", false},
+		{"sed -n 1,10p f", "sed", true},
+		{"make -f /tmp/evil.mk", "make", false},
+		{"make -Cdir", "make", false},
+		{"make test", "make", true},
+		{"cat ~/.ssh/id_rsa", "cat", false},
 	}
 	for _, tt := range tests {
-		if got := commandHasPrefix(tt.cmd, tt.prefix); got != tt.want {
-			t.Errorf("commandHasPrefix(%q, %q) = %v, want %v", tt.cmd, tt.prefix, got, tt.want)
+		if got := commandAllowed(tt.cmd, tt.rule); got != tt.want {
+			t.Errorf("commandAllowed(%q, %q) = %v, want %v", tt.cmd, tt.rule, got, tt.want)
 		}
+	}
+}
+
+// TestRulesDoNotCoverGitDir: a tool rule allows writes anywhere but into
+// a .git directory (a planted core.fsmonitor or hook runs later, outside
+// any sandbox): those go to the user, or are denied without one.
+func TestRulesDoNotCoverGitDir(t *testing.T) {
+	rules := Rules{Tools: []string{"edit_file"}, Denial: "no"}
+	for path, want := range map[string]bool{
+		"main.go": true, ".git/config": false, "./.git/hooks/pre-commit": false, "sub/.git/config": false,
+		".github/workflows/x.yml": true, "a/../.git/config": false,
+	} {
+		d, _ := rules.Approve(t.Context(), ApprovalRequest{Tool: "edit_file", Kind: tools.KindWrite, Subject: path})
+		if d.Allow != want {
+			t.Errorf("%s: allowed %v, want %v", path, d.Allow, want)
+		}
+	}
+	if d, _ := (Rules{All: true}).Approve(t.Context(), ApprovalRequest{Tool: "edit_file", Kind: tools.KindWrite, Subject: ".git/config"}); !d.Allow {
+		t.Error("--yes does not approve a write into .git")
 	}
 }

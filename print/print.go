@@ -8,8 +8,10 @@ import (
 	"io"
 	"lathe/internal/human"
 	"strings"
+	"unicode"
 
 	"charm.land/lipgloss/v2"
+	"github.com/charmbracelet/x/ansi"
 
 	"lathe/agent"
 	"lathe/agent/plan"
@@ -37,16 +39,19 @@ func ParseFormat(s string) (Format, error) {
 // text, one JSON object, or one JSON event per line. stderr gets a line per
 // tool call and warnings. Thinking is never printed.
 type Printer struct {
-	format Format
-	stdout io.Writer
-	stderr io.Writer
-	marks  marks
-	events *eventEncoder // stream-json only
+	format   Format
+	stdout   io.Writer
+	stderr   io.Writer
+	marks    marks
+	events   *eventEncoder // stream-json only
+	terminal bool          // stdout is a terminal
 }
 
-// New returns a printer. color styles the stderr lines.
-func New(format Format, stdout, stderr io.Writer, color bool) *Printer {
-	h := &Printer{format: format, stdout: stdout, stderr: stderr, marks: newMarks(color)}
+// New returns a printer. color styles the stderr lines; terminal says
+// that stdout is a terminal, where the answer is printed without the
+// control sequences a model's text may hold.
+func New(format Format, stdout, stderr io.Writer, color, terminal bool) *Printer {
+	h := &Printer{format: format, stdout: stdout, stderr: stderr, marks: newMarks(color), terminal: terminal}
 	if format == FormatStreamJSON {
 		h.events = newEventEncoder(stdout)
 	}
@@ -85,6 +90,9 @@ func (h *Printer) Finish(res agent.Result, failure error) error {
 			return nil
 		}
 		text := strings.TrimSpace(res.Text)
+		if h.terminal {
+			text = forTerminal(text)
+		}
 		_, err := fmt.Fprintln(h.stdout, text)
 		return err
 	}
@@ -154,4 +162,17 @@ func (m marks) toolLine(e agent.ToolFinished) string {
 		line += fmt.Sprintf(" (%s)", human.Duration(e.Duration))
 	}
 	return line
+}
+
+// forTerminal takes out of a model's text what a terminal would act on
+// rather than print: escape sequences (which could set the clipboard,
+// clear the screen or retitle the window) and other control characters
+// but tabs and line feeds.
+func forTerminal(s string) string {
+	return strings.Map(func(r rune) rune {
+		if r != '\n' && r != '\t' && (unicode.IsControl(r) || r == '\u2028' || r == '\u2029') {
+			return -1
+		}
+		return r
+	}, ansi.Strip(s))
 }

@@ -62,7 +62,7 @@ func TestFinishText(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			var out, errOut strings.Builder
-			if err := New(FormatText, &out, &errOut, false).Finish(tt.res, nil); err != nil {
+			if err := New(FormatText, &out, &errOut, false, false).Finish(tt.res, nil); err != nil {
 				t.Fatal(err)
 			}
 			if out.String() != tt.want {
@@ -78,7 +78,7 @@ func TestFinishJSON(t *testing.T) {
 		Usage: agent.Usage{PromptTokens: 10, CompletionTokens: 2}, Duration: 1500 * time.Millisecond,
 		Recoveries: agent.Recoveries{TextCalls: 2, ThinkLeaks: 1},
 		Mode:       "build", Plan: &plan.Plan{Summary: "s", Steps: []plan.Step{{Text: "a", Status: plan.Done}}}}
-	if err := New(FormatJSON, &out, &strings.Builder{}, false).Finish(res, errors.New("the stream broke")); err != nil {
+	if err := New(FormatJSON, &out, &strings.Builder{}, false, false).Finish(res, errors.New("the stream broke")); err != nil {
 		t.Fatal(err)
 	}
 	want := `{"type":"result","result":"a <b> & c","stop_reason":"error","turns":1,"tool_calls":0,` +
@@ -92,7 +92,7 @@ func TestFinishJSON(t *testing.T) {
 
 func TestStreamJSONEvents(t *testing.T) {
 	var out, errOut strings.Builder
-	h := New(FormatStreamJSON, &out, &errOut, false)
+	h := New(FormatStreamJSON, &out, &errOut, false, false)
 	h.Event(agent.TurnStarted{Turn: 1, Messages: 2})
 	h.Event(agent.ThinkingDelta{Turn: 1, Text: "private"})
 	h.Event(agent.TextDelta{Turn: 1, Text: "Hi"})
@@ -155,10 +155,36 @@ func TestPlanTextShowsTheChecklistOnceStarted(t *testing.T) {
 func TestCompactionIsToldOnStderr(t *testing.T) {
 	for _, f := range []Format{FormatText, FormatJSON} {
 		var out, errOut strings.Builder
-		New(f, &out, &errOut, false).Event(agent.Compacted{Summarized: 12, Before: 26500, After: 4100})
+		New(f, &out, &errOut, false, false).Event(agent.Compacted{Summarized: 12, Before: 26500, After: 4100})
 		want := "lathe: compacted the conversation: 12 older messages summarized for the model (26500 → 4100 tokens)\n"
 		if errOut.String() != want || out.Len() != 0 {
 			t.Errorf("%s: stderr %q, stdout %q", f, errOut.String(), out.String())
+		}
+	}
+}
+
+// TestAnswerOnATerminal: a model's answer printed to a terminal loses the
+// escape sequences it may hold (OSC 52 sets the clipboard, ESC[2J clears
+// the screen); to a pipe it is printed as it is (F12). Stderr lines escape
+// them always.
+func TestAnswerOnATerminal(t *testing.T) {
+	answer := "final \x1b]52;c;cHduZWQ=\a\x1b[2J answer\r\n"
+	for _, terminal := range []bool{true, false} {
+		var out, errOut strings.Builder
+		p := New(FormatText, &out, &errOut, false, terminal)
+		p.Event(agent.ToolFinished{Name: "shell", Subject: "rm -rf ~/x\x1b[2K\x1b[1G\x1b[8m hidden", Outcome: agent.OutcomeDenied})
+		if err := p.Finish(agent.Result{StopReason: agent.StopDone, Text: answer}, nil); err != nil {
+			t.Fatal(err)
+		}
+		want := "final  answer\n"
+		if !terminal {
+			want = strings.TrimSpace(answer) + "\n"
+		}
+		if out.String() != want {
+			t.Errorf("terminal %v: stdout %q, want %q", terminal, out.String(), want)
+		}
+		if strings.Contains(errOut.String(), "\x1b") || !strings.Contains(errOut.String(), `\x1b[8m hidden`) {
+			t.Errorf("stderr %q, want the escape sequence shown escaped", errOut.String())
 		}
 	}
 }

@@ -116,16 +116,17 @@ type HintName string
 
 // The hints.
 const (
-	HintFindFiles    HintName = "find_files"
-	HintReadIt       HintName = "read_it"
-	HintListIt       HintName = "list_it"
-	HintNarrowDown   HintName = "narrow_down"
-	HintGlobADir     HintName = "glob_a_dir"
-	HintWholeFile    HintName = "whole_file"
-	HintCreateOrFind HintName = "create_or_find"
-	HintReread       HintName = "reread"
-	HintAsReadShows  HintName = "as_read_shows"
-	HintReadRegion   HintName = "read_region"
+	HintFindFiles      HintName = "find_files"
+	HintReadIt         HintName = "read_it"
+	HintListIt         HintName = "list_it"
+	HintNarrowDown     HintName = "narrow_down"
+	HintGlobADir       HintName = "glob_a_dir"
+	HintWholeFile      HintName = "whole_file"
+	HintCreateOrFind   HintName = "create_or_find"
+	HintReread         HintName = "reread"
+	HintAsReadShows    HintName = "as_read_shows"
+	HintReadRegion     HintName = "read_region"
+	HintTooLargeToEdit HintName = "too_large_to_edit"
 )
 
 // Hint is the words of a hint, to put in a tool's result.

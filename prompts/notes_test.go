@@ -41,7 +41,7 @@ func TestNotesGolden(t *testing.T) {
 		{"ArgumentsIgnored", ArgumentsIgnored("evil, PATH")},
 	}
 	for _, h := range []HintName{HintFindFiles, HintReadIt, HintListIt, HintNarrowDown, HintGlobADir,
-		HintWholeFile, HintCreateOrFind, HintReread, HintAsReadShows, HintReadRegion} {
+		HintWholeFile, HintCreateOrFind, HintReread, HintAsReadShows, HintReadRegion, HintTooLargeToEdit} {
 		notes = append(notes, struct{ name, text string }{"Hint " + string(h), Hint(h)})
 	}
 	var b strings.Builder

@@ -3,7 +3,6 @@ package tui
 import (
 	"context"
 	"slices"
-	"strings"
 	"sync"
 
 	tea "charm.land/bubbletea/v2"
@@ -73,22 +72,23 @@ type approvalAsk struct {
 	reply chan agent.Decision // buffered: answering never blocks
 }
 
-// dialogApprover asks the user through the TUI, after the rules the user
-// granted during this session ("allow this tool", "allow this command").
+// dialogApprover asks the user through the TUI, after the grants the user
+// made during this session: a tool that writes, or one exact command.
 type dialogApprover struct {
 	b        *bridge
 	mu       sync.Mutex
 	tools    []string
-	commands []string
+	commands []string // exact commands
 }
 
 // Approve implements agent.Approver.
 func (a *dialogApprover) Approve(ctx context.Context, req agent.ApprovalRequest) (agent.Decision, error) {
 	a.mu.Lock()
-	granted := agent.Rules{Tools: slices.Clone(a.tools), Commands: slices.Clone(a.commands)}
+	granted := agent.Rules{Tools: slices.Clone(a.tools)}
+	exact := req.Kind == tools.KindExec && slices.Contains(a.commands, req.Subject)
 	a.mu.Unlock()
-	if d, _ := granted.Approve(ctx, req); d.Allow {
-		return d, nil
+	if d, _ := granted.Approve(ctx, req); d.Allow || exact {
+		return agent.Decision{Allow: true}, nil
 	}
 	ask := approvalAsk{req: req, reply: make(chan agent.Decision, 1)}
 	return askUser(ctx, a.b, ask, ask.reply)
@@ -113,38 +113,49 @@ func askUser[T any](ctx context.Context, b *bridge, question any, reply <-chan T
 	}
 }
 
-// grant allows what the request asked for the rest of the session: the
-// shell command's prefix, or the whole tool.
+// grant allows what the request asked for the rest of the session: that
+// exact command, or the whole tool that writes.
 func (a *dialogApprover) grant(req agent.ApprovalRequest) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	if req.Kind == tools.KindExec {
-		a.commands = append(a.commands, commandPrefix(req.Subject))
+		if !slices.Contains(a.commands, req.Subject) {
+			a.commands = append(a.commands, req.Subject)
+		}
 		return
 	}
-	a.tools = append(a.tools, req.Tool)
+	if !slices.Contains(a.tools, req.Tool) {
+		a.tools = append(a.tools, req.Tool)
+	}
 }
 
-// commandPrefix is what "allow for this session" allows of a shell
-// command: its program, and its subcommand when it has one ("go test",
-// "git status", "npm run"), so that "go test ./..." also allows "go test
-// -run X" but not "go build".
-func commandPrefix(command string) string {
-	fields := strings.Fields(command)
-	if len(fields) == 0 {
-		return ""
-	}
-	if len(fields) > 1 && isWord(fields[1]) {
-		return fields[0] + " " + fields[1]
-	}
-	return fields[0]
+// grants lists what the session allows without asking, tools first.
+func (a *dialogApprover) grants() (toolNames, commands []string) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return slices.Clone(a.tools), slices.Clone(a.commands)
 }
 
-func isWord(s string) bool {
-	for _, r := range s {
-		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r == '-' || r == '_') {
-			return false
-		}
+// revoke takes back the grant numbered n (from 1, in the order grants
+// lists them); false when there is none.
+func (a *dialogApprover) revoke(n int) bool {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	switch {
+	case n >= 1 && n <= len(a.tools):
+		a.tools = slices.Delete(a.tools, n-1, n)
+	case n > len(a.tools) && n <= len(a.tools)+len(a.commands):
+		i := n - len(a.tools) - 1
+		a.commands = slices.Delete(a.commands, i, i+1)
+	default:
+		return false
 	}
-	return s != "" && s[0] != '-'
+	return true
+}
+
+// clear takes back every grant: a new session starts with none.
+func (a *dialogApprover) clear() {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.tools, a.commands = nil, nil
 }

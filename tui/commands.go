@@ -3,7 +3,9 @@ package tui
 import (
 	"fmt"
 	"lathe/agent/mode"
+	"lathe/internal/human"
 	"lathe/tools"
+	"strconv"
 	"strings"
 
 	tea "charm.land/bubbletea/v2"
@@ -28,6 +30,7 @@ func commands() []slashCommand {
 		{"model", "choose the model from those installed", (*model).cmdModel},
 		{"mode", "list the modes, or switch: /mode build, plan or ask", (*model).cmdMode},
 		{"tools", "list the tools and which ones ask first", (*model).cmdTools},
+		{"permissions", "what this session allows without asking; /permissions revoke N", (*model).cmdPermissions},
 		{"quit", "quit lathe", (*model).cmdQuit},
 	}
 }
@@ -137,3 +140,47 @@ func (m *model) toolNote(t tools.Tool, offered bool) string {
 }
 
 func (m *model) cmdQuit(string) tea.Cmd { return m.quit() }
+
+// cmdPermissions lists what the user allowed for this session, numbered,
+// and revokes one: /permissions revoke N.
+func (m *model) cmdPermissions(arg string) tea.Cmd {
+	if rest, ok := strings.CutPrefix(arg, "revoke"); ok {
+		n, err := strconv.Atoi(strings.TrimSpace(rest))
+		if err != nil || !m.approver.revoke(n) {
+			m.notice(noticeWarn, "", "no permission "+strings.TrimSpace(rest)+": /permissions lists them")
+			return nil
+		}
+		m.notice(noticeInfo, "", fmt.Sprintf("Permission %d revoked: it asks again.", n))
+		return nil
+	}
+	toolNames, commands := m.approver.grants()
+	var b strings.Builder
+	n := 0
+	for _, t := range toolNames {
+		n++
+		fmt.Fprintf(&b, "%d. %s: every call (but writes into .git)\n", n, t)
+	}
+	for _, c := range commands {
+		n++
+		fmt.Fprintf(&b, "%d. shell: %s\n", n, human.Line(c, max(m.width-20, 20)))
+	}
+	if n == 0 {
+		b.WriteString("Nothing yet: calls that write or run a command ask first.\n")
+	} else {
+		b.WriteString("\n/permissions revoke N takes one back; a new session starts with none.\n")
+	}
+	if a := m.opts.Engine.Config.Approval; a.All || len(a.Tools)+len(a.Commands) > 0 {
+		b.WriteString("Also allowed by the command line or your config: ")
+		var parts []string
+		if a.All {
+			parts = append(parts, "everything (--yes)")
+		}
+		parts = append(parts, a.Tools...)
+		for _, c := range a.Commands {
+			parts = append(parts, fmt.Sprintf("%q commands", c))
+		}
+		b.WriteString(strings.Join(parts, ", ") + "\n")
+	}
+	m.notice(noticeInfo, "Permissions for this session", strings.TrimRight(b.String(), "\n"))
+	return nil
+}

@@ -10,6 +10,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"lathe/agent"
+	"lathe/internal/human"
 	"lathe/tools"
 )
 
@@ -35,6 +36,8 @@ type approvalDialog struct {
 	dir       string          // the working directory, where commands run
 	reasoning bool            // typing the reason for a denial
 	reason    textinput.Model
+	top       int // the first line of the body shown: the diff scrolls
+	room      int // how many lines of it the last view showed
 }
 
 func newApprovalDialog(ask approvalAsk, approver *dialogApprover, dir string) *approvalDialog {
@@ -54,11 +57,17 @@ func (d *approvalDialog) update(msg tea.KeyPressMsg, keys keyMap) (bool, tea.Cmd
 		case key.Matches(msg, keys.Send):
 			return d.answer(false, strings.TrimSpace(d.reason.Value())), nil
 		case key.Matches(msg, keys.Interrupt):
-			return d.answer(false, ""), nil
+			// Back to the choices: "n" pressed by mistake is not a denial.
+			d.reasoning = false
+			d.reason.Blur()
+			return false, nil
 		}
 		var cmd tea.Cmd
 		d.reason, cmd = d.reason.Update(msg)
 		return false, cmd
+	}
+	if d.scroll(msg, keys) {
+		return false, nil
 	}
 	switch {
 	case key.Matches(msg, keys.Allow):
@@ -86,51 +95,84 @@ func (d *approvalDialog) cancel() {
 	d.ask.reply <- agent.Decision{Reason: "the user interrupted the request"}
 }
 
-// sessionGrant says what "allow for this session" allows.
+// sessionGrant says what "allow for this session" allows: this exact
+// command, or the tool that writes.
 func (d *approvalDialog) sessionGrant() string {
 	if d.ask.req.Kind == tools.KindExec {
-		return fmt.Sprintf("%q commands", commandPrefix(d.ask.req.Subject))
+		return "this command"
 	}
 	return d.ask.req.Tool
+}
+
+// lines is what the body shows: the command's lines, or the diff's; their
+// control characters escaped, so that what is shown is what will run.
+func (d *approvalDialog) lines() []string {
+	if d.ask.req.Kind == tools.KindExec {
+		return strings.Split(human.Visible(d.ask.req.Subject), "\n")
+	}
+	return diffLines(d.ask.req.Preview)
+}
+
+// scroll moves through a body longer than the dialog, before deciding.
+func (d *approvalDialog) scroll(msg tea.KeyPressMsg, keys keyMap) bool {
+	page := max(d.room-1, 1)
+	switch {
+	case key.Matches(msg, keys.Prev):
+		d.top--
+	case key.Matches(msg, keys.Next):
+		d.top++
+	case key.Matches(msg, keys.PageUp):
+		d.top -= page
+	case key.Matches(msg, keys.PageDown):
+		d.top += page
+	default:
+		return false
+	}
+	d.top = max(0, min(d.top, len(d.lines())-d.room))
+	return true
 }
 
 // view renders the dialog in at most height lines.
 func (d *approvalDialog) view(width, height int, st *theme, keys keyMap) string {
 	req := d.ask.req
-	title := fmt.Sprintf("Allow %s to change %s?", req.Tool, req.Subject)
+	title := fmt.Sprintf("Allow %s to change %s?", req.Tool, human.Visible(req.Subject))
 	if req.Kind == tools.KindExec {
 		title = "Run this command in " + d.dir + "?"
 	}
 	head := append([]string{st.rule.Render(strings.Repeat("─", width))}, wrap("? "+title, width, " ", "   ", st.dialogTitle)...)
+	d.reason.SetWidth(max(width-len(d.reason.Prompt)-2, 10))
 	foot := d.footer(width, st, keys)
 	room := max(height-len(head)-len(foot), 1)
 	return strings.Join(append(append(head, d.body(width, room, st)...), foot...), "\n")
 }
 
 // body shows what the call will do, the command or the diff, in at most
-// room lines: frames lay the dialog out 30 times a second, so only the
-// lines shown are styled.
+// room lines from the scroll position: frames lay the dialog out 30 times a
+// second, so only the lines shown are styled.
 func (d *approvalDialog) body(width, room int, st *theme) []string {
-	req := d.ask.req
-	lines, line := diffLines(req.Preview), func(l string) string { return diffLine(l, width, st) }
-	if req.Kind == tools.KindExec {
-		lines = strings.Split(req.Subject, "\n")
+	lines, line := d.lines(), func(l string) string { return diffLine(human.Visible(l), width, st) }
+	if d.ask.req.Kind == tools.KindExec {
 		line = func(l string) string {
 			return indent + st.subject.Render("$ "+ansi.Truncate(tabsToSpaces(l), width-6, "…"))
 		}
 	}
-	shown := lines
-	if len(lines) > room {
-		shown = lines[:room-1]
+	if len(lines) <= room {
+		d.room, d.top = room, 0
+		out := make([]string, len(lines))
+		for i, l := range lines {
+			out[i] = line(l)
+		}
+		return out
 	}
-	out := make([]string, 0, len(shown)+1)
-	for _, l := range shown {
+	d.room = room - 1 // a line says where the view is
+	d.top = max(0, min(d.top, len(lines)-d.room))
+	end := d.top + d.room
+	out := make([]string, 0, room)
+	for _, l := range lines[d.top:end] {
 		out = append(out, line(l))
 	}
-	if hidden := len(lines) - len(shown); hidden > 0 {
-		out = append(out, indent+"  "+st.meta.Render(fmt.Sprintf("… %d more lines", hidden)))
-	}
-	return out
+	where := fmt.Sprintf("lines %d–%d of %d · ↑↓ pgup pgdn scroll", d.top+1, end, len(lines))
+	return append(out, indent+"  "+st.meta.Render(where))
 }
 
 // footer lists the choices, wrapped between them, never inside one.

@@ -8,12 +8,15 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"lathe/agent"
+	"lathe/agent/plan"
+	"lathe/internal/human"
 	"lathe/tools"
 )
 
-// TestApprovalDialogShowsWhatFits checks that a long change or command
-// shows as many of its lines as fit, then a count of the others.
-func TestApprovalDialogShowsWhatFits(t *testing.T) {
+// TestApprovalDialogScrollsThroughItAll checks that a long change or
+// command shows as many of its lines as fit, says where the view is, and
+// scrolls through every line before the user decides.
+func TestApprovalDialogScrollsThroughItAll(t *testing.T) {
 	var diff, command strings.Builder
 	diff.WriteString("--- parse.go\n+++ parse.go\n@@ -1,150 +1,150 @@\n")
 	for i := range 150 {
@@ -30,25 +33,73 @@ func TestApprovalDialogShowsWhatFits(t *testing.T) {
 		{"diff", agent.ApprovalRequest{Tool: "write_file", Kind: tools.KindWrite, Subject: "parse.go", Preview: diff.String()}, 301, "    "},
 		{"command", agent.ApprovalRequest{Tool: "shell", Kind: tools.KindExec, Subject: strings.TrimSuffix(command.String(), "\n")}, 150, "  $ "},
 	} {
-		d := newApprovalDialog(approvalAsk{req: tc.req}, &dialogApprover{}, "/home/dev/proj")
 		for _, height := range []int{6, 12, 40} {
-			view := strings.Split(ansi.Strip(d.view(80, height, &st, keys)), "\n")
-			if len(view) > height {
-				t.Errorf("%s in %d lines: %d lines", tc.name, height, len(view))
-			}
-			shown, hidden := 0, 0
-			for _, l := range view {
-				switch {
-				case strings.Contains(l, "more lines"):
-					fmt.Sscanf(strings.TrimSpace(l), "… %d more lines", &hidden)
-				case strings.HasPrefix(l, tc.mark):
-					shown++
+			d := newApprovalDialog(approvalAsk{req: tc.req}, &dialogApprover{}, "/home/dev/proj")
+			seen := map[string]bool{}
+			for range 400 {
+				view := strings.Split(ansi.Strip(d.view(80, height, &st, keys)), "\n")
+				if len(view) > height {
+					t.Fatalf("%s in %d lines: %d lines", tc.name, height, len(view))
 				}
+				var first, last, total int
+				for _, l := range view {
+					switch {
+					case strings.Contains(l, "· ↑↓ pgup pgdn scroll"):
+						fmt.Sscanf(strings.TrimSpace(l), "lines %d–%d of %d", &first, &last, &total)
+					case strings.HasPrefix(l, tc.mark):
+						seen[l] = true
+					}
+				}
+				if total != tc.lines {
+					t.Fatalf("%s in %d lines: the view says %d lines in all, want %d:\n%s", tc.name, height, total, tc.lines, strings.Join(view, "\n"))
+				}
+				if last == total {
+					break
+				}
+				d.update(keyPress("pgdown"), keys)
 			}
-			if shown == 0 || shown+hidden != tc.lines {
-				t.Errorf("%s in %d lines: %d lines shown and %d counted, want %d in all:\n%s",
-					tc.name, height, shown, hidden, tc.lines, strings.Join(view, "\n"))
+			if len(seen) != tc.lines {
+				t.Errorf("%s in %d lines: scrolling showed %d distinct lines, want all %d", tc.name, height, len(seen), tc.lines)
 			}
 		}
+	}
+}
+
+// TestApprovalDialogEscapesControlCharacters: a carriage return or an
+// escape sequence in a command cannot hide what will run (F5).
+func TestApprovalDialogEscapesControlCharacters(t *testing.T) {
+	evil := "go test ./...;touch pwned #\rgo test ./...                 "
+	st, keys := newTheme(true, true), newKeyMap()
+	for _, req := range []agent.ApprovalRequest{
+		{Tool: "shell", Kind: tools.KindExec, Subject: evil},
+		{Tool: "shell", Kind: tools.KindExec, Subject: "echo harmless\x1b[8m; rm -rf ~"},
+		{Tool: "write_file", Kind: tools.KindWrite, Subject: "src/evil.sh\rREADME.md   "},
+	} {
+		d := newApprovalDialog(approvalAsk{req: req}, &dialogApprover{}, "/home/dev/proj")
+		view := d.view(80, 20, &st, keys)
+		if strings.ContainsAny(view, "\r") || strings.Contains(ansi.Strip(view), "\x1b") {
+			t.Errorf("the dialog holds a raw control character:\n%q", view)
+		}
+		if !strings.Contains(view, human.Visible(req.Subject)) && !strings.Contains(view, `\r`) && !strings.Contains(view, `\x1b`) {
+			t.Errorf("the dialog does not show the escaped subject:\n%s", view)
+		}
+	}
+}
+
+// TestReasonInputsShowTheirPlaceholder: the inputs for a denial's reason
+// and a plan's feedback show their whole placeholder (B3), which says what
+// enter does.
+func TestReasonInputsShowTheirPlaceholder(t *testing.T) {
+	st, keys := newTheme(true, true), newKeyMap()
+	d := newApprovalDialog(approvalAsk{req: agent.ApprovalRequest{Tool: "shell", Kind: tools.KindExec, Subject: "ls"}},
+		&dialogApprover{}, "/p")
+	d.update(keyPress("n"), keys)
+	if v := ansi.Strip(d.view(80, 10, &st, keys)); !strings.Contains(v, "ptional, the model sees it; enter to deny") {
+		t.Errorf("reason input:\n%s", v)
+	}
+	p := newPlanDialog(planAsk{plan: plan.Plan{Summary: "s", Steps: []plan.Step{{Text: "a"}}}}, nil)
+	p.update(keyPress("n"), keys)
+	if v := ansi.Strip(p.view(80, 10, &st, keys)); !strings.Contains(v, "hat to change; enter rejects the plan with it") {
+		t.Errorf("feedback input:\n%s", v)
 	}
 }

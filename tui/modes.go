@@ -269,6 +269,7 @@ func (d *planDialog) view(width, _ int, st *theme, keys keyMap) string {
 	title := fmt.Sprintf("? Carry out this plan of %d steps in build mode?", len(d.ask.plan.Steps))
 	lines := append([]string{st.rule.Render(strings.Repeat("─", width))}, wrap(title, width, " ", "   ", st.dialogTitle)...)
 	if d.feedback {
+		d.input.SetWidth(max(width-len(d.input.Prompt)-2, 10))
 		return strings.Join(append(lines, " "+d.input.View()), "\n")
 	}
 	k := func(b key.Binding, text string) string { return st.key.Render(b.Help().Key) + " " + text }

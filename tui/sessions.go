@@ -108,6 +108,7 @@ func (m *model) cmdNew(string) tea.Cmd {
 		m.setStatusNote(err.Error())
 		return nil
 	}
+	m.approver.clear() // what was allowed for the session was for that one
 	m.syncMode()
 	m.mode.item = -1
 	m.transcript.clear()

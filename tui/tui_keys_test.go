@@ -141,7 +141,7 @@ func TestApprovalChoices(t *testing.T) {
 		{"esc denies", []string{"esc"}, agent.Decision{}, false},
 		{"deny with a reason", append(append([]string{"n"}, strings.Split("use go vet", "")...), "enter"),
 			agent.Decision{Reason: "use go vet"}, false},
-		{"esc while typing a reason denies without one", []string{"n", "x", "esc"}, agent.Decision{}, false},
+		{"esc while typing a reason goes back to the choices", []string{"n", "x", "esc", "y"}, agent.Decision{Allow: true}, false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -160,14 +160,17 @@ func TestApprovalChoices(t *testing.T) {
 			if got := <-reply; got != tt.want {
 				t.Errorf("decision = %+v, want %+v", got, tt.want)
 			}
-			// A later "go test -run X" is allowed without asking only
-			// after "allow for this session".
-			later := agent.ApprovalRequest{Tool: "shell", Kind: tools.KindExec, Subject: "go test -run X ./..."}
+			// The same command later is allowed without asking only after
+			// "allow for this session"; another command never is (F11).
 			ctx, cancel := context.WithCancel(t.Context())
 			cancel() // asking would block: a cancelled ctx makes it fail at once
-			d, err := m.approver.Approve(ctx, later)
+			d, err := m.approver.Approve(ctx, req)
 			if granted := err == nil && d.Allow; granted != tt.grant {
-				t.Errorf("later command allowed without asking: %v, want %v", granted, tt.grant)
+				t.Errorf("the same command later allowed without asking: %v, want %v", granted, tt.grant)
+			}
+			other := agent.ApprovalRequest{Tool: "shell", Kind: tools.KindExec, Subject: "go test -exec sh ./..."}
+			if d, err := m.approver.Approve(ctx, other); err == nil && d.Allow {
+				t.Error("another command allowed by a grant of one")
 			}
 		})
 	}
@@ -544,5 +547,28 @@ func TestPasteGoesOnlyToAVisibleInput(t *testing.T) {
 				t.Errorf("the input holds %q after the paste, want %q", got, tt.input)
 			}
 		})
+	}
+}
+
+// TestPermissions: /permissions lists what the session allows without
+// asking, revokes one, and /new starts with none (M3).
+func TestPermissions(t *testing.T) {
+	m, _ := testModel(t)
+	m.approver.grant(agent.ApprovalRequest{Tool: "edit_file", Kind: tools.KindWrite, Subject: "a.go"})
+	m.approver.grant(agent.ApprovalRequest{Tool: "shell", Kind: tools.KindExec, Subject: "go test ./..."})
+	m.input.set("/permissions")
+	press(m, "enter")
+	if s := screen(m); !strings.Contains(s, "1. edit_file: every call (but writes into .git)") || !strings.Contains(s, "2. shell: go test ./...") {
+		t.Fatalf("/permissions:\n%s", s)
+	}
+	m.input.set("/permissions revoke 2")
+	press(m, "enter")
+	if _, cmds := m.approver.grants(); len(cmds) != 0 || !strings.Contains(screen(m), "Permission 2 revoked") {
+		t.Errorf("revoke: commands %q\n%s", cmds, screen(m))
+	}
+	m.input.set("/new")
+	press(m, "enter")
+	if toolNames, _ := m.approver.grants(); len(toolNames) != 0 {
+		t.Errorf("a new session keeps the grants %q", toolNames)
 	}
 }

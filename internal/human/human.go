@@ -21,9 +21,10 @@ func Plural(n int, word string) string {
 	return fmt.Sprintf("%d %ss", n, word)
 }
 
-// Line flattens s to one line of at most n runes, ending in "…" when cut.
+// Line flattens s to one line of at most n runes, ending in "…" when cut,
+// its control characters escaped (see Visible).
 func Line(s string, n int) string {
-	s = strings.Join(strings.Fields(s), " ")
+	s = strings.Join(strings.Fields(Visible(s)), " ")
 	if r := []rune(s); len(r) > n {
 		return string(r[:n-1]) + "…"
 	}
@@ -81,4 +82,43 @@ func Bytes(n int64) string {
 		exp++
 	}
 	return fmt.Sprintf("%.1f %cB", float64(n)/float64(div), "kMGTPE"[exp])
+}
+
+// Visible shows the characters of s that a terminal would act on rather
+// than print, escaped: "\r", "\x1b", "\u2028"; tabs and line breaks stay
+// as they are. What a dialog shows is then what will run: a carriage
+// return or an escape sequence cannot hide part of a command.
+func Visible(s string) string {
+	if !strings.ContainsFunc(s, hidden) {
+		return s
+	}
+	var b strings.Builder
+	for _, r := range s {
+		switch {
+		case !hidden(r):
+			b.WriteRune(r)
+		case r == '\r':
+			b.WriteString(`\r`)
+		case r < 0x100:
+			fmt.Fprintf(&b, `\x%02x`, r)
+		default:
+			fmt.Fprintf(&b, `\u%04x`, r)
+		}
+	}
+	return b.String()
+}
+
+// hidden reports a character a terminal acts on: C0 and C1 controls but
+// the tab and the line feed, DEL, and the Unicode line and paragraph
+// separators and bidirectional controls.
+func hidden(r rune) bool {
+	switch {
+	case r == '\t' || r == '\n':
+		return false
+	case r < 0x20 || r >= 0x7f && r < 0xa0:
+		return true
+	case r == '\u2028' || r == '\u2029' || r >= '\u202a' && r <= '\u202e' || r >= '\u2066' && r <= '\u2069':
+		return true
+	}
+	return false
 }

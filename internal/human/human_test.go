@@ -26,6 +26,10 @@ func TestHuman(t *testing.T) {
 		{Thousands(999), "999"},
 		{Bytes(512), "512 B"},
 		{Bytes(4_920_753_328), "4.9 GB"},
+		{Visible("go test ./...;touch x #\rgo test ./...   "), `go test ./...;touch x #\rgo test ./...   `},
+		{Visible("rm -rf ~/x\x1b[2K\x1b[8m hidden"), `rm -rf ~/x\x1b[2K\x1b[8m hidden`},
+		{Visible("a\tb\nc\u2028d\u202ee"), "a\tb\nc\\u2028d\\u202ee"},
+		{Line("x\ry\x1b]52;c;AA\x07", 40), `x\ry\x1b]52;c;AA\x07`},
 	}
 	for _, tt := range tests {
 		if tt.got != tt.want {
