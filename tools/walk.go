@@ -117,12 +117,11 @@ func (h *dirHandle) release() {
 }
 
 type walker struct {
-	ctx     context.Context
-	root    *os.Root
-	q       *queue
-	visit   visitFunc
-	id      int
-	scratch []string
+	ctx   context.Context
+	root  *os.Root
+	q     *queue
+	visit visitFunc
+	id    int
 }
 
 func (w *walker) do(j job) {
@@ -143,12 +142,13 @@ func (w *walker) do(j job) {
 		return
 	}
 	j.ign = w.loadIgnore(d, j, ents)
+	rules := j.ign.at(j.parts)
 	var files []fs.DirEntry
 	for _, e := range ents {
 		switch {
 		case w.ctx.Err() != nil:
 			return
-		case e.Name() == ".git" || w.ignored(j, e):
+		case e.Name() == ".git" || rules.ignored(e.Name(), e.IsDir()):
 		case !e.IsDir():
 			files = append(files, e)
 		case w.visit(w.id, entry{dir: d, dirRel: j.rel, name: e.Name(), typ: e.Type()}):
@@ -191,14 +191,6 @@ func (w *walker) files(dir *os.Root, rel string, files []fs.DirEntry) {
 		}
 		w.visit(w.id, entry{dir: dir, dirRel: rel, name: e.Name(), typ: e.Type()})
 	}
-}
-
-func (w *walker) ignored(j job, e fs.DirEntry) bool {
-	if j.ign == nil {
-		return false
-	}
-	w.scratch = append(append(w.scratch[:0], j.parts...), e.Name())
-	return j.ign.ignored(w.scratch, e.IsDir())
 }
 
 // readDir reads the entries of the directory d, with their types. A
