@@ -194,7 +194,7 @@ func TestLiteralFinder(t *testing.T) {
 			}
 			return string(b)
 		}
-		lit, text, fold := strings.ToLower(word(1+rng.IntN(4))), word(rng.IntN(40)), rng.IntN(2) == 0
+		lit, text, fold := strings.ToLower(word(1+rng.IntN(4))), word(rng.IntN(200)), rng.IntN(2) == 0
 		want := strings.Index(text, lit)
 		if fold {
 			want = strings.Index(strings.ToLower(text), lit)

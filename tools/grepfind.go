@@ -7,10 +7,10 @@ import (
 )
 
 // literalFinder finds a literal in text, optionally ignoring ASCII case.
-// It tests two of the literal's bytes, the rarest, at eight positions at
-// a time, and compares the whole literal only where both are found, so
-// that a literal starting with a common letter costs no more than one
-// starting with a rare one.
+// It looks for the literal's rarest byte, or, where that is common, for
+// its two rarest bytes together, and compares the whole literal only
+// where it finds them: a literal that starts with a common letter costs
+// no more than one that starts with a rare one.
 type literalFinder struct {
 	lit    []byte // lowered if fold
 	fold   bool
@@ -66,11 +66,59 @@ const (
 )
 
 // index returns the index of the first instance of the literal in text,
-// or -1.
+// or -1. It looks for the literal's rarest byte with bytes.IndexByte and
+// compares the literal where it finds one, until that byte turns out
+// common in text.
 func (f *literalFinder) index(text []byte) int {
-	n := len(f.lit)
-	last := len(text) - n // the last offset the literal can start at
-	p := 0
+	last := len(text) - len(f.lit) // the last offset the literal can start at
+	c := f.lit[f.i]
+	other := c // the byte's other case, if folded
+	if f.fi != 0 {
+		other ^= 0x20
+	}
+	next, nextOther := -1, -1 // where c and other are next found, at or after p+f.i
+	for p, fails := 0, 0; p <= last; p++ {
+		from := p + f.i
+		if next < from {
+			next = indexFrom(text, c, from)
+		}
+		if nextOther < from {
+			nextOther = indexFrom(text, other, from)
+		}
+		k := min(next, nextOther)
+		if k-f.i > last {
+			return -1
+		}
+		if p = k - f.i; f.at(text, p) {
+			return p
+		}
+		if fails++; fails > 8+p/16 {
+			return f.indexCommon(text, p+1)
+		}
+	}
+	return -1
+}
+
+// indexFrom returns the index of the first c in text at or after from, or
+// a large number if there is none.
+func indexFrom(text []byte, c byte, from int) int {
+	if i := bytes.IndexByte(text[from:], c); i >= 0 {
+		return from + i
+	}
+	return len(text)
+}
+
+// indexCommon is index from p for text where the rarest byte is common:
+// it leaves a literal that keeps case to bytes.Index, and tests a folded
+// one's two bytes at eight positions at a time.
+func (f *literalFinder) indexCommon(text []byte, p int) int {
+	if !f.fold {
+		if i := bytes.Index(text[p:], f.lit); i >= 0 {
+			return p + i
+		}
+		return -1
+	}
+	last := len(text) - len(f.lit)
 	for ; p+max(f.i, f.j)+8 <= len(text) && p <= last; p += 8 {
 		a := (binary.LittleEndian.Uint64(text[p+f.i:]) | f.fi) ^ f.ci
 		b := (binary.LittleEndian.Uint64(text[p+f.j:]) | f.fj) ^ f.cj
