@@ -134,7 +134,7 @@ func (c *grepCall) runFile(s *searchDir) Result {
 		return Errorf("failed", c.t.ws.fsError(c.rel, err).Error())
 	}
 	defer d.Close()
-	if !w.searchFile(c.m, entry{dir: d, name: name}, s.rel) {
+	if !w.searchFile(c.m, entry{dir: d, dirFD: -1, name: name}, s.rel) {
 		return Errorf("not searched", c.rel+" is not a text file grep can search (binary, special or over 64 MiB)")
 	}
 	return c.result([]grepWorker{w})
@@ -193,12 +193,12 @@ func newGrepWorker() grepWorker { return grepWorker{found: fileHeap{limit: maxGr
 // searchFile greps the regular file e, naming it shown in results. It
 // reports whether the file was searched (it is a readable text file).
 func (w *grepWorker) searchFile(m *grepMatcher, e entry, shown string) bool {
-	f, ok := openRegular(e.dir, e.name)
+	f, ok := openRegular(e)
 	if !ok {
 		return false
 	}
 	defer f.Close()
-	if isBinary(w.rd.reset(f)) {
+	if isBinary(w.rd.reset(f, f.size)) {
 		return false
 	}
 	if w.sc == nil {
