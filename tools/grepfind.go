@@ -17,7 +17,12 @@ type literalFinder struct {
 	i, j   int    // the two offsets tested
 	ci, cj uint64 // their bytes, in every byte
 	fi, fj uint64 // 0x20 in every byte if that byte is a letter to fold
+	common bool   // even the rarest byte is common: skip to indexCommon
 }
+
+// commonRank is the byteRank from which a byte is too common to look for
+// by itself (about one byte in 40 of text, as d or r in English and code).
+const commonRank = 150
 
 func newLiteralFinder(lit string, fold bool) *literalFinder {
 	f := &literalFinder{lit: []byte(lit), fold: fold}
@@ -43,6 +48,7 @@ func newLiteralFinder(lit string, fold bool) *literalFinder {
 			f.j = k
 		}
 	}
+	f.common = rank(f.i) >= commonRank
 	f.ci, f.fi = f.word(f.i)
 	f.cj, f.fj = f.word(f.j)
 	return f
@@ -70,6 +76,9 @@ const (
 // compares the literal where it finds one, until that byte turns out
 // common in text.
 func (f *literalFinder) index(text []byte) int {
+	if f.common {
+		return f.indexCommon(text, 0)
+	}
 	last := len(text) - len(f.lit) // the last offset the literal can start at
 	c := f.lit[f.i]
 	other := c // the byte's other case, if folded
@@ -119,11 +128,19 @@ func (f *literalFinder) indexCommon(text []byte, p int) int {
 		return -1
 	}
 	last := len(text) - len(f.lit)
-	for ; p+max(f.i, f.j)+8 <= len(text) && p <= last; p += 8 {
-		a := (binary.LittleEndian.Uint64(text[p+f.i:]) | f.fi) ^ f.ci
-		b := (binary.LittleEndian.Uint64(text[p+f.j:]) | f.fj) ^ f.cj
-		for hits := zeroBytes(a | b); hits != 0; hits &= hits - 1 {
-			if q := p + bits.TrailingZeros64(hits)/8; q <= last && f.at(text, q) {
+	if hi := max(f.i, f.j); last >= 0 && len(text)-hi >= 16 {
+		ta, tb := text[f.i:], text[f.j:]
+		// Two words at a time, for the processor to work on both at once.
+		for ; p+16 <= len(text)-hi && p <= last; p += 16 {
+			h0 := zeroBytes(((le64(ta[p:]) | f.fi) ^ f.ci) | ((le64(tb[p:]) | f.fj) ^ f.cj))
+			h1 := zeroBytes(((le64(ta[p+8:]) | f.fi) ^ f.ci) | ((le64(tb[p+8:]) | f.fj) ^ f.cj))
+			if h0|h1 == 0 {
+				continue
+			}
+			if q := f.check(text, p, h0); q >= 0 {
+				return q
+			}
+			if q := f.check(text, p+8, h1); q >= 0 {
 				return q
 			}
 		}
@@ -135,6 +152,20 @@ func (f *literalFinder) indexCommon(text []byte, p int) int {
 	}
 	return -1
 }
+
+// check compares the literal at p plus each byte whose high bit is set in
+// hits, and returns the first offset it is at, or -1.
+func (f *literalFinder) check(text []byte, p int, hits uint64) int {
+	last := len(text) - len(f.lit)
+	for ; hits != 0; hits &= hits - 1 {
+		if q := p + bits.TrailingZeros64(hits)/8; q <= last && f.at(text, q) {
+			return q
+		}
+	}
+	return -1
+}
+
+func le64(b []byte) uint64 { return binary.LittleEndian.Uint64(b) }
 
 // at reports whether the literal starts at text[p].
 func (f *literalFinder) at(text []byte, p int) bool {
@@ -149,11 +180,9 @@ func (f *literalFinder) at(text []byte, p int) bool {
 	return true
 }
 
-// zeroBytes returns the high bit of each byte of x that is zero.
-func zeroBytes(x uint64) uint64 {
-	const lows = ^uint64(highs)
-	return ^((x&lows + lows) | x | lows)
-}
+// zeroBytes returns the high bit of each byte of x that is zero, and
+// perhaps of a byte after one that is.
+func zeroBytes(x uint64) uint64 { return (x - ones) &^ x & highs }
 
 // byteRank says how common each ASCII byte is in source code and text,
 // on a log scale (255 for a byte that is everything, 16 less for half as
