@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"encoding/binary"
 	"math/bits"
+
+	"lathe/tools/internal/linedfa"
 )
 
 // literalFinder finds a literal in text, optionally ignoring ASCII case.
@@ -20,7 +22,7 @@ type literalFinder struct {
 	common bool   // even the rarest byte is common: skip to indexCommon
 }
 
-// commonRank is the byteRank from which a byte is too common to look for
+// commonRank is the linedfa.ByteRank from which a byte is too common to look for
 // by itself (about one byte in 40 of text, as d or r in English and code).
 const commonRank = 150
 
@@ -28,12 +30,9 @@ func newLiteralFinder(lit string, fold bool) *literalFinder {
 	f := &literalFinder{lit: []byte(lit), fold: fold}
 	rank := func(k int) int {
 		c := lit[k]
-		if c >= 0x80 {
-			return 40
-		}
-		r := int(byteRank[c])
+		r := linedfa.ByteRank(c)
 		if fold && isLetter(c) {
-			r = max(r, int(byteRank[c^0x20]))
+			r = max(r, linedfa.ByteRank(c^0x20))
 		}
 		return r
 	}
@@ -183,18 +182,3 @@ func (f *literalFinder) at(text []byte, p int) bool {
 // zeroBytes returns the high bit of each byte of x that is zero, and
 // perhaps of a byte after one that is.
 func zeroBytes(x uint64) uint64 { return (x - ones) &^ x & highs }
-
-// byteRank says how common each ASCII byte is in source code and text,
-// on a log scale (255 for a byte that is everything, 16 less for half as
-// often): measured on Go's, Python's and C headers' sources and on
-// package documentation.
-var byteRank = [128]uint8{
-	0, 1, 1, 1, 1, 1, 1, 1, 1, 159, 171, 1, 1, 1, 1, 1,
-	1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
-	211, 82, 136, 121, 69, 75, 93, 102, 151, 151, 143, 86, 156, 135, 147, 152,
-	157, 140, 135, 126, 125, 123, 124, 110, 120, 120, 134, 121, 124, 134, 124, 31,
-	71, 145, 122, 143, 131, 150, 126, 120, 110, 144, 73, 105, 141, 129, 141, 143,
-	139, 80, 143, 154, 147, 120, 118, 97, 118, 103, 73, 105, 104, 105, 33, 171,
-	90, 174, 142, 166, 164, 189, 158, 146, 153, 176, 95, 136, 165, 152, 177, 173,
-	158, 88, 175, 177, 183, 157, 135, 126, 146, 141, 96, 120, 86, 119, 26, 1,
-}

@@ -34,7 +34,7 @@ func benchText(b *testing.B) []byte {
 // used it, for patterns with no literal to look for first.
 func BenchmarkScan(b *testing.B) {
 	text := benchText(b)
-	for _, p := range []string{`[A-Z]{4}\(`, `[A-Z][a-z]{2,}[0-9]{3}`, `(?i)todo`, `\w+Token\b`} {
+	for _, p := range []string{`[A-Z]{4}\(`, `[A-Z][a-z]{2,}[0-9]{3}`, `(?i)todo`, `\w+Token\b`, `(?i)fixme|xxx|hack`, `[a-z]+[0-9]+\(`} {
 		prog, err := Compile(p)
 		if err != nil {
 			b.Fatal(err)

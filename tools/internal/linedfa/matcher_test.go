@@ -44,6 +44,7 @@ var patterns = []string{
 	`\pL+`, `\p{Greek}`, `[\p{Han}]`, `(?i)straße`, "\\Afoo", "foo\\z", "(?m)^foo$", `\r`, `a\r`, "^\\s*$",
 	`(foo)?bar`, `[[:upper:]]+`, `\d{3}-\d{4}`, `(?U)a+`, "a{2}b", `(?i)[k-m]`, `\w+@\w+\.\w+`, "^(a|ab)(c|bcd)(d*)$",
 	`\b\w`, `\w\b`, `^\b`, `\b$`, `(^|x)y`, `y(x|$)`, "[^\n]", `(?i)Σ`, `[^\x00-\x7f]`, "ü$",
+	`(?i)fixme|xxx|hack`, `[qzjQ]+[ZJ]`, "(?i)bo|ka", `[a-z]+[0-9]+\(`,
 }
 
 var corpus = []string{
@@ -148,4 +149,40 @@ func FuzzScan(f *testing.F) {
 			t.Fatalf("pattern %q on %q: lines %v, want %v", p, text, got, want)
 		}
 	})
+}
+
+// TestSkipperModes checks which patterns get which skipper: one that
+// tests words for up to three ranges, a table for more, none when the
+// bytes that leave the start state are common or the start state depends
+// on what came before.
+func TestSkipperModes(t *testing.T) {
+	tests := []struct {
+		pattern string
+		want    string
+	}{
+		{`[A-Z]{4}\(`, "words"},
+		{`(?i)todo`, "words"},
+		{`(?i)fixme|xxx|hack`, "table"},
+		{`[qzjQ]+[ZJ]`, "table"},
+		{`[a-z]+[0-9]+\(`, "none"},
+		{`\bfoo`, "none"},
+		{`^foo`, "none"},
+		{`x*`, "none"},
+	}
+	for _, tt := range tests {
+		p, err := Compile(tt.pattern)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := "none"
+		if p.skip != nil {
+			got = "table"
+			if p.skip.words {
+				got = "words"
+			}
+		}
+		if got != tt.want {
+			t.Errorf("%q: skipper %s, want %s", tt.pattern, got, tt.want)
+		}
+	}
 }

@@ -8,13 +8,20 @@ import (
 )
 
 // skipper finds the next byte that can take the automaton out of its start
-// state, eight bytes at a time. It serves patterns whose start state loops
-// on every other byte, with at most three ranges of ASCII bytes that leave
-// it; bytes >= 0x80 always leave it.
+// state, for patterns whose start state loops on all other bytes, and only
+// if those that leave it are rare in text (bytes >= 0x80 always leave it).
+// If they form at most three ranges of ASCII bytes it tests eight bytes at
+// a time; else it looks each byte up in a table, which still beats
+// stepping the automaton as no step waits for the one before.
 type skipper struct {
+	words        bool      // use addLo and addHi
 	addLo, addHi [3]uint64 // per range: 0x80-lo and 0x80-hi-1 in every byte
 	leaves       [256]bool
 }
+
+// maxLeave is the largest share of text, by ByteRank, that may leave the
+// start state for a skipper to be worth its stops and starts.
+const maxLeave = 0.15
 
 const (
 	ones  = 0x0101010101010101
@@ -46,6 +53,15 @@ func newSkipper(p *Prog) *skipper {
 	if _, eol := m.closure(m.follow(nil, p.start), syntax.EmptyEndLine|syntax.EmptyEndText|syntax.EmptyNoWordBoundary); eol {
 		k.leaves['\n'] = true
 	}
+	share := 0.0
+	for b := range utf8.RuneSelf {
+		if k.leaves[b] {
+			share += byteFreq(byte(b))
+		}
+	}
+	if share > maxLeave {
+		return nil
+	}
 	for b := utf8.RuneSelf; b < 256; b++ {
 		k.leaves[b] = true
 	}
@@ -63,18 +79,19 @@ func newSkipper(p *Prog) *skipper {
 			hi++
 		}
 		if r == len(k.addLo) {
-			return nil
+			return k // more ranges than fit: by table
 		}
 		k.addLo[r], k.addHi[r] = uint64(0x80-b)*ones, uint64(0x80-hi-1)*ones
 		r++
 	}
+	k.words = true
 	return k
 }
 
 // next returns the index of the first byte of text from i that leaves the
 // start state, or len(text).
 func (k *skipper) next(text []byte, i int) int {
-	for ; i+8 <= len(text); i += 8 {
+	for ; k.words && i+8 <= len(text); i += 8 {
 		w := binary.LittleEndian.Uint64(text[i:])
 		low := w &^ highs
 		// A byte x < 0x80 is in [lo, hi] if x+0x80-lo has its high bit set
@@ -84,6 +101,11 @@ func (k *skipper) next(text []byte, i int) int {
 			(low+k.addLo[2])&^(low+k.addHi[2])
 		if hit := (in&^w | w) & highs; hit != 0 {
 			return i + bits.TrailingZeros64(hit)/8
+		}
+	}
+	for ; i+4 <= len(text); i += 4 {
+		if k.leaves[text[i]] || k.leaves[text[i+1]] || k.leaves[text[i+2]] || k.leaves[text[i+3]] {
+			break
 		}
 	}
 	for ; i < len(text); i++ {
