@@ -1,11 +1,9 @@
 package linedfa
 
 import (
-	"bytes"
 	"encoding/binary"
 	"regexp/syntax"
 	"slices"
-	"unicode/utf8"
 )
 
 // maxTable bounds a Matcher's transition table, in entries of 4 bytes. A
@@ -79,134 +77,6 @@ func (m *Matcher) reset() {
 	m.cache = map[string]int32{}
 	m.set = m.follow(m.set[:0], m.p.start)
 	m.start, _ = m.intern(m.set, m.p.startFlags)
-}
-
-// Scan calls emit with the bounds of each line of text that matches, in
-// order. Lines end at '\n', which is not part of one, nor is a '\r' before
-// it or at the end of text; text after the last '\n' is a line if it is
-// not empty.
-func (m *Matcher) Scan(text []byte, emit func(start, end int)) {
-	s, i := m.start, 0
-	resetLS := -1 // the line that last needed the cache cleared
-	skip, stop := m.p.skip, int32(0)
-	if skip != nil {
-		stop = m.start // run stops on coming back to the start state
-	}
-	for {
-		if skip != nil && s == m.start {
-			if i = skip.next(text, i); i == len(text) {
-				break
-			}
-		}
-		s, i = run(m.trans, &m.p.byteClass, text, s, i, stop)
-		if i == len(text) {
-			break
-		}
-		c := int(m.p.byteClass[text[i]])
-		t := m.trans[int(s)+c]
-		if t > 0 { // the start state
-			s, i = t, i+1
-			continue
-		}
-		switch t {
-		case tUnknown:
-			if c == m.p.nascii+colNL {
-				t = m.eolTransition(s)
-			} else {
-				t = m.step(s, c)
-			}
-			if t == tUnknown {
-				break // the cache was cleared
-			}
-			m.trans[int(s)+c] = t
-			continue
-		case tEOLMatch:
-			emit(lineStart(text, i), i)
-			s, i = m.start, i+1
-			continue
-		case tCR:
-			if i+1 == len(text) || text[i+1] == '\n' {
-				if m.eolMatch(s) {
-					emit(lineStart(text, i), i)
-				}
-				if i+1 == len(text) {
-					return
-				}
-				s, i = m.start, i+2
-				continue
-			}
-			t = m.step(s, int(m.p.crClass))
-			i++
-		case tHigh:
-			r, w := utf8.DecodeRune(text[i:])
-			t = m.step(s, m.p.runeClass(r))
-			i += w
-		}
-		if t > 0 {
-			s = t
-			continue
-		}
-		ls := lineStart(text, i)
-		if t == tUnknown { // the cache was cleared: start the line again
-			s = m.start
-			if skip != nil {
-				stop = m.start
-			}
-			if resetLS != ls {
-				resetLS, i = ls, ls
-				continue
-			}
-			t = tDead
-			if le := lineEnd(text, ls); m.slow(text[ls:trimCR(text, ls, le)]) {
-				t = tMatch
-			}
-		}
-		le := lineEnd(text, i)
-		if t == tMatch {
-			emit(ls, trimCR(text, ls, le))
-		}
-		s, i = m.start, le+1
-		if i >= len(text) {
-			return
-		}
-	}
-	if len(text) > 0 && text[len(text)-1] != '\n' && m.eolMatch(s) {
-		emit(lineStart(text, len(text)), len(text))
-	}
-}
-
-// run follows the transitions from the state at row s over text from i
-// until one is not to a state or is to the state at row stop (or an
-// earlier one), and returns where it stopped.
-func run(trans []int32, class *[256]uint8, text []byte, s int32, i int, stop int32) (int32, int) {
-	for ; i < len(text); i++ {
-		t := trans[int(s)+int(class[text[i]])]
-		if t <= stop {
-			break
-		}
-		s = t
-	}
-	return s, i
-}
-
-// lineStart returns the start of the line that holds text[i], or ends
-// there.
-func lineStart(text []byte, i int) int {
-	return bytes.LastIndexByte(text[:i], '\n') + 1
-}
-
-func lineEnd(text []byte, i int) int {
-	if le := bytes.IndexByte(text[i:], '\n'); le >= 0 {
-		return i + le
-	}
-	return len(text)
-}
-
-func trimCR(text []byte, ls, le int) int {
-	if le > ls && text[le-1] == '\r' {
-		return le - 1
-	}
-	return le
 }
 
 // Match reports whether line, which holds no '\n', matches. A '\r' that

@@ -31,7 +31,7 @@ func reference(re *regexp.Regexp, text []byte) [][2]int {
 	return out
 }
 
-func scan(m *Matcher, text []byte) [][2]int {
+func scanLines(m *Matcher, text []byte) [][2]int {
 	var got [][2]int
 	m.Scan(text, func(s, e int) { got = append(got, [2]int{s, e}) })
 	return got
@@ -64,7 +64,7 @@ func TestScanAgreesWithRegexp(t *testing.T) {
 		re := regexp.MustCompile(p)
 		m := prog.NewMatcher(re.Match)
 		for _, text := range corpus {
-			got, want := scan(m, []byte(text)), reference(re, []byte(text))
+			got, want := scanLines(m, []byte(text)), reference(re, []byte(text))
 			if !slices.Equal(got, want) {
 				t.Errorf("pattern %q on %q: lines %v, want %v", p, text, got, want)
 			}
@@ -88,7 +88,7 @@ func TestScanRandom(t *testing.T) {
 				b.WriteString(alphabet[rng.IntN(len(alphabet))])
 			}
 			text := []byte(b.String())
-			if got, want := scan(m, text), reference(re, text); !slices.Equal(got, want) {
+			if got, want := scanLines(m, text), reference(re, text); !slices.Equal(got, want) {
 				t.Fatalf("pattern %q on %q: lines %v, want %v", p, text, got, want)
 			}
 		}
@@ -119,7 +119,7 @@ func TestScanSmallCache(t *testing.T) {
 		slowCalls := 0
 		m := prog.NewMatcher(func(line []byte) bool { slowCalls++; return re.Match(line) })
 		m.limit = limit * m.stride / 8
-		if got := scan(m, text); !slices.Equal(got, want) {
+		if got := scanLines(m, text); !slices.Equal(got, want) {
 			t.Errorf("limit %d: lines %v, want %v", limit, got, want)
 		}
 		if limit == maxTable && slowCalls > 0 {
@@ -145,7 +145,7 @@ func FuzzScan(f *testing.F) {
 			t.Fatalf("regexp compiles %q, Compile does not: %v", p, err)
 		}
 		m := prog.NewMatcher(re.Match)
-		if got, want := scan(m, []byte(text)), reference(re, []byte(text)); !slices.Equal(got, want) {
+		if got, want := scanLines(m, []byte(text)), reference(re, []byte(text)); !slices.Equal(got, want) {
 			t.Fatalf("pattern %q on %q: lines %v, want %v", p, text, got, want)
 		}
 	})
