@@ -149,31 +149,41 @@ func bracket(p string, pi int, c byte) (end int, in, valid bool) {
 			in = in || (prev <= c && c <= hi)
 			ch = 0
 		case ch == '[' && i+1 < len(p) && p[i+1] == ':':
-			j := i + 2
-			for j < len(p) && p[j] != ']' {
-				j++
-			}
-			if j >= len(p) {
+			j, class, ok := classAt(p, i, c)
+			switch {
+			case !ok:
 				return 0, false, false
-			}
-			if j-i < 3 || p[j-1] != ':' {
-				// Not a class name: a plain '['.
+			case j < 0: // not a class name: a plain '['
 				in = in || c == '['
-				break
+			default:
+				in = in || class
+				i, ch = j, 0
 			}
-			class, ok := posixClass(p[i+2:j-1], c)
-			if !ok {
-				return 0, false, false
-			}
-			in = in || class
-			i = j
-			ch = 0
 		default:
 			in = in || ch == c
 		}
 		prev = ch
 		i++
 	}
+}
+
+// classAt reads the "[:name:]" at p[i] and says whether c is in the class.
+// j is the index of its closing ']', or -1 if p[i] opens no class name
+// (no ":]" before the next ']'); ok is false if the bracket expression
+// is not closed or the name is unknown.
+func classAt(p string, i int, c byte) (j int, in, ok bool) {
+	j = i + 2
+	for j < len(p) && p[j] != ']' {
+		j++
+	}
+	if j >= len(p) {
+		return 0, false, false
+	}
+	if j-i < 3 || p[j-1] != ':' {
+		return -1, false, true
+	}
+	in, ok = posixClass(p[i+2:j-1], c)
+	return j, in, ok
 }
 
 // posixClass reports whether c is in the [:name:] class; ok is false for an
@@ -202,8 +212,8 @@ func posixClass(name string, c byte) (in, ok bool) {
 		return graph || c == ' ', true
 	case "punct":
 		return graph && !lower && !upper && !digit, true
-	case "space":
-		return c == ' ' || ('\t' <= c && c <= '\r'), true
+	case "space": // git's: no \v or \f
+		return c == ' ' || c == '\t' || c == '\n' || c == '\r', true
 	case "upper":
 		return upper, true
 	case "xdigit":
