@@ -49,7 +49,8 @@ type walkOpts struct {
 // skips .git, entries .gitignore rules exclude, and never follows symlinks:
 // a link is visited as an entry but not entered. Everything is opened
 // through an os.Root: each directory by name from its parent's, and its
-// files from its own, which costs one openat each instead of one per path
+// files from its own (entry.dir, or entry.dirFD for openat with
+// O_NOFOLLOW), which costs one openat each instead of one per path
 // component (BenchmarkOpen measures the difference). A directory that cannot
 // be read is skipped. walk returns ctx's error if ctx ends first.
 func walk(ctx context.Context, root *os.Root, opts walkOpts, visit visitFunc) error {
