@@ -79,14 +79,6 @@ func (m *Matcher) reset() {
 	m.start, _ = m.intern(m.set, m.p.startFlags)
 }
 
-// Match reports whether line, which holds no '\n', matches. A '\r' that
-// ends it is not part of it.
-func (m *Matcher) Match(line []byte) bool {
-	found := false
-	m.Scan(line, func(int, int) { found = true })
-	return found
-}
-
 // step returns the transition of the state at row s on the rune class c,
 // computing it if needed. It returns tUnknown if the cache had to be
 // cleared: s is gone.
