@@ -37,14 +37,29 @@ var grepBenchCases = []struct{ name, args string }{
 	{"literal", `{"pattern":"ErrNotFound"}`},
 	{"regexp", `{"pattern":"func \\(s \\*Server\\) handle\\w+Token"}`},
 	{"ignorecase", `{"pattern":"todo","ignore_case":true}`},
-	{"noliteral", `{"pattern":"[A-Z]{4}\\("}`},
+	{"charclass", `{"pattern":"[A-Z]{4}\\("}`},
+	{"noliteral", `{"pattern":"[A-Z][a-z]{2,}[0-9]{3}"}`},
 	{"include", `{"pattern":"TODO","include":"*.ts"}`},
 }
 
-func BenchmarkGrep(b *testing.B) {
+// globBenchCases are the searches BenchmarkGlob times. scripts/bench.sh
+// times fd and rg --files on the same ones: keep the lists in step.
+var globBenchCases = []struct{ name, args string }{
+	{"all-go", `{"pattern":"**/*.go"}`},
+	{"under-dir", `{"pattern":"**/*.ts","path":"web/src"}`},
+	{"all-md", `{"pattern":"**/*.md"}`},
+}
+
+func BenchmarkGrep(b *testing.B) { benchTool(b, "grep", grepBenchCases) }
+
+func BenchmarkGlob(b *testing.B) { benchTool(b, "glob", globBenchCases) }
+
+// benchTool times the tool on each case over the benchmark tree, the way
+// a model's call runs it, and logs the last result's summary.
+func benchTool(b *testing.B, name string, cases []struct{ name, args string }) {
 	ws := openWorkspace(b, benchTree(b))
-	tool, _ := Default(ws, Options{}).Lookup("grep")
-	for _, bc := range grepBenchCases {
+	tool, _ := Default(ws, Options{}).Lookup(name)
+	for _, bc := range cases {
 		b.Run(bc.name, func(b *testing.B) {
 			call, err := tool.Prepare(json.RawMessage(bc.args))
 			if err != nil {

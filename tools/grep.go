@@ -135,7 +135,7 @@ func (c *grepCall) runFile(s *searchDir) Result {
 		return Errorf("failed", c.t.ws.fsError(c.rel, err).Error())
 	}
 	defer d.Close()
-	if !w.searchFile(c.m, entry{dir: d, name: name}, s.rel) {
+	if !w.searchFile(c.m, entry{dir: d, dirFD: -1, name: name}, s.rel) {
 		return Errorf("not searched", c.rel+" is not a text file grep can search (binary, special or over 64 MiB)")
 	}
 	return c.result([]grepWorker{w})
@@ -179,12 +179,14 @@ out:
 	return Result{Content: b.String(), Summary: summary}
 }
 
-// grepWorker is the state of one walk worker: its buffers and what it found.
+// grepWorker is the state of one walk worker: its reader and scanner,
+// and what it found.
 type grepWorker struct {
-	buf, lower []byte
-	found      fileHeap
-	matches    int
-	files      int
+	rd      blockReader
+	sc      *lineScanner
+	found   fileHeap
+	matches int
+	files   int
 }
 
 func newGrepWorker() grepWorker { return grepWorker{found: fileHeap{limit: maxGrepMatches}} }
@@ -192,25 +194,37 @@ func newGrepWorker() grepWorker { return grepWorker{found: fileHeap{limit: maxGr
 // searchFile greps the regular file e, naming it shown in results. It
 // reports whether the file was searched (it is a readable text file).
 func (w *grepWorker) searchFile(m *grepMatcher, e entry, shown string) bool {
-	data, ok := readRegular(e.dir, e.name, w.buf)
-	w.buf = data
-	if !ok || isBinary(data) {
+	f, ok := openRegular(e)
+	if !ok {
 		return false
 	}
-	var f *fileMatches
-	m.search(data, &w.lower, func(n int, line []byte) {
-		if f == nil {
-			f = &fileMatches{path: shown}
-		}
-		f.count++
-		if len(f.lines) < maxGrepMatches {
-			f.lines = append(f.lines, lineMatch{n: n, text: m.show(line)})
-		}
-	})
-	if f != nil {
-		w.matches += f.count
+	defer f.Close()
+	if isBinary(w.rd.reset(f, f.size)) {
+		return false
+	}
+	if w.sc == nil {
+		w.sc = m.newScanner()
+	}
+	var fm *fileMatches
+	lines := 0 // in the blocks before this one
+	for block := w.rd.next(); block != nil; block = w.rd.next() {
+		lines += m.search(w.sc, block, func(n int, line []byte) {
+			if fm == nil {
+				fm = &fileMatches{path: shown}
+			}
+			fm.count++
+			if len(fm.lines) < maxGrepMatches {
+				fm.lines = append(fm.lines, lineMatch{n: lines + n, text: m.show(line)})
+			}
+		})
+	}
+	if w.rd.err != nil {
+		return false
+	}
+	if fm != nil {
+		w.matches += fm.count
 		w.files++
-		w.found.add(f)
+		w.found.add(fm)
 	}
 	return true
 }

@@ -2,6 +2,7 @@ package tools
 
 import (
 	"fmt"
+	"math/rand/v2"
 	"regexp"
 	"slices"
 	"strings"
@@ -148,8 +149,7 @@ func TestGrepMatcherAgrees(t *testing.T) {
 		plain := regexp.MustCompile(p)
 		for _, text := range corpus {
 			var got []int
-			var lower []byte
-			m.search([]byte(text), &lower, func(n int, _ []byte) { got = append(got, n) })
+			m.search(m.newScanner(), []byte(text), func(n int, _ []byte) { got = append(got, n) })
 			var want []int
 			for i, line := range strings.Split(strings.TrimSuffix(text, "\n"), "\n") {
 				if text != "" && plain.MatchString(strings.TrimSuffix(line, "\r")) {
@@ -163,24 +163,44 @@ func TestGrepMatcherAgrees(t *testing.T) {
 	}
 }
 
-func TestLowerASCII(t *testing.T) {
-	var in []byte
-	for c := range 256 {
-		in = append(in, byte(c))
+func TestLiteralFinder(t *testing.T) {
+	tests := []struct {
+		lit, text string
+		fold      bool
+		want      int
+	}{
+		{lit: "todo", text: "a TODO here", fold: true, want: 2},
+		{lit: "todo", text: "a TODO here", want: -1},
+		{lit: "TODO", text: "a TODO here", want: 2},
+		{lit: "todo", text: "tod", fold: true, want: -1},
+		{lit: "x@y", text: "0123456789abcdefx`yx@y", fold: true, want: 19},
+		{lit: "ab", text: strings.Repeat("a", 30) + "b", want: 29},
+		{lit: "zz", text: "z", want: -1},
+		{lit: "q", text: "", want: -1},
 	}
-	in = append(in, "Hello, WORLD! Straße KELVIN \u212a @[`{"...)
-	for start := range 9 { // every alignment
-		got := lowerASCII(nil, in[start:])
-		want := make([]byte, len(in)-start)
-		for i, c := range in[start:] {
-			if 'A' <= c && c <= 'Z' {
-				want[i] = c + 32
-			} else {
-				want[i] = c
-			}
+	for _, tt := range tests {
+		if got := newLiteralFinder(tt.lit, tt.fold).index([]byte(tt.text)); got != tt.want {
+			t.Errorf("index(%q in %q, fold %v) = %d, want %d", tt.lit, tt.text, tt.fold, got, tt.want)
 		}
-		if string(got) != string(want) {
-			t.Fatalf("offset %d: got %q\nwant %q", start, got, want)
+	}
+	// Every literal and text over a small alphabet, against a plain search.
+	alphabet := "aAbB@`z"
+	rng := rand.New(rand.NewPCG(5, 6))
+	for range 5000 {
+		word := func(n int) string {
+			b := make([]byte, n)
+			for i := range b {
+				b[i] = alphabet[rng.IntN(len(alphabet))]
+			}
+			return string(b)
+		}
+		lit, text, fold := strings.ToLower(word(1+rng.IntN(4))), word(rng.IntN(200)), rng.IntN(2) == 0
+		want := strings.Index(text, lit)
+		if fold {
+			want = strings.Index(strings.ToLower(text), lit)
+		}
+		if got := newLiteralFinder(lit, fold).index([]byte(text)); got != want {
+			t.Fatalf("index(%q in %q, fold %v) = %d, want %d", lit, text, fold, got, want)
 		}
 	}
 }

@@ -3,36 +3,50 @@ package tools
 import (
 	"bytes"
 	"container/heap"
-	"io"
-	"os"
 	"regexp"
 	"strings"
-	"syscall"
+
+	"lathe/tools/internal/linedfa"
 )
 
-// grepMatcher finds the lines of a file that match a regexp.
+// grepMatcher finds the lines of a text that match a regexp. One is made
+// per search and shared by the walk's workers, each of which runs it with
+// its own lineScanner.
 type grepMatcher struct {
-	re      *regexp.Regexp // the pattern with (?m), so ^ and $ match at lines
-	lit     []byte         // required literal, lowered if fold; nil if none
-	fold    bool
-	trapped bool // lit holds k or s, which non-ASCII runes fold to
+	re   *regexp.Regexp // cuts long lines around the match; matches lines the DFA gives up on
+	prog *linedfa.Prog
+	lit  *literalFinder // finds text every match holds; nil if none worth looking for
+	// trapped is set if lit ignores case and holds k or s, which the Kelvin
+	// sign and the long s fold to: text with those is scanned whole.
+	trapped bool
 }
 
+// minLiteral is the shortest required literal worth looking for before
+// running the automaton: shorter ones are found on almost every line.
+const minLiteral = 2
+
 func newGrepMatcher(expr string) (*grepMatcher, error) {
-	if _, err := regexp.Compile(expr); err != nil {
-		return nil, err // reported without the (?m) added below
-	}
-	re, err := regexp.Compile("(?m)" + expr)
+	re, err := regexp.Compile(expr)
 	if err != nil {
 		return nil, err
 	}
-	m := &grepMatcher{re: re}
-	if lit := requiredLiteral(expr); lit.s != "" {
-		m.lit, m.fold = []byte(lit.s), lit.fold
+	prog, err := linedfa.Compile(expr)
+	if err != nil {
+		return nil, err
+	}
+	m := &grepMatcher{re: re, prog: prog}
+	if lit := requiredLiteral(expr); len(lit.s) >= minLiteral {
+		m.lit = newLiteralFinder(lit.s, lit.fold)
 		m.trapped = lit.fold && strings.ContainsAny(lit.s, "ks")
 	}
 	return m, nil
 }
+
+// lineScanner is one worker's state for running a grepMatcher: the
+// automaton's cache of states, built as the text needs them.
+type lineScanner = linedfa.Matcher
+
+func (m *grepMatcher) newScanner() *lineScanner { return m.prog.NewMatcher(m.re.Match) }
 
 // lineMatch is one matching line.
 type lineMatch struct {
@@ -40,75 +54,30 @@ type lineMatch struct {
 	text string // the line, cut around the match if long
 }
 
-// search calls emit for each line of data that matches, in order, without
-// its line ending. lower is scratch space for case folding.
-func (m *grepMatcher) search(data []byte, lower *[]byte, emit func(n int, line []byte)) {
-	if m.lit == nil || (m.trapped && hasFoldTrap(data)) {
-		m.scan(data, emit)
-		return
-	}
-	hay := data
-	if m.fold {
-		*lower = lowerASCII(*lower, data)
-		hay = *lower
-	}
-	if !bytes.Contains(hay, m.lit) {
-		return
-	}
+// search calls emit for each line of data that matches, in order, with its
+// number (the first line of data is 1) and without its line ending. It
+// returns the number of newlines in data.
+func (m *grepMatcher) search(sc *lineScanner, data []byte, emit func(n int, line []byte)) int {
 	n, counted := 1, 0
-	for pos := 0; pos < len(data); {
-		i := bytes.Index(hay[pos:], m.lit)
+	report := func(ls, le int) {
+		n += bytes.Count(data[counted:ls], []byte{'\n'})
+		counted = ls
+		emit(n, data[ls:le])
+	}
+	scan := m.lit == nil || (m.trapped && hasFoldTrap(data))
+	if scan {
+		sc.Scan(data, report)
+	}
+	for pos := 0; !scan && pos < len(data); {
+		i := m.lit.index(data[pos:])
 		if i < 0 {
-			return
+			break
 		}
 		ls, le := lineBounds(data, pos+i)
-		n += bytes.Count(data[counted:ls], []byte{'\n'})
-		counted = ls
-		m.check(n, data[ls:le], emit)
+		sc.Scan(data[ls:le], func(s, e int) { report(ls+s, ls+e) })
 		pos = le + 1
 	}
-}
-
-// check calls emit if line, without a \r ending, matches.
-func (m *grepMatcher) check(n int, line []byte, emit func(n int, line []byte)) {
-	line = bytes.TrimSuffix(line, []byte{'\r'})
-	if m.re.Match(line) {
-		emit(n, line)
-	}
-}
-
-// scanLines runs the regexp on each line by itself. scan uses it for text
-// with \r\n line endings, where $ must match before the \r.
-func (m *grepMatcher) scanLines(data []byte, emit func(n int, line []byte)) {
-	n := 0
-	for line := range bytes.Lines(data) {
-		n++
-		m.check(n, bytes.TrimSuffix(line, []byte{'\n'}), emit)
-	}
-}
-
-// scan runs the regexp over all of data, checking each line a match starts
-// on by itself, since a match may span lines while grep's are within one.
-func (m *grepMatcher) scan(data []byte, emit func(n int, line []byte)) {
-	if bytes.IndexByte(data, '\r') >= 0 {
-		m.scanLines(data, emit)
-		return
-	}
-	n, counted := 1, 0
-	for pos := 0; pos < len(data); {
-		loc := m.re.FindIndex(data[pos:])
-		if loc == nil {
-			return
-		}
-		ls, le := lineBounds(data, pos+loc[0])
-		if ls == len(data) {
-			return // a match in the empty "line" after the final newline
-		}
-		n += bytes.Count(data[counted:ls], []byte{'\n'})
-		counted = ls
-		m.check(n, data[ls:le], emit)
-		pos = le + 1
-	}
+	return n - 1 + bytes.Count(data[counted:], []byte{'\n'})
 }
 
 // lineBounds returns the start and end (at its newline) of the line holding
@@ -120,34 +89,6 @@ func lineBounds(data []byte, i int) (start, end int) {
 		return start, len(data)
 	}
 	return start, i + end
-}
-
-// maxGrepFile is the largest file grep reads; larger ones are skipped.
-const maxGrepFile = 64 << 20
-
-// readRegular reads the regular file name in dir into buf's storage. ok is
-// false for anything that is not a regular file or cannot be read, and for
-// files over maxGrepFile. O_NONBLOCK keeps a FIFO that replaced a file since
-// the directory was read from blocking the open.
-func readRegular(dir *os.Root, name string, buf []byte) (data []byte, ok bool) {
-	f, err := dir.OpenFile(name, os.O_RDONLY|syscall.O_NONBLOCK, 0)
-	if err != nil {
-		return buf, false
-	}
-	defer f.Close()
-	fi, err := f.Stat()
-	if err != nil || !fi.Mode().IsRegular() || fi.Size() > maxGrepFile {
-		return buf, false
-	}
-	size := int(fi.Size())
-	if cap(buf) < size+1 {
-		buf = make([]byte, size+1, size+size/4+1)
-	}
-	n, err := io.ReadFull(f, buf[:size])
-	if err != nil && err != io.ErrUnexpectedEOF {
-		return buf[:0], false
-	}
-	return buf[:n], true
 }
 
 // fileMatches is what grep found in one file.

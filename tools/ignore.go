@@ -4,61 +4,132 @@ import (
 	"bytes"
 	"os"
 	"path"
-	"slices"
 	"strings"
-
-	"github.com/go-git/go-git/v5/plumbing/format/gitignore"
 )
 
-// ignorer says which paths .gitignore rules exclude in one directory: the
-// rules of .git/info/exclude and of every .gitignore from the working
-// directory down to that directory, each with its own directory as domain.
-// A nil *ignorer excludes nothing. Paths are given as components from the
-// working directory. An ignorer is never changed once made, so the
-// directories below share their parent's.
+// ignorer holds the .gitignore rules that apply in one directory:
+// .git/info/exclude and every .gitignore from the working directory down to
+// that directory, each file parsed once, with its own directory as domain.
+// A nil *ignorer excludes nothing. An ignorer is never changed once made,
+// so the directories below share their parent's files.
+//
+// The walk asks about the entries of one directory at a time, and never
+// enters a directory the rules exclude, so nothing below it can be brought
+// back, as in git. So rules are bound to a directory once (at), leaving for
+// each entry a test on its name alone.
 type ignorer struct {
-	patterns []gitignore.Pattern
-	m        gitignore.Matcher
+	files []*ignoreFile // lowest precedence first: exclude, then top down
 }
 
-func newIgnorer(patterns []gitignore.Pattern) *ignorer {
-	if len(patterns) == 0 {
-		return nil
-	}
-	return &ignorer{patterns: patterns, m: gitignore.NewMatcher(patterns)}
+// ignoreFile is one parsed .gitignore (or .git/info/exclude).
+type ignoreFile struct {
+	domain []string // components of the directory it applies below
+	rules  []ignoreRule
 }
 
-// ignored reports whether the path given by its components is excluded.
+// ignored reports whether the path given by its components from the working
+// directory is excluded, its parents being kept.
 func (ig *ignorer) ignored(parts []string, isDir bool) bool {
-	return ig != nil && ig.m.Match(parts, isDir)
+	if ig == nil || len(parts) == 0 {
+		return false
+	}
+	return ig.at(parts[:len(parts)-1]).ignored(parts[len(parts)-1], isDir)
 }
 
 // with returns the ignorer for a directory below ig's whose .gitignore holds
 // data; dir is that directory's components.
 func (ig *ignorer) with(dir []string, data []byte) *ignorer {
-	added := parseIgnore(data, dir)
-	if len(added) == 0 {
+	rules := parseIgnore(data)
+	if len(rules) == 0 {
 		return ig
 	}
-	var ps []gitignore.Pattern
-	if ig != nil {
-		ps = ig.patterns
+	f := &ignoreFile{domain: dir, rules: rules}
+	if ig == nil {
+		return &ignorer{files: []*ignoreFile{f}}
 	}
-	return newIgnorer(append(slices.Clip(ps), added...))
+	files := make([]*ignoreFile, len(ig.files), len(ig.files)+1)
+	copy(files, ig.files)
+	return &ignorer{files: append(files, f)}
 }
 
-// parseIgnore parses the lines of a .gitignore file whose directory has the
-// components domain. Blank lines and comments are skipped.
-func parseIgnore(data []byte, domain []string) []gitignore.Pattern {
-	var ps []gitignore.Pattern
-	for line := range bytes.Lines(data) {
-		s := strings.TrimRight(string(line), "\r\n")
-		if strings.TrimSpace(s) == "" || strings.HasPrefix(s, "#") {
+// at binds the rules to the directory whose components are dir, keeping
+// only those that can match one of its entries.
+func (ig *ignorer) at(dir []string) dirRules {
+	if ig == nil {
+		return dirRules{}
+	}
+	var out []boundRule
+	for _, f := range ig.files {
+		rel := dir[len(f.domain):]
+		relPath := strings.Join(rel, "/")
+		for i := range f.rules {
+			if b, ok := f.rules[i].bind(rel, relPath); ok {
+				out = append(out, b)
+			}
+		}
+	}
+	return dirRules{rules: out}
+}
+
+// dirRules are the rules that apply to the entries of one directory, in
+// order of precedence, lowest first.
+type dirRules struct {
+	rules []boundRule
+}
+
+// ignored reports whether the entry name of the directory is excluded: the
+// last rule that matches it decides.
+func (d dirRules) ignored(name string, isDir bool) bool {
+	for i := len(d.rules) - 1; i >= 0; i-- {
+		r := &d.rules[i]
+		if r.dirOnly && !isDir {
 			continue
 		}
-		ps = append(ps, gitignore.ParsePattern(s, domain))
+		if r.match(name) {
+			return !r.negate
+		}
 	}
-	return ps
+	return false
+}
+
+// parseIgnore parses the lines of a .gitignore file as git does: a UTF-8
+// byte order mark at the start is skipped, blank lines and comments too,
+// and trailing spaces are dropped unless quoted with a backslash.
+func parseIgnore(data []byte) []ignoreRule {
+	data = bytes.TrimPrefix(data, []byte("\ufeff"))
+	var rules []ignoreRule
+	for line := range bytes.Lines(data) {
+		s := strings.TrimSuffix(strings.TrimSuffix(string(line), "\n"), "\r")
+		if strings.HasPrefix(s, "#") {
+			continue
+		}
+		if r, ok := parseRule(trimTrailingSpaces(s)); ok {
+			rules = append(rules, r)
+		}
+	}
+	return rules
+}
+
+// trimTrailingSpaces drops the spaces that end s, except one quoted by a
+// backslash.
+func trimTrailingSpaces(s string) string {
+	end := len(s)
+	for end > 0 && s[end-1] == ' ' {
+		end--
+	}
+	if end == len(s) {
+		return s
+	}
+	// Count the backslashes before the first trailing space: an odd number
+	// quotes it.
+	n := 0
+	for i := end - 1; i >= 0 && s[i] == '\\'; i-- {
+		n++
+	}
+	if n%2 == 1 {
+		end++
+	}
+	return s[:end]
 }
 
 // loadIgnorer returns the ignorer a walk of dir, a root-relative

@@ -2,23 +2,22 @@ package tools
 
 import (
 	"bytes"
-	"encoding/binary"
 	"regexp/syntax"
 	"strings"
 	"unicode/utf8"
 )
 
 // literal is text that every match of a regexp contains, so that grep can
-// skip, with a fast bytes.Index, files and lines that lack it.
+// skip, with a fast search, the lines that lack it.
 type literal struct {
 	s    string
-	fold bool // the regexp ignores case: look for s, lowered, in lowered text
+	fold bool // the regexp ignores case: s is lowered, and matches in any case
 }
 
 // requiredLiteral returns the longest literal every match of expr must
 // contain, or an empty one if it finds none it can use. Case-folded
-// literals are used only if they are ASCII, so that lowering the text
-// byte by byte keeps offsets.
+// literals are used only if they are ASCII, so that they can be compared
+// byte by byte.
 func requiredLiteral(expr string) literal {
 	re, err := syntax.Parse(expr, syntax.Perl)
 	if err != nil {
@@ -85,29 +84,6 @@ func isASCII(s string) bool {
 		}
 	}
 	return true
-}
-
-// lowerASCII writes b with ASCII letters lowered into dst's storage. It
-// works on eight bytes at a time: for each byte below 0x80, adding 0x80-'A'
-// to its low seven bits sets the high bit if it is >= 'A', adding 0x80-'Z'-1
-// if it is > 'Z'; the bytes with the first but not the second are upper-case
-// letters, which get 0x20 (their high bit shifted down twice) added.
-func lowerASCII(dst, b []byte) []byte {
-	dst = append(dst[:0], b...)
-	const ones, highs = 0x0101010101010101, 0x8080808080808080
-	i := 0
-	for ; i+8 <= len(dst); i += 8 {
-		w := binary.LittleEndian.Uint64(dst[i:])
-		low := w &^ highs
-		upper := (low + (0x80-'A')*ones) &^ (low + (0x80-'Z'-1)*ones) &^ w & highs
-		binary.LittleEndian.PutUint64(dst[i:], w|upper>>2)
-	}
-	for ; i < len(dst); i++ {
-		if c := dst[i]; 'A' <= c && c <= 'Z' {
-			dst[i] = c + 'a' - 'A'
-		}
-	}
-	return dst
 }
 
 // foldTraps are the non-ASCII runes that fold to ASCII letters: the Kelvin

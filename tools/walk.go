@@ -19,6 +19,7 @@ const fileBatch = 64
 // entry is one directory entry met by walk.
 type entry struct {
 	dir    *os.Root // the directory holding the entry; open it by name
+	dirFD  int      // a descriptor of dir for openat(2), or -1
 	dirRel string   // that directory, root-relative
 	name   string
 	typ    fs.FileMode // type bits only, as from ReadDir
@@ -48,7 +49,8 @@ type walkOpts struct {
 // skips .git, entries .gitignore rules exclude, and never follows symlinks:
 // a link is visited as an entry but not entered. Everything is opened
 // through an os.Root: each directory by name from its parent's, and its
-// files from its own, which costs one openat each instead of one per path
+// files from its own (entry.dir, or entry.dirFD for openat with
+// O_NOFOLLOW), which costs one openat each instead of one per path
 // component (BenchmarkOpen measures the difference). A directory that cannot
 // be read is skipped. walk returns ctx's error if ctx ends first.
 func walk(ctx context.Context, root *os.Root, opts walkOpts, visit visitFunc) error {
@@ -102,6 +104,8 @@ func (j job) release() {
 // last one done closes it.
 type dirHandle struct {
 	root *os.Root
+	file *os.File // the directory opened as a plain file
+	fd   int      // file's descriptor
 	refs atomic.Int32
 }
 
@@ -112,46 +116,48 @@ func (h *dirHandle) hold() *dirHandle {
 
 func (h *dirHandle) release() {
 	if h.refs.Add(-1) == 0 {
+		h.file.Close()
 		h.root.Close()
 	}
 }
 
 type walker struct {
-	ctx     context.Context
-	root    *os.Root
-	q       *queue
-	visit   visitFunc
-	id      int
-	scratch []string
+	ctx   context.Context
+	root  *os.Root
+	q     *queue
+	visit visitFunc
+	id    int
 }
 
 func (w *walker) do(j job) {
 	defer j.release()
 	if j.dir != nil {
-		w.files(j.dir.root, j.rel, j.files)
+		w.files(j.dir, j.rel, j.files)
 		return
 	}
 	d, err := w.open(j)
 	if err != nil {
 		return
 	}
-	h := &dirHandle{root: d}
-	h.refs.Store(1)
-	defer h.release()
-	ents, err := readDir(d)
+	ents, file, err := readDir(d)
 	if err != nil {
+		d.Close()
 		return
 	}
+	h := &dirHandle{root: d, file: file, fd: int(file.Fd())}
+	h.refs.Store(1)
+	defer h.release()
 	j.ign = w.loadIgnore(d, j, ents)
+	rules := j.ign.at(j.parts)
 	var files []fs.DirEntry
 	for _, e := range ents {
 		switch {
 		case w.ctx.Err() != nil:
 			return
-		case e.Name() == ".git" || w.ignored(j, e):
+		case e.Name() == ".git" || rules.ignored(e.Name(), e.IsDir()):
 		case !e.IsDir():
 			files = append(files, e)
-		case w.visit(w.id, entry{dir: d, dirRel: j.rel, name: e.Name(), typ: e.Type()}):
+		case w.visit(w.id, entry{dir: d, dirFD: h.fd, dirRel: j.rel, name: e.Name(), typ: e.Type()}):
 			parts := append(j.parts[:len(j.parts):len(j.parts)], e.Name())
 			w.q.push(job{rel: path.Join(j.rel, e.Name()), parts: parts, ign: j.ign, parent: h.hold()})
 		}
@@ -160,7 +166,7 @@ func (w *walker) do(j job) {
 		w.q.push(job{rel: j.rel, dir: h.hold(), files: files[len(files)-fileBatch:]})
 		files = files[:len(files)-fileBatch]
 	}
-	w.files(d, j.rel, files)
+	w.files(h, j.rel, files)
 }
 
 // open opens the job's directory, by name from its parent if it has one.
@@ -184,49 +190,50 @@ func (w *walker) loadIgnore(d *os.Root, j job, ents []fs.DirEntry) *ignorer {
 	return j.ign
 }
 
-func (w *walker) files(dir *os.Root, rel string, files []fs.DirEntry) {
+func (w *walker) files(h *dirHandle, rel string, files []fs.DirEntry) {
 	for _, e := range files {
 		if w.ctx.Err() != nil {
 			return
 		}
-		w.visit(w.id, entry{dir: dir, dirRel: rel, name: e.Name(), typ: e.Type()})
+		w.visit(w.id, entry{dir: h.root, dirFD: h.fd, dirRel: rel, name: e.Name(), typ: e.Type()})
 	}
 }
 
-func (w *walker) ignored(j job, e fs.DirEntry) bool {
-	if j.ign == nil {
-		return false
-	}
-	w.scratch = append(append(w.scratch[:0], j.parts...), e.Name())
-	return j.ign.ignored(w.scratch, e.IsDir())
-}
-
-// readDir reads the entries of the directory d, with their types. A
-// directory opened through an os.Root lstats every entry as it reads it (to
-// fill in FileInfo safely); the walk needs only the types getdents returns,
-// so it reads through a duplicate of the descriptor opened as a plain file.
-// Info must not be called on the entries: it would lstat by path name,
-// outside the Root's checks.
-func readDir(d *os.Root) ([]fs.DirEntry, error) {
+// readDir reads the entries of the directory d, with their types, and
+// returns the directory opened as a plain file, for the caller to close.
+// A directory opened through an os.Root lstats every entry as it reads it
+// (to fill in FileInfo safely); the walk needs only the types getdents
+// returns, so it reads through a duplicate of the descriptor opened as a
+// plain file. Info must not be called on the entries: it would lstat by
+// path name, outside the Root's checks.
+func readDir(d *os.Root) ([]fs.DirEntry, *os.File, error) {
 	f, err := d.OpenFile(".", os.O_RDONLY|syscall.O_NONBLOCK, 0)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	defer f.Close()
 	rc, err := f.SyscallConn()
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	dup := -1
-	if cerr := rc.Control(func(fd uintptr) { dup, err = syscall.Dup(int(fd)) }); cerr != nil {
-		return nil, cerr
+	var dup uintptr
+	var errno syscall.Errno
+	cerr := rc.Control(func(fd uintptr) {
+		dup, _, errno = syscall.Syscall(syscall.SYS_FCNTL, fd, syscall.F_DUPFD_CLOEXEC, 0)
+	})
+	if cerr != nil {
+		return nil, nil, cerr
 	}
+	if errno != 0 {
+		return nil, nil, errno
+	}
+	plain := os.NewFile(dup, f.Name())
+	ents, err := plain.ReadDir(-1)
 	if err != nil {
-		return nil, err
+		plain.Close()
+		return nil, nil, err
 	}
-	plain := os.NewFile(uintptr(dup), f.Name())
-	defer plain.Close()
-	return plain.ReadDir(-1)
+	return ents, plain, nil
 }
 
 // queue is the walk's work list: a stack, so the walk goes depth first and

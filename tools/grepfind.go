@@ -1,0 +1,184 @@
+package tools
+
+import (
+	"bytes"
+	"encoding/binary"
+	"math/bits"
+
+	"lathe/tools/internal/linedfa"
+)
+
+// literalFinder finds a literal in text, optionally ignoring ASCII case.
+// It looks for the literal's rarest byte, or, where that is common, for
+// its two rarest bytes together, and compares the whole literal only
+// where it finds them: a literal that starts with a common letter costs
+// no more than one that starts with a rare one.
+type literalFinder struct {
+	lit    []byte // lowered if fold
+	fold   bool
+	i, j   int    // the two offsets tested
+	ci, cj uint64 // their bytes, in every byte
+	fi, fj uint64 // 0x20 in every byte if that byte is a letter to fold
+	common bool   // even the rarest byte is common: skip to indexCommon
+}
+
+// commonRank is the linedfa.ByteRank from which a byte is too common to look for
+// by itself (about one byte in 40 of text, as d or r in English and code).
+const commonRank = 150
+
+func newLiteralFinder(lit string, fold bool) *literalFinder {
+	f := &literalFinder{lit: []byte(lit), fold: fold}
+	rank := func(k int) int {
+		c := lit[k]
+		r := linedfa.ByteRank(c)
+		if fold && isLetter(c) {
+			r = max(r, linedfa.ByteRank(c^0x20))
+		}
+		return r
+	}
+	for k := range lit {
+		if rank(k) < rank(f.i) {
+			f.i = k
+		}
+	}
+	f.j = f.i
+	for k := range lit {
+		if k != f.i && (f.j == f.i || rank(k) < rank(f.j)) {
+			f.j = k
+		}
+	}
+	f.common = rank(f.i) >= commonRank
+	f.ci, f.fi = f.word(f.i)
+	f.cj, f.fj = f.word(f.j)
+	return f
+}
+
+// word returns the byte at offset k of the literal and its fold mask, in
+// every byte of a word.
+func (f *literalFinder) word(k int) (c, fold uint64) {
+	c = uint64(f.lit[k]) * ones
+	if f.fold && isLetter(f.lit[k]) {
+		fold = 0x20 * ones
+	}
+	return c, fold
+}
+
+func isLetter(c byte) bool { return 'a' <= c|0x20 && c|0x20 <= 'z' }
+
+const (
+	ones  = 0x0101010101010101
+	highs = 0x8080808080808080
+)
+
+// index returns the index of the first instance of the literal in text,
+// or -1. It looks for the literal's rarest byte with bytes.IndexByte and
+// compares the literal where it finds one, until that byte turns out
+// common in text.
+func (f *literalFinder) index(text []byte) int {
+	if f.common {
+		return f.indexCommon(text, 0)
+	}
+	last := len(text) - len(f.lit) // the last offset the literal can start at
+	c := f.lit[f.i]
+	other := c // the byte's other case, if folded
+	if f.fi != 0 {
+		other ^= 0x20
+	}
+	next, nextOther := -1, -1 // where c and other are next found, at or after p+f.i
+	for p, fails := 0, 0; p <= last; p++ {
+		from := p + f.i
+		if next < from {
+			next = indexFrom(text, c, from)
+		}
+		if nextOther < from {
+			nextOther = indexFrom(text, other, from)
+		}
+		k := min(next, nextOther)
+		if k-f.i > last {
+			return -1
+		}
+		if p = k - f.i; f.at(text, p) {
+			return p
+		}
+		if fails++; fails > 8+p/16 {
+			return f.indexCommon(text, p+1)
+		}
+	}
+	return -1
+}
+
+// indexFrom returns the index of the first c in text at or after from, or
+// a large number if there is none.
+func indexFrom(text []byte, c byte, from int) int {
+	if i := bytes.IndexByte(text[from:], c); i >= 0 {
+		return from + i
+	}
+	return len(text)
+}
+
+// indexCommon is index from p for text where the rarest byte is common:
+// it leaves a literal that keeps case to bytes.Index, and tests a folded
+// one's two bytes at eight positions at a time.
+func (f *literalFinder) indexCommon(text []byte, p int) int {
+	if !f.fold {
+		if i := bytes.Index(text[p:], f.lit); i >= 0 {
+			return p + i
+		}
+		return -1
+	}
+	last := len(text) - len(f.lit)
+	if hi := max(f.i, f.j); last >= 0 && len(text)-hi >= 16 {
+		ta, tb := text[f.i:], text[f.j:]
+		// Two words at a time, for the processor to work on both at once.
+		for ; p+16 <= len(text)-hi && p <= last; p += 16 {
+			h0 := zeroBytes(((le64(ta[p:]) | f.fi) ^ f.ci) | ((le64(tb[p:]) | f.fj) ^ f.cj))
+			h1 := zeroBytes(((le64(ta[p+8:]) | f.fi) ^ f.ci) | ((le64(tb[p+8:]) | f.fj) ^ f.cj))
+			if h0|h1 == 0 {
+				continue
+			}
+			if q := f.check(text, p, h0); q >= 0 {
+				return q
+			}
+			if q := f.check(text, p+8, h1); q >= 0 {
+				return q
+			}
+		}
+	}
+	for ; p <= last; p++ {
+		if f.at(text, p) {
+			return p
+		}
+	}
+	return -1
+}
+
+// check compares the literal at p plus each byte whose high bit is set in
+// hits, and returns the first offset it is at, or -1.
+func (f *literalFinder) check(text []byte, p int, hits uint64) int {
+	last := len(text) - len(f.lit)
+	for ; hits != 0; hits &= hits - 1 {
+		if q := p + bits.TrailingZeros64(hits)/8; q <= last && f.at(text, q) {
+			return q
+		}
+	}
+	return -1
+}
+
+func le64(b []byte) uint64 { return binary.LittleEndian.Uint64(b) }
+
+// at reports whether the literal starts at text[p].
+func (f *literalFinder) at(text []byte, p int) bool {
+	if !f.fold {
+		return bytes.Equal(text[p:p+len(f.lit)], f.lit)
+	}
+	for k, c := range f.lit {
+		if t := text[p+k]; t != c && !(isLetter(c) && t|0x20 == c) {
+			return false
+		}
+	}
+	return true
+}
+
+// zeroBytes returns the high bit of each byte of x that is zero, and
+// perhaps of a byte after one that is.
+func zeroBytes(x uint64) uint64 { return (x - ones) &^ x & highs }
