@@ -8,7 +8,9 @@ import (
 	"lathe/prompts"
 	"os"
 	"path"
+	"strings"
 	"syscall"
+	"time"
 )
 
 // newFileMode is the mode of files the tools create.
@@ -17,46 +19,88 @@ const newFileMode fs.FileMode = 0o644
 // writeAtomic replaces the file at target, a root-relative path that is not
 // a symlink, with data, or creates it and its missing parents. The data goes
 // to a temporary file in the same directory, is synced, gets mode, and is
-// renamed over target, so the file is never seen half written. Errors are
-// messages for the model.
+// renamed over target, so the file is never seen half written. The
+// directory is opened once and the temporary file is created, renamed and,
+// on failure, removed through that handle: a directory swapped for a
+// symlink meanwhile cannot leave it behind elsewhere. Errors are messages
+// for the model.
 func (w *Workspace) writeAtomic(target string, data []byte, mode fs.FileMode) error {
-	dir := path.Dir(target)
+	dir, base := path.Dir(target), path.Base(target)
 	if err := w.root.MkdirAll(dir, 0o755); err != nil {
 		return w.fsError(dir, err)
 	}
-	tmp, f, err := w.createTemp(target)
+	d, err := w.root.OpenRoot(dir)
 	if err != nil {
-		return err
+		return w.fsError(dir, err)
+	}
+	defer d.Close()
+	w.sweep(d, dir)
+	tmp, f, err := createTemp(d, base)
+	if err != nil {
+		return w.fsError(target, err)
 	}
 	err = writeSync(f, data, mode)
 	if err == nil {
-		err = w.root.Rename(tmp, target)
+		err = d.Rename(tmp, base)
 	}
 	if err != nil {
-		_ = w.root.Remove(tmp)
+		_ = d.Remove(tmp)
 		return w.fsError(target, err)
 	}
-	if d, err := w.root.Open(dir); err == nil {
-		_ = d.Sync() // make the rename durable; some file systems refuse, which is fine
-		d.Close()
+	if h, err := d.Open("."); err == nil {
+		_ = h.Sync() // make the rename durable; some file systems refuse, which is fine
+		h.Close()
 	}
 	return nil
 }
 
-// createTemp creates an empty temporary file beside target.
-func (w *Workspace) createTemp(target string) (string, *os.File, error) {
+// tempMark and tempSuffix mark the names of lathe's temporary files:
+// ".NAME.lathe-XXXXXXXX.tmp".
+const (
+	tempMark   = ".lathe-"
+	tempSuffix = ".tmp"
+	// staleTemp is how old a temporary file must be for a sweep to take
+	// it for one left by a lathe that died mid-write.
+	staleTemp = time.Hour
+)
+
+// createTemp creates an empty temporary file beside base in d.
+func createTemp(d *os.Root, base string) (string, *os.File, error) {
 	for range 10 {
-		tmp := path.Join(path.Dir(target), "."+path.Base(target)+".lathe-"+rand.Text()[:8]+".tmp")
-		f, err := w.root.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+		tmp := "." + base + tempMark + rand.Text()[:8] + tempSuffix
+		f, err := d.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
 		if errors.Is(err, fs.ErrExist) {
 			continue
 		}
 		if err != nil {
-			return "", nil, w.fsError(target, err)
+			return "", nil, err
 		}
 		return tmp, f, nil
 	}
-	return "", nil, fmt.Errorf("%s: cannot create a temporary file beside it", target)
+	return "", nil, fmt.Errorf("%s: cannot create a temporary file beside it", base)
+}
+
+// sweep removes, once per directory and process, the temporary files a
+// lathe killed mid-write left in d (dir): older than staleTemp, so that
+// another lathe's write under way is left alone.
+func (w *Workspace) sweep(d *os.Root, dir string) {
+	if _, done := w.swept.LoadOrStore(dir, true); done {
+		return
+	}
+	h, err := d.Open(".")
+	if err != nil {
+		return
+	}
+	names, _ := h.Readdirnames(-1)
+	h.Close()
+	for _, name := range names {
+		if !strings.HasPrefix(name, ".") || !strings.Contains(name, tempMark) || !strings.HasSuffix(name, tempSuffix) {
+			continue
+		}
+		if fi, err := d.Lstat(name); err == nil && fi.Mode().IsRegular() && time.Since(fi.ModTime()) > staleTemp {
+			_ = d.Remove(name)
+		}
+	}
 }
 
 func writeSync(f *os.File, data []byte, mode fs.FileMode) error {

@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"syscall"
 )
 
@@ -23,10 +24,11 @@ const maxLinks = 40
 // It also remembers what the model has seen of each file, so that an edit
 // of a file changed behind its back is refused (see seenFiles).
 type Workspace struct {
-	dir  string // absolute and clean, as given
-	real string // dir with symlinks resolved
-	root *os.Root
-	seen seenFiles
+	dir   string // absolute and clean, as given
+	real  string // dir with symlinks resolved
+	root  *os.Root
+	seen  seenFiles
+	swept sync.Map // directories swept of stale temporary files (see sweep)
 }
 
 // OpenWorkspace opens dir as the working directory. Close releases it.

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+	"time"
 )
 
 func TestWriteFile(t *testing.T) {
@@ -178,4 +179,38 @@ func assertNoTempFiles(t *testing.T, dir string) {
 		}
 		return nil
 	})
+}
+
+// TestWriteSweepsStaleTemporaryFiles: the temporary files a lathe killed
+// mid-write left are removed by the next write in their directory, while a
+// fresh one, perhaps another lathe's write under way, and files that only
+// look alike are kept.
+func TestWriteSweepsStaleTemporaryFiles(t *testing.T) {
+	ws := newWorkspace(t, map[string]string{
+		"d/.a.go.lathe-AAAAAAAA.tmp": "stale",
+		"d/.b.go.lathe-BBBBBBBB.tmp": "fresh",
+		"d/a.lathe-CCCCCCCC.tmp":     "not hidden: the user's",
+		"e/.c.go.lathe-DDDDDDDD.tmp": "stale, elsewhere",
+	})
+	old := time.Now().Add(-2 * time.Hour)
+	for _, p := range []string{"d/.a.go.lathe-AAAAAAAA.tmp", "d/a.lathe-CCCCCCCC.tmp", "e/.c.go.lathe-DDDDDDDD.tmp"} {
+		if err := os.Chtimes(filepath.Join(ws.Dir(), p), old, old); err != nil {
+			t.Fatal(err)
+		}
+	}
+	res := run(t, ws, Options{}, "write_file", jsonArgs(t, map[string]any{"path": "d/new.txt", "content": "x"}))
+	if res.IsError {
+		t.Fatal(res.Content)
+	}
+	for p, want := range map[string]bool{
+		"d/.a.go.lathe-AAAAAAAA.tmp": false,
+		"d/.b.go.lathe-BBBBBBBB.tmp": true,
+		"d/a.lathe-CCCCCCCC.tmp":     true,
+		"e/.c.go.lathe-DDDDDDDD.tmp": true, // no write there
+	} {
+		_, err := os.Lstat(filepath.Join(ws.Dir(), p))
+		if got := err == nil; got != want {
+			t.Errorf("%s exists = %v, want %v", p, got, want)
+		}
+	}
 }
