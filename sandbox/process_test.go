@@ -164,14 +164,22 @@ func TestLatheGone(t *testing.T) {
 			if err := lathe.Start(); err != nil {
 				t.Fatal(err)
 			}
+			// The parent's "helper PID" and the command's "ready" share
+			// stdout, in either order.
 			lines := bufio.NewReader(out)
-			first, _ := lines.ReadString('\n')
-			helper, err := strconv.Atoi(strings.TrimSpace(strings.TrimPrefix(first, "helper ")))
-			if err != nil {
-				t.Fatalf("read %q", first)
+			helper, ready := 0, false
+			for range 2 {
+				line, _ := lines.ReadString('\n')
+				if line == "ready\n" {
+					ready = true
+					continue
+				}
+				if helper, err = strconv.Atoi(strings.TrimSpace(strings.TrimPrefix(line, "helper "))); err != nil {
+					t.Fatalf("read %q", line)
+				}
 			}
-			if line, _ := lines.ReadString('\n'); line != "ready\n" {
-				t.Fatalf("read %q", line)
+			if !ready || helper == 0 {
+				t.Fatalf("ready %v, helper %d", ready, helper)
 			}
 			if len(alive(m)) != 2 {
 				t.Fatalf("want 2 sleeps running, have %v", alive(m))
