@@ -44,6 +44,8 @@ type Result struct {
 	Usage      Usage
 	Duration   time.Duration
 	Model      string
+	// SessionID is the id of the session as saved, to be resumed; empty
+	// when nothing was saved (no store, or the model was never reached).
 	SessionID  string
 	Recoveries Recoveries
 	// Repeated is the call the model repeated, with StopRepetition.
@@ -79,6 +81,7 @@ type run struct {
 	recompacted bool        // an overflow was met with a harder compaction
 	change      *mode.Change
 	planned     *plan.Plan // a plan kept for the user: the run ends with it
+	created     bool       // the run created the session
 }
 
 // Run sends prompt as the user's next message and runs the loop until the
@@ -88,11 +91,16 @@ type run struct {
 // event, from one goroutine at a time.
 func (s *Session) Run(ctx context.Context, prompt string, emit func(Event)) (Result, error) {
 	if err := s.ops.begin(opRun); err != nil {
-		return Result{StopReason: StopError, SessionID: s.Snapshot().ID}, err
+		snap := s.Snapshot()
+		return Result{StopReason: StopError, SessionID: snap.SavedID(), Model: snap.Model.Name, Mode: snap.Mode}, err
 	}
 	defer s.end()
 	if p, err := s.prepare(ctx); err != nil {
-		return Result{StopReason: StopError, SessionID: s.id, Model: p.Model.Name, Mode: s.mode.Name()}, err
+		name := p.Model.Name
+		if name == "" {
+			name = s.opts.Config.Model
+		}
+		return Result{StopReason: StopError, SessionID: s.savedID(), Model: name, Mode: s.mode.Name()}, err
 	}
 	lim := s.opts.Config.Limits
 	if lim.Timeout.Duration > 0 {
@@ -106,7 +114,7 @@ func (s *Session) Run(ctx context.Context, prompt string, emit func(Event)) (Res
 		defer mu.Unlock()
 		emit(e)
 	}, repeats: newRepetitions(lim.RepeatWarn, lim.RepeatStop)}
-	r.res = Result{Model: s.model.Name, SessionID: s.id}
+	r.res = Result{Model: s.model.Name}
 	r.begin(prompt)
 	r.record(provider.Message{Role: "user", Content: prompt})
 
@@ -115,6 +123,8 @@ func (s *Session) Run(ctx context.Context, prompt string, emit func(Event)) (Res
 	if err != nil {
 		r.res.StopReason = StopError
 	}
+	r.settle(err)
+	r.res.SessionID = s.savedID()
 	r.res.Mode, r.res.Plan = s.mode.Name(), mode.PlanOf(s.mode).Clone()
 	if r.planned != nil {
 		r.res.Plan = r.planned.Clone()
@@ -163,6 +173,31 @@ func (r *run) loop(maxTurns int) error {
 			return nil
 		}
 	}
+}
+
+// settle leaves the history valid for the next request when the run ended
+// before the model replied to the last user message (an interruption, a
+// failure): an empty reply is recorded, as for a process that died, so
+// that user and assistant messages keep alternating. A new session whose
+// first request failed before any reply is not kept at all: nothing in it
+// is worth resuming, and its prompt is the caller's to send again.
+func (r *run) settle(err error) {
+	s := r.s
+	if s.messages[len(s.messages)-1].Role != "user" {
+		return
+	}
+	if err != nil && r.created && len(s.messages) == 2 {
+		s.messages = s.messages[:1]
+		if st := s.opts.Recorder; st != nil && !r.storeErr.Load() {
+			if derr := st.Delete(r.storeCtx(), s.id); derr != nil {
+				s.opts.Log.Error().Err(derr).Msg("session store failed")
+			}
+		}
+		s.created, s.title, r.runID = false, "", 0
+		s.win.Forget()
+		return
+	}
+	r.record(provider.Message{Role: "assistant"})
 }
 
 // cancelReason tells a timeout from an interruption by the user.

@@ -19,8 +19,10 @@ type memStore struct {
 	compactions map[string][]session.Compaction
 	modes       map[string]map[int]session.ModeRecord
 	runs        []memRun
-	fail        error // every write returns it when set
-	failTools   error // saving a tool result returns it when set
+	fail        error           // every write returns it when set
+	failTools   error           // saving a tool result returns it when set
+	held        map[string]bool // sessions this process claimed
+	elsewhere   map[string]bool // sessions another process uses
 }
 
 type memRun struct {
@@ -30,7 +32,39 @@ type memRun struct {
 
 func newMemStore() *memStore {
 	return &memStore{sessions: map[string]*session.Record{}, messages: map[string]map[int]session.Message{},
-		compactions: map[string][]session.Compaction{}, modes: map[string]map[int]session.ModeRecord{}}
+		compactions: map[string][]session.Compaction{}, modes: map[string]map[int]session.ModeRecord{},
+		held: map[string]bool{}, elsewhere: map[string]bool{}}
+}
+
+func (m *memStore) Claim(_ context.Context, id string) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.elsewhere[id] {
+		return &session.InUseError{ID: id, Holder: session.Holder{PID: 4242}}
+	}
+	m.held[id] = true
+	return nil
+}
+
+func (m *memStore) Release(_ context.Context, id string) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	delete(m.held, id)
+	return nil
+}
+
+func (m *memStore) Delete(_ context.Context, id string) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if _, ok := m.sessions[id]; !ok {
+		return session.ErrNotFound
+	}
+	delete(m.sessions, id)
+	delete(m.messages, id)
+	delete(m.compactions, id)
+	delete(m.modes, id)
+	delete(m.held, id)
+	return nil
 }
 
 func (m *memStore) CreateSession(_ context.Context, s session.Record) error {
@@ -41,6 +75,7 @@ func (m *memStore) CreateSession(_ context.Context, s session.Record) error {
 	}
 	m.sessions[s.ID] = &s
 	m.messages[s.ID] = map[int]session.Message{}
+	m.held[s.ID] = true
 	return nil
 }
 

@@ -29,6 +29,7 @@ const (
 	opMode    = "changing the mode"
 	opReset   = "starting a new session"
 	opTitle   = "naming the session"
+	opClosed  = "closed"
 )
 
 // ops lets one operation run at a time and keeps the snapshot the other

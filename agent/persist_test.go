@@ -212,3 +212,142 @@ func TestTitlerAsksASideRequest(t *testing.T) {
 		t.Errorf("stored title %q", st.sessions[e.session.id].Title)
 	}
 }
+
+// roles is the shape of a history: its roles in order.
+func roles(msgs []provider.Message) string {
+	var b strings.Builder
+	for i, m := range msgs {
+		if i > 0 {
+			b.WriteByte(' ')
+		}
+		b.WriteString(m.Role)
+	}
+	return b.String()
+}
+
+// TestInterruptBeforeAnyReplyKeepsTurnsAlternating: a prompt interrupted
+// before the model said anything gets an empty reply, in the history and
+// in the store, so the next prompt does not follow it directly.
+func TestInterruptBeforeAnyReplyKeepsTurnsAlternating(t *testing.T) {
+	st := newMemStore()
+	e := newEnv(t, nil, withStore(st))
+	e.srv.Script(ollamatest.Reply{Content: "Hello."}, ollamatest.Reply{Hang: true}, ollamatest.Reply{Content: "Third."})
+	if _, err := e.run(t.Context(), "hello"); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(t.Context())
+	go func() {
+		if e.srv.WaitHanging(t.Context(), 1) == nil {
+			cancel()
+		}
+	}()
+	res, err := e.run(ctx, "again")
+	if err != nil || res.StopReason != StopInterrupted || res.SessionID != e.session.id {
+		t.Fatalf("interrupted run: %+v, %v", res, err)
+	}
+	if _, err := e.run(t.Context(), "third"); err != nil {
+		t.Fatal(err)
+	}
+	reqs := e.srv.ChatRequests()
+	var sent []provider.Message
+	for _, m := range reqs[len(reqs)-1].Messages {
+		sent = append(sent, provider.Message{Role: m.Role, Content: m.Content})
+	}
+	if got, want := roles(sent), "system user assistant user assistant user"; got != want {
+		t.Errorf("the request after the interruption: %s, want %s", got, want)
+	}
+	var stored []provider.Message
+	for _, m := range st.history(e.session.id) {
+		stored = append(stored, m.Message)
+	}
+	if got, want := roles(stored), "user assistant user assistant user assistant"; got != want {
+		t.Errorf("stored: %s, want %s", got, want)
+	}
+}
+
+// TestFirstRequestFailingLeavesNoSession: a new session whose first request
+// never got a reply is not kept, and the result names no session to
+// resume; a failure later in a saved session keeps it, turns alternating.
+func TestFirstRequestFailingLeavesNoSession(t *testing.T) {
+	st := newMemStore()
+	e := newEnv(t, nil, withStore(st))
+	e.srv.Script(ollamatest.Reply{Status: 500, Error: `model failed to load`},
+		ollamatest.Reply{Content: "Hi."}, ollamatest.Reply{Status: 500, Error: "boom"}, ollamatest.Reply{Content: "Back."})
+	res, err := e.run(t.Context(), "hello")
+	if err == nil || res.SessionID != "" || res.Model != "qwen3:8b" || res.Mode != "build" {
+		t.Fatalf("failed first run: %+v, %v; want an error, no session id, the model and mode", res, err)
+	}
+	if len(st.sessions) != 0 || e.session.Snapshot().Saved {
+		t.Fatalf("the failed first run left a session: %+v", st.sessions)
+	}
+	res, err = e.run(t.Context(), "hello again")
+	if err != nil || res.SessionID != e.session.id {
+		t.Fatalf("second run: %+v, %v", res, err)
+	}
+	if rec := st.sessions[e.session.id]; rec == nil || rec.Title != "hello again" {
+		t.Fatalf("session after the second run: %+v", rec)
+	}
+	if _, err := e.run(t.Context(), "fail now"); err == nil {
+		t.Fatal("the scripted failure did not fail the run")
+	}
+	if _, err := e.run(t.Context(), "and now"); err != nil {
+		t.Fatal(err)
+	}
+	var stored []provider.Message
+	for _, m := range st.history(e.session.id) {
+		stored = append(stored, m.Message)
+	}
+	if got, want := roles(stored), "user assistant user assistant user assistant"; got != want || stored[0].Content != "hello again" {
+		t.Errorf("stored: %s (first %q), want %s from the second prompt on", got, stored[0].Content, want)
+	}
+}
+
+// TestResumeClaimsTheSession: a session another process uses cannot be
+// resumed; a new conversation gives the claim back.
+func TestResumeClaimsTheSession(t *testing.T) {
+	saved := session.Saved{Record: session.Record{ID: "abcdef0123456789", Title: "t"}, Messages: []session.Message{
+		{Seq: 0, Message: provider.Message{Role: "user", Content: "first"}},
+		{Seq: 1, Message: provider.Message{Role: "assistant", Content: "ok"}},
+	}}
+	st := newMemStore()
+	st.sessions[saved.ID] = &saved.Record
+	st.messages[saved.ID] = map[int]session.Message{}
+	st.elsewhere[saved.ID] = true
+
+	e := newEnv(t, nil, withStore(st))
+	if err := e.session.ResumeFrom(saved); err != nil {
+		t.Fatal(err)
+	}
+	var inUse *session.InUseError
+	if _, err := e.session.Prepare(t.Context()); !errors.As(err, &inUse) || inUse.ID != saved.ID {
+		t.Fatalf("Prepare of a session in use: %v", err)
+	}
+	if len(e.srv.ChatRequests()) != 0 || st.held[saved.ID] {
+		t.Fatal("a session in use was taken")
+	}
+
+	delete(st.elsewhere, saved.ID)
+	if _, err := e.session.Prepare(t.Context()); err != nil {
+		t.Fatalf("Prepare once the other process is done: %v", err)
+	}
+	if !st.held[saved.ID] {
+		t.Fatal("the resumed session is not claimed")
+	}
+	if err := e.session.Reset(); err != nil {
+		t.Fatal(err)
+	}
+	if st.held[saved.ID] {
+		t.Error("a new conversation kept the claim on the old one")
+	}
+	e.srv.Script(ollamatest.Reply{Content: "new"})
+	if _, err := e.run(t.Context(), "new one"); err != nil {
+		t.Fatal(err)
+	}
+	id := e.session.id
+	if err := e.session.Close(t.Context()); err != nil || st.held[id] {
+		t.Errorf("Close: %v; claim kept: %v", err, st.held[id])
+	}
+	if _, err := e.run(t.Context(), "after close"); !errors.Is(err, ErrBusy) {
+		t.Errorf("a run after Close: %v, want ErrBusy", err)
+	}
+}

@@ -30,6 +30,14 @@ type Recorder interface {
 	StartRun(ctx context.Context, r session.RunStart) (int64, error)
 	// FinishRun records how a run ended.
 	FinishRun(ctx context.Context, runID int64, end session.RunEnd) error
+	// Claim makes this process the one using a saved session; it fails
+	// with a *session.InUseError while another process uses it. A session
+	// is claimed by creating it, too.
+	Claim(ctx context.Context, sessionID string) error
+	// Release lets other processes use the session again.
+	Release(ctx context.Context, sessionID string) error
+	// Delete removes a session and everything kept of it.
+	Delete(ctx context.Context, sessionID string) error
 }
 
 // maxTitle is the longest a session's title may be, in runes.
@@ -91,7 +99,7 @@ func (r *run) begin(prompt string) {
 			r.storeFailed(err)
 			return
 		}
-		s.created, s.title = true, rec.Title
+		s.created, s.title, r.created = true, rec.Title, true
 		s.modeRec.Created = rec.Created
 		r.saveMode()
 		s.publish()

@@ -9,12 +9,17 @@ import (
 	"lathe/session"
 )
 
-// restore continues a saved session: its id, its history, its compaction
-// and its mode. Where the process died the history is mended, and the
+// restore continues a saved session, claimed first (one process at a time
+// uses a session): its id, its history, its compaction and its mode. Where the process died the history is mended, and the
 // mending is saved: a tool call without a result gets an "interrupted"
 // result, and a prompt without a reply an empty reply, so that the history
 // is valid for the model again. The model must be known.
 func (s *Session) restore(ctx context.Context, saved session.Saved) (*History, error) {
+	if st := s.opts.Recorder; st != nil {
+		if err := st.Claim(ctx, saved.ID); err != nil {
+			return nil, err
+		}
+	}
 	msgs, mended := session.Mend(saved.Messages)
 	if err := s.restoreMode(saved.Modes); err != nil {
 		return nil, err

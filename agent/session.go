@@ -8,6 +8,7 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"time"
 
@@ -140,7 +141,12 @@ func (s *Session) prepare(ctx context.Context) (Prepared, error) {
 	p := Prepared{Model: info}
 	if saved := s.resume; saved != nil {
 		h, err := s.restore(ctx, *saved)
-		if err != nil {
+		var inUse *session.InUseError
+		switch {
+		case errors.As(err, &inUse):
+			s.model = provider.ModelInfo{}
+			return p, err // it names the session
+		case err != nil:
 			s.model = provider.ModelInfo{} // not prepared: the next call tries again
 			return p, fmt.Errorf("resume session %s: %w", saved.ID, err)
 		}
@@ -190,7 +196,7 @@ func (s *Session) end() {
 // the operation under way calls it.
 func (s *Session) publish() {
 	s.ops.publish(Snapshot{ID: s.id, Title: s.title, Model: s.model, Mode: s.mode.Name(),
-		Plan: mode.PlanOf(s.mode).Clone(), Used: s.win.Used()})
+		Plan: mode.PlanOf(s.mode).Clone(), Used: s.win.Used(), Saved: s.created})
 }
 
 // Snapshot is the session as a UI shows it, taken between the steps of an
@@ -204,12 +210,31 @@ type Snapshot struct {
 	// Used is the last count of the tokens the conversation takes; 0 when
 	// none holds (nothing sent yet, a new system prompt, a compaction).
 	Used int
+	// Saved says whether the session is in the store, to be resumed by ID.
+	Saved bool
 	// Busy says what is under way; "" when the session is idle.
 	Busy string
 }
 
 // Snapshot returns the session as it stands.
 func (s *Session) Snapshot() Snapshot { return s.ops.snapshot() }
+
+// SavedID is the session's id when it is saved, to be resumed; empty when
+// it is not.
+func (s Snapshot) SavedID() string {
+	if !s.Saved {
+		return ""
+	}
+	return s.ID
+}
+
+// savedID is the session's id when it is saved; empty when it is not.
+func (s *Session) savedID() string {
+	if !s.created {
+		return ""
+	}
+	return s.id
+}
 
 func newID() string {
 	var b [8]byte

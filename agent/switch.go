@@ -16,6 +16,7 @@ func (s *Session) Reset() error {
 		return err
 	}
 	defer s.end()
+	s.leave(context.Background())
 	s.id, s.title, s.created = newID(), "", false
 	s.win.Compaction = nil
 	s.win.Forget()
@@ -28,6 +29,26 @@ func (s *Session) Reset() error {
 		s.messages[0].Content, _ = s.mode.Prompt(s.opts.Env) // rendered before, so it renders
 	}
 	return nil
+}
+
+// Close lets other processes continue the session: a UI that moves on to
+// another session closes the one it leaves. Every operation asked for
+// afterwards fails with a *BusyError.
+func (s *Session) Close(ctx context.Context) error {
+	if err := s.ops.begin(opClosed); err != nil {
+		return err
+	}
+	s.leave(ctx) // the session stays busy: closed
+	return nil
+}
+
+// leave gives back the claim on the session, if it is saved.
+func (s *Session) leave(ctx context.Context) {
+	if st := s.opts.Recorder; st != nil && s.created {
+		if err := st.Release(context.WithoutCancel(ctx), s.id); err != nil {
+			s.opts.Log.Error().Err(err).Msg("session store failed")
+		}
+	}
 }
 
 // SetModel switches the session to another model, checked as Prepare

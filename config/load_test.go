@@ -334,6 +334,7 @@ func TestXDGPaths(t *testing.T) {
 		{"xdg", map[string]string{"XDG_CONFIG_HOME": "/c", "XDG_STATE_HOME": "/s", "XDG_DATA_HOME": "/d", "HOME": "/h"}, "/c/lathe/config.toml", "/s/lathe", "/d/lathe"},
 		{"home", map[string]string{"HOME": "/h"}, "/h/.config/lathe/config.toml", "/h/.local/state/lathe", "/h/.local/share/lathe"},
 		{"neither", map[string]string{}, "", "", ""},
+		{"relative", map[string]string{"XDG_CONFIG_HOME": "rel/c", "XDG_STATE_HOME": "s", "XDG_DATA_HOME": "./d", "HOME": "/h"}, "/h/.config/lathe/config.toml", "/h/.local/state/lathe", "/h/.local/share/lathe"},
 	}
 	for _, tt := range tests {
 		if got := UserFile(env(tt.vars)); got != tt.user {

@@ -15,10 +15,11 @@ func DataDir(getenv func(string) string) string {
 	return xdgDir(getenv, "XDG_DATA_HOME", ".local/share")
 }
 
-// xdgDir is $env/lathe, or ~/fallback/lathe when env is unset.
+// xdgDir is $env/lathe, or ~/fallback/lathe when env is unset or, as the
+// XDG base directory specification asks, relative.
 func xdgDir(getenv func(string) string, env, fallback string) string {
 	dir := getenv(env)
-	if dir == "" {
+	if !filepath.IsAbs(dir) {
 		home := getenv("HOME")
 		if home == "" {
 			return ""

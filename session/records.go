@@ -34,7 +34,14 @@ type Message struct {
 	Seq     int // 0 is the first message after the system prompt, which is not kept
 	Message provider.Message
 	Tool    *ToolMeta // for role "tool": how the call ended
+	Counts  *Counts   // for role "assistant": what the server counted; nil when it did not say
 	Created time.Time
+}
+
+// Counts are the tokens the server counted for a reply: the request it
+// answered (Prompt) and the reply itself (Completion).
+type Counts struct {
+	Prompt, Completion int
 }
 
 // ToolMeta is how a tool call ended, for showing a resumed session.

@@ -14,7 +14,7 @@ import (
 // messageColumns are a message's columns but session_id, in the order
 // messageArgs and scanMessage use.
 const messageColumns = `seq, role, content, thinking, tool_calls, tool_name, tool_call_id, images,
-	tool_subject, tool_outcome, tool_summary, tool_duration_ns, created_at`
+	tool_subject, tool_outcome, tool_summary, tool_duration_ns, prompt_tokens, completion_tokens, created_at`
 
 // SaveMessage commits m at position m.Seq of the session's history,
 // replacing a message already there, and moves the session's updated time
@@ -44,7 +44,7 @@ func (db *DB) saveMessage(ctx context.Context, sessionID string, m session.Messa
 			return err
 		}
 		_, err = tx.ExecContext(ctx, `INSERT OR REPLACE INTO messages (session_id, `+messageColumns+`)
-			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`, append([]any{sessionID}, args...)...)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`, append([]any{sessionID}, args...)...)
 		return err
 	})
 }
@@ -94,9 +94,16 @@ func messageArgs(m session.Message, at int64) ([]any, error) {
 	msg := m.Message
 	args := []any{m.Seq, msg.Role, msg.Content, msg.Thinking, calls, msg.ToolName, msg.ToolCallID, images}
 	if t := m.Tool; t != nil {
-		return append(args, t.Subject, string(t.Outcome), t.Summary, int64(t.Duration), at), nil
+		args = append(args, t.Subject, string(t.Outcome), t.Summary, int64(t.Duration))
+	} else {
+		args = append(args, nil, nil, nil, nil)
 	}
-	return append(args, nil, nil, nil, nil, at), nil
+	if c := m.Counts; c != nil {
+		args = append(args, c.Prompt, c.Completion)
+	} else {
+		args = append(args, nil, nil)
+	}
+	return append(args, at), nil
 }
 
 // jsonOrNull is v as JSON text, or NULL when it has no elements.
@@ -119,10 +126,11 @@ func scanMessage(rows *sql.Rows) (session.Message, error) {
 		calls, images            sql.Null[string]
 		subject, outcome, summry sql.Null[string]
 		duration                 sql.Null[int64]
+		prompt, completion       sql.Null[int64]
 		created                  int64
 	)
 	err := rows.Scan(&m.Seq, &msg.Role, &msg.Content, &msg.Thinking, &calls, &msg.ToolName, &msg.ToolCallID,
-		&images, &subject, &outcome, &summry, &duration, &created)
+		&images, &subject, &outcome, &summry, &duration, &prompt, &completion, &created)
 	if err != nil {
 		return m, err
 	}
@@ -142,6 +150,9 @@ func scanMessage(rows *sql.Rows) (session.Message, error) {
 	if outcome.Valid {
 		m.Tool = &session.ToolMeta{Subject: subject.V, Outcome: outcome.V,
 			Summary: summry.V, Duration: time.Duration(duration.V)}
+	}
+	if prompt.Valid {
+		m.Counts = &session.Counts{Prompt: int(prompt.V), Completion: int(completion.V)}
 	}
 	return m, nil
 }

@@ -46,6 +46,10 @@ func messageCases(t testing.TB) []struct {
 				call(t, "call_4", 3, "list", `{}`), // no arguments at all
 				call(t, "call_5", 4, "edit", `{"zeta":"last letter first","count":3,"alpha":["x",1.5,true,null]}`),
 			}}}},
+		{"assistant with counts", session.Message{Message: provider.Message{Role: "assistant", Content: "Done."},
+			Counts: &session.Counts{Prompt: 31744, Completion: 1}}},
+		{"assistant counted nothing", session.Message{Message: provider.Message{Role: "assistant", Content: "?"},
+			Counts: &session.Counts{}}},
 		{"tool result with meta", session.Message{
 			Message: provider.Message{Role: "tool", Content: "package main\n\nfunc main() {}\n", ToolName: "read_file", ToolCallID: "call_1"},
 			Tool:    &session.ToolMeta{Subject: "main.go", Outcome: "ok", Summary: "3 lines", Duration: 1234567 * time.Nanosecond}}},
@@ -88,6 +92,9 @@ func TestMessageRoundTrip(t *testing.T) {
 			}
 			if (got.Tool == nil) != (c.m.Tool == nil) || got.Tool != nil && *got.Tool != *c.m.Tool {
 				t.Errorf("tool meta %+v, want %+v", got.Tool, c.m.Tool)
+			}
+			if (got.Counts == nil) != (c.m.Counts == nil) || got.Counts != nil && *got.Counts != *c.m.Counts {
+				t.Errorf("counts %+v, want %+v", got.Counts, c.m.Counts)
 			}
 		})
 	}

@@ -42,9 +42,9 @@ func TestMigrateEmptyFile(t *testing.T) {
 	}
 	var tables int
 	err := db.sql.QueryRowContext(t.Context(), `SELECT count(*) FROM sqlite_schema
-		WHERE type = 'table' AND name IN ('sessions', 'messages', 'compactions', 'runs', 'modes')`).Scan(&tables)
-	if err != nil || tables != 5 {
-		t.Errorf("%d of the 5 tables, %v", tables, err)
+		WHERE type = 'table' AND name IN ('sessions', 'messages', 'compactions', 'runs', 'modes', 'leases')`).Scan(&tables)
+	if err != nil || tables != 6 {
+		t.Errorf("%d of the 6 tables, %v", tables, err)
 	}
 	var loose string // the tables that are not STRICT
 	err = db.sql.QueryRowContext(t.Context(), `SELECT coalesce(group_concat(name, ' '), '') FROM pragma_table_list
@@ -61,11 +61,8 @@ func TestMigrateKeepsData(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	createSession(t, old, "s1", "/w", day)
-	m := session.Message{Message: provider.Message{Role: "user", Content: "kept"}}
-	if err := old.SaveMessage(t.Context(), "s1", m); err != nil {
-		t.Fatal(err)
-	}
+	createV1Session(t, old, "s1", "/w", day)
+	saveV1Message(t, old, "s1", session.Message{Message: provider.Message{Role: "user", Content: "kept"}})
 	old.Close()
 
 	steps := append(append([]string{}, migrations()...), addPinned)
@@ -167,8 +164,10 @@ func openAndCheck(t *testing.T, path string, steps []string) {
 	}
 }
 
-// v1Tables are the tables of schema version 1.
-var v1Tables = []string{"sessions", "messages", "compactions", "runs"}
+// v1Tables are the tables of schema version 1, each with its columns of
+// that version: later versions add some.
+var v1Tables = []string{"sessions", "messages(session_id, seq, role, content, thinking, tool_calls, tool_name, " +
+	"tool_call_id, images, tool_subject, tool_outcome, tool_summary, tool_duration_ns, created_at)", "compactions", "runs"}
 
 // dumpTables is every row of tables, each value with its Go type, so
 // that NULL, an empty string and 0 differ.
@@ -176,7 +175,11 @@ func dumpTables(t *testing.T, db *DB, tables []string) string {
 	t.Helper()
 	var b strings.Builder
 	for _, table := range tables {
-		rows, err := db.sql.QueryContext(t.Context(), `SELECT * FROM `+table+` ORDER BY rowid`)
+		which := "*"
+		if name, list, ok := strings.Cut(table, "("); ok {
+			table, which = name, strings.TrimSuffix(list, ")")
+		}
+		rows, err := db.sql.QueryContext(t.Context(), `SELECT `+which+` FROM `+table+` ORDER BY rowid`)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -217,6 +220,38 @@ func tableExists(t *testing.T, db *DB, name string) bool {
 // the write methods version 1 has) holding sessions in two directories,
 // messages with tool calls and meta, a compaction, a finished and an
 // unfinished run, and returns a dump of its tables.
+// createV1Session creates a session as a version 1 database holds it:
+// without a lease, which came with version 3.
+func createV1Session(t *testing.T, db *DB, id, dir string, created time.Time) {
+	t.Helper()
+	_, err := db.sql.ExecContext(t.Context(), `INSERT INTO sessions (id, title, dir, model, created_at, updated_at)
+		VALUES (?, ?, ?, ?, ?, ?)`, id, "title "+id, dir, "qwen3:8b", stamp(created), stamp(created))
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+// saveV1Message saves m as a version 1 database holds it: without token
+// counts, which came with version 3.
+func saveV1Message(t *testing.T, db *DB, id string, m session.Message) {
+	t.Helper()
+	args, err := messageArgs(m, stamp(m.Created))
+	if err != nil {
+		t.Fatal(err)
+	}
+	args = append(args[:len(args)-3], args[len(args)-1]) // no prompt_tokens, completion_tokens
+	_, err = db.sql.ExecContext(t.Context(), `INSERT INTO messages (session_id, seq, role, content, thinking,
+		tool_calls, tool_name, tool_call_id, images, tool_subject, tool_outcome, tool_summary, tool_duration_ns,
+		created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`, append([]any{id}, args...)...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.sql.ExecContext(t.Context(), `UPDATE sessions SET updated_at = max(updated_at, ?) WHERE id = ?`,
+		stamp(m.Created), id); err != nil {
+		t.Fatal(err)
+	}
+}
+
 func seedV1(t *testing.T, path string) string {
 	t.Helper()
 	ctx := t.Context()
@@ -228,22 +263,17 @@ func seedV1(t *testing.T, path string) string {
 	if v := schemaVersion(t, old); v != 1 || tableExists(t, old, "modes") {
 		t.Fatalf("the old database: version %d, with modes: %v", v, tableExists(t, old, "modes"))
 	}
-	createSession(t, old, "s1", "/a", day)
-	createSession(t, old, "s2", "/a", day.Add(time.Minute))
-	createSession(t, old, "s3", "/b", day.Add(2*time.Minute))
+	createV1Session(t, old, "s1", "/a", day)
+	createV1Session(t, old, "s2", "/a", day.Add(time.Minute))
+	createV1Session(t, old, "s3", "/b", day.Add(2*time.Minute))
 	if err := old.SetTitle(ctx, "s1", "Fix the parser — ünïcode"); err != nil {
 		t.Fatal(err)
 	}
 	for i, c := range messageCases(t) {
 		c.m.Seq, c.m.Created = i, day.Add(time.Duration(i)*time.Second)
-		if err := old.SaveMessage(ctx, "s1", c.m); err != nil {
-			t.Fatal(err)
-		}
+		saveV1Message(t, old, "s1", c.m)
 	}
-	m := session.Message{Message: provider.Message{Role: "user", Content: "later"}, Created: day.Add(time.Hour)}
-	if err := old.SaveMessage(ctx, "s2", m); err != nil {
-		t.Fatal(err)
-	}
+	saveV1Message(t, old, "s2", session.Message{Message: provider.Message{Role: "user", Content: "later"}, Created: day.Add(time.Hour)})
 	if err := old.SaveCompaction(ctx, "s1", session.Compaction{Seq: 4, Summary: "the first four", Created: day.Add(time.Minute)}); err != nil {
 		t.Fatal(err)
 	}

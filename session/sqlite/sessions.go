@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"time"
 
 	"modernc.org/sqlite"
 	sqlite3 "modernc.org/sqlite/lib"
@@ -18,19 +19,92 @@ import (
 // tell apart about 65,000 sessions.
 const MinPrefix = 4
 
-// CreateSession records a new session; its updated time starts at its
-// created time (now, when s.Created is zero).
+// CreateSession records a new session, with this process holding its
+// lease (see Claim); its updated time starts at its created time (now,
+// when s.Created is zero).
 func (db *DB) CreateSession(ctx context.Context, s session.Record) error {
 	err := db.write(ctx, func(tx *sql.Tx) error {
 		at := stamp(s.Created)
 		_, err := tx.ExecContext(ctx, `INSERT INTO sessions (id, title, dir, model, created_at, updated_at)
 			VALUES (?, ?, ?, ?, ?, ?)`, s.ID, s.Title, s.Dir, s.Model, at, at)
-		return err
+		if err != nil {
+			return err
+		}
+		return claim(ctx, tx, s.ID)
 	})
 	if err != nil {
 		return fmt.Errorf("create session %s: %w", s.ID, err)
 	}
+	db.held.Store(s.ID, true)
 	return nil
+}
+
+// Delete removes a session and everything kept of it. A session another
+// live lathe process uses is not removed (*session.InUseError).
+func (db *DB) Delete(ctx context.Context, id string) error {
+	err := db.write(ctx, func(tx *sql.Tx) error {
+		if err := claim(ctx, tx, id); err != nil {
+			return err
+		}
+		res, err := tx.ExecContext(ctx, `DELETE FROM sessions WHERE id = ?`, id)
+		if err != nil {
+			return err
+		}
+		return mustAffect(res, session.ErrNotFound)
+	})
+	var inUse *session.InUseError
+	if errors.As(err, &inUse) {
+		return err // it names the session
+	}
+	if err != nil {
+		return fmt.Errorf("delete session %s: %w", id, err)
+	}
+	db.held.Delete(id)
+	return nil
+}
+
+// Prune removes the sessions last updated before t, in dir or, when dir
+// is empty, everywhere, but for those another live lathe process uses,
+// and returns how many it removed.
+func (db *DB) Prune(ctx context.Context, dir string, before time.Time) (int, error) {
+	var n int
+	err := db.write(ctx, func(tx *sql.Tx) error {
+		rows, err := tx.QueryContext(ctx, `SELECT id FROM sessions WHERE updated_at < ? AND (? = '' OR dir = ?)`,
+			before.UnixNano(), dir, dir)
+		if err != nil {
+			return err
+		}
+		var ids []string
+		for rows.Next() {
+			var id string
+			if err := rows.Scan(&id); err != nil {
+				rows.Close()
+				return err
+			}
+			ids = append(ids, id)
+		}
+		if err := rows.Close(); err != nil {
+			return err
+		}
+		for _, id := range ids {
+			var inUse *session.InUseError
+			switch err := claim(ctx, tx, id); {
+			case errors.As(err, &inUse):
+				continue
+			case err != nil:
+				return err
+			}
+			if _, err := tx.ExecContext(ctx, `DELETE FROM sessions WHERE id = ?`, id); err != nil {
+				return err
+			}
+			n++
+		}
+		return nil
+	})
+	if err != nil {
+		return 0, fmt.Errorf("prune sessions: %w", err)
+	}
+	return n, nil
 }
 
 // SetTitle names a session. It does not count as an update.

@@ -18,6 +18,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"sync"
 	"time"
 
 	_ "modernc.org/sqlite" // registers the "sqlite" driver
@@ -40,6 +41,7 @@ type DB struct {
 	path string
 	// writeSlot holds one token: the right to run a write transaction.
 	writeSlot chan struct{}
+	held      sync.Map // the ids of the sessions whose lease this DB took
 }
 
 // Open opens the database at path, creating it and its directory (0700)
@@ -115,13 +117,14 @@ func dsn(path string) string {
 	return u.String()
 }
 
-// Close closes the database. The last connection to close checkpoints the
-// write-ahead log into the file.
+// Close gives back the leases this DB took and closes the database. The
+// last connection to close checkpoints the write-ahead log into the file.
 func (db *DB) Close() error {
+	lerr := db.releaseAll()
 	if err := db.sql.Close(); err != nil {
 		return fmt.Errorf("close store %s: %w", db.path, err)
 	}
-	return nil
+	return lerr
 }
 
 // write runs fn in a write transaction and commits it, waiting for this
