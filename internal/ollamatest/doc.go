@@ -39,6 +39,14 @@
 // real reload does. [WithoutCacheSimulation] turns the cache off;
 // [Reply.PromptEvalCount] overrides the count for one turn.
 //
+// # Model lists
+//
+// /api/tags lists the models newest first by [Model.ModifiedAt] in whole
+// seconds, as ListHandler sorts them; models modified in the same second
+// come in a new order on every call (on a real server, Go's map order; here,
+// a seeded generator's, so a test sees the same sequence of orders on every
+// run).
+//
 // Everything is deterministic: created_at comes from a simulated clock
 // starting at 2026-01-28T18:34:16.110694939Z, durations derive from the
 // token counts, and tool call ids from a seeded generator.

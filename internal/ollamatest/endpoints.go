@@ -20,7 +20,11 @@ func (s *Server) handleVersion(w http.ResponseWriter, _ *http.Request, _ int, _ 
 	writeJSON(w, http.StatusOK, jsonUTF8, map[string]string{"version": versionText})
 }
 
-// handleTags lists the installed models, most recently modified first.
+// handleTags lists the installed models, most recently modified first, as
+// ListHandler does: it gathers the manifests from a map, in Go's random map
+// order, and sorts them stably by modified_at in whole seconds, so models
+// modified in the same second come in a new random order on each call. The
+// fake draws that order from its seeded generator.
 func (s *Server) handleTags(w http.ResponseWriter, _ *http.Request, _ int, _ []byte) {
 	s.mu.Lock()
 	models := make([]api.ListModelResponse, 0, len(s.models))
@@ -34,9 +38,10 @@ func (s *Server) handleTags(w http.ResponseWriter, _ *http.Request, _ int, _ []b
 			Details:    e.details(),
 		})
 	}
+	s.tagsRng.Shuffle(len(models), func(i, j int) { models[i], models[j] = models[j], models[i] })
 	s.mu.Unlock()
 	slices.SortStableFunc(models, func(a, b api.ListModelResponse) int {
-		return b.ModifiedAt.Compare(a.ModifiedAt)
+		return cmp.Compare(b.ModifiedAt.Unix(), a.ModifiedAt.Unix())
 	})
 	writeJSON(w, http.StatusOK, jsonUTF8, api.ListResponse{Models: models})
 }

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/ollama/ollama/api"
 	"github.com/ollama/ollama/types/model"
@@ -212,5 +213,46 @@ func TestRequestsRecorded(t *testing.T) {
 	reqs[3].Body[0] = 'X' // a copy: the server's record must not change
 	if s.Requests()[3].Body[0] != '{' {
 		t.Errorf("Requests returned the server's own slice")
+	}
+}
+
+// TestTagsOrder checks /api/tags against ListHandler: newest first by
+// modified_at in whole seconds, so models modified in the same second come
+// in an order that changes from call to call, not by their nanoseconds.
+func TestTagsOrder(t *testing.T) {
+	at := func(sec, nsec int) time.Time { return time.Date(2025, 6, 2, 10, 0, sec, nsec, time.UTC) }
+	s := New(t, WithModels(
+		Model{Name: "old", ModifiedAt: at(0, 0).Add(-time.Hour)},
+		Model{Name: "tie-a", ModifiedAt: at(5, 100)},
+		Model{Name: "tie-b", ModifiedAt: at(5, 900_000_000)},
+		Model{Name: "tie-c", ModifiedAt: at(5, 500)},
+		Model{Name: "newest", ModifiedAt: at(6, 0)},
+	))
+	c := newClient(t, s)
+	orders := map[string]int{}
+	firstTie := map[string]bool{}
+	for range 20 {
+		list, err := c.List(t.Context())
+		if err != nil {
+			t.Fatal(err)
+		}
+		var names []string
+		for _, m := range list.Models {
+			names = append(names, strings.TrimSuffix(m.Name, ":latest"))
+		}
+		if len(names) != 5 || names[0] != "newest" || names[4] != "old" {
+			t.Fatalf("tags order %v: want newest first and old last", names)
+		}
+		orders[strings.Join(names, ",")]++
+		firstTie[names[1]] = true
+	}
+	if len(orders) < 3 || len(firstTie) < 2 {
+		t.Errorf("20 calls gave %d orders (%v), with %v first among the ties: want the same-second models shuffled per call", len(orders), orders, firstTie)
+	}
+	list, _ := c.List(t.Context())
+	for _, m := range list.Models {
+		if m.Name == "tie-b:latest" && (!m.ModifiedAt.Equal(at(5, 900_000_000)) || m.ModifiedAt.Format("-07:00") != "-04:00") {
+			t.Errorf("tie-b modified_at %v: want the configured instant in the server's local time", m.ModifiedAt)
+		}
 	}
 }

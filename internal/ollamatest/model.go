@@ -51,6 +51,13 @@ type Model struct {
 	// Size is the size in bytes reported by /api/tags. Zero means
 	// DefaultSize.
 	Size int64
+	// ModifiedAt is when the model was last created or pulled, as
+	// /api/tags and /api/show report it (in the server's local time).
+	// /api/tags sorts by it to the second, newest first, and lists models
+	// modified in the same second in a random order on every call. Zero
+	// means the model's place in WithModels: the first one newest, each
+	// next one an hour older.
+	ModifiedAt time.Time
 }
 
 // DefaultModel is the model installed when [WithModels] is not used: qwen3:8b

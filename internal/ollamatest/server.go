@@ -31,7 +31,8 @@ type Server struct {
 	pullable []entry
 	runners  map[string]*runner // loaded models, by fully qualified name
 	clock    time.Time
-	rng      *rand.Rand
+	rng      *rand.Rand // tool call ids
+	tagsRng  *rand.Rand // the order of /api/tags entries modified in the same second
 	waits    waitState
 }
 
@@ -102,6 +103,7 @@ func New(t testing.TB, opts ...Option) *Server {
 		runners: make(map[string]*runner),
 		clock:   startTime,
 		rng:     rand.New(rand.NewPCG(1, 2)),
+		tagsRng: rand.New(rand.NewPCG(3, 4)),
 	}
 	s.waits.changed = make(chan struct{})
 	var err error
@@ -120,7 +122,11 @@ func New(t testing.TB, opts ...Option) *Server {
 func entries(models []Model) ([]entry, error) {
 	out := make([]entry, 0, len(models))
 	for i, m := range models {
-		e, err := newEntry(m, modelTime.Add(-time.Duration(i)*time.Hour))
+		modified := m.ModifiedAt
+		if modified.IsZero() {
+			modified = modelTime.Add(-time.Duration(i) * time.Hour)
+		}
+		e, err := newEntry(m, modified.In(localZone))
 		if err != nil {
 			return nil, err
 		}
