@@ -92,6 +92,9 @@ func (s *Server) prepareChat(body []byte) (chatCall, *httpError) {
 	if err := opts.FromMap(c.req.Options); err != nil {
 		return c, reject(http.StatusInternalServerError, "%s", err)
 	}
+	if e.LoadError != "" {
+		return c, reject(http.StatusInternalServerError, "%s", e.LoadError)
+	}
 	c.numCtx = s.numCtx(opts.NumCtx, e)
 	c.numPredict = opts.NumPredict
 	c.stream = c.req.Stream == nil || *c.req.Stream

@@ -45,7 +45,9 @@
 // seconds, as ListHandler sorts them; models modified in the same second
 // come in a new order on every call (on a real server, Go's map order; here,
 // a seeded generator's, so a test sees the same sequence of orders on every
-// run).
+// run). One model's /api/show can fail while /api/tags still lists it
+// ([Model.ShowStatus]), and a corrupt model fails to load on chat
+// ([Model.LoadError]).
 //
 // Everything is deterministic: created_at comes from a simulated clock
 // starting at 2026-01-28T18:34:16.110694939Z, durations derive from the

@@ -91,6 +91,10 @@ func (s *Server) handleShow(w http.ResponseWriter, _ *http.Request, _ int, body 
 		writeError(w, http.StatusNotFound, fmt.Sprintf("model '%s' not found", asked))
 		return
 	}
+	if e.ShowStatus != 0 {
+		writeError(w, e.ShowStatus, e.showError())
+		return
+	}
 	writeJSON(w, http.StatusOK, jsonUTF8, e.show())
 }
 

@@ -256,3 +256,61 @@ func TestTagsOrder(t *testing.T) {
 		}
 	}
 }
+
+// TestShowFailsForOneModel checks a model whose /api/show fails: the error
+// as a real server sends it, the model still listed, the others unaffected,
+// and chat failing too only when the model cannot load.
+func TestShowFailsForOneModel(t *testing.T) {
+	const corrupt = `tensor "output.weight" offset+size (943008) exceeds file size (761168)`
+	const noCloud = "ollama cloud is disabled: remote model details are unavailable"
+	s := New(t, WithModels(
+		Model{Name: "broken", ShowStatus: 500, ShowError: corrupt, LoadError: corrupt},
+		Model{Name: "cloudy", ShowStatus: 403, ShowError: noCloud},
+		DefaultModel(),
+	))
+	c := newClient(t, s)
+	list, err := c.List(t.Context())
+	if err != nil || len(list.Models) != 3 {
+		t.Fatalf("List: %d models, %v; want all 3", len(list.Models), err)
+	}
+	tests := []struct {
+		model, wantBody string
+		wantStatus      int
+	}{
+		{"broken", `{"error":"tensor \"output.weight\" offset+size (943008) exceeds file size (761168)"}`, 500},
+		{"cloudy", `{"error":"ollama cloud is disabled: remote model details are unavailable"}`, 403},
+	}
+	for _, tt := range tests {
+		resp, body := post(t, s, "POST", "/api/show", `{"model":"`+tt.model+`"}`)
+		if resp.StatusCode != tt.wantStatus || body != tt.wantBody || resp.Header.Get("Content-Type") != "application/json; charset=utf-8" {
+			t.Errorf("show %s: %d %q %s", tt.model, resp.StatusCode, resp.Header.Get("Content-Type"), body)
+		}
+	}
+	_, err = c.Show(t.Context(), &api.ShowRequest{Model: "broken"})
+	var se api.StatusError
+	if !errors.As(err, &se) || se.StatusCode != 500 || se.ErrorMessage != corrupt {
+		t.Errorf("Show(broken): %#v", err)
+	}
+	if _, err := c.Show(t.Context(), &api.ShowRequest{Model: "qwen3:8b"}); err != nil {
+		t.Errorf("Show(qwen3:8b): %v", err)
+	}
+
+	s.Script(Reply{Content: "from the cloud stub"})
+	res := chat(t.Context(), c, userChat("broken", "hi"))
+	checkErr(t, res.err, 500, corrupt)
+	load := chat(t.Context(), c, &api.ChatRequest{Model: "broken"})
+	checkErr(t, load.err, 500, corrupt)
+	if res := chat(t.Context(), c, userChat("cloudy", "hi")); res.err != nil || res.content != "from the cloud stub" {
+		t.Errorf("chat with a model whose show fails: %v, %q", res.err, res.content)
+	}
+}
+
+func TestShowFailureNeedsAStatus(t *testing.T) {
+	for _, m := range []Model{{Name: "a", ShowError: "x"}, {Name: "b", ShowStatus: 200}} {
+		ft := newFake(t)
+		New(ft, WithModels(m))
+		if errs := ft.errors(); len(errs) != 1 || !strings.Contains(errs[0], "ShowStatus") {
+			t.Errorf("New with %+v: errors %q", m, errs)
+		}
+	}
+}

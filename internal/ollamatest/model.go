@@ -4,6 +4,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
+	"net/http"
 	"slices"
 	"strings"
 	"time"
@@ -58,6 +59,24 @@ type Model struct {
 	// means the model's place in WithModels: the first one newest, each
 	// next one an hour older.
 	ModifiedAt time.Time
+
+	// ShowStatus makes POST /api/show of this model fail with this HTTP
+	// status (400 to 599) and the body {"error":ShowError}, while /api/tags
+	// still lists it and the other models answer normally. A real server
+	// answers 500 `tensor "output.weight" offset+size (943008) exceeds file
+	// size (761168)` for a model whose blob is truncated, and 403 "ollama
+	// cloud is disabled: remote model details are unavailable" for a cloud
+	// model under OLLAMA_NO_CLOUD=1 (see also WithoutCloud).
+	ShowStatus int
+	// ShowError is the message sent with ShowStatus; empty means the status
+	// text.
+	ShowError string
+	// LoadError makes every chat request for this model, a load without
+	// messages included, fail with HTTP 500 and {"error":LoadError} once it
+	// passed the capability and option checks, as the scheduler fails to
+	// load a model whose blob is corrupt (with the same text /api/show
+	// gives). It consumes no scripted reply.
+	LoadError string
 }
 
 // DefaultModel is the model installed when [WithModels] is not used: qwen3:8b
@@ -96,8 +115,22 @@ func newEntry(m Model, modified time.Time) (entry, error) {
 	if m.Size == 0 {
 		m.Size = DefaultSize
 	}
+	switch {
+	case m.ShowStatus != 0 && (m.ShowStatus < 400 || m.ShowStatus > 599):
+		return entry{}, fmt.Errorf("ollamatest: model %q: ShowStatus %d: want 400 to 599", m.Name, m.ShowStatus)
+	case m.ShowError != "" && m.ShowStatus == 0:
+		return entry{}, fmt.Errorf("ollamatest: model %q: ShowError needs a ShowStatus", m.Name)
+	}
 	m.Name = name.DisplayShortest()
 	return entry{Model: m, name: name, modified: modified}, nil
+}
+
+// showError is the message of a failing /api/show.
+func (e entry) showError() string {
+	if e.ShowError != "" {
+		return e.ShowError
+	}
+	return strings.ToLower(http.StatusText(e.ShowStatus))
 }
 
 func (e entry) has(capability string) bool {
