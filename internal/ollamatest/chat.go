@@ -21,7 +21,9 @@ type chatCall struct {
 	numCtx     int
 	numPredict int
 	stream     bool
-	prompt     string // RenderPrompt(req), rendered once
+	density    float64 // bytes a token; 0: the fixed rule
+	prompt     string  // the rendered prompt, rendered once
+	tokens     int     // the prompt's tokens at density
 }
 
 // httpError is an answer that rejects a request before any output.
@@ -51,7 +53,9 @@ func (s *Server) handleChat(w http.ResponseWriter, r *http.Request, index int, b
 		s.loadOnly(w, c)
 		return
 	}
-	c.prompt = RenderPrompt(c.req)
+	c.prompt = s.render(c.req, c.model)
+	c.tokens = tokensAt(len(c.prompt), c.density)
+	s.noteEval(c.index, func(r *Request) { r.PromptTokens = c.tokens })
 	if herr := checkPrompt(c); herr != nil {
 		herr.write(w)
 		return
@@ -96,6 +100,7 @@ func (s *Server) prepareChat(body []byte) (chatCall, *httpError) {
 		return c, reject(http.StatusInternalServerError, "%s", e.LoadError)
 	}
 	c.numCtx = s.numCtx(opts.NumCtx, e)
+	c.density = s.density(e)
 	c.numPredict = opts.NumPredict
 	c.stream = c.req.Stream == nil || *c.req.Stream
 	return c, nil
@@ -166,7 +171,7 @@ func checkPrompt(c chatCall) *httpError {
 	if c.req.Think != nil && c.req.Think.IsString() && c.model.Architecture != "gptoss" {
 		return reject(http.StatusBadRequest, "think value %q is not supported for this model", c.req.Think.String())
 	}
-	if c.req.Truncate != nil && !*c.req.Truncate && tokensOf(len(c.prompt)) > c.numCtx {
+	if c.req.Truncate != nil && !*c.req.Truncate && c.tokens > c.numCtx {
 		return c.streamPathError(reject(http.StatusBadRequest, "the input length exceeds the context length"))
 	}
 	return c.streamPathError(checkFormat(c.req.Format))

@@ -21,23 +21,35 @@
 //
 // # Context and prompt cache
 //
-// The prompt is measured with a fixed rule: [RenderPrompt] renders it and
-// [EstimateTokens] counts its bytes / 4, rounded up. The context a request
-// runs with is options.num_ctx, else 4096 ([WithDefaultContext]), capped at
-// the model's ContextLength. A prompt longer than that fails with 400 under
-// truncate:false, and otherwise succeeds with prompt_eval_count = num_ctx,
-// the real server's only sign of silent truncation.
+// The prompt is measured with a fixed rule by default: [RenderPrompt]
+// renders it and [EstimateTokens] counts its bytes / 4, rounded up; text
+// streams one [SplitPieces] piece a token and a tool call counts its JSON's
+// bytes / 4. That is the estimate lathe itself makes, so a test can see no
+// estimate error. [WithBytesPerToken] and [Model.BytesPerToken] give the
+// tokenizer another density (real ones give 1.9 to 3 bytes a token on
+// listings and digits), applied to all of it: prompt_eval_count, the chunks
+// and eval_count ([SplitTokens]), truncate:false and the context window.
+// [Server.RenderPrompt] and [Server.EstimateTokens] render and count a
+// request as the server does for its model.
 //
-// prompt_eval_count is the whole prompt's EstimateTokens, cached tokens
+// The context a request runs with is options.num_ctx, else 4096
+// ([WithDefaultContext]), capped at the model's ContextLength. A prompt
+// longer than that fails with 400 under truncate:false, and otherwise
+// succeeds with prompt_eval_count = num_ctx, the real server's only sign of
+// silent truncation.
+//
+// prompt_eval_count is the whole prompt's token count, cached tokens
 // included, as both of Ollama's runners report it (num_ctx when truncated).
 // The prompt cache is simulated in prompt_eval_duration, so that a test can
 // prove a client's requests are append-only: each loaded model remembers the
 // rendered prompt of its previous chat request, and only the tokens after the
-// common byte prefix with it (prefix bytes / 4, rounded down, are cached; at
-// least 1 token is evaluated) take promptTokenTime each. Loading a model with
-// another num_ctx empties its cache (and costs a cold load_duration), as a
-// real reload does. [WithoutCacheSimulation] turns the cache off;
-// [Reply.PromptEvalCount] overrides the count for one turn.
+// common byte prefix with it (the prefix's whole tokens, bytes / 4 rounded
+// down by default, are cached; at least 1 token is evaluated) take
+// promptTokenTime each. [Request.PromptTokens] and [Request.CachedTokens]
+// record both counts. Loading a model with another num_ctx empties its cache
+// (and costs a cold load_duration), as a real reload does.
+// [WithoutCacheSimulation] turns the cache off; [Reply.PromptEvalCount]
+// overrides the count for one turn.
 //
 // # Model lists
 //

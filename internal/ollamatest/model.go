@@ -4,6 +4,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
+	"math"
 	"net/http"
 	"slices"
 	"strings"
@@ -59,6 +60,10 @@ type Model struct {
 	// means the model's place in WithModels: the first one newest, each
 	// next one an hour older.
 	ModifiedAt time.Time
+	// BytesPerToken is the density of this model's tokenizer, replacing
+	// the server's (see WithBytesPerToken) for it. Zero means the
+	// server's.
+	BytesPerToken float64
 
 	// ShowStatus makes POST /api/show of this model fail with this HTTP
 	// status (400 to 599) and the body {"error":ShowError}, while /api/tags
@@ -116,6 +121,8 @@ func newEntry(m Model, modified time.Time) (entry, error) {
 		m.Size = DefaultSize
 	}
 	switch {
+	case m.BytesPerToken < 0 || math.IsNaN(m.BytesPerToken) || math.IsInf(m.BytesPerToken, 0):
+		return entry{}, fmt.Errorf("ollamatest: model %q: BytesPerToken %v: want a positive number, or 0", m.Name, m.BytesPerToken)
 	case m.ShowStatus != 0 && (m.ShowStatus < 400 || m.ShowStatus > 599):
 		return entry{}, fmt.Errorf("ollamatest: model %q: ShowStatus %d: want 400 to 599", m.Name, m.ShowStatus)
 	case m.ShowError != "" && m.ShowStatus == 0:

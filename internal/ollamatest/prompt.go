@@ -1,11 +1,13 @@
 package ollamatest
 
 import (
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"strings"
 
 	"github.com/ollama/ollama/api"
+	"github.com/ollama/ollama/types/model"
 )
 
 // RenderPrompt renders a chat request as the fake's chat template does, a
@@ -68,15 +70,15 @@ func EstimateTokens(req api.ChatRequest) int {
 func tokensOf(bytes int) int { return (bytes + 3) / 4 }
 
 // promptEval returns a prompt's prompt_eval_count and how many of its
-// tokens are evaluated rather than taken from Ollama's prompt cache. As in
-// both of Ollama's runners, the count is the whole prompt, cached tokens
-// included (num_ctx when the prompt was silently truncated); the cache only
-// shows in prompt_eval_duration. With the cache, only the tokens after the
-// longest common byte prefix with the previous prompt of the same loaded
-// model are evaluated, at least 1; cached tokens are the prefix's bytes / 4,
-// rounded down.
-func promptEval(cached, prompt string, numCtx int, cache bool) (count, evaluated int) {
-	total := tokensOf(len(prompt))
+// tokens are evaluated rather than taken from Ollama's prompt cache, at
+// density b. As in both of Ollama's runners, the count is the whole prompt,
+// cached tokens included (num_ctx when the prompt was silently truncated);
+// the cache only shows in prompt_eval_duration. With the cache, only the
+// tokens after the longest common byte prefix with the previous prompt of
+// the same loaded model are evaluated, at least 1; cached tokens are the
+// whole tokens in that prefix (its bytes / 4, rounded down, by default).
+func promptEval(cached, prompt string, numCtx int, cache bool, b float64) (count, evaluated int) {
+	total := tokensAt(len(prompt), b)
 	switch {
 	case total > numCtx:
 		return numCtx, numCtx
@@ -87,5 +89,37 @@ func promptEval(cached, prompt string, numCtx int, cache bool) (count, evaluated
 	for common < len(cached) && common < len(prompt) && cached[common] == prompt[common] {
 		common++
 	}
-	return total, max(1, total-common/4)
+	return total, max(1, total-wholeTokensAt(common, b))
+}
+
+// RenderPrompt renders req as the server renders it for req's model: as the
+// package's RenderPrompt does, and for an unknown model the same.
+func (s *Server) RenderPrompt(req api.ChatRequest) string {
+	e, ok := s.lookup(model.ParseName(req.Model))
+	if !ok {
+		return RenderPrompt(req)
+	}
+	return s.render(req, e)
+}
+
+// EstimateTokens counts req's prompt as the server counts it for req's model
+// (its rendering and its tokenizer's density, see WithBytesPerToken), before
+// any truncation: what truncate:false compares with num_ctx. For an unknown
+// model it is the package's EstimateTokens.
+func (s *Server) EstimateTokens(req api.ChatRequest) int {
+	e, ok := s.lookup(model.ParseName(req.Model))
+	if !ok {
+		return EstimateTokens(req)
+	}
+	return tokensAt(len(s.render(req, e)), s.density(e))
+}
+
+// render renders req for model e.
+func (s *Server) render(req api.ChatRequest, _ entry) string {
+	return RenderPrompt(req)
+}
+
+// density is model e's bytes a token; 0 means the fixed rule.
+func (s *Server) density(e entry) float64 {
+	return cmp.Or(e.BytesPerToken, s.cfg.bytesPerToken)
 }

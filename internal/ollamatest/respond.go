@@ -18,7 +18,7 @@ func (s *Server) respond(w http.ResponseWriter, r *http.Request, c chatCall, rep
 		promptCount = reply.PromptEvalCount
 		evaluated = min(evaluated, promptCount)
 	}
-	t := s.plan(reply, c.numPredict)
+	t := s.plan(reply, c.numPredict, c.density)
 	s.tick(load + time.Duration(evaluated)*promptTokenTime)
 	final := wireChunk{
 		Model:      c.req.Model,

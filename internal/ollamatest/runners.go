@@ -57,14 +57,23 @@ func (s *Server) loadLocked(c chatCall) (*runner, time.Duration) {
 
 // evaluate loads c's model and returns the load time, the prompt_eval_count
 // and how many prompt tokens were evaluated (not cached), updating the
-// simulated prompt cache.
+// simulated prompt cache and c's Request.
 func (s *Server) evaluate(c chatCall) (load time.Duration, count, evaluated int) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	r, load := s.loadLocked(c)
-	count, evaluated = promptEval(r.prompt, c.prompt, c.numCtx, !s.cfg.noCache)
+	count, evaluated = promptEval(r.prompt, c.prompt, c.numCtx, !s.cfg.noCache, c.density)
 	r.prompt = c.prompt
+	s.requests[c.index].PromptTokens = count
+	s.requests[c.index].CachedTokens = count - evaluated
 	return load, count, evaluated
+}
+
+// noteEval records what the server computed for request index.
+func (s *Server) noteEval(index int, f func(*Request)) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	f(&s.requests[index])
 }
 
 // expiry is when a model loaded at now with keepAlive unloads: 5 minutes by

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"io"
+	"math"
 	"math/rand/v2"
 	"net/http"
 	"net/http/httptest"
@@ -47,6 +48,18 @@ type Request struct {
 	// Cancelled reports that a Hang reply saw this request's context end,
 	// which is how a client's cancellation shows on the server.
 	Cancelled bool
+
+	// For a chat request with messages to a local model, what the server
+	// computed (zero for any other request):
+
+	// PromptTokens is the prompt's token count: the prompt_eval_count sent
+	// (num_ctx when the prompt was silently truncated), or, for a request
+	// that failed before any output (a prompt too long for truncate:false,
+	// a Status reply), the whole rendered prompt's count.
+	PromptTokens int
+	// CachedTokens is how many of PromptTokens the simulated prompt cache
+	// served, the rest being evaluated (see the package documentation).
+	CachedTokens int
 }
 
 // handler serves one route; index is the request's position in Requests.
@@ -60,6 +73,7 @@ type config struct {
 	pullable      []Model
 	noCache       bool
 	defaultNumCtx int
+	bytesPerToken float64
 }
 
 // WithModels sets the installed models, replacing DefaultModel.
@@ -86,6 +100,20 @@ func WithDefaultContext(numCtx int) Option {
 	return func(c *config) { c.defaultNumCtx = numCtx }
 }
 
+// WithBytesPerToken sets the density of the fake's tokenizer for every model
+// that sets no Model.BytesPerToken: b bytes of rendered prompt, of tool call
+// JSON or of streamed text make one token, rounded up. It decides
+// prompt_eval_count, eval_count (text streams in chunks of about b bytes,
+// one token each, see SplitTokens), the truncate:false check and when a
+// reply fills the context window. Real tokenizers give 1.9 to 3 bytes a
+// token on file listings, logs and digits, and 3 to 4 on prose and code.
+// Zero, the default, keeps the fixed rule: 4 bytes a token for prompts and
+// tool calls, one SplitPieces piece a token for text, the estimate lathe
+// itself makes, so a test then sees no estimate error.
+func WithBytesPerToken(b float64) Option {
+	return func(c *config) { c.bytesPerToken = b }
+}
+
 // New starts a fake server on loopback. Its cleanup, registered with
 // t.Cleanup, releases hanging replies, closes the server and fails the test
 // with t.Errorf if scripted replies were left unused. New uses only t's
@@ -95,6 +123,10 @@ func New(t testing.TB, opts ...Option) *Server {
 	cfg := config{models: []Model{DefaultModel()}, defaultNumCtx: 4096}
 	for _, opt := range opts {
 		opt(&cfg)
+	}
+	if b := cfg.bytesPerToken; b < 0 || math.IsNaN(b) || math.IsInf(b, 0) {
+		t.Fatalf("ollamatest: WithBytesPerToken(%v): want a positive number, or 0", b)
+		cfg.bytesPerToken = 0
 	}
 	s := &Server{
 		t:       t,

@@ -18,16 +18,16 @@ type turn struct {
 // plan cuts reply into chunks: thinking pieces, content pieces, then the tool
 // calls as reply.Calls says. A positive numPredict cuts the turn after that
 // many tokens, with done_reason "length"; calls that do not fit are dropped.
-func (s *Server) plan(reply Reply, numPredict int) turn {
+func (s *Server) plan(reply Reply, numPredict int, density float64) turn {
 	var t turn
-	for _, p := range SplitPieces(reply.Thinking) {
+	for _, p := range SplitTokens(reply.Thinking, density) {
 		t.add(wireMessage{Role: "assistant", Thinking: p}, 1)
 	}
-	for _, p := range SplitPieces(reply.Content) {
+	for _, p := range SplitTokens(reply.Content, density) {
 		t.add(wireMessage{Role: "assistant", Content: p}, 1)
 	}
 	t.final = wireMessage{Role: "assistant"}
-	calls, costs := s.wireCalls(reply)
+	calls, costs := s.wireCalls(reply, density)
 	switch reply.Calls {
 	case CallsTogether:
 		if len(calls) > 0 {
@@ -76,9 +76,10 @@ func (t *turn) cut(limit int) bool {
 }
 
 // wireCalls renders reply's tool calls in its CallFormat, with the tokens
-// each stands for (its JSON's bytes / 4, rounded up). Arguments go through
-// the server's ordered map, so they come out as a real server writes them.
-func (s *Server) wireCalls(reply Reply) ([]wireToolCall, []int) {
+// each stands for (its JSON's bytes at density, by default / 4, rounded up).
+// Arguments go through the server's ordered map, so they come out as a real
+// server writes them.
+func (s *Server) wireCalls(reply Reply, density float64) ([]wireToolCall, []int) {
 	var calls []wireToolCall
 	var costs []int
 	for i, c := range reply.ToolCalls {
@@ -96,7 +97,7 @@ func (s *Server) wireCalls(reply Reply) ([]wireToolCall, []int) {
 			wc.ID = s.newCallID()
 		}
 		calls = append(calls, wc)
-		costs = append(costs, tokensOf(len(c.Name)+len(raw)+len(`{"name":"","arguments":}`)))
+		costs = append(costs, tokensAt(len(c.Name)+len(raw)+len(`{"name":"","arguments":}`), density))
 	}
 	return calls, costs
 }
