@@ -46,7 +46,10 @@
 // common byte prefix with it (the prefix's whole tokens, bytes / 4 rounded
 // down by default, are cached; at least 1 token is evaluated) take
 // promptTokenTime each. [Request.PromptTokens] and [Request.CachedTokens]
-// record both counts. Loading a model with another num_ctx empties its cache
+// record both counts. A model with [Model.ThinkSwitch] and the thinking
+// capability renders /think or /no_think at the end of its system block, by
+// the resolved think value (unset means true), so a client alternating
+// think values misses the cache from there. Loading a model with another num_ctx empties its cache
 // (and costs a cold load_duration), as a real reload does.
 // [WithoutCacheSimulation] turns the cache off; [Reply.PromptEvalCount]
 // overrides the count for one turn.

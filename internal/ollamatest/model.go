@@ -60,6 +60,16 @@ type Model struct {
 	// means the model's place in WithModels: the first one newest, each
 	// next one an hour older.
 	ModifiedAt time.Time
+	// ThinkSwitch makes the model's chat template depend on think, as
+	// Ollama's qwen3 template fixture (thinking/template_test.go) does: the
+	// system block ends with "\n/think" or "\n/no_think" by the resolved
+	// think value, a thinking model's unset think meaning true (as
+	// ChatHandler sets it). A client that alternates think values (unset
+	// on main requests, false on side requests) then changes the prompt
+	// right after the system prompt and misses the prompt cache from there
+	// on, on both switches. Without the thinking capability it does
+	// nothing.
+	ThinkSwitch bool
 	// BytesPerToken is the density of this model's tokenizer, replacing
 	// the server's (see WithBytesPerToken) for it. Zero means the
 	// server's.

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/ollama/ollama/api"
@@ -20,8 +21,15 @@ import (
 //	<|im_start|>assistant\n
 //
 // Tool call ids and indexes, tool_name and tool_call_id are not rendered (most
-// real templates ignore them).
+// real templates ignore them). A model with Model.ThinkSwitch renders more;
+// see Server.RenderPrompt.
 func RenderPrompt(req api.ChatRequest) string {
+	return renderPrompt(req, "")
+}
+
+// renderPrompt renders req, ending the system block with "\n"+marker when
+// marker is set (a block of its own when req has no system message).
+func renderPrompt(req api.ChatRequest, marker string) string {
 	var b strings.Builder
 	if len(req.Tools) > 0 {
 		b.WriteString("<|im_start|>tools\n")
@@ -32,14 +40,22 @@ func RenderPrompt(req api.ChatRequest) string {
 		}
 		b.WriteString("<|im_end|>\n")
 	}
+	hasSystem := slices.ContainsFunc(req.Messages, func(m api.Message) bool { return m.Role == "system" })
+	if marker != "" && !hasSystem {
+		b.WriteString("<|im_start|>system\n" + marker + "<|im_end|>\n")
+	}
 	for _, m := range req.Messages {
-		renderMessage(&b, m)
+		suffix := ""
+		if marker != "" && m.Role == "system" {
+			suffix, marker = "\n"+marker, ""
+		}
+		renderMessage(&b, m, suffix)
 	}
 	b.WriteString("<|im_start|>assistant\n")
 	return b.String()
 }
 
-func renderMessage(b *strings.Builder, m api.Message) {
+func renderMessage(b *strings.Builder, m api.Message, suffix string) {
 	b.WriteString("<|im_start|>" + m.Role + "\n")
 	if m.Thinking != "" {
 		b.WriteString("<think>" + m.Thinking + "</think>\n")
@@ -57,7 +73,7 @@ func renderMessage(b *strings.Builder, m api.Message) {
 		b.Write(js)
 		b.WriteString("</tool_call>")
 	}
-	b.WriteString("<|im_end|>\n")
+	b.WriteString(suffix + "<|im_end|>\n")
 }
 
 // EstimateTokens is the fake's token count of a request's prompt: the bytes of
@@ -93,7 +109,10 @@ func promptEval(cached, prompt string, numCtx int, cache bool, b float64) (count
 }
 
 // RenderPrompt renders req as the server renders it for req's model: as the
-// package's RenderPrompt does, and for an unknown model the same.
+// package's RenderPrompt does, except for a model with both the thinking
+// capability and Model.ThinkSwitch, whose system block ends with "\n/think"
+// or "\n/no_think" by the resolved think value (see Model.ThinkSwitch). An
+// unknown model renders as the package's RenderPrompt.
 func (s *Server) RenderPrompt(req api.ChatRequest) string {
 	e, ok := s.lookup(model.ParseName(req.Model))
 	if !ok {
@@ -115,8 +134,15 @@ func (s *Server) EstimateTokens(req api.ChatRequest) int {
 }
 
 // render renders req for model e.
-func (s *Server) render(req api.ChatRequest, _ entry) string {
-	return RenderPrompt(req)
+func (s *Server) render(req api.ChatRequest, e entry) string {
+	if !e.ThinkSwitch || !e.has(CapThinking) {
+		return RenderPrompt(req)
+	}
+	// ChatHandler: a thinking model with think unset thinks.
+	if req.Think == nil || req.Think.Bool() {
+		return renderPrompt(req, "/think")
+	}
+	return renderPrompt(req, "/no_think")
 }
 
 // density is model e's bytes a token; 0 means the fixed rule.
