@@ -19,7 +19,9 @@ type chatCall struct {
 	index      int // position in Server.requests
 	model      entry
 	numCtx     int
-	numPredict int
+	numPredict int  // options.num_predict, -1 when unset
+	numKeep    int  // options.num_keep, 4 when unset
+	shift      bool // shift unset or true: the runner shifts a full context
 	stream     bool
 	density    float64 // bytes a token; 0: the fixed rule
 	prompt     string  // the rendered prompt, rendered once
@@ -92,7 +94,7 @@ func (s *Server) prepareChat(body []byte) (chatCall, *httpError) {
 	if herr := checkCapabilities(c.req, e); herr != nil {
 		return c, herr
 	}
-	var opts api.Options
+	opts := api.Options{NumPredict: -1, NumKeep: 4} // api.DefaultOptions
 	if err := opts.FromMap(c.req.Options); err != nil {
 		return c, reject(http.StatusInternalServerError, "%s", err)
 	}
@@ -102,6 +104,8 @@ func (s *Server) prepareChat(body []byte) (chatCall, *httpError) {
 	c.numCtx = s.numCtx(opts.NumCtx, e)
 	c.density = s.density(e)
 	c.numPredict = opts.NumPredict
+	c.numKeep = opts.NumKeep
+	c.shift = c.req.Shift == nil || *c.req.Shift
 	c.stream = c.req.Stream == nil || *c.req.Stream
 	return c, nil
 }

@@ -54,6 +54,20 @@
 // [WithoutCacheSimulation] turns the cache off; [Reply.PromptEvalCount]
 // overrides the count for one turn.
 //
+// # Context window during a reply
+//
+// Prompt and reply share num_ctx. When they fill it, a real runner with
+// shift unset or true (the default) shifts the context silently: it keeps
+// the first num_keep tokens (4 by default), discards the older half of the
+// rest (the system prompt and tools first) and goes on generating, up to
+// num_predict, which is 10 × num_ctx when unset. Nothing in any reply tells;
+// the fake records each shift in [Request.Shifts], and the simulated prompt
+// cache then holds only the num_keep tokens, as the runner's does. With
+// shift:false the reply stops exactly at the window: done:true,
+// done_reason "length", prompt_eval_count + eval_count == num_ctx.
+// A reply longer than the window is a long Content or an [Reply.Endless]
+// one, which repeats its content until one of those limits ends it.
+//
 // # Model lists
 //
 // /api/tags lists the models newest first by [Model.ModifiedAt] in whole

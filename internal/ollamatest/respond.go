@@ -18,7 +18,11 @@ func (s *Server) respond(w http.ResponseWriter, r *http.Request, c chatCall, rep
 		promptCount = reply.PromptEvalCount
 		evaluated = min(evaluated, promptCount)
 	}
-	t := s.plan(reply, c.numPredict, c.density)
+	t := s.plan(reply, c.density)
+	t.fit(c.limits(promptCount, reply.Endless), reply)
+	if t.shifts > 0 {
+		s.shifted(c, promptCount, t.shifts)
+	}
 	s.tick(load + time.Duration(evaluated)*promptTokenTime)
 	final := wireChunk{
 		Model:      c.req.Model,
@@ -42,11 +46,12 @@ func failing(reply Reply) bool {
 // chunks.
 func (s *Server) streamTurn(w http.ResponseWriter, r *http.Request, c chatCall, reply Reply, t turn, final wireChunk) {
 	lw := &lineWriter{w: w}
-	for i, m := range t.chunks {
+	for i := range t.sent {
 		if failing(reply) && i == reply.AfterChunks {
 			break
 		}
-		chunk := wireChunk{Model: c.req.Model, CreatedAt: s.tick(time.Duration(t.costs[i]) * evalTokenTime), Message: m}
+		m, cost := t.chunk(i)
+		chunk := wireChunk{Model: c.req.Model, CreatedAt: s.tick(time.Duration(cost) * evalTokenTime), Message: m}
 		if err := lw.line(chunk); err != nil {
 			return // the client went away
 		}
@@ -90,7 +95,8 @@ func (s *Server) singleTurn(w http.ResponseWriter, r *http.Request, c chatCall, 
 	}
 	var content, thinking strings.Builder
 	var calls []wireToolCall
-	for _, m := range t.chunks {
+	for i := range t.sent {
+		m, _ := t.chunk(i)
 		content.WriteString(m.Content)
 		thinking.WriteString(m.Thinking)
 		calls = append(calls, m.ToolCalls...)

@@ -87,3 +87,46 @@ func expiry(now time.Time, keepAlive *api.Duration) time.Time {
 	}
 	return now.Add(keepAlive.Duration)
 }
+
+// limits are what can end c's reply early, for a prompt of promptCount
+// tokens: num_predict as llm/server.go applies it (unset or negative, or
+// more than 10 × num_ctx, means 10 × num_ctx; 0 means none, except for an
+// Endless reply, which the fake always ends there), and the context window
+// with the runner's shift rule (ollamarunner: num_keep, unset 4 and
+// negative meaning the whole prompt, at most num_ctx - 1; a shift discards
+// (num_ctx - num_keep) / 2 tokens).
+func (c chatCall) limits(promptCount int, endless bool) limits {
+	predict := c.numPredict
+	if predict < 0 || predict > 10*c.numCtx || (predict == 0 && endless) {
+		predict = 10 * c.numCtx
+	}
+	return limits{
+		predict: predict,
+		window:  c.numCtx - promptCount,
+		shift:   c.shift,
+		discard: max((c.numCtx-c.keep(promptCount))/2, 1),
+	}
+}
+
+// keep is the num_keep the runner applies to a prompt of promptCount tokens.
+func (c chatCall) keep(promptCount int) int {
+	keep := c.numKeep
+	if keep < 0 {
+		keep = promptCount
+	}
+	return max(0, min(keep, c.numCtx-1))
+}
+
+// shifted records that c's reply shifted the context n times. After a
+// shift the runner's cache holds the first num_keep tokens of the prompt
+// and the newer half of the window, so the next request shares only those
+// num_keep tokens with it.
+func (s *Server) shifted(c chatCall, promptCount, n int) {
+	keep := c.keep(promptCount)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.requests[c.index].Shifts = n
+	if r := s.runners[c.model.name.String()]; r != nil {
+		r.prompt = c.prompt[:min(len(c.prompt), bytesOfTokens(keep, c.density))]
+	}
+}

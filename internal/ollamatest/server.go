@@ -60,6 +60,12 @@ type Request struct {
 	// CachedTokens is how many of PromptTokens the simulated prompt cache
 	// served, the rest being evaluated (see the package documentation).
 	CachedTokens int
+	// Shifts is how many times the reply filled the context window and
+	// the runner shifted it (shift unset or true), silently: each shift
+	// keeps the first num_keep tokens (4 by default), discards the older
+	// half of the rest (the system prompt and tools first) and generation
+	// goes on. A real server leaves no trace of it in any reply.
+	Shifts int
 }
 
 // handler serves one route; index is the request's position in Requests.
