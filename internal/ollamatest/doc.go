@@ -7,8 +7,9 @@
 // content types a real server of that version sends. It copies the behaviours a naive client gets
 // wrong: arguments as JSON objects, tool calls on the done line, ids missing
 // on old servers, index 0 on every gpt-oss call, HTTP errors before output and
-// error lines after it, streams that end without done:true, silent
-// truncation, text/plain 404 and 405 answers.
+// error lines after it, streams that end without done:true (the 30-repeat
+// guard), silent truncation and context shifts, text/plain 404 and 405
+// answers.
 //
 // Each real chat request consumes one scripted [Reply]: a model turn (thinking,
 // content and tool calls, cut into small token-like chunks) or one of its
@@ -67,6 +68,16 @@
 // done_reason "length", prompt_eval_count + eval_count == num_ctx.
 // A reply longer than the window is a long Content or an [Reply.Endless]
 // one, which repeats its content until one of those limits ends it.
+//
+// # The repeat guard
+//
+// A real server ends a generation whose tokens repeat more than 30 times in
+// a row (llm/server.go, Completion; tokens compared with spaces trimmed, so
+// runs of whitespace tokens count too) silently: the 31st identical token
+// is the last line, then the stream ends with HTTP 200, no done line and no
+// error line (stream:false: one done:false object with the text so far).
+// The fake applies the same rule to every reply's chunks, thinking and
+// content (the end of thinking and a tool call break a run).
 //
 // # Model lists
 //

@@ -42,12 +42,20 @@ func failing(reply Reply) bool {
 	return reply.ErrorLine != "" || reply.Drop || reply.Hang
 }
 
+// failsFirst reports whether reply's failure mode ends t: always, unless
+// the repeat guard ends the stream before it.
+func (t turn) failsFirst(reply Reply) bool {
+	return failing(reply) && (!t.repeatStop || reply.AfterChunks < t.sent)
+}
+
 // streamTurn writes the turn as NDJSON, or fails after reply.AfterChunks
-// chunks.
+// chunks. A turn the repeat guard ended has no done line: the stream just
+// ends, with HTTP 200 and no error.
 func (s *Server) streamTurn(w http.ResponseWriter, r *http.Request, c chatCall, reply Reply, t turn, final wireChunk) {
 	lw := &lineWriter{w: w}
+	fails := t.failsFirst(reply)
 	for i := range t.sent {
-		if failing(reply) && i == reply.AfterChunks {
+		if fails && i == reply.AfterChunks {
 			break
 		}
 		m, cost := t.chunk(i)
@@ -56,8 +64,11 @@ func (s *Server) streamTurn(w http.ResponseWriter, r *http.Request, c chatCall, 
 			return // the client went away
 		}
 	}
-	if failing(reply) {
+	switch {
+	case fails:
 		s.failStream(w, r, c, reply, lw)
+		return
+	case t.repeatStop:
 		return
 	}
 	final.CreatedAt = s.tick(time.Duration(max(1, t.finalCost)) * evalTokenTime)
@@ -81,9 +92,13 @@ func (s *Server) failStream(w http.ResponseWriter, r *http.Request, c chatCall, 
 }
 
 // singleTurn answers stream:false: one object with the text concatenated and
-// every tool call, or the reply's failure.
+// every tool call, or the reply's failure. When the repeat guard ended the
+// turn, the object is ChatHandler's last chunk with the text gathered in:
+// done:false, no done_reason, no metrics, the calls only if the request
+// had tools.
 func (s *Server) singleTurn(w http.ResponseWriter, r *http.Request, c chatCall, reply Reply, t turn, final wireChunk) {
 	switch {
+	case !t.failsFirst(reply):
 	case reply.ErrorLine != "":
 		writeError(w, http.StatusInternalServerError, reply.ErrorLine)
 		return
@@ -95,11 +110,22 @@ func (s *Server) singleTurn(w http.ResponseWriter, r *http.Request, c chatCall, 
 	}
 	var content, thinking strings.Builder
 	var calls []wireToolCall
+	spent := 0
 	for i := range t.sent {
-		m, _ := t.chunk(i)
+		m, cost := t.chunk(i)
 		content.WriteString(m.Content)
 		thinking.WriteString(m.Thinking)
 		calls = append(calls, m.ToolCalls...)
+		spent += cost
+	}
+	if t.repeatStop {
+		last := wireChunk{Model: c.req.Model, CreatedAt: s.tick(time.Duration(spent) * evalTokenTime)}
+		last.Message = wireMessage{Role: "assistant", Content: content.String(), Thinking: thinking.String()}
+		if len(c.req.Tools) > 0 {
+			last.Message.ToolCalls = calls
+		}
+		writeJSON(w, http.StatusOK, jsonUTF8, last)
+		return
 	}
 	final.Message.Content = content.String()
 	final.Message.Thinking = thinking.String()

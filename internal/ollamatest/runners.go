@@ -105,6 +105,7 @@ func (c chatCall) limits(promptCount int, endless bool) limits {
 		window:  c.numCtx - promptCount,
 		shift:   c.shift,
 		discard: max((c.numCtx-c.keep(promptCount))/2, 1),
+		guard:   true,
 	}
 }
 

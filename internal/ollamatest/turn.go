@@ -17,7 +17,8 @@ type turn struct {
 	sent       int // done:false lines sent, chunks then loop repeats
 	doneReason string
 	evalCount  int
-	shifts     int // context shifts the runner made
+	shifts     int  // context shifts the runner made
+	repeatStop bool // the 30-repeat guard ended the stream: no done line
 }
 
 // limits are what ends a turn before the model does.
@@ -26,6 +27,7 @@ type limits struct {
 	window  int  // tokens left in the context window after the prompt
 	shift   bool // the runner shifts the context when the window is full, rather than stop
 	discard int  // tokens a context shift discards
+	guard   bool // the runner's 30-repeat guard applies
 }
 
 // plan cuts reply into chunks: thinking pieces, content pieces, then the tool
@@ -79,7 +81,8 @@ func (t *turn) chunk(i int) (wireMessage, int) {
 
 // fit runs the turn against lim without building it: how many lines go
 // out, the done reason, eval_count and the context shifts. The turn ends
-// when the model does (its last chunk), or at num_predict or, under
+// when the model does (its last chunk), at the 30-repeat guard (then with
+// no done line at all), or at num_predict or, under
 // shift:false, a full window, both with done_reason "length" and
 // eval_count at the limit, as the runner counts every token it generated;
 // calls that did not fit are dropped. An Endless turn needs a limit
@@ -99,9 +102,14 @@ func (t *turn) run(lim limits) {
 	if !lim.shift && (limit < 0 || lim.window < limit) {
 		limit = max(lim.window, 0)
 	}
+	var g repeatGuard
 	used, end := 0, len(t.chunks)
 	for i := 0; t.loop != nil || i < end; i++ {
-		_, cost := t.chunk(i)
+		m, cost := t.chunk(i)
+		if lim.guard && g.stops(m) {
+			t.sent, t.evalCount, t.repeatStop = i, used, true
+			return
+		}
 		if limit >= 0 && used+cost > limit {
 			t.cutAt(i, limit)
 			return

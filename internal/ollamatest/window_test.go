@@ -167,7 +167,11 @@ func TestShiftEmptiesThePromptCache(t *testing.T) {
 // TestNumPredictDefaults checks num_predict as llm/server.go applies it:
 // unset or negative means 10 × num_ctx, 0 means no limit.
 func TestNumPredictDefaults(t *testing.T) {
-	long := strings.Repeat("word ", 200) // 201 pieces
+	var words []string
+	for i := range 200 {
+		words = append(words, fmt.Sprint("w", i))
+	}
+	long := strings.Join(words, " ") // 200 pieces, none repeated
 	tests := []struct {
 		opts       map[string]any
 		wantEval   int
