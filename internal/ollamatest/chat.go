@@ -51,6 +51,10 @@ func (s *Server) handleChat(w http.ResponseWriter, r *http.Request, index int, b
 		return
 	}
 	c.index = index
+	if c.model.remote() && !unloading(c.req) {
+		s.remoteChat(w, r, c)
+		return
+	}
 	if len(c.req.Messages) == 0 {
 		s.loadOnly(w, c)
 		return
@@ -88,7 +92,15 @@ func (s *Server) prepareChat(body []byte) (chatCall, *httpError) {
 		return c, reject(http.StatusNotFound, "model '%s' not found", c.req.Model)
 	}
 	c.model = e
+	c.stream = c.req.Stream == nil || *c.req.Stream
 	if unloading(c.req) {
+		return c, nil
+	}
+	if e.remote() {
+		// ChatHandler proxies before any local check; the host reads
+		// the options.
+		predict, _ := c.req.Options["num_predict"].(float64)
+		c.numPredict = int(predict)
 		return c, nil
 	}
 	if herr := checkCapabilities(c.req, e); herr != nil {
@@ -106,7 +118,6 @@ func (s *Server) prepareChat(body []byte) (chatCall, *httpError) {
 	c.numPredict = opts.NumPredict
 	c.numKeep = opts.NumKeep
 	c.shift = c.req.Shift == nil || *c.req.Shift
-	c.stream = c.req.Stream == nil || *c.req.Stream
 	return c, nil
 }
 

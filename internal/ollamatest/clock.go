@@ -36,6 +36,9 @@ func (s *Server) tick(d time.Duration) time.Time {
 	return s.clock
 }
 
+// now returns the clock's time, in UTC.
+func (s *Server) now() time.Time { return s.tick(0) }
+
 // metrics returns the final line's metrics for a turn: promptCount prompt
 // tokens of which evaluated were not cached, and eval generated tokens.
 func metrics(load time.Duration, promptCount, evaluated, eval int) api.Metrics {

@@ -89,6 +89,20 @@
 // ([Model.ShowStatus]), and a corrupt model fails to load on chat
 // ([Model.LoadError]).
 //
+// # Remote models
+//
+// A model with [Model.RemoteHost] is a remote (cloud) model, as /api/create
+// with remote_host makes a stub: /api/tags lists it like a local model (with
+// remote_model and remote_host), its /api/show has no tensors and, for a
+// stub, no "capabilities" key and an empty model_info, and its chat
+// requests skip every local check and are proxied: each line comes back
+// with remote_model and remote_host, the done line carries only
+// total_duration, prompt_eval_count and eval_count, no model is loaded and
+// neither the prompt cache, the context window nor the repeat guard apply.
+// [WithoutCloud] (OLLAMA_NO_CLOUD=1) makes its show and chat answer 403,
+// [WithCloudSignedOut] its chat 401 with a signin_url, and a host outside
+// [WithRemotes] 400.
+//
 // Everything is deterministic: created_at comes from a simulated clock
 // starting at 2026-01-28T18:34:16.110694939Z, durations derive from the
 // token counts, and tool call ids from a seeded generator.

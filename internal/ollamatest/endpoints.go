@@ -30,12 +30,14 @@ func (s *Server) handleTags(w http.ResponseWriter, _ *http.Request, _ int, _ []b
 	models := make([]api.ListModelResponse, 0, len(s.models))
 	for _, e := range s.models {
 		models = append(models, api.ListModelResponse{
-			Name:       e.Name,
-			Model:      e.Name,
-			ModifiedAt: e.modified,
-			Size:       e.Size,
-			Digest:     e.digest(),
-			Details:    e.details(),
+			Name:        e.Name,
+			Model:       e.Name,
+			RemoteModel: e.RemoteModel,
+			RemoteHost:  e.RemoteHost,
+			ModifiedAt:  e.modified,
+			Size:        e.Size,
+			Digest:      e.digest(),
+			Details:     e.details(),
 		})
 	}
 	s.tagsRng.Shuffle(len(models), func(i, j int) { models[i], models[j] = models[j], models[i] })
@@ -91,14 +93,22 @@ func (s *Server) handleShow(w http.ResponseWriter, _ *http.Request, _ int, body 
 		writeError(w, http.StatusNotFound, fmt.Sprintf("model '%s' not found", asked))
 		return
 	}
-	if e.ShowStatus != 0 {
+	switch {
+	case e.remote() && s.cfg.noCloud:
+		writeError(w, http.StatusForbidden, cloudDisabledShow)
+	case e.ShowStatus != 0:
 		writeError(w, e.ShowStatus, e.showError())
-		return
+	case e.remote():
+		writeJSON(w, http.StatusOK, jsonUTF8, e.remoteShow())
+	default:
+		writeJSON(w, http.StatusOK, jsonUTF8, e.show())
 	}
-	writeJSON(w, http.StatusOK, jsonUTF8, e.show())
 }
 
 func (e entry) details() api.ModelDetails {
+	if e.remote() {
+		return e.remoteDetails()
+	}
 	return api.ModelDetails{
 		Format:            "gguf",
 		Family:            e.Architecture,

@@ -80,6 +80,9 @@ type config struct {
 	noCache       bool
 	defaultNumCtx int
 	bytesPerToken float64
+	noCloud       bool
+	signedOut     bool
+	remotes       []string // OLLAMA_REMOTES
 }
 
 // WithModels sets the installed models, replacing DefaultModel.
@@ -120,13 +123,38 @@ func WithBytesPerToken(b float64) Option {
 	return func(c *config) { c.bytesPerToken = b }
 }
 
+// WithoutCloud runs the server as OLLAMA_NO_CLOUD=1 does: POST /api/show
+// of a remote model (Model.RemoteHost) answers 403 "ollama cloud is
+// disabled: remote model details are unavailable" and a chat request for one
+// 403 "ollama cloud is disabled: remote model is unavailable". /api/tags
+// still lists them; local models are not affected.
+func WithoutCloud() Option {
+	return func(c *config) { c.noCloud = true }
+}
+
+// WithCloudSignedOut makes remote hosts refuse the server's key, as
+// ollama.com does when the server is not signed in: a chat request for a
+// remote model answers 401 {"error":"unauthorized","signin_url":"https://ollama.com/connect?name=...&key=..."},
+// which the official client returns as an api.AuthorizationError. It
+// consumes no scripted reply.
+func WithCloudSignedOut() Option {
+	return func(c *config) { c.signedOut = true }
+}
+
+// WithRemotes sets OLLAMA_REMOTES, the host names remote models may run on
+// ("ollama.com" by default). A chat request for a remote model on another
+// host answers 400 "this server cannot run this remote model".
+func WithRemotes(hosts ...string) Option {
+	return func(c *config) { c.remotes = hosts }
+}
+
 // New starts a fake server on loopback. Its cleanup, registered with
 // t.Cleanup, releases hanging replies, closes the server and fails the test
 // with t.Errorf if scripted replies were left unused. New uses only t's
 // Helper, Cleanup, Errorf and Fatalf methods.
 func New(t testing.TB, opts ...Option) *Server {
 	t.Helper()
-	cfg := config{models: []Model{DefaultModel()}, defaultNumCtx: 4096}
+	cfg := config{models: []Model{DefaultModel()}, defaultNumCtx: 4096, remotes: []string{"ollama.com"}}
 	for _, opt := range opts {
 		opt(&cfg)
 	}
