@@ -103,6 +103,16 @@
 // [WithCloudSignedOut] its chat 401 with a signin_url, and a host outside
 // [WithRemotes] 400.
 //
+// # Loaded models
+//
+// A chat request loads its model: cold (load_duration [Model.LoadDuration])
+// the first time, with another num_ctx, or once its keep_alive (5 minutes
+// by default, counted from the end of the reply; 0 unloads it at once) ran
+// out on the simulated clock, which [Server.Advance] moves on between
+// requests; warm otherwise. /api/ps lists the loaded models with
+// [Model.LoadedSize] and [Model.LoadedVRAM] (less VRAM than size is a CPU
+// spill).
+//
 // Everything is deterministic: created_at comes from a simulated clock
 // starting at 2026-01-28T18:34:16.110694939Z, durations derive from the
 // token counts, and tool call ids from a seeded generator.

@@ -48,19 +48,24 @@ func (s *Server) handleTags(w http.ResponseWriter, _ *http.Request, _ int, _ []b
 	writeJSON(w, http.StatusOK, jsonUTF8, api.ListResponse{Models: models})
 }
 
-// handlePs lists the loaded models, longest time left first.
+// handlePs lists the loaded models, longest time left first, leaving out
+// those whose keep_alive ran out on the simulated clock.
 func (s *Server) handlePs(w http.ResponseWriter, _ *http.Request, _ int, _ []byte) {
 	s.mu.Lock()
 	models := make([]api.ProcessModelResponse, 0, len(s.runners))
 	for _, r := range s.runners {
+		if r.expired(s.clock) {
+			continue
+		}
+		size, vram := r.model.loadedSizes()
 		models = append(models, api.ProcessModelResponse{
 			Name:          r.model.Name,
 			Model:         r.model.Name,
-			Size:          r.model.Size,
+			Size:          size,
 			Digest:        r.model.digest(),
 			Details:       r.model.details(),
 			ExpiresAt:     r.expires.In(localZone),
-			SizeVRAM:      r.model.Size,
+			SizeVRAM:      vram,
 			ContextLength: r.numCtx,
 		})
 	}

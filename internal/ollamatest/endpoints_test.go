@@ -314,3 +314,83 @@ func TestShowFailureNeedsAStatus(t *testing.T) {
 		}
 	}
 }
+
+func TestPsSizes(t *testing.T) {
+	s := New(t, WithModels(
+		Model{Name: "gpu", Size: 5_000_000_000},
+		Model{Name: "spill", Size: 5_000_000_000, LoadedSize: 6_400_000_000, LoadedVRAM: 4_000_000_000},
+		Model{Name: "cpu", Size: 5_000_000_000, LoadedSize: 6_400_000_000, LoadedVRAM: -1},
+	))
+	c := newClient(t, s)
+	for _, name := range []string{"gpu", "spill", "cpu"} {
+		if res := chat(t.Context(), c, &api.ChatRequest{Model: name}); res.err != nil {
+			t.Fatal(res.err)
+		}
+	}
+	ps, err := c.ListRunning(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string][2]int64{}
+	for _, m := range ps.Models {
+		got[m.Name] = [2]int64{m.Size, m.SizeVRAM}
+	}
+	want := map[string][2]int64{
+		"gpu:latest":   {5_000_000_000, 5_000_000_000},
+		"spill:latest": {6_400_000_000, 4_000_000_000},
+		"cpu:latest":   {6_400_000_000, 0},
+	}
+	for name, w := range want {
+		if got[name] != w {
+			t.Errorf("%s: size, size_vram %v, want %v", name, got[name], w)
+		}
+	}
+	_, body := post(t, s, "GET", "/api/ps", "")
+	if !strings.Contains(body, `"size_vram":0,`) {
+		t.Errorf("a CPU-only model must send size_vram 0, not leave it out: %s", body)
+	}
+}
+
+// TestKeepAlive checks cold and warm loads against keep_alive on the
+// simulated clock: a model unloads when its keep_alive runs out after a
+// reply (at once for keep_alive 0), and then loads cold with an empty
+// prompt cache.
+func TestKeepAlive(t *testing.T) {
+	const cold = 4_200 * time.Millisecond
+	tests := []struct {
+		name      string
+		keepAlive *api.Duration
+		wait      time.Duration
+		wantCold  bool
+	}{
+		{"default 5m, 4m later", nil, 4 * time.Minute, false},
+		{"default 5m, 6m later", nil, 6 * time.Minute, true},
+		{"30m, 29m later", &api.Duration{Duration: 30 * time.Minute}, 29 * time.Minute, false},
+		{"0 unloads after the reply", &api.Duration{}, 0, true},
+		{"negative never unloads", &api.Duration{Duration: -1}, 1000 * time.Hour, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s := New(t, WithModels(Model{Name: "m", LoadDuration: cold}))
+			s.Script(Reply{Content: "one"}, Reply{Content: "two"})
+			c := newClient(t, s)
+			req := userChat("m", strings.Repeat("Long enough to cache. ", 20))
+			req.KeepAlive = tt.keepAlive
+			first := chat(t.Context(), c, req)
+			s.Advance(tt.wait)
+			ps, _ := c.ListRunning(t.Context())
+			second := chat(t.Context(), c, req)
+			if first.final == nil || second.final == nil {
+				t.Fatalf("errors %v, %v", first.err, second.err)
+			}
+			if first.final.LoadDuration != cold {
+				t.Errorf("first load_duration %v, want the model's cold load %v", first.final.LoadDuration, cold)
+			}
+			gotCold := second.final.LoadDuration == cold
+			if gotCold != tt.wantCold || (len(ps.Models) == 0) != tt.wantCold || (s.Requests()[2].CachedTokens == 0) != tt.wantCold {
+				t.Errorf("second load_duration %v, %d models in ps between, %d tokens cached; want cold %v",
+					second.final.LoadDuration, len(ps.Models), s.Requests()[2].CachedTokens, tt.wantCold)
+			}
+		})
+	}
+}

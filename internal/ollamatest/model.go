@@ -66,6 +66,18 @@ type Model struct {
 	// means the model's place in WithModels: the first one newest, each
 	// next one an hour older.
 	ModifiedAt time.Time
+	// LoadDuration is the load_duration of a cold load of this model (the
+	// first request, one with another num_ctx, or one after keep_alive ran
+	// out). Zero means 539.66 ms, a recorded cold load of gemma3:1b; an
+	// 8B model from disk takes seconds. A warm request takes 38.47 ms.
+	LoadDuration time.Duration
+	// LoadedSize is size in /api/ps while the model is loaded: the memory
+	// it takes, weights and KV cache. Zero means Size.
+	LoadedSize int64
+	// LoadedVRAM is size_vram in /api/ps: how much of LoadedSize sits in
+	// GPU memory. Zero means all of it; less than LoadedSize is a model
+	// spilled partly to the CPU; negative means none, a CPU-only load.
+	LoadedVRAM int64
 	// RemoteHost makes the model a remote (cloud) model, as /api/create
 	// with "from" and "remote_host" makes a stub and "ollama pull
 	// NAME-cloud" installs one: the URL of the host that runs it, as the
@@ -162,6 +174,18 @@ func newEntry(m Model, modified time.Time) (entry, error) {
 		m.Size = DefaultSize
 	}
 	return entry{Model: m, name: name, modified: modified}, nil
+}
+
+// loadedSizes are size and size_vram in /api/ps.
+func (e entry) loadedSizes() (size, vram int64) {
+	size = cmp.Or(e.LoadedSize, e.Size)
+	switch {
+	case e.LoadedVRAM < 0:
+		return size, 0
+	case e.LoadedVRAM == 0:
+		return size, size
+	}
+	return size, e.LoadedVRAM
 }
 
 func (m Model) validate() error {

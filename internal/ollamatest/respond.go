@@ -14,6 +14,7 @@ func (s *Server) respond(w http.ResponseWriter, r *http.Request, c chatCall, rep
 		return
 	}
 	load, promptCount, evaluated := s.evaluate(c)
+	defer s.release(c)
 	if reply.PromptEvalCount > 0 {
 		promptCount = reply.PromptEvalCount
 		evaluated = min(evaluated, promptCount)

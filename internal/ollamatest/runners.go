@@ -1,6 +1,7 @@
 package ollamatest
 
 import (
+	"cmp"
 	"net/http"
 	"time"
 
@@ -41,18 +42,36 @@ func (s *Server) loadOnly(w http.ResponseWriter, c chatCall) {
 }
 
 // loadLocked makes sure c's model runs with c's num_ctx and returns the
-// runner and the load time: a cold load when the model was not loaded or ran
-// with another num_ctx (which empties the prompt cache), a warm one otherwise.
-// The caller holds s.mu.
+// runner and the load time: a cold load (Model.LoadDuration) when the model
+// was not loaded, ran with another num_ctx, or its keep_alive ran out on the
+// simulated clock (each of which empties the prompt cache), a warm one
+// otherwise. The caller holds s.mu.
 func (s *Server) loadLocked(c chatCall) (*runner, time.Duration) {
 	key := c.model.name.String()
 	r, load := s.runners[key], warmLoad
-	if r == nil || r.numCtx != c.numCtx {
-		r, load = &runner{model: c.model, numCtx: c.numCtx}, coldLoad
+	if r == nil || r.numCtx != c.numCtx || r.expired(s.clock) {
+		r, load = &runner{model: c.model, numCtx: c.numCtx}, cmp.Or(c.model.LoadDuration, coldLoad)
 		s.runners[key] = r
 	}
 	r.expires = expiry(s.clock, c.req.KeepAlive)
 	return r, load
+}
+
+// release starts c's model's keep_alive when c's reply is over, as the
+// scheduler does when a request finishes.
+func (s *Server) release(c chatCall) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if r := s.runners[c.model.name.String()]; r != nil && r.numCtx == c.numCtx {
+		r.expires = expiry(s.clock, c.req.KeepAlive)
+	}
+}
+
+// expired reports whether the scheduler has unloaded r by now: its
+// keep_alive ran out (keep_alive 0 with messages unloads it right after the
+// reply).
+func (r *runner) expired(now time.Time) bool {
+	return !now.Before(r.expires)
 }
 
 // evaluate loads c's model and returns the load time, the prompt_eval_count
