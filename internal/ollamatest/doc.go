@@ -50,10 +50,9 @@
 // record both counts. A model with [Model.ThinkSwitch] and the thinking
 // capability renders /think or /no_think at the end of its system block, by
 // the resolved think value (unset means true), so a client alternating
-// think values misses the cache from there. Loading a model with another num_ctx empties its cache
-// (and costs a cold load_duration), as a real reload does.
-// [WithoutCacheSimulation] turns the cache off; [Reply.PromptEvalCount]
-// overrides the count for one turn.
+// think values misses the cache from there. Loading a model anew (see
+// Loaded models) empties its cache. [WithoutCacheSimulation] turns the
+// cache off; [Reply.PromptEvalCount] overrides the count for one turn.
 //
 // # Context window during a reply
 //

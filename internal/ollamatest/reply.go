@@ -47,12 +47,15 @@ type Reply struct {
 	// prompt_eval_count.
 	PromptEvalCount int `json:"prompt_eval_count,omitempty"`
 	// Endless makes the model never stop: after Thinking and Content it
-	// writes Content's pieces again and again (Thinking's, when Content is
-	// empty), as a looping small model does. The turn then ends where a
-	// real one would: at num_predict (10 × num_ctx when unset, and also
-	// for num_predict 0, which a real runner leaves unbounded), at the full
-	// window under shift:false, or at the 30-repeat guard; each repeat of
-	// the window shifts the context otherwise. It takes no tool calls.
+	// writes Content's chunks again and again (Thinking's, when Content is
+	// empty), as a small model that never emits its end token does. The
+	// turn then ends where a real one would: at num_predict (10 × num_ctx
+	// when unset; also for num_predict 0, which a real runner leaves
+	// unbounded, so that a test cannot hang), at the full window under
+	// shift:false, at the 30-repeat guard (Content "a" loops on one
+	// token), or with a failure mode. With shift unset it shifts the
+	// context each time the window fills (Request.Shifts). Memory stays
+	// bounded: chunks are made as they are sent. It takes no tool calls.
 	Endless bool `json:"endless,omitempty"`
 
 	// Status makes the server answer with this HTTP status (400 to 599) and
