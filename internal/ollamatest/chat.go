@@ -19,9 +19,13 @@ type chatCall struct {
 	index      int // position in Server.requests
 	model      entry
 	numCtx     int
-	numPredict int
+	numPredict int  // options.num_predict, -1 when unset
+	numKeep    int  // options.num_keep, 4 when unset
+	shift      bool // shift unset or true: the runner shifts a full context
 	stream     bool
-	prompt     string // RenderPrompt(req), rendered once
+	density    float64 // bytes a token; 0: the fixed rule
+	prompt     string  // the rendered prompt, rendered once
+	tokens     int     // the prompt's tokens at density
 }
 
 // httpError is an answer that rejects a request before any output.
@@ -47,11 +51,17 @@ func (s *Server) handleChat(w http.ResponseWriter, r *http.Request, index int, b
 		return
 	}
 	c.index = index
+	if c.model.remote() && !unloading(c.req) {
+		s.remoteChat(w, r, c)
+		return
+	}
 	if len(c.req.Messages) == 0 {
 		s.loadOnly(w, c)
 		return
 	}
-	c.prompt = RenderPrompt(c.req)
+	c.prompt = s.render(c.req, c.model)
+	c.tokens = tokensAt(len(c.prompt), c.density)
+	s.noteEval(c.index, func(r *Request) { r.PromptTokens = c.tokens })
 	if herr := checkPrompt(c); herr != nil {
 		herr.write(w)
 		return
@@ -82,19 +92,32 @@ func (s *Server) prepareChat(body []byte) (chatCall, *httpError) {
 		return c, reject(http.StatusNotFound, "model '%s' not found", c.req.Model)
 	}
 	c.model = e
+	c.stream = c.req.Stream == nil || *c.req.Stream
 	if unloading(c.req) {
+		return c, nil
+	}
+	if e.remote() {
+		// ChatHandler proxies before any local check; the host reads
+		// the options.
+		predict, _ := c.req.Options["num_predict"].(float64)
+		c.numPredict = int(predict)
 		return c, nil
 	}
 	if herr := checkCapabilities(c.req, e); herr != nil {
 		return c, herr
 	}
-	var opts api.Options
+	opts := api.Options{NumPredict: -1, NumKeep: 4} // api.DefaultOptions
 	if err := opts.FromMap(c.req.Options); err != nil {
 		return c, reject(http.StatusInternalServerError, "%s", err)
 	}
+	if e.LoadError != "" {
+		return c, reject(http.StatusInternalServerError, "%s", e.LoadError)
+	}
 	c.numCtx = s.numCtx(opts.NumCtx, e)
+	c.density = s.density(e)
 	c.numPredict = opts.NumPredict
-	c.stream = c.req.Stream == nil || *c.req.Stream
+	c.numKeep = opts.NumKeep
+	c.shift = c.req.Shift == nil || *c.req.Shift
 	return c, nil
 }
 
@@ -163,7 +186,7 @@ func checkPrompt(c chatCall) *httpError {
 	if c.req.Think != nil && c.req.Think.IsString() && c.model.Architecture != "gptoss" {
 		return reject(http.StatusBadRequest, "think value %q is not supported for this model", c.req.Think.String())
 	}
-	if c.req.Truncate != nil && !*c.req.Truncate && tokensOf(len(c.prompt)) > c.numCtx {
+	if c.req.Truncate != nil && !*c.req.Truncate && c.tokens > c.numCtx {
 		return c.streamPathError(reject(http.StatusBadRequest, "the input length exceeds the context length"))
 	}
 	return c.streamPathError(checkFormat(c.req.Format))

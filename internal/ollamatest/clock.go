@@ -36,6 +36,17 @@ func (s *Server) tick(d time.Duration) time.Time {
 	return s.clock
 }
 
+// Advance moves the simulated clock forward by d, as time passing between
+// requests: a model whose keep_alive runs out meanwhile is unloaded, so it
+// leaves /api/ps and its next request is a cold load with an empty prompt
+// cache.
+func (s *Server) Advance(d time.Duration) {
+	s.tick(max(d, 0))
+}
+
+// now returns the clock's time, in UTC.
+func (s *Server) now() time.Time { return s.tick(0) }
+
 // metrics returns the final line's metrics for a turn: promptCount prompt
 // tokens of which evaluated were not cached, and eval generated tokens.
 func metrics(load time.Duration, promptCount, evaluated, eval int) api.Metrics {

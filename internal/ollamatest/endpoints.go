@@ -20,40 +20,52 @@ func (s *Server) handleVersion(w http.ResponseWriter, _ *http.Request, _ int, _ 
 	writeJSON(w, http.StatusOK, jsonUTF8, map[string]string{"version": versionText})
 }
 
-// handleTags lists the installed models, most recently modified first.
+// handleTags lists the installed models, most recently modified first, as
+// ListHandler does: it gathers the manifests from a map, in Go's random map
+// order, and sorts them stably by modified_at in whole seconds, so models
+// modified in the same second come in a new random order on each call. The
+// fake draws that order from its seeded generator.
 func (s *Server) handleTags(w http.ResponseWriter, _ *http.Request, _ int, _ []byte) {
 	s.mu.Lock()
 	models := make([]api.ListModelResponse, 0, len(s.models))
 	for _, e := range s.models {
 		models = append(models, api.ListModelResponse{
-			Name:       e.Name,
-			Model:      e.Name,
-			ModifiedAt: e.modified,
-			Size:       e.Size,
-			Digest:     e.digest(),
-			Details:    e.details(),
+			Name:        e.Name,
+			Model:       e.Name,
+			RemoteModel: e.RemoteModel,
+			RemoteHost:  e.RemoteHost,
+			ModifiedAt:  e.modified,
+			Size:        e.Size,
+			Digest:      e.digest(),
+			Details:     e.details(),
 		})
 	}
+	s.tagsRng.Shuffle(len(models), func(i, j int) { models[i], models[j] = models[j], models[i] })
 	s.mu.Unlock()
 	slices.SortStableFunc(models, func(a, b api.ListModelResponse) int {
-		return b.ModifiedAt.Compare(a.ModifiedAt)
+		return cmp.Compare(b.ModifiedAt.Unix(), a.ModifiedAt.Unix())
 	})
 	writeJSON(w, http.StatusOK, jsonUTF8, api.ListResponse{Models: models})
 }
 
-// handlePs lists the loaded models, longest time left first.
+// handlePs lists the loaded models, longest time left first, leaving out
+// those whose keep_alive ran out on the simulated clock.
 func (s *Server) handlePs(w http.ResponseWriter, _ *http.Request, _ int, _ []byte) {
 	s.mu.Lock()
 	models := make([]api.ProcessModelResponse, 0, len(s.runners))
 	for _, r := range s.runners {
+		if r.expired(s.clock) {
+			continue
+		}
+		size, vram := r.model.loadedSizes()
 		models = append(models, api.ProcessModelResponse{
 			Name:          r.model.Name,
 			Model:         r.model.Name,
-			Size:          r.model.Size,
+			Size:          size,
 			Digest:        r.model.digest(),
 			Details:       r.model.details(),
 			ExpiresAt:     r.expires.In(localZone),
-			SizeVRAM:      r.model.Size,
+			SizeVRAM:      vram,
 			ContextLength: r.numCtx,
 		})
 	}
@@ -86,10 +98,22 @@ func (s *Server) handleShow(w http.ResponseWriter, _ *http.Request, _ int, body 
 		writeError(w, http.StatusNotFound, fmt.Sprintf("model '%s' not found", asked))
 		return
 	}
-	writeJSON(w, http.StatusOK, jsonUTF8, e.show())
+	switch {
+	case e.remote() && s.cfg.noCloud:
+		writeError(w, http.StatusForbidden, cloudDisabledShow)
+	case e.ShowStatus != 0:
+		writeError(w, e.ShowStatus, e.showError())
+	case e.remote():
+		writeJSON(w, http.StatusOK, jsonUTF8, e.remoteShow())
+	default:
+		writeJSON(w, http.StatusOK, jsonUTF8, e.show())
+	}
 }
 
 func (e entry) details() api.ModelDetails {
+	if e.remote() {
+		return e.remoteDetails()
+	}
 	return api.ModelDetails{
 		Format:            "gguf",
 		Family:            e.Architecture,

@@ -1,9 +1,13 @@
 package ollamatest
 
 import (
+	"cmp"
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
+	"math"
+	"net/http"
+	"net/url"
 	"slices"
 	"strings"
 	"time"
@@ -34,7 +38,9 @@ type Model struct {
 	// without a tag means "name:latest". Lookups are case-insensitive.
 	Name string
 	// Capabilities are the model's capabilities (see the Cap constants).
-	// Nil means completion and tools.
+	// Nil means completion and tools, except for a remote model, whose
+	// capabilities come only from its config: nil means none, and
+	// /api/show leaves out the "capabilities" key.
 	Capabilities []string
 	// LegacyShow makes /api/show leave out the "capabilities" key, as
 	// servers before 2025 did. Chat requests are still checked against
@@ -42,15 +48,84 @@ type Model struct {
 	LegacyShow bool
 	// ContextLength is the trained context, reported in /api/show as
 	// model_info["<arch>.context_length"]; it caps num_ctx.
-	// Zero means DefaultContextLength.
+	// Zero means DefaultContextLength (none for a remote model).
 	ContextLength int
 	// Architecture is model_info["general.architecture"] and the family in
 	// details. Empty means one derived from the name ("qwen3" for
-	// "qwen3:8b", "gptoss" for "gpt-oss:20b", "llama" for "llama3.2").
+	// "qwen3:8b", "gptoss" for "gpt-oss:20b", "llama" for "llama3.2"),
+	// except for a remote model: none, and then an empty model_info.
 	Architecture string
 	// Size is the size in bytes reported by /api/tags. Zero means
-	// DefaultSize.
+	// DefaultSize, or for a remote model the size of its only blob, the
+	// config (about 200 bytes).
 	Size int64
+	// ModifiedAt is when the model was last created or pulled, as
+	// /api/tags and /api/show report it (in the server's local time).
+	// /api/tags sorts by it to the second, newest first, and lists models
+	// modified in the same second in a random order on every call. Zero
+	// means the model's place in WithModels: the first one newest, each
+	// next one an hour older.
+	ModifiedAt time.Time
+	// LoadDuration is the load_duration of a cold load of this model (the
+	// first request, one with another num_ctx, or one after keep_alive ran
+	// out). Zero means 539.66 ms, a recorded cold load of gemma3:1b; an
+	// 8B model from disk takes seconds. A warm request takes 38.47 ms.
+	LoadDuration time.Duration
+	// LoadedSize is size in /api/ps while the model is loaded: the memory
+	// it takes, weights and KV cache. Zero means Size.
+	LoadedSize int64
+	// LoadedVRAM is size_vram in /api/ps: how much of LoadedSize sits in
+	// GPU memory. Zero means all of it; less than LoadedSize is a model
+	// spilled partly to the CPU; negative means none, a CPU-only load.
+	LoadedVRAM int64
+	// RemoteHost makes the model a remote (cloud) model, as /api/create
+	// with "from" and "remote_host" makes a stub and "ollama pull
+	// NAME-cloud" installs one: the URL of the host that runs it, as the
+	// server stores it ("https://ollama.com:443"). /api/tags lists it like
+	// a local model, with remote_model and remote_host; /api/show has
+	// remote_host and remote_model, no tensors, and for a stub (no
+	// Capabilities, no Architecture) no "capabilities" key and an empty
+	// model_info. Chat requests skip the local checks and go to the host:
+	// each line comes back with remote_model and remote_host, the done line
+	// with only total_duration, prompt_eval_count and eval_count, and no
+	// model is loaded (see WithoutCloud, WithCloudSignedOut, WithRemotes
+	// for the ways it fails).
+	RemoteHost string
+	// RemoteModel is the model's name on RemoteHost ("gpt-oss:120b");
+	// empty means Name.
+	RemoteModel string
+	// ThinkSwitch makes the model's chat template depend on think, as
+	// Ollama's qwen3 template fixture (thinking/template_test.go) does: the
+	// system block ends with "\n/think" or "\n/no_think" by the resolved
+	// think value, a thinking model's unset think meaning true (as
+	// ChatHandler sets it). A client that alternates think values (unset
+	// on main requests, false on side requests) then changes the prompt
+	// right after the system prompt and misses the prompt cache from there
+	// on, on both switches. Without the thinking capability it does
+	// nothing.
+	ThinkSwitch bool
+	// BytesPerToken is the density of this model's tokenizer, replacing
+	// the server's (see WithBytesPerToken) for it. Zero means the
+	// server's.
+	BytesPerToken float64
+
+	// ShowStatus makes POST /api/show of this model fail with this HTTP
+	// status (400 to 599) and the body {"error":ShowError}, while /api/tags
+	// still lists it and the other models answer normally. A real server
+	// answers 500 `tensor "output.weight" offset+size (943008) exceeds file
+	// size (761168)` for a model whose blob is truncated, and 403 "ollama
+	// cloud is disabled: remote model details are unavailable" for a cloud
+	// model under OLLAMA_NO_CLOUD=1 (see also WithoutCloud).
+	ShowStatus int
+	// ShowError is the message sent with ShowStatus; empty means the status
+	// text.
+	ShowError string
+	// LoadError makes every chat request for this model, a load without
+	// messages included, fail with HTTP 500 and {"error":LoadError} once it
+	// passed the capability and option checks, as the scheduler fails to
+	// load a model whose blob is corrupt (with the same text /api/show
+	// gives). It consumes no scripted reply.
+	LoadError string
 }
 
 // DefaultModel is the model installed when [WithModels] is not used: qwen3:8b
@@ -77,6 +152,15 @@ func newEntry(m Model, modified time.Time) (entry, error) {
 	if !name.IsValid() {
 		return entry{}, fmt.Errorf("ollamatest: invalid model name %q", m.Name)
 	}
+	if err := m.validate(); err != nil {
+		return entry{}, err
+	}
+	m.Name = name.DisplayShortest()
+	if m.RemoteHost != "" {
+		m.RemoteModel = cmp.Or(m.RemoteModel, m.Name)
+		m.Size = cmp.Or(m.Size, configSize(m))
+		return entry{Model: m, name: name, modified: modified}, nil
+	}
 	if m.Capabilities == nil {
 		m.Capabilities = []string{CapCompletion, CapTools}
 	}
@@ -89,8 +173,46 @@ func newEntry(m Model, modified time.Time) (entry, error) {
 	if m.Size == 0 {
 		m.Size = DefaultSize
 	}
-	m.Name = name.DisplayShortest()
 	return entry{Model: m, name: name, modified: modified}, nil
+}
+
+// loadedSizes are size and size_vram in /api/ps.
+func (e entry) loadedSizes() (size, vram int64) {
+	size = cmp.Or(e.LoadedSize, e.Size)
+	switch {
+	case e.LoadedVRAM < 0:
+		return size, 0
+	case e.LoadedVRAM == 0:
+		return size, size
+	}
+	return size, e.LoadedVRAM
+}
+
+func (m Model) validate() error {
+	switch {
+	case m.BytesPerToken < 0 || math.IsNaN(m.BytesPerToken) || math.IsInf(m.BytesPerToken, 0):
+		return fmt.Errorf("ollamatest: model %q: BytesPerToken %v: want a positive number, or 0", m.Name, m.BytesPerToken)
+	case m.ShowStatus != 0 && (m.ShowStatus < 400 || m.ShowStatus > 599):
+		return fmt.Errorf("ollamatest: model %q: ShowStatus %d: want 400 to 599", m.Name, m.ShowStatus)
+	case m.ShowError != "" && m.ShowStatus == 0:
+		return fmt.Errorf("ollamatest: model %q: ShowError needs a ShowStatus", m.Name)
+	case m.RemoteModel != "" && m.RemoteHost == "":
+		return fmt.Errorf("ollamatest: model %q: RemoteModel needs a RemoteHost", m.Name)
+	}
+	if m.RemoteHost != "" {
+		if u, err := url.Parse(m.RemoteHost); err != nil || u.Scheme == "" || u.Host == "" {
+			return fmt.Errorf("ollamatest: model %q: RemoteHost %q: want a URL like https://ollama.com:443", m.Name, m.RemoteHost)
+		}
+	}
+	return nil
+}
+
+// showError is the message of a failing /api/show.
+func (e entry) showError() string {
+	if e.ShowError != "" {
+		return e.ShowError
+	}
+	return strings.ToLower(http.StatusText(e.ShowStatus))
 }
 
 func (e entry) has(capability string) bool {

@@ -1,11 +1,14 @@
 package ollamatest
 
 import (
+	"cmp"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/ollama/ollama/api"
+	"github.com/ollama/ollama/types/model"
 )
 
 // RenderPrompt renders a chat request as the fake's chat template does, a
@@ -18,8 +21,15 @@ import (
 //	<|im_start|>assistant\n
 //
 // Tool call ids and indexes, tool_name and tool_call_id are not rendered (most
-// real templates ignore them).
+// real templates ignore them). A model with Model.ThinkSwitch renders more;
+// see Server.RenderPrompt.
 func RenderPrompt(req api.ChatRequest) string {
+	return renderPrompt(req, "")
+}
+
+// renderPrompt renders req, ending the system block with "\n"+marker when
+// marker is set (a block of its own when req has no system message).
+func renderPrompt(req api.ChatRequest, marker string) string {
 	var b strings.Builder
 	if len(req.Tools) > 0 {
 		b.WriteString("<|im_start|>tools\n")
@@ -30,14 +40,22 @@ func RenderPrompt(req api.ChatRequest) string {
 		}
 		b.WriteString("<|im_end|>\n")
 	}
+	hasSystem := slices.ContainsFunc(req.Messages, func(m api.Message) bool { return m.Role == "system" })
+	if marker != "" && !hasSystem {
+		b.WriteString("<|im_start|>system\n" + marker + "<|im_end|>\n")
+	}
 	for _, m := range req.Messages {
-		renderMessage(&b, m)
+		suffix := ""
+		if marker != "" && m.Role == "system" {
+			suffix, marker = "\n"+marker, ""
+		}
+		renderMessage(&b, m, suffix)
 	}
 	b.WriteString("<|im_start|>assistant\n")
 	return b.String()
 }
 
-func renderMessage(b *strings.Builder, m api.Message) {
+func renderMessage(b *strings.Builder, m api.Message, suffix string) {
 	b.WriteString("<|im_start|>" + m.Role + "\n")
 	if m.Thinking != "" {
 		b.WriteString("<think>" + m.Thinking + "</think>\n")
@@ -55,7 +73,7 @@ func renderMessage(b *strings.Builder, m api.Message) {
 		b.Write(js)
 		b.WriteString("</tool_call>")
 	}
-	b.WriteString("<|im_end|>\n")
+	b.WriteString(suffix + "<|im_end|>\n")
 }
 
 // EstimateTokens is the fake's token count of a request's prompt: the bytes of
@@ -68,15 +86,15 @@ func EstimateTokens(req api.ChatRequest) int {
 func tokensOf(bytes int) int { return (bytes + 3) / 4 }
 
 // promptEval returns a prompt's prompt_eval_count and how many of its
-// tokens are evaluated rather than taken from Ollama's prompt cache. As in
-// both of Ollama's runners, the count is the whole prompt, cached tokens
-// included (num_ctx when the prompt was silently truncated); the cache only
-// shows in prompt_eval_duration. With the cache, only the tokens after the
-// longest common byte prefix with the previous prompt of the same loaded
-// model are evaluated, at least 1; cached tokens are the prefix's bytes / 4,
-// rounded down.
-func promptEval(cached, prompt string, numCtx int, cache bool) (count, evaluated int) {
-	total := tokensOf(len(prompt))
+// tokens are evaluated rather than taken from Ollama's prompt cache, at
+// density b. As in both of Ollama's runners, the count is the whole prompt,
+// cached tokens included (num_ctx when the prompt was silently truncated);
+// the cache only shows in prompt_eval_duration. With the cache, only the
+// tokens after the longest common byte prefix with the previous prompt of
+// the same loaded model are evaluated, at least 1; cached tokens are the
+// whole tokens in that prefix (its bytes / 4, rounded down, by default).
+func promptEval(cached, prompt string, numCtx int, cache bool, b float64) (count, evaluated int) {
+	total := tokensAt(len(prompt), b)
 	switch {
 	case total > numCtx:
 		return numCtx, numCtx
@@ -87,5 +105,47 @@ func promptEval(cached, prompt string, numCtx int, cache bool) (count, evaluated
 	for common < len(cached) && common < len(prompt) && cached[common] == prompt[common] {
 		common++
 	}
-	return total, max(1, total-common/4)
+	return total, max(1, total-wholeTokensAt(common, b))
+}
+
+// RenderPrompt renders req as the server renders it for req's model: as the
+// package's RenderPrompt does, except for a model with both the thinking
+// capability and Model.ThinkSwitch, whose system block ends with "\n/think"
+// or "\n/no_think" by the resolved think value (see Model.ThinkSwitch). An
+// unknown model renders as the package's RenderPrompt.
+func (s *Server) RenderPrompt(req api.ChatRequest) string {
+	e, ok := s.lookup(model.ParseName(req.Model))
+	if !ok {
+		return RenderPrompt(req)
+	}
+	return s.render(req, e)
+}
+
+// EstimateTokens counts req's prompt as the server counts it for req's model
+// (its rendering and its tokenizer's density, see WithBytesPerToken), before
+// any truncation: what truncate:false compares with num_ctx. For an unknown
+// model it is the package's EstimateTokens.
+func (s *Server) EstimateTokens(req api.ChatRequest) int {
+	e, ok := s.lookup(model.ParseName(req.Model))
+	if !ok {
+		return EstimateTokens(req)
+	}
+	return tokensAt(len(s.render(req, e)), s.density(e))
+}
+
+// render renders req for model e.
+func (s *Server) render(req api.ChatRequest, e entry) string {
+	if !e.ThinkSwitch || !e.has(CapThinking) {
+		return RenderPrompt(req)
+	}
+	// ChatHandler: a thinking model with think unset thinks.
+	if req.Think == nil || req.Think.Bool() {
+		return renderPrompt(req, "/think")
+	}
+	return renderPrompt(req, "/no_think")
+}
+
+// density is model e's bytes a token; 0 means the fixed rule.
+func (s *Server) density(e entry) float64 {
+	return cmp.Or(e.BytesPerToken, s.cfg.bytesPerToken)
 }

@@ -139,3 +139,106 @@ func TestSplitPieces(t *testing.T) {
 		}
 	}
 }
+
+// TestThinkSwitchBreaksTheCache checks a think-dependent template: unset
+// think renders as think:true on a thinking model, and a client that
+// alternates think values (main requests unset, a side request false)
+// misses the prompt cache right after the system prompt, twice, while one
+// that keeps the same value reuses everything.
+func TestThinkSwitchBreaksTheCache(t *testing.T) {
+	system := api.Message{Role: "system", Content: strings.Repeat("You are lathe, a careful coding assistant. ", 40)}
+	tools := api.Tools{{Type: "function", Function: api.ToolFunction{Name: "read"}}}
+	turn1 := api.ChatRequest{Model: "qwen3:8b", Tools: tools, Messages: []api.Message{system, {Role: "user", Content: "Create test.txt"}}}
+	side := turn1
+	side.Messages = append(append([]api.Message(nil), turn1.Messages...),
+		api.Message{Role: "assistant", Content: "Done."}, api.Message{Role: "user", Content: "Title this conversation."})
+	turn2 := turn1
+	turn2.Messages = append(append([]api.Message(nil), turn1.Messages...),
+		api.Message{Role: "assistant", Content: "Done."}, api.Message{Role: "user", Content: "Thanks"})
+	thinking := func(m Model) Model { m.Capabilities = []string{CapCompletion, CapTools, CapThinking}; return m }
+	tests := []struct {
+		name      string
+		model     Model
+		sideThink *api.ThinkValue
+		wantMiss  bool
+	}{
+		{"alternating think values miss", thinking(Model{Name: "qwen3:8b", ThinkSwitch: true}), &api.ThinkValue{Value: false}, true},
+		{"the same value hits", thinking(Model{Name: "qwen3:8b", ThinkSwitch: true}), &api.ThinkValue{Value: true}, false},
+		{"a template without the switch hits", thinking(Model{Name: "qwen3:8b"}), &api.ThinkValue{Value: false}, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s := New(t, WithModels(tt.model))
+			s.Script(Reply{Content: "Done."}, Reply{Content: "Test file"}, Reply{Content: "You're welcome."})
+			c := newClient(t, s)
+			sideReq := side
+			sideReq.Think = tt.sideThink
+			var finals []api.Metrics
+			for i, req := range []api.ChatRequest{turn1, sideReq, turn2} {
+				res := chat(t.Context(), c, &req)
+				if res.err != nil || res.final == nil {
+					t.Fatalf("request %d: %v", i, res.err)
+				}
+				finals = append(finals, res.final.Metrics)
+			}
+			reqs := s.Requests()
+			// Up to the end of the system prompt and the "/" that both
+			// markers share, the prompts agree.
+			shared := len(RenderPrompt(api.ChatRequest{Tools: tools, Messages: []api.Message{system}})) - len("<|im_end|>\n<|im_start|>assistant\n")
+			sent := []api.ChatRequest{turn1, sideReq, turn2}
+			for i := 1; i <= 2; i++ {
+				common := commonPrefix(s.RenderPrompt(sent[i-1]), s.RenderPrompt(sent[i]))
+				switch {
+				case reqs[i].CachedTokens != common/4:
+					t.Errorf("request %d: %d tokens cached, want the common prefix's %d", i, reqs[i].CachedTokens, common/4)
+				case tt.wantMiss && common != shared+len("\n/"):
+					t.Errorf("request %d: the prompts share %d bytes, want %d: up to the think marker", i, common, shared+len("\n/"))
+				case !tt.wantMiss && common < shared+len("\n/no_think<|im_end|>\n<|im_start|>user\nCreate test.txt"):
+					t.Errorf("request %d: the prompts share %d bytes, want more than the system block and first message", i, common)
+				}
+				if evaluated(finals[i]) != reqs[i].PromptTokens-reqs[i].CachedTokens {
+					t.Errorf("request %d: prompt_eval_duration stands for %d tokens, want %d", i, evaluated(finals[i]), reqs[i].PromptTokens-reqs[i].CachedTokens)
+				}
+			}
+		})
+	}
+}
+
+func TestThinkSwitchRendering(t *testing.T) {
+	s := New(t, WithModels(
+		Model{Name: "thinky", Capabilities: []string{CapCompletion, CapTools, CapThinking}, ThinkSwitch: true},
+		Model{Name: "plain", ThinkSwitch: true},
+	))
+	withSystem := api.ChatRequest{Model: "thinky", Messages: []api.Message{{Role: "system", Content: "Be brief."}, {Role: "user", Content: "hi"}}}
+	noSystem := api.ChatRequest{Model: "thinky", Messages: []api.Message{{Role: "user", Content: "hi"}}}
+	think := func(req api.ChatRequest, v any) api.ChatRequest {
+		if v != nil {
+			req.Think = &api.ThinkValue{Value: v}
+		}
+		return req
+	}
+	tests := []struct {
+		name string
+		req  api.ChatRequest
+		want string
+	}{
+		{"unset means true", withSystem, "<|im_start|>system\nBe brief.\n/think<|im_end|>\n<|im_start|>user\nhi<|im_end|>\n<|im_start|>assistant\n"},
+		{"true", think(withSystem, true), "<|im_start|>system\nBe brief.\n/think<|im_end|>\n<|im_start|>user\nhi<|im_end|>\n<|im_start|>assistant\n"},
+		{"false", think(withSystem, false), "<|im_start|>system\nBe brief.\n/no_think<|im_end|>\n<|im_start|>user\nhi<|im_end|>\n<|im_start|>assistant\n"},
+		{"no system message", think(noSystem, false), "<|im_start|>system\n/no_think<|im_end|>\n<|im_start|>user\nhi<|im_end|>\n<|im_start|>assistant\n"},
+		{"no thinking capability", api.ChatRequest{Model: "plain", Messages: noSystem.Messages}, RenderPrompt(noSystem)},
+	}
+	for _, tt := range tests {
+		if got := s.RenderPrompt(tt.req); got != tt.want {
+			t.Errorf("%s: RenderPrompt\n%q\nwant\n%q", tt.name, got, tt.want)
+		}
+	}
+}
+
+func commonPrefix(a, b string) int {
+	n := 0
+	for n < len(a) && n < len(b) && a[n] == b[n] {
+		n++
+	}
+	return n
+}

@@ -37,7 +37,8 @@ type Reply struct {
 	// CallFormatCurrent.
 	CallFormat CallFormat `json:"call_format,omitempty"`
 	// DoneReason is the final line's done_reason; empty means "stop", or
-	// "length" when the request's num_predict cut the turn short.
+	// "length" when the request's num_predict (10 × num_ctx when unset)
+	// or, under shift:false, the context window cut the turn short.
 	DoneReason string `json:"done_reason,omitempty"`
 	// EvalCount, when non-zero, replaces the computed eval_count (one per
 	// thinking or content chunk plus each call's token estimate).
@@ -45,6 +46,17 @@ type Reply struct {
 	// PromptEvalCount, when non-zero, replaces the simulated
 	// prompt_eval_count.
 	PromptEvalCount int `json:"prompt_eval_count,omitempty"`
+	// Endless makes the model never stop: after Thinking and Content it
+	// writes Content's chunks again and again (Thinking's, when Content is
+	// empty), as a small model that never emits its end token does. The
+	// turn then ends where a real one would: at num_predict (10 × num_ctx
+	// when unset; also for num_predict 0, which a real runner leaves
+	// unbounded, so that a test cannot hang), at the full window under
+	// shift:false, at the 30-repeat guard (Content "a" loops on one
+	// token), or with a failure mode. With shift unset it shifts the
+	// context each time the window fills (Request.Shifts). Memory stays
+	// bounded: chunks are made as they are sent. It takes no tool calls.
+	Endless bool `json:"endless,omitempty"`
 
 	// Status makes the server answer with this HTTP status (400 to 599) and
 	// the JSON body {"error":Error} before any output.
@@ -133,6 +145,9 @@ func (r Reply) Validate() error {
 		if err := c.validate(); err != nil {
 			errs = append(errs, fmt.Errorf("tool_calls[%d]: %w", i, err))
 		}
+	}
+	if r.Endless && (len(r.ToolCalls) > 0 || r.Content == "" && r.Thinking == "") {
+		errs = append(errs, errors.New("endless needs content or thinking, and no tool_calls"))
 	}
 	if r.EvalCount < 0 || r.PromptEvalCount < 0 {
 		errs = append(errs, errors.New("eval_count and prompt_eval_count must not be negative"))

@@ -14,11 +14,16 @@ func (s *Server) respond(w http.ResponseWriter, r *http.Request, c chatCall, rep
 		return
 	}
 	load, promptCount, evaluated := s.evaluate(c)
+	defer s.release(c)
 	if reply.PromptEvalCount > 0 {
 		promptCount = reply.PromptEvalCount
 		evaluated = min(evaluated, promptCount)
 	}
-	t := s.plan(reply, c.numPredict)
+	t := s.plan(reply, c.density)
+	t.fit(c.limits(promptCount, reply.Endless), reply)
+	if t.shifts > 0 {
+		s.shifted(c, promptCount, t.shifts)
+	}
 	s.tick(load + time.Duration(evaluated)*promptTokenTime)
 	final := wireChunk{
 		Model:      c.req.Model,
@@ -38,21 +43,33 @@ func failing(reply Reply) bool {
 	return reply.ErrorLine != "" || reply.Drop || reply.Hang
 }
 
+// failsFirst reports whether reply's failure mode ends t: always, unless
+// the repeat guard ends the stream before it.
+func (t turn) failsFirst(reply Reply) bool {
+	return failing(reply) && (!t.repeatStop || reply.AfterChunks < t.sent)
+}
+
 // streamTurn writes the turn as NDJSON, or fails after reply.AfterChunks
-// chunks.
+// chunks. A turn the repeat guard ended has no done line: the stream just
+// ends, with HTTP 200 and no error.
 func (s *Server) streamTurn(w http.ResponseWriter, r *http.Request, c chatCall, reply Reply, t turn, final wireChunk) {
 	lw := &lineWriter{w: w}
-	for i, m := range t.chunks {
-		if failing(reply) && i == reply.AfterChunks {
+	fails := t.failsFirst(reply)
+	for i := range t.sent {
+		if fails && i == reply.AfterChunks {
 			break
 		}
-		chunk := wireChunk{Model: c.req.Model, CreatedAt: s.tick(time.Duration(t.costs[i]) * evalTokenTime), Message: m}
+		m, cost := t.chunk(i)
+		chunk := wireChunk{Model: c.req.Model, CreatedAt: s.tick(time.Duration(cost) * evalTokenTime), Message: m}
 		if err := lw.line(chunk); err != nil {
 			return // the client went away
 		}
 	}
-	if failing(reply) {
+	switch {
+	case fails:
 		s.failStream(w, r, c, reply, lw)
+		return
+	case t.repeatStop:
 		return
 	}
 	final.CreatedAt = s.tick(time.Duration(max(1, t.finalCost)) * evalTokenTime)
@@ -76,9 +93,13 @@ func (s *Server) failStream(w http.ResponseWriter, r *http.Request, c chatCall, 
 }
 
 // singleTurn answers stream:false: one object with the text concatenated and
-// every tool call, or the reply's failure.
+// every tool call, or the reply's failure. When the repeat guard ended the
+// turn, the object is ChatHandler's last chunk with the text gathered in:
+// done:false, no done_reason, no metrics, the calls only if the request
+// had tools.
 func (s *Server) singleTurn(w http.ResponseWriter, r *http.Request, c chatCall, reply Reply, t turn, final wireChunk) {
 	switch {
+	case !t.failsFirst(reply):
 	case reply.ErrorLine != "":
 		writeError(w, http.StatusInternalServerError, reply.ErrorLine)
 		return
@@ -90,10 +111,22 @@ func (s *Server) singleTurn(w http.ResponseWriter, r *http.Request, c chatCall, 
 	}
 	var content, thinking strings.Builder
 	var calls []wireToolCall
-	for _, m := range t.chunks {
+	spent := 0
+	for i := range t.sent {
+		m, cost := t.chunk(i)
 		content.WriteString(m.Content)
 		thinking.WriteString(m.Thinking)
 		calls = append(calls, m.ToolCalls...)
+		spent += cost
+	}
+	if t.repeatStop {
+		last := wireChunk{Model: c.req.Model, CreatedAt: s.tick(time.Duration(spent) * evalTokenTime)}
+		last.Message = wireMessage{Role: "assistant", Content: content.String(), Thinking: thinking.String()}
+		if len(c.req.Tools) > 0 {
+			last.Message.ToolCalls = calls
+		}
+		writeJSON(w, http.StatusOK, jsonUTF8, last)
+		return
 	}
 	final.Message.Content = content.String()
 	final.Message.Thinking = thinking.String()

@@ -1,6 +1,7 @@
 package ollamatest
 
 import (
+	"cmp"
 	"net/http"
 	"time"
 
@@ -41,30 +42,57 @@ func (s *Server) loadOnly(w http.ResponseWriter, c chatCall) {
 }
 
 // loadLocked makes sure c's model runs with c's num_ctx and returns the
-// runner and the load time: a cold load when the model was not loaded or ran
-// with another num_ctx (which empties the prompt cache), a warm one otherwise.
-// The caller holds s.mu.
+// runner and the load time: a cold load (Model.LoadDuration) when the model
+// was not loaded, ran with another num_ctx, or its keep_alive ran out on the
+// simulated clock (each of which empties the prompt cache), a warm one
+// otherwise. The caller holds s.mu.
 func (s *Server) loadLocked(c chatCall) (*runner, time.Duration) {
 	key := c.model.name.String()
 	r, load := s.runners[key], warmLoad
-	if r == nil || r.numCtx != c.numCtx {
-		r, load = &runner{model: c.model, numCtx: c.numCtx}, coldLoad
+	if r == nil || r.numCtx != c.numCtx || r.expired(s.clock) {
+		r, load = &runner{model: c.model, numCtx: c.numCtx}, cmp.Or(c.model.LoadDuration, coldLoad)
 		s.runners[key] = r
 	}
 	r.expires = expiry(s.clock, c.req.KeepAlive)
 	return r, load
 }
 
+// release starts c's model's keep_alive when c's reply is over, as the
+// scheduler does when a request finishes.
+func (s *Server) release(c chatCall) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if r := s.runners[c.model.name.String()]; r != nil && r.numCtx == c.numCtx {
+		r.expires = expiry(s.clock, c.req.KeepAlive)
+	}
+}
+
+// expired reports whether the scheduler has unloaded r by now: its
+// keep_alive ran out (keep_alive 0 with messages unloads it right after the
+// reply).
+func (r *runner) expired(now time.Time) bool {
+	return !now.Before(r.expires)
+}
+
 // evaluate loads c's model and returns the load time, the prompt_eval_count
 // and how many prompt tokens were evaluated (not cached), updating the
-// simulated prompt cache.
+// simulated prompt cache and c's Request.
 func (s *Server) evaluate(c chatCall) (load time.Duration, count, evaluated int) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	r, load := s.loadLocked(c)
-	count, evaluated = promptEval(r.prompt, c.prompt, c.numCtx, !s.cfg.noCache)
+	count, evaluated = promptEval(r.prompt, c.prompt, c.numCtx, !s.cfg.noCache, c.density)
 	r.prompt = c.prompt
+	s.requests[c.index].PromptTokens = count
+	s.requests[c.index].CachedTokens = count - evaluated
 	return load, count, evaluated
+}
+
+// noteEval records what the server computed for request index.
+func (s *Server) noteEval(index int, f func(*Request)) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	f(&s.requests[index])
 }
 
 // expiry is when a model loaded at now with keepAlive unloads: 5 minutes by
@@ -77,4 +105,48 @@ func expiry(now time.Time, keepAlive *api.Duration) time.Time {
 		return now.AddDate(100, 0, 0)
 	}
 	return now.Add(keepAlive.Duration)
+}
+
+// limits are what can end c's reply early, for a prompt of promptCount
+// tokens: num_predict as llm/server.go applies it (unset or negative, or
+// more than 10 × num_ctx, means 10 × num_ctx; 0 means none, except for an
+// Endless reply, which the fake always ends there), and the context window
+// with the runner's shift rule (ollamarunner: num_keep, unset 4 and
+// negative meaning the whole prompt, at most num_ctx - 1; a shift discards
+// (num_ctx - num_keep) / 2 tokens).
+func (c chatCall) limits(promptCount int, endless bool) limits {
+	predict := c.numPredict
+	if predict < 0 || predict > 10*c.numCtx || (predict == 0 && endless) {
+		predict = 10 * c.numCtx
+	}
+	return limits{
+		predict: predict,
+		window:  c.numCtx - promptCount,
+		shift:   c.shift,
+		discard: max((c.numCtx-c.keep(promptCount))/2, 1),
+		guard:   true,
+	}
+}
+
+// keep is the num_keep the runner applies to a prompt of promptCount tokens.
+func (c chatCall) keep(promptCount int) int {
+	keep := c.numKeep
+	if keep < 0 {
+		keep = promptCount
+	}
+	return max(0, min(keep, c.numCtx-1))
+}
+
+// shifted records that c's reply shifted the context n times. After a
+// shift the runner's cache holds the first num_keep tokens of the prompt
+// and the newer half of the window, so the next request shares only those
+// num_keep tokens with it.
+func (s *Server) shifted(c chatCall, promptCount, n int) {
+	keep := c.keep(promptCount)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.requests[c.index].Shifts = n
+	if r := s.runners[c.model.name.String()]; r != nil {
+		r.prompt = c.prompt[:min(len(c.prompt), bytesOfTokens(keep, c.density))]
+	}
 }

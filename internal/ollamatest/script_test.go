@@ -20,6 +20,7 @@ func TestLoadScriptRoundTrip(t *testing.T) {
 		{Content: "a b c", ErrorLine: "boom", AfterChunks: 1},
 		{Content: "a b c", Drop: true, AfterChunks: 2},
 		{Hang: true},
+		{Content: "And then? ", Endless: true, Drop: true, AfterChunks: 500},
 	}
 	data, err := json.MarshalIndent(replies, "", "  ")
 	if err != nil {
@@ -49,6 +50,8 @@ func TestLoadScriptErrors(t *testing.T) {
 		{"after_chunks alone", `[{"content":"a","after_chunks":1}]`, "needs error_line, drop or hang"},
 		{"unknown calls value", `[{"calls":"later"}]`, `calls "later"`},
 		{"unknown call format", `[{"call_format":"v1"}]`, `call_format "v1"`},
+		{"endless with calls", `[{"content":"a","endless":true,"tool_calls":[{"name":"f"}]}]`, "endless needs content or thinking, and no tool_calls"},
+		{"endless without text", `[{"endless":true}]`, "endless needs content"},
 		{"trailing data", `[] []`, "after top-level value"},
 		{"truncated", `[{"content":"a"}`, "unexpected end of JSON input"},
 	}

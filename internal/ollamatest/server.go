@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"io"
+	"math"
 	"math/rand/v2"
 	"net/http"
 	"net/http/httptest"
@@ -31,7 +32,8 @@ type Server struct {
 	pullable []entry
 	runners  map[string]*runner // loaded models, by fully qualified name
 	clock    time.Time
-	rng      *rand.Rand
+	rng      *rand.Rand // tool call ids
+	tagsRng  *rand.Rand // the order of /api/tags entries modified in the same second
 	waits    waitState
 }
 
@@ -46,6 +48,24 @@ type Request struct {
 	// Cancelled reports that a Hang reply saw this request's context end,
 	// which is how a client's cancellation shows on the server.
 	Cancelled bool
+
+	// For a chat request with messages to a local model, what the server
+	// computed (zero for any other request):
+
+	// PromptTokens is the prompt's token count: the prompt_eval_count sent
+	// (num_ctx when the prompt was silently truncated), or, for a request
+	// that failed before any output (a prompt too long for truncate:false,
+	// a Status reply), the whole rendered prompt's count.
+	PromptTokens int
+	// CachedTokens is how many of PromptTokens the simulated prompt cache
+	// served, the rest being evaluated (see the package documentation).
+	CachedTokens int
+	// Shifts is how many times the reply filled the context window and
+	// the runner shifted it (shift unset or true), silently: each shift
+	// keeps the first num_keep tokens (4 by default), discards the older
+	// half of the rest (the system prompt and tools first) and generation
+	// goes on. A real server leaves no trace of it in any reply.
+	Shifts int
 }
 
 // handler serves one route; index is the request's position in Requests.
@@ -59,6 +79,10 @@ type config struct {
 	pullable      []Model
 	noCache       bool
 	defaultNumCtx int
+	bytesPerToken float64
+	noCloud       bool
+	signedOut     bool
+	remotes       []string // OLLAMA_REMOTES
 }
 
 // WithModels sets the installed models, replacing DefaultModel.
@@ -85,15 +109,58 @@ func WithDefaultContext(numCtx int) Option {
 	return func(c *config) { c.defaultNumCtx = numCtx }
 }
 
+// WithBytesPerToken sets the density of the fake's tokenizer for every model
+// that sets no Model.BytesPerToken: b bytes of rendered prompt, of tool call
+// JSON or of streamed text make one token, rounded up. It decides
+// prompt_eval_count, eval_count (text streams in chunks of about b bytes,
+// one token each, see SplitTokens), the truncate:false check and when a
+// reply fills the context window. Real tokenizers give 1.9 to 3 bytes a
+// token on file listings, logs and digits, and 3 to 4 on prose and code.
+// Zero, the default, keeps the fixed rule: 4 bytes a token for prompts and
+// tool calls, one SplitPieces piece a token for text, the estimate lathe
+// itself makes, so a test then sees no estimate error.
+func WithBytesPerToken(b float64) Option {
+	return func(c *config) { c.bytesPerToken = b }
+}
+
+// WithoutCloud runs the server as OLLAMA_NO_CLOUD=1 does: POST /api/show
+// of a remote model (Model.RemoteHost) answers 403 "ollama cloud is
+// disabled: remote model details are unavailable" and a chat request for one
+// 403 "ollama cloud is disabled: remote model is unavailable". /api/tags
+// still lists them; local models are not affected.
+func WithoutCloud() Option {
+	return func(c *config) { c.noCloud = true }
+}
+
+// WithCloudSignedOut makes remote hosts refuse the server's key, as
+// ollama.com does when the server is not signed in: a chat request for a
+// remote model answers 401 {"error":"unauthorized","signin_url":"https://ollama.com/connect?name=...&key=..."},
+// which the official client returns as an api.AuthorizationError. It
+// consumes no scripted reply.
+func WithCloudSignedOut() Option {
+	return func(c *config) { c.signedOut = true }
+}
+
+// WithRemotes sets OLLAMA_REMOTES, the host names remote models may run on
+// ("ollama.com" by default). A chat request for a remote model on another
+// host answers 400 "this server cannot run this remote model".
+func WithRemotes(hosts ...string) Option {
+	return func(c *config) { c.remotes = hosts }
+}
+
 // New starts a fake server on loopback. Its cleanup, registered with
 // t.Cleanup, releases hanging replies, closes the server and fails the test
 // with t.Errorf if scripted replies were left unused. New uses only t's
 // Helper, Cleanup, Errorf and Fatalf methods.
 func New(t testing.TB, opts ...Option) *Server {
 	t.Helper()
-	cfg := config{models: []Model{DefaultModel()}, defaultNumCtx: 4096}
+	cfg := config{models: []Model{DefaultModel()}, defaultNumCtx: 4096, remotes: []string{"ollama.com"}}
 	for _, opt := range opts {
 		opt(&cfg)
+	}
+	if b := cfg.bytesPerToken; b < 0 || math.IsNaN(b) || math.IsInf(b, 0) {
+		t.Fatalf("ollamatest: WithBytesPerToken(%v): want a positive number, or 0", b)
+		cfg.bytesPerToken = 0
 	}
 	s := &Server{
 		t:       t,
@@ -102,6 +169,7 @@ func New(t testing.TB, opts ...Option) *Server {
 		runners: make(map[string]*runner),
 		clock:   startTime,
 		rng:     rand.New(rand.NewPCG(1, 2)),
+		tagsRng: rand.New(rand.NewPCG(3, 4)),
 	}
 	s.waits.changed = make(chan struct{})
 	var err error
@@ -120,7 +188,11 @@ func New(t testing.TB, opts ...Option) *Server {
 func entries(models []Model) ([]entry, error) {
 	out := make([]entry, 0, len(models))
 	for i, m := range models {
-		e, err := newEntry(m, modelTime.Add(-time.Duration(i)*time.Hour))
+		modified := m.ModifiedAt
+		if modified.IsZero() {
+			modified = modelTime.Add(-time.Duration(i) * time.Hour)
+		}
+		e, err := newEntry(m, modified.In(localZone))
 		if err != nil {
 			return nil, err
 		}

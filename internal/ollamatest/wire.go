@@ -23,11 +23,13 @@ const (
 // order), with tool calls whose id and index can be left out as old servers
 // did. TestWireChunkMatchesAPI keeps the two in step.
 type wireChunk struct {
-	Model      string      `json:"model"`
-	CreatedAt  time.Time   `json:"created_at"`
-	Message    wireMessage `json:"message"`
-	Done       bool        `json:"done"`
-	DoneReason string      `json:"done_reason,omitempty"`
+	Model       string      `json:"model"`
+	RemoteModel string      `json:"remote_model,omitempty"`
+	RemoteHost  string      `json:"remote_host,omitempty"`
+	CreatedAt   time.Time   `json:"created_at"`
+	Message     wireMessage `json:"message"`
+	Done        bool        `json:"done"`
+	DoneReason  string      `json:"done_reason,omitempty"`
 	api.Metrics
 }
 
