@@ -14,6 +14,7 @@ var (
 	ErrNoModel         = errors.New("no suitable model installed")
 	ErrContextOverflow = errors.New("context window exceeded")
 	ErrStreamBroken    = errors.New("reply stream broken")
+	ErrRepeating       = errors.New("model repeating itself")
 	ErrServer          = errors.New("server error")
 )
 

@@ -106,6 +106,12 @@ type ModelInfo struct {
 	// NumCtx is the context window lathe uses with the model: every
 	// request asks for it, and the conversation is kept within it.
 	NumCtx int
+	// Remote is the host a remote (cloud) model runs on; empty for a
+	// model the server runs itself.
+	Remote string
+	// Skipped are the models a default choice passed over because the
+	// server could not describe them, each with why ("name: reason").
+	Skipped []string
 }
 
 // Has reports whether the model lists capability c. A model that lists
@@ -113,6 +119,10 @@ type ModelInfo struct {
 func (m ModelInfo) Has(c string) bool {
 	return m.Capabilities == nil || slices.Contains(m.Capabilities, c)
 }
+
+// Lists reports whether the model lists capability c: no benefit of the
+// doubt.
+func (m ModelInfo) Lists(c string) bool { return slices.Contains(m.Capabilities, c) }
 
 // ModelSummary is an installed model as a picker shows it.
 type ModelSummary struct {
@@ -122,6 +132,12 @@ type ModelSummary struct {
 	Size          int64  // bytes on disk
 	// Tools reports whether the model can call tools.
 	Tools bool
+	// Remote is the host a remote (cloud) model runs on; empty for a
+	// local one.
+	Remote string
+	// Broken says why the server could not describe the model; empty
+	// when it could.
+	Broken string
 }
 
 // PullProgress is one step of a model download.

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"net"
 	"net/http"
+	"strconv"
 	"strings"
 
 	"github.com/ollama/ollama/api"
@@ -61,7 +62,14 @@ func (c *Client) statusFailure(se api.StatusError, model string) error {
 		msg = se.Status
 	}
 	if se.StatusCode == http.StatusNotFound || se.StatusCode == http.StatusMethodNotAllowed {
-		return provider.Errorf(provider.ErrServer, se, "the server at %s does not look like Ollama (%s: %s)", c.base, se.Status, msg)
+		hint := ""
+		if strings.HasSuffix(strings.TrimRight(c.base, "/"), "/api") {
+			hint = `: OLLAMA_HOST names the server, without "/api"`
+		}
+		if !strings.HasPrefix(msg, strconv.Itoa(se.StatusCode)) {
+			msg = strconv.Itoa(se.StatusCode) + " " + msg
+		}
+		return provider.Errorf(provider.ErrServer, se, "no Ollama API at %s (it answered %q)%s", c.base, msg, hint)
 	}
 	return provider.Errorf(provider.ErrServer, se, "Ollama answered %d: %s", se.StatusCode, msg)
 }

@@ -1,7 +1,9 @@
 package ollama
 
 import (
+	"cmp"
 	"context"
+	"fmt"
 	"slices"
 	"strings"
 
@@ -11,24 +13,29 @@ import (
 )
 
 // Model implements provider.Provider: it asks /api/show about the model
-// (the configured one, else the first installed model with tool support),
-// checks that it can chat with tools, and chooses num_ctx: the configured
-// value, capped at the model's trained context length.
+// (the configured one, else the default choice: see chooseModel), checks
+// that it can chat with tools, and chooses num_ctx: the configured value,
+// capped at the model's trained context length. A model named explicitly
+// that lists no capabilities (an old server) gets the benefit of the
+// doubt.
 func (c *Client) Model(ctx context.Context, name string) (provider.ModelInfo, error) {
 	var show *api.ShowResponse
+	var skipped []string
 	var err error
 	if name == "" {
-		name, show, err = c.chooseModel(ctx)
+		name, show, skipped, err = c.chooseModel(ctx)
 	} else {
 		show, err = c.api.Show(ctx, &api.ShowRequest{Model: name})
 	}
 	if err != nil {
-		return provider.ModelInfo{Name: name}, c.classify(err, name)
+		return provider.ModelInfo{Name: name, Skipped: skipped}, c.classify(err, name)
 	}
 	info := provider.ModelInfo{
 		Name:          name,
 		Capabilities:  capabilities(show),
 		ContextLength: contextLength(show.ModelInfo),
+		Remote:        show.RemoteHost,
+		Skipped:       skipped,
 	}
 	if !info.Has("completion") {
 		return info, provider.Errorf(provider.ErrNoToolSupport, nil,
@@ -51,10 +58,20 @@ type installedModel struct {
 	err  error // /api/show failed for this model
 }
 
-// installed lists the installed models, in the server's order, asking
-// /api/show about each: the one listing both the choice of a model and the
-// picker use.
-func (c *Client) installed(ctx context.Context) ([]installedModel, error) {
+// remote is the host a remote model runs on, from the listing or from
+// /api/show; empty for a local model.
+func (m installedModel) remote() string {
+	if m.RemoteHost != "" || m.show == nil {
+		return m.RemoteHost
+	}
+	return m.show.RemoteHost
+}
+
+// installed lists the installed models, newest first, ties (the server
+// sorts to the second, ties in random order) by name: the order does not
+// change from one call to the next. With show, it asks /api/show about
+// each: the listing both the default choice and the picker use.
+func (c *Client) installed(ctx context.Context, show bool) ([]installedModel, error) {
 	list, err := c.api.List(ctx)
 	if err != nil {
 		return nil, err
@@ -62,57 +79,99 @@ func (c *Client) installed(ctx context.Context) ([]installedModel, error) {
 	out := make([]installedModel, len(list.Models))
 	for i, m := range list.Models {
 		out[i].ListModelResponse = m
-		out[i].show, out[i].err = c.api.Show(ctx, &api.ShowRequest{Model: m.Name})
+	}
+	slices.SortStableFunc(out, func(a, b installedModel) int {
+		if c := b.ModifiedAt.Compare(a.ModifiedAt); c != 0 {
+			return c
+		}
+		return cmp.Compare(a.Name, b.Name)
+	})
+	if show {
+		for i := range out {
+			out[i].show, out[i].err = c.api.Show(ctx, &api.ShowRequest{Model: out[i].Name})
+		}
 	}
 	return out, nil
 }
 
-// chooseModel returns the first installed model whose capabilities include
-// tools.
-func (c *Client) chooseModel(ctx context.Context) (string, *api.ShowResponse, error) {
-	list, err := c.installed(ctx)
+// chooseModel picks the default model: the newest installed model (ties
+// by name) that runs on this server (never a remote or cloud model: the
+// project's files would leave the machine) and lists both the completion
+// and the tools capabilities. A model the server cannot describe is
+// passed over and named in skipped, as is a model that lists no
+// capabilities: only a model named explicitly gets the benefit of the
+// doubt.
+func (c *Client) chooseModel(ctx context.Context) (name string, show *api.ShowResponse, skipped []string, err error) {
+	list, err := c.installed(ctx, false)
 	if err != nil {
-		return "", nil, err
+		return "", nil, nil, err
 	}
 	if len(list) == 0 {
-		return "", nil, provider.Errorf(provider.ErrNoModel, nil, "no model is installed in Ollama at %s: run \"ollama pull %s\"", c.base, SuggestedModel)
+		return "", nil, nil, provider.Errorf(provider.ErrNoModel, nil, "no model is installed in Ollama at %s: run \"ollama pull %s\"", c.base, SuggestedModel)
 	}
-	var names []string
+	var local, unknown []string
 	for _, m := range list {
-		if m.err != nil {
-			return "", nil, m.err
+		if m.remote() != "" {
+			continue
 		}
-		caps := capabilities(m.show)
-		if caps == nil || slices.Contains(caps, "tools") && slices.Contains(caps, "completion") {
-			return m.Name, m.show, nil
+		show, err := c.api.Show(ctx, &api.ShowRequest{Model: m.Name})
+		if err != nil {
+			skipped = append(skipped, fmt.Sprintf("%s: %s", m.Name, c.classify(err, m.Name)))
+			continue
 		}
-		names = append(names, m.Name)
+		if show.RemoteHost != "" {
+			continue
+		}
+		caps := capabilities(show)
+		switch {
+		case slices.Contains(caps, "tools") && slices.Contains(caps, "completion"):
+			return m.Name, show, skipped, nil
+		case caps == nil:
+			unknown = append(unknown, m.Name)
+		}
+		local = append(local, m.Name)
 	}
-	return "", nil, provider.Errorf(provider.ErrNoModel, nil,
-		"none of the installed models (%s) supports tool calling: run \"ollama pull %s\" or pass a model with -m",
-		strings.Join(names, ", "), SuggestedModel)
+	msg := "none of the installed models supports tool calling"
+	switch {
+	case len(local) == 0 && len(skipped) == 0:
+		msg = "every installed model is a remote (cloud) model, which lathe does not pick by itself"
+	case len(local) > 0:
+		msg = fmt.Sprintf("none of the installed models (%s) supports tool calling", strings.Join(local, ", "))
+	}
+	if len(unknown) > 0 {
+		msg += fmt.Sprintf(" (%s list no capabilities: name one with -m to try it)", strings.Join(unknown, ", "))
+	}
+	if len(skipped) > 0 {
+		msg += "; Ollama could not describe " + strings.Join(skipped, "; ")
+	}
+	return "", nil, skipped, provider.Errorf(provider.ErrNoModel, nil,
+		"%s: run \"ollama pull %s\" or pass a model with -m", msg, SuggestedModel)
 }
 
-// Models implements provider.Provider: the installed models, in the
-// server's order, with whether each supports tools.
+// Models implements provider.Provider: the installed models, in the order
+// of the default choice, with whether each supports tools, runs remotely,
+// or could not be described.
 func (c *Client) Models(ctx context.Context) ([]provider.ModelSummary, error) {
-	list, err := c.installed(ctx)
+	list, err := c.installed(ctx, true)
 	if err != nil {
 		return nil, c.classify(err, "")
 	}
 	out := make([]provider.ModelSummary, 0, len(list))
 	for _, m := range list {
-		if m.err != nil {
-			return nil, c.classify(m.err, m.Name)
-		}
-		caps := capabilities(m.show)
-		out = append(out, provider.ModelSummary{
+		sum := provider.ModelSummary{
 			Name:          m.Name,
 			ParameterSize: m.Details.ParameterSize,
 			Quantization:  m.Details.QuantizationLevel,
 			Size:          m.Size,
-			Tools:         caps == nil || slices.Contains(caps, "tools"),
-		})
+			Remote:        m.remote(),
+		}
+		if m.err != nil {
+			sum.Broken = c.classify(m.err, m.Name).Error()
+		} else {
+			caps := capabilities(m.show)
+			sum.Tools = caps == nil || slices.Contains(caps, "tools")
+		}
+		out = append(out, sum)
 	}
 	return out, nil
 }

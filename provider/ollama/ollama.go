@@ -9,6 +9,7 @@ import (
 	"maps"
 	"net/http"
 	"net/url"
+	"strings"
 	"time"
 
 	"github.com/ollama/ollama/api"
@@ -50,11 +51,16 @@ var (
 
 // New returns a client of the server at opts.URL.
 func New(opts Options) *Client {
-	hc := opts.HTTP
-	if hc == nil {
-		hc = &http.Client{}
+	var hc http.Client
+	if opts.HTTP != nil {
+		hc = *opts.HTTP
 	}
-	return &Client{api: api.NewClient(opts.URL, hc), base: opts.URL.String(), opts: opts}
+	base := hc.Transport
+	if base == nil {
+		base = http.DefaultTransport
+	}
+	hc.Transport = lineTransport{base}
+	return &Client{api: api.NewClient(opts.URL, &hc), base: opts.URL.String(), opts: opts}
 }
 
 // URL is the server's base URL.
@@ -62,8 +68,13 @@ func (c *Client) URL() string { return c.base }
 
 // request is the wire form of req. Everything but the messages is the same
 // value for every request of a session, so requests stay append-only.
+//
+// truncate:false makes a prompt too long for the window a 400 instead of
+// the server dropping its oldest messages; shift:false makes a reply that
+// fills the window stop there (done_reason "length") instead of the
+// server discarding the system prompt and tools to make room and going on.
 func (c *Client) request(req *provider.Request) *api.ChatRequest {
-	stream, truncate := true, false
+	stream, truncate, shift := true, false, false
 	options := c.opts.Options.Map(req.Model.NumCtx)
 	if req.MaxTokens > 0 {
 		options = maps.Clone(options)
@@ -77,6 +88,7 @@ func (c *Client) request(req *provider.Request) *api.ChatRequest {
 		Options:   options,
 		KeepAlive: &api.Duration{Duration: c.opts.KeepAlive},
 		Truncate:  &truncate,
+		Shift:     &shift,
 		Format:    req.Format,
 	}
 	if req.Think != nil {
@@ -85,13 +97,30 @@ func (c *Client) request(req *provider.Request) *api.ChatRequest {
 	return out
 }
 
+// repeatStop is how many times in a row Ollama lets a model write the same
+// token (spaces around it ignored) before it ends the reply, silently: the
+// stream stops without its done line, as when the connection breaks.
+const repeatStop = 30
+
 // Chat implements provider.Provider. A stream that ends without its done
 // line is a failure, not an answer: the official client returns nil when
-// the connection simply closes.
+// the connection simply closes. When its last tokens were one token over
+// and over, it was the server's guard against a looping model.
 func (c *Client) Chat(ctx context.Context, req *provider.Request, fn func(provider.Chunk) error) error {
 	done := false
-	err := c.api.Chat(ctx, c.request(req), func(r api.ChatResponse) error {
+	// The last token, trimmed, and how many times in a row it came; as in
+	// the server's guard, the run starts from an empty token.
+	last, run := "", 1
+	var note streamNote
+	err := c.api.Chat(withNote(ctx, &note), c.request(req), func(r api.ChatResponse) error {
 		done = done || r.Done
+		if tok := r.Message.Content + r.Message.Thinking; tok != "" {
+			if t := strings.TrimSpace(tok); t == last {
+				run++
+			} else {
+				last, run = t, 1
+			}
+		}
 		return fn(chunk(r))
 	})
 	switch {
@@ -99,6 +128,12 @@ func (c *Client) Chat(ctx context.Context, req *provider.Request, fn func(provid
 		return ctx.Err()
 	case err != nil:
 		return c.chatFailure(err, req.Model.Name)
+	case !done && note.tooLong:
+		return provider.Errorf(provider.ErrStreamBroken, nil,
+			"the reply from Ollama stopped: one of its lines was longer than %d MB, the most lathe reads", maxLine/1_000_000)
+	case !done && run > repeatStop:
+		return provider.Errorf(provider.ErrRepeating, nil,
+			"the model kept repeating itself: Ollama stopped its reply after the same token came %d times in a row (rephrase the request, or try another model)", run)
 	case !done:
 		return provider.Errorf(provider.ErrStreamBroken, nil,
 			"the reply from Ollama stopped before it was complete (the connection closed without a final message); try again")

@@ -91,7 +91,18 @@ func TestNotOllama(t *testing.T) {
 	other := httptest.NewServer(http.NotFoundHandler())
 	defer other.Close()
 	_, err := newClient(t, other.URL).Model(t.Context(), "qwen3:8b")
-	if !errors.Is(err, provider.ErrServer) || !strings.Contains(err.Error(), "does not look like Ollama") {
-		t.Errorf("err = %v, want a message that the server is not Ollama", err)
+	if want := "no Ollama API at " + other.URL + ` (it answered "404 page not found")`; !errors.Is(err, provider.ErrServer) || err.Error() != want {
+		t.Errorf("err = %v, want %q", err, want)
+	}
+}
+
+// TestHostWithAPIPath: OLLAMA_HOST=http://host:port/api asks for
+// /api/api/...; the message says what to drop.
+func TestHostWithAPIPath(t *testing.T) {
+	srv := ollamatest.New(t)
+	_, err := newClient(t, srv.URL()+"/api").Model(t.Context(), "")
+	want := "no Ollama API at " + srv.URL() + `/api (it answered "404 page not found"): OLLAMA_HOST names the server, without "/api"`
+	if err == nil || err.Error() != want {
+		t.Errorf("err = %v, want %q", err, want)
 	}
 }

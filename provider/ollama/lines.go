@@ -1,0 +1,120 @@
+package ollama
+
+import (
+	"bufio"
+	"context"
+	"io"
+	"net/http"
+	"strings"
+)
+
+// The official client reads a reply stream line by line and gives up on a
+// line it cannot parse with that line as the error's whole text, an empty
+// one for an empty line; it stops without an error at a line longer than
+// its buffer. lines sits under it, in the HTTP transport, and keeps both
+// from reaching the user as a riddle: blank lines, which NDJSON allows
+// between objects, are dropped, and a line too long to be read is noted
+// for Chat to report.
+
+// maxLine is the longest line the official client reads (its
+// maxBufferSize: 8 MB, in decimal megabytes).
+const maxLine = 8_000_000
+
+// streamNote is what the transport noticed of one reply stream.
+type streamNote struct {
+	tooLong bool // a line was longer than the client can read
+}
+
+type noteKey struct{}
+
+// withNote returns ctx carrying n, for the transport to fill in.
+func withNote(ctx context.Context, n *streamNote) context.Context {
+	return context.WithValue(ctx, noteKey{}, n)
+}
+
+// lineTransport drops blank lines from NDJSON bodies.
+type lineTransport struct{ base http.RoundTripper }
+
+func (t lineTransport) RoundTrip(req *http.Request) (*http.Response, error) {
+	resp, err := t.base.RoundTrip(req)
+	if err != nil || !strings.HasPrefix(resp.Header.Get("Content-Type"), "application/x-ndjson") {
+		return resp, err
+	}
+	note, _ := req.Context().Value(noteKey{}).(*streamNote)
+	if note == nil {
+		note = &streamNote{}
+	}
+	resp.Body = &lineFilter{r: bufio.NewReaderSize(resp.Body, 64<<10), body: resp.Body, note: note, atStart: true}
+	return resp, nil
+}
+
+// lineFilter passes a body through but for its blank lines (spaces, tabs
+// and carriage returns only).
+type lineFilter struct {
+	r       *bufio.Reader
+	body    io.Closer
+	note    *streamNote
+	pending []byte // what to pass on before reading more
+	atStart bool   // the next byte starts a line
+	lineLen int    // bytes of the current line passed on
+}
+
+func (f *lineFilter) Read(p []byte) (int, error) {
+	for len(f.pending) == 0 {
+		if err := f.fill(); err != nil {
+			return 0, err
+		}
+	}
+	n := copy(p, f.pending)
+	f.pending = f.pending[n:]
+	return n, nil
+}
+
+// fill sets pending to the next bytes to pass on; it may set none.
+func (f *lineFilter) fill() error {
+	if f.atStart {
+		// Skip the blanks that start the line; a line of blanks only is
+		// dropped, newline and all.
+		var blank []byte
+		for {
+			b, err := f.r.ReadByte()
+			if err != nil {
+				return err
+			}
+			switch b {
+			case ' ', '\t', '\r':
+				blank = append(blank, b)
+				continue
+			case '\n':
+				blank = blank[:0]
+				continue
+			}
+			f.pending = append(blank, b)
+			f.atStart, f.lineLen = false, len(f.pending)
+			return nil
+		}
+	}
+	chunk, err := f.r.ReadSlice('\n')
+	if len(chunk) > 0 {
+		f.pending = chunk
+		f.lineLen += len(chunk)
+		end := chunk[len(chunk)-1] == '\n'
+		if f.lineLen-boolInt(end) >= maxLine {
+			f.note.tooLong = true // the client's buffer cannot hold it
+		}
+		if end {
+			f.atStart, f.lineLen = true, 0
+		}
+		return nil
+	}
+	return err
+}
+
+func (f *lineFilter) Close() error { return f.body.Close() }
+
+func boolInt(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
