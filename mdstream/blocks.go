@@ -12,8 +12,8 @@ import (
 // The splitter reads each complete line once, keeping a little state (the
 // kind of the open block, an open code fence, blank lines seen), and from it
 // proposes candidate boundaries: a line that probably starts a new top-level
-// block. A candidate is only accepted after goldmark, the parser glamour
-// renders with, confirms it on the open block's text: parsed with the
+// block. A candidate is only accepted after goldmark, the parser the
+// renderer reads with, confirms it on the open block's text: parsed with the
 // candidate line, the open block must gain exactly one top-level block. The
 // line heuristics keep parsing rare; the parse keeps them honest, so that a
 // misjudged fence or a badly indented list can cost caching but never change
