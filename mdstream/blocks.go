@@ -21,11 +21,10 @@ import (
 // tell (a letter after a blank line, say), the block ends before the line
 // is complete.
 //
-// A boundary is also refused around HTML blocks and after definition lists:
-// glamour puts no blank line before an HTML block, and goldmark adds a later
-// term and definition to a definition list, even after a blank line. Once a
-// link reference definition appears (it may serve links anywhere in the
-// text) no block is ever finished again: see Markdown.
+// A boundary is also refused after a definition list: goldmark adds a later
+// term and definition to it, even after a blank line. Once a link
+// reference definition appears (it may serve links anywhere in the text)
+// no block is ever finished again: see Doc.
 
 // mdState is the kind of the open block, as far as line heuristics can tell.
 type mdState int
@@ -183,14 +182,10 @@ func (s *mdSplitter) candidate(ind int, rest string) bool {
 func (s *mdSplitter) confirm(text string, from, to int) bool {
 	before := s.kinds(text[s.start:from])
 	with := s.kinds(text[s.start:to])
-	if len(with) != len(before)+1 || with[len(with)-1] == ast.KindHTMLBlock {
+	if len(with) != len(before)+1 {
 		return false
 	}
-	if n := len(before); n > 0 {
-		last := before[n-1]
-		return last != ast.KindHTMLBlock && last != east.KindDefinitionList
-	}
-	return true
+	return len(before) == 0 || before[len(before)-1] != east.KindDefinitionList
 }
 
 // open reads the first line of a block.
