@@ -11,7 +11,7 @@ import (
 //
 //	go test -run '^$' -bench 'Stream' -benchtime 1x ./mdstream/
 //
-// (the naive cases take tens of seconds: that is the point).
+// (the naive cases take seconds: that is the point).
 
 const (
 	benchWidth      = 100
