@@ -5,15 +5,13 @@ import (
 	"slices"
 	"strings"
 	"testing"
-
-	"charm.land/glamour/v2"
 )
 
 // Benchmarks of streaming a ~4,000-token (~16 KB) answer. Run with
 //
 //	go test -run '^$' -bench 'Stream' -benchtime 1x ./mdstream/
 //
-// (the naive cases take tens of seconds: that is the point).
+// (the naive cases take seconds: that is the point).
 
 const (
 	benchWidth      = 100
@@ -35,20 +33,15 @@ type incrementalStreamer struct{ m *Doc }
 func (s incrementalStreamer) add(token string) { s.m.Append(token) }
 func (s incrementalStreamer) lines() []string  { return s.m.Lines(benchWidth) }
 
-// naiveStreamer renders the whole text so far with glamour every frame,
-// with the same post-processing.
+// naiveStreamer renders the whole text so far every frame.
 type naiveStreamer struct {
-	tr   *glamour.TermRenderer
+	r    *Renderer
 	text *strings.Builder
 }
 
 func (s naiveStreamer) add(token string) { s.text.WriteString(token) }
 func (s naiveStreamer) lines() []string {
-	out, err := s.tr.Render(s.text.String())
-	if err != nil {
-		panic(err)
-	}
-	return mdChunkOf(out).lines
+	return s.r.render(s.text.String(), benchWidth).lines
 }
 
 // benchStreamers returns constructors of both streamers, sharing one
@@ -58,14 +51,9 @@ func benchStreamers(b *testing.B, answer string) map[string]func() benchStreamer
 	warm := NewDoc(r)
 	warm.Append(answer)
 	warm.Lines(benchWidth)
-	tr, err := glamour.NewTermRenderer(glamour.WithStandardStyle("dark"),
-		glamour.WithWordWrap(benchWidth), glamour.WithChromaFormatter(mdChromaFormatter))
-	if err != nil {
-		b.Fatal(err)
-	}
 	return map[string]func() benchStreamer{
 		"incremental": func() benchStreamer { return incrementalStreamer{NewDoc(r)} },
-		"naive":       func() benchStreamer { return naiveStreamer{tr, &strings.Builder{}} },
+		"naive":       func() benchStreamer { return naiveStreamer{r, &strings.Builder{}} },
 	}
 }
 

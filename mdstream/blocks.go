@@ -12,8 +12,8 @@ import (
 // The splitter reads each complete line once, keeping a little state (the
 // kind of the open block, an open code fence, blank lines seen), and from it
 // proposes candidate boundaries: a line that probably starts a new top-level
-// block. A candidate is only accepted after goldmark, the parser glamour
-// renders with, confirms it on the open block's text: parsed with the
+// block. A candidate is only accepted after goldmark, the parser the
+// renderer reads with, confirms it on the open block's text: parsed with the
 // candidate line, the open block must gain exactly one top-level block. The
 // line heuristics keep parsing rare; the parse keeps them honest, so that a
 // misjudged fence or a badly indented list can cost caching but never change
@@ -21,11 +21,10 @@ import (
 // tell (a letter after a blank line, say), the block ends before the line
 // is complete.
 //
-// A boundary is also refused around HTML blocks and after definition lists:
-// glamour puts no blank line before an HTML block, and goldmark adds a later
-// term and definition to a definition list, even after a blank line. Once a
-// link reference definition appears (it may serve links anywhere in the
-// text) no block is ever finished again: see Markdown.
+// A boundary is also refused after a definition list: goldmark adds a later
+// term and definition to it, even after a blank line. Once a link
+// reference definition appears (it may serve links anywhere in the text)
+// no block is ever finished again: see Doc.
 
 // mdState is the kind of the open block, as far as line heuristics can tell.
 type mdState int
@@ -183,14 +182,10 @@ func (s *mdSplitter) candidate(ind int, rest string) bool {
 func (s *mdSplitter) confirm(text string, from, to int) bool {
 	before := s.kinds(text[s.start:from])
 	with := s.kinds(text[s.start:to])
-	if len(with) != len(before)+1 || with[len(with)-1] == ast.KindHTMLBlock {
+	if len(with) != len(before)+1 {
 		return false
 	}
-	if n := len(before); n > 0 {
-		last := before[n-1]
-		return last != ast.KindHTMLBlock && last != east.KindDefinitionList
-	}
-	return true
+	return len(before) == 0 || before[len(before)-1] != east.KindDefinitionList
 }
 
 // open reads the first line of a block.

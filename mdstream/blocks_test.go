@@ -85,9 +85,14 @@ func TestSplitterBlocks(t *testing.T) {
 			[]string{"Term\n\n: def\n\nnext\n\n"}, "last\n",
 		},
 		{
-			"no boundary around HTML",
+			"HTML blocks are blocks like the others",
 			"a\n\n<div>\nx\n</div>\n\nb\n\nc\n",
-			[]string{"a\n\n<div>\nx\n</div>\n\nb\n\n"}, "c\n",
+			[]string{"a\n\n", "<div>\nx\n</div>\n\n", "b\n\n"}, "c\n",
+		},
+		{
+			"blank lines inside an HTML comment",
+			"a\n\n<!--\n\nnot a paragraph\n\n-->\n\nb\n\nc\n",
+			[]string{"a\n\n", "<!--\n\nnot a paragraph\n\n-->\n\n", "b\n\n"}, "c\n",
 		},
 		{
 			"indented code goes on past blank lines",

@@ -1,7 +1,7 @@
 // Package mdstream renders markdown as it streams in: a message is split
 // into top-level blocks as its text arrives, finished blocks are rendered
-// with glamour once and cached, and only the open tail is rendered again, so
-// the cost of a token does not grow with the message.
+// once and cached, and only the open tail is rendered again, so the cost of
+// a token does not grow with the message.
 package mdstream
 
 import "strings"
@@ -11,10 +11,9 @@ import "strings"
 // a block is finished once a later block has started and nothing can change
 // it any more. Finished blocks are rendered once per width and cached; only
 // the open tail after them is rendered again, at most once per Lines call and
-// only if it changed. The lines equal, line for line, glamour's render of the
-// whole text post-processed the same way: padding trimmed from the end of
-// every line and escape sequences normalised (trimPadding), blank lines
-// around the document dropped.
+// only if it changed. The lines equal, line for line, the render of the
+// whole text: blocks are laid out on their own, one blank line between two,
+// so a block rendered alone gives the lines it has in the whole.
 //
 // Once a link reference definition ("[x]: https://...") appears, which may
 // serve links in any block, the whole text becomes the tail: correctness
@@ -32,12 +31,11 @@ type Doc struct {
 	finished    bool      // Finish made the tail a block and nothing came after
 	finishBlock bool      // the last block was made by Finish
 
-	width       int      // wrap width of out
-	out         []string // lines of blocks[:shown], then of the tail
-	shown       int      // blocks whose lines are in out
-	prefix      int      // len(out) taken by blocks[:shown]
-	prefixTrail int      // blank lines glamour puts after the last of them
-	tailShown   bool     // out ends with the tail as rendered now
+	width     int      // wrap width of out
+	out       []string // lines of blocks[:shown], then of the tail
+	shown     int      // blocks whose lines are in out
+	prefix    int      // len(out) taken by blocks[:shown]
+	tailShown bool     // out ends with the tail as rendered now
 }
 
 // mdBlock is one finished block, or the tail, and its render.
@@ -78,8 +76,8 @@ func (m *Doc) Append(s string) {
 }
 
 // Finish marks the text complete: the tail becomes a finished block (an
-// unclosed code fence stays a code block running to the end, as glamour
-// renders it). If the tail is already rendered, that render is kept.
+// unclosed code fence stays a code block running to the end, as the
+// parser reads it). If the tail is already rendered, that render is kept.
 func (m *Doc) Finish() {
 	if m.finished {
 		return
@@ -103,7 +101,7 @@ func (m *Doc) unfinish() {
 	}
 }
 
-// Style is the glamour style the doc is rendered in.
+// Style is the name of the style the doc is rendered in.
 func (m *Doc) Style() string { return m.r.Style() }
 
 // Text returns the markdown appended so far.
@@ -132,7 +130,7 @@ func (m *Doc) Lines(width int) []string {
 		if b.width != width {
 			b.chunk, b.width = m.r.render(m.blockText(m.shown), width), width
 		}
-		m.out, m.prefixTrail = appendMDChunk(m.out[:m.prefix], m.prefixTrail, b.chunk)
+		m.out = appendMDChunk(m.out[:m.prefix], b.chunk)
 		m.prefix = len(m.out)
 		m.tailShown = false
 	}
@@ -144,7 +142,7 @@ func (m *Doc) Lines(width int) []string {
 		if m.tail.width != width {
 			m.tail.chunk, m.tail.width = m.r.render(m.text.String()[start:], width), width
 		}
-		m.out, _ = appendMDChunk(m.out, m.prefixTrail, m.tail.chunk)
+		m.out = appendMDChunk(m.out, m.tail.chunk)
 	}
 	m.tailShown = true
 	return m.out[:len(m.out):len(m.out)]
@@ -171,29 +169,19 @@ func (m *Doc) blockText(i int) string {
 // (rendering only those whose width changed).
 func (m *Doc) resetJoin() {
 	m.out = m.out[:0]
-	m.shown, m.prefix, m.prefixTrail = 0, 0, 0
+	m.shown, m.prefix = 0, 0
 	m.tailShown = false
 }
 
-// appendMDChunk appends the lines of c to lines, separated from the lines
-// before by as many blank lines as glamour puts between the two blocks in a
-// whole-document render: the previous block's trailing blank lines (trail,
-// -1 if its last line lacks a newline) plus c's leading ones, at least one
-// (glamour writes the newline before a heading or paragraph only when it is
-// not the first block). It returns the lines and the trailing blank line
-// count to use for the next chunk. A chunk that shows nothing (an empty code
-// block) adds its blank lines to that count.
-func appendMDChunk(lines []string, trail int, c mdChunk) ([]string, int) {
+// appendMDChunk appends the lines of c to lines, after a blank line if
+// both have some: the one blank line the whole render puts between two
+// blocks. A chunk that shows nothing adds nothing.
+func appendMDChunk(lines []string, c mdChunk) []string {
 	if len(c.lines) == 0 {
-		if len(lines) == 0 {
-			return lines, 0 // blank lines at the top are trimmed
-		}
-		return lines, trail + c.lead
+		return lines
 	}
 	if len(lines) > 0 {
-		for range max(trail+max(c.lead, 1), 0) {
-			lines = append(lines, "")
-		}
+		lines = append(lines, "")
 	}
-	return append(lines, c.lines...), c.trail
+	return append(lines, c.lines...)
 }

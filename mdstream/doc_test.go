@@ -7,7 +7,6 @@ import (
 	"strings"
 	"testing"
 
-	"charm.land/glamour/v2"
 	"github.com/charmbracelet/x/ansi"
 )
 
@@ -29,21 +28,11 @@ func mdCorpus(t testing.TB) map[string]string {
 	return corpus
 }
 
-// wholeRender is the oracle: glamour's render of the whole text at width,
-// after the same post-processing as the incremental renderer (padding
-// trimmed from every line, blank lines around the document dropped).
+// wholeRender is the oracle: the render of the whole text at width, in
+// one go, by a renderer of its own.
 func wholeRender(t testing.TB, style string, width int, text string) []string {
 	t.Helper()
-	tr, err := glamour.NewTermRenderer(glamour.WithStandardStyle(style), glamour.WithWordWrap(width),
-		glamour.WithChromaFormatter(mdChromaFormatter))
-	if err != nil {
-		t.Fatal(err)
-	}
-	out, err := tr.Render(text)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return mdChunkOf(out).lines
+	return NewRenderer(style).render(text, width).lines
 }
 
 // sameLines fails the test at the first line where got and want differ.
@@ -126,7 +115,7 @@ func TestMarkdownRendersOnlyWhatChanged(t *testing.T) {
 	steps := []struct {
 		name    string
 		appends string
-		renders int // glamour renders the next Lines call may do
+		renders int // renders the next Lines call may do
 	}{
 		// The heading is finished as soon as the next block's first letter
 		// arrives, so it is rendered on its own once, and the tail too.
@@ -168,8 +157,8 @@ func TestMarkdownAppendNeverRenders(t *testing.T) {
 	if r.renders != 0 {
 		t.Fatalf("Append and Finish rendered %d times", r.renders)
 	}
-	if r.widths != nil {
-		t.Fatal("a glamour renderer was created before Lines")
+	if r.code != nil {
+		t.Fatal("the code highlighter was created before Lines")
 	}
 }
 
@@ -190,9 +179,6 @@ func TestMarkdownWidthChange(t *testing.T) {
 				t.Fatalf("width %d: line %d is %d cells wide: %q", width, i, w, l)
 			}
 		}
-	}
-	if len(r.widths) > mdWidthsKept {
-		t.Errorf("%d glamour renderers kept, want at most %d", len(r.widths), mdWidthsKept)
 	}
 }
 
@@ -261,6 +247,21 @@ func TestNewMarkdownRendererStyle(t *testing.T) {
 	for style, want := range map[string]string{"dark": "dark", "light": "light", "notty": "notty", "bogus": "notty"} {
 		if got := NewRenderer(style).Style(); got != want {
 			t.Errorf("NewRenderer(%q).Style() = %q, want %q", style, got, want)
+		}
+	}
+}
+
+func TestThemesHaveCodeColours(t *testing.T) {
+	for _, style := range []string{StyleDark, StyleLight} {
+		th, _ := themeFor(style)
+		if _, err := newHighlighter(th.chroma); err != nil {
+			t.Errorf("%s: %v", style, err)
+		}
+		r := NewRenderer(style)
+		m := NewDoc(r)
+		m.Append("```go\nfunc f() {}\n```\n")
+		if got := m.Lines(40)[0]; !strings.Contains(got, "\x1b[38;2;") {
+			t.Errorf("%s: code is not coloured: %q", style, got)
 		}
 	}
 }

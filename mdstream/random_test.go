@@ -28,6 +28,15 @@ func mdFragments() []string {
 		"Para\n- list interrupts", "Para\n1. list interrupts", "Para\n```\nfence interrupts\n```",
 		"Para\n# heading interrupts", "Para\n> quote interrupts", "Windows\r\nline endings\r\n\r\nhere",
 		"日本語の段落です。絵文字 🎉 も。", strings.Repeat("long words wrap across lines ", 12),
+		// What the layout does more than wrap prose: cut code, hang list
+		// items, size tables, strip heading markup, mark inline spans.
+		"```go\nfmt.Println(\"" + strings.Repeat("a long line of code ", 6) + "\")\n\tx := 1\n```",
+		"- " + strings.Repeat("a list item that wraps ", 6) + "\n  - " + strings.Repeat("nested and wrapping ", 6),
+		"8. eight\n9. nine\n10. " + strings.Repeat("ten wraps ", 10), "- [ ] " + strings.Repeat("task wraps ", 8),
+		"| wide | table |\n|:--|--:|\n| " + strings.Repeat("cell text ", 8) + " | `x` |",
+		"### Third\n#### Fourth\n###### Sixth", "Inline `code span` at a wrap " + strings.Repeat("`go test ./...` ", 5),
+		"**bold** *em* ~~del~~ ***both*** [link](https://go.dev) <https://go.dev> ![img](a.png)", "Vec<T> and <b>tag</b>",
+		"> quote\n> " + strings.Repeat("quoted and wrapping ", 6), "| 日本 | 🎉 |\n|---|---|\n| 語 | x |",
 	}
 }
 
@@ -45,20 +54,27 @@ func randomMarkdown(rng *rand.Rand, fragments []string) string {
 }
 
 // TestMarkdownRandomDocuments checks the oracle on random documents, fed
-// at once and streamed in random pieces (checked after some pieces).
+// at once and streamed in random pieces (checked after some pieces), in
+// both kinds of style and at two widths, and checks every line.
 func TestMarkdownRandomDocuments(t *testing.T) {
-	const docs, width = 60, 50
+	const docs = 80
 	rng := rand.New(rand.NewPCG(7, 9))
 	fragments := mdFragments()
-	r := NewRenderer("dark")
+	renderers := map[string]*Renderer{StyleDark: NewRenderer(StyleDark), StylePlain: NewRenderer(StylePlain)}
 	blocks := 0
-	for range docs {
+	for i := range docs {
 		doc := randomMarkdown(rng, fragments)
+		style, width := StyleDark, 50
+		if i%2 == 1 {
+			style, width = StylePlain, 24
+		}
+		r := renderers[style]
 		m := NewDoc(r)
 		m.Append(doc)
 		m.Finish()
 		blocks += len(m.blocks)
-		sameLines(t, "whole "+doc, m.Lines(width), wholeRender(t, "dark", width, doc))
+		sameLines(t, "whole "+doc, m.Lines(width), wholeRender(t, style, width, doc))
+		checkLines(t, m.Lines(width), width)
 
 		s := NewDoc(r)
 		for rest := doc; rest != ""; {
@@ -66,7 +82,7 @@ func TestMarkdownRandomDocuments(t *testing.T) {
 			s.Append(rest[:n])
 			rest = rest[n:]
 			if rng.IntN(4) == 0 {
-				sameLines(t, "streamed "+s.Text(), s.Lines(width), wholeRender(t, "dark", width, s.Text()))
+				sameLines(t, "streamed "+s.Text(), s.Lines(width), wholeRender(t, style, width, s.Text()))
 			}
 		}
 	}
