@@ -131,7 +131,7 @@ func (m *model) textDelta(e agent.TextDelta) {
 }
 
 // markdown returns the renderer for the current style, created on first
-// use: glamour is not touched before an answer needs it.
+// use: no markdown is parsed before an answer needs it.
 func (m *model) markdown() *mdstream.Renderer {
 	if m.md == nil || m.md.Style() != m.st.markdown {
 		m.md = mdstream.NewRenderer(m.st.markdown)

@@ -8,7 +8,7 @@ import (
 // renderer drops colours anyway; the markdown style then also avoids
 // emphasis that only colour carries.
 type theme struct {
-	markdown string // glamour style name: "dark", "light" or "notty"
+	markdown string // mdstream style name: "dark", "light" or "notty"
 
 	userMark, user    lipgloss.Style
 	dim               lipgloss.Style
@@ -63,7 +63,7 @@ func newTheme(noColor, dark bool) theme {
 	}
 }
 
-// markdownStyle is the glamour style for the terminal: without colour,
+// markdownStyle is the markdown style for the terminal: without colour,
 // or for its background.
 func markdownStyle(noColor, dark bool) string {
 	switch {

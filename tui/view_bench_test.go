@@ -3,11 +3,10 @@ package tui
 import (
 	"fmt"
 	"lathe/internal/mdgen"
+	"lathe/mdstream"
 	"strings"
 	"testing"
 	"time"
-
-	"charm.land/glamour/v2"
 
 	"lathe/agent"
 	"lathe/tools"
@@ -52,17 +51,15 @@ func BenchmarkView(b *testing.B) {
 		}
 	})
 	b.Run("naive-full-rerender", func(b *testing.B) {
-		r, err := glamour.NewTermRenderer(glamour.WithStandardStyle("dark"), glamour.WithWordWrap(78))
-		if err != nil {
-			b.Fatal(err)
-		}
+		r := mdstream.NewRenderer("dark")
 		for b.Loop() {
-			var all strings.Builder
+			var lines []string
 			for _, a := range answers {
-				out, _ := r.Render(a)
-				all.WriteString(out)
+				d := mdstream.NewDoc(r)
+				d.Append(a)
+				d.Finish()
+				lines = append(lines, d.Lines(78)...)
 			}
-			lines := strings.Split(all.String(), "\n")
 			_ = strings.Join(lines[max(0, len(lines)-m.transcript.height):], "\n")
 		}
 	})
