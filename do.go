@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -16,6 +17,7 @@ import (
 	"lathe/config"
 	"lathe/print"
 	"lathe/provider/ollama"
+	"lathe/session"
 	"lathe/tui"
 )
 
@@ -81,6 +83,13 @@ func (cmd command) oneShotRun(ctx context.Context, prompt string, loaded config.
 	}
 	printer := print.New(cmd.format, stdout, stderr, color, isTerminal(stdout))
 	res, runErr := s.Run(ctx, prompt, printer.Event)
+	if inUse := (*session.InUseError)(nil); errors.As(runErr, &inUse) {
+		flag := "--continue"
+		if cmd.resume != "" {
+			flag = "--resume"
+		}
+		runErr = fmt.Errorf("%w: wait for it to end, or leave out %s to start a new session", runErr, flag)
+	}
 	if err := printer.Finish(res, runErr); err != nil {
 		return fmt.Errorf("write output: %w", err)
 	}

@@ -11,6 +11,7 @@ import (
 
 	"lathe/agent/mode"
 	"lathe/agent/plan"
+	"lathe/internal/human"
 	"lathe/prompts"
 	"lathe/provider"
 )
@@ -82,6 +83,7 @@ type run struct {
 	change      *mode.Change
 	planned     *plan.Plan // a plan kept for the user: the run ends with it
 	created     bool       // the run created the session
+	windowFull  bool       // a reply of the run filled the context window
 }
 
 // Run sends prompt as the user's next message and runs the loop until the
@@ -95,6 +97,7 @@ func (s *Session) Run(ctx context.Context, prompt string, emit func(Event)) (Res
 		return Result{StopReason: StopError, SessionID: snap.SavedID(), Model: snap.Model.Name, Mode: snap.Mode}, err
 	}
 	defer s.end()
+	fresh := s.model.Name == ""
 	if p, err := s.prepare(ctx); err != nil {
 		name := p.Model.Name
 		if name == "" {
@@ -115,6 +118,11 @@ func (s *Session) Run(ctx context.Context, prompt string, emit func(Event)) (Res
 		emit(e)
 	}, repeats: newRepetitions(lim.RepeatWarn, lim.RepeatStop)}
 	r.res = Result{Model: s.model.Name}
+	if fresh {
+		for _, skipped := range s.model.Skipped {
+			r.emit(Warning{Text: "passed over model " + skipped})
+		}
+	}
 	r.begin(prompt)
 	r.record(provider.Message{Role: "user", Content: prompt})
 
@@ -222,10 +230,13 @@ func (r *run) turn(n int) (more bool, err error) {
 	if errors.Is(err, provider.ErrContextOverflow) && !r.recompacted {
 		// The estimate was short: summarize harder, and try once more.
 		r.recompacted = true
-		if cerr := r.compact(s.win.KeepRecent(2), true); cerr != nil {
+		if cerr := r.compact(s.win.KeepRecent(s.messages, 2), true); cerr != nil {
 			return false, cerr
 		}
 		rep, err = s.stream(r.ctx, n, r.emit)
+	}
+	if errors.Is(err, provider.ErrContextOverflow) {
+		err = s.overflow(err)
 	}
 	if err == nil {
 		r.repair(n, rep)
@@ -233,8 +244,8 @@ func (r *run) turn(n int) (more bool, err error) {
 	if rep.done || !rep.empty() {
 		// A completed reply is recorded even when empty, so that user and
 		// assistant messages keep alternating as chat templates expect.
-		r.record(rep.message())
-		s.win.Counted(rep.metrics, len(s.messages))
+		r.recordReply(rep)
+		s.win.Counted(rep.metrics, rep.sent, len(s.messages))
 	}
 	r.res.Text = rep.content.String()
 	r.res.Usage.PromptTokens += rep.metrics.PromptTokens
@@ -242,11 +253,29 @@ func (r *run) turn(n int) (more bool, err error) {
 	if err != nil {
 		return false, err
 	}
-	if rep.doneReason == "length" {
+	full := rep.windowFull(s.model.NumCtx)
+	switch {
+	case full && r.windowFull:
+		return false, provider.Errorf(provider.ErrContextOverflow, nil,
+			"the model's replies keep filling the context window (%s tokens): it is probably repeating itself; "+
+				"rephrase the request, or try another model", human.Thousands(s.model.NumCtx))
+	case full:
+		r.windowFull = true
+		r.emit(Warning{Text: fmt.Sprintf("the reply filled the context window (%s tokens) and was cut off there",
+			human.Thousands(s.model.NumCtx))})
+	case rep.doneReason == "length":
 		r.emit(Warning{Text: "the reply was cut off at the output limit (options.num_predict)"})
 	}
 	_, planning := s.mode.(mode.Plan)
 	switch {
+	case full && len(rep.calls) == 0:
+		// Summarize it all, the cut reply included, and let the model go
+		// on from the summary and the note.
+		r.record(provider.Message{Role: "user", Content: prompts.WindowFull()})
+		if err := r.compact(0, false); err != nil {
+			return false, err
+		}
+		more = true
 	case strings.TrimSpace(rep.content.String()) == "" && len(rep.calls) == 0:
 		more = r.emptyReply()
 	case len(rep.calls) == 0 && planning:
@@ -266,6 +295,7 @@ func (r *run) turn(n int) (more bool, err error) {
 		}
 		more = true
 	}
+	s.publish() // the count for the UI
 	r.emit(TurnFinished{Turn: n, PromptTokens: rep.metrics.PromptTokens, CompletionTokens: rep.metrics.CompletionTokens,
 		Duration: s.opts.Now().Sub(start), EvalDuration: rep.metrics.EvalDuration, DoneReason: rep.doneReason, ToolCalls: len(rep.calls)})
 	r.logTurn(n, sent, rep, s.opts.Now().Sub(start))

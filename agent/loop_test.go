@@ -146,7 +146,7 @@ func TestStreamFailures(t *testing.T) {
 		{"500 before output", ollamatest.Reply{Status: 500, Error: "model runner has unexpectedly stopped"},
 			provider.ErrServer, "Ollama answered 500: model runner has unexpectedly stopped"},
 		{"context overflow", ollamatest.Reply{Status: 400, Error: "the input length exceeds the context length"},
-			provider.ErrContextOverflow, "no longer fits"},
+			provider.ErrContextOverflow, "the prompt alone (about "},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

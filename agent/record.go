@@ -54,6 +54,19 @@ func (r *run) record(m provider.Message) {
 	r.save(session.Message{Seq: len(s.messages) - 2, Message: m})
 }
 
+// recordReply appends a reply to the history and commits it, with what the
+// server counted for it.
+func (r *run) recordReply(rep *reply) {
+	s := r.s
+	m := rep.message()
+	s.messages = append(s.messages, m)
+	saved := session.Message{Seq: len(s.messages) - 2, Message: m}
+	if c := rep.metrics; c.PromptTokens > 0 {
+		saved.Counts = &session.Counts{Prompt: c.PromptTokens, Completion: c.CompletionTokens}
+	}
+	r.save(saved)
+}
+
 // save commits one message. A store that fails is reported once; the run
 // goes on, but the session will not resume past that point.
 func (r *run) save(m session.Message) {

@@ -31,7 +31,7 @@ func (s *Session) restore(ctx context.Context, saved session.Saved) (*History, e
 	s.id, s.title, s.created = saved.ID, saved.Title, true
 	s.messages = append([]provider.Message{{Role: "system", Content: system}}, msgs...)
 	s.win.Compaction = saved.Compaction
-	s.win.Forget()
+	s.recount(saved)
 	changed := len(saved.Modes) == 0 // a session saved before modes were: build mode, recorded now
 	if m := s.opts.Mode; m != nil && m.Name() != s.mode.Name() {
 		// A mode asked for at start wins over the saved one.
@@ -56,6 +56,29 @@ func (s *Session) restore(ctx context.Context, saved session.Saved) (*History, e
 	s.opts.Log.Debug().Str("session", s.id).Int("messages", len(msgs)).Int("mended", len(mended)).Msg("session restored")
 	return &History{ID: s.id, Title: s.title, Messages: s.history(msgs, saved.Messages, mended),
 		Compaction: saved.Compaction, Modes: saved.Modes}, nil
+}
+
+// recount takes up the server's last count of a restored conversation:
+// the last reply saved with one, unless the prompt changed after it (a
+// compaction, a mode change). Without one the window starts from an
+// estimate.
+func (s *Session) recount(saved session.Saved) {
+	s.win.Forget()
+	for i := len(saved.Messages) - 1; i >= 0; i-- {
+		m := saved.Messages[i]
+		if m.Counts == nil || m.Seq+1 >= len(s.messages) || s.messages[m.Seq+1].Role != "assistant" {
+			continue
+		}
+		if c := saved.Compaction; c != nil && (c.Created.After(m.Created) || c.Seq > m.Seq) {
+			return
+		}
+		if n := len(saved.Modes); n > 0 && saved.Modes[n-1].Created.After(m.Created) {
+			return
+		}
+		view := s.win.View(s.messages[:m.Seq+1])
+		s.win.Counted(provider.Metrics{PromptTokens: m.Counts.Prompt, CompletionTokens: m.Counts.Completion}, view, m.Seq+2)
+		return
+	}
 }
 
 // history pairs the restored messages with what was kept of each tool

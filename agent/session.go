@@ -75,6 +75,7 @@ type Session struct {
 	modeRec  session.ModeRecord // the mode as stored; saved when the session is created
 	resume   *session.Saved     // restored by Prepare, once the model is known
 	win      window.Window
+	think    *bool // the think value of every request (see thinkFor)
 }
 
 // New returns a session; Prepare (or Run) asks the model's server first.
@@ -137,6 +138,7 @@ func (s *Session) prepare(ctx context.Context) (Prepared, error) {
 	}
 	s.model = info
 	s.win.NumCtx = info.NumCtx
+	s.think = thinkFor(s.opts.Config.Think, info)
 	s.messages = []provider.Message{{Role: "system", Content: system}}
 	p := Prepared{Model: info}
 	if saved := s.resume; saved != nil {
@@ -157,6 +159,26 @@ func (s *Session) prepare(ctx context.Context) (Prepared, error) {
 	return p, nil
 }
 
+// thinkFor is the think value every request of a conversation with model
+// sends, side requests included: the configured one, else true for a model
+// that lists the thinking capability (what the server does with none; said
+// outright, so that no request differs), else none. A chat template may
+// render the conversation differently for each value, and the server would
+// read it all again on every switch.
+func thinkFor(configured *bool, model provider.ModelInfo) *bool {
+	switch {
+	case configured != nil:
+		return configured
+	case model.Lists("thinking"):
+		on := true
+		return &on
+	}
+	return nil
+}
+
+// thinking reports whether the model thinks before it answers.
+func (s *Session) thinking() bool { return s.think != nil && *s.think }
+
 // ResumeFrom makes the session continue a saved one: Prepare restores it
 // once the model is checked.
 func (s *Session) ResumeFrom(saved session.Saved) error {
@@ -171,7 +193,7 @@ func (s *Session) ResumeFrom(saved session.Saved) error {
 // enter makes m the mode, with its tools.
 func (s *Session) enter(m mode.Mode) {
 	s.mode, s.tools = m, m.Tools(s.opts.Tools)
-	s.win.Overhead = (provider.SpecsSize(s.tools.Specs()) + 3) / 4
+	s.win.Specs = provider.SpecsSize(s.tools.Specs())
 }
 
 // request is the chat request for the conversation so far. Everything but
@@ -182,7 +204,7 @@ func (s *Session) request() *provider.Request {
 		Model:    s.model,
 		Messages: s.win.View(s.messages),
 		Tools:    s.tools.Specs(),
-		Think:    s.opts.Config.Think,
+		Think:    s.think,
 	}
 }
 
@@ -195,8 +217,12 @@ func (s *Session) end() {
 // publish brings the snapshot up to date with the operation's state; only
 // the operation under way calls it.
 func (s *Session) publish() {
-	s.ops.publish(Snapshot{ID: s.id, Title: s.title, Model: s.model, Mode: s.mode.Name(),
-		Plan: mode.PlanOf(s.mode).Clone(), Used: s.win.Used(), Saved: s.created})
+	snap := Snapshot{ID: s.id, Title: s.title, Model: s.model, Mode: s.mode.Name(),
+		Plan: mode.PlanOf(s.mode).Clone(), Saved: s.created}
+	if s.model.Name != "" && len(s.messages) > 1 {
+		snap.Used, snap.Counted = s.win.Next(s.messages), s.win.Used() > 0
+	}
+	s.ops.publish(snap)
 }
 
 // Snapshot is the session as a UI shows it, taken between the steps of an
@@ -207,9 +233,13 @@ type Snapshot struct {
 	Model provider.ModelInfo // zero until prepared
 	Mode  string
 	Plan  *plan.Plan // build mode's plan; do not modify
-	// Used is the last count of the tokens the conversation takes; 0 when
-	// none holds (nothing sent yet, a new system prompt, a compaction).
+	// Used is how many tokens of the window the conversation takes: the
+	// server's last count and an estimate of what came after it, or an
+	// estimate of it all when no count holds (a new system prompt, a
+	// compaction, a model that never answered); 0 before the first prompt.
 	Used int
+	// Counted says whether Used starts from the server's count.
+	Counted bool
 	// Saved says whether the session is in the store, to be resumed by ID.
 	Saved bool
 	// Busy says what is under way; "" when the session is idle.

@@ -15,7 +15,8 @@ type reply struct {
 	done       bool
 	doneReason string
 	metrics    provider.Metrics
-	thinkLeak  bool // <think> text was taken out of the content
+	thinkLeak  bool               // <think> text was taken out of the content
+	sent       []provider.Message // the conversation the request sent
 }
 
 func (r *reply) addThinking(turn int, s string, emit func(Event)) {
@@ -43,6 +44,14 @@ func (r *reply) message() provider.Message {
 	return m
 }
 
+// windowFull reports whether the reply stopped because it filled a window
+// of numCtx tokens (the server stops a reply there when told not to shift
+// the context).
+func (r *reply) windowFull(numCtx int) bool {
+	m := r.metrics
+	return r.doneReason == "length" && m.PromptTokens > 0 && m.PromptTokens+m.CompletionTokens >= numCtx
+}
+
 func (r *reply) empty() bool {
 	return r.content.Len() == 0 && r.thinking.Len() == 0 && len(r.calls) == 0
 }
@@ -53,9 +62,10 @@ func (r *reply) empty() bool {
 // the stream without an error, so that is checked here. <think> text in the
 // content goes to the thinking, never to the answer.
 func (s *Session) stream(ctx context.Context, turn int, emit func(Event)) (*reply, error) {
-	rep := &reply{}
+	req := s.request()
+	rep := &reply{sent: req.Messages}
 	var split thinkSplitter
-	err := s.opts.Provider.Chat(ctx, s.request(), func(c provider.Chunk) error {
+	err := s.opts.Provider.Chat(ctx, req, func(c provider.Chunk) error {
 		rep.addThinking(turn, c.Thinking, emit)
 		content, thinking := split.feed(c.Content)
 		rep.addThinking(turn, thinking, emit)

@@ -70,9 +70,13 @@ func (s *Session) SetModel(ctx context.Context, name string) (provider.ModelInfo
 		}
 		s.messages = []provider.Message{{Role: "system", Content: system}}
 	}
+	same := info.Name == s.model.Name && info.NumCtx == s.model.NumCtx
 	s.model = info
 	s.win.NumCtx = info.NumCtx
-	s.win.Forget()
+	s.think = thinkFor(s.opts.Config.Think, info)
+	if !same {
+		s.win.Forget() // another model counts in its own tokens
+	}
 	s.opts.Log.Debug().Str("model", info.Name).Int("num_ctx", info.NumCtx).Msg("model switched")
 	return info, nil
 }

@@ -26,7 +26,7 @@ func (s *Session) Titler() func(ctx context.Context) (string, error) {
 	req := s.request()
 	req.Messages = append(append([]provider.Message(nil), req.Messages...),
 		provider.Message{Role: "user", Content: prompts.TitlePrompt()})
-	side(req, 24)
+	side(req, 24+s.thinkBudget(512))
 	p, st, id := s.opts.Provider, s.opts.Recorder, s.id
 	return func(ctx context.Context) (string, error) {
 		text, err := sideText(ctx, p, req)

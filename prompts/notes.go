@@ -24,6 +24,10 @@ func note(name string, data any) string {
 // Nudge is the note an empty reply gets once.
 func Nudge() string { return NotePrefix + note("nudge", nil) }
 
+// WindowFull is the note after a reply that filled the context window and
+// was cut off there.
+func WindowFull() string { return NotePrefix + note("window_full", nil) }
+
 // Repeated is added to a result when the model makes the same call with the
 // same result again; ordinal is "3rd", "4th"...
 func Repeated(ordinal string) string { return "\n\n" + note("repeated", ordinal) }

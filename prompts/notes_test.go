@@ -12,6 +12,7 @@ func TestNotesGolden(t *testing.T) {
 	tools := []string{"read_file", "glob"}
 	notes := []struct{ name, text string }{
 		{"Nudge", Nudge()},
+		{"WindowFull", WindowFull()},
 		{"Repeated", Repeated("3rd")},
 		{"TooManyCalls", TooManyCalls(8)},
 		{"BudgetSpent", BudgetSpent(50)},

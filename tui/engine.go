@@ -209,7 +209,7 @@ func (m *model) toolFinished(e agent.ToolFinished) {
 func (m *model) turnFinished(e agent.TurnFinished) {
 	m.endThinking()
 	m.endAnswer()
-	m.usage = usage{promptTokens: e.PromptTokens, evalTokens: e.CompletionTokens}
+	m.usage = usage{}
 	if e.EvalDuration > 0 {
 		m.usage.tokPerSec = float64(e.CompletionTokens) / e.EvalDuration.Seconds()
 	}

@@ -94,10 +94,15 @@ func (m *model) sessionLoaded(msg sessionLoaded) tea.Cmd {
 		m.opts.Engine.Config.Model = msg.saved.Model
 	}
 	m.opts.Engine.Mode = nil // the session goes on in its own mode
+	old, ctx := m.session, m.ctx
 	m.session = m.newSession()
 	_ = m.session.ResumeFrom(msg.saved) // a new session is idle
 	m.titled, m.title, m.usage = true, msg.saved.Title, usage{}
-	return m.prepare()
+	prepare := m.prepare()
+	return func() tea.Msg {
+		_ = old.Close(ctx) // busy naming itself: its claim goes when lathe ends
+		return prepare()
+	}
 }
 
 func (m *model) cmdNew(string) tea.Cmd {

@@ -13,6 +13,7 @@ import (
 
 	"lathe/agent"
 	"lathe/provider"
+	"lathe/session"
 )
 
 // phase is where the session stands before it can take prompts.
@@ -44,15 +45,24 @@ func (m *model) prepare() tea.Cmd {
 }
 
 // prepared moves to the phase the answer calls for.
-func (m *model) prepared(msg preparedMsg) {
+func (m *model) prepared(msg preparedMsg) tea.Cmd {
 	m.startErr = msg.err
 	switch err := msg.err; {
 	case err == nil:
 		m.phase, m.info = phaseReady, msg.Model
+		for _, skipped := range msg.Model.Skipped {
+			m.notice(noticeWarn, "", "passed over model "+skipped)
+		}
 		m.syncMode() // a resumed session's, restored by Prepare
 		if msg.History != nil {
 			m.showHistory(msg.History)
 		}
+	case errors.As(err, new(*session.InUseError)):
+		// Another lathe has it: go on in a new session instead.
+		m.notice(noticeWarn, "", err.Error()+": starting a new session instead")
+		m.session = m.newSession()
+		m.titled, m.title = false, ""
+		return m.prepare()
 	case errors.Is(err, provider.ErrUnreachable):
 		m.phase = phaseOffline
 	case errors.Is(err, provider.ErrModelNotFound):
@@ -63,6 +73,7 @@ func (m *model) prepared(msg preparedMsg) {
 		m.phase = phaseBlocked
 		m.notice(noticeError, "No usable model", err.Error()+"\n/model chooses another one.")
 	}
+	return nil
 }
 
 // pullState follows a model download.

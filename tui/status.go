@@ -9,11 +9,9 @@ import (
 	"github.com/charmbracelet/x/ansi"
 )
 
-// usage is what the last reply told about the context and the speed.
+// usage is what the last reply told about the speed.
 type usage struct {
-	promptTokens int     // prompt_eval_count of the last reply
-	evalTokens   int     // eval_count of the last reply
-	tokPerSec    float64 // of the last reply
+	tokPerSec float64 // of the last reply
 }
 
 // statusLine renders the bottom line: model, mode, directory, context use,
@@ -31,9 +29,14 @@ func (m *model) statusLine() string {
 	}
 	parts = append(parts, st.statusKey.Render(model), st.status.Render(m.modeStatus()))
 	if m.info.NumCtx > 0 {
-		used := m.usage.promptTokens + m.usage.evalTokens
-		parts = append(parts, st.status.Render(fmt.Sprintf("ctx %d%% %s/%s",
-			used*100/m.info.NumCtx, human.Thousands(used), human.Thousands(m.info.NumCtx))))
+		// The session's own count: the server's, or "~" an estimate.
+		snap := m.session.Snapshot()
+		approx := ""
+		if snap.Used > 0 && !snap.Counted {
+			approx = "~"
+		}
+		parts = append(parts, st.status.Render(fmt.Sprintf("ctx %d%% %s%s/%s",
+			snap.Used*100/m.info.NumCtx, approx, human.Thousands(snap.Used), human.Thousands(m.info.NumCtx))))
 	}
 	if m.run != nil && m.run.turn > 0 {
 		parts = append(parts, st.status.Render(fmt.Sprintf("turn %d/%d", m.run.turn, m.opts.Engine.Config.Limits.MaxTurns)))

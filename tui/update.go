@@ -33,8 +33,9 @@ func (m *model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case frameMsg:
 		cmd = m.onFrame()
 	case preparedMsg:
-		m.prepared(msg)
-		cmd = m.next()
+		if cmd = m.prepared(msg); cmd == nil {
+			cmd = m.next()
+		}
 	case modelsMsg:
 		m.modelsListed(msg)
 	case modelSwitched:
