@@ -73,9 +73,10 @@ func (cmd command) oneShotRun(ctx context.Context, prompt string, loaded config.
 			"say what you would do instead",
 	}
 	if cmd.flags.Yes {
-		// --yes carries a plan out; without it the plan is printed, for the
-		// user to review (approval rules in a config file are not enough).
-		e.opts.Reviewer = mode.ApprovePlans{}
+		// --yes carries a plan out and lets ask mode start a task; without
+		// it the plan is printed, for the user to review, and ask mode
+		// stays (approval rules in a config file are not enough).
+		e.opts.Reviewer = mode.ApproveAll{}
 	}
 	s := agent.New(e.opts)
 	if e.saved != nil {

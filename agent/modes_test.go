@@ -3,6 +3,7 @@ package agent
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -30,6 +31,20 @@ type reviewer struct {
 	mu      sync.Mutex
 	reviews []mode.Verdict
 	plans   []plan.Plan
+	goals   []string // the start_task goals asked about
+}
+
+// StartTask approves, unless a verdict is queued.
+func (rv *reviewer) StartTask(_ context.Context, goal string) (mode.Verdict, error) {
+	rv.mu.Lock()
+	defer rv.mu.Unlock()
+	rv.goals = append(rv.goals, goal)
+	if len(rv.reviews) == 0 {
+		return mode.Verdict{Decision: mode.Approve}, nil
+	}
+	r := rv.reviews[0]
+	rv.reviews = rv.reviews[1:]
+	return r, nil
 }
 
 func (rv *reviewer) Review(_ context.Context, p plan.Plan) (mode.Verdict, error) {
@@ -313,7 +328,8 @@ func TestPlanRejectedFeedbackReachesTheModel(t *testing.T) {
 // mode's prompt and tools.
 func TestTransitionBreaksTheTurn(t *testing.T) {
 	var log strings.Builder
-	e := newEnv(t, nil, withMode(mode.Ask{}), func(o *Options) { o.Log = zerolog.New(&log).Level(zerolog.DebugLevel) })
+	rv := &reviewer{}
+	e := newEnv(t, nil, withMode(mode.Ask{}), withReviewer(rv), func(o *Options) { o.Log = zerolog.New(&log).Level(zerolog.DebugLevel) })
 	e.srv.Script(
 		ollamatest.Reply{ToolCalls: []ollamatest.ToolCall{
 			call("read", `{"path":"a.go"}`),
@@ -326,6 +342,9 @@ func TestTransitionBreaksTheTurn(t *testing.T) {
 	res, err := e.run(t.Context(), "what is Foo? rename it to Bar")
 	if err != nil {
 		t.Fatal(err)
+	}
+	if !slices.Equal(rv.goals, []string{"rename Foo to Bar in a.go"}) {
+		t.Errorf("the reviewer was asked about %q", rv.goals)
 	}
 	if got := e.log.all(); !slices.Equal(got, []string{"read:start:a.go", "read:end:a.go", "write:start:a.go", "write:end:a.go"}) {
 		t.Errorf("tool log %v: want the read before the break, then the write of the next turn", got)
@@ -740,6 +759,10 @@ func TestPlanFromAReplyIsReviewed(t *testing.T) {
 
 // failingReviewer cannot give an answer (the TUI went away).
 type failingReviewer struct{}
+
+func (failingReviewer) StartTask(context.Context, string) (mode.Verdict, error) {
+	return mode.Verdict{}, errors.New("the TUI went away")
+}
 
 func (failingReviewer) Review(context.Context, plan.Plan) (mode.Verdict, error) {
 	return mode.Verdict{}, context.Canceled

@@ -75,6 +75,18 @@ func StartTaskNote(goal string) string { return NotePrefix + note("start_task_no
 // StartTaskResult is start_task's result.
 func StartTaskResult() string { return note("start_task_result", nil) }
 
+// StartTaskDenied is start_task's result when the user keeps ask mode,
+// with their feedback.
+func StartTaskDenied(feedback string) string { return note("start_task_denied", feedback) }
+
+// StartTaskInterrupted is start_task's result when the user stopped the
+// request instead of deciding.
+func StartTaskInterrupted() string { return note("start_task_interrupted", nil) }
+
+// StartTaskUnattended is start_task's result when no one can approve it
+// (headless without --yes).
+func StartTaskUnattended() string { return note("start_task_unattended", nil) }
+
 // PlanApprovedNote tells the model its plan was approved.
 func PlanApprovedNote() string { return NotePrefix + note("plan_approved_note", nil) }
 

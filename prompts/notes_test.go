@@ -13,6 +13,9 @@ func TestNotesGolden(t *testing.T) {
 	notes := []struct{ name, text string }{
 		{"Nudge", Nudge()},
 		{"WindowFull", WindowFull()},
+		{"StartTaskDenied", StartTaskDenied("just explain it")},
+		{"StartTaskUnattended", StartTaskUnattended()},
+		{"StartTaskInterrupted", StartTaskInterrupted()},
 		{"Repeated", Repeated("3rd")},
 		{"TooManyCalls", TooManyCalls(8)},
 		{"BudgetSpent", BudgetSpent(50)},

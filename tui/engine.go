@@ -75,6 +75,8 @@ func (m *model) engine(batch engineMsg) tea.Cmd {
 			m.openDialog(newApprovalDialog(e, m.approver, m.opts.Dir))
 		case planAsk:
 			m.openDialog(newPlanDialog(e, m))
+		case startAsk:
+			m.openDialog(newStartDialog(e))
 		case agent.PlanProposed:
 			m.planProposed(e)
 		case agent.PlanUpdated:

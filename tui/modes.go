@@ -13,6 +13,7 @@ import (
 	"lathe/agent"
 	"lathe/agent/mode"
 	"lathe/agent/plan"
+	"lathe/internal/human"
 )
 
 // modeHelp says what each mode does, for /mode and the notices of a
@@ -213,6 +214,80 @@ type dialogReviewer struct{ b *bridge }
 func (r *dialogReviewer) Review(ctx context.Context, p plan.Plan) (mode.Verdict, error) {
 	ask := planAsk{plan: p, reply: make(chan mode.Verdict, 1)}
 	return askUser(ctx, r.b, ask, ask.reply)
+}
+
+// startAsk is a start_task waiting for the user: may ask mode give way to
+// build mode, to work on goal?
+type startAsk struct {
+	goal  string
+	reply chan mode.Verdict // buffered: answering never blocks
+}
+
+// StartTask implements agent.Reviewer.
+func (r *dialogReviewer) StartTask(ctx context.Context, goal string) (mode.Verdict, error) {
+	ask := startAsk{goal: goal, reply: make(chan mode.Verdict, 1)}
+	return askUser(ctx, r.b, ask, ask.reply)
+}
+
+// startDialog asks whether ask mode may switch to build mode to work on
+// the model's goal, or stay, with a reason for the model.
+type startDialog struct {
+	ask    startAsk
+	reason bool // typing why it stays
+	input  textinput.Model
+}
+
+func newStartDialog(ask startAsk) *startDialog {
+	return &startDialog{ask: ask, input: newReasonInput("reason: ", "optional, the model sees it; enter keeps ask mode")}
+}
+
+func (d *startDialog) update(msg tea.KeyPressMsg, keys keyMap) (bool, tea.Cmd) {
+	if d.reason {
+		switch {
+		case key.Matches(msg, keys.Send):
+			d.ask.reply <- mode.Verdict{Decision: mode.Reject, Feedback: strings.TrimSpace(d.input.Value())}
+			return true, nil
+		case key.Matches(msg, keys.Interrupt):
+			d.reason = false
+			d.input.Blur()
+			return false, nil
+		}
+		var cmd tea.Cmd
+		d.input, cmd = d.input.Update(msg)
+		return false, cmd
+	}
+	switch {
+	case key.Matches(msg, keys.Allow):
+		d.ask.reply <- mode.Verdict{Decision: mode.Approve}
+		return true, nil
+	case key.Matches(msg, keys.Deny):
+		d.reason = true
+		return false, d.input.Focus()
+	case key.Matches(msg, keys.Interrupt):
+		d.ask.reply <- mode.Verdict{Decision: mode.Reject}
+		return true, nil
+	}
+	return false, nil
+}
+
+func (d *startDialog) hint() string { return "leave ask mode?" }
+
+func (d *startDialog) cancel() { d.ask.reply <- mode.Verdict{Decision: mode.Reject} }
+
+func (d *startDialog) view(width, _ int, st *theme, keys keyMap) string {
+	lines := append([]string{st.rule.Render(strings.Repeat("─", width))},
+		wrap("? Leave ask mode for build mode, to work on this?", width, " ", "   ", st.dialogTitle)...)
+	lines = append(lines, wrap(human.Visible(d.ask.goal), width, "   ", "   ", st.plain)...)
+	if d.reason {
+		d.input.SetWidth(max(width-len(d.input.Prompt)-2, 10))
+		return strings.Join(append(lines, " "+d.input.View()), "\n")
+	}
+	k := func(b key.Binding, text string) string { return st.key.Render(b.Help().Key) + " " + text }
+	return strings.Join(append(lines, joinWrapped([]string{
+		k(keys.Allow, "switch to build mode"),
+		k(keys.Deny, "stay, with a reason"),
+		k(keys.Interrupt, "stay"),
+	}, st.meta.Render("  ·  "), width)...), "\n")
 }
 
 // planDialog asks whether to carry out the plan shown above it in the

@@ -190,6 +190,47 @@ func TestReviewerAsksThroughTheBridge(t *testing.T) {
 	}
 }
 
+// TestStartTaskAsksTheUser: ask mode's start_task waits for the user, who
+// approves it, or keeps ask mode with a reason or with esc.
+func TestStartTaskAsksTheUser(t *testing.T) {
+	for _, tt := range []struct {
+		name string
+		keys []string
+		want mode.Verdict
+	}{
+		{"approve", []string{"y"}, mode.Verdict{Decision: mode.Approve}},
+		{"stay with a reason", []string{"n", "j", "u", "s", "t", " ", "a", "s", "k", "enter"}, mode.Verdict{Decision: mode.Reject, Feedback: "just ask"}},
+		{"esc stays", []string{"esc"}, mode.Verdict{Decision: mode.Reject}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			m, _ := testModel(t)
+			m.beginRun("what is Foo? rename it")
+			got := make(chan mode.Verdict, 1)
+			go func() {
+				rv, _ := m.reviewer.StartTask(t.Context(), "rename Foo to Bar")
+				got <- rv
+			}()
+			m.Update(m.bridge.wait()())
+			if _, ok := m.dialog.(*startDialog); !ok {
+				t.Fatalf("dialog %T, want start_task's", m.dialog)
+			}
+			if s := screen(m); !strings.Contains(s, "? Leave ask mode for build mode, to work on this?") ||
+				!strings.Contains(s, "rename Foo to Bar") || !strings.Contains(s, "y switch to build mode") {
+				t.Errorf("screen:\n%s", s)
+			}
+			press(m, tt.keys...)
+			select {
+			case rv := <-got:
+				if rv != tt.want {
+					t.Errorf("verdict %+v, want %+v", rv, tt.want)
+				}
+			case <-time.After(10 * time.Second):
+				t.Fatal("the reviewer got no answer")
+			}
+		})
+	}
+}
+
 func TestResumedModesAreShown(t *testing.T) {
 	pl := &plan.Plan{Summary: "Fix lex.", Steps: []plan.Step{
 		{Text: "edit lex.go", Status: plan.Done}, {Text: "run the tests", Status: plan.Pending}}}

@@ -1,6 +1,7 @@
 package mode
 
 import (
+	"context"
 	"fmt"
 	"strings"
 
@@ -23,8 +24,23 @@ var startTask = tools.Func("start_task",
 		return &Transition{tool: "start_task", goal: goal}, nil
 	})
 
-// startTaskChange is what start_task does: build mode, on the goal.
-func startTaskChange(goal string) Change {
-	return Change{Next: Build{}, Reason: "start_task: " + goal, Note: prompts.StartTaskNote(goal),
-		Result: tools.Result{Content: prompts.StartTaskResult(), Summary: "build mode"}}
+// ReviewStart has rv decide whether start_task leaves ask mode for build
+// mode on goal. Without a reviewer (headless without --yes) it stays:
+// leaving ask mode is the user's call, as carrying out a plan is.
+func ReviewStart(ctx context.Context, goal string, rv Reviewer) Change {
+	if rv == nil {
+		return Change{Denied: true, Result: tools.Result{Content: prompts.StartTaskUnattended(), IsError: true,
+			Summary: "needs the user's approval"}}
+	}
+	v, err := rv.StartTask(ctx, goal)
+	switch {
+	case err != nil || ctx.Err() != nil:
+		return Change{Interrupted: true, Result: tools.Result{Content: prompts.StartTaskInterrupted(),
+			IsError: true, Summary: "interrupted"}}
+	case v.Decision == Approve:
+		return Change{Next: Build{}, Reason: "start_task: " + goal, Note: prompts.StartTaskNote(goal),
+			Result: tools.Result{Content: prompts.StartTaskResult(), Summary: "build mode"}}
+	}
+	return Change{Denied: true, Result: tools.Result{Content: prompts.StartTaskDenied(strings.TrimSpace(v.Feedback)),
+		IsError: true, Summary: "stayed in ask mode"}}
 }

@@ -3,6 +3,7 @@ package mode
 import (
 	"context"
 	"encoding/json"
+	"lathe/prompts"
 	"strings"
 	"testing"
 
@@ -119,9 +120,40 @@ func TestReviewDecides(t *testing.T) {
 	}
 }
 
+// TestReviewStartDecides: ask mode gives way to build mode only when the
+// user approves; without anyone to ask it stays.
+func TestReviewStartDecides(t *testing.T) {
+	cases := []struct {
+		name string
+		rv   Reviewer
+		want func(Change) bool
+	}{
+		{"approve", reviewerOf(Verdict{Decision: Approve}, nil), func(c Change) bool {
+			_, ok := c.Next.(Build)
+			return ok && strings.Contains(c.Note, "rename Foo") && c.Reason == "start_task: rename Foo"
+		}},
+		{"reject", reviewerOf(Verdict{Decision: Reject, Feedback: " just explain "}, nil), func(c Change) bool {
+			return c.Denied && c.Next == nil && strings.Contains(c.Result.Content, "Their feedback: just explain Answer")
+		}},
+		{"esc", reviewerOf(Verdict{Decision: Reject}, nil), func(c Change) bool {
+			return c.Denied && c.Next == nil && !strings.Contains(c.Result.Content, "feedback")
+		}},
+		{"no one to ask", nil, func(c Change) bool {
+			return c.Denied && c.Next == nil && c.Result.Content == prompts.StartTaskUnattended()
+		}},
+		{"interrupted", reviewerOf(Verdict{}, context.Canceled), func(c Change) bool { return c.Interrupted && c.Next == nil }},
+	}
+	for _, c := range cases {
+		if ch := ReviewStart(context.Background(), "rename Foo", c.rv); !c.want(ch) {
+			t.Errorf("%s: change %+v", c.name, ch)
+		}
+	}
+}
+
 type reviewerFunc func() (Verdict, error)
 
 func (f reviewerFunc) Review(context.Context, plan.Plan) (Verdict, error) { return f() }
+func (f reviewerFunc) StartTask(context.Context, string) (Verdict, error) { return f() }
 
 func reviewerOf(v Verdict, err error) Reviewer {
 	return reviewerFunc(func() (Verdict, error) { return v, err })

@@ -57,6 +57,10 @@ func NewPlan(summary string, steps []string) (*plan.Plan, error) {
 // answer; an error (ctx done) interrupts the run.
 type Reviewer interface {
 	Review(ctx context.Context, p plan.Plan) (Verdict, error)
+	// StartTask decides whether ask mode gives way to build mode to work
+	// on goal: Approve switches; anything else stays in ask mode, with
+	// the feedback of a Reject.
+	StartTask(ctx context.Context, goal string) (Verdict, error)
 }
 
 // Verdict is a reviewer's answer.
@@ -77,11 +81,17 @@ const (
 	Keep Decision = "keep"
 )
 
-// ApprovePlans approves every plan (headless --yes).
-type ApprovePlans struct{}
+// ApproveAll approves every plan and every start of a task (headless
+// --yes).
+type ApproveAll struct{}
 
 // Review implements Reviewer.
-func (ApprovePlans) Review(context.Context, plan.Plan) (Verdict, error) {
+func (ApproveAll) Review(context.Context, plan.Plan) (Verdict, error) {
+	return Verdict{Decision: Approve}, nil
+}
+
+// StartTask implements Reviewer.
+func (ApproveAll) StartTask(context.Context, string) (Verdict, error) {
 	return Verdict{Decision: Approve}, nil
 }
 

@@ -72,7 +72,7 @@ func Handle(ctx context.Context, t *Transition, rv Reviewer, proposed func(*plan
 		proposed(t.plan.Clone())
 		ch = Review(ctx, t.plan, rv)
 	} else {
-		ch = startTaskChange(t.goal)
+		ch = ReviewStart(ctx, t.goal, rv)
 	}
 	t.result = ch.Result
 	return ch
