@@ -55,6 +55,7 @@ type wireReport struct {
 type Cmd struct {
 	*exec.Cmd
 	policy  Policy
+	command string
 	request []byte
 	errs    errScanner
 
@@ -84,7 +85,7 @@ func Command(ctx context.Context, exe string, p Policy, command string) (*Cmd, e
 	if err := gob.NewEncoder(&req).Encode(request{Policy: p, Command: command}); err != nil {
 		return nil, fmt.Errorf("encode sandbox request: %w", err)
 	}
-	c := &Cmd{Cmd: exec.CommandContext(ctx, exe, HelperArg), policy: p, request: req.Bytes()}
+	c := &Cmd{Cmd: exec.CommandContext(ctx, exe, HelperArg), policy: p, command: command, request: req.Bytes()}
 	c.Dir = p.Workspace
 	// Its own session: no controlling terminal to type into, and a
 	// terminal hang-up does not reach it (lathe going away does, through
@@ -178,7 +179,7 @@ func (c *Cmd) Wait() (Report, error) {
 		return Report{}, errors.New("sandbox: " + r.rep.Error)
 	}
 	rep := r.rep.Report
-	rep.Blocked = append(rep.Blocked, infer(c.policy, c.errs.Lines())...)
+	rep.Blocked = append(rep.Blocked, infer(c.policy, c.errs.Lines(), c.command)...)
 	return rep, nil
 }
 

@@ -88,11 +88,13 @@ var patterns = sync.OnceValue(func() struct{ kill, quoted, program *regexp.Regex
 })
 
 // infer turns refusal lines into the operations p blocks that they most
-// likely report.
-func infer(p Policy, lines []string) []Blocked {
+// likely report. command is what ran: the directories it changes to are
+// where its relative paths may start, besides the workspace.
+func infer(p Policy, lines []string, command string) []Blocked {
 	if p.Mode == Off {
 		return nil
 	}
+	bases := append([]string{p.Workspace}, cdTargets(command, p.Workspace)...)
 	var out []Blocked
 	seen := map[Blocked]bool{}
 	add := func(b Blocked) {
@@ -115,8 +117,14 @@ func infer(p Policy, lines []string) []Blocked {
 			note = "link or rename across directories"
 		}
 		for _, path := range paths(l) {
-			if op, target, ok := p.refusedOp(path); ok {
-				add(Blocked{Op: op, Target: target, By: by, Note: note, Inferred: true})
+			for _, base := range bases {
+				if op, target, ok := p.refusedOp(path, base); ok {
+					add(Blocked{Op: op, Target: target, By: by, Note: note, Inferred: true})
+					break
+				}
+				if filepath.IsAbs(path) {
+					break
+				}
 			}
 		}
 	}
@@ -163,15 +171,14 @@ func isRefusal(s string) bool {
 // refusedOp says whether the policy refuses some access to path, which,
 // and on what file: a denied path is for reading (or writing, if it is
 // not there); else, reads being allowed everywhere, a refusal outside the
-// writable directories must be a write. Relative paths are taken from the
-// workspace (a command that changed directory defeats that) and symlinks
-// are followed as they are now, after the command.
-func (p Policy) refusedOp(path string) (Op, string, bool) {
+// writable directories must be a write. Relative paths are taken from
+// base, and symlinks are followed as they are now, after the command.
+func (p Policy) refusedOp(path, base string) (Op, string, bool) {
 	if strings.HasPrefix(path, "~") || pseudoPath(path) {
 		return "", "", false
 	}
 	if !filepath.IsAbs(path) {
-		path = filepath.Join(p.Workspace, path)
+		path = filepath.Join(base, path)
 	}
 	path = resolve(filepath.Clean(path))
 	for _, d := range p.ReadDeny {
@@ -201,6 +208,27 @@ func (p Policy) refusedOp(path string) (Op, string, bool) {
 		}
 	}
 	return OpWrite, path, true
+}
+
+// cdTargets are the directories command changes to with cd or pushd and
+// an argument that is a plain word: absolute, or taken from dir.
+func cdTargets(command, dir string) []string {
+	var out []string
+	fields := strings.FieldsFunc(command, func(r rune) bool { return strings.ContainsRune(" \t\n;&|()", r) })
+	for i := 0; i+1 < len(fields); i++ {
+		if fields[i] != "cd" && fields[i] != "pushd" {
+			continue
+		}
+		t := strings.Trim(fields[i+1], `"'`)
+		if t == "" || strings.ContainsAny(t, "$`*?~") || strings.HasPrefix(t, "-") {
+			continue
+		}
+		if !filepath.IsAbs(t) {
+			t = filepath.Join(dir, t)
+		}
+		out = append(out, filepath.Clean(t))
+	}
+	return out
 }
 
 // resolve follows the symlinks in path, or in its directory when it does

@@ -24,6 +24,13 @@ func TestInfer(t *testing.T) {
 	}
 	p := Policy{Mode: WorkspaceWrite, Workspace: ws, Writable: []string{"/tmp/w"}, ReadDeny: []string{secret, "/tmp/w/secret"}}
 	w := func(target, by string) Blocked { return Blocked{Op: OpWrite, Target: target, By: by, Inferred: true} }
+	// What ran, for the cases after a cd.
+	commands := map[string]string{
+		"after cd":                          "cd /opt && touch x",
+		"after cd to a relative directory":  "cd link; touch f",
+		"after cd into the workspace":       "cd sub && touch x",
+		"after cd to a directory not known": "cd $D && touch x",
+	}
 	for _, tc := range []struct {
 		name string
 		line string
@@ -46,21 +53,25 @@ func TestInfer(t *testing.T) {
 		{"writable directory: not the sandbox", "touch: cannot touch '/tmp/w/d/x': Permission denied", nil},
 		{"bash network redirection", "bash: /dev/tcp/1.2.3.4/80: Permission denied", nil},
 		{"no path", "sudo: Operation not permitted", nil},
+		{"after cd", "touch: cannot touch 'x': Permission denied", []Blocked{w("/opt/x", "touch")}},
+		{"after cd to a relative directory", "touch: cannot touch 'f': Permission denied", []Blocked{w(out+"/f", "touch")}},
+		{"after cd into the workspace", "touch: cannot touch 'x': Permission denied", nil},
+		{"after cd to a directory not known", "touch: cannot touch 'x': Permission denied", nil},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var s errScanner
 			_, _ = s.Write([]byte("unrelated line\n" + tc.line + "\n"))
-			got := infer(p, s.Lines())
+			got := infer(p, s.Lines(), commands[tc.name])
 			if !slices.Equal(got, tc.want) {
 				t.Errorf("got  %+v\nwant %+v", got, tc.want)
 			}
 		})
 	}
-	if got := infer(Policy{Mode: Off, Workspace: ws}, []string{"touch: cannot touch '/etc/x': Permission denied"}); got != nil {
+	if got := infer(Policy{Mode: Off, Workspace: ws}, []string{"touch: cannot touch '/etc/x': Permission denied"}, ""); got != nil {
 		t.Errorf("mode off inferred %v", got)
 	}
 	ro := Policy{Mode: ReadOnly, Workspace: ws}
-	if got := infer(ro, []string{"bash: x: Permission denied"}); len(got) != 1 || got[0].Target != filepath.Join(ws, "x") {
+	if got := infer(ro, []string{"bash: x: Permission denied"}, ""); len(got) != 1 || got[0].Target != filepath.Join(ws, "x") {
 		t.Errorf("read-only: %v", got)
 	}
 }
