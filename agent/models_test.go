@@ -50,3 +50,30 @@ func TestSetModelKeepsTheConversation(t *testing.T) {
 		t.Errorf("request after SetModel: model %q, %d messages, options %v", req.Model, len(req.Messages), req.Options)
 	}
 }
+
+// TestContextMeterHolds: what the session says it takes of the window
+// survives choosing the model it already uses, and after a compaction is
+// an estimate, not zero.
+func TestContextMeterHolds(t *testing.T) {
+	e := newEnv(t, nil)
+	e.srv.Script(ollamatest.Reply{Content: "one", PromptEvalCount: 1500, EvalCount: 40},
+		ollamatest.Reply{Content: "summary of the first exchange"})
+	if _, err := e.run(t.Context(), "first"); err != nil {
+		t.Fatal(err)
+	}
+	if snap := e.session.Snapshot(); snap.Used != 1540 || !snap.Counted {
+		t.Fatalf("after a reply: %d (counted %v), want the server's 1,540", snap.Used, snap.Counted)
+	}
+	if _, err := e.session.SetModel(t.Context(), "qwen3:8b"); err != nil {
+		t.Fatal(err)
+	}
+	if snap := e.session.Snapshot(); snap.Used != 1540 || !snap.Counted {
+		t.Errorf("after choosing the same model: %d (counted %v)", snap.Used, snap.Counted)
+	}
+	if err := e.session.Compact(t.Context(), func(Event) {}); err != nil {
+		t.Fatal(err)
+	}
+	if snap := e.session.Snapshot(); snap.Used == 0 || snap.Counted || snap.Used >= 1540 {
+		t.Errorf("after compacting: %d (counted %v), want an estimate below 1,540", snap.Used, snap.Counted)
+	}
+}
