@@ -24,13 +24,18 @@ type ApprovalRequest struct {
 	Args    string // arguments as JSON
 	Preview string // the change as a unified diff, for calls that write
 	Call    tools.Call
+	// Sandboxed says the call would run inside the sandbox, which the
+	// decision may lift for it (Decision.Escalation).
+	Sandboxed bool
 }
 
 // Decision is an approver's answer. Reason, when denying, is shown to the
-// model.
+// model. Escalation, when allowing a sandboxed call, lifts part of the
+// sandbox for that call alone.
 type Decision struct {
-	Allow  bool
-	Reason string
+	Allow      bool
+	Reason     string
+	Escalation tools.Escalation
 }
 
 // Rules approve calls by configuration: everything (--yes), whole tools,

@@ -161,8 +161,10 @@ func (r *run) execute(c *callState) {
 		return
 	}
 	if c.kind.NeedsApproval() {
+		sb, sandboxed := tools.AsSandboxed(c.prepared)
+		sandboxed = sandboxed && sb.Confined()
 		d, err := r.s.opts.Approver.Approve(ctx, ApprovalRequest{Tool: c.call.Name, Kind: c.kind, Subject: c.subject,
-			Args: c.args, Preview: c.preview, Call: c.prepared})
+			Args: c.args, Preview: c.preview, Call: c.prepared, Sandboxed: sandboxed})
 		if err != nil || ctx.Err() != nil {
 			c.settle(OutcomeInterrupted, tools.Errorf("interrupted", prompts.NotRunInterrupted()))
 			return
@@ -170,6 +172,12 @@ func (r *run) execute(c *callState) {
 		if !d.Allow {
 			c.settle(OutcomeDenied, tools.Result{Content: prompts.Denied(d.Reason), IsError: true, Summary: "denied"})
 			return
+		}
+		if sandboxed && d.Escalation != (tools.Escalation{}) {
+			sb.Escalate(d.Escalation)
+			r.s.opts.Log.Info().Str("tool", c.call.Name).Str("command", c.subject).
+				Bool("unconfined", d.Escalation.Unconfined).Bool("network", d.Escalation.Network).
+				Msg("sandbox lifted for one call, as the user chose")
 		}
 	}
 	start := r.s.opts.Now()

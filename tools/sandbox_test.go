@@ -289,3 +289,46 @@ func gitRepo(t *testing.T, dir string) {
 		}
 	}
 }
+
+// TestShellEscalation: a call the user let out of the sandbox, or onto the
+// network, runs so; the next call is confined again.
+func TestShellEscalation(t *testing.T) {
+	s := newSandboxed(t)
+	target := s.outside + "/escalated"
+	port := listen(t, "tcp")
+	for _, tc := range []struct {
+		name    string
+		e       Escalation
+		command string
+		ok      func() bool
+	}{
+		{"outside the sandbox", Escalation{Unconfined: true}, "echo x > " + target,
+			func() bool { _, err := os.Stat(target); return err == nil }},
+		{"with network", Escalation{Network: true}, "exec 3<>/dev/tcp/127.0.0.1/" + port + " && echo connected", nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			tool, _ := Default(s.ws, s.opts).Lookup("shell")
+			call, err := tool.Prepare([]byte(jsonArgs(t, map[string]any{"command": tc.command})))
+			if err != nil {
+				t.Fatal(err)
+			}
+			sb, ok := AsSandboxed(call)
+			if !ok || !sb.Confined() {
+				t.Fatalf("the shell call is not sandboxed: %T", call)
+			}
+			sb.Escalate(tc.e)
+			res, err := call.Run(t.Context())
+			if err != nil || res.IsError || strings.Contains(res.Content, "blocked by the sandbox") {
+				t.Fatalf("escalated call: %v\n%s", err, res.Content)
+			}
+			if tc.ok != nil && !tc.ok() {
+				t.Error("the escalated call did not do what it was let do")
+			}
+			// The escalation was for that call only.
+			if again := s.shell(t, tc.command); !strings.Contains(again.Content, "blocked by the sandbox") {
+				t.Errorf("the next call was not confined:\n%s", again.Content)
+			}
+			os.Remove(target)
+		})
+	}
+}

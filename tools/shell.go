@@ -67,12 +67,35 @@ func (t *shellTool) Prepare(raw json.RawMessage) (Call, error) {
 }
 
 type shellCall struct {
-	t       *shellTool
-	command string
-	timeout time.Duration
+	t          *shellTool
+	command    string
+	timeout    time.Duration
+	escalation Escalation
 }
 
 func (c *shellCall) Subject() string { return c.command }
+
+// Confined implements Sandboxed.
+func (c *shellCall) Confined() bool {
+	conf := c.t.opts.Confinement
+	return conf != nil && conf.Policy.Mode != sandbox.Off
+}
+
+// Escalate implements Sandboxed.
+func (c *shellCall) Escalate(e Escalation) { c.escalation = e }
+
+// policy is the policy the command runs under: the configured one, with
+// what the user lifted for this call.
+func (c *shellCall) policy(conf *Confinement) sandbox.Policy {
+	p := conf.Policy
+	switch {
+	case c.escalation.Unconfined:
+		p.Mode = sandbox.Off
+	case c.escalation.Network:
+		p.Network = true
+	}
+	return p
+}
 
 // Run runs the command. With a Confinement (lathe always has one) it runs
 // through the sandbox helper, which confines it as the policy says and,
@@ -92,7 +115,7 @@ func (c *shellCall) runConfined(ctx context.Context, conf *Confinement) (Result,
 	defer cancel()
 	half := c.t.opts.MaxOutputBytes/2 - markerRoom
 	stdout, stderr := newCapWriter(half), newCapWriter(half)
-	cmd, err := sandbox.Command(runCtx, conf.Exe, conf.Policy, c.command)
+	cmd, err := sandbox.Command(runCtx, conf.Exe, c.policy(conf), c.command)
 	if err != nil {
 		return Result{}, fmt.Errorf("start the command: %w", err)
 	}

@@ -1,0 +1,39 @@
+package tools
+
+// Escalation lifts part of the sandbox for one call, as the user approved
+// it: never remembered beyond that call.
+type Escalation struct {
+	// Unconfined runs the command outside the sandbox (its processes are
+	// still tracked and killed when it ends).
+	Unconfined bool
+	// Network lets the command use the network, inside the sandbox
+	// otherwise.
+	Network bool
+}
+
+// Sandboxed is a call that runs inside the sandbox, which an escalation
+// can lift for it.
+type Sandboxed interface {
+	Call
+	// Confined reports whether the call would run confined: false when
+	// the sandbox is off.
+	Confined() bool
+	// Escalate makes the call run as e says.
+	Escalate(e Escalation)
+}
+
+// AsSandboxed finds a Sandboxed call under c, through the wrappers the
+// registry puts around calls.
+func AsSandboxed(c Call) (Sandboxed, bool) {
+	for c != nil {
+		if s, ok := c.(Sandboxed); ok {
+			return s, true
+		}
+		u, ok := c.(interface{ Unwrap() Call })
+		if !ok {
+			return nil, false
+		}
+		c = u.Unwrap()
+	}
+	return nil, false
+}
