@@ -24,7 +24,16 @@ const newFileMode fs.FileMode = 0o644
 // on failure, removed through that handle: a directory swapped for a
 // symlink meanwhile cannot leave it behind elsewhere. Errors are messages
 // for the model.
-func (w *Workspace) writeAtomic(target string, data []byte, mode fs.FileMode) error {
+//
+// The Changes being tracked are told first; their note comes back.
+func (w *Workspace) writeAtomic(target string, data []byte, mode fs.FileMode) (note string, err error) {
+	if w.changes != nil {
+		note = w.changes.Changing(target, data, mode)
+	}
+	return note, w.replace(target, data, mode)
+}
+
+func (w *Workspace) replace(target string, data []byte, mode fs.FileMode) error {
 	dir, base := path.Dir(target), path.Base(target)
 	if err := w.root.MkdirAll(dir, 0o755); err != nil {
 		return w.fsError(dir, err)

@@ -71,11 +71,14 @@ func (c *editFileCall) Run(ctx context.Context) (Result, error) {
 	if ee != nil {
 		return ee.result(), nil
 	}
-	if err := c.ws.writeAtomic(p.target, []byte(p.edit.out), p.mode); err != nil {
+	note, err := c.ws.writeAtomic(p.target, []byte(p.edit.out), p.mode)
+	if err != nil {
 		return Errorf("failed", err.Error()), nil
 	}
 	c.ws.seen.record(p.target, sha256.Sum256([]byte(p.edit.out)))
-	return p.result(), nil
+	res := p.result()
+	res.Content += noteLine(note)
+	return res, nil
 }
 
 // editPlan is an edit worked out against the file as it is now.

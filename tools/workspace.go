@@ -1,6 +1,7 @@
 package tools
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -24,12 +25,38 @@ const maxLinks = 40
 // It also remembers what the model has seen of each file, so that an edit
 // of a file changed behind its back is refused (see seenFiles).
 type Workspace struct {
-	dir   string // absolute and clean, as given
-	real  string // dir with symlinks resolved
-	root  *os.Root
-	seen  seenFiles
-	swept sync.Map // directories swept of stale temporary files (see sweep)
+	dir     string // absolute and clean, as given
+	real    string // dir with symlinks resolved
+	root    *os.Root
+	seen    seenFiles
+	swept   sync.Map // directories swept of stale temporary files (see sweep)
+	changes Changes  // told of changes, to keep what files were (see Track)
 }
+
+// Changes is told of the files the tools are about to change, so that
+// what they were can be kept (undo). Its answers, when not empty, are
+// notes for the call's result: what undo will not be able to restore.
+type Changes interface {
+	// Changing is told before a file tool replaces the file at path
+	// (relative to the workspace, with slashes) with data and mode.
+	Changing(path string, data []byte, mode fs.FileMode) string
+	// Running is told before a command runs in the workspace; the
+	// function it returns, after the command ended.
+	Running(ctx context.Context) func() string
+}
+
+// noteLine is a note of the tracked Changes as a line of its own at the
+// end of a result; empty for no note.
+func noteLine(note string) string {
+	if note == "" {
+		return ""
+	}
+	return "\n(" + note + ")"
+}
+
+// Track has c told of every change the tools make from now on; nil stops
+// telling. Set it before the tools run.
+func (w *Workspace) Track(c Changes) { w.changes = c }
 
 // OpenWorkspace opens dir as the working directory. Close releases it.
 func OpenWorkspace(dir string) (*Workspace, error) {

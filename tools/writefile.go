@@ -74,7 +74,8 @@ func (c *writeFileCall) Run(ctx context.Context) (Result, error) {
 	if err != nil {
 		return Errorf("failed", err.Error()), nil
 	}
-	if err := c.ws.writeAtomic(target, []byte(c.content), mode); err != nil {
+	note, err := c.ws.writeAtomic(target, []byte(c.content), mode)
+	if err != nil {
 		return Errorf("failed", err.Error()), nil
 	}
 	c.ws.seen.record(target, sha256.Sum256([]byte(c.content)))
@@ -87,5 +88,5 @@ func (c *writeFileCall) Run(ctx context.Context) (Result, error) {
 	if target != c.rel {
 		msg += " through the symlink " + c.rel
 	}
-	return Result{Content: msg, Summary: verb + ", " + lines}, nil
+	return Result{Content: msg + noteLine(note), Summary: verb + ", " + lines}, nil
 }

@@ -50,7 +50,10 @@ func (db *DB) Delete(ctx context.Context, id string) error {
 		if err != nil {
 			return err
 		}
-		return mustAffect(res, session.ErrNotFound)
+		if err := mustAffect(res, session.ErrNotFound); err != nil {
+			return err
+		}
+		return dropUnheld(ctx, tx) // the contents its checkpoints alone kept
 	})
 	var inUse *session.InUseError
 	if errors.As(err, &inUse) {
@@ -99,7 +102,7 @@ func (db *DB) Prune(ctx context.Context, dir string, before time.Time) (int, err
 			}
 			n++
 		}
-		return nil
+		return dropUnheld(ctx, tx)
 	})
 	if err != nil {
 		return 0, fmt.Errorf("prune sessions: %w", err)

@@ -1,0 +1,326 @@
+package checkpoint
+
+import (
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"lathe/session"
+	"lathe/session/sqlite"
+)
+
+// env is a directory tracked for session "s1" in a database of its own.
+type env struct {
+	t   *testing.T
+	dir string
+	db  *sqlite.DB
+	tr  *Tracker
+}
+
+func newEnv(t *testing.T, files map[string]string, opts Options) *env {
+	t.Helper()
+	dir := t.TempDir()
+	for name, content := range files {
+		write(t, filepath.Join(dir, name), content)
+	}
+	db, err := sqlite.Open(filepath.Join(t.TempDir(), "lathe.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	if err := db.CreateSession(t.Context(), session.Record{ID: "s1", Dir: dir}); err != nil {
+		t.Fatal(err)
+	}
+	tr, err := New(db, dir, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { tr.Close() })
+	return &env{t: t, dir: dir, db: db, tr: tr}
+}
+
+func write(t *testing.T, path, content string) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// tool writes a file as a file tool does: told first, then written.
+func (e *env) tool(path, content string) string {
+	e.t.Helper()
+	note := e.tr.Changing(path, []byte(content), 0o644)
+	write(e.t, filepath.Join(e.dir, path), content)
+	return note
+}
+
+// files reads the named files; "-" for a missing one.
+func (e *env) files(names ...string) string {
+	var out []string
+	for _, n := range names {
+		b, err := os.ReadFile(filepath.Join(e.dir, n))
+		if err != nil {
+			out = append(out, n+"=-")
+			continue
+		}
+		out = append(out, n+"="+string(b))
+	}
+	return strings.Join(out, " ")
+}
+
+// last is the session's last checkpoint not undone.
+func (e *env) last() session.Checkpoint {
+	e.t.Helper()
+	cps, err := e.db.Checkpoints(e.t.Context(), "s1")
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	undo, _ := Last(cps)
+	if undo == nil {
+		e.t.Fatal("no checkpoint to undo")
+	}
+	return *undo
+}
+
+func (e *env) undo(force bool) (Plan, Outcome) {
+	e.t.Helper()
+	p, err := e.tr.PlanUndo(e.t.Context(), e.last())
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	out, err := e.tr.Apply(e.t.Context(), p, force)
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	return p, out
+}
+
+func TestUndoAndRedoToolChanges(t *testing.T) {
+	e := newEnv(t, map[string]string{"a.txt": "a0", "b.txt": "b0"}, Options{})
+	ctx := t.Context()
+	if err := e.tr.Begin(ctx, "s1", 0); err != nil {
+		t.Fatal(err)
+	}
+	e.tool("a.txt", "a1")
+	e.tool("a.txt", "a2") // a second change keeps the first before
+	e.tool("new/c.txt", "c1")
+	e.tr.End()
+	e.tool("b.txt", "b1") // outside a run: not kept
+	want := "a.txt=a2 b.txt=b1 new/c.txt=c1"
+	if got := e.files("a.txt", "b.txt", "new/c.txt"); got != want {
+		t.Fatalf("after the run: %s", got)
+	}
+
+	p, out := e.undo(false)
+	if got := e.files("a.txt", "b.txt", "new/c.txt"); got != "a.txt=a0 b.txt=b1 new/c.txt=-" {
+		t.Errorf("after undo: %s", got)
+	}
+	if len(out.Done) != 2 || out.Done[0].Do != Restore || out.Done[1].Do != Remove || p.Conflicts() {
+		t.Errorf("undo did %+v", out)
+	}
+	if !strings.Contains(p.Actions[0].Diff, "-a2") || !strings.Contains(p.Actions[0].Diff, "+a0") {
+		t.Errorf("diff shown:\n%s", p.Actions[0].Diff)
+	}
+
+	cps, _ := e.db.Checkpoints(ctx, "s1")
+	undo, redo := Last(cps)
+	if undo != nil || redo == nil {
+		t.Fatalf("after undo: undo %v, redo %v", undo, redo)
+	}
+	rp, err := e.tr.PlanRedo(ctx, *redo)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.tr.Apply(ctx, rp, false); err != nil {
+		t.Fatal(err)
+	}
+	if got := e.files("a.txt", "b.txt", "new/c.txt"); got != want {
+		t.Errorf("after redo: %s", got)
+	}
+}
+
+// TestUndoRefusesWhatChangedSince: a file changed after the run is left
+// alone, shown, and the rest restored; with force it is overwritten.
+func TestUndoRefusesWhatChangedSince(t *testing.T) {
+	for _, force := range []bool{false, true} {
+		e := newEnv(t, map[string]string{"a.txt": "a0", "b.txt": "b0"}, Options{})
+		e.tr.Begin(t.Context(), "s1", 0)
+		e.tool("a.txt", "a1")
+		e.tool("b.txt", "b1")
+		e.tr.End()
+		write(t, filepath.Join(e.dir, "a.txt"), "mine")
+		p, out := e.undo(force)
+		if !p.Conflicts() || !strings.Contains(p.Actions[0].Diff, "-a1") || !strings.Contains(p.Actions[0].Diff, "+mine") {
+			t.Errorf("the conflict is not shown: %+v", p.Actions[0])
+		}
+		want, refused := "a.txt=mine b.txt=b0", 1
+		if force {
+			want, refused = "a.txt=a0 b.txt=b0", 0
+		}
+		if got := e.files("a.txt", "b.txt"); got != want || len(out.Refused) != refused {
+			t.Errorf("force %v: %s, refused %+v", force, got, out.Refused)
+		}
+	}
+}
+
+// TestCrashMidRun: what a run kept before it wrote survives the process:
+// a tracker opened afresh undoes it.
+func TestCrashMidRun(t *testing.T) {
+	e := newEnv(t, map[string]string{"a.txt": "a0"}, Options{})
+	e.tr.Begin(t.Context(), "s1", 0)
+	e.tool("a.txt", "a1")
+	// The process dies here: no End.
+	fresh, err := New(e.db, e.dir, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer fresh.Close()
+	e.tr = fresh
+	e.undo(false)
+	if got := e.files("a.txt"); got != "a.txt=a0" {
+		t.Errorf("after undo: %s", got)
+	}
+}
+
+func TestTooLarge(t *testing.T) {
+	e := newEnv(t, map[string]string{"big.bin": strings.Repeat("x", 100)}, Options{MaxFile: 64})
+	if note := e.tr.Note("big.bin"); !strings.Contains(note, "too large to checkpoint") {
+		t.Errorf("note before the write: %q", note)
+	}
+	e.tr.Begin(t.Context(), "s1", 0)
+	if note := e.tool("big.bin", "small"); !strings.Contains(note, "too large to checkpoint") {
+		t.Errorf("note of the write: %q", note)
+	}
+	e.tr.End()
+	_, out := e.undo(false)
+	if len(out.Refused) != 1 || !strings.Contains(out.Refused[0].Why, "too large") || e.files("big.bin") != "big.bin=small" {
+		t.Errorf("undo of a file too large: %+v, %s", out, e.files("big.bin"))
+	}
+}
+
+// TestSameContentKeptOnce: a hundred edits of one file cost one blob per
+// distinct content, and an unchanged file nothing more.
+func TestSameContentKeptOnce(t *testing.T) {
+	e := newEnv(t, map[string]string{"a.txt": "v0"}, Options{})
+	for i := range 10 {
+		e.tr.Begin(t.Context(), "s1", i)
+		e.tool("a.txt", "v1")
+		e.tool("a.txt", "v0")
+		e.tr.End()
+	}
+	var n int
+	if b, err := e.db.CheckpointBytes(t.Context()); err != nil || b == 0 {
+		t.Fatalf("bytes %d, %v", b, err)
+	}
+	cps, _ := e.db.Checkpoints(t.Context(), "s1")
+	hashes := map[string]bool{}
+	for _, c := range cps {
+		for _, f := range c.Files {
+			hashes[f.Before.Hash], hashes[f.After.Hash] = true, true
+			n++
+		}
+	}
+	if len(cps) != 10 || n != 10 || len(hashes) != 1 {
+		t.Errorf("%d checkpoints, %d files, %d distinct contents", len(cps), n, len(hashes))
+	}
+}
+
+func git(t *testing.T, dir string, args ...string) {
+	t.Helper()
+	cmd := exec.Command("git", append([]string{"-C", dir, "-c", "user.name=t", "-c", "user.email=t@t"}, args...)...)
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("git %v: %v\n%s", args, err, out)
+	}
+}
+
+// command changes files as a shell command would, around Running.
+func (e *env) command(fn func()) string {
+	done := e.tr.Running(context.Background())
+	fn()
+	time.Sleep(2 * time.Millisecond) // distinct times, on coarse clocks too
+	return done()
+}
+
+func TestShellChangesInAGitWorkTree(t *testing.T) {
+	e := newEnv(t, map[string]string{"kept.txt": "k0", "edited.txt": "e0", "gone.txt": "g0",
+		"untracked.txt": "u0", "ignored.log": "i0", ".gitignore": "*.log\n"}, Options{})
+	git(t, e.dir, "init", "-q")
+	git(t, e.dir, "add", "kept.txt", "edited.txt", "gone.txt", ".gitignore")
+	git(t, e.dir, "commit", "-qm", "init")
+	write(t, filepath.Join(e.dir, "edited.txt"), "e-uncommitted") // changed before the run: that is what undo restores
+	e.tr.Begin(t.Context(), "s1", 0)
+	note := e.command(func() {
+		write(t, filepath.Join(e.dir, "edited.txt"), "e1")
+		write(t, filepath.Join(e.dir, "untracked.txt"), "u1")
+		write(t, filepath.Join(e.dir, "made.txt"), "m1")
+		write(t, filepath.Join(e.dir, "ignored.log"), "i1")
+		os.Remove(filepath.Join(e.dir, "gone.txt"))
+	})
+	e.tr.End()
+	if note != "" {
+		t.Errorf("note: %q", note)
+	}
+	_, out := e.undo(false)
+	got := e.files("kept.txt", "edited.txt", "gone.txt", "untracked.txt", "made.txt", "ignored.log")
+	if want := "kept.txt=k0 edited.txt=e-uncommitted gone.txt=g0 untracked.txt=u0 made.txt=- ignored.log=i1"; got != want {
+		t.Errorf("after undo:\n%s\nwant\n%s\n(%+v)", got, want, out)
+	}
+	status, _ := exec.Command("git", "-C", e.dir, "status", "--porcelain").Output()
+	if !strings.Contains(string(status), " M edited.txt") || strings.Contains(string(status), "A ") {
+		t.Errorf("the user's index was touched:\n%s", status)
+	}
+}
+
+func TestShellChangesOutsideGit(t *testing.T) {
+	e := newEnv(t, map[string]string{"a.txt": "a0"}, Options{})
+	e.tr.Begin(t.Context(), "s1", 0)
+	note := e.command(func() { write(t, filepath.Join(e.dir, "a.txt"), "a1"); write(t, filepath.Join(e.dir, "b.txt"), "b1") })
+	e.tr.End()
+	if note != "changed by the command, not restorable by undo: a.txt" {
+		t.Errorf("note: %q", note)
+	}
+	_, out := e.undo(false)
+	if got := e.files("a.txt", "b.txt"); got != "a.txt=a1 b.txt=-" {
+		t.Errorf("after undo: %s", got)
+	}
+	if len(out.Refused) != 1 || !strings.Contains(out.Refused[0].Why, "outside a git work tree") {
+		t.Errorf("refused: %+v", out.Refused)
+	}
+}
+
+func TestPruneCheckpoints(t *testing.T) {
+	e := newEnv(t, map[string]string{"a.txt": "a0"}, Options{})
+	for i := range 5 {
+		e.tr.Begin(t.Context(), "s1", i)
+		e.tool("a.txt", strings.Repeat(string(rune('a'+i)), 10000)+randomish(i))
+		e.tr.End()
+	}
+	before, _ := e.db.CheckpointBytes(t.Context())
+	n, err := e.db.PruneCheckpoints(t.Context(), before/2)
+	if err != nil || n == 0 {
+		t.Fatalf("pruned %d, %v", n, err)
+	}
+	after, _ := e.db.CheckpointBytes(t.Context())
+	cps, _ := e.db.Checkpoints(t.Context(), "s1")
+	if after > before/2 || len(cps) != 5-n || cps[len(cps)-1].Seq != 4 {
+		t.Errorf("%d → %d bytes, %d checkpoints left (newest seq %d)", before, after, len(cps), cps[len(cps)-1].Seq)
+	}
+}
+
+// randomish is content that does not compress away.
+func randomish(i int) string {
+	var b strings.Builder
+	x := uint32(i*7919 + 1)
+	for range 4000 {
+		x = x*1664525 + 1013904223
+		b.WriteByte(byte('!' + x>>24%90))
+	}
+	return b.String()
+}
