@@ -27,6 +27,9 @@ type ApprovalRequest struct {
 	// Sandboxed says the call would run inside the sandbox, which the
 	// decision may lift for it (Decision.Escalation).
 	Sandboxed bool
+	// Note says what undo could not take back of the call ("too large to
+	// checkpoint"); empty when it could.
+	Note string
 }
 
 // Decision is an approver's answer. Reason, when denying, is shown to the

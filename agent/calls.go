@@ -163,8 +163,12 @@ func (r *run) execute(c *callState) {
 	if c.kind.NeedsApproval() {
 		sb, sandboxed := tools.AsSandboxed(c.prepared)
 		sandboxed = sandboxed && sb.Confined()
-		d, err := r.s.opts.Approver.Approve(ctx, ApprovalRequest{Tool: c.call.Name, Kind: c.kind, Subject: c.subject,
-			Args: c.args, Preview: c.preview, Call: c.prepared, Sandboxed: sandboxed})
+		req := ApprovalRequest{Tool: c.call.Name, Kind: c.kind, Subject: c.subject,
+			Args: c.args, Preview: c.preview, Call: c.prepared, Sandboxed: sandboxed}
+		if cp := r.s.opts.Checkpoints; cp != nil && r.checkpointing && c.kind == tools.KindWrite {
+			req.Note = cp.Note(c.subject)
+		}
+		d, err := r.s.opts.Approver.Approve(ctx, req)
 		if err != nil || ctx.Err() != nil {
 			c.settle(OutcomeInterrupted, tools.Errorf("interrupted", prompts.NotRunInterrupted()))
 			return

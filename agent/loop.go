@@ -68,22 +68,23 @@ var errTimeout = errors.New("the time limit for this request was reached")
 
 // run is the state of one Run.
 type run struct {
-	s           *Session
-	ctx         context.Context
-	emit        func(Event)
-	start       time.Time
-	res         Result
-	budgetSpent bool
-	repeats     *repetitions
-	nudged      bool        // an empty reply got its nudge
-	mu          sync.Mutex  // guards res while calls finish concurrently
-	runID       int64       // the run's record in the store
-	storeErr    atomic.Bool // the store failed; it is not written again (calls finish concurrently)
-	recompacted bool        // an overflow was met with a harder compaction
-	change      *mode.Change
-	planned     *plan.Plan // a plan kept for the user: the run ends with it
-	created     bool       // the run created the session
-	windowFull  bool       // a reply of the run filled the context window
+	s             *Session
+	ctx           context.Context
+	emit          func(Event)
+	start         time.Time
+	res           Result
+	budgetSpent   bool
+	repeats       *repetitions
+	nudged        bool        // an empty reply got its nudge
+	mu            sync.Mutex  // guards res while calls finish concurrently
+	runID         int64       // the run's record in the store
+	storeErr      atomic.Bool // the store failed; it is not written again (calls finish concurrently)
+	recompacted   bool        // an overflow was met with a harder compaction
+	change        *mode.Change
+	planned       *plan.Plan // a plan kept for the user: the run ends with it
+	created       bool       // the run created the session
+	windowFull    bool       // a reply of the run filled the context window
+	checkpointing bool       // the run's file changes are kept (Options.Checkpoints)
 }
 
 // Run sends prompt as the user's next message and runs the loop until the

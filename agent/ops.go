@@ -30,6 +30,7 @@ const (
 	opReset   = "starting a new session"
 	opTitle   = "naming the session"
 	opClosed  = "closed"
+	opUndo    = "taking back a run"
 )
 
 // ops lets one operation run at a time and keeps the snapshot the other

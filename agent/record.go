@@ -38,6 +38,8 @@ type Recorder interface {
 	Release(ctx context.Context, sessionID string) error
 	// Delete removes a session and everything kept of it.
 	Delete(ctx context.Context, sessionID string) error
+	// Load returns a saved session (to take it up again after an undo).
+	Load(ctx context.Context, sessionID string) (session.Saved, error)
 }
 
 // maxTitle is the longest a session's title may be, in runes.
@@ -124,10 +126,22 @@ func (r *run) begin(prompt string) {
 		return
 	}
 	r.runID = id
+	if cp := s.opts.Checkpoints; cp != nil {
+		// The prompt goes at the end of the history, after the system
+		// prompt: that is where undoing the run takes the history back to.
+		if err := cp.Begin(r.storeCtx(), s.id, len(s.messages)-1); err != nil {
+			r.emit(Warning{Text: "the files this run changes cannot be kept for undo (" + err.Error() + ")"})
+		} else {
+			r.checkpointing = true
+		}
+	}
 }
 
 // end records how the run ended.
 func (r *run) end(err error) {
+	if r.checkpointing {
+		r.s.opts.Checkpoints.End()
+	}
 	st := r.s.opts.Recorder
 	if st == nil || r.runID == 0 || r.storeErr.Load() {
 		return

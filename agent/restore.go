@@ -15,6 +15,13 @@ import (
 // result, and a prompt without a reply an empty reply, so that the history
 // is valid for the model again. The model must be known.
 func (s *Session) restore(ctx context.Context, saved session.Saved) (*History, error) {
+	return s.restoreFrom(ctx, saved, true)
+}
+
+// restoreFrom is restore; with atStart, a mode asked for at start wins
+// over the saved one (not when taking the conversation up again after an
+// undo).
+func (s *Session) restoreFrom(ctx context.Context, saved session.Saved, atStart bool) (*History, error) {
 	if st := s.opts.Recorder; st != nil {
 		if err := st.Claim(ctx, saved.ID); err != nil {
 			return nil, err
@@ -33,7 +40,7 @@ func (s *Session) restore(ctx context.Context, saved session.Saved) (*History, e
 	s.win.Compaction = saved.Compaction
 	s.recount(saved)
 	changed := len(saved.Modes) == 0 // a session saved before modes were: build mode, recorded now
-	if m := s.opts.Mode; m != nil && m.Name() != s.mode.Name() {
+	if m := s.opts.Mode; atStart && m != nil && m.Name() != s.mode.Name() {
 		// A mode asked for at start wins over the saved one.
 		if err := s.setMode(mode.Own(m), "chosen at start"); err != nil {
 			return nil, err

@@ -18,6 +18,7 @@ import (
 	"lathe/agent/plan"
 	"lathe/agent/textcall"
 	"lathe/agent/window"
+	"lathe/checkpoint"
 	"lathe/config"
 	"lathe/prompts"
 	"lathe/provider"
@@ -44,6 +45,9 @@ type Options struct {
 	Mode mode.Mode
 	// Recorder keeps the session durably; nil keeps nothing.
 	Recorder Recorder
+	// Checkpoints keeps what each run changes in the files, to take runs
+	// back (Undo, Redo, Rewind); nil keeps nothing. It needs a Recorder.
+	Checkpoints *checkpoint.Tracker
 	// Dir is the working directory, recorded with the session.
 	Dir string
 	// Previews asks for the diff of each write before it is approved, for

@@ -89,6 +89,11 @@ func New(store Store, dir string, opts Options) (*Tracker, error) {
 	return t, nil
 }
 
+// Checkpoints returns the session's checkpoints, oldest first.
+func (t *Tracker) Checkpoints(ctx context.Context, sessionID string) ([]session.Checkpoint, error) {
+	return t.store.Checkpoints(ctx, sessionID)
+}
+
 // Close releases the directory.
 func (t *Tracker) Close() error { return t.root.Close() }
 
