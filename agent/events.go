@@ -82,6 +82,7 @@ type TurnFinished struct {
 	EvalDuration     time.Duration
 	DoneReason       string
 	ToolCalls        int
+	Timing           Timing
 }
 
 // ReplyRewritten: the reply's text was not all answer: tool calls written

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -56,6 +57,8 @@ type Result struct {
 	// Plan is the plan proposed, with StopPlanned; otherwise the plan
 	// build mode follows, its checklist as the run left it; nil for none.
 	Plan *plan.Plan
+	// Timing is where the run's time went, over its turns.
+	Timing RunTiming
 }
 
 // Usage counts tokens over a run, as the server reported them.
@@ -254,6 +257,13 @@ func (r *run) turn(n int) (more bool, err error) {
 	if err != nil {
 		return false, err
 	}
+	timing := s.cache.timing(rep.sent, rep.metrics, rep.firstToken)
+	r.res.Timing.add(timing, rep.metrics)
+	if timing.Reloaded {
+		r.emit(Warning{Text: fmt.Sprintf("%s was loaded again before this turn (%s): it left memory between turns "+
+			"(keep_alive ran out, another program's model took its place, or another num_ctx was asked for)",
+			s.model.Name, human.Duration(timing.Load))})
+	}
 	full := rep.windowFull(s.model.NumCtx)
 	switch {
 	case full && r.windowFull:
@@ -298,8 +308,9 @@ func (r *run) turn(n int) (more bool, err error) {
 	}
 	s.publish() // the count for the UI
 	r.emit(TurnFinished{Turn: n, PromptTokens: rep.metrics.PromptTokens, CompletionTokens: rep.metrics.CompletionTokens,
-		Duration: s.opts.Now().Sub(start), EvalDuration: rep.metrics.EvalDuration, DoneReason: rep.doneReason, ToolCalls: len(rep.calls)})
-	r.logTurn(n, sent, rep, s.opts.Now().Sub(start))
+		Duration: s.opts.Now().Sub(start), EvalDuration: rep.metrics.EvalDuration, DoneReason: rep.doneReason, ToolCalls: len(rep.calls),
+		Timing: timing})
+	r.logTurn(n, sent, rep, timing, s.opts.Now().Sub(start))
 	return more, nil
 }
 
@@ -329,12 +340,15 @@ func (r *run) emptyReply() (more bool) {
 	return true
 }
 
-func (r *run) logTurn(n, sent int, rep *reply, d time.Duration) {
+func (r *run) logTurn(n, sent int, rep *reply, t Timing, d time.Duration) {
 	ev := r.s.opts.Log.Debug().Int("turn", n).Int("messages", sent).
 		Int("prompt_tokens", rep.metrics.PromptTokens).Int("completion_tokens", rep.metrics.CompletionTokens).
 		Int("tool_calls", len(rep.calls)).Dur("duration_ms", d).Str("done_reason", rep.doneReason)
 	if e := rep.metrics.EvalDuration; e > 0 {
 		ev = ev.Str("tokens_per_s", fmt.Sprintf("%.1f", float64(rep.metrics.CompletionTokens)/e.Seconds()))
 	}
+	ev = ev.Dur("load_ms", t.Load).Dur("first_token_ms", t.FirstToken).Int("prefill_tokens", t.PrefillTokens).
+		Int("cached_tokens", t.CachedTokens).Float64("prefill_tps", math.Round(t.PrefillRate)).
+		Float64("decode_tps", math.Round(t.DecodeRate*10)/10).Bool("cache_miss", t.CacheMiss).Bool("reloaded", t.Reloaded)
 	ev.Msg("turn")
 }

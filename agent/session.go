@@ -79,7 +79,8 @@ type Session struct {
 	modeRec  session.ModeRecord // the mode as stored; saved when the session is created
 	resume   *session.Saved     // restored by Prepare, once the model is known
 	win      window.Window
-	think    *bool // the think value of every request (see thinkFor)
+	think    *bool      // the think value of every request (see thinkFor)
+	cache    cacheState // what the server's prompt cache holds of this session
 }
 
 // New returns a session; Prepare (or Run) asks the model's server first.

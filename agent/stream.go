@@ -3,6 +3,7 @@ package agent
 import (
 	"context"
 	"strings"
+	"time"
 
 	"lathe/provider"
 )
@@ -17,6 +18,7 @@ type reply struct {
 	metrics    provider.Metrics
 	thinkLeak  bool               // <think> text was taken out of the content
 	sent       []provider.Message // the conversation the request sent
+	firstToken time.Duration      // from the request to its first token; 0 when none came
 }
 
 func (r *reply) addThinking(turn int, s string, emit func(Event)) {
@@ -65,7 +67,11 @@ func (s *Session) stream(ctx context.Context, turn int, emit func(Event)) (*repl
 	req := s.request()
 	rep := &reply{sent: req.Messages}
 	var split thinkSplitter
+	start := s.opts.Now()
 	err := s.opts.Provider.Chat(ctx, req, func(c provider.Chunk) error {
+		if rep.firstToken == 0 && (c.Content != "" || c.Thinking != "" || len(c.ToolCalls) > 0) {
+			rep.firstToken = max(s.opts.Now().Sub(start), time.Nanosecond)
+		}
 		rep.addThinking(turn, c.Thinking, emit)
 		content, thinking := split.feed(c.Content)
 		rep.addThinking(turn, thinking, emit)

@@ -75,7 +75,8 @@ func (s *Session) SetModel(ctx context.Context, name string) (provider.ModelInfo
 	s.win.NumCtx = info.NumCtx
 	s.think = thinkFor(s.opts.Config.Think, info)
 	if !same {
-		s.win.Forget() // another model counts in its own tokens
+		s.win.Forget()         // another model counts in its own tokens
+		s.cache = cacheState{} // and has nothing of this conversation loaded
 	}
 	s.opts.Log.Debug().Str("model", info.Name).Int("num_ctx", info.NumCtx).Msg("model switched")
 	return info, nil
