@@ -71,23 +71,24 @@ var errTimeout = errors.New("the time limit for this request was reached")
 
 // run is the state of one Run.
 type run struct {
-	s             *Session
-	ctx           context.Context
-	emit          func(Event)
-	start         time.Time
-	res           Result
-	budgetSpent   bool
-	repeats       *repetitions
-	nudged        bool        // an empty reply got its nudge
-	mu            sync.Mutex  // guards res while calls finish concurrently
-	runID         int64       // the run's record in the store
-	storeErr      atomic.Bool // the store failed; it is not written again (calls finish concurrently)
-	recompacted   bool        // an overflow was met with a harder compaction
-	change        *mode.Change
-	planned       *plan.Plan // a plan kept for the user: the run ends with it
-	created       bool       // the run created the session
-	windowFull    bool       // a reply of the run filled the context window
-	checkpointing bool       // the run's file changes are kept (Options.Checkpoints)
+	s              *Session
+	ctx            context.Context
+	emit           func(Event)
+	start          time.Time
+	res            Result
+	budgetSpent    bool
+	repeats        *repetitions
+	nudged         bool        // an empty reply got its nudge
+	mu             sync.Mutex  // guards res while calls finish concurrently
+	runID          int64       // the run's record in the store
+	storeErr       atomic.Bool // the store failed; it is not written again (calls finish concurrently)
+	recompacted    bool        // an overflow was met with a harder compaction
+	change         *mode.Change
+	planned        *plan.Plan // a plan kept for the user: the run ends with it
+	created        bool       // the run created the session
+	windowFull     bool       // a reply of the run filled the context window
+	checkpointing  bool       // the run's file changes are kept (Options.Checkpoints)
+	announceNudged bool       // the last reply was nudged for announcing a call it did not make
 }
 
 // Run sends prompt as the user's next message and runs the loop until the
@@ -293,11 +294,16 @@ func (r *run) turn(n int) (more bool, err error) {
 		if more, err = r.planFromReply(n); err != nil {
 			return false, err
 		}
+	case len(rep.calls) == 0 && r.announced(rep.content.String()):
+		more = true
 	default:
 		for _, c := range r.runCalls(n, rep.calls) {
 			s.messages = append(s.messages, c.message())
 		}
 		more = len(rep.calls) > 0
+	}
+	if len(rep.calls) > 0 {
+		r.announceNudged = false // "in a row" is broken by a call
 	}
 	if ch := r.change; ch != nil {
 		r.change = nil
@@ -324,6 +330,23 @@ func (r *run) repair(n int, rep *reply) {
 		r.res.Recoveries.ThinkLeaks++
 		r.s.opts.Log.Debug().Int("turn", n).Msg("moved <think> text out of the answer")
 	}
+}
+
+// announced nudges, in build mode, a reply that ends by announcing an
+// action it made no call for, unless the turn before was nudged so; it
+// reports whether it did.
+func (r *run) announced(text string) bool {
+	nudged := r.announceNudged
+	r.announceNudged = false
+	_, build := r.s.mode.(mode.Build)
+	if !build || nudged || !r.s.opts.Config.Limits.NudgeAnnouncements || !announces(text) {
+		return false
+	}
+	r.announceNudged = true
+	r.res.Recoveries.AnnouncedNudges++
+	r.record(provider.Message{Role: "user", Content: prompts.Announced()})
+	r.s.opts.Log.Debug().Msg("a reply announced a call it did not make: nudged")
+	return true
 }
 
 // emptyReply answers a reply with neither text nor calls: the first time

@@ -21,11 +21,13 @@ type Recoveries struct {
 	ThinkLeaks         int `json:"think_leaks"`         // replies whose <think> text left the answer
 	RepetitionWarnings int `json:"repetition_warnings"` // repeated calls the model was warned about
 	EmptyNudges        int `json:"empty_nudges"`        // empty replies answered with a nudge
+	AnnouncedNudges    int `json:"announced_nudges"`    // replies that announced a call they did not make, nudged
 }
 
 // Total is the number of recoveries of every kind.
 func (r Recoveries) Total() int {
-	return r.TextCalls + r.ToolNames + r.ArgumentRepairs + r.ThinkLeaks + r.RepetitionWarnings + r.EmptyNudges
+	return r.TextCalls + r.ToolNames + r.ArgumentRepairs + r.ThinkLeaks + r.RepetitionWarnings + r.EmptyNudges +
+		r.AnnouncedNudges
 }
 
 // resolveNames gives calls to a loosely matching name ("functions.Read_File")

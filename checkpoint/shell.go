@@ -211,7 +211,7 @@ func (w *shellWatch) after(ctx context.Context, before map[string]entry, partial
 // change is what the command did to path: its state before (from the
 // blob hashed before the command, or the run's earlier record) and after.
 func (w *shellWatch) change(ctx context.Context, path string, before, now map[string]entry) session.FileChange {
-	f := session.FileChange{Path: path, By: "shell"}
+	f := session.FileChange{Path: path, By: "command"}
 	if w.t.first(path) {
 		if old, ok := before[path]; ok {
 			switch {

@@ -79,6 +79,10 @@ type Limits struct {
 	// run stops.
 	RepeatWarn int `toml:"repeat_warn"`
 	RepeatStop int `toml:"repeat_stop"`
+	// NudgeAnnouncements gives a reply that announces an action ("Let me
+	// create the file:") but makes no call one nudge to make it (build
+	// mode only, never twice in a row).
+	NudgeAnnouncements bool `toml:"nudge_announcements"`
 }
 
 // Context says how the conversation is kept inside the context window,
@@ -125,6 +129,7 @@ func Defaults() Config {
 			ToolOutputBytes:    16 << 10,
 			RepeatWarn:         3,
 			RepeatStop:         5,
+			NudgeAnnouncements: true,
 		},
 		Context:  Context{CompactAt: 0.8, KeepRecent: 0.35, ToolResult: 0.25},
 		LogLevel: zerolog.WarnLevel,

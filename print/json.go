@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"io"
+	"math"
 
 	"lathe/agent"
 	"lathe/agent/plan"
@@ -22,12 +23,35 @@ type resultJSON struct {
 	SessionID  string    `json:"session_id"`
 	// Recoveries counts what lathe repaired of the model's mistakes.
 	Recoveries agent.Recoveries `json:"recoveries"`
+	// Timing is where the run's time went.
+	Timing timingJSON `json:"timing"`
 	// Mode is the mode the run ended in; Plan the plan proposed (with
 	// stop_reason "planned") or being carried out, with its checklist.
 	Mode  string     `json:"mode"`
 	Plan  *plan.Plan `json:"plan,omitempty"`
 	Error string     `json:"error,omitempty"`
 }
+
+// timingJSON is a turn's or a run's timing (see agent.Timing): durations
+// in milliseconds, rates in tokens a second.
+type timingJSON struct {
+	LoadMS        int64   `json:"load_ms"`
+	FirstTokenMS  int64   `json:"first_token_ms"`
+	PrefillTokens int     `json:"prefill_tokens"`
+	PrefillTPS    float64 `json:"prefill_tps"`
+	DecodeTPS     float64 `json:"decode_tps"`
+	CachedTokens  int     `json:"cached_tokens"`
+	CacheMiss     bool    `json:"cache_miss,omitempty"`
+	Reloaded      bool    `json:"reloaded,omitempty"`
+}
+
+func newTimingJSON(t agent.Timing) timingJSON {
+	return timingJSON{LoadMS: t.Load.Milliseconds(), FirstTokenMS: t.FirstToken.Milliseconds(),
+		PrefillTokens: t.PrefillTokens, PrefillTPS: round1(t.PrefillRate), DecodeTPS: round1(t.DecodeRate),
+		CachedTokens: t.CachedTokens, CacheMiss: t.CacheMiss, Reloaded: t.Reloaded}
+}
+
+func round1(f float64) float64 { return math.Round(f*10) / 10 }
 
 type usageJSON struct {
 	PromptTokens     int `json:"prompt_tokens"`
@@ -46,8 +70,11 @@ func newResultJSON(res agent.Result, failure error) resultJSON {
 		Model:      res.Model,
 		SessionID:  res.SessionID,
 		Recoveries: res.Recoveries,
-		Mode:       res.Mode,
-		Plan:       res.Plan,
+		Timing: newTimingJSON(agent.Timing{Load: res.Timing.Load, FirstToken: res.Timing.FirstToken,
+			PrefillTokens: res.Timing.PrefillTokens, PrefillRate: res.Timing.PrefillRate,
+			DecodeRate: res.Timing.DecodeRate, CachedTokens: res.Timing.CachedTokens}),
+		Mode: res.Mode,
+		Plan: res.Plan,
 	}
 	if failure != nil {
 		out.Error = failure.Error()
@@ -98,12 +125,13 @@ func (enc *eventEncoder) event(e agent.Event) {
 		}{"tool_result", e.Turn, e.Index, e.ID, e.Name, string(e.Outcome), e.Result.Summary, e.Result.Content, e.Duration.Milliseconds()}
 	case agent.TurnFinished:
 		v = struct {
-			Type             string `json:"type"`
-			Turn             int    `json:"turn"`
-			PromptTokens     int    `json:"prompt_tokens"`
-			CompletionTokens int    `json:"completion_tokens"`
-			DurationMS       int64  `json:"duration_ms"`
-		}{"turn_end", e.Turn, e.PromptTokens, e.CompletionTokens, e.Duration.Milliseconds()}
+			Type             string     `json:"type"`
+			Turn             int        `json:"turn"`
+			PromptTokens     int        `json:"prompt_tokens"`
+			CompletionTokens int        `json:"completion_tokens"`
+			DurationMS       int64      `json:"duration_ms"`
+			Timing           timingJSON `json:"timing"`
+		}{"turn_end", e.Turn, e.PromptTokens, e.CompletionTokens, e.Duration.Milliseconds(), newTimingJSON(e.Timing)}
 	case agent.ReplyRewritten:
 		v = struct {
 			Type string `json:"type"`

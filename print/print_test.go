@@ -77,13 +77,16 @@ func TestFinishJSON(t *testing.T) {
 	res := agent.Result{Text: "a <b> & c", StopReason: agent.StopError, Turns: 1, Model: "m", SessionID: "s",
 		Usage: agent.Usage{PromptTokens: 10, CompletionTokens: 2}, Duration: 1500 * time.Millisecond,
 		Recoveries: agent.Recoveries{TextCalls: 2, ThinkLeaks: 1},
-		Mode:       "build", Plan: &plan.Plan{Summary: "s", Steps: []plan.Step{{Text: "a", Status: plan.Done}}}}
+		Timing: agent.RunTiming{Load: 7250 * time.Millisecond, FirstToken: 8100 * time.Millisecond, PrefillTokens: 1200,
+			PrefillRate: 412.34, DecodeRate: 31.26, CachedTokens: 3400},
+		Mode: "build", Plan: &plan.Plan{Summary: "s", Steps: []plan.Step{{Text: "a", Status: plan.Done}}}}
 	if err := New(FormatJSON, &out, &strings.Builder{}, false, false).Finish(res, errors.New("the stream broke")); err != nil {
 		t.Fatal(err)
 	}
 	want := `{"type":"result","result":"a <b> & c","stop_reason":"error","turns":1,"tool_calls":0,` +
 		`"usage":{"prompt_tokens":10,"completion_tokens":2},"duration_ms":1500,"model":"m","session_id":"s",` +
-		`"recoveries":{"text_calls":2,"tool_names":0,"argument_repairs":0,"think_leaks":1,"repetition_warnings":0,"empty_nudges":0},` +
+		`"recoveries":{"text_calls":2,"tool_names":0,"argument_repairs":0,"think_leaks":1,"repetition_warnings":0,"empty_nudges":0,"announced_nudges":0},` +
+		`"timing":{"load_ms":7250,"first_token_ms":8100,"prefill_tokens":1200,"prefill_tps":412.3,"decode_tps":31.3,"cached_tokens":3400},` +
 		`"mode":"build","plan":{"summary":"s","steps":[{"text":"a","status":"done"}]},"error":"the stream broke"}` + "\n"
 	if out.String() != want {
 		t.Errorf("got  %s\nwant %s", out.String(), want)

@@ -24,6 +24,10 @@ func note(name string, data any) string {
 // Nudge is the note an empty reply gets once.
 func Nudge() string { return NotePrefix + note("nudge", nil) }
 
+// Announced is the nudge after a reply that announced an action but made
+// no call.
+func Announced() string { return NotePrefix + note("announced", nil) }
+
 // WindowFull is the note after a reply that filled the context window and
 // was cut off there.
 func WindowFull() string { return NotePrefix + note("window_full", nil) }

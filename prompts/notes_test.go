@@ -13,6 +13,7 @@ func TestNotesGolden(t *testing.T) {
 	notes := []struct{ name, text string }{
 		{"Nudge", Nudge()},
 		{"WindowFull", WindowFull()},
+		{"Announced", Announced()},
 		{"StartTaskDenied", StartTaskDenied("just explain it")},
 		{"StartTaskUnattended", StartTaskUnattended()},
 		{"StartTaskInterrupted", StartTaskInterrupted()},

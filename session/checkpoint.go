@@ -29,7 +29,7 @@ type FileChange struct {
 	Path   string // relative to the session's directory, with slashes
 	Before FileState
 	After  FileState
-	By     string // "tool" (a file tool) or "shell" (a command)
+	By     string // "tool" (a file tool) or "command" (a shell command)
 	// Problem says why undo cannot restore the file ("too large to
 	// checkpoint", "changed by shell outside a git work tree"); empty
 	// when it can.

@@ -33,7 +33,7 @@ CREATE TABLE checkpoint_files (
 	after_hash    TEXT,           -- NULL: the run removed it (or left it unknown, see problem)
 	after_mode    INTEGER NOT NULL,
 	after_size    INTEGER NOT NULL,
-	by            TEXT NOT NULL,  -- "tool" or "shell"
+	by            TEXT NOT NULL,  -- "tool" or "command"
 	problem       TEXT NOT NULL,  -- why undo cannot restore it; '' when it can
 	PRIMARY KEY (checkpoint_id, path)
 ) STRICT;
