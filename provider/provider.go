@@ -112,6 +112,12 @@ type ModelInfo struct {
 	// Skipped are the models a default choice passed over because the
 	// server could not describe them, each with why ("name: reason").
 	Skipped []string
+	// KVBytesPerToken is what a token of context takes in the model's KV
+	// cache at 16 bits, worked out from its architecture; 0 if unknown.
+	KVBytesPerToken int64
+	// ParameterSize ("8.2B") and Quantization ("Q4_K_M") as the server
+	// says.
+	ParameterSize, Quantization string
 }
 
 // Has reports whether the model lists capability c. A model that lists
@@ -159,6 +165,28 @@ type Provider interface {
 	Model(ctx context.Context, name string) (ModelInfo, error)
 	// Models lists the installed models.
 	Models(ctx context.Context) ([]ModelSummary, error)
+}
+
+// Loaded is a model the server holds in memory.
+type Loaded struct {
+	Name string
+	// Size is the memory it takes, weights and KV cache; VRAM how much of
+	// it is in GPU memory (less than Size: the rest runs on the CPU).
+	Size, VRAM    int64
+	ContextLength int // the window it was loaded with
+	Expires       time.Time
+}
+
+// Server is what a backend can tell of its server, and ask of it, besides
+// chatting: optional (a type assertion finds it).
+type Server interface {
+	// Version is the server's version.
+	Version(ctx context.Context) (string, error)
+	// Loaded lists the models in memory.
+	Loaded(ctx context.Context) ([]Loaded, error)
+	// Preload loads model with its window and keep-alive, so that the
+	// first request does not wait for the load.
+	Preload(ctx context.Context, model ModelInfo) error
 }
 
 // Puller downloads models.

@@ -137,6 +137,11 @@ func (e entry) show() api.ShowResponse {
 			e.Architecture + ".embedding_length":     4096,
 			e.Architecture + ".block_count":          36,
 			e.Architecture + ".attention.head_count": 32,
+			// qwen3:8b's: a token of KV cache is 36 × 8 × (128 + 128) × 2
+			// bytes at f16, 144 KiB.
+			e.Architecture + ".attention.head_count_kv": 8,
+			e.Architecture + ".attention.key_length":    128,
+			e.Architecture + ".attention.value_length":  128,
 		},
 		ModifiedAt: e.modified,
 	}

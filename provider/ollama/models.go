@@ -31,11 +31,14 @@ func (c *Client) Model(ctx context.Context, name string) (provider.ModelInfo, er
 		return provider.ModelInfo{Name: name, Skipped: skipped}, c.classify(err, name)
 	}
 	info := provider.ModelInfo{
-		Name:          name,
-		Capabilities:  capabilities(show),
-		ContextLength: contextLength(show.ModelInfo),
-		Remote:        show.RemoteHost,
-		Skipped:       skipped,
+		Name:            name,
+		Capabilities:    capabilities(show),
+		ContextLength:   contextLength(show.ModelInfo),
+		Remote:          show.RemoteHost,
+		Skipped:         skipped,
+		KVBytesPerToken: kvBytesPerToken(show.ModelInfo),
+		ParameterSize:   show.Details.ParameterSize,
+		Quantization:    show.Details.QuantizationLevel,
 	}
 	if !info.Has("completion") {
 		return info, provider.Errorf(provider.ErrNoToolSupport, nil,
@@ -218,6 +221,49 @@ func contextLength(info map[string]any) int {
 		}
 	}
 	return 0
+}
+
+// kvBytesPerToken works out, from model_info, what a token of context
+// takes in the KV cache at 16 bits: a key and a value of each KV head in
+// each layer. Models that vary the KV heads by layer list them (summed);
+// 0 when the architecture does not say enough.
+func kvBytesPerToken(info map[string]any) int64 {
+	arch, _ := info["general.architecture"].(string)
+	get := func(key string) (int, bool) { return number(info[arch+"."+key]) }
+	layers, ok := get("block_count")
+	if arch == "" || !ok || layers <= 0 {
+		return 0
+	}
+	heads, _ := get("attention.head_count")
+	kHead, okK := get("attention.key_length")
+	vHead, okV := get("attention.value_length")
+	if emb, ok := get("embedding_length"); ok && heads > 0 {
+		if !okK {
+			kHead = emb / heads
+		}
+		if !okV {
+			vHead = emb / heads
+		}
+	}
+	if kHead <= 0 || vHead <= 0 {
+		return 0
+	}
+	var kvHeads int
+	switch v := info[arch+".attention.head_count_kv"].(type) {
+	case []any: // one count a layer
+		for _, n := range v {
+			if c, ok := number(n); ok {
+				kvHeads += c
+			}
+		}
+	default:
+		n, ok := number(v)
+		if !ok {
+			n = heads
+		}
+		kvHeads = n * layers
+	}
+	return int64(kvHeads) * int64(kHead+vHead) * 2
 }
 
 func number(v any) (int, bool) {
