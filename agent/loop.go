@@ -260,6 +260,7 @@ func (r *run) turn(n int) (more bool, err error) {
 	}
 	timing := s.cache.timing(rep.sent, rep.metrics, rep.firstToken)
 	r.res.Timing.add(timing, rep.metrics)
+	r.checkFit()
 	if timing.Reloaded {
 		r.emit(Warning{Text: fmt.Sprintf("%s was loaded again before this turn (%s): it left memory between turns "+
 			"(keep_alive ran out, another program's model took its place, or another num_ctx was asked for)",

@@ -69,18 +69,19 @@ type Session struct {
 	ops ops // what is under way, and the snapshot
 
 	// The rest belongs to the operation under way.
-	id       string
-	title    string
-	created  bool // the session is in the store
-	model    provider.ModelInfo
-	messages []provider.Message // the whole history, system prompt first
-	mode     mode.Mode
-	tools    *tools.Registry    // the tools of the mode
-	modeRec  session.ModeRecord // the mode as stored; saved when the session is created
-	resume   *session.Saved     // restored by Prepare, once the model is known
-	win      window.Window
-	think    *bool      // the think value of every request (see thinkFor)
-	cache    cacheState // what the server's prompt cache holds of this session
+	id         string
+	title      string
+	created    bool // the session is in the store
+	model      provider.ModelInfo
+	messages   []provider.Message // the whole history, system prompt first
+	mode       mode.Mode
+	tools      *tools.Registry    // the tools of the mode
+	modeRec    session.ModeRecord // the mode as stored; saved when the session is created
+	resume     *session.Saved     // restored by Prepare, once the model is known
+	win        window.Window
+	think      *bool      // the think value of every request (see thinkFor)
+	cache      cacheState // what the server's prompt cache holds of this session
+	fitChecked string     // the model whose GPU share was checked
 }
 
 // New returns a session; Prepare (or Run) asks the model's server first.
