@@ -186,13 +186,14 @@ func (db *DB) UndoRun(ctx context.Context, cp session.Checkpoint, at time.Time) 
 			q    string
 			args []any
 		}{
-			{`INSERT INTO undone_messages SELECT ?, ` + messageColumns + ` FROM messages WHERE session_id = ? AND seq >= ?`,
+			{`INSERT INTO undone_messages (checkpoint_id, ` + messageColumns + `) SELECT ?, ` + messageColumns +
+				` FROM messages WHERE session_id = ? AND seq >= ?`,
 				[]any{cp.ID, cp.SessionID, cp.Seq}},
 			{`DELETE FROM messages WHERE session_id = ? AND seq >= ?`, []any{cp.SessionID, cp.Seq}},
-			{`INSERT INTO undone_compactions SELECT ?, seq, summary, created_at FROM compactions
+			{`INSERT INTO undone_compactions (checkpoint_id, seq, summary, created_at) SELECT ?, seq, summary, created_at FROM compactions
 				WHERE session_id = ? AND created_at >= ?`, []any{cp.ID, cp.SessionID, stamp(cp.Created)}},
 			{`DELETE FROM compactions WHERE session_id = ? AND created_at >= ?`, []any{cp.SessionID, stamp(cp.Created)}},
-			{`INSERT INTO undone_modes SELECT ?, seq, mode, plan, reason, created_at FROM modes
+			{`INSERT INTO undone_modes (checkpoint_id, seq, mode, plan, reason, created_at) SELECT ?, seq, mode, plan, reason, created_at FROM modes
 				WHERE session_id = ? AND seq > ?`, []any{cp.ID, cp.SessionID, cp.Seq}},
 			{`DELETE FROM modes WHERE session_id = ? AND seq > ?`, []any{cp.SessionID, cp.Seq}},
 			{`UPDATE checkpoints SET undone_at = ? WHERE id = ?`, []any{stamp(at), cp.ID}},
