@@ -66,12 +66,12 @@ func (h *Printer) Event(e agent.Event) {
 	case agent.Warning:
 		fmt.Fprintln(h.stderr, "lathe: warning: "+e.Text)
 	case agent.Compacted:
-		fmt.Fprintf(h.stderr, "lathe: compacted the conversation: %d older messages summarized for the model (%d → %d tokens)\n",
-			e.Summarized, e.Before, e.After)
+		fmt.Fprintf(h.stderr, "lathe: compacted the conversation: %s summarized for the model (%d → %d tokens)\n",
+			human.Plural(e.Summarized, "older message"), e.Before, e.After)
 	case agent.ModeChanged:
 		fmt.Fprintf(h.stderr, "lathe: %s mode → %s mode (%s)\n", e.From, e.To, human.Line(e.Reason, 100))
 	case agent.PlanProposed:
-		fmt.Fprintf(h.stderr, "lathe: plan proposed: %s (%d steps)\n", human.Line(e.Plan.Summary, 100), len(e.Plan.Steps))
+		fmt.Fprintf(h.stderr, "lathe: plan proposed: %s (%s)\n", human.Line(e.Plan.Summary, 100), human.Plural(len(e.Plan.Steps), "step"))
 	}
 	if h.events != nil {
 		h.events.event(e)

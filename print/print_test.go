@@ -163,6 +163,19 @@ func TestCompactionIsToldOnStderr(t *testing.T) {
 	}
 }
 
+// TestStderrCountsAgree: one of a thing is not written as several.
+func TestStderrCountsAgree(t *testing.T) {
+	var out, errOut strings.Builder
+	p := New(FormatText, &out, &errOut, false, false)
+	p.Event(agent.Compacted{Summarized: 1, Before: 9000, After: 8000})
+	p.Event(agent.PlanProposed{Plan: &plan.Plan{Summary: "Fix it", Steps: []plan.Step{{Text: "edit"}}}})
+	want := "lathe: compacted the conversation: 1 older message summarized for the model (9000 → 8000 tokens)\n" +
+		"lathe: plan proposed: Fix it (1 step)\n"
+	if errOut.String() != want {
+		t.Errorf("stderr = %q, want %q", errOut.String(), want)
+	}
+}
+
 // TestAnswerOnATerminal: a model's answer printed to a terminal loses the
 // escape sequences it may hold (OSC 52 sets the clipboard, ESC[2J clears
 // the screen); to a pipe it is printed as it is (F12). Stderr lines escape
