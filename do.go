@@ -59,7 +59,7 @@ func (cmd command) oneShotRun(ctx context.Context, prompt string, loaded config.
 	color := !cfg.NoColor && isTerminal(stderr)
 	log := zerolog.New(zerolog.ConsoleWriter{Out: stderr, NoColor: !color, TimeFormat: "15:04:05"}).
 		Level(cfg.LogLevel).With().Timestamp().Logger()
-	e, err := cmd.wire(ctx, cfg, log)
+	e, err := cmd.wire(ctx, loaded, log)
 	if err != nil {
 		return err
 	}
@@ -82,6 +82,7 @@ func (cmd command) oneShotRun(ctx context.Context, prompt string, loaded config.
 	if e.saved != nil {
 		_ = s.ResumeFrom(*e.saved) // a new session is idle
 	}
+	log.Debug().Str("session", s.Snapshot().ID).Bool("resumed", e.saved != nil).Msg("session")
 	printer := print.New(cmd.format, stdout, stderr, color, isTerminal(stdout))
 	res, runErr := s.Run(ctx, prompt, printer.Event)
 	if inUse := (*session.InUseError)(nil); errors.As(runErr, &inUse) {
@@ -113,7 +114,7 @@ func (cmd command) interactive(ctx context.Context, loaded config.Loaded, stdin 
 	}
 	defer logFile.Close()
 	log := zerolog.New(logFile).Level(cfg.LogLevel).With().Timestamp().Logger()
-	e, err := cmd.wire(ctx, cfg, log)
+	e, err := cmd.wire(ctx, loaded, log)
 	if err != nil {
 		return err
 	}

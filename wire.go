@@ -41,7 +41,8 @@ func (e *engine) close() {
 // wire opens the workspace and its tools, reads the project's
 // instructions, opens the session store and the session to resume, and
 // builds the model backend: everything a session needs.
-func (cmd command) wire(ctx context.Context, cfg config.Config, log zerolog.Logger) (*engine, error) {
+func (cmd command) wire(ctx context.Context, loaded config.Loaded, log zerolog.Logger) (*engine, error) {
+	cfg := loaded.Config
 	ws, err := tools.OpenWorkspace(cmd.dir)
 	if err != nil {
 		return nil, usageError{err.Error()}
@@ -59,6 +60,9 @@ func (cmd command) wire(ctx context.Context, cfg config.Config, log zerolog.Logg
 	}
 	instructions, w := readInstructions(ws.Dir())
 	e.warn(w)
+	log.Debug().Str("ollama", cfg.OllamaURL.String()).Strs("config_files", loaded.Files).
+		Bool("agents_md", instructions != "").Int("agents_md_bytes", len(instructions)).Str("dir", ws.Dir()).
+		Msg("starting")
 	if e.db, err = openStore(cmd.env.get); err != nil {
 		if cmd.cont || cmd.resume != "" {
 			e.close()
