@@ -54,7 +54,7 @@ func (cmd command) wire(ctx context.Context, loaded config.Loaded, log zerolog.L
 		Env:            cmd.env.list,
 		Confinement:    confinement(ws.Dir()),
 	})
-	if err := checkApprovalTools(cfg.Approval.Tools, registry); err != nil {
+	if err := checkApprovalTools(loaded, registry); err != nil {
 		e.close()
 		return nil, err
 	}
@@ -135,12 +135,13 @@ func readInstructions(dir string) (text, warning string) {
 }
 
 // checkApprovalTools reports a tool name in the approval rules that no
-// tool has: a typo there would silently never allow anything.
-func checkApprovalTools(names []string, registry *tools.Registry) error {
-	for _, name := range names {
+// tool has, where the config sets it: a typo there would silently never
+// allow anything.
+func checkApprovalTools(loaded config.Loaded, registry *tools.Registry) error {
+	for _, name := range loaded.Approval.Tools {
 		if _, ok := registry.Lookup(name); !ok {
-			return &config.Error{Key: "approval.tools",
-				Msg: fmt.Sprintf("unknown tool %q (the tools are %s)", name, strings.Join(registry.Names(), ", "))}
+			return loaded.ErrorAt("approval.tools",
+				fmt.Sprintf("unknown tool %q (the tools are %s)", name, strings.Join(registry.Names(), ", ")))
 		}
 	}
 	return nil
