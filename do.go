@@ -28,7 +28,7 @@ func (cmd command) do(ctx context.Context, stdin io.Reader, stdout, stderr io.Wr
 		_, err := io.WriteString(stdout, usage)
 		return err
 	case "version":
-		_, err := fmt.Fprintln(stdout, "lathe", version())
+		_, err := fmt.Fprintln(stdout, versionLine(debug.ReadBuildInfo()))
 		return err
 	case "sessions":
 		return cmd.listSessions(ctx, stdout, stderr)
@@ -147,12 +147,4 @@ func openLog(dir string) (*os.File, error) {
 		return nil, err
 	}
 	return os.OpenFile(filepath.Join(dir, "lathe.log"), os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o600)
-}
-
-func version() string {
-	info, ok := debug.ReadBuildInfo()
-	if !ok || info.Main.Version == "" || info.Main.Version == "(devel)" {
-		return "dev"
-	}
-	return info.Main.Version
 }
