@@ -30,8 +30,8 @@ func (cmd command) do(ctx context.Context, stdin io.Reader, stdout, stderr io.Wr
 	case "version":
 		_, err := fmt.Fprintln(stdout, versionLine(debug.ReadBuildInfo()))
 		return err
-	case "sessions":
-		return cmd.listSessions(ctx, stdout, stderr)
+	case "sessions", "sessions rm", "sessions prune":
+		return cmd.sessions(ctx, stdout, stderr)
 	}
 	var prompt string
 	if cmd.oneShot {
