@@ -21,28 +21,59 @@ import (
 const usage = `lathe: a coding assistant for models you run yourself
 
 Usage:
-  lathe [flags]                     interactive session in the working directory
-  lathe -p, --prompt TEXT [flags]   one-shot: run the request to completion, print the answer, exit
-  lathe sessions                    list the saved sessions of the working directory
-  lathe --version
+  lathe [flags]                    the interactive UI in the working directory
+  lathe -p TEXT [flags]            one-shot: run the request, print the answer
+  lathe sessions [--json] [--all]  list the saved sessions of the directory
+  lathe sessions rm ID...          remove sessions (a unique id prefix will do)
+  lathe sessions prune --older-than AGE [--all] [--dry-run]
+                                   remove the sessions not updated for AGE
+  lathe help, lathe --help         show this help
+  lathe --version                  print the version
 
 Flags:
-  -p, --prompt TEXT          the request; "-" reads it from stdin. Piped stdin is appended to it.
-  -m, --model NAME           model (default: config, else an installed local model with tool support)
-  -C, --dir DIR              working directory (default: the current directory)
-      --yes                  approve every tool call without asking
-      --max-turns N          model calls per request (default 10)
-      --output-format FMT    text (default), json or stream-json (with -p)
-      --continue             continue the latest session in the working directory
-      --resume ID            continue the session ID (a unique prefix is enough)
-      --mode MODE            start in build (default), plan or ask mode; with -p, plan mode
-                             prints the plan and stops, unless --yes carries it out
-  -h, --help                 show this help
-      --version              print the version
+  -p, --prompt TEXT        the request; "-" reads it from stdin, and piped
+                           stdin is appended to it
+  -m, --model NAME         model (default: config, else an installed local
+                           model with tool support)
+  -C, --dir DIR            working directory (default: the current one)
+      --yes                approve every tool call without asking
+      --max-turns N        model calls per request (default 10)
+      --output-format FMT  text (default), json or stream-json (with -p)
+      --continue           continue the latest session of the directory
+      --resume ID          continue session ID (a unique prefix will do),
+                           in the directory it was saved in
+      --mode MODE          start in build (default), plan or ask mode; with
+                           -p, plan mode prints the plan and stops, unless
+                           --yes carries it out
+  -h, --help               show this help
+      --version            print the version
 
-Exit codes: 0 done (or a plan printed), 1 failure, 2 usage or config error, 3 stopped by a limit, 130 interrupted.
-Environment: OLLAMA_HOST, LATHE_MODEL, LOG_LEVEL (debug|info|warn|error), NO_COLOR.
-Config: $XDG_CONFIG_HOME/lathe/config.toml, then .lathe/config.toml in the project.
+Flags of lathe sessions:
+      --json               a JSON array instead of a table
+      --all                every directory, not only the working one
+      --older-than AGE     prune: not updated for AGE (30d, 12h, 90m)
+      --dry-run            prune: list what would be removed, remove nothing
+
+Exit codes of -p: 0 done (or a plan printed), 1 failure, 2 usage or config
+error, 3 stopped by a limit, 130 interrupted. The interactive UI exits 0,
+or 1 or 2 when it cannot start.
+
+Environment:
+  OLLAMA_HOST      the Ollama server (default 127.0.0.1:11434)
+  LATHE_MODEL      the model, over the config files
+  LOG_LEVEL        debug, info, warn (default) or error
+  NO_COLOR         no colour
+  XDG_CONFIG_HOME  where your config is (default ~/.config)
+  XDG_DATA_HOME    where sessions are kept (default ~/.local/share)
+  XDG_STATE_HOME   where the interactive UI logs (default ~/.local/state)
+
+Files:
+  $XDG_CONFIG_HOME/lathe/config.toml  your config
+  .lathe/config.toml                  the project's config, over yours; it
+                                      may tighten limits, never approve
+  AGENTS.md                           the project's instructions to the model
+  $XDG_DATA_HOME/lathe/lathe.db       the saved sessions
+  $XDG_STATE_HOME/lathe/lathe.log     the interactive UI's log
 `
 
 // command is a parsed command line.
