@@ -27,15 +27,6 @@ func storePath(getenv func(string) string) (string, error) {
 	return filepath.Join(dir, "lathe.db"), nil
 }
 
-// openStore opens the session database, creating it as needed.
-func openStore(getenv func(string) string) (*sqlite.DB, error) {
-	path, err := storePath(getenv)
-	if err != nil {
-		return nil, err
-	}
-	return sqlite.Open(path)
-}
-
 // openSaved opens the session database when there is one: nil (and no
 // error) when no session was ever saved, so that looking creates nothing.
 func openSaved(getenv func(string) string) (*sqlite.DB, error) {
