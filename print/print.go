@@ -45,7 +45,12 @@ type Printer struct {
 	marks    marks
 	events   *eventEncoder // stream-json only
 	terminal bool          // stdout is a terminal
+	denied   int           // calls the approval rules did not allow
 }
+
+// deniedHint follows the first call a one-shot run was not allowed to
+// make: nobody is there to ask.
+const deniedHint = "(lathe -p cannot ask: pass --yes, or allow it with an [approval] rule in your config)"
 
 // New returns a printer. color styles the stderr lines; terminal says
 // that stdout is a terminal, where the answer is printed without the
@@ -63,6 +68,11 @@ func (h *Printer) Event(e agent.Event) {
 	switch e := e.(type) {
 	case agent.ToolFinished:
 		fmt.Fprintln(h.stderr, h.marks.toolLine(e))
+		if e.NotApproved {
+			if h.denied++; h.denied == 1 {
+				fmt.Fprintln(h.stderr, deniedHint)
+			}
+		}
 	case agent.Warning:
 		fmt.Fprintln(h.stderr, "lathe: warning: "+e.Text)
 	case agent.Compacted:
@@ -96,7 +106,7 @@ func (h *Printer) Finish(res agent.Result, failure error) error {
 		_, err := fmt.Fprintln(h.stdout, text)
 		return err
 	}
-	return writeJSONLine(h.stdout, newResultJSON(res, failure))
+	return writeJSONLine(h.stdout, newResultJSON(res, h.denied, failure))
 }
 
 // PlanText is a plan as text: its summary, then its numbered steps, each

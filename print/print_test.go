@@ -81,7 +81,7 @@ func TestFinishJSON(t *testing.T) {
 	if err := New(FormatJSON, &out, &strings.Builder{}, false, false).Finish(res, errors.New("the stream broke")); err != nil {
 		t.Fatal(err)
 	}
-	want := `{"type":"result","result":"a <b> & c","stop_reason":"error","turns":1,"tool_calls":0,` +
+	want := `{"type":"result","result":"a <b> & c","stop_reason":"error","turns":1,"tool_calls":0,"denied":0,` +
 		`"usage":{"prompt_tokens":10,"completion_tokens":2},"duration_ms":1500,"model":"m","session_id":"s",` +
 		`"recoveries":{"text_calls":2,"tool_names":0,"argument_repairs":0,"think_leaks":1,"repetition_warnings":0,"empty_nudges":0},` +
 		`"mode":"build","plan":{"summary":"s","steps":[{"text":"a","status":"done"}]},"error":"the stream broke"}` + "\n"
@@ -199,5 +199,32 @@ func TestAnswerOnATerminal(t *testing.T) {
 		if strings.Contains(errOut.String(), "\x1b") || !strings.Contains(errOut.String(), `\x1b[8m hidden`) {
 			t.Errorf("stderr %q, want the escape sequence shown escaped", errOut.String())
 		}
+	}
+}
+
+// TestDeniedCalls: a call the rules did not allow is counted for the JSON
+// result, and the first one is followed, once, by what to do about it;
+// a mode's refusal is neither.
+func TestDeniedCalls(t *testing.T) {
+	var out, errOut strings.Builder
+	p := New(FormatJSON, &out, &errOut, false, false)
+	denied := agent.ToolFinished{Name: "write_file", Subject: "test.txt", Outcome: agent.OutcomeDenied,
+		Result: tools.Result{Summary: "denied"}, NotApproved: true}
+	p.Event(agent.ToolFinished{Name: "write_file", Subject: "a.txt", Outcome: agent.OutcomeDenied,
+		Result: tools.Result{Summary: "not in plan mode"}})
+	p.Event(denied)
+	denied.Subject = "b.txt"
+	p.Event(denied)
+	if err := p.Finish(agent.Result{StopReason: agent.StopDone, Text: "Done."}, nil); err != nil {
+		t.Fatal(err)
+	}
+	want := "⊘ write_file a.txt: not in plan mode\n" +
+		"⊘ write_file test.txt: denied\n" + deniedHint + "\n" +
+		"⊘ write_file b.txt: denied\n"
+	if errOut.String() != want {
+		t.Errorf("stderr:\n%s\nwant:\n%s", errOut.String(), want)
+	}
+	if !strings.Contains(out.String(), `"stop_reason":"done","turns":0,"tool_calls":0,"denied":2,`) {
+		t.Errorf("stdout %s, want denied 2", out.String())
 	}
 }
