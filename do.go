@@ -95,7 +95,8 @@ func (cmd command) oneShotRun(ctx context.Context, prompt string, loaded config.
 		_ = s.ResumeFrom(*e.saved) // a new session is idle
 	}
 	log.Debug().Str("session", s.Snapshot().ID).Bool("resumed", e.saved != nil).Msg("session")
-	printer := print.New(cmd.format, stdout, stderr, color, isTerminal(stdout))
+	printer := print.New(cmd.format, stdout, stderr,
+		print.Options{Color: color, Terminal: isTerminal(stdout), Progress: isTerminal(stderr)})
 	res, runErr := s.Run(ctx, prompt, printer.Event)
 	if inUse := (*session.InUseError)(nil); errors.As(runErr, &inUse) {
 		flag := "--continue"

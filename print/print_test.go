@@ -62,7 +62,7 @@ func TestFinishText(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			var out, errOut strings.Builder
-			if err := New(FormatText, &out, &errOut, false, false).Finish(tt.res, nil); err != nil {
+			if err := New(FormatText, &out, &errOut, Options{}).Finish(tt.res, nil); err != nil {
 				t.Fatal(err)
 			}
 			if out.String() != tt.want {
@@ -78,7 +78,7 @@ func TestFinishJSON(t *testing.T) {
 		Usage: agent.Usage{PromptTokens: 10, CompletionTokens: 2}, Duration: 1500 * time.Millisecond,
 		Recoveries: agent.Recoveries{TextCalls: 2, ThinkLeaks: 1},
 		Mode:       "build", Plan: &plan.Plan{Summary: "s", Steps: []plan.Step{{Text: "a", Status: plan.Done}}}}
-	if err := New(FormatJSON, &out, &strings.Builder{}, false, false).Finish(res, errors.New("the stream broke")); err != nil {
+	if err := New(FormatJSON, &out, &strings.Builder{}, Options{}).Finish(res, errors.New("the stream broke")); err != nil {
 		t.Fatal(err)
 	}
 	want := `{"type":"result","result":"a <b> & c","stop_reason":"error","turns":1,"tool_calls":0,"denied":0,` +
@@ -92,7 +92,7 @@ func TestFinishJSON(t *testing.T) {
 
 func TestStreamJSONEvents(t *testing.T) {
 	var out, errOut strings.Builder
-	h := New(FormatStreamJSON, &out, &errOut, false, false)
+	h := New(FormatStreamJSON, &out, &errOut, Options{})
 	h.Event(agent.TurnStarted{Turn: 1, Messages: 2})
 	h.Event(agent.ThinkingDelta{Turn: 1, Text: "private"})
 	h.Event(agent.TextDelta{Turn: 1, Text: "Hi"})
@@ -155,7 +155,7 @@ func TestPlanTextShowsTheChecklistOnceStarted(t *testing.T) {
 func TestCompactionIsToldOnStderr(t *testing.T) {
 	for _, f := range []Format{FormatText, FormatJSON} {
 		var out, errOut strings.Builder
-		New(f, &out, &errOut, false, false).Event(agent.Compacted{Summarized: 12, Before: 26500, After: 4100})
+		New(f, &out, &errOut, Options{}).Event(agent.Compacted{Summarized: 12, Before: 26500, After: 4100})
 		want := "lathe: compacted the conversation: 12 older messages summarized for the model (26500 → 4100 tokens)\n"
 		if errOut.String() != want || out.Len() != 0 {
 			t.Errorf("%s: stderr %q, stdout %q", f, errOut.String(), out.String())
@@ -166,7 +166,7 @@ func TestCompactionIsToldOnStderr(t *testing.T) {
 // TestStderrCountsAgree: one of a thing is not written as several.
 func TestStderrCountsAgree(t *testing.T) {
 	var out, errOut strings.Builder
-	p := New(FormatText, &out, &errOut, false, false)
+	p := New(FormatText, &out, &errOut, Options{})
 	p.Event(agent.Compacted{Summarized: 1, Before: 9000, After: 8000})
 	p.Event(agent.PlanProposed{Plan: &plan.Plan{Summary: "Fix it", Steps: []plan.Step{{Text: "edit"}}}})
 	want := "lathe: compacted the conversation: 1 older message summarized for the model (9000 → 8000 tokens)\n" +
@@ -184,7 +184,7 @@ func TestAnswerOnATerminal(t *testing.T) {
 	answer := "final \x1b]52;c;cHduZWQ=\a\x1b[2J answer\r\n"
 	for _, terminal := range []bool{true, false} {
 		var out, errOut strings.Builder
-		p := New(FormatText, &out, &errOut, false, terminal)
+		p := New(FormatText, &out, &errOut, Options{Terminal: terminal})
 		p.Event(agent.ToolFinished{Name: "shell", Subject: "rm -rf ~/x\x1b[2K\x1b[1G\x1b[8m hidden", Outcome: agent.OutcomeDenied})
 		if err := p.Finish(agent.Result{StopReason: agent.StopDone, Text: answer}, nil); err != nil {
 			t.Fatal(err)
@@ -207,7 +207,7 @@ func TestAnswerOnATerminal(t *testing.T) {
 // a mode's refusal is neither.
 func TestDeniedCalls(t *testing.T) {
 	var out, errOut strings.Builder
-	p := New(FormatJSON, &out, &errOut, false, false)
+	p := New(FormatJSON, &out, &errOut, Options{})
 	denied := agent.ToolFinished{Name: "write_file", Subject: "test.txt", Outcome: agent.OutcomeDenied,
 		Result: tools.Result{Summary: "denied"}, NotApproved: true}
 	p.Event(agent.ToolFinished{Name: "write_file", Subject: "a.txt", Outcome: agent.OutcomeDenied,
