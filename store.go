@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"sync"
 
 	"lathe/agent"
@@ -27,9 +28,11 @@ func (s *lazyStore) open() (*sqlite.DB, error) {
 	return s.db, s.err
 }
 
-// Close closes the database, if it was opened.
+var errStoreClosed = errors.New("the session store is closed")
+
+// Close closes the database, if it was opened; it is not opened after.
 func (s *lazyStore) Close() error {
-	s.once.Do(func() {}) // nothing opens it after this
+	s.once.Do(func() { s.err = errStoreClosed })
 	if s.db == nil {
 		return nil
 	}
