@@ -103,9 +103,9 @@ type command struct {
 // subcommands are the words that start a subcommand rather than a session.
 var subcommands = []string{"sessions", "help"}
 
-// subFlags are the flags each subcommand takes; a session takes every
+// flagsOf are the flags each subcommand takes; a session takes every
 // flag but those of the subcommands (sessionOnly).
-var subFlags = map[string][]string{
+var flagsOf = map[string][]string{
 	"sessions":       {"dir", "json", "all"},
 	"sessions rm":    {"dir"},
 	"sessions prune": {"dir", "older-than", "all", "dry-run"},
@@ -234,7 +234,7 @@ func (cmd *command) sessionsCommand(words []string) error {
 // subFlags checks the flags given to a subcommand, and reads the age of
 // sessions prune.
 func (cmd *command) subFlags(fs *pflag.FlagSet, olderThan string) error {
-	if err := onlyFlags(fs, subFlags[cmd.sub]...); err != nil {
+	if err := onlyFlags(fs, flagsOf[cmd.sub]...); err != nil {
 		return fmt.Errorf("%s: %w", cmd.sub, err)
 	}
 	if cmd.sub != "sessions prune" {
