@@ -6,7 +6,10 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
+	"strconv"
 	"strings"
+	"time"
 
 	"github.com/spf13/pflag"
 
@@ -18,50 +21,103 @@ import (
 const usage = `lathe: a coding assistant for models you run yourself
 
 Usage:
-  lathe [flags]                     interactive session in the working directory
-  lathe -p, --prompt TEXT [flags]   one-shot: run the request to completion, print the answer, exit
-  lathe sessions                    list the saved sessions of the working directory
-  lathe --version
+  lathe [flags]                    the interactive UI in the working directory
+  lathe -p TEXT [flags]            one-shot: run the request, print the answer
+  lathe sessions [--json] [--all]  list the saved sessions of the directory
+  lathe sessions rm ID...          remove sessions (a unique id prefix will do)
+  lathe sessions prune --older-than AGE [--all] [--dry-run]
+                                   remove the sessions not updated for AGE
+  lathe help, lathe --help         show this help
+  lathe --version                  print the version
 
 Flags:
-  -p, --prompt TEXT          the request; "-" reads it from stdin. Piped stdin is appended to it.
-  -m, --model NAME           model (default: config, else an installed local model with tool support)
-  -C, --dir DIR              working directory (default: the current directory)
-      --yes                  approve every tool call without asking
-      --max-turns N          model calls per request (default 10)
-      --output-format FMT    text (default), json or stream-json (with -p)
-      --continue             continue the latest session in the working directory
-      --resume ID            continue the session ID (a unique prefix is enough)
-      --mode MODE            start in build (default), plan or ask mode; with -p, plan mode
-                             prints the plan and stops, unless --yes carries it out
-  -h, --help                 show this help
-      --version              print the version
+  -p, --prompt TEXT        the request; "-" reads it from stdin, and piped
+                           stdin is appended to it
+  -m, --model NAME         model (default: config, else an installed local
+                           model with tool support)
+  -C, --dir DIR            working directory (default: the current one)
+      --yes                approve every tool call without asking
+      --max-turns N        model calls per request (default 10)
+      --output-format FMT  text (default), json or stream-json (with -p)
+      --continue           continue the latest session of the directory
+      --resume ID          continue session ID (a unique prefix will do),
+                           in the directory it was saved in
+      --mode MODE          start in build (default), plan or ask mode; with
+                           -p, plan mode prints the plan and stops, unless
+                           --yes carries it out
+  -h, --help               show this help
+      --version            print the version
 
-Exit codes: 0 done (or a plan printed), 1 failure, 2 usage or config error, 3 stopped by a limit, 130 interrupted.
-Environment: OLLAMA_HOST, LATHE_MODEL, LOG_LEVEL (debug|info|warn|error), NO_COLOR.
-Config: $XDG_CONFIG_HOME/lathe/config.toml, then .lathe/config.toml in the project.
+Flags of lathe sessions:
+      --json               a JSON array instead of a table
+      --all                every directory, not only the working one
+      --older-than AGE     prune: not updated for AGE (30d, 12h, 90m)
+      --dry-run            prune: list what would be removed, remove nothing
+
+Exit codes of -p: 0 done (or a plan printed), 1 failure, 2 usage or config
+error, 3 stopped by a limit, 130 interrupted. The interactive UI exits 0,
+or 1 or 2 when it cannot start.
+
+Environment:
+  OLLAMA_HOST      the Ollama server (default 127.0.0.1:11434)
+  LATHE_MODEL      the model, over the config files
+  LOG_LEVEL        debug, info, warn (default) or error
+  NO_COLOR         no colour
+  XDG_CONFIG_HOME  where your config is (default ~/.config)
+  XDG_DATA_HOME    where sessions are kept (default ~/.local/share)
+  XDG_STATE_HOME   where the interactive UI logs (default ~/.local/state)
+
+Files:
+  $XDG_CONFIG_HOME/lathe/config.toml  your config
+  .lathe/config.toml                  the project's config, over yours; it
+                                      may tighten limits, never approve
+  AGENTS.md                           the project's instructions to the model
+  $XDG_DATA_HOME/lathe/lathe.db       the saved sessions
+  $XDG_STATE_HOME/lathe/lathe.log     the interactive UI's log
 `
 
 // command is a parsed command line.
 type command struct {
-	sub     string // "" for a session (interactive or -p), "sessions", "help", "version"
+	// sub is "" for a session (interactive or -p), or "sessions",
+	// "sessions rm", "sessions prune", "help", "version".
+	sub     string
 	oneShot bool
 	prompt  string
 	dir     string
+	dirSet  bool // -C was given
 	format  print.Format
 	flags   config.Flags
 	cont    bool      // --continue
 	resume  string    // --resume ID
 	mode    mode.Mode // --mode; nil when not given
 	env     env       // the environment, set by run
+
+	// Of lathe sessions and its subcommands.
+	ids       []string      // sessions rm: the ids (or prefixes) to remove
+	olderThan time.Duration // sessions prune --older-than
+	all       bool          // --all: every directory
+	dryRun    bool          // sessions prune --dry-run
+	json      bool          // sessions --json
 }
 
 // subcommands are the words that start a subcommand rather than a session.
 var subcommands = []string{"sessions", "help"}
 
+// flagsOf are the flags each subcommand takes; a session takes every
+// flag but those of the subcommands (sessionOnly).
+var flagsOf = map[string][]string{
+	"sessions":       {"dir", "json", "all"},
+	"sessions rm":    {"dir"},
+	"sessions prune": {"dir", "older-than", "all", "dry-run"},
+	"help":           {},
+}
+
+// sessionOnly are the flags of lathe sessions, which a session refuses.
+var sessionOnly = []string{"json", "all", "older-than", "dry-run"}
+
 func parseArgs(args []string) (command, error) {
 	var cmd command
-	var format, modeName string
+	var format, modeName, olderThan string
 	var help, version bool
 	fs := pflag.NewFlagSet("lathe", pflag.ContinueOnError)
 	fs.SetOutput(io.Discard)
@@ -75,6 +131,10 @@ func parseArgs(args []string) (command, error) {
 	fs.BoolVar(&cmd.cont, "continue", false, "")
 	fs.StringVar(&cmd.resume, "resume", "", "")
 	fs.StringVar(&modeName, "mode", "", "")
+	fs.BoolVar(&cmd.json, "json", false, "")
+	fs.BoolVar(&cmd.all, "all", false, "")
+	fs.StringVar(&olderThan, "older-than", "", "")
+	fs.BoolVar(&cmd.dryRun, "dry-run", false, "")
 	fs.BoolVarP(&help, "help", "h", false, "")
 	fs.BoolVar(&version, "version", false, "")
 	if err := fs.Parse(args); err != nil {
@@ -92,10 +152,17 @@ func parseArgs(args []string) (command, error) {
 		return cmd, nil
 	}
 	cmd.oneShot = fs.Changed("prompt")
+	cmd.dirSet = fs.Changed("dir")
 	if cmd.sub != "" {
-		if err := onlyFlags(fs, "dir"); err != nil {
-			return cmd, fmt.Errorf("%s: %w", cmd.sub, err)
+		if err := cmd.subFlags(fs, olderThan); err != nil {
+			return cmd, err
 		}
+		var err error
+		cmd.dir, err = workingDir(cmd.dir)
+		return cmd, err
+	}
+	if err := notFlags(fs, sessionOnly...); err != nil {
+		return cmd, err
 	}
 	switch {
 	case cmd.cont && fs.Changed("resume"):
@@ -123,7 +190,8 @@ func parseArgs(args []string) (command, error) {
 	return cmd, err
 }
 
-// subcommand reads the words after the flags: a subcommand, or nothing.
+// subcommand reads the words after the flags: a subcommand and its
+// arguments, or nothing.
 func (cmd *command) subcommand(fs *pflag.FlagSet) error {
 	words := fs.Args()
 	if len(words) == 0 {
@@ -131,11 +199,7 @@ func (cmd *command) subcommand(fs *pflag.FlagSet) error {
 	}
 	switch words[0] {
 	case "sessions":
-		cmd.sub = "sessions"
-		if len(words) > 1 {
-			return usagef("sessions: unexpected argument %q", words[1])
-		}
-		return nil
+		return cmd.sessionsCommand(words[1:])
 	case "help":
 		cmd.sub = "help"
 		return nil
@@ -144,21 +208,100 @@ func (cmd *command) subcommand(fs *pflag.FlagSet) error {
 		words[0], strings.Join(subcommands, ", "))
 }
 
+// sessionsCommand reads the words after "sessions".
+func (cmd *command) sessionsCommand(words []string) error {
+	cmd.sub = "sessions"
+	if len(words) == 0 {
+		return nil
+	}
+	switch words[0] {
+	case "rm":
+		cmd.sub, cmd.ids = "sessions rm", words[1:]
+		if len(cmd.ids) == 0 {
+			return usagef("sessions rm: give the id of the session to remove (lathe sessions lists them)")
+		}
+		return nil
+	case "prune":
+		cmd.sub = "sessions prune"
+		if len(words) > 1 {
+			return usagef("sessions prune: unexpected argument %q (the age goes with --older-than)", words[1])
+		}
+		return nil
+	}
+	return usagef("sessions: unexpected argument %q (the subcommands of sessions are rm and prune)", words[0])
+}
+
+// subFlags checks the flags given to a subcommand, and reads the age of
+// sessions prune.
+func (cmd *command) subFlags(fs *pflag.FlagSet, olderThan string) error {
+	if err := onlyFlags(fs, flagsOf[cmd.sub]...); err != nil {
+		return fmt.Errorf("%s: %w", cmd.sub, err)
+	}
+	if cmd.sub != "sessions prune" {
+		return nil
+	}
+	if !fs.Changed("older-than") {
+		return usagef("sessions prune: say which sessions with --older-than, for example --older-than 30d")
+	}
+	age, err := parseAge(olderThan)
+	if err != nil {
+		return usagef("--older-than: %q is not an age: use days, hours or minutes, such as 30d, 12h or 90m", olderThan)
+	}
+	cmd.olderThan = age
+	return nil
+}
+
+// parseAge reads a Go duration ("36h", "90m"), which may start with a
+// number of days: "30d", "1d12h".
+func parseAge(s string) (time.Duration, error) {
+	var days time.Duration
+	if n, rest, ok := strings.Cut(s, "d"); ok {
+		d, err := strconv.ParseUint(n, 10, 16)
+		if err != nil {
+			return 0, err
+		}
+		days, s = time.Duration(d)*24*time.Hour, rest
+		if s == "" {
+			return days, nil
+		}
+	}
+	d, err := time.ParseDuration(s)
+	if err != nil || d < 0 {
+		return 0, fmt.Errorf("not an age: %q", s)
+	}
+	return days + d, nil
+}
+
 // onlyFlags refuses the flags that were given but are not in allowed.
 func onlyFlags(fs *pflag.FlagSet, allowed ...string) error {
 	var bad []string
 	fs.Visit(func(f *pflag.Flag) {
-		for _, a := range allowed {
-			if f.Name == a {
-				return
-			}
+		if !slices.Contains(allowed, f.Name) {
+			bad = append(bad, "--"+f.Name)
 		}
-		bad = append(bad, "--"+f.Name)
 	})
 	if len(bad) > 0 {
 		return usagef("%s cannot go with it", strings.Join(bad, ", "))
 	}
 	return nil
+}
+
+// notFlags refuses, for a session, the flags of lathe sessions that were
+// given.
+func notFlags(fs *pflag.FlagSet, refused ...string) error {
+	var bad []string
+	fs.Visit(func(f *pflag.Flag) {
+		if slices.Contains(refused, f.Name) {
+			bad = append(bad, "--"+f.Name)
+		}
+	})
+	switch {
+	case len(bad) == 0:
+		return nil
+	case fs.Changed("json"):
+		return usagef("%s: only lathe sessions takes it (with -p, use --output-format json)", strings.Join(bad, ", "))
+	}
+	return usagef("%s: only lathe sessions takes it", strings.Join(bad, ", "))
 }
 
 // flagError rewords pflag's errors for people: `--max-turns abc` is "a

@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime/debug"
+	"slices"
 
 	"github.com/charmbracelet/x/term"
 	"github.com/rs/zerolog"
@@ -28,10 +29,10 @@ func (cmd command) do(ctx context.Context, stdin io.Reader, stdout, stderr io.Wr
 		_, err := io.WriteString(stdout, usage)
 		return err
 	case "version":
-		_, err := fmt.Fprintln(stdout, "lathe", version())
+		_, err := fmt.Fprintln(stdout, versionLine(debug.ReadBuildInfo()))
 		return err
-	case "sessions":
-		return cmd.listSessions(ctx, stdout, stderr)
+	case "sessions", "sessions rm", "sessions prune":
+		return cmd.sessions(ctx, stdout, stderr)
 	}
 	var prompt string
 	if cmd.oneShot {
@@ -42,28 +43,39 @@ func (cmd command) do(ctx context.Context, stdin io.Reader, stdout, stderr io.Wr
 	} else if !isTerminal(stdin) || !isTerminal(stdout) {
 		return usagef(`the interactive mode needs a terminal; for scripts use lathe -p "your request"`)
 	}
+	r, err := cmd.resumeSession(ctx) // before the config: the session's directory may be another
+	if err != nil {
+		return err
+	}
+	if r != nil {
+		defer r.db.Close()
+	}
 	loaded, err := config.Load(config.Sources{Getenv: cmd.env.get, ProjectDir: cmd.dir, Flags: cmd.flags})
 	if err != nil {
 		return err
 	}
 	if cmd.oneShot {
-		return cmd.oneShotRun(ctx, prompt, loaded, stdout, stderr)
+		return cmd.oneShotRun(ctx, prompt, loaded, r, stdout, stderr)
 	}
-	return cmd.interactive(ctx, loaded, stdin, stdout)
+	return cmd.interactive(ctx, loaded, r, stdin, stdout)
 }
 
 // oneShotRun runs one prompt to completion with the printer for the chosen
 // format.
-func (cmd command) oneShotRun(ctx context.Context, prompt string, loaded config.Loaded, stdout, stderr io.Writer) error {
+func (cmd command) oneShotRun(ctx context.Context, prompt string, loaded config.Loaded, r *resumption,
+	stdout, stderr io.Writer) error {
 	cfg := loaded.Config
 	color := !cfg.NoColor && isTerminal(stderr)
 	log := zerolog.New(zerolog.ConsoleWriter{Out: stderr, NoColor: !color, TimeFormat: "15:04:05"}).
 		Level(cfg.LogLevel).With().Timestamp().Logger()
-	e, err := cmd.wire(ctx, cfg, log)
+	e, err := cmd.wire(loaded, r, log)
 	if err != nil {
 		return err
 	}
 	defer e.close()
+	if r != nil && r.note != "" {
+		fmt.Fprintln(stderr, "lathe: "+r.note)
+	}
 	for _, w := range append(loaded.Warnings, e.warnings...) {
 		warn(stderr, w)
 	}
@@ -82,7 +94,9 @@ func (cmd command) oneShotRun(ctx context.Context, prompt string, loaded config.
 	if e.saved != nil {
 		_ = s.ResumeFrom(*e.saved) // a new session is idle
 	}
-	printer := print.New(cmd.format, stdout, stderr, color, isTerminal(stdout))
+	log.Debug().Str("session", s.Snapshot().ID).Bool("resumed", e.saved != nil).Msg("session")
+	printer := print.New(cmd.format, stdout, stderr,
+		print.Options{Color: color, Terminal: isTerminal(stdout), Progress: isTerminal(stderr)})
 	res, runErr := s.Run(ctx, prompt, printer.Event)
 	if inUse := (*session.InUseError)(nil); errors.As(runErr, &inUse) {
 		flag := "--continue"
@@ -105,7 +119,7 @@ func (cmd command) oneShotRun(ctx context.Context, prompt string, loaded config.
 
 // interactive runs the TUI, logging to a file: nothing may print behind
 // its back. Warnings are shown in the TUI.
-func (cmd command) interactive(ctx context.Context, loaded config.Loaded, stdin io.Reader, stdout io.Writer) error {
+func (cmd command) interactive(ctx context.Context, loaded config.Loaded, r *resumption, stdin io.Reader, stdout io.Writer) error {
 	cfg := loaded.Config
 	logFile, err := openLog(config.StateDir(cmd.env.get))
 	if err != nil {
@@ -113,16 +127,20 @@ func (cmd command) interactive(ctx context.Context, loaded config.Loaded, stdin 
 	}
 	defer logFile.Close()
 	log := zerolog.New(logFile).Level(cfg.LogLevel).With().Timestamp().Logger()
-	e, err := cmd.wire(ctx, cfg, log)
+	e, err := cmd.wire(loaded, r, log)
 	if err != nil {
 		return err
 	}
 	defer e.close()
+	var notes []string
+	if r != nil && r.note != "" {
+		notes = append(notes, r.note)
+	}
 	client := e.opts.Provider.(*ollama.Client)
 	opts := tui.Options{
 		Engine: e.opts, Puller: client, Suggested: ollama.SuggestedModel, Server: client.URL(), Resume: e.saved,
 		Dir: e.opts.Dir, Home: cmd.env.get("HOME"), NoColor: cfg.NoColor, Input: stdin, Output: stdout,
-		Environ: cmd.env.list, Warnings: append(loaded.Warnings, e.warnings...),
+		Environ: cmd.env.list, Warnings: slices.Concat(notes, loaded.Warnings, e.warnings),
 	}
 	if e.db != nil {
 		opts.Catalog = e.db
@@ -146,12 +164,4 @@ func openLog(dir string) (*os.File, error) {
 		return nil, err
 	}
 	return os.OpenFile(filepath.Join(dir, "lathe.log"), os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o600)
-}
-
-func version() string {
-	info, ok := debug.ReadBuildInfo()
-	if !ok || info.Main.Version == "" || info.Main.Version == "(devel)" {
-		return "dev"
-	}
-	return info.Main.Version
 }

@@ -1,7 +1,9 @@
 package main
 
 import (
+	"bytes"
 	"context"
+	"encoding/binary"
 	"errors"
 	"os"
 	"os/exec"
@@ -49,6 +51,7 @@ func TestScripts(t *testing.T) {
 			"exitcode":        cmdExitCode,
 			"waitfile":        cmdWaitFile,
 			"mkfifo":          cmdMkfifo,
+			"corrupt":         cmdCorrupt,
 		},
 	})
 }
@@ -220,4 +223,33 @@ func cmdMkfifo(ts *testscript.TestScript, neg bool, args []string) {
 		ts.Fatalf("usage: mkfifo PATH")
 	}
 	ts.Check(syscall.Mkfifo(ts.MkAbs(args[0]), 0o600))
+}
+
+// cmdCorrupt damages a database: it overwrites the page of FILE that holds
+// TEXT with bytes no page holds, as a failing disk would:
+//
+//	corrupt FILE TEXT
+func cmdCorrupt(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 2 {
+		ts.Fatalf("usage: corrupt FILE TEXT")
+	}
+	path := ts.MkAbs(args[0])
+	data, err := os.ReadFile(path)
+	ts.Check(err)
+	at := bytes.Index(data, []byte(args[1]))
+	if at < 0 || len(data) < 100 {
+		ts.Fatalf("corrupt: %q is not in %s", args[1], args[0])
+	}
+	size := int(binary.BigEndian.Uint16(data[16:18])) // the page size, in the database header
+	if size == 1 {
+		size = 65536
+	}
+	page := at / size * size
+	if page == 0 {
+		ts.Fatalf("corrupt: %q is on the first page, which holds the schema", args[1])
+	}
+	for i := page; i < page+size && i < len(data); i++ {
+		data[i] = 0xA5
+	}
+	ts.Check(os.WriteFile(path, data, 0o600))
 }

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -26,7 +25,7 @@ import (
 // engine is what a session runs with, wired from the config.
 type engine struct {
 	opts     agent.Options
-	db       *sqlite.DB     // nil when sessions are not saved
+	db       *sqlite.DB     // the store, when opened at once (to resume, or for the UI); nil otherwise
 	saved    *session.Saved // the session to resume; nil for a new one
 	warnings []string
 	closers  []func() error
@@ -39,9 +38,11 @@ func (e *engine) close() {
 }
 
 // wire opens the workspace and its tools, reads the project's
-// instructions, opens the session store and the session to resume, and
-// builds the model backend: everything a session needs.
-func (cmd command) wire(ctx context.Context, cfg config.Config, log zerolog.Logger) (*engine, error) {
+// instructions, sets up the session store (the one the session to resume,
+// r, is in; nil for a new session) and builds the model backend:
+// everything a session needs.
+func (cmd command) wire(loaded config.Loaded, r *resumption, log zerolog.Logger) (*engine, error) {
+	cfg := loaded.Config
 	ws, err := tools.OpenWorkspace(cmd.dir)
 	if err != nil {
 		return nil, usageError{err.Error()}
@@ -53,28 +54,37 @@ func (cmd command) wire(ctx context.Context, cfg config.Config, log zerolog.Logg
 		Env:            cmd.env.list,
 		Confinement:    confinement(ws.Dir()),
 	})
-	if err := checkApprovalTools(cfg.Approval.Tools, registry); err != nil {
+	if err := checkApprovalTools(loaded, registry); err != nil {
 		e.close()
 		return nil, err
 	}
 	instructions, w := readInstructions(ws.Dir())
 	e.warn(w)
-	if e.db, err = openStore(cmd.env.get); err != nil {
-		if cmd.cont || cmd.resume != "" {
-			e.close()
-			return nil, fmt.Errorf("sessions: %w", err)
+	log.Debug().Str("ollama", cfg.OllamaURL.String()).Strs("config_files", loaded.Files).
+		Bool("agents_md", instructions != "").Int("agents_md_bytes", len(instructions)).Str("dir", ws.Dir()).
+		Msg("starting")
+	var recorder agent.Recorder
+	switch path, err := storePath(cmd.env.get); {
+	case r != nil:
+		e.db, e.saved, recorder = r.db, r.saved, r.db
+		if cmd.flags.Model == "" && e.saved.Model != "" {
+			cfg.Model = e.saved.Model // resume with the session's model unless -m says otherwise
 		}
+	case err != nil:
 		e.warn("sessions are not saved: " + err.Error())
-		e.db = nil
-	} else {
+	case cmd.oneShot:
+		lazy := &lazyStore{path: path}
+		e.closers = append(e.closers, lazy.Close)
+		recorder = lazy
+	default:
+		// The interactive UI lists the saved sessions: it opens the store
+		// at once.
+		if e.db, err = sqlite.Open(path); err != nil {
+			e.warn("sessions are not saved: " + err.Error())
+			break
+		}
 		e.closers = append(e.closers, e.db.Close)
-	}
-	if e.saved, err = cmd.savedSession(ctx, e.db); err != nil {
-		e.close()
-		return nil, err
-	}
-	if e.saved != nil && cmd.flags.Model == "" && e.saved.Model != "" {
-		cfg.Model = e.saved.Model // resume with the session's model unless -m says otherwise
+		recorder = e.db
 	}
 	e.opts = agent.Options{
 		Provider: ollama.New(ollama.Options{URL: cfg.OllamaURL, Options: cfg.Options, KeepAlive: cfg.KeepAlive.Duration}),
@@ -86,9 +96,7 @@ func (cmd command) wire(ctx context.Context, cfg config.Config, log zerolog.Logg
 		Mode: cmd.mode,
 		Dir:  ws.Dir(),
 	}
-	if e.db != nil {
-		e.opts.Recorder = e.db
-	}
+	e.opts.Recorder = recorder
 	return e, nil
 }
 
@@ -131,12 +139,13 @@ func readInstructions(dir string) (text, warning string) {
 }
 
 // checkApprovalTools reports a tool name in the approval rules that no
-// tool has: a typo there would silently never allow anything.
-func checkApprovalTools(names []string, registry *tools.Registry) error {
-	for _, name := range names {
+// tool has, where the config sets it: a typo there would silently never
+// allow anything.
+func checkApprovalTools(loaded config.Loaded, registry *tools.Registry) error {
+	for _, name := range loaded.Approval.Tools {
 		if _, ok := registry.Lookup(name); !ok {
-			return &config.Error{Key: "approval.tools",
-				Msg: fmt.Sprintf("unknown tool %q (the tools are %s)", name, strings.Join(registry.Names(), ", "))}
+			return loaded.ErrorAt("approval.tools",
+				fmt.Sprintf("unknown tool %q (the tools are %s)", name, strings.Join(registry.Names(), ", ")))
 		}
 	}
 	return nil

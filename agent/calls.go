@@ -28,6 +28,8 @@ type callState struct {
 	outcome  Outcome
 	duration time.Duration
 	settled  bool // the result is known without running the tool
+	// notApproved: the Approver denied the call.
+	notApproved bool
 }
 
 func (c *callState) settle(outcome Outcome, res tools.Result) {
@@ -175,6 +177,7 @@ func (r *run) execute(c *callState) {
 		}
 		if !d.Allow {
 			c.settle(OutcomeDenied, tools.Result{Content: prompts.Denied(d.Reason), IsError: true, Summary: "denied"})
+			c.notApproved = true
 			return
 		}
 		if sandboxed && d.Escalation != (tools.Escalation{}) {
@@ -219,7 +222,7 @@ func (r *run) finish(turn int, c *callState) {
 	r.save(session.Message{Seq: c.seq, Message: c.message(),
 		Tool: &session.ToolMeta{Subject: c.subject, Outcome: string(c.outcome), Summary: c.result.Summary, Duration: c.duration}})
 	r.emit(ToolFinished{Turn: turn, Index: c.index, ID: c.call.ID, Name: c.call.Name, Kind: c.kind,
-		Subject: c.subject, Result: c.result, Outcome: c.outcome, Duration: c.duration})
+		Subject: c.subject, Result: c.result, Outcome: c.outcome, Duration: c.duration, NotApproved: c.notApproved})
 	if c.kind == tools.KindUI && c.outcome == OutcomeOK {
 		r.shown()
 	}

@@ -60,6 +60,9 @@ type ToolFinished struct {
 	Result   tools.Result
 	Outcome  Outcome
 	Duration time.Duration
+	// NotApproved says that the Approver denied the call (Outcome is
+	// denied): not a mode's refusal nor a rejected transition.
+	NotApproved bool
 }
 
 // Outcome says how a call ended.

@@ -369,7 +369,7 @@ func (r *run) logTurn(n, sent int, rep *reply, t Timing, d time.Duration) {
 		Int("prompt_tokens", rep.metrics.PromptTokens).Int("completion_tokens", rep.metrics.CompletionTokens).
 		Int("tool_calls", len(rep.calls)).Dur("duration_ms", d).Str("done_reason", rep.doneReason)
 	if e := rep.metrics.EvalDuration; e > 0 {
-		ev = ev.Str("tokens_per_s", fmt.Sprintf("%.1f", float64(rep.metrics.CompletionTokens)/e.Seconds()))
+		ev = ev.Float64("tokens_per_s", math.Round(float64(rep.metrics.CompletionTokens)/e.Seconds()*10)/10)
 	}
 	ev = ev.Dur("load_ms", t.Load).Dur("first_token_ms", t.FirstToken).Int("prefill_tokens", t.PrefillTokens).
 		Int("cached_tokens", t.CachedTokens).Float64("prefill_tps", math.Round(t.PrefillRate)).

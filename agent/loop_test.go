@@ -346,6 +346,10 @@ func TestDeniedCallsTellTheModel(t *testing.T) {
 	if got := e.log.all(); slices.Contains(got, "write:start:x") {
 		t.Error("a denied call ran")
 	}
+	fin := eventsOf[ToolFinished](e.events)
+	if len(fin) != 2 || !fin[0].NotApproved || fin[0].Outcome != OutcomeDenied || fin[1].NotApproved {
+		t.Errorf("finished %+v, want the write not approved and the read run", fin)
+	}
 }
 
 func TestCallsWithoutIDFromOlderServers(t *testing.T) {

@@ -192,7 +192,8 @@ func TestToolOutsideTheModeIsRefused(t *testing.T) {
 				t.Fatalf("results %+v, want the refusal %q", results, c.want)
 			}
 			fin := eventsOf[ToolFinished](e.events)
-			if len(fin) != 1 || fin[0].Outcome != OutcomeDenied || fin[0].Result.Summary != "not in "+c.mode.Name()+" mode" {
+			if len(fin) != 1 || fin[0].Outcome != OutcomeDenied || fin[0].NotApproved ||
+				fin[0].Result.Summary != "not in "+c.mode.Name()+" mode" {
 				t.Errorf("finished %+v", fin)
 			}
 			if len(eventsOf[ModeChanged](e.events)) != 0 || e.session.mode.Name() != c.mode.Name() {

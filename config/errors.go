@@ -41,9 +41,10 @@ func (e *Error) Error() string {
 
 var errBadDuration = errors.New(`not a duration: use a Go duration such as "90s", "30m" or "1h"`)
 
-// decodeError turns go-toml's error into an *Error naming file, line and
-// key.
-func decodeError(path string, err error) error {
+// decodeError turns go-toml's error about data into an *Error naming file,
+// line and key, with a hint where the document shows what went wrong: a
+// string written without quotes, a key or table set twice.
+func decodeError(path string, data []byte, err error) error {
 	var strict *toml.StrictMissingError
 	if errors.As(err, &strict) && len(strict.Errors) > 0 {
 		first := strict.Errors[0]
@@ -55,6 +56,14 @@ func decodeError(path string, err error) error {
 	}
 	e := at(path, de, de.Key())
 	e.Msg = strings.TrimPrefix(de.Error(), "toml: ")
+	if key, first, table, ok := duplicate(data, e.Line); ok {
+		e.Key, e.Msg = key, fmt.Sprintf("set twice (first on line %d): keep one", first)
+		if table {
+			e.Msg = fmt.Sprintf("[%s] appears twice (first on line %d): put its keys under one", e.Key, first)
+		}
+	} else if hint := quoteHint(data, e.Line, e.Column); hint != "" {
+		e.Msg += " (strings need quotes: " + hint + ")"
+	}
 	return e
 }
 

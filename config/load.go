@@ -8,6 +8,7 @@ import (
 	"lathe/internal/safefile"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"time"
 
@@ -41,13 +42,38 @@ type Loaded struct {
 	// Warnings are problems worth telling the user that did not stop
 	// loading.
 	Warnings []string
+
+	sources  []source // the files read, to say where a key was set
+	userFile string   // the user's config file, read or not; "" when there is none
+}
+
+// source is a config file as read, and the keys of it that were ignored.
+type source struct {
+	path    string
+	data    []byte
+	ignored []string // dotted keys, or tables, that did not take effect
+}
+
+// ErrorAt returns an *Error about key, placed where the value in effect
+// was set: the file, line and column of the last file read that set it;
+// without a file when none did (a default, the environment).
+func (l Loaded) ErrorAt(key, msg string) *Error {
+	for _, src := range slices.Backward(l.sources) {
+		if slices.ContainsFunc(src.ignored, func(k string) bool { return k == key || strings.HasPrefix(key, k+".") }) {
+			continue
+		}
+		if line, col := keyPosition(src.data, key); line > 0 {
+			return &Error{File: src.path, Line: line, Column: col, Key: key, Msg: msg}
+		}
+	}
+	return &Error{Key: key, Msg: msg}
 }
 
 // Load builds the Config: defaults, then the user file, the project file,
 // the environment, and flags. Any problem is an *Error.
 func Load(src Sources) (Loaded, error) {
-	l := Loaded{Config: Defaults()}
-	if user := UserFile(src.Getenv); user != "" {
+	l := Loaded{Config: Defaults(), userFile: UserFile(src.Getenv)}
+	if user := l.userFile; user != "" {
 		if err := l.readFile(user, false); err != nil {
 			return l, err
 		}
@@ -111,7 +137,7 @@ func (l *Loaded) readFile(path string, project bool) error {
 	// type is reported with what was written and where.
 	var raw map[string]any
 	if err := toml.Unmarshal(data, &raw); err != nil {
-		return decodeError(path, err)
+		return decodeError(path, data, err)
 	}
 	if err := checkTypes(path, data, raw); err != nil {
 		return err
@@ -120,9 +146,10 @@ func (l *Loaded) readFile(path string, project bool) error {
 	dec := toml.NewDecoder(bytes.NewReader(data))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&l.Config); err != nil {
-		return decodeError(path, err)
+		return decodeError(path, data, err)
 	}
 	l.Files = append(l.Files, path)
+	l.sources = append(l.sources, source{path: path, data: data})
 	if err := l.validate(path); err != nil {
 		err.Line, err.Column = keyPosition(data, err.Key)
 		return err
@@ -136,15 +163,22 @@ func (l *Loaded) readFile(path string, project bool) error {
 // keepTight undoes what a project's file loosened of before: its approval
 // rules, and every limit it raised (or lifted), with a warning naming each.
 func (l *Loaded) keepTight(path string, before Config) {
+	src := &l.sources[len(l.sources)-1]
 	if !reflect.DeepEqual(before.Approval, l.Approval) {
 		l.Approval = before.Approval
+		src.ignored = append(src.ignored, "approval")
+		own := "your own config file"
+		if l.userFile != "" {
+			own += " (" + l.userFile + ")"
+		}
 		l.Warnings = append(l.Warnings, fmt.Sprintf(
-			"%s: [approval] ignored: approval rules are only read from your own config file", path))
+			"%s: [approval] ignored: approval rules are only read from %s", path, own))
 	}
 	b, a := &before.Limits, &l.Limits
 	looser := func(key string, loosened bool, undo func()) {
 		if loosened {
 			undo()
+			src.ignored = append(src.ignored, "limits."+key)
 			l.Warnings = append(l.Warnings, fmt.Sprintf(
 				"%s: limits.%s ignored: a project's config may tighten limits, not loosen them", path, key))
 		}

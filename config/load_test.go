@@ -144,6 +144,31 @@ func TestProjectCannotApproveItself(t *testing.T) {
 	if len(l.Warnings) != 1 || !strings.Contains(l.Warnings[0], "[approval] ignored") {
 		t.Errorf("Warnings = %q, want one about ignored approval rules", l.Warnings)
 	}
+	own := "only read from your own config file (" + l.Files[0] + ")"
+	if len(l.Warnings) == 1 && !strings.HasSuffix(l.Warnings[0], own) {
+		t.Errorf("warning %q, want it to end %q", l.Warnings[0], own)
+	}
+}
+
+// TestErrorAt: an error about a setting names the file and line of the
+// value in effect: not a project's approval rules, which were ignored.
+func TestErrorAt(t *testing.T) {
+	user := "model = \"m\"\n\n[approval]\ntools = [\"edit_flie\"]\n"
+	project := "[approval]\ntools = [\"shell\"]\n[limits]\nmax_turns = 5\n"
+	l, err := Load(setup(t, user, project, nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := l.ErrorAt("approval.tools", `unknown tool "edit_flie"`).Error()
+	if want := l.Files[0] + `:4:1: approval.tools: unknown tool "edit_flie"`; got != want {
+		t.Errorf("got  %s\nwant %s", got, want)
+	}
+	if got, want := l.ErrorAt("limits.max_turns", "x").Error(), l.Files[1]+":4:1: limits.max_turns: x"; got != want {
+		t.Errorf("got  %s\nwant %s", got, want)
+	}
+	if got := l.ErrorAt("keep_alive", "x").Error(); got != "keep_alive: x" {
+		t.Errorf("a default: got %s", got)
+	}
 }
 
 // TestProjectCannotLoosenLimits: a project's config may tighten every
@@ -217,7 +242,14 @@ func TestLoadErrors(t *testing.T) {
 		{"bad duration", "keep_alive = \"30 minutes\"\n", "", nil, "not a duration", 1, "keep_alive"},
 		{"duration as number", "[limits]\ntimeout = 30\n", "", nil, `must be a duration such as "30m", not 30`, 2, "limits.timeout"},
 		{"unparsable", "model = \"x\n", "", nil, "cannot have new lines", 1, ""},
-		{"duplicate key", "model = \"a\"\nmodel = \"b\"\n", "", nil, "already defined", 2, "model"},
+		{"duplicate key", "model = \"a\"\nmodel = \"b\"\n", "", nil, "set twice (first on line 1): keep one", 2, "model"},
+		{"duplicate key in a table", "[options]\nnum_ctx = 4096\ntemperature = 0.1\nnum_ctx = 8192\n", "", nil,
+			"set twice (first on line 2): keep one", 4, "options.num_ctx"},
+		{"duplicate table", "[limits]\nmax_turns = 3\n\n[limits]\ntimeout = \"1m\"\n", "", nil,
+			"[limits] appears twice (first on line 1): put its keys under one", 4, "limits"},
+		{"unquoted string", "model = qwen3:8b # mine\n", "", nil, `(strings need quotes: model = "qwen3:8b" # mine)`, 1, ""},
+		{"unquoted string in a list", "[approval]\ntools = [\"edit_file\", write_file]\n", "", nil,
+			`(strings need quotes: "write_file")`, 2, ""},
 		{"range in project", "", "model = \"m\"\n[limits]\nmax_turns = 0\n", nil, "must be between 1 and 1000", 3, "limits.max_turns"},
 		{"no upper bound", "[limits]\ntool_output_bytes = 9223372036854775807\n", "", nil, "must be between 1024 and 1048576", 2, "limits.tool_output_bytes"},
 		{"NaN option", "[options]\ntemperature = nan\n", "", nil, "must be a finite number", 2, "options.temperature"},

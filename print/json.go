@@ -12,11 +12,14 @@ import (
 
 // resultJSON is the json output, and the last line of stream-json.
 type resultJSON struct {
-	Type       string    `json:"type"`
-	Result     string    `json:"result"`
-	StopReason string    `json:"stop_reason"`
-	Turns      int       `json:"turns"`
-	ToolCalls  int       `json:"tool_calls"`
+	Type       string `json:"type"`
+	Result     string `json:"result"`
+	StopReason string `json:"stop_reason"`
+	Turns      int    `json:"turns"`
+	ToolCalls  int    `json:"tool_calls"`
+	// Denied counts the calls the approval rules did not allow (without
+	// --yes); the run may still end "done".
+	Denied     int       `json:"denied"`
 	Usage      usageJSON `json:"usage"`
 	DurationMS int64     `json:"duration_ms"`
 	Model      string    `json:"model"`
@@ -58,13 +61,14 @@ type usageJSON struct {
 	CompletionTokens int `json:"completion_tokens"`
 }
 
-func newResultJSON(res agent.Result, failure error) resultJSON {
+func newResultJSON(res agent.Result, denied int, failure error) resultJSON {
 	out := resultJSON{
 		Type:       "result",
 		Result:     res.Text,
 		StopReason: string(res.StopReason),
 		Turns:      res.Turns,
 		ToolCalls:  res.ToolCalls,
+		Denied:     denied,
 		Usage:      usageJSON{res.Usage.PromptTokens, res.Usage.CompletionTokens},
 		DurationMS: res.Duration.Milliseconds(),
 		Model:      res.Model,

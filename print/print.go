@@ -8,6 +8,7 @@ import (
 	"io"
 	"lathe/internal/human"
 	"strings"
+	"sync"
 	"unicode"
 
 	"charm.land/lipgloss/v2"
@@ -45,33 +46,63 @@ type Printer struct {
 	marks    marks
 	events   *eventEncoder // stream-json only
 	terminal bool          // stdout is a terminal
+	progress *progress     // nil but in text format on a terminal's stderr
+	mu       sync.Mutex    // the progress line is redrawn between events
+	denied   int           // calls the approval rules did not allow
 }
 
-// New returns a printer. color styles the stderr lines; terminal says
-// that stdout is a terminal, where the answer is printed without the
-// control sequences a model's text may hold.
-func New(format Format, stdout, stderr io.Writer, color, terminal bool) *Printer {
-	h := &Printer{format: format, stdout: stdout, stderr: stderr, marks: newMarks(color), terminal: terminal}
-	if format == FormatStreamJSON {
+// Options say where a printer's output goes.
+type Options struct {
+	// Color styles the stderr lines.
+	Color bool
+	// Terminal says that stdout is a terminal: the answer is printed
+	// without the control sequences a model's text may hold.
+	Terminal bool
+	// Progress says that stderr is a terminal: in text format, a line
+	// there shows how long the model has been silent (see progress).
+	Progress bool
+}
+
+// deniedHint follows the first call a one-shot run was not allowed to
+// make: nobody is there to ask.
+const deniedHint = "(lathe -p cannot ask: pass --yes, or allow it with an [approval] rule in your config)"
+
+// New returns a printer.
+func New(format Format, stdout, stderr io.Writer, opts Options) *Printer {
+	h := &Printer{format: format, stdout: stdout, stderr: stderr, marks: newMarks(opts.Color), terminal: opts.Terminal}
+	switch {
+	case format == FormatStreamJSON:
 		h.events = newEventEncoder(stdout)
+	case format == FormatText && opts.Progress:
+		h.progress = &progress{w: stderr, lock: &h.mu}
 	}
 	return h
 }
 
 // Event consumes one agent event.
 func (h *Printer) Event(e agent.Event) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.progress != nil {
+		h.progress.event(e)
+	}
 	switch e := e.(type) {
 	case agent.ToolFinished:
 		fmt.Fprintln(h.stderr, h.marks.toolLine(e))
+		if e.NotApproved {
+			if h.denied++; h.denied == 1 {
+				fmt.Fprintln(h.stderr, deniedHint)
+			}
+		}
 	case agent.Warning:
 		fmt.Fprintln(h.stderr, "lathe: warning: "+e.Text)
 	case agent.Compacted:
-		fmt.Fprintf(h.stderr, "lathe: compacted the conversation: %d older messages summarized for the model (%d → %d tokens)\n",
-			e.Summarized, e.Before, e.After)
+		fmt.Fprintf(h.stderr, "lathe: compacted the conversation: %s summarized for the model (%d → %d tokens)\n",
+			human.Plural(e.Summarized, "older message"), e.Before, e.After)
 	case agent.ModeChanged:
 		fmt.Fprintf(h.stderr, "lathe: %s mode → %s mode (%s)\n", e.From, e.To, human.Line(e.Reason, 100))
 	case agent.PlanProposed:
-		fmt.Fprintf(h.stderr, "lathe: plan proposed: %s (%d steps)\n", human.Line(e.Plan.Summary, 100), len(e.Plan.Steps))
+		fmt.Fprintf(h.stderr, "lathe: plan proposed: %s (%s)\n", human.Line(e.Plan.Summary, 100), human.Plural(len(e.Plan.Steps), "step"))
 	}
 	if h.events != nil {
 		h.events.event(e)
@@ -81,6 +112,9 @@ func (h *Printer) Event(e agent.Event) {
 // Finish prints the run's outcome to stdout: the answer in text format, the
 // result object in the JSON formats. failure is the run's error, if any.
 func (h *Printer) Finish(res agent.Result, failure error) error {
+	if h.progress != nil {
+		h.progress.stop()
+	}
 	if h.format == FormatText {
 		if res.StopReason == agent.StopPlanned {
 			_, err := io.WriteString(h.stdout, PlanText(res.Plan))
@@ -96,7 +130,7 @@ func (h *Printer) Finish(res agent.Result, failure error) error {
 		_, err := fmt.Fprintln(h.stdout, text)
 		return err
 	}
-	return writeJSONLine(h.stdout, newResultJSON(res, failure))
+	return writeJSONLine(h.stdout, newResultJSON(res, h.denied, failure))
 }
 
 // PlanText is a plan as text: its summary, then its numbered steps, each

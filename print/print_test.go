@@ -62,7 +62,7 @@ func TestFinishText(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			var out, errOut strings.Builder
-			if err := New(FormatText, &out, &errOut, false, false).Finish(tt.res, nil); err != nil {
+			if err := New(FormatText, &out, &errOut, Options{}).Finish(tt.res, nil); err != nil {
 				t.Fatal(err)
 			}
 			if out.String() != tt.want {
@@ -80,10 +80,10 @@ func TestFinishJSON(t *testing.T) {
 		Timing: agent.RunTiming{Load: 7250 * time.Millisecond, FirstToken: 8100 * time.Millisecond, PrefillTokens: 1200,
 			PrefillRate: 412.34, DecodeRate: 31.26, CachedTokens: 3400},
 		Mode: "build", Plan: &plan.Plan{Summary: "s", Steps: []plan.Step{{Text: "a", Status: plan.Done}}}}
-	if err := New(FormatJSON, &out, &strings.Builder{}, false, false).Finish(res, errors.New("the stream broke")); err != nil {
+	if err := New(FormatJSON, &out, &strings.Builder{}, Options{}).Finish(res, errors.New("the stream broke")); err != nil {
 		t.Fatal(err)
 	}
-	want := `{"type":"result","result":"a <b> & c","stop_reason":"error","turns":1,"tool_calls":0,` +
+	want := `{"type":"result","result":"a <b> & c","stop_reason":"error","turns":1,"tool_calls":0,"denied":0,` +
 		`"usage":{"prompt_tokens":10,"completion_tokens":2},"duration_ms":1500,"model":"m","session_id":"s",` +
 		`"recoveries":{"text_calls":2,"tool_names":0,"argument_repairs":0,"think_leaks":1,"repetition_warnings":0,"empty_nudges":0,"announced_nudges":0},` +
 		`"timing":{"load_ms":7250,"first_token_ms":8100,"prefill_tokens":1200,"prefill_tps":412.3,"decode_tps":31.3,"cached_tokens":3400},` +
@@ -95,7 +95,7 @@ func TestFinishJSON(t *testing.T) {
 
 func TestStreamJSONEvents(t *testing.T) {
 	var out, errOut strings.Builder
-	h := New(FormatStreamJSON, &out, &errOut, false, false)
+	h := New(FormatStreamJSON, &out, &errOut, Options{})
 	h.Event(agent.TurnStarted{Turn: 1, Messages: 2})
 	h.Event(agent.ThinkingDelta{Turn: 1, Text: "private"})
 	h.Event(agent.TextDelta{Turn: 1, Text: "Hi"})
@@ -158,11 +158,24 @@ func TestPlanTextShowsTheChecklistOnceStarted(t *testing.T) {
 func TestCompactionIsToldOnStderr(t *testing.T) {
 	for _, f := range []Format{FormatText, FormatJSON} {
 		var out, errOut strings.Builder
-		New(f, &out, &errOut, false, false).Event(agent.Compacted{Summarized: 12, Before: 26500, After: 4100})
+		New(f, &out, &errOut, Options{}).Event(agent.Compacted{Summarized: 12, Before: 26500, After: 4100})
 		want := "lathe: compacted the conversation: 12 older messages summarized for the model (26500 → 4100 tokens)\n"
 		if errOut.String() != want || out.Len() != 0 {
 			t.Errorf("%s: stderr %q, stdout %q", f, errOut.String(), out.String())
 		}
+	}
+}
+
+// TestStderrCountsAgree: one of a thing is not written as several.
+func TestStderrCountsAgree(t *testing.T) {
+	var out, errOut strings.Builder
+	p := New(FormatText, &out, &errOut, Options{})
+	p.Event(agent.Compacted{Summarized: 1, Before: 9000, After: 8000})
+	p.Event(agent.PlanProposed{Plan: &plan.Plan{Summary: "Fix it", Steps: []plan.Step{{Text: "edit"}}}})
+	want := "lathe: compacted the conversation: 1 older message summarized for the model (9000 → 8000 tokens)\n" +
+		"lathe: plan proposed: Fix it (1 step)\n"
+	if errOut.String() != want {
+		t.Errorf("stderr = %q, want %q", errOut.String(), want)
 	}
 }
 
@@ -174,7 +187,7 @@ func TestAnswerOnATerminal(t *testing.T) {
 	answer := "final \x1b]52;c;cHduZWQ=\a\x1b[2J answer\r\n"
 	for _, terminal := range []bool{true, false} {
 		var out, errOut strings.Builder
-		p := New(FormatText, &out, &errOut, false, terminal)
+		p := New(FormatText, &out, &errOut, Options{Terminal: terminal})
 		p.Event(agent.ToolFinished{Name: "shell", Subject: "rm -rf ~/x\x1b[2K\x1b[1G\x1b[8m hidden", Outcome: agent.OutcomeDenied})
 		if err := p.Finish(agent.Result{StopReason: agent.StopDone, Text: answer}, nil); err != nil {
 			t.Fatal(err)
@@ -189,5 +202,32 @@ func TestAnswerOnATerminal(t *testing.T) {
 		if strings.Contains(errOut.String(), "\x1b") || !strings.Contains(errOut.String(), `\x1b[8m hidden`) {
 			t.Errorf("stderr %q, want the escape sequence shown escaped", errOut.String())
 		}
+	}
+}
+
+// TestDeniedCalls: a call the rules did not allow is counted for the JSON
+// result, and the first one is followed, once, by what to do about it;
+// a mode's refusal is neither.
+func TestDeniedCalls(t *testing.T) {
+	var out, errOut strings.Builder
+	p := New(FormatJSON, &out, &errOut, Options{})
+	denied := agent.ToolFinished{Name: "write_file", Subject: "test.txt", Outcome: agent.OutcomeDenied,
+		Result: tools.Result{Summary: "denied"}, NotApproved: true}
+	p.Event(agent.ToolFinished{Name: "write_file", Subject: "a.txt", Outcome: agent.OutcomeDenied,
+		Result: tools.Result{Summary: "not in plan mode"}})
+	p.Event(denied)
+	denied.Subject = "b.txt"
+	p.Event(denied)
+	if err := p.Finish(agent.Result{StopReason: agent.StopDone, Text: "Done."}, nil); err != nil {
+		t.Fatal(err)
+	}
+	want := "⊘ write_file a.txt: not in plan mode\n" +
+		"⊘ write_file test.txt: denied\n" + deniedHint + "\n" +
+		"⊘ write_file b.txt: denied\n"
+	if errOut.String() != want {
+		t.Errorf("stderr:\n%s\nwant:\n%s", errOut.String(), want)
+	}
+	if !strings.Contains(out.String(), `"stop_reason":"done","turns":0,"tool_calls":0,"denied":2,`) {
+		t.Errorf("stdout %s, want denied 2", out.String())
 	}
 }

@@ -14,6 +14,7 @@ type Catalog interface {
 	// Latest returns the most recently updated session in dir
 	// (ErrNotFound when there is none).
 	Latest(ctx context.Context, dir string) (string, error)
-	// List returns the sessions in dir, most recently updated first.
+	// List returns the sessions in dir, or in every directory when dir
+	// is empty, most recently updated first.
 	List(ctx context.Context, dir string) ([]Summary, error)
 }

@@ -2,6 +2,7 @@ package ollama
 
 import (
 	"encoding/json"
+	"strings"
 
 	"github.com/ollama/ollama/api"
 
@@ -51,7 +52,7 @@ func chunk(r api.ChatResponse) provider.Chunk {
 	c := provider.Chunk{Content: r.Message.Content, Thinking: r.Message.Thinking, Done: r.Done, DoneReason: r.DoneReason}
 	for _, tc := range r.Message.ToolCalls {
 		c.ToolCalls = append(c.ToolCalls, provider.ToolCall{ID: tc.ID, Index: tc.Function.Index, Name: tc.Function.Name,
-			Arguments: json.RawMessage(tc.Function.Arguments.String())})
+			Arguments: plainJSON(tc.Function.Arguments.String())})
 	}
 	if r.Done {
 		c.Metrics = provider.Metrics{
@@ -64,4 +65,46 @@ func chunk(r api.ChatResponse) provider.Chunk {
 		}
 	}
 	return c
+}
+
+// plainJSON is JSON text as encoding/json writes it with HTML escaping,
+// back without it: the official client writes a call's arguments with
+// "&", "<" and ">" as \u0026, \u003c and \u003e, and the arguments are
+// shown (logs, stream-json) and kept as the model wrote them. The value
+// is the same either way; other escapes are left as they are.
+func plainJSON(s string) json.RawMessage {
+	if !strings.Contains(s, `\u00`) {
+		return json.RawMessage(s)
+	}
+	var b strings.Builder
+	b.Grow(len(s))
+	inString := false
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case c == '"':
+			inString = !inString
+		case c == '\\' && inString && i+1 < len(s):
+			esc := s[i : i+2]
+			if s[i+1] == 'u' && i+6 <= len(s) {
+				esc = s[i : i+6]
+				switch strings.ToLower(esc) {
+				case `\u0026`:
+					esc = "&"
+				case `\u003c`:
+					esc = "<"
+				case `\u003e`:
+					esc = ">"
+				}
+				b.WriteString(esc)
+				i += 5
+				continue
+			}
+			b.WriteString(esc)
+			i++
+			continue
+		}
+		b.WriteByte(c)
+	}
+	return json.RawMessage(b.String())
 }

@@ -105,20 +105,28 @@ func loadCompaction(ctx context.Context, tx *sql.Tx, id string) (*session.Compac
 	return &c, nil
 }
 
-// ListSessions returns the sessions in dir, most recently updated first,
-// each with its number of messages and its last run: one query.
+// List returns the sessions in dir, or in every directory when dir is
+// empty, most recently updated first, each with its number of messages
+// and its last run: one query.
 func (db *DB) List(ctx context.Context, dir string) ([]session.Summary, error) {
 	list, err := db.listSessions(ctx, dir)
 	if err != nil {
+		if dir == "" {
+			return nil, fmt.Errorf("list sessions: %w", err)
+		}
 		return nil, fmt.Errorf("list sessions in %s: %w", dir, err)
 	}
 	return list, nil
 }
 
 func (db *DB) listSessions(ctx context.Context, dir string) ([]session.Summary, error) {
+	where, args := `WHERE s.dir = ?`, []any{dir}
+	if dir == "" {
+		where, args = "", nil
+	}
 	rows, err := db.sql.QueryContext(ctx, `SELECT `+sessionColumns+`,
 		(SELECT count(*) FROM messages WHERE session_id = s.id)
-		FROM sessions s `+lastRunJoin+` WHERE s.dir = ? ORDER BY s.updated_at DESC, s.rowid DESC`, dir)
+		FROM sessions s `+lastRunJoin+` `+where+` ORDER BY s.updated_at DESC, s.rowid DESC`, args...)
 	if err != nil {
 		return nil, err
 	}

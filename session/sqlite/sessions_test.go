@@ -127,6 +127,7 @@ func TestListSessions(t *testing.T) {
 		{"/a", "s3:1:interrupted s1:2:done s2:0:-"},
 		{"/b", "s4:3:-"},
 		{"/c", ""},
+		{"", "s3:1:interrupted s1:2:done s4:3:- s2:0:-"}, // every directory
 	}
 	for _, c := range cases {
 		list, err := db.List(t.Context(), c.dir)
@@ -139,7 +140,7 @@ func TestListSessions(t *testing.T) {
 			if s.LastRun != nil {
 				ending = string(s.LastRun.Ending())
 			}
-			if s.Dir != c.dir || s.Title != "title "+s.ID || s.Model != "qwen3:8b" {
+			if (c.dir != "" && s.Dir != c.dir) || s.Title != "title "+s.ID || s.Model != "qwen3:8b" {
 				t.Errorf("%s: record %+v", s.ID, s.Record)
 			}
 			got = append(got, s.ID+":"+strconv.Itoa(s.Messages)+":"+ending)

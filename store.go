@@ -1,0 +1,165 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"sync"
+	"time"
+
+	"lathe/agent"
+	"lathe/checkpoint"
+	"lathe/session"
+	"lathe/session/sqlite"
+)
+
+// lazyStore is the session database of a new one-shot session, opened
+// when the session is first saved, once the model has answered: a run
+// that never reaches the model leaves nothing on disk, not even the
+// data directory.
+type lazyStore struct {
+	path string
+	once sync.Once
+	db   *sqlite.DB
+	err  error
+}
+
+var (
+	_ agent.Recorder   = (*lazyStore)(nil)
+	_ checkpoint.Store = (*lazyStore)(nil)
+)
+
+func (s *lazyStore) open() (*sqlite.DB, error) {
+	s.once.Do(func() { s.db, s.err = sqlite.Open(s.path) })
+	return s.db, s.err
+}
+
+var errStoreClosed = errors.New("the session store is closed")
+
+// Close closes the database, if it was opened; it is not opened after.
+func (s *lazyStore) Close() error {
+	s.once.Do(func() { s.err = errStoreClosed })
+	if s.db == nil {
+		return nil
+	}
+	return s.db.Close()
+}
+
+// with runs fn on the database, opening it first.
+func (s *lazyStore) with(fn func(db *sqlite.DB) error) error {
+	db, err := s.open()
+	if err != nil {
+		return err
+	}
+	return fn(db)
+}
+
+func (s *lazyStore) CreateSession(ctx context.Context, r session.Record) error {
+	return s.with(func(db *sqlite.DB) error { return db.CreateSession(ctx, r) })
+}
+
+func (s *lazyStore) SetTitle(ctx context.Context, id, title string) error {
+	return s.with(func(db *sqlite.DB) error { return db.SetTitle(ctx, id, title) })
+}
+
+func (s *lazyStore) SaveMessage(ctx context.Context, id string, m session.Message) error {
+	return s.with(func(db *sqlite.DB) error { return db.SaveMessage(ctx, id, m) })
+}
+
+func (s *lazyStore) SaveCompaction(ctx context.Context, id string, c session.Compaction) error {
+	return s.with(func(db *sqlite.DB) error { return db.SaveCompaction(ctx, id, c) })
+}
+
+func (s *lazyStore) SaveMode(ctx context.Context, id string, m session.ModeRecord) error {
+	return s.with(func(db *sqlite.DB) error { return db.SaveMode(ctx, id, m) })
+}
+
+func (s *lazyStore) StartRun(ctx context.Context, r session.RunStart) (int64, error) {
+	var id int64
+	err := s.with(func(db *sqlite.DB) error {
+		var err error
+		id, err = db.StartRun(ctx, r)
+		return err
+	})
+	return id, err
+}
+
+func (s *lazyStore) FinishRun(ctx context.Context, runID int64, end session.RunEnd) error {
+	return s.with(func(db *sqlite.DB) error { return db.FinishRun(ctx, runID, end) })
+}
+
+func (s *lazyStore) Claim(ctx context.Context, id string) error {
+	return s.with(func(db *sqlite.DB) error { return db.Claim(ctx, id) })
+}
+
+func (s *lazyStore) Release(ctx context.Context, id string) error {
+	return s.with(func(db *sqlite.DB) error { return db.Release(ctx, id) })
+}
+
+func (s *lazyStore) Delete(ctx context.Context, id string) error {
+	return s.with(func(db *sqlite.DB) error { return db.Delete(ctx, id) })
+}
+
+func (s *lazyStore) Load(ctx context.Context, id string) (session.Saved, error) {
+	var saved session.Saved
+	err := s.with(func(db *sqlite.DB) error {
+		var err error
+		saved, err = db.Load(ctx, id)
+		return err
+	})
+	return saved, err
+}
+
+// The checkpoints of the session's runs (checkpoint.Store): a run is
+// checkpointed once its session is saved, so the database is open by then.
+
+func (s *lazyStore) PutBlob(ctx context.Context, data []byte) (string, error) {
+	var hash string
+	err := s.with(func(db *sqlite.DB) error {
+		var err error
+		hash, err = db.PutBlob(ctx, data)
+		return err
+	})
+	return hash, err
+}
+
+func (s *lazyStore) Blob(ctx context.Context, hash string) ([]byte, error) {
+	var data []byte
+	err := s.with(func(db *sqlite.DB) error {
+		var err error
+		data, err = db.Blob(ctx, hash)
+		return err
+	})
+	return data, err
+}
+
+func (s *lazyStore) CreateCheckpoint(ctx context.Context, id string, seq int, at time.Time) (int64, error) {
+	var cp int64
+	err := s.with(func(db *sqlite.DB) error {
+		var err error
+		cp, err = db.CreateCheckpoint(ctx, id, seq, at)
+		return err
+	})
+	return cp, err
+}
+
+func (s *lazyStore) SaveFileChange(ctx context.Context, cp int64, f session.FileChange) error {
+	return s.with(func(db *sqlite.DB) error { return db.SaveFileChange(ctx, cp, f) })
+}
+
+func (s *lazyStore) Checkpoints(ctx context.Context, id string) ([]session.Checkpoint, error) {
+	var cps []session.Checkpoint
+	err := s.with(func(db *sqlite.DB) error {
+		var err error
+		cps, err = db.Checkpoints(ctx, id)
+		return err
+	})
+	return cps, err
+}
+
+func (s *lazyStore) UndoRun(ctx context.Context, cp session.Checkpoint, at time.Time) error {
+	return s.with(func(db *sqlite.DB) error { return db.UndoRun(ctx, cp, at) })
+}
+
+func (s *lazyStore) RedoRun(ctx context.Context, cp session.Checkpoint) error {
+	return s.with(func(db *sqlite.DB) error { return db.RedoRun(ctx, cp) })
+}
