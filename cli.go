@@ -27,6 +27,10 @@ Usage:
   lathe sessions rm ID...          remove sessions (a unique id prefix will do)
   lathe sessions prune --older-than AGE [--all] [--dry-run]
                                    remove the sessions not updated for AGE
+  lathe undo [--continue | --session ID] [--list] [--yes] [--force]
+                                   take back the file changes of a session's
+                                   last request (default: the latest session)
+  lathe doctor [--json]            check the server, models, sandbox and setup
   lathe help, lathe --help         show this help
   lathe --version                  print the version
 
@@ -45,6 +49,8 @@ Flags:
       --mode MODE          start in build (default), plan or ask mode; with
                            -p, plan mode prints the plan and stops, unless
                            --yes carries it out
+      --sandbox MODE       how commands are confined: workspace-write
+                           (default), read-only or off
   -h, --help               show this help
       --version            print the version
 
@@ -53,6 +59,13 @@ Flags of lathe sessions:
       --all                every directory, not only the working one
       --older-than AGE     prune: not updated for AGE (30d, 12h, 90m)
       --dry-run            prune: list what would be removed, remove nothing
+
+Flags of lathe undo and lathe doctor:
+      --session ID         undo: that session (a unique prefix will do)
+      --list               undo: list the runs that can be undone
+      --yes                undo: do not ask first
+      --force              undo: overwrite files changed since the run
+      --json               doctor: the checks as JSON
 
 Exit codes of -p: 0 done (or a plan printed), 1 failure, 2 usage or config
 error, 3 stopped by a limit, 130 interrupted. The interactive UI exits 0,
@@ -97,11 +110,16 @@ type command struct {
 	olderThan time.Duration // sessions prune --older-than
 	all       bool          // --all: every directory
 	dryRun    bool          // sessions prune --dry-run
-	json      bool          // sessions --json
+	json      bool          // sessions --json, doctor --json
+
+	// Of lathe undo.
+	session string // --session ID
+	list    bool   // --list
+	force   bool   // --force
 }
 
 // subcommands are the words that start a subcommand rather than a session.
-var subcommands = []string{"sessions", "help"}
+var subcommands = []string{"sessions", "undo", "doctor", "help"}
 
 // flagsOf are the flags each subcommand takes; a session takes every
 // flag but those of the subcommands (sessionOnly).
@@ -109,11 +127,13 @@ var flagsOf = map[string][]string{
 	"sessions":       {"dir", "json", "all"},
 	"sessions rm":    {"dir"},
 	"sessions prune": {"dir", "older-than", "all", "dry-run"},
+	"undo":           {"dir", "continue", "session", "list", "yes", "force"},
+	"doctor":         {"dir", "json", "model"},
 	"help":           {},
 }
 
-// sessionOnly are the flags of lathe sessions, which a session refuses.
-var sessionOnly = []string{"json", "all", "older-than", "dry-run"}
+// sessionOnly are the flags of the subcommands, which a session refuses.
+var sessionOnly = []string{"json", "all", "older-than", "dry-run", "session", "list", "force"}
 
 func parseArgs(args []string) (command, error) {
 	var cmd command
@@ -135,6 +155,10 @@ func parseArgs(args []string) (command, error) {
 	fs.BoolVar(&cmd.all, "all", false, "")
 	fs.StringVar(&olderThan, "older-than", "", "")
 	fs.BoolVar(&cmd.dryRun, "dry-run", false, "")
+	fs.StringVar(&cmd.flags.Sandbox, "sandbox", "", "")
+	fs.StringVar(&cmd.session, "session", "", "")
+	fs.BoolVar(&cmd.list, "list", false, "")
+	fs.BoolVar(&cmd.force, "force", false, "")
 	fs.BoolVarP(&help, "help", "h", false, "")
 	fs.BoolVar(&version, "version", false, "")
 	if err := fs.Parse(args); err != nil {
@@ -173,6 +197,8 @@ func parseArgs(args []string) (command, error) {
 		return cmd, usagef("--max-turns must be between 1 and %d", config.MaxTurns)
 	case fs.Changed("output-format") && !cmd.oneShot:
 		return cmd, usagef("--output-format needs -p")
+	case fs.Changed("sandbox") && !slices.Contains([]string{"workspace-write", "read-only", "off"}, cmd.flags.Sandbox):
+		return cmd, usagef("--sandbox: unknown mode %q: use workspace-write, read-only or off", cmd.flags.Sandbox)
 	}
 	if fs.Changed("mode") {
 		m, err := mode.Parse(modeName)
@@ -202,6 +228,12 @@ func (cmd *command) subcommand(fs *pflag.FlagSet) error {
 		return cmd.sessionsCommand(words[1:])
 	case "help":
 		cmd.sub = "help"
+		return nil
+	case "undo", "doctor":
+		cmd.sub = words[0]
+		if len(words) > 1 {
+			return usagef("%s: unexpected argument %q", words[0], words[1])
+		}
 		return nil
 	}
 	return usagef("unexpected argument %q: the request goes with -p (quote it), and the subcommands are %s",
@@ -236,6 +268,9 @@ func (cmd *command) sessionsCommand(words []string) error {
 func (cmd *command) subFlags(fs *pflag.FlagSet, olderThan string) error {
 	if err := onlyFlags(fs, flagsOf[cmd.sub]...); err != nil {
 		return fmt.Errorf("%s: %w", cmd.sub, err)
+	}
+	if cmd.sub == "undo" && cmd.cont && cmd.session != "" {
+		return usagef("undo: --continue and --session cannot go together")
 	}
 	if cmd.sub != "sessions prune" {
 		return nil

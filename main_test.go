@@ -36,8 +36,17 @@ func TestScripts(t *testing.T) {
 		RequireExplicitExec: true,
 		RequireUniqueNames:  true,
 		Setup: func(env *testscript.Env) error {
-			env.Setenv("HOME", filepath.Join(env.WorkDir, "home"))
-			env.Setenv("XDG_CONFIG_HOME", filepath.Join(env.WorkDir, "xdg"))
+			// The home and config directories are outside the working
+			// directory, as they would be: the sandbox keeps commands from
+			// lathe's own files, and from creating anything beside them.
+			outside := env.WorkDir + ".outside"
+			for _, d := range []string{"home", "xdg"} {
+				if err := os.MkdirAll(filepath.Join(outside, d), 0o755); err != nil {
+					return err
+				}
+			}
+			env.Setenv("HOME", filepath.Join(outside, "home"))
+			env.Setenv("XDG_CONFIG_HOME", filepath.Join(outside, "xdg"))
 			env.Setenv("OLLAMA_HOST", "127.0.0.1:1") // nothing listens there until "ollama" starts the fake
 			env.Setenv("NO_COLOR", "1")
 			env.Values[tbKey{}] = env.T()

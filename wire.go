@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -12,6 +13,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"lathe/agent"
+	"lathe/checkpoint"
 	"lathe/config"
 	"lathe/internal/safefile"
 	"lathe/prompts"
@@ -48,11 +50,13 @@ func (cmd command) wire(loaded config.Loaded, r *resumption, log zerolog.Logger)
 		return nil, usageError{err.Error()}
 	}
 	e := &engine{closers: []func() error{ws.Close}}
+	conf, warning := cmd.confinement(cfg, ws.Dir())
+	e.warn(warning)
 	registry := tools.Default(ws, tools.Options{
 		MaxOutputBytes: cfg.Limits.ToolOutputBytes,
 		ShellTimeout:   cfg.Limits.ShellTimeout.Duration,
 		Env:            cmd.env.list,
-		Confinement:    confinement(ws.Dir()),
+		Confinement:    conf,
 	})
 	if err := checkApprovalTools(loaded, registry); err != nil {
 		e.close()
@@ -97,6 +101,25 @@ func (cmd command) wire(loaded config.Loaded, r *resumption, log zerolog.Logger)
 		Dir:  ws.Dir(),
 	}
 	e.opts.Recorder = recorder
+	if store, ok := recorder.(checkpoint.Store); ok {
+		tracker, err := checkpoint.New(store, ws.Dir(), checkpoint.Options{MaxFile: cfg.Undo.MaxFile, Log: log})
+		if err != nil {
+			e.warn("runs cannot be undone: " + err.Error())
+		} else {
+			ws.Track(tracker)
+			e.opts.Checkpoints = tracker
+			e.closers = append(e.closers, tracker.Close, func() error {
+				// Keep the checkpoints within their bound, once lathe is done.
+				if db, ok := recorder.(interface {
+					PruneCheckpoints(context.Context, int64) (int, error)
+				}); ok {
+					_, err := db.PruneCheckpoints(context.Background(), cfg.Undo.MaxBytes)
+					return err
+				}
+				return nil
+			})
+		}
+	}
 	return e, nil
 }
 
@@ -151,13 +174,54 @@ func checkApprovalTools(loaded config.Loaded, registry *tools.Registry) error {
 	return nil
 }
 
-// confinement is how shell commands run: through lathe's helper, which
-// kills every process a command leaves, on Linux; in a process group
-// elsewhere.
-func confinement(dir string) *tools.Confinement {
+// confinement is how shell commands run: through lathe's helper, on
+// Linux, which confines them as the [sandbox] config says and kills every
+// process a command leaves; in a process group elsewhere. Where the
+// system cannot confine commands it says so (the warning), and by the
+// fallback either runs them unconfined or refuses them.
+func (cmd command) confinement(cfg config.Config, dir string) (*tools.Confinement, string) {
 	exe, err := os.Executable()
 	if err != nil || runtime.GOOS != "linux" {
-		return nil
+		if cfg.Sandbox.Mode != string(sandbox.Off) {
+			return nil, fmt.Sprintf("commands run unconfined: the sandbox needs Linux (%s here)", runtime.GOOS)
+		}
+		return nil, ""
 	}
-	return &tools.Confinement{Exe: exe, Policy: sandbox.Policy{Mode: sandbox.Off, Workspace: dir}}
+	p := cmd.policy(cfg, dir)
+	fallback := sandbox.Fallback(cfg.Sandbox.Fallback)
+	if fallback == "" {
+		fallback = sandbox.Warn // each command is approved by someone who was told
+		if cfg.Approval.All {
+			fallback = sandbox.Refuse // --yes: nothing runs unconfined unseen
+		}
+	}
+	resolved, warning, err := sandbox.Probe(sandbox.ProbeOptions{Unsupported: cmd.env.get(noSandboxEnv) != ""}).Resolve(p, fallback)
+	if err != nil {
+		return &tools.Confinement{Exe: exe, Policy: p, Refused: err}, "commands will not run: " + err.Error() +
+			` (set [sandbox] fallback = "warn" to run them unconfined, or use --sandbox off)`
+	}
+	return &tools.Confinement{Exe: exe, Policy: resolved}, warning
+}
+
+// noSandboxEnv, set, makes lathe take the system for one that cannot
+// confine commands: for testing the fallback.
+const noSandboxEnv = "LATHE_TEST_NO_SANDBOX"
+
+// policy is the sandbox policy of the config for the workspace dir:
+// lathe's default (writes in the workspace, temp and caches; secrets and
+// lathe's own files unreadable; no network) with the config's mode,
+// network, and extra paths.
+func (cmd command) policy(cfg config.Config, dir string) sandbox.Policy {
+	var own []string
+	for _, d := range []string{config.DataDir(cmd.env.get), filepath.Dir(config.UserFile(cmd.env.get))} {
+		if d != "" && d != "." {
+			own = append(own, d)
+		}
+	}
+	p := sandbox.DefaultPolicy(dir, cmd.env.get("HOME"), cmd.env.get, own...)
+	p.Mode = sandbox.Mode(cfg.Sandbox.Mode)
+	p.Network = cfg.Sandbox.Network
+	p.Writable = append(p.Writable, cfg.Sandbox.Writable...)
+	p.ReadDeny = append(p.ReadDeny, cfg.Sandbox.ReadableDeny...)
+	return p
 }

@@ -25,6 +25,8 @@ type Config struct {
 	Limits   Limits   `toml:"limits"`
 	Context  Context  `toml:"context"`
 	Approval Approval `toml:"approval"`
+	Sandbox  Sandbox  `toml:"sandbox"`
+	Undo     Undo     `toml:"undo"`
 
 	// OllamaURL is the server's base URL, from OLLAMA_HOST with the
 	// ollama CLI's own rules.
@@ -111,6 +113,33 @@ type Approval struct {
 	Commands []string `toml:"commands"`
 }
 
+// Sandbox says how the commands a tool runs are confined.
+type Sandbox struct {
+	// Mode is "workspace-write" (the default: writes only in the
+	// workspace, temp and cache directories), "read-only" or "off".
+	Mode string `toml:"mode"`
+	// Network lets commands use the network.
+	Network bool `toml:"network"`
+	// Writable are more directories commands may write in.
+	Writable []string `toml:"writable"`
+	// ReadableDeny are more paths commands may not read.
+	ReadableDeny []string `toml:"readable_deny"`
+	// Fallback is what happens where the system cannot confine commands:
+	// "refuse" (run none) or "warn" (say so and run them unconfined).
+	// Empty means refuse with --yes, warn otherwise (each command is then
+	// approved by the user).
+	Fallback string `toml:"fallback"`
+}
+
+// Undo bounds what is kept to take runs back.
+type Undo struct {
+	// MaxBytes is the most the kept contents may take in the database;
+	// the oldest sessions' checkpoints go first.
+	MaxBytes int64 `toml:"max_bytes"`
+	// MaxFile is the largest file kept; a larger one cannot be undone.
+	MaxFile int64 `toml:"max_file"`
+}
+
 // MaxTurns is the most model calls a prompt may be given (limits.max_turns,
 // --max-turns).
 const MaxTurns = 1000
@@ -132,6 +161,8 @@ func Defaults() Config {
 			NudgeAnnouncements: true,
 		},
 		Context:  Context{CompactAt: 0.8, KeepRecent: 0.35, ToolResult: 0.25},
+		Sandbox:  Sandbox{Mode: "workspace-write"},
+		Undo:     Undo{MaxBytes: 500 << 20, MaxFile: 10 << 20},
 		LogLevel: zerolog.WarnLevel,
 	}
 }

@@ -32,6 +32,7 @@ type Flags struct {
 	Model    string
 	MaxTurns int
 	Yes      bool
+	Sandbox  string // --sandbox: the mode for this run
 }
 
 // Loaded is a Config and what Load noticed on the way.
@@ -192,6 +193,29 @@ func (l *Loaded) keepTight(path string, before Config) {
 	looser("tool_output_bytes", a.ToolOutputBytes > b.ToolOutputBytes, func() { a.ToolOutputBytes = b.ToolOutputBytes })
 	looser("repeat_warn", a.RepeatWarn > b.RepeatWarn, func() { a.RepeatWarn = b.RepeatWarn })
 	looser("repeat_stop", a.RepeatStop > b.RepeatStop, func() { a.RepeatStop = b.RepeatStop })
+
+	// The sandbox: a project may make it stricter, never looser.
+	bs, as := &before.Sandbox, &l.Sandbox
+	sandbox := func(key string, loosened bool, undo func()) {
+		if loosened {
+			undo()
+			l.Warnings = append(l.Warnings, fmt.Sprintf(
+				"%s: sandbox.%s ignored: a project's config may tighten the sandbox, not loosen it", path, key))
+		}
+	}
+	sandbox("mode", sandboxModes[as.Mode] < sandboxModes[bs.Mode], func() { as.Mode = bs.Mode })
+	sandbox("network", as.Network && !bs.Network, func() { as.Network = false })
+	sandbox("writable", slices.ContainsFunc(as.Writable, func(w string) bool { return !slices.Contains(bs.Writable, w) }),
+		func() { as.Writable = bs.Writable })
+	sandbox("readable_deny", !hasPrefix(as.ReadableDeny, bs.ReadableDeny), func() {
+		as.ReadableDeny = append(bs.ReadableDeny, as.ReadableDeny...)
+	})
+	sandbox("fallback", as.Fallback == "warn" && bs.Fallback != "warn", func() { as.Fallback = bs.Fallback })
+}
+
+// hasPrefix reports whether list starts with every element of prefix.
+func hasPrefix(list, prefix []string) bool {
+	return len(list) >= len(prefix) && slices.Equal(list[:len(prefix)], prefix)
 }
 
 func (l *Loaded) applyEnv(getenv func(string) string) error {
@@ -238,6 +262,23 @@ func (l *Loaded) applyFlags(f Flags) {
 	if f.Yes {
 		l.Approval.All = true
 	}
+	if f.Sandbox != "" {
+		l.Sandbox.Mode = f.Sandbox
+	}
+}
+
+// sandboxModes rank the sandbox's modes from the loosest; 0 for a name
+// that is none.
+var sandboxModes = map[string]int{"off": 1, "workspace-write": 2, "read-only": 3}
+
+// absolute is the first of paths that is not absolute; "" when all are.
+func absolute(paths []string) string {
+	for _, p := range paths {
+		if !filepath.IsAbs(p) {
+			return p
+		}
+	}
+	return ""
 }
 
 // validate checks ranges the types cannot express. It runs after each
@@ -265,6 +306,13 @@ func (l *Loaded) validate(file string) *Error {
 		{l.Context.KeepRecent >= 0.05 && l.Context.KeepRecent <= l.Context.CompactAt-0.2, "context.keep_recent",
 			"must be at least 0.05 and at most context.compact_at - 0.2"},
 		{l.Context.ToolResult >= 0.05 && l.Context.ToolResult <= 0.5, "context.tool_result", "must be between 0.05 and 0.5"},
+		{sandboxModes[l.Sandbox.Mode] > 0, "sandbox.mode", `must be "workspace-write", "read-only" or "off"`},
+		{l.Sandbox.Fallback == "" || l.Sandbox.Fallback == "refuse" || l.Sandbox.Fallback == "warn", "sandbox.fallback",
+			`must be "refuse" or "warn"`},
+		{absolute(l.Sandbox.Writable) == "", "sandbox.writable", fmt.Sprintf("%q is not an absolute path", absolute(l.Sandbox.Writable))},
+		{absolute(l.Sandbox.ReadableDeny) == "", "sandbox.readable_deny", fmt.Sprintf("%q is not an absolute path", absolute(l.Sandbox.ReadableDeny))},
+		{l.Undo.MaxBytes >= 0 && l.Undo.MaxBytes <= 1<<40, "undo.max_bytes", "must be between 0 (keep nothing) and 1 TiB"},
+		{l.Undo.MaxFile >= 0 && l.Undo.MaxFile <= 1<<30, "undo.max_file", "must be between 0 and 1 GiB"},
 	}
 	for _, c := range checks {
 		if !c.ok {

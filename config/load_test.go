@@ -6,6 +6,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
@@ -390,5 +391,61 @@ func TestRepeatThresholds(t *testing.T) {
 	var ce *Error
 	if !errors.As(err, &ce) || ce.Key != "limits.repeat_stop" || ce.Line != 3 {
 		t.Errorf("repeat_stop not above repeat_warn: err = %v", err)
+	}
+}
+
+// TestProjectCannotLoosenTheSandbox: a project may make the sandbox
+// stricter (a stricter mode, no network, more denied paths, refusing where
+// it cannot confine) but what it loosens is ignored, with a warning.
+func TestProjectCannotLoosenTheSandbox(t *testing.T) {
+	user := "[sandbox]\nmode = \"workspace-write\"\nnetwork = false\nwritable = [\"/opt/cache\"]\nreadable_deny = [\"/srv/keys\"]\n"
+	for _, tt := range []struct {
+		name, project string
+		check         func(s Sandbox) bool
+		ignored       []string
+	}{
+		{"looser everything", "[sandbox]\nmode = \"off\"\nnetwork = true\nwritable = [\"/etc\"]\nreadable_deny = []\nfallback = \"warn\"\n",
+			func(s Sandbox) bool {
+				return s.Mode == "workspace-write" && !s.Network && slices.Equal(s.Writable, []string{"/opt/cache"}) &&
+					slices.Equal(s.ReadableDeny, []string{"/srv/keys"}) && s.Fallback == ""
+			}, []string{"mode", "network", "writable", "readable_deny", "fallback"}},
+		{"stricter", "[sandbox]\nmode = \"read-only\"\nwritable = []\nreadable_deny = [\"/srv/keys\", \"/data\"]\nfallback = \"refuse\"\n",
+			func(s Sandbox) bool {
+				return s.Mode == "read-only" && len(s.Writable) == 0 && slices.Equal(s.ReadableDeny, []string{"/srv/keys", "/data"}) &&
+					s.Fallback == "refuse"
+			}, nil},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			l, err := Load(setup(t, user, tt.project, nil))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !tt.check(l.Sandbox) {
+				t.Errorf("sandbox %+v", l.Sandbox)
+			}
+			var ignored []string
+			for _, w := range l.Warnings {
+				if i := strings.Index(w, "sandbox."); i >= 0 && strings.Contains(w, "may tighten the sandbox, not loosen it") {
+					ignored = append(ignored, w[i+len("sandbox."):strings.Index(w, " ignored")])
+				}
+			}
+			if !slices.Equal(ignored, tt.ignored) {
+				t.Errorf("ignored %q, want %q (warnings %q)", ignored, tt.ignored, l.Warnings)
+			}
+		})
+	}
+}
+
+func TestSandboxSettingsChecked(t *testing.T) {
+	for _, bad := range []string{"[sandbox]\nmode = \"none\"\n", "[sandbox]\nfallback = \"ignore\"\n",
+		"[sandbox]\nwritable = [\"relative/dir\"]\n", "[undo]\nmax_bytes = -1\n"} {
+		var ce *Error
+		if _, err := Load(setup(t, bad, "", nil)); !errors.As(err, &ce) || (!strings.HasPrefix(ce.Key, "sandbox.") && !strings.HasPrefix(ce.Key, "undo.")) {
+			t.Errorf("%q: err = %v", bad, err)
+		}
+	}
+	l, err := Load(setup(t, "", "", nil))
+	if err != nil || l.Sandbox.Mode != "workspace-write" || l.Undo.MaxBytes != 500<<20 {
+		t.Errorf("defaults: %+v %+v, %v", l.Sandbox, l.Undo, err)
 	}
 }

@@ -36,6 +36,9 @@ type Options struct {
 type Confinement struct {
 	Exe    string
 	Policy sandbox.Policy
+	// Refused, when set, is why no command may run: the system cannot
+	// confine them, and running them unconfined was not allowed.
+	Refused error
 }
 
 const (

@@ -115,6 +115,9 @@ func (c *shellCall) Run(ctx context.Context) (res Result, err error) {
 
 // runConfined runs the command through the sandbox helper.
 func (c *shellCall) runConfined(ctx context.Context, conf *Confinement) (Result, error) {
+	if conf.Refused != nil && !c.escalation.Unconfined {
+		return Errorf("not run", "not run: "+conf.Refused.Error()), nil
+	}
 	runCtx, cancel := context.WithTimeout(ctx, c.timeout)
 	defer cancel()
 	half := c.t.opts.MaxOutputBytes/2 - markerRoom
