@@ -219,7 +219,7 @@ func TestTUIPlanMode(t *testing.T) {
 	r.pty.WriteString("\x1b[Z") // shift+tab
 	r.screen.waitFor(t, "qwen3:8b · plan ·")
 	r.pty.WriteString("create hello.txt with a greeting\r")
-	r.screen.waitFor(t, "Carry out this plan of 1 steps in build mode?")
+	r.screen.waitFor(t, "Carry out this plan of 1 step in build mode?")
 	if tools := r.srv.ChatRequests()[0].Tools; len(tools) != 5 || tools[4].Function.Name != "propose_plan" {
 		t.Errorf("plan mode offered %d tools", len(tools))
 	}

@@ -61,8 +61,8 @@ func (m *model) engine(batch engineMsg) tea.Cmd {
 		case agent.ReplyRewritten:
 			m.replyRewritten(e)
 		case agent.Compacted:
-			m.notice(noticeInfo, "", fmt.Sprintf("Compacted the conversation: %d older messages are summarized for the model "+
-				"(%s → %s tokens). The full history is kept.", e.Summarized, human.Thousands(e.Before), human.Thousands(e.After)))
+			m.notice(noticeInfo, "", fmt.Sprintf("Compacted the conversation: %s summarized for the model "+
+				"(%s → %s tokens). The full history is kept.", olderMessages(e.Summarized), human.Thousands(e.Before), human.Thousands(e.After)))
 		case compactDone:
 			m.op, m.note = "", ""
 			if e.err != nil {
@@ -328,4 +328,13 @@ func sentence(s string) string {
 		s += "."
 	}
 	return s
+}
+
+// olderMessages is how many older messages a compaction summarized, with
+// its verb: "1 older message is", "3 older messages are".
+func olderMessages(n int) string {
+	if n == 1 {
+		return "1 older message is"
+	}
+	return human.Plural(n, "older message") + " are"
 }

@@ -2,6 +2,7 @@ package tui
 
 import (
 	"fmt"
+	"lathe/internal/human"
 	"lathe/mdstream"
 
 	"lathe/agent"
@@ -49,7 +50,7 @@ func (m *model) showHistory(h *agent.History) {
 	if title == "" {
 		title = h.ID[:min(8, len(h.ID))]
 	}
-	m.notice(noticeInfo, "", fmt.Sprintf("Resumed %q: %d messages.", title, len(msgs)))
+	m.notice(noticeInfo, "", fmt.Sprintf("Resumed %q: %s.", title, human.Plural(len(msgs), "message")))
 	m.transcript.scrollToBottom()
 }
 

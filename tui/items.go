@@ -2,6 +2,7 @@ package tui
 
 import (
 	"fmt"
+	"lathe/internal/human"
 	"lathe/mdstream"
 	"strings"
 	"time"
@@ -184,9 +185,9 @@ func tailStart(text string, budget int) int {
 func (t *thinkingItem) summary() string {
 	words := len(strings.Fields(t.text.String()))
 	if t.took == 0 {
-		return fmt.Sprintf("Thought (%d words)", words) // restored: the time was not kept
+		return fmt.Sprintf("Thought (%s)", human.Plural(words, "word")) // restored: the time was not kept
 	}
-	return fmt.Sprintf("Thought for %s (%d words)", t.took.Round(100*time.Millisecond), words)
+	return fmt.Sprintf("Thought for %s (%s)", t.took.Round(100*time.Millisecond), human.Plural(words, "word"))
 }
 
 func (u *userItem) invalidate()     { u.r.invalidate() }

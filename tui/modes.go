@@ -341,7 +341,7 @@ func (d *planDialog) hint() string { return "plan review" }
 func (d *planDialog) cancel() { d.ask.reply <- mode.Verdict{Decision: mode.Keep} }
 
 func (d *planDialog) view(width, _ int, st *theme, keys keyMap) string {
-	title := fmt.Sprintf("? Carry out this plan of %d steps in build mode?", len(d.ask.plan.Steps))
+	title := fmt.Sprintf("? Carry out this plan of %s in build mode?", human.Plural(len(d.ask.plan.Steps), "step"))
 	lines := append([]string{st.rule.Render(strings.Repeat("─", width))}, wrap(title, width, " ", "   ", st.dialogTitle)...)
 	if d.feedback {
 		d.input.SetWidth(max(width-len(d.input.Prompt)-2, 10))

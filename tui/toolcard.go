@@ -1,7 +1,6 @@
 package tui
 
 import (
-	"fmt"
 	"lathe/internal/human"
 	"strings"
 
@@ -184,9 +183,9 @@ func (c *toolCard) more(hidden int, st *theme) []string {
 	case hidden <= 0:
 		return nil
 	case c.expanded:
-		return []string{indent + "  " + st.meta.Render(fmt.Sprintf("… %d more lines not shown", hidden))}
+		return []string{indent + "  " + st.meta.Render("… "+human.Plural(hidden, "more line")+" not shown")}
 	}
-	return []string{indent + "  " + st.meta.Render(fmt.Sprintf("… %d more lines (ctrl+o to expand)", hidden))}
+	return []string{indent + "  " + st.meta.Render("… "+human.Plural(hidden, "more line")+" (ctrl+o to expand)")}
 }
 
 func tabsToSpaces(s string) string { return strings.ReplaceAll(s, "\t", "    ") }
