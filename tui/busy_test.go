@@ -290,3 +290,19 @@ func TestInterruptReturnsTheQueue(t *testing.T) {
 		}
 	}
 }
+
+// TestCompactWithNothingToCompact: /compact on a new conversation says
+// there is nothing to compact yet, as information, not as an error (B2).
+func TestCompactWithNothingToCompact(t *testing.T) {
+	m, _ := testModel(t)
+	m.input.set("/compact")
+	finish(m, m.key(keyPress("enter")))
+	m.Update(m.bridge.wait()())
+	s := screen(m)
+	if !strings.Contains(s, "Nothing to compact yet.") || strings.Contains(s, "✗") || strings.Contains(s, "Cannot compact") {
+		t.Errorf("/compact on a new conversation:\n%s", s)
+	}
+	if m.op != "" || strings.Contains(statusOf(m), "compacting") {
+		t.Errorf("still compacting: op %q, status %q", m.op, statusOf(m))
+	}
+}

@@ -2,6 +2,7 @@ package tui
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"lathe/internal/human"
 	"lathe/mdstream"
@@ -64,10 +65,7 @@ func (m *model) engine(batch engineMsg) tea.Cmd {
 			m.notice(noticeInfo, "", fmt.Sprintf("Compacted the conversation: %s summarized for the model "+
 				"(%s → %s tokens). The full history is kept.", olderMessages(e.Summarized), human.Thousands(e.Before), human.Thousands(e.After)))
 		case compactDone:
-			m.op, m.note = "", ""
-			if e.err != nil {
-				m.notice(noticeError, "Cannot compact", e.err.Error())
-			}
+			m.compacted(e)
 			cmds = append(cmds, m.next())
 		case agent.Warning:
 			m.notice(noticeWarn, "", e.Text)
@@ -94,6 +92,18 @@ func (m *model) engine(batch engineMsg) tea.Cmd {
 		}
 	}
 	return tea.Batch(append(cmds, m.bridge.wait(), m.animate())...)
+}
+
+// compacted ends a /compact: a conversation too short to have an older
+// part is no failure.
+func (m *model) compacted(e compactDone) {
+	m.op, m.note = "", ""
+	switch {
+	case errors.Is(e.err, agent.ErrNothingToCompact):
+		m.notice(noticeInfo, "", "Nothing to compact yet.")
+	case e.err != nil:
+		m.notice(noticeError, "Cannot compact", e.err.Error())
+	}
 }
 
 func (m *model) turnStarted(e agent.TurnStarted) {
