@@ -118,6 +118,7 @@ func (m *model) thinkingDelta(e agent.ThinkingDelta) {
 	if r == nil {
 		return
 	}
+	r.arrived = true
 	if r.thinking < 0 {
 		m.transcript.add(&thinkingItem{started: m.now()})
 		r.thinking = len(m.transcript.items) - 1
@@ -132,6 +133,7 @@ func (m *model) textDelta(e agent.TextDelta) {
 		return
 	}
 	m.endThinking()
+	r.arrived = true
 	if r.answer < 0 {
 		m.transcript.add(&answerItem{md: mdstream.NewDoc(m.markdown())})
 		r.answer = len(m.transcript.items) - 1
@@ -198,6 +200,7 @@ func (m *model) toolStarted(e agent.ToolStarted) {
 // addCard shows a call that started.
 func (m *model) addCard(e agent.ToolStarted) {
 	r := m.run
+	r.arrived = true
 	m.endThinking()
 	m.endAnswer()
 	m.transcript.add(&toolCard{start: e})
@@ -259,7 +262,8 @@ func (m *model) runFinished(d runDone) tea.Cmd {
 	m.endAnswer()
 	m.refreshDirty()
 	m.dialog = nil
-	m.run.cancel()
+	r := m.run
+	r.cancel()
 	m.run, m.note = nil, ""
 	m.quitArmed = false
 	m.syncMode()
@@ -268,7 +272,11 @@ func (m *model) runFinished(d runDone) tea.Cmd {
 	switch d.res.StopReason {
 	case agent.StopDone, agent.StopPlanned:
 	case agent.StopInterrupted:
-		m.notice(noticeInfo, "", "⊘ Interrupted. What arrived is kept; the next prompt continues the conversation.")
+		if r.arrived {
+			m.notice(noticeInfo, "", "⊘ Interrupted. What arrived is kept; the next prompt continues the conversation.")
+		} else {
+			m.notice(noticeInfo, "", "⊘ Interrupted.")
+		}
 	case agent.StopEmpty:
 		m.notice(noticeError, "", why)
 	case agent.StopMaxTurns:

@@ -73,6 +73,8 @@ type model struct {
 	info          provider.ModelInfo
 	startErr      error
 	offer         string // the model a pull is offered for
+	retries       int    // how often the user retried reaching the server
+	retrying      bool   // a retry is under way
 	pull          *pullState
 
 	transcript transcript
@@ -109,6 +111,7 @@ type runState struct {
 	cards    map[int]int
 	dirty    map[int]bool // items changed since the last frame
 	stopping bool         // interrupted, waiting for the run to end
+	arrived  bool         // the model sent something: text, thinking, a call
 }
 
 func newModel(ctx context.Context, opts Options) *model {

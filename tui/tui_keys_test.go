@@ -117,13 +117,26 @@ func TestEscInterruptsTheRun(t *testing.T) {
 	}
 	events(m, runDone{res: agent.Result{StopReason: agent.StopInterrupted}})
 	s := screen(m)
-	if !strings.Contains(s, "Working on it") || !strings.Contains(s, "Interrupted") || m.run != nil {
+	if !strings.Contains(s, "Working on it") || !strings.Contains(s, "⊘ Interrupted. What arrived is kept") || m.run != nil {
 		t.Errorf("after the interrupt the screen is:\n%s", s)
 	}
 	typeText(m, "next")
 	press(m, "enter")
 	if m.run == nil {
 		t.Error("a prompt after an interrupt did not start")
+	}
+}
+
+// TestInterruptBeforeAnything: an interrupt before the model sent
+// anything does not speak of what arrived (M10).
+func TestInterruptBeforeAnything(t *testing.T) {
+	m, _ := testModel(t)
+	m.beginRun("long task")
+	events(m, agent.TurnStarted{Turn: 1})
+	press(m, "esc")
+	events(m, runDone{res: agent.Result{StopReason: agent.StopInterrupted}})
+	if s := screen(m); !strings.Contains(s, "⊘ Interrupted.") || strings.Contains(s, "arrived") {
+		t.Errorf("after an interrupt with nothing arrived:\n%s", s)
 	}
 }
 
@@ -293,9 +306,21 @@ func TestStartupScreens(t *testing.T) {
 	if s := screen(m); !strings.Contains(s, "Cannot reach Ollama") || !strings.Contains(s, "http://127.0.0.1:11434") || !strings.Contains(s, "r retry") {
 		t.Fatalf("offline screen:\n%s", s)
 	}
+	if s := screen(m); strings.Count(s, "ollama serve") != 1 || strings.Contains(s, "Start it with") {
+		t.Errorf("the offline screen gives its advice more than once:\n%s", s)
+	}
 	if cmd := m.key(keyPress("r")); cmd == nil || m.phase != phaseConnecting {
 		t.Error("r did not retry")
 	}
+	if s := screen(m); !strings.Contains(s, "Cannot reach Ollama") || !strings.Contains(s, "retrying…") {
+		t.Errorf("no sign of the retry:\n%s", s)
+	}
+	m.Update(preparedMsg{err: &provider.Error{Kind: provider.ErrUnreachable,
+		Msg: `cannot reach Ollama at http://127.0.0.1:11434: is "ollama serve" running?`}})
+	if s := screen(m); !strings.Contains(s, "Still no answer after 1 retry.") || !strings.Contains(s, "r retry") {
+		t.Errorf("after a retry that failed:\n%s", s)
+	}
+	m.key(keyPress("r"))
 	m.Update(preparedMsg{err: &provider.Error{Kind: provider.ErrModelNotFound, Msg: "not installed"}})
 	if s := screen(m); !strings.Contains(s, "qwen3:8b is not installed") || !strings.Contains(s, "Pull it now?") {
 		t.Fatalf("offer screen:\n%s", s)
