@@ -59,9 +59,12 @@ func (in *input) take() string {
 
 // browsing reports whether Up and Down go through the history: the input
 // is empty, or holds the recalled prompt unchanged.
-func (in *input) browsing() bool {
-	v := in.ta.Value()
-	return v == "" || in.pos < len(in.history) && v == in.history[in.pos]
+func (in *input) browsing() bool { return in.ta.Value() == "" || in.recalled() }
+
+// recalled reports whether the input shows a prompt of the history,
+// unchanged.
+func (in *input) recalled() bool {
+	return in.pos < len(in.history) && in.ta.Value() == in.history[in.pos]
 }
 
 // recall moves through the history by dir (-1 earlier, +1 later).

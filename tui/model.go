@@ -10,6 +10,7 @@ import (
 	"time"
 
 	tea "charm.land/bubbletea/v2"
+	"charm.land/lipgloss/v2"
 
 	"lathe/agent"
 	"lathe/agent/mode"
@@ -77,12 +78,13 @@ type model struct {
 	retrying      bool   // a retry is under way
 	pull          *pullState
 
-	transcript transcript
-	input      input
-	dialog     dialog
-	picker     *modelPicker
-	completion int    // the highlighted completion
-	bottomView string // the bottom panel, rendered by layout
+	transcript  transcript
+	input       input
+	dialog      dialog
+	picker      *modelPicker
+	completion  int    // the highlighted completion
+	popupClosed bool   // Esc closed the completion popup; an edit opens it again
+	bottomView  string // the bottom panel, rendered by layout
 
 	resumed  *session.Saved // shown once the session is prepared
 	titled   bool           // the model was asked for a title
@@ -198,14 +200,12 @@ func (m *model) bottom() string {
 		return m.sessions.view(m.width, room, &m.st, func(i int) string { return m.sessions.row(i, id, now) })
 	}
 	lines := append([]string{m.st.rule.Render(strings.Repeat("─", m.width))}, m.queueView()...)
-	for i, c := range completions(m.input.value()) {
-		mark := "  "
-		if i == m.completion {
-			mark = m.st.accent.Render("› ")
-		}
-		lines = append(lines, " "+mark+m.st.key.Render("/"+c.name)+" "+m.st.meta.Render(c.help))
-	}
-	return strings.Join(append(lines, m.input.view()), "\n")
+	in := m.input.view()
+	// The popup leaves a line of transcript and the status line, and takes
+	// at most half the screen.
+	rows := min(m.height/2-2, m.height-2-len(lines)-lipgloss.Height(in))
+	lines = append(lines, m.popupView(rows)...)
+	return strings.Join(append(lines, in), "\n")
 }
 
 // layout sizes the parts after anything that may change them, and renders

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"image/color"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -68,6 +69,84 @@ func TestHistoryRecall(t *testing.T) {
 	press(m, "up")
 	if got := m.input.value(); got != "draft" {
 		t.Errorf("up while editing moved through history: %q", got)
+	}
+}
+
+// TestHistoryRecallsCommands: Up and Down go through every prompt of the
+// history, the slash commands among them, though a recalled command
+// matches completions; Esc closes the popup and keeps the input (B1).
+func TestHistoryRecallsCommands(t *testing.T) {
+	m, _ := testModel(t)
+	m.Update(tea.WindowSizeMsg{Width: 100, Height: 12})
+	typeText(m, "hello there")
+	press(m, "enter")
+	finishRun(m)
+	for _, c := range []string{"/tools", "/help"} {
+		typeText(m, c)
+		press(m, "enter")
+	}
+	var got []string
+	for range 4 {
+		press(m, "up")
+		got = append(got, m.input.value())
+	}
+	if want := []string{"/help", "/tools", "hello there", "hello there"}; !slices.Equal(got, want) {
+		t.Fatalf("up, four times: %q, want %q", got, want)
+	}
+	press(m, "down")
+	if v := m.input.value(); v != "/tools" {
+		t.Fatalf("down: %q, want /tools", v)
+	}
+	press(m, "down", "down")
+	if v := m.input.value(); v != "" {
+		t.Fatalf("down past the newest: %q", v)
+	}
+	typeText(m, "/mo")
+	if !strings.Contains(screen(m), "/model  choose the model") {
+		t.Fatalf("no popup for /mo:\n%s", screen(m))
+	}
+	press(m, "esc")
+	if v, s := m.input.value(), screen(m); v != "/mo" || strings.Contains(s, "choose the model") {
+		t.Errorf("esc on the popup: input %q, screen:\n%s", v, s)
+	}
+	typeText(m, "d")
+	if !strings.Contains(screen(m), "/model  choose the model") {
+		t.Errorf("typing after esc did not open the popup again:\n%s", screen(m))
+	}
+}
+
+// TestCompletionPopupFits: the popup's descriptions are aligned; on a
+// small screen it leaves the status line, scrolls with the highlight and
+// cuts descriptions with an ellipsis (R6).
+func TestCompletionPopupFits(t *testing.T) {
+	m, _ := testModel(t)
+	typeText(m, "/")
+	col, row := -1, regexp.MustCompile(`^ (› |  )/[a-z]+ +()[a-z]`)
+	for _, l := range strings.Split(screen(m), "\n") {
+		match := row.FindStringSubmatchIndex(l)
+		if match == nil {
+			continue
+		}
+		at := ansi.StringWidth(l[:match[4]])
+		if col >= 0 && at != col {
+			t.Errorf("descriptions start at column %d and %d:\n%s", col, at, screen(m))
+		}
+		col = at
+	}
+	if col < 0 {
+		t.Fatalf("no popup:\n%s", screen(m))
+	}
+	m.Update(tea.WindowSizeMsg{Width: 40, Height: 12})
+	golden(t, m, "popup_small")
+	s := screen(m)
+	if !strings.Contains(statusOf(m), "qwen3:8b") || !strings.Contains(s, "…") {
+		t.Errorf("at 40x12:\n%s", s)
+	}
+	for range 9 {
+		press(m, "down")
+	}
+	if s := screen(m); !strings.Contains(s, "› /quit") || !strings.Contains(statusOf(m), "qwen3:8b") {
+		t.Errorf("the highlight on the last command is not in view:\n%s", s)
 	}
 }
 
@@ -197,7 +276,7 @@ func TestSlashCommands(t *testing.T) {
 		t.Fatalf("unknown command: run=%v screen:\n%s", m.run != nil, screen(m))
 	}
 	typeText(m, "/mo")
-	if !strings.Contains(screen(m), "/model choose the model") {
+	if !strings.Contains(screen(m), "/model  choose the model") {
 		t.Errorf("no completion shown for /mo:\n%s", screen(m))
 	}
 	press(m, "tab")

@@ -89,10 +89,16 @@ func (m *model) key(msg tea.KeyPressMsg) tea.Cmd {
 		return m.cycleMode()
 	}
 	if keyIs(msg, m.keys.Send) {
+		m.popupClosed = false
 		return m.send(m.input.take())
 	}
 	m.completion = 0
-	return m.input.update(msg, m.keys)
+	before := m.input.value()
+	cmd := m.input.update(msg, m.keys)
+	if m.input.value() != before {
+		m.popupClosed = false // an edit opens it again
+	}
+	return cmd
 }
 
 // ctrlC clears a typed prompt, or quits: at once when idle, on the second
@@ -138,8 +144,8 @@ func (m *model) transcriptKey(msg tea.KeyPressMsg) (tea.Cmd, bool) {
 // escape closes what is open, or interrupts the running request.
 func (m *model) escape() {
 	switch {
-	case len(completions(m.input.value())) > 0:
-		m.input.set("")
+	case len(m.popup()) > 0:
+		m.popupClosed = true
 	case m.run != nil && !m.run.stopping:
 		m.run.stopping = true
 		m.run.cancel()
@@ -149,9 +155,19 @@ func (m *model) escape() {
 	}
 }
 
+// popup is what the completion popup offers: nothing while the input
+// shows a prompt recalled from the history, unchanged (Up and Down go on
+// through the history), or once Esc closed it.
+func (m *model) popup() []slashCommand {
+	if m.popupClosed || m.input.recalled() {
+		return nil
+	}
+	return completions(m.input.value())
+}
+
 // completionKey moves through and accepts slash-command completions.
 func (m *model) completionKey(msg tea.KeyPressMsg) (tea.Cmd, bool) {
-	cs := completions(m.input.value())
+	cs := m.popup()
 	if len(cs) == 0 {
 		return nil, false
 	}
