@@ -23,7 +23,14 @@ type input struct {
 
 func newInput(keys keyMap) input {
 	ta := textarea.New()
-	ta.Prompt = "› "
+	// "›" starts the prompt; its other lines, wrapped or not, line up
+	// under its text.
+	ta.SetPromptFunc(2, func(l textarea.PromptInfo) string {
+		if l.LineNumber == 0 {
+			return "› "
+		}
+		return "  "
+	})
 	ta.Placeholder = "Ask for a change, or / for commands"
 	ta.ShowLineNumbers = false
 	ta.CharLimit = 0

@@ -164,6 +164,27 @@ func TestNewlineKeysDoNotSend(t *testing.T) {
 	}
 }
 
+// TestInputPromptOnFirstLineOnly: a draft of several lines, wrapped or
+// not, has one "›", and its other lines line up under its text (R7).
+func TestInputPromptOnFirstLineOnly(t *testing.T) {
+	m, _ := testModel(t)
+	typeText(m, "first line")
+	press(m, "alt+enter")
+	typeText(m, "second line, which is long enough to wrap at the edge of an eighty column terminal window")
+	s := screen(m)
+	lines := strings.Split(s, "\n")
+	input := lines[len(lines)-4 : len(lines)-1]
+	want := []string{"› first line", "  second line, which is long", "  terminal window"}
+	for i, w := range want {
+		if !strings.HasPrefix(input[i], w) {
+			t.Errorf("input line %d is %q, want it to start with %q:\n%s", i+1, input[i], w, s)
+		}
+	}
+	if n := strings.Count(s, "›"); n != 1 {
+		t.Errorf("%d prompt marks:\n%s", n, s)
+	}
+}
+
 func TestCtrlC(t *testing.T) {
 	m, _ := testModel(t)
 	typeText(m, "half a thought")
