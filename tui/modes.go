@@ -193,11 +193,19 @@ func (m *model) planReviewed(rv mode.Verdict) {
 	r.dirty[r.plan] = true
 }
 
-// modeStatus is the status line's mode: "plan", "build · plan 2/5".
+// modeStatus is the status line's mode, styled: "plan", "build · plan
+// 2/5". Plan and ask mode stand out; build mode is the usual one.
 func (m *model) modeStatus() string {
-	s := m.mode.name
+	style := m.st.status
+	switch m.mode.name {
+	case "plan":
+		style = m.st.modePlan
+	case "ask":
+		style = m.st.modeAsk
+	}
+	s := style.Render(m.mode.name)
 	if p := m.mode.plan; p != nil {
-		s += fmt.Sprintf(" · plan %d/%d", p.Finished(), len(p.Steps))
+		s += m.st.status.Render(fmt.Sprintf(" · plan %d/%d", p.Finished(), len(p.Steps)))
 	}
 	return s
 }

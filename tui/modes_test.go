@@ -5,6 +5,9 @@ import (
 	"testing"
 	"time"
 
+	"charm.land/lipgloss/v2"
+	"github.com/charmbracelet/x/ansi"
+
 	"lathe/agent"
 	"lathe/agent/mode"
 	"lathe/agent/plan"
@@ -51,6 +54,35 @@ func TestShiftTabCyclesModes(t *testing.T) {
 	press(m, "enter")
 	if n := strings.Count(screen(m), "▸ plan mode"); n != 1 {
 		t.Errorf("the mode is told %d times, want once:\n%s", n, screen(m))
+	}
+}
+
+// TestStatusLineShowsModeAndYes: plan and ask mode have a colour of their
+// own in the status line, and --yes shows there (R9).
+func TestStatusLineShowsModeAndYes(t *testing.T) {
+	m, _ := testModel(t)
+	status := func() string {
+		c := m.View().Content
+		return c[strings.LastIndex(c, "\n")+1:]
+	}
+	if st := status(); !strings.Contains(st, m.st.status.Render("build")) || strings.Contains(ansi.Strip(st), "--yes") {
+		t.Errorf("build mode: status %q", st)
+	}
+	for _, tc := range []struct {
+		mode  string
+		style lipgloss.Style
+	}{{"plan", m.st.modePlan}, {"ask", m.st.modeAsk}} {
+		do(m, "shift+tab")
+		if st := status(); !strings.Contains(st, tc.style.Render(tc.mode)) {
+			t.Errorf("%s mode: status %q lacks %q", tc.mode, st, tc.style.Render(tc.mode))
+		}
+	}
+	if m.st.modePlan.Render("plan") == m.st.status.Render("plan") || m.st.modeAsk.Render("ask") == m.st.status.Render("ask") {
+		t.Error("plan or ask mode looks like the rest of the status line")
+	}
+	m.opts.Engine.Config.Approval.All = true
+	if st := status(); !strings.Contains(st, m.st.approveAll.Render("--yes")) {
+		t.Errorf("with --yes: status %q", st)
 	}
 }
 
