@@ -114,10 +114,11 @@ func (r *tuiRun) start(t *testing.T, args []string) {
 	r.screen.waitFor(t, "qwen3:8b")
 }
 
-// quit presses Ctrl+C on the empty input and checks the program ends well.
+// quit presses Ctrl+C twice on the empty input and checks the program
+// ends well.
 func (r *tuiRun) quit(t *testing.T) {
 	t.Helper()
-	r.pty.WriteString("\x03")
+	r.pty.WriteString("\x03\x03")
 	select {
 	case code := <-r.exit:
 		if code != 0 || r.stderr.Len() != 0 {

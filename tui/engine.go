@@ -265,7 +265,6 @@ func (m *model) runFinished(d runDone) tea.Cmd {
 	r := m.run
 	r.cancel()
 	m.run, m.note = nil, ""
-	m.quitArmed = false
 	m.syncMode()
 	cmd := tea.Batch(m.askTitle(d.res.StopReason), m.next())
 	why := sentence(d.res.Explain(m.opts.Engine.Config.Limits))

@@ -42,7 +42,7 @@ func newKeyMap() keyMap {
 		Next:       k("later prompt", "down"),
 		Complete:   k("complete command", "tab"),
 		Interrupt:  k("interrupt, deny, close", "esc"),
-		Quit:       k("quit (twice while running)", "ctrl+c"),
+		Quit:       k("interrupt; twice to quit", "ctrl+c"),
 		PageUp:     k("scroll up", "pgup"),
 		PageDown:   k("scroll down", "pgdown"),
 		Top:        k("scroll to top", "ctrl+home"),

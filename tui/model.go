@@ -96,7 +96,8 @@ type model struct {
 	run       *runState
 	runs      sync.WaitGroup
 	usage     usage
-	quitArmed bool
+	quitArmed bool // a second Ctrl+C quits, until quitAt+quitWindow
+	quitAt    time.Time
 	note      string
 	title     string // the session's title, once the model gave one
 	frame     int

@@ -194,6 +194,9 @@ func (m *model) screen() (string, bool) {
 		title = "Pulling " + m.pull.name
 		body = m.pullView()
 		keys = "ctrl+c quit"
+		if m.quitArmed {
+			keys = "ctrl+c again to quit"
+		}
 	default:
 		return "", false
 	}

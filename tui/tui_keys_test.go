@@ -185,22 +185,72 @@ func TestInputPromptOnFirstLineOnly(t *testing.T) {
 	}
 }
 
+// TestCtrlC: Ctrl+C clears a typed prompt, interrupts a running request
+// as Esc does, and otherwise arms quitting: a second press soon after
+// quits, a press later arms it again (R10). The first presses are not run
+// as commands: quitting's timer would fire after its real time.
 func TestCtrlC(t *testing.T) {
-	m, _ := testModel(t)
+	m, clk := testModel(t)
 	typeText(m, "half a thought")
-	if cmd := m.key(keyPress("ctrl+c")); isQuit(cmd) || m.input.value() != "" {
-		t.Fatalf("ctrl+c with text: quit=%v input=%q; want the input cleared", isQuit(cmd), m.input.value())
+	if m.key(keyPress("ctrl+c")); m.quitArmed || m.input.value() != "" {
+		t.Fatalf("ctrl+c with text: armed=%v input=%q; want the input cleared", m.quitArmed, m.input.value())
 	}
 	ctx := m.beginRun("long task")
-	if cmd := m.key(keyPress("ctrl+c")); isQuit(cmd) || !strings.Contains(screen(m), "ctrl+c again to quit") {
-		t.Fatal("the first ctrl+c while running quit, or did not say how to quit")
+	m.key(keyPress("ctrl+c"))
+	if ctx.Err() == nil || !m.run.stopping || !strings.Contains(statusOf(m), "ctrl+c again to quit") {
+		t.Fatalf("the first ctrl+c while running: cancelled=%v, status %q", ctx.Err() != nil, statusOf(m))
 	}
-	if cmd := m.key(keyPress("ctrl+c")); !isQuit(cmd) || ctx.Err() == nil {
-		t.Errorf("the second ctrl+c: quit=%v, run cancelled=%v", isQuit(cmd), ctx.Err() != nil)
+	events(m, runDone{res: agent.Result{StopReason: agent.StopInterrupted}})
+	clk.t = clk.t.Add(time.Second)
+	if cmd := m.key(keyPress("ctrl+c")); !isQuit(cmd) {
+		t.Error("a second ctrl+c a second later, the run ended, did not quit")
 	}
-	idle, _ := testModel(t)
-	if !isQuit(idle.key(keyPress("ctrl+c"))) {
-		t.Error("ctrl+c on an empty input did not quit")
+
+	idle, clk := testModel(t)
+	idle.key(keyPress("ctrl+c"))
+	if !idle.quitArmed || !strings.Contains(statusOf(idle), "ctrl+c again to quit") {
+		t.Fatalf("ctrl+c on an empty input: armed=%v, status %q", idle.quitArmed, statusOf(idle))
+	}
+	clk.t = clk.t.Add(3 * time.Second)
+	idle.Update(quitExpired{})
+	if idle.quitArmed || strings.Contains(statusOf(idle), "again to quit") {
+		t.Fatalf("still armed once the time is over: status %q", statusOf(idle))
+	}
+	idle.key(keyPress("ctrl+c"))
+	if !idle.quitArmed {
+		t.Fatal("ctrl+c after the time did not arm quitting again")
+	}
+	typeText(idle, "x")
+	if idle.quitArmed {
+		t.Error("another key left quitting armed")
+	}
+	idle.input.set("")
+	idle.key(keyPress("ctrl+c"))
+	if cmd := idle.key(keyPress("ctrl+c")); !isQuit(cmd) {
+		t.Error("ctrl+c twice on an empty input did not quit")
+	}
+
+	offline, _ := testModel(t)
+	offline.Update(preparedMsg{err: &provider.Error{Kind: provider.ErrUnreachable, Msg: "cannot reach Ollama"}})
+	if cmd := offline.key(keyPress("ctrl+c")); !isQuit(cmd) {
+		t.Error("ctrl+c on the offline screen, which says \"ctrl+c quit\", did not quit")
+	}
+}
+
+// TestCtrlCWithADialogOpen: Ctrl+C while an approval waits interrupts the
+// run and closes the dialog.
+func TestCtrlCWithADialogOpen(t *testing.T) {
+	m, _ := testModel(t)
+	ctx := m.beginRun("test it")
+	reply := make(chan agent.Decision, 1)
+	events(m, agent.TurnStarted{Turn: 1}, agent.ToolStarted{Turn: 1, Name: "shell", Subject: "go test ./..."},
+		approvalAsk{req: agent.ApprovalRequest{Tool: "shell", Kind: tools.KindExec, Subject: "go test ./..."}, reply: reply})
+	m.key(keyPress("ctrl+c"))
+	if ctx.Err() == nil || m.dialog != nil {
+		t.Fatalf("ctrl+c with a dialog: cancelled=%v, dialog open=%v", ctx.Err() != nil, m.dialog != nil)
+	}
+	if d := <-reply; d.Allow {
+		t.Error("the interrupted call was allowed")
 	}
 }
 

@@ -4,6 +4,7 @@ import (
 	"lathe/provider"
 	"slices"
 	"strings"
+	"time"
 
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
@@ -46,6 +47,8 @@ func (m *model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		m.sessionsListed(msg)
 	case sessionLoaded:
 		cmd = m.sessionLoaded(msg)
+	case quitExpired:
+		m.quitTimeout()
 	case titleMsg:
 		if msg.title != "" {
 			m.title = msg.title
@@ -101,18 +104,38 @@ func (m *model) key(msg tea.KeyPressMsg) tea.Cmd {
 	return cmd
 }
 
-// ctrlC clears a typed prompt, or quits: at once when idle, on the second
-// press while a request runs.
+// quitWindow is how soon a second Ctrl+C must follow the first to quit.
+const quitWindow = 2 * time.Second
+
+// quitExpired ends the time a second Ctrl+C quits in.
+type quitExpired struct{}
+
+// ctrlC interrupts the running request, or clears a typed prompt; else
+// it arms quitting, and a second press soon after quits. On the screens
+// before the session (the server unreachable, a model to pull) it quits
+// at once, as they say.
 func (m *model) ctrlC() tea.Cmd {
+	now := m.now()
 	switch {
-	case m.input.value() != "" && m.run == nil && m.dialog == nil:
+	case m.quitArmed && now.Sub(m.quitAt) < quitWindow:
+		return m.quit()
+	case m.phase == phaseOffline || m.phase == phaseOffer || m.phase == phaseConnecting && m.retrying:
+		return m.quit()
+	case m.run != nil:
+		m.interrupt()
+	case m.input.value() != "":
 		m.input.set("")
 		return nil
-	case (m.run != nil || m.phase == phasePulling) && !m.quitArmed:
-		m.quitArmed = true
-		return nil
 	}
-	return m.quit()
+	m.quitArmed, m.quitAt = true, now
+	return tea.Tick(quitWindow, func(time.Time) tea.Msg { return quitExpired{} })
+}
+
+// quitTimeout disarms quitting once its time is over.
+func (m *model) quitTimeout() {
+	if m.quitArmed && m.now().Sub(m.quitAt) >= quitWindow {
+		m.quitArmed = false
+	}
 }
 
 // transcriptKey handles scrolling, selection and Esc.
@@ -147,9 +170,7 @@ func (m *model) escape() {
 	case len(m.popup()) > 0:
 		m.popupClosed = true
 	case m.run != nil && !m.run.stopping:
-		m.run.stopping = true
-		m.run.cancel()
-		m.unqueue()
+		m.interrupt()
 	case m.transcript.selected >= 0:
 		m.transcript.selected = -1
 	}
@@ -163,6 +184,24 @@ func (m *model) popup() []slashCommand {
 		return nil
 	}
 	return completions(m.input.value())
+}
+
+// interrupt stops the running request: what arrived stays, a question it
+// asks is answered as stopped, and the prompts queued behind it go back
+// into the input.
+func (m *model) interrupt() {
+	r := m.run
+	if r == nil || r.stopping {
+		return
+	}
+	r.stopping = true
+	r.cancel()
+	m.unqueue()
+	if m.dialog != nil {
+		m.dialog.cancel()
+		m.dialog = nil
+		m.setWaiting(false)
+	}
 }
 
 // completionKey moves through and accepts slash-command completions.
