@@ -306,3 +306,36 @@ func TestCompactWithNothingToCompact(t *testing.T) {
 		t.Errorf("still compacting: op %q, status %q", m.op, statusOf(m))
 	}
 }
+
+// TestRefusalsDoNotPileUp: commands refused while a request runs say so on
+// the status line, not in the transcript, and a notice repeated is shown
+// once (R11).
+func TestRefusalsDoNotPileUp(t *testing.T) {
+	m, _ := testModel(t)
+	m.beginRun("long task")
+	events(m, agent.TurnStarted{Turn: 1}, agent.TextDelta{Turn: 1, Text: "Working"})
+	items := len(m.transcript.items)
+	for _, c := range []string{"/new", "/model", "/sessions", "/new"} {
+		m.input.set(c)
+		press(m, "enter")
+		if st := statusOf(m); !strings.Contains(st, "busy: a request is running") {
+			t.Errorf("%s during a run: status %q", c, st)
+		}
+	}
+	if len(m.transcript.items) != items {
+		t.Errorf("refusals were added to the transcript:\n%s", screen(m))
+	}
+	events(m, agent.Warning{Text: "the reply was cut off"}, agent.Warning{Text: "the reply was cut off"})
+	finishRun(m)
+	for range 2 {
+		m.input.set("/frobnicate")
+		press(m, "enter")
+	}
+	s := screen(m)
+	if n := strings.Count(s, "the reply was cut off"); n != 1 {
+		t.Errorf("a warning repeated shows %d times:\n%s", n, s)
+	}
+	if n := strings.Count(s, "unknown command /frobnicate"); n != 1 {
+		t.Errorf("a notice repeated shows %d times:\n%s", n, s)
+	}
+}

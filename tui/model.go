@@ -217,8 +217,14 @@ func (m *model) layout() {
 	m.transcript.setSize(m.width-2, m.height-strings.Count(m.bottomView, "\n")-2)
 }
 
-// notice adds a notice to the transcript.
+// notice adds a notice to the transcript, unless the transcript ends
+// with the same one: a warning repeated, a command run twice.
 func (m *model) notice(kind noticeKind, title, text string) {
+	if n := len(m.transcript.items); n > 0 {
+		if last, ok := m.transcript.items[n-1].(*noticeItem); ok && last.kind == kind && last.title == title && last.text == text {
+			return
+		}
+	}
 	m.transcript.add(&noticeItem{kind: kind, title: title, text: text})
 }
 
