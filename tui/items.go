@@ -6,6 +6,8 @@ import (
 	"lathe/mdstream"
 	"strings"
 	"time"
+	"unicode"
+	"unicode/utf8"
 
 	"charm.land/lipgloss/v2"
 )
@@ -97,10 +99,20 @@ func (n *noticeItem) lines(width int, st *theme) []string {
 			out = append(out, indent+st.statusKey.Render(n.title))
 		}
 		for _, l := range strings.Split(n.text, "\n") {
-			out = append(out, wrap(l, width, indent, indent, st.notice)...)
+			out = append(out, wrap(l, width, indent, indent+hanging(l), st.notice)...)
 		}
 	}
 	return n.r.set(width, append(out, ""))
+}
+
+// hanging is the indent of a line's continuations: a line that starts
+// with a mark ("▸ ", "⊘ ") wraps under its text.
+func hanging(line string) string {
+	r, size := utf8.DecodeRuneInString(line)
+	if size == 0 || unicode.IsLetter(r) || unicode.IsDigit(r) || !strings.HasPrefix(line[size:], " ") {
+		return ""
+	}
+	return strings.Repeat(" ", lipgloss.Width(string(r))+1)
 }
 
 // thinkingLines is how many lines of reasoning show while it streams.

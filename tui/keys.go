@@ -49,7 +49,7 @@ func newKeyMap() keyMap {
 		Bottom:     k("scroll to bottom", "ctrl+end"),
 		SelectPrev: k("select previous card", "ctrl+up", "alt+up"),
 		SelectNext: k("select next card", "ctrl+down", "alt+down"),
-		Expand:     k("expand or fold the selected card", "ctrl+o"),
+		Expand:     k("expand or fold a card", "ctrl+o"),
 		CycleMode:  k("next mode: build, plan, ask", "shift+tab"),
 
 		Allow:        k("allow once", "y", "enter"),

@@ -100,16 +100,15 @@ func (m *model) cycleMode() tea.Cmd {
 
 func (m *model) cmdMode(arg string) tea.Cmd {
 	if arg == "" {
-		var b strings.Builder
+		item := &tableItem{title: "Modes", foot: "/mode NAME switches; " + m.keys.CycleMode.Help().Key + " cycles."}
 		for _, name := range mode.Names() {
 			mark := "  "
 			if name == m.mode.name {
 				mark = "› "
 			}
-			fmt.Fprintf(&b, "%s%-6s %s\n", mark, name, modeHelp[name])
+			item.rows = append(item.rows, [2]string{mark + name, modeHelp[name]})
 		}
-		b.WriteString("\n/mode NAME switches; " + m.keys.CycleMode.Help().Key + " cycles.")
-		m.notice(noticeInfo, "Modes", b.String())
+		m.transcript.add(item)
 		return nil
 	}
 	md, err := mode.Parse(arg)

@@ -94,6 +94,10 @@ func TestModeCommand(t *testing.T) {
 	if !strings.Contains(s, "› build  every tool") || !strings.Contains(s, "  ask    read-only tools; the model answers") {
 		t.Errorf("/mode lists:\n%s", s)
 	}
+	// A description that wraps goes on under itself (R3).
+	if !strings.Contains(s, "asking first as\n           configured") {
+		t.Errorf("/mode wraps without a hanging indent:\n%s", s)
+	}
 	m.input.set("/mode ask")
 	do(m, "enter")
 	if m.session.Snapshot().Mode != "ask" || !strings.Contains(screen(m), "▸ ask mode: read-only tools") {

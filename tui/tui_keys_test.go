@@ -106,7 +106,7 @@ func TestHistoryRecallsCommands(t *testing.T) {
 		t.Fatalf("no popup for /mo:\n%s", screen(m))
 	}
 	press(m, "esc")
-	if v, s := m.input.value(), screen(m); v != "/mo" || strings.Contains(s, "choose the model") {
+	if v, s := m.input.value(), screen(m); v != "/mo" || strings.Contains(s, "/model  choose the model") {
 		t.Errorf("esc on the popup: input %q, screen:\n%s", v, s)
 	}
 	typeText(m, "d")
@@ -363,8 +363,8 @@ func TestSlashCommands(t *testing.T) {
 	do(m, "enter")
 	m.input.set("/tools")
 	press(m, "enter")
-	if s := screen(m); !strings.Contains(s, "Tools in plan mode") || !strings.Contains(s, "shell       not in plan mode") ||
-		!strings.Contains(s, "propose_plan Propose the plan for the user to approve") {
+	if s := screen(m); !strings.Contains(s, "Tools in plan mode") || !strings.Contains(s, "shell         not in plan mode") ||
+		!strings.Contains(s, "propose_plan  Propose the plan for the user to approve") {
 		t.Errorf("/tools in plan mode:\n%s", s)
 	}
 	id := m.session.Snapshot().ID
@@ -376,6 +376,60 @@ func TestSlashCommands(t *testing.T) {
 	m.input.set("/quit")
 	if !isQuit(m.key(keyPress("enter"))) {
 		t.Error("/quit did not quit")
+	}
+}
+
+// TestHelpFits: /help fits a 24-line terminal, shown from its first line
+// even below a long transcript (R12).
+func TestHelpFits(t *testing.T) {
+	m, _ := testModel(t)
+	for i := range 30 {
+		m.notice(noticeInfo, "", fmt.Sprintf("earlier line %d", i))
+	}
+	m.input.set("/help")
+	press(m, "enter")
+	golden(t, m, "help")
+	s := screen(m)
+	for _, want := range []string{"Commands and keys", "/help", "/quit", "enter", "shift+tab"} {
+		if !strings.Contains(s, want) {
+			t.Errorf("/help at 80x24 lacks %q:\n%s", want, s)
+		}
+	}
+}
+
+// TestPickersLetTheTranscriptScroll: while /model or /sessions is open,
+// PgUp, PgDn, Ctrl+Home and Ctrl+End scroll the transcript (R12).
+func TestPickersLetTheTranscriptScroll(t *testing.T) {
+	for _, open := range []string{"/model", "/sessions"} {
+		t.Run(open, func(t *testing.T) {
+			m, _ := testModel(t)
+			db, err := sqlite.Open(filepath.Join(t.TempDir(), "lathe.db"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { db.Close() })
+			m.opts.Catalog = db
+			for i := range 60 {
+				m.notice(noticeInfo, "", fmt.Sprintf("line %d", i))
+			}
+			m.input.set(open)
+			press(m, "enter")
+			if m.picker == nil && m.sessions == nil {
+				t.Fatal("no picker")
+			}
+			press(m, "pgup")
+			if m.transcript.follow || strings.Contains(screen(m), "line 59") {
+				t.Errorf("pgup did not scroll:\n%s", screen(m))
+			}
+			press(m, "ctrl+home")
+			if !strings.Contains(screen(m), "line 0\n") {
+				t.Errorf("ctrl+home did not go to the top:\n%s", screen(m))
+			}
+			press(m, "ctrl+end")
+			if !m.transcript.follow || m.picker == nil && m.sessions == nil {
+				t.Errorf("ctrl+end: following %v, picker open %v", m.transcript.follow, m.picker != nil || m.sessions != nil)
+			}
+		})
 	}
 }
 

@@ -77,6 +77,8 @@ func (m *model) key(msg tea.KeyPressMsg) tea.Cmd {
 	switch {
 	case m.dialog != nil:
 		return m.dialogKey(msg)
+	case (m.picker != nil || m.sessions != nil) && m.scrollKey(msg):
+		return nil // the transcript above a picker scrolls
 	case m.picker != nil:
 		return m.pickerKey(msg)
 	case m.sessions != nil:
@@ -142,16 +144,9 @@ func (m *model) quitTimeout() {
 func (m *model) transcriptKey(msg tea.KeyPressMsg) (tea.Cmd, bool) {
 	t := &m.transcript
 	switch {
+	case m.scrollKey(msg):
 	case keyIs(msg, m.keys.Interrupt):
 		m.escape()
-	case keyIs(msg, m.keys.PageUp):
-		t.scroll(-max(t.height-2, 1))
-	case keyIs(msg, m.keys.PageDown):
-		t.scroll(max(t.height-2, 1))
-	case keyIs(msg, m.keys.Top):
-		t.scrollToTop()
-	case keyIs(msg, m.keys.Bottom):
-		t.scrollToBottom()
 	case keyIs(msg, m.keys.SelectPrev):
 		t.selectStep(-1)
 	case keyIs(msg, m.keys.SelectNext):
@@ -162,6 +157,25 @@ func (m *model) transcriptKey(msg tea.KeyPressMsg) (tea.Cmd, bool) {
 		return nil, false
 	}
 	return nil, true
+}
+
+// scrollKey scrolls the transcript by a page or to an end, and reports
+// whether msg was such a key.
+func (m *model) scrollKey(msg tea.KeyPressMsg) bool {
+	t := &m.transcript
+	switch {
+	case keyIs(msg, m.keys.PageUp):
+		t.scroll(-max(t.height-2, 1))
+	case keyIs(msg, m.keys.PageDown):
+		t.scroll(max(t.height-2, 1))
+	case keyIs(msg, m.keys.Top):
+		t.scrollToTop()
+	case keyIs(msg, m.keys.Bottom):
+		t.scrollToBottom()
+	default:
+		return false
+	}
+	return true
 }
 
 // escape closes what is open, or interrupts the running request.
