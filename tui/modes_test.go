@@ -119,7 +119,7 @@ func proposePlan(m *model) chan mode.Verdict {
 	m.beginRun("fix the lexer")
 	reply := make(chan mode.Verdict, 1)
 	events(m, agent.TurnStarted{Turn: 1},
-		agent.ToolStarted{Turn: 1, Index: 0, Name: "propose_plan", Subject: pl.Summary},
+		agent.ToolStarted{Turn: 1, Index: 0, Name: "propose_plan", Kind: tools.KindTransition, Subject: pl.Summary},
 		agent.PlanProposed{Turn: 1, Plan: pl.Clone()},
 		planAsk{plan: pl, reply: reply})
 	return reply

@@ -8,6 +8,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"lathe/agent"
+	"lathe/tools"
 )
 
 const (
@@ -68,16 +69,28 @@ func (c *toolCard) lines(width int, st *theme) []string {
 	return c.r.set(width, append(out, ""))
 }
 
+// shortSubject is how wide the subject of a transition's card may be:
+// its whole text (a plan's summary, a task's goal) is shown below it.
+const shortSubject = 40
+
+// header is the card's first line: mark, tool, subject, status. The
+// subject gives way to the status, which is never cut while the width
+// holds the rest.
 func (c *toolCard) header(width int, st *theme) string {
 	mark, meta := c.status(st)
 	head := indent + mark + " " + st.toolName.Render(c.start.Name)
-	if subject := human.Line(c.start.Subject, width); subject != "" {
-		head += " " + st.subject.Render(subject)
-	}
+	tail := ""
 	if meta != "" {
-		head += st.meta.Render(" · " + meta)
+		tail = st.meta.Render(" · " + meta)
 	}
-	return ansi.Truncate(head, width, "…")
+	room := width - ansi.StringWidth(head) - ansi.StringWidth(tail) - 1
+	if c.start.Kind == tools.KindTransition {
+		room = min(room, shortSubject)
+	}
+	if subject := human.Line(c.start.Subject, max(width, 1)); subject != "" && room >= 4 {
+		head += " " + st.subject.Render(ansi.Truncate(subject, room, "…"))
+	}
+	return ansi.Truncate(head+tail, width, "…")
 }
 
 // status is the card's mark and the words after its subject.
