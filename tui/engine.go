@@ -255,6 +255,20 @@ func (m *model) setWaiting(w bool) {
 	}
 }
 
+// denied keeps the reason the user gave for denying req on its card.
+func (m *model) denied(req agent.ApprovalRequest, reason string) {
+	r := m.run
+	if r == nil {
+		return
+	}
+	for _, i := range r.cards {
+		if c := m.transcript.items[i].(*toolCard); c.waiting && c.start.Name == req.Tool && c.start.Subject == req.Subject {
+			c.denial = reason
+			r.dirty[i] = true
+		}
+	}
+}
+
 // runFinished closes the run: what streamed stays, and how it ended is
 // said unless it simply answered.
 func (m *model) runFinished(d runDone) tea.Cmd {

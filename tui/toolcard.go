@@ -25,7 +25,8 @@ var spinnerFrames = spinner.MiniDot.Frames
 type toolCard struct {
 	start    agent.ToolStarted
 	end      *agent.ToolFinished
-	waiting  bool // its approval is being asked
+	waiting  bool   // its approval is being asked
+	denial   string // the reason the user gave for denying it
 	frame    int
 	expanded bool
 	r        render
@@ -103,6 +104,9 @@ func (c *toolCard) status(st *theme) (mark, meta string) {
 	}
 	e := c.end
 	meta = e.Result.Summary
+	if e.Outcome == agent.OutcomeDenied && c.denial != "" {
+		meta = "denied: " + human.Line(c.denial, 200)
+	}
 	if e.Duration > 0 {
 		meta += " · " + human.Duration(e.Duration).String()
 	}

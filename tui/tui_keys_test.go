@@ -339,6 +339,29 @@ func TestApprovalChoices(t *testing.T) {
 	}
 }
 
+// TestDenialReasonOnTheCard: the reason typed with a denial shows on the
+// call's card (R5).
+func TestDenialReasonOnTheCard(t *testing.T) {
+	m, _ := testModel(t)
+	m.beginRun("lowercase the notes")
+	req := agent.ApprovalRequest{Tool: "edit_file", Kind: tools.KindWrite, Subject: "notes.txt", Preview: writePreview}
+	reply := make(chan agent.Decision, 1)
+	events(m, agent.TurnStarted{Turn: 1},
+		agent.ToolStarted{Turn: 1, Index: 0, Name: "edit_file", Kind: tools.KindWrite, Subject: "notes.txt", Preview: writePreview},
+		approvalAsk{req: req, reply: reply})
+	press(m, "n")
+	typeText(m, "keep lowercase please")
+	press(m, "enter")
+	if d := <-reply; d.Allow || d.Reason != "keep lowercase please" {
+		t.Fatalf("decision %+v", d)
+	}
+	events(m, agent.ToolFinished{Turn: 1, Index: 0, Name: "edit_file", Kind: tools.KindWrite, Subject: "notes.txt",
+		Outcome: agent.OutcomeDenied, Result: tools.Result{Summary: "denied", IsError: true}})
+	if s := screen(m); !strings.Contains(s, "⊘ edit_file notes.txt · denied: keep lowercase please") {
+		t.Errorf("the card lacks the reason:\n%s", s)
+	}
+}
+
 func TestSlashCommands(t *testing.T) {
 	m, _ := testModel(t)
 	typeText(m, "/frobnicate")

@@ -281,6 +281,9 @@ func (m *model) dialogKey(msg tea.KeyPressMsg) tea.Cmd {
 	if !closed {
 		return cmd
 	}
+	if d, ok := m.dialog.(*approvalDialog); ok && d.denied != "" {
+		m.denied(d.ask.req, d.denied)
+	}
 	m.dialog = nil
 	m.setWaiting(false)
 	return nil
