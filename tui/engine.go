@@ -110,6 +110,21 @@ func (m *model) turnStarted(e agent.TurnStarted) {
 	if r := m.run; r != nil {
 		r.turn = e.Turn
 		r.answer, r.thinking, r.cards = -1, -1, map[int]int{}
+		r.asking, r.streamed, r.heard = true, false, m.now()
+	}
+}
+
+// heard notes a token of the reply: a sign of life.
+func (m *model) heard() {
+	if r := m.run; r != nil {
+		r.streamed, r.heard = true, m.now()
+	}
+}
+
+// replied notes the end of the reply's stream: its calls run next.
+func (m *model) replied() {
+	if r := m.run; r != nil {
+		r.asking = false
 	}
 }
 
@@ -119,6 +134,7 @@ func (m *model) thinkingDelta(e agent.ThinkingDelta) {
 		return
 	}
 	r.arrived = true
+	m.heard()
 	if r.thinking < 0 {
 		m.transcript.add(&thinkingItem{started: m.now()})
 		r.thinking = len(m.transcript.items) - 1
@@ -134,6 +150,7 @@ func (m *model) textDelta(e agent.TextDelta) {
 	}
 	m.endThinking()
 	r.arrived = true
+	m.heard()
 	if r.answer < 0 {
 		m.transcript.add(&answerItem{md: mdstream.NewDoc(m.markdown())})
 		r.answer = len(m.transcript.items) - 1
@@ -201,6 +218,7 @@ func (m *model) toolStarted(e agent.ToolStarted) {
 func (m *model) addCard(e agent.ToolStarted) {
 	r := m.run
 	r.arrived = true
+	m.replied()
 	m.endThinking()
 	m.endAnswer()
 	m.transcript.add(&toolCard{start: e})
@@ -222,6 +240,7 @@ func (m *model) toolFinished(e agent.ToolFinished) {
 }
 
 func (m *model) turnFinished(e agent.TurnFinished) {
+	m.replied()
 	m.endThinking()
 	m.endAnswer()
 	m.usage = usage{}
@@ -308,8 +327,11 @@ func (m *model) runFinished(d runDone) tea.Cmd {
 	return cmd
 }
 
-// animating reports whether frames are needed.
-func (m *model) animating() bool { return m.run != nil || m.phase == phasePulling }
+// animating reports whether frames are needed: while a pull or a request
+// runs, but for a question to the user, which holds the request still.
+func (m *model) animating() bool {
+	return m.run != nil && m.dialog == nil || m.phase == phasePulling
+}
 
 // animate schedules the next frame, once.
 func (m *model) animate() tea.Cmd {

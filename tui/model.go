@@ -115,6 +115,9 @@ type runState struct {
 	dirty    map[int]bool // items changed since the last frame
 	stopping bool         // interrupted, waiting for the run to end
 	arrived  bool         // the model sent something: text, thinking, a call
+	asking   bool         // a request is out, its reply not complete
+	streamed bool         // the reply has sent a token
+	heard    time.Time    // when the request went out, or its last token came
 }
 
 func newModel(ctx context.Context, opts Options) *model {
@@ -200,7 +203,11 @@ func (m *model) bottom() string {
 		now, id := time.Now(), m.session.Snapshot().ID
 		return m.sessions.view(m.width, room, &m.st, func(i int) string { return m.sessions.row(i, id, now) })
 	}
-	lines := append([]string{m.st.rule.Render(strings.Repeat("─", m.width))}, m.queueView()...)
+	var lines []string
+	if w := m.waiting(); w != "" {
+		lines = append(lines, w)
+	}
+	lines = append(append(lines, m.st.rule.Render(strings.Repeat("─", m.width))), m.queueView()...)
 	in := m.input.view()
 	// The popup leaves a line of transcript and the status line, and takes
 	// at most half the screen.

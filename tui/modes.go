@@ -155,6 +155,7 @@ func (m *model) planProposed(e agent.PlanProposed) {
 		return
 	}
 	r.arrived = true
+	m.replied()
 	m.endThinking()
 	m.endAnswer()
 	m.transcript.add(&planItem{plan: e.Plan, state: planProposed})

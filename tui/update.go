@@ -286,7 +286,7 @@ func (m *model) dialogKey(msg tea.KeyPressMsg) tea.Cmd {
 	}
 	m.dialog = nil
 	m.setWaiting(false)
-	return nil
+	return m.animate() // the request goes on
 }
 
 func (m *model) modelsListed(msg modelsMsg) {
