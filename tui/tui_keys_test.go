@@ -586,16 +586,39 @@ func TestModelPicker(t *testing.T) {
 		{Name: "qwen3:8b", ParameterSize: "8.2B", Quantization: "Q4_K_M", Size: 5_225_387_923, Tools: true},
 		{Name: "gemma3:1b", ParameterSize: "1B", Quantization: "Q4_K_M", Size: 815_319_791},
 		{Name: "llama3.1:8b", ParameterSize: "8.0B", Quantization: "Q4_K_M", Size: 4_920_753_328, Tools: true},
+		{Name: "gpt-oss:120b-cloud", ParameterSize: "116.8B", Quantization: "MXFP4", Size: 384, Tools: true, Remote: "ollama.com"},
+		{Name: "half:7b", Broken: "unable to load model blob"},
 	}})
 	s := screen(m)
-	for _, want := range []string{"› qwen3:8b (current)", "8.2B Q4_K_M  5.2 GB  tools", "gemma3:1b", "no tools", "llama3.1:8b"} {
+	for _, want := range []string{"› qwen3:8b (current)", "8.2B Q4_K_M", "5.2 GB  tools", "gemma3:1b", "no tools", "llama3.1:8b",
+		"116.8B MXFP4      cloud  tools", "half:7b                      unavailable: unable to load model blob"} {
 		if !strings.Contains(s, want) {
 			t.Errorf("picker lacks %q:\n%s", want, s)
 		}
 	}
+	dim, _, _ := strings.Cut(m.st.dim.Render("x"), "x") // the escape that starts dimmed text
+	if raw := m.View().Content; !strings.Contains(raw, dim+"half:7b") {
+		t.Errorf("the unavailable model is not dimmed: %q", raw)
+	}
 	press(m, "down", "enter")
 	if m.picker != nil || !strings.Contains(screen(m), "gemma3:1b does not support tool calling") {
 		t.Errorf("choosing a model without tools:\n%s", screen(m))
+	}
+	m.input.set("/model")
+	press(m, "enter")
+	m.Update(modelsMsg{models: []provider.ModelSummary{{Name: "qwen3:8b", Tools: true}, {Name: "half:7b", Broken: "unable to load model blob"}}})
+	if cmd := m.key(keyPress("down")); cmd != nil {
+		t.Fatal("down in the picker did something else")
+	}
+	if cmd := m.key(keyPress("enter")); cmd != nil || m.picker != nil || !strings.Contains(screen(m), "half:7b is unavailable: unable to load model blob") {
+		t.Errorf("choosing an unavailable model:\n%s", screen(m))
+	}
+	m.usage.tokPerSec = 42
+	m.input.set("/model")
+	press(m, "enter")
+	m.Update(modelsMsg{models: []provider.ModelSummary{{Name: "qwen3:8b", Tools: true}, {Name: "llama3.1:8b", Tools: true}}})
+	if cmd := m.key(keyPress("enter")); cmd != nil || m.picker != nil || !strings.Contains(screen(m), "Already using qwen3:8b.") || m.usage.tokPerSec != 42 {
+		t.Errorf("choosing the current model: cmd %v, usage %v\n%s", cmd != nil, m.usage, screen(m))
 	}
 	press(m, "esc")
 	m.input.set("/model")
