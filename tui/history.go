@@ -40,6 +40,9 @@ func (m *model) showHistory(h *agent.History) {
 			}
 		case "assistant":
 			m.showReply(msg)
+			if msgs[i].Cut {
+				m.notice(noticeInfo, "", "⊘ Interrupted.")
+			}
 			i += m.showCalls(msg.ToolCalls, msgs[i+1:])
 		}
 	}

@@ -716,6 +716,10 @@ func TestResumedSessionIsShown(t *testing.T) {
 				Tool: &session.ToolMeta{Subject: "step 1", Outcome: string(agent.OutcomeOK), Summary: "step 1 done"}},
 			{Seq: 6, Message: provider.Message{Role: "tool", Content: "there is no step 7", ToolName: "update_plan", ToolCallID: "c4"},
 				Tool: &session.ToolMeta{Subject: "step 7", Outcome: string(agent.OutcomeFailed), Summary: "no step 7"}},
+			{Seq: 7, Message: provider.Message{Role: "user", Content: "go on"}},
+			{Seq: 8, Message: provider.Message{Role: "assistant", Content: "Half an ans"}, Cut: true},
+			{Seq: 9, Message: provider.Message{Role: "user", Content: "and?"}},
+			{Seq: 10, Message: provider.Message{Role: "assistant", Content: "Done."}},
 		},
 		Compaction: &session.Compaction{Seq: 1, Summary: "The user wants the tests fixed."},
 	}
@@ -729,10 +733,13 @@ func TestResumedSessionIsShown(t *testing.T) {
 	s := screen(m)
 	for _, want := range []string{"› fix the tests", "↑ Summarized for the model from here up", "▸ Thought (4 words)",
 		"Running them first.", "✗ shell go test ./... · exit 1 · 1.5s", "⊘ shell go test ./... · interrupted",
-		"✗ update_plan step 7 · no step 7", `Resumed "fix the tests": 7 messages.`} {
+		"✗ update_plan step 7 · no step 7", "Half an ans\n\n  ⊘ Interrupted.", `Resumed "fix the tests": 11 messages.`} {
 		if !strings.Contains(s, want) {
 			t.Errorf("the resumed screen lacks %q:\n%s", want, s)
 		}
+	}
+	if n := strings.Count(s, "Interrupted."); n != 1 {
+		t.Errorf("%d replies marked interrupted, want the cut one:\n%s", n, s)
 	}
 	if strings.Contains(s, "step 1") { // the plan's checklist shows a successful update
 		t.Errorf("the resumed screen shows the successful update_plan call:\n%s", s)
@@ -780,6 +787,17 @@ func TestSessionsPicker(t *testing.T) {
 	m.Update(prepareCmd())
 	if s := screen(m); !strings.Contains(s, `Resumed "older work": 2 messages.`) {
 		t.Errorf("the chosen session is not shown:\n%s", s)
+	}
+	// Choosing the session in use only says so (R17).
+	items := len(m.transcript.items)
+	m.input.set("/sessions")
+	m.Update(m.key(keyPress("enter"))())
+	for m.sessions.list[m.sessions.cursor].ID != m.session.Snapshot().ID {
+		m.key(keyPress("down"))
+	}
+	if cmd := m.key(keyPress("enter")); cmd != nil || m.sessions != nil || len(m.transcript.items) != items ||
+		!strings.Contains(statusOf(m), "already in this session") {
+		t.Errorf("choosing the current session: cmd %v, picker open %v, status %q\n%s", cmd != nil, m.sessions != nil, statusOf(m), screen(m))
 	}
 }
 
