@@ -156,6 +156,9 @@ func TestTUIEndToEnd(t *testing.T) {
 		t.Errorf("hello.txt = %q, %v", got, err)
 	}
 	r.quit(t)
+	// Once the program has left the alternate screen, the terminal is told
+	// how to come back.
+	r.screen.waitFor(t, "Resume this session with: lathe --resume ")
 	if _, err := os.Stat(filepath.Join(r.home, "state", "lathe", "lathe.log")); err != nil {
 		t.Errorf("no log file: %v", err)
 	}

@@ -339,3 +339,21 @@ func TestRefusalsDoNotPileUp(t *testing.T) {
 		t.Errorf("a notice repeated shows %d times:\n%s", n, s)
 	}
 }
+
+// TestExitHint: once the program ends, a saved session is named with the
+// command that resumes it; one never saved is not (item 13).
+func TestExitHint(t *testing.T) {
+	l, _, _, _ := liveModel(t)
+	var out strings.Builder
+	l.m.exitHint(&out)
+	id := l.m.session.Snapshot().SavedID()
+	if want := "Resume this session with: lathe --resume " + id + "\n"; id == "" || out.String() != want {
+		t.Errorf("exit hint %q, want %q", out.String(), want)
+	}
+	fresh, _ := testModel(t)
+	out.Reset()
+	fresh.exitHint(&out)
+	if out.Len() != 0 {
+		t.Errorf("a session never saved: exit hint %q", out.String())
+	}
+}

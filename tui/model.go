@@ -39,7 +39,9 @@ type Options struct {
 	// NoColor picks a markdown style without colour; the renderer drops
 	// colours by itself.
 	NoColor bool
-	// Input, Output and the size are for tests; zero means the terminal.
+	// Input and Output are the terminal's; nil means the process's own.
+	// Once the program ends, a hint to resume the session goes to Output
+	// (none when it is nil). The size is for tests.
 	Input         io.Reader
 	Output        io.Writer
 	Width, Height int
