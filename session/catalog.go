@@ -16,4 +16,7 @@ type Catalog interface {
 	Latest(ctx context.Context, dir string) (string, error)
 	// List returns the sessions in dir, most recently updated first.
 	List(ctx context.Context, dir string) ([]Summary, error)
+	// Prompts returns the prompts the user sent in the sessions in dir
+	// (not lathe's notes), newest first, each once, at most limit.
+	Prompts(ctx context.Context, dir string, limit int) ([]string, error)
 }
