@@ -1,6 +1,7 @@
 package tui
 
 import (
+	"slices"
 	"strings"
 
 	"charm.land/bubbles/v2/key"
@@ -67,6 +68,24 @@ func (in *input) take() string {
 // browsing reports whether Up and Down go through the history: the input
 // is empty, or holds the recalled prompt unchanged.
 func (in *input) browsing() bool { return in.ta.Value() == "" || in.recalled() }
+
+// earlier puts the prompts of earlier sessions, newest first, before the
+// history: Up reaches them after the prompts sent here, each once.
+func (in *input) earlier(prompts []string) {
+	var older []string // oldest first, as the history
+	for _, p := range slices.Backward(prompts) {
+		if !slices.Contains(in.history, p) && !slices.Contains(older, p) {
+			older = append(older, p)
+		}
+	}
+	browsing := in.pos < len(in.history)
+	in.history = append(older, in.history...)
+	if browsing {
+		in.pos += len(older)
+	} else {
+		in.pos = len(in.history)
+	}
+}
 
 // recalled reports whether the input shows a prompt of the history,
 // unchanged.

@@ -167,10 +167,36 @@ func (m *model) newSession() *agent.Session {
 	return agent.New(o)
 }
 
-// Init asks Ollama about the model, listens to the engine, and asks the
-// terminal for its background colour.
+// Init asks Ollama about the model, listens to the engine, asks the
+// terminal for its background colour, and reads the prompts of earlier
+// sessions.
 func (m *model) Init() tea.Cmd {
-	return tea.Batch(m.prepare(), m.bridge.wait(), tea.RequestBackgroundColor)
+	return tea.Batch(m.prepare(), m.bridge.wait(), tea.RequestBackgroundColor, m.loadPrompts())
+}
+
+// promptHistory is how many prompts of earlier sessions Up can recall.
+const promptHistory = 500
+
+// promptsMsg carries the prompts of earlier sessions in the directory,
+// newest first.
+type promptsMsg struct{ prompts []string }
+
+// loadPrompts reads the prompts of earlier sessions in the directory, for
+// Up to recall; nil when no sessions are kept.
+func (m *model) loadPrompts() tea.Cmd {
+	catalog := m.opts.Catalog
+	if catalog == nil {
+		return nil
+	}
+	ctx, dir, log := m.ctx, m.opts.Dir, m.opts.Engine.Log
+	return func() tea.Msg {
+		list, err := catalog.Prompts(ctx, dir, promptHistory)
+		if err != nil {
+			log.Warn().Err(err).Msg("prompt history")
+			return nil
+		}
+		return promptsMsg{list}
+	}
 }
 
 // View joins what Update prepared: the transcript window, the bottom

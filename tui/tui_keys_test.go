@@ -72,6 +72,45 @@ func TestHistoryRecall(t *testing.T) {
 	}
 }
 
+// TestHistoryOfEarlierSessions: Up recalls the prompts sent here first,
+// then those of earlier sessions in the directory, newest first, each
+// once; lathe's notes are not among them (item 13).
+func TestHistoryOfEarlierSessions(t *testing.T) {
+	db, err := sqlite.Open(filepath.Join(t.TempDir(), "lathe.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	m, _ := testModel(t)
+	m.opts.Catalog = db
+	if err := db.CreateSession(t.Context(), session.Record{ID: "0123456789abcdef", Dir: m.opts.Dir}); err != nil {
+		t.Fatal(err)
+	}
+	for i, p := range []string{"older one", "typed here", "[lathe] The user approved the plan", "older two"} {
+		msg := session.Message{Seq: i, Message: provider.Message{Role: "user", Content: p}, Created: time.Now().Add(time.Duration(i) * time.Second)}
+		if err := db.SaveMessage(t.Context(), "0123456789abcdef", msg); err != nil {
+			t.Fatal(err)
+		}
+	}
+	load := m.loadPrompts()
+	typeText(m, "typed here")
+	press(m, "enter")
+	finishRun(m)
+	m.Update(load()) // the prompts arrive after one was sent here
+	var got []string
+	for range 4 {
+		press(m, "up")
+		got = append(got, m.input.value())
+	}
+	if want := []string{"typed here", "older two", "older one", "older one"}; !slices.Equal(got, want) {
+		t.Errorf("up, four times: %q, want %q", got, want)
+	}
+	press(m, "down", "down", "down")
+	if v := m.input.value(); v != "" {
+		t.Errorf("down past the newest: %q", v)
+	}
+}
+
 // TestHistoryRecallsCommands: Up and Down go through every prompt of the
 // history, the slash commands among them, though a recalled command
 // matches completions; Esc closes the popup and keeps the input (B1).

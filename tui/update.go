@@ -47,6 +47,8 @@ func (m *model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		m.sessionsListed(msg)
 	case sessionLoaded:
 		cmd = m.sessionLoaded(msg)
+	case promptsMsg:
+		m.input.earlier(msg.prompts)
 	case quitExpired:
 		m.quitTimeout()
 	case titleMsg:
