@@ -256,6 +256,7 @@ func (m *model) openDialog(d dialog) {
 		d.cancel()
 		return
 	}
+	m.refreshDirty() // no frames run while it waits: what came before shows now
 	m.dialog = d
 	m.setWaiting(true)
 }

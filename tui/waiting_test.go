@@ -71,3 +71,17 @@ func TestWaitingShowsSignsOfLife(t *testing.T) {
 		t.Errorf("after the run: %q", w)
 	}
 }
+
+// TestQuestionShowsWhatCameBefore: the text streamed just before a
+// question shows with it, though no frame runs while the question waits.
+func TestQuestionShowsWhatCameBefore(t *testing.T) {
+	m, _ := testModel(t)
+	m.beginRun("create hello.txt")
+	m.Update(engineMsg(append(append([]any{agent.TurnStarted{Turn: 1}}, texts(1, "I'll create the file.")...),
+		agent.ToolStarted{Turn: 1, Index: 0, Name: "write_file", Kind: tools.KindWrite, Subject: "hello.txt", Preview: writePreview},
+		approvalAsk{req: agent.ApprovalRequest{Tool: "write_file", Kind: tools.KindWrite, Subject: "hello.txt", Preview: writePreview},
+			reply: make(chan agent.Decision, 1)})))
+	if s := screen(m); !strings.Contains(s, "I'll create the file.") || !strings.Contains(s, "Allow write_file") {
+		t.Errorf("the question hides what came before it:\n%s", s)
+	}
+}
