@@ -71,7 +71,7 @@ func (m *model) pickerKey(msg tea.KeyPressMsg) tea.Cmd {
 	md := p.models[p.cursor]
 	switch {
 	case md.Broken != "":
-		m.notice(noticeWarn, "", md.Name+" is unavailable: "+md.Broken+"; choose another")
+		m.notice(noticeWarn, "", md.Name+" is unavailable: "+human.Line(md.Broken, 200)+"; choose another")
 		return nil
 	case !md.Tools:
 		m.notice(noticeWarn, "", md.Name+" does not support tool calling, which lathe needs; choose another")

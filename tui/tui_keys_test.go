@@ -68,7 +68,7 @@ func TestCtrlC(t *testing.T) {
 		t.Fatalf("ctrl+c on an empty input: armed=%v, status %q", idle.quitArmed, statusOf(idle))
 	}
 	clk.t = clk.t.Add(3 * time.Second)
-	idle.Update(quitExpired{})
+	idle.Update(quitExpiredMsg{})
 	if idle.quitArmed || strings.Contains(statusOf(idle), "again to quit") {
 		t.Fatalf("still armed once the time is over: status %q", statusOf(idle))
 	}

@@ -49,7 +49,7 @@ func (m *model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		cmd = m.sessionLoaded(msg)
 	case promptsMsg:
 		m.input.earlier(msg.prompts)
-	case quitExpired:
+	case quitExpiredMsg:
 		m.quitTimeout()
 	case titleMsg:
 		if msg.title != "" {
@@ -111,8 +111,8 @@ func (m *model) key(msg tea.KeyPressMsg) tea.Cmd {
 // quitWindow is how soon a second Ctrl+C must follow the first to quit.
 const quitWindow = 2 * time.Second
 
-// quitExpired ends the time a second Ctrl+C quits in.
-type quitExpired struct{}
+// quitExpiredMsg ends the time a second Ctrl+C quits in.
+type quitExpiredMsg struct{}
 
 // ctrlC interrupts the running request, or clears a typed prompt; else
 // it arms quitting, and a second press soon after quits. On the screens
@@ -132,7 +132,7 @@ func (m *model) ctrlC() tea.Cmd {
 		return nil
 	}
 	m.quitArmed, m.quitAt = true, now
-	return tea.Tick(quitWindow, func(time.Time) tea.Msg { return quitExpired{} })
+	return tea.Tick(quitWindow, func(time.Time) tea.Msg { return quitExpiredMsg{} })
 }
 
 // quitTimeout disarms quitting once its time is over.
