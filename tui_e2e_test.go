@@ -114,10 +114,11 @@ func (r *tuiRun) start(t *testing.T, args []string) {
 	r.screen.waitFor(t, "qwen3:8b")
 }
 
-// quit presses Ctrl+C on the empty input and checks the program ends well.
+// quit presses Ctrl+C twice on the empty input and checks the program
+// ends well.
 func (r *tuiRun) quit(t *testing.T) {
 	t.Helper()
-	r.pty.WriteString("\x03")
+	r.pty.WriteString("\x03\x03")
 	select {
 	case code := <-r.exit:
 		if code != 0 || r.stderr.Len() != 0 {
@@ -155,6 +156,9 @@ func TestTUIEndToEnd(t *testing.T) {
 		t.Errorf("hello.txt = %q, %v", got, err)
 	}
 	r.quit(t)
+	// Once the program has left the alternate screen, the terminal is told
+	// how to come back.
+	r.screen.waitFor(t, "Resume this session with: lathe --resume ")
 	if _, err := os.Stat(filepath.Join(r.home, "state", "lathe", "lathe.log")); err != nil {
 		t.Errorf("no log file: %v", err)
 	}
@@ -219,7 +223,7 @@ func TestTUIPlanMode(t *testing.T) {
 	r.pty.WriteString("\x1b[Z") // shift+tab
 	r.screen.waitFor(t, "qwen3:8b · plan ·")
 	r.pty.WriteString("create hello.txt with a greeting\r")
-	r.screen.waitFor(t, "Carry out this plan of 1 steps in build mode?")
+	r.screen.waitFor(t, "Carry out this plan of 1 step in build mode?")
 	if tools := r.srv.ChatRequests()[0].Tools; len(tools) != 5 || tools[4].Function.Name != "propose_plan" {
 		t.Errorf("plan mode offered %d tools", len(tools))
 	}

@@ -210,7 +210,7 @@ func (r *run) settle(err error) {
 		s.win.Forget()
 		return
 	}
-	r.record(provider.Message{Role: "assistant"})
+	r.recordNoReply()
 }
 
 // cancelReason tells a timeout from an interruption by the user.

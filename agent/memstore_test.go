@@ -186,6 +186,10 @@ func (m *memStore) List(context.Context, string) ([]session.Summary, error) {
 	return nil, errors.New("not used")
 }
 
+func (m *memStore) Prompts(context.Context, string, int) ([]string, error) {
+	return nil, errors.New("not used")
+}
+
 // history returns a session's stored messages in seq order.
 func (m *memStore) history(id string) []session.Message {
 	m.mu.Lock()

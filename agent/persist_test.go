@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -352,5 +353,61 @@ func TestResumeClaimsTheSession(t *testing.T) {
 	}
 	if _, err := e.run(t.Context(), "after close"); !errors.Is(err, ErrBusy) {
 		t.Errorf("a run after Close: %v, want ErrBusy", err)
+	}
+}
+
+// TestCutRepliesAreMarked: a reply interrupted while it streams (what
+// came of it, or an empty reply if the interrupt beat its first chunk),
+// and the empty reply of a prompt interrupted before any, are saved
+// marked cut, and a resumed history says so; a complete reply is not.
+func TestCutRepliesAreMarked(t *testing.T) {
+	st := newMemStore()
+	e := newEnv(t, nil, withStore(st))
+	e.srv.Script(ollamatest.Reply{Content: "Hello."},
+		ollamatest.Reply{Content: "Let me think about this slowly", Hang: true, AfterChunks: 2},
+		ollamatest.Reply{Hang: true})
+	if _, err := e.run(t.Context(), "hello"); err != nil {
+		t.Fatal(err)
+	}
+	for i, prompt := range []string{"explain", "again"} {
+		ctx, cancel := context.WithCancel(t.Context())
+		go func() {
+			if e.srv.WaitHanging(t.Context(), i+1) == nil {
+				cancel()
+			}
+		}()
+		if res, err := e.run(ctx, prompt); err != nil || res.StopReason != StopInterrupted {
+			t.Fatalf("%s: %+v, %v", prompt, res, err)
+		}
+	}
+	var got []string
+	for _, m := range st.history(e.session.id) {
+		got = append(got, fmt.Sprintf("%s %v", m.Message.Role, m.Cut))
+	}
+	want := "[user false assistant false user false assistant true user false assistant true]"
+	if fmt.Sprint(got) != want {
+		t.Errorf("stored (role, cut): %v, want %s", got, want)
+	}
+	saved, err := st.Load(t.Context(), e.session.id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	again := newEnv(t, nil, withStore(st))
+	st.Release(t.Context(), saved.ID)
+	if err := again.session.ResumeFrom(saved); err != nil {
+		t.Fatal(err)
+	}
+	p, err := again.session.Prepare(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var cut []int
+	for _, m := range p.History.Messages {
+		if m.Cut {
+			cut = append(cut, m.Seq)
+		}
+	}
+	if fmt.Sprint(cut) != "[3 5]" {
+		t.Errorf("the resumed history marks %v cut, want [3 5]", cut)
 	}
 }

@@ -56,13 +56,22 @@ func (r *run) record(m provider.Message) {
 	r.save(session.Message{Seq: len(s.messages) - 2, Message: m})
 }
 
+// recordNoReply appends an empty reply for a prompt the model never
+// answered, and commits it marked as cut.
+func (r *run) recordNoReply() {
+	s := r.s
+	m := provider.Message{Role: "assistant"}
+	s.messages = append(s.messages, m)
+	r.save(session.Message{Seq: len(s.messages) - 2, Message: m, Cut: true})
+}
+
 // recordReply appends a reply to the history and commits it, with what the
 // server counted for it.
 func (r *run) recordReply(rep *reply) {
 	s := r.s
 	m := rep.message()
 	s.messages = append(s.messages, m)
-	saved := session.Message{Seq: len(s.messages) - 2, Message: m}
+	saved := session.Message{Seq: len(s.messages) - 2, Message: m, Cut: !rep.done}
 	if c := rep.metrics; c.PromptTokens > 0 {
 		saved.Counts = &session.Counts{Prompt: c.PromptTokens, Completion: c.CompletionTokens}
 	}

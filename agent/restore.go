@@ -92,12 +92,13 @@ func (s *Session) recount(saved session.Saved) {
 // result (saved, or mended), working out the subject of a call whose
 // result never said it.
 func (s *Session) history(msgs []provider.Message, saved, mended []session.Message) []session.Message {
-	meta := map[int]*session.ToolMeta{}
+	meta, cut := map[int]*session.ToolMeta{}, map[int]bool{}
 	for _, list := range [][]session.Message{saved, mended} {
 		for _, m := range list {
 			if m.Tool != nil {
 				meta[m.Seq] = m.Tool
 			}
+			cut[m.Seq] = m.Cut
 		}
 	}
 	out := make([]session.Message, len(msgs))
@@ -107,6 +108,7 @@ func (s *Session) history(msgs []provider.Message, saved, mended []session.Messa
 		switch {
 		case m.Role == "assistant":
 			calls = m.ToolCalls
+			out[i].Cut = cut[i]
 		case m.Role == "tool":
 			t := meta[i]
 			if t == nil {

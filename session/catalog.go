@@ -17,4 +17,7 @@ type Catalog interface {
 	// List returns the sessions in dir, or in every directory when dir
 	// is empty, most recently updated first.
 	List(ctx context.Context, dir string) ([]Summary, error)
+	// Prompts returns the prompts the user sent in the sessions in dir
+	// (not lathe's notes), newest first, each once, at most limit.
+	Prompts(ctx context.Context, dir string, limit int) ([]string, error)
 }

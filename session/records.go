@@ -35,6 +35,10 @@ type Message struct {
 	Message provider.Message
 	Tool    *ToolMeta // for role "tool": how the call ended
 	Counts  *Counts   // for role "assistant": what the server counted; nil when it did not say
+	// Cut says, for role "assistant", that the reply ended before it
+	// completed (interrupted, its stream broken, its process dead): what
+	// came of it is all there is.
+	Cut     bool
 	Created time.Time
 }
 

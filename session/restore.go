@@ -45,6 +45,7 @@ func Mend(saved []Message) ([]provider.Message, []Message) {
 	}
 	if len(out) > 0 && out[len(out)-1].Role == "user" {
 		fill(provider.Message{Role: "assistant"}, nil)
+		added[len(added)-1].Cut = true // its process died before it came
 	}
 	return out, added
 }

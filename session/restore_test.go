@@ -9,7 +9,7 @@ import (
 
 func TestMendAnswersAPromptLeftWithoutReply(t *testing.T) {
 	msgs, added := Mend([]Message{{Seq: 0, Message: provider.Message{Role: "user", Content: "hello"}}})
-	if len(msgs) != 2 || msgs[1].Role != "assistant" || len(added) != 1 || added[0].Seq != 1 {
+	if len(msgs) != 2 || msgs[1].Role != "assistant" || len(added) != 1 || added[0].Seq != 1 || !added[0].Cut {
 		t.Errorf("mend = %+v, added %+v", msgs, added)
 	}
 	msgs, _ = Mend([]Message{{Seq: 0, Message: provider.Message{Role: "user"}}, {Seq: 2, Message: provider.Message{Role: "user"}}})

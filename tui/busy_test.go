@@ -290,3 +290,70 @@ func TestInterruptReturnsTheQueue(t *testing.T) {
 		}
 	}
 }
+
+// TestCompactWithNothingToCompact: /compact on a new conversation says
+// there is nothing to compact yet, as information, not as an error (B2).
+func TestCompactWithNothingToCompact(t *testing.T) {
+	m, _ := testModel(t)
+	m.input.set("/compact")
+	finish(m, m.key(keyPress("enter")))
+	m.Update(m.bridge.wait()())
+	s := screen(m)
+	if !strings.Contains(s, "Nothing to compact yet.") || strings.Contains(s, "✗") || strings.Contains(s, "Cannot compact") {
+		t.Errorf("/compact on a new conversation:\n%s", s)
+	}
+	if m.op != "" || strings.Contains(statusOf(m), "compacting") {
+		t.Errorf("still compacting: op %q, status %q", m.op, statusOf(m))
+	}
+}
+
+// TestRefusalsDoNotPileUp: commands refused while a request runs say so on
+// the status line, not in the transcript, and a notice repeated is shown
+// once (R11).
+func TestRefusalsDoNotPileUp(t *testing.T) {
+	m, _ := testModel(t)
+	m.beginRun("long task")
+	events(m, agent.TurnStarted{Turn: 1}, agent.TextDelta{Turn: 1, Text: "Working"})
+	items := len(m.transcript.items)
+	for _, c := range []string{"/new", "/model", "/sessions", "/new"} {
+		m.input.set(c)
+		press(m, "enter")
+		if st := statusOf(m); !strings.Contains(st, "busy: a request is running") {
+			t.Errorf("%s during a run: status %q", c, st)
+		}
+	}
+	if len(m.transcript.items) != items {
+		t.Errorf("refusals were added to the transcript:\n%s", screen(m))
+	}
+	events(m, agent.Warning{Text: "the reply was cut off"}, agent.Warning{Text: "the reply was cut off"})
+	finishRun(m)
+	for range 2 {
+		m.input.set("/frobnicate")
+		press(m, "enter")
+	}
+	s := screen(m)
+	if n := strings.Count(s, "the reply was cut off"); n != 1 {
+		t.Errorf("a warning repeated shows %d times:\n%s", n, s)
+	}
+	if n := strings.Count(s, "unknown command /frobnicate"); n != 1 {
+		t.Errorf("a notice repeated shows %d times:\n%s", n, s)
+	}
+}
+
+// TestExitHint: once the program ends, a saved session is named with the
+// command that resumes it; one never saved is not (item 13).
+func TestExitHint(t *testing.T) {
+	l, _, _, _ := liveModel(t)
+	var out strings.Builder
+	l.m.exitHint(&out)
+	id := l.m.session.Snapshot().SavedID()
+	if want := "Resume this session with: lathe --resume " + id + "\n"; id == "" || out.String() != want {
+		t.Errorf("exit hint %q, want %q", out.String(), want)
+	}
+	fresh, _ := testModel(t)
+	out.Reset()
+	fresh.exitHint(&out)
+	if out.Len() != 0 {
+		t.Errorf("a session never saved: exit hint %q", out.String())
+	}
+}

@@ -83,17 +83,17 @@ func (m *model) runCommand(line string) tea.Cmd {
 	return c.run(m, strings.TrimSpace(arg))
 }
 
+// cmdHelp shows the commands and keys, from their first line.
 func (m *model) cmdHelp(string) tea.Cmd {
-	var b strings.Builder
+	h := &helpItem{}
 	for _, c := range commands() {
-		fmt.Fprintf(&b, "/%-8s %s\n", c.name, c.help)
+		h.commands = append(h.commands, [2]string{"/" + c.name, c.help})
 	}
-	b.WriteString("\n")
 	for _, k := range m.keys.helpKeys() {
-		h := k.Help()
-		fmt.Fprintf(&b, "%-10s %s\n", h.Key, h.Desc)
+		h.keys = append(h.keys, [2]string{k.Help().Key, k.Help().Desc})
 	}
-	m.notice(noticeInfo, "Commands and keys", strings.TrimRight(b.String(), "\n"))
+	m.transcript.add(h)
+	m.transcript.reveal(len(m.transcript.items) - 1)
 	return nil
 }
 
@@ -109,7 +109,7 @@ func (m *model) cmdModel(arg string) tea.Cmd {
 }
 
 func (m *model) cmdTools(string) tea.Cmd {
-	var b strings.Builder
+	item := &tableItem{title: "Tools in " + m.mode.name + " mode"}
 	offered := m.currentMode().Tools(m.opts.Engine.Tools)
 	for _, t := range mode.Every(m.opts.Engine.Tools).All() {
 		name := t.Name()
@@ -117,9 +117,9 @@ func (m *model) cmdTools(string) tea.Cmd {
 		if !ok && t.Kind() != tools.KindRead && t.Kind() != tools.KindWrite && t.Kind() != tools.KindExec {
 			continue // another mode's own tool
 		}
-		fmt.Fprintf(&b, "%-11s %s\n", name, m.toolNote(t, ok))
+		item.rows = append(item.rows, [2]string{name, m.toolNote(t, ok)})
 	}
-	m.notice(noticeInfo, "Tools in "+m.mode.name+" mode", strings.TrimRight(b.String(), "\n"))
+	m.transcript.add(item)
 	return nil
 }
 

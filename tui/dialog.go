@@ -36,8 +36,9 @@ type approvalDialog struct {
 	dir       string          // the working directory, where commands run
 	reasoning bool            // typing the reason for a denial
 	reason    textinput.Model
-	top       int // the first line of the body shown: the diff scrolls
-	room      int // how many lines of it the last view showed
+	denied    string // the reason given with a denial, once answered
+	top       int    // the first line of the body shown: the diff scrolls
+	room      int    // how many lines of it the last view showed
 }
 
 func newApprovalDialog(ask approvalAsk, approver *dialogApprover, dir string) *approvalDialog {
@@ -86,6 +87,9 @@ func (d *approvalDialog) update(msg tea.KeyPressMsg, keys keyMap) (bool, tea.Cmd
 
 func (d *approvalDialog) answer(allow bool, reason string) bool {
 	d.ask.reply <- agent.Decision{Allow: allow, Reason: reason}
+	if !allow {
+		d.denied = reason
+	}
 	return true
 }
 

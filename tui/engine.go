@@ -2,6 +2,7 @@ package tui
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"lathe/internal/human"
 	"lathe/mdstream"
@@ -61,13 +62,10 @@ func (m *model) engine(batch engineMsg) tea.Cmd {
 		case agent.ReplyRewritten:
 			m.replyRewritten(e)
 		case agent.Compacted:
-			m.notice(noticeInfo, "", fmt.Sprintf("Compacted the conversation: %d older messages are summarized for the model "+
-				"(%s → %s tokens). The full history is kept.", e.Summarized, human.Thousands(e.Before), human.Thousands(e.After)))
+			m.notice(noticeInfo, "", fmt.Sprintf("Compacted the conversation: %s summarized for the model "+
+				"(%s → %s tokens). The full history is kept.", olderMessages(e.Summarized), human.Thousands(e.Before), human.Thousands(e.After)))
 		case compactDone:
-			m.op, m.note = "", ""
-			if e.err != nil {
-				m.notice(noticeError, "Cannot compact", e.err.Error())
-			}
+			m.compacted(e)
 			cmds = append(cmds, m.next())
 		case agent.Warning:
 			m.notice(noticeWarn, "", e.Text)
@@ -96,10 +94,37 @@ func (m *model) engine(batch engineMsg) tea.Cmd {
 	return tea.Batch(append(cmds, m.bridge.wait(), m.animate())...)
 }
 
+// compacted ends a /compact: a conversation too short to have an older
+// part is no failure.
+func (m *model) compacted(e compactDone) {
+	m.op, m.note = "", ""
+	switch {
+	case errors.Is(e.err, agent.ErrNothingToCompact):
+		m.notice(noticeInfo, "", "Nothing to compact yet.")
+	case e.err != nil:
+		m.notice(noticeError, "Cannot compact", e.err.Error())
+	}
+}
+
 func (m *model) turnStarted(e agent.TurnStarted) {
 	if r := m.run; r != nil {
 		r.turn = e.Turn
 		r.answer, r.thinking, r.cards = -1, -1, map[int]int{}
+		r.asking, r.streamed, r.heard = true, false, m.now()
+	}
+}
+
+// heard notes a token of the reply: a sign of life.
+func (m *model) heard() {
+	if r := m.run; r != nil {
+		r.streamed, r.heard = true, m.now()
+	}
+}
+
+// replied notes the end of the reply's stream: its calls run next.
+func (m *model) replied() {
+	if r := m.run; r != nil {
+		r.asking = false
 	}
 }
 
@@ -108,6 +133,8 @@ func (m *model) thinkingDelta(e agent.ThinkingDelta) {
 	if r == nil {
 		return
 	}
+	r.arrived = true
+	m.heard()
 	if r.thinking < 0 {
 		m.transcript.add(&thinkingItem{started: m.now()})
 		r.thinking = len(m.transcript.items) - 1
@@ -122,6 +149,8 @@ func (m *model) textDelta(e agent.TextDelta) {
 		return
 	}
 	m.endThinking()
+	r.arrived = true
+	m.heard()
 	if r.answer < 0 {
 		m.transcript.add(&answerItem{md: mdstream.NewDoc(m.markdown())})
 		r.answer = len(m.transcript.items) - 1
@@ -188,6 +217,8 @@ func (m *model) toolStarted(e agent.ToolStarted) {
 // addCard shows a call that started.
 func (m *model) addCard(e agent.ToolStarted) {
 	r := m.run
+	r.arrived = true
+	m.replied()
 	m.endThinking()
 	m.endAnswer()
 	m.transcript.add(&toolCard{start: e})
@@ -209,6 +240,7 @@ func (m *model) toolFinished(e agent.ToolFinished) {
 }
 
 func (m *model) turnFinished(e agent.TurnFinished) {
+	m.replied()
 	m.endThinking()
 	m.endAnswer()
 	m.usage = usage{}
@@ -224,6 +256,7 @@ func (m *model) openDialog(d dialog) {
 		d.cancel()
 		return
 	}
+	m.refreshDirty() // no frames run while it waits: what came before shows now
 	m.dialog = d
 	m.setWaiting(true)
 }
@@ -242,6 +275,20 @@ func (m *model) setWaiting(w bool) {
 	}
 }
 
+// denied keeps the reason the user gave for denying req on its card.
+func (m *model) denied(req agent.ApprovalRequest, reason string) {
+	r := m.run
+	if r == nil {
+		return
+	}
+	for _, i := range r.cards {
+		if c := m.transcript.items[i].(*toolCard); c.waiting && c.start.Name == req.Tool && c.start.Subject == req.Subject {
+			c.denial = reason
+			r.dirty[i] = true
+		}
+	}
+}
+
 // runFinished closes the run: what streamed stays, and how it ended is
 // said unless it simply answered.
 func (m *model) runFinished(d runDone) tea.Cmd {
@@ -249,16 +296,20 @@ func (m *model) runFinished(d runDone) tea.Cmd {
 	m.endAnswer()
 	m.refreshDirty()
 	m.dialog = nil
-	m.run.cancel()
+	r := m.run
+	r.cancel()
 	m.run, m.note = nil, ""
-	m.quitArmed = false
 	m.syncMode()
 	cmd := tea.Batch(m.askTitle(d.res.StopReason), m.next())
 	why := sentence(d.res.Explain(m.opts.Engine.Config.Limits))
 	switch d.res.StopReason {
 	case agent.StopDone, agent.StopPlanned:
 	case agent.StopInterrupted:
-		m.notice(noticeInfo, "", "⊘ Interrupted. What arrived is kept; the next prompt continues the conversation.")
+		if r.arrived {
+			m.notice(noticeInfo, "", "⊘ Interrupted. What arrived is kept; the next prompt continues the conversation.")
+		} else {
+			m.notice(noticeInfo, "", "⊘ Interrupted.")
+		}
 	case agent.StopEmpty:
 		m.notice(noticeError, "", why)
 	case agent.StopMaxTurns:
@@ -277,8 +328,11 @@ func (m *model) runFinished(d runDone) tea.Cmd {
 	return cmd
 }
 
-// animating reports whether frames are needed.
-func (m *model) animating() bool { return m.run != nil || m.phase == phasePulling }
+// animating reports whether frames are needed: while a pull or a request
+// runs, but for a question to the user, which holds the request still.
+func (m *model) animating() bool {
+	return m.run != nil && m.dialog == nil || m.phase == phasePulling
+}
 
 // animate schedules the next frame, once.
 func (m *model) animate() tea.Cmd {
@@ -328,4 +382,13 @@ func sentence(s string) string {
 		s += "."
 	}
 	return s
+}
+
+// olderMessages is how many older messages a compaction summarized, with
+// its verb: "1 older message is", "3 older messages are".
+func olderMessages(n int) string {
+	if n == 1 {
+		return "1 older message is"
+	}
+	return human.Plural(n, "older message") + " are"
 }

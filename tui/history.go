@@ -2,6 +2,7 @@ package tui
 
 import (
 	"fmt"
+	"lathe/internal/human"
 	"lathe/mdstream"
 
 	"lathe/agent"
@@ -39,6 +40,9 @@ func (m *model) showHistory(h *agent.History) {
 			}
 		case "assistant":
 			m.showReply(msg)
+			if msgs[i].Cut {
+				m.notice(noticeInfo, "", "⊘ Interrupted.")
+			}
 			i += m.showCalls(msg.ToolCalls, msgs[i+1:])
 		}
 	}
@@ -49,7 +53,7 @@ func (m *model) showHistory(h *agent.History) {
 	if title == "" {
 		title = h.ID[:min(8, len(h.ID))]
 	}
-	m.notice(noticeInfo, "", fmt.Sprintf("Resumed %q: %d messages.", title, len(msgs)))
+	m.notice(noticeInfo, "", fmt.Sprintf("Resumed %q: %s.", title, human.Plural(len(msgs), "message")))
 	m.transcript.scrollToBottom()
 }
 

@@ -1,6 +1,7 @@
 package tui
 
 import (
+	"slices"
 	"strings"
 
 	"charm.land/bubbles/v2/key"
@@ -23,7 +24,14 @@ type input struct {
 
 func newInput(keys keyMap) input {
 	ta := textarea.New()
-	ta.Prompt = "› "
+	// "›" starts the prompt; its other lines, wrapped or not, line up
+	// under its text.
+	ta.SetPromptFunc(2, func(l textarea.PromptInfo) string {
+		if l.LineNumber == 0 {
+			return "› "
+		}
+		return "  "
+	})
 	ta.Placeholder = "Ask for a change, or / for commands"
 	ta.ShowLineNumbers = false
 	ta.CharLimit = 0
@@ -59,9 +67,30 @@ func (in *input) take() string {
 
 // browsing reports whether Up and Down go through the history: the input
 // is empty, or holds the recalled prompt unchanged.
-func (in *input) browsing() bool {
-	v := in.ta.Value()
-	return v == "" || in.pos < len(in.history) && v == in.history[in.pos]
+func (in *input) browsing() bool { return in.ta.Value() == "" || in.recalled() }
+
+// earlier puts the prompts of earlier sessions, newest first, before the
+// history: Up reaches them after the prompts sent here, each once.
+func (in *input) earlier(prompts []string) {
+	var older []string // oldest first, as the history
+	for _, p := range slices.Backward(prompts) {
+		if !slices.Contains(in.history, p) && !slices.Contains(older, p) {
+			older = append(older, p)
+		}
+	}
+	browsing := in.pos < len(in.history)
+	in.history = append(older, in.history...)
+	if browsing {
+		in.pos += len(older)
+	} else {
+		in.pos = len(in.history)
+	}
+}
+
+// recalled reports whether the input shows a prompt of the history,
+// unchanged.
+func (in *input) recalled() bool {
+	return in.pos < len(in.history) && in.ta.Value() == in.history[in.pos]
 }
 
 // recall moves through the history by dir (-1 earlier, +1 later).

@@ -2,9 +2,12 @@ package tui
 
 import (
 	"fmt"
+	"lathe/internal/human"
 	"lathe/mdstream"
 	"strings"
 	"time"
+	"unicode"
+	"unicode/utf8"
 
 	"charm.land/lipgloss/v2"
 )
@@ -96,10 +99,20 @@ func (n *noticeItem) lines(width int, st *theme) []string {
 			out = append(out, indent+st.statusKey.Render(n.title))
 		}
 		for _, l := range strings.Split(n.text, "\n") {
-			out = append(out, wrap(l, width, indent, indent, st.notice)...)
+			out = append(out, wrap(l, width, indent, indent+hanging(l), st.notice)...)
 		}
 	}
 	return n.r.set(width, append(out, ""))
+}
+
+// hanging is the indent of a line's continuations: a line that starts
+// with a mark ("▸ ", "⊘ ") wraps under its text.
+func hanging(line string) string {
+	r, size := utf8.DecodeRuneInString(line)
+	if size == 0 || unicode.IsLetter(r) || unicode.IsDigit(r) || !strings.HasPrefix(line[size:], " ") {
+		return ""
+	}
+	return strings.Repeat(" ", lipgloss.Width(string(r))+1)
 }
 
 // thinkingLines is how many lines of reasoning show while it streams.
@@ -184,9 +197,9 @@ func tailStart(text string, budget int) int {
 func (t *thinkingItem) summary() string {
 	words := len(strings.Fields(t.text.String()))
 	if t.took == 0 {
-		return fmt.Sprintf("Thought (%d words)", words) // restored: the time was not kept
+		return fmt.Sprintf("Thought (%s)", human.Plural(words, "word")) // restored: the time was not kept
 	}
-	return fmt.Sprintf("Thought for %s (%d words)", t.took.Round(100*time.Millisecond), words)
+	return fmt.Sprintf("Thought for %s (%s)", t.took.Round(100*time.Millisecond), human.Plural(words, "word"))
 }
 
 func (u *userItem) invalidate()     { u.r.invalidate() }

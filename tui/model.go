@@ -10,6 +10,7 @@ import (
 	"time"
 
 	tea "charm.land/bubbletea/v2"
+	"charm.land/lipgloss/v2"
 
 	"lathe/agent"
 	"lathe/agent/mode"
@@ -38,7 +39,9 @@ type Options struct {
 	// NoColor picks a markdown style without colour; the renderer drops
 	// colours by itself.
 	NoColor bool
-	// Input, Output and the size are for tests; zero means the terminal.
+	// Input and Output are the terminal's; nil means the process's own.
+	// Once the program ends, a hint to resume the session goes to Output
+	// (none when it is nil). The size is for tests.
 	Input         io.Reader
 	Output        io.Writer
 	Width, Height int
@@ -73,14 +76,17 @@ type model struct {
 	info          provider.ModelInfo
 	startErr      error
 	offer         string // the model a pull is offered for
+	retries       int    // how often the user retried reaching the server
+	retrying      bool   // a retry is under way
 	pull          *pullState
 
-	transcript transcript
-	input      input
-	dialog     dialog
-	picker     *modelPicker
-	completion int    // the highlighted completion
-	bottomView string // the bottom panel, rendered by layout
+	transcript  transcript
+	input       input
+	dialog      dialog
+	picker      *modelPicker
+	completion  int    // the highlighted completion
+	popupClosed bool   // Esc closed the completion popup; an edit opens it again
+	bottomView  string // the bottom panel, rendered by layout
 
 	resumed  *session.Saved // shown once the session is prepared
 	titled   bool           // the model was asked for a title
@@ -92,7 +98,8 @@ type model struct {
 	run       *runState
 	runs      sync.WaitGroup
 	usage     usage
-	quitArmed bool
+	quitArmed bool // a second Ctrl+C quits, until quitAt+quitWindow
+	quitAt    time.Time
 	note      string
 	title     string // the session's title, once the model gave one
 	frame     int
@@ -109,6 +116,10 @@ type runState struct {
 	cards    map[int]int
 	dirty    map[int]bool // items changed since the last frame
 	stopping bool         // interrupted, waiting for the run to end
+	arrived  bool         // the model sent something: text, thinking, a call
+	asking   bool         // a request is out, its reply not complete
+	streamed bool         // the reply has sent a token
+	heard    time.Time    // when the request went out, or its last token came
 }
 
 func newModel(ctx context.Context, opts Options) *model {
@@ -156,10 +167,36 @@ func (m *model) newSession() *agent.Session {
 	return agent.New(o)
 }
 
-// Init asks Ollama about the model, listens to the engine, and asks the
-// terminal for its background colour.
+// Init asks Ollama about the model, listens to the engine, asks the
+// terminal for its background colour, and reads the prompts of earlier
+// sessions.
 func (m *model) Init() tea.Cmd {
-	return tea.Batch(m.prepare(), m.bridge.wait(), tea.RequestBackgroundColor)
+	return tea.Batch(m.prepare(), m.bridge.wait(), tea.RequestBackgroundColor, m.loadPrompts())
+}
+
+// promptHistory is how many prompts of earlier sessions Up can recall.
+const promptHistory = 500
+
+// promptsMsg carries the prompts of earlier sessions in the directory,
+// newest first.
+type promptsMsg struct{ prompts []string }
+
+// loadPrompts reads the prompts of earlier sessions in the directory, for
+// Up to recall; nil when no sessions are kept.
+func (m *model) loadPrompts() tea.Cmd {
+	catalog := m.opts.Catalog
+	if catalog == nil {
+		return nil
+	}
+	ctx, dir, log := m.ctx, m.opts.Dir, m.opts.Engine.Log
+	return func() tea.Msg {
+		list, err := catalog.Prompts(ctx, dir, promptHistory)
+		if err != nil {
+			log.Warn().Err(err).Msg("prompt history")
+			return nil
+		}
+		return promptsMsg{list}
+	}
 }
 
 // View joins what Update prepared: the transcript window, the bottom
@@ -194,15 +231,17 @@ func (m *model) bottom() string {
 		now, id := time.Now(), m.session.Snapshot().ID
 		return m.sessions.view(m.width, room, &m.st, func(i int) string { return m.sessions.row(i, id, now) })
 	}
-	lines := append([]string{m.st.rule.Render(strings.Repeat("─", m.width))}, m.queueView()...)
-	for i, c := range completions(m.input.value()) {
-		mark := "  "
-		if i == m.completion {
-			mark = m.st.accent.Render("› ")
-		}
-		lines = append(lines, " "+mark+m.st.key.Render("/"+c.name)+" "+m.st.meta.Render(c.help))
+	var lines []string
+	if w := m.waiting(); w != "" {
+		lines = append(lines, w)
 	}
-	return strings.Join(append(lines, m.input.view()), "\n")
+	lines = append(append(lines, m.st.rule.Render(strings.Repeat("─", m.width))), m.queueView()...)
+	in := m.input.view()
+	// The popup leaves a line of transcript and the status line, and takes
+	// at most half the screen.
+	rows := min(m.height/2-2, m.height-2-len(lines)-lipgloss.Height(in))
+	lines = append(lines, m.popupView(rows)...)
+	return strings.Join(append(lines, in), "\n")
 }
 
 // layout sizes the parts after anything that may change them, and renders
@@ -213,8 +252,14 @@ func (m *model) layout() {
 	m.transcript.setSize(m.width-2, m.height-strings.Count(m.bottomView, "\n")-2)
 }
 
-// notice adds a notice to the transcript.
+// notice adds a notice to the transcript, unless the transcript ends
+// with the same one: a warning repeated, a command run twice.
 func (m *model) notice(kind noticeKind, title, text string) {
+	if n := len(m.transcript.items); n > 0 {
+		if last, ok := m.transcript.items[n-1].(*noticeItem); ok && last.kind == kind && last.title == title && last.text == text {
+			return
+		}
+	}
 	m.transcript.add(&noticeItem{kind: kind, title: title, text: text})
 }
 

@@ -100,16 +100,15 @@ func (m *model) cycleMode() tea.Cmd {
 
 func (m *model) cmdMode(arg string) tea.Cmd {
 	if arg == "" {
-		var b strings.Builder
+		item := &tableItem{title: "Modes", foot: "/mode NAME switches; " + m.keys.CycleMode.Help().Key + " cycles."}
 		for _, name := range mode.Names() {
 			mark := "  "
 			if name == m.mode.name {
 				mark = "› "
 			}
-			fmt.Fprintf(&b, "%s%-6s %s\n", mark, name, modeHelp[name])
+			item.rows = append(item.rows, [2]string{mark + name, modeHelp[name]})
 		}
-		b.WriteString("\n/mode NAME switches; " + m.keys.CycleMode.Help().Key + " cycles.")
-		m.notice(noticeInfo, "Modes", b.String())
+		m.transcript.add(item)
 		return nil
 	}
 	md, err := mode.Parse(arg)
@@ -155,6 +154,8 @@ func (m *model) planProposed(e agent.PlanProposed) {
 	if r == nil {
 		return
 	}
+	r.arrived = true
+	m.replied()
 	m.endThinking()
 	m.endAnswer()
 	m.transcript.add(&planItem{plan: e.Plan, state: planProposed})
@@ -192,11 +193,19 @@ func (m *model) planReviewed(rv mode.Verdict) {
 	r.dirty[r.plan] = true
 }
 
-// modeStatus is the status line's mode: "plan", "build · plan 2/5".
+// modeStatus is the status line's mode, styled: "plan", "build · plan
+// 2/5". Plan and ask mode stand out; build mode is the usual one.
 func (m *model) modeStatus() string {
-	s := m.mode.name
+	style := m.st.status
+	switch m.mode.name {
+	case "plan":
+		style = m.st.modePlan
+	case "ask":
+		style = m.st.modeAsk
+	}
+	s := style.Render(m.mode.name)
 	if p := m.mode.plan; p != nil {
-		s += fmt.Sprintf(" · plan %d/%d", p.Finished(), len(p.Steps))
+		s += m.st.status.Render(fmt.Sprintf(" · plan %d/%d", p.Finished(), len(p.Steps)))
 	}
 	return s
 }
@@ -341,7 +350,7 @@ func (d *planDialog) hint() string { return "plan review" }
 func (d *planDialog) cancel() { d.ask.reply <- mode.Verdict{Decision: mode.Keep} }
 
 func (d *planDialog) view(width, _ int, st *theme, keys keyMap) string {
-	title := fmt.Sprintf("? Carry out this plan of %d steps in build mode?", len(d.ask.plan.Steps))
+	title := fmt.Sprintf("? Carry out this plan of %s in build mode?", human.Plural(len(d.ask.plan.Steps), "step"))
 	lines := append([]string{st.rule.Render(strings.Repeat("─", width))}, wrap(title, width, " ", "   ", st.dialogTitle)...)
 	if d.feedback {
 		d.input.SetWidth(max(width-len(d.input.Prompt)-2, 10))

@@ -5,6 +5,9 @@ import (
 	"testing"
 	"time"
 
+	"charm.land/lipgloss/v2"
+	"github.com/charmbracelet/x/ansi"
+
 	"lathe/agent"
 	"lathe/agent/mode"
 	"lathe/agent/plan"
@@ -54,6 +57,35 @@ func TestShiftTabCyclesModes(t *testing.T) {
 	}
 }
 
+// TestStatusLineShowsModeAndYes: plan and ask mode have a colour of their
+// own in the status line, and --yes shows there (R9).
+func TestStatusLineShowsModeAndYes(t *testing.T) {
+	m, _ := testModel(t)
+	status := func() string {
+		c := m.View().Content
+		return c[strings.LastIndex(c, "\n")+1:]
+	}
+	if st := status(); !strings.Contains(st, m.st.status.Render("build")) || strings.Contains(ansi.Strip(st), "--yes") {
+		t.Errorf("build mode: status %q", st)
+	}
+	for _, tc := range []struct {
+		mode  string
+		style lipgloss.Style
+	}{{"plan", m.st.modePlan}, {"ask", m.st.modeAsk}} {
+		do(m, "shift+tab")
+		if st := status(); !strings.Contains(st, tc.style.Render(tc.mode)) {
+			t.Errorf("%s mode: status %q lacks %q", tc.mode, st, tc.style.Render(tc.mode))
+		}
+	}
+	if m.st.modePlan.Render("plan") == m.st.status.Render("plan") || m.st.modeAsk.Render("ask") == m.st.status.Render("ask") {
+		t.Error("plan or ask mode looks like the rest of the status line")
+	}
+	m.opts.Engine.Config.Approval.All = true
+	if st := status(); !strings.Contains(st, m.st.approveAll.Render("--yes")) {
+		t.Errorf("with --yes: status %q", st)
+	}
+}
+
 func TestModeCommand(t *testing.T) {
 	m, _ := testModel(t)
 	m.input.set("/mode")
@@ -61,6 +93,10 @@ func TestModeCommand(t *testing.T) {
 	s := screen(m)
 	if !strings.Contains(s, "› build  every tool") || !strings.Contains(s, "  ask    read-only tools; the model answers") {
 		t.Errorf("/mode lists:\n%s", s)
+	}
+	// A description that wraps goes on under itself (R3).
+	if !strings.Contains(s, "asking first as\n           configured") {
+		t.Errorf("/mode wraps without a hanging indent:\n%s", s)
 	}
 	m.input.set("/mode ask")
 	do(m, "enter")
@@ -83,7 +119,7 @@ func proposePlan(m *model) chan mode.Verdict {
 	m.beginRun("fix the lexer")
 	reply := make(chan mode.Verdict, 1)
 	events(m, agent.TurnStarted{Turn: 1},
-		agent.ToolStarted{Turn: 1, Index: 0, Name: "propose_plan", Subject: pl.Summary},
+		agent.ToolStarted{Turn: 1, Index: 0, Name: "propose_plan", Kind: tools.KindTransition, Subject: pl.Summary},
 		agent.PlanProposed{Turn: 1, Plan: pl.Clone()},
 		planAsk{plan: pl, reply: reply})
 	return reply

@@ -42,7 +42,13 @@ func (m *model) listModels() tea.Cmd {
 	}
 }
 
+// switchModel switches to the model name, unless it is the one in use:
+// that would start its context over for nothing.
 func (m *model) switchModel(name string) tea.Cmd {
+	if name == m.info.Name && m.phase == phaseReady {
+		m.notice(noticeInfo, "", "Already using "+name+".")
+		return nil
+	}
 	ctx, session := m.ctx, m.session
 	m.op = opModel
 	m.setStatusNote("switching to " + name + "…")
@@ -63,23 +69,35 @@ func (m *model) pickerKey(msg tea.KeyPressMsg) tea.Cmd {
 		return nil
 	}
 	md := p.models[p.cursor]
-	if !md.Tools {
+	switch {
+	case md.Broken != "":
+		m.notice(noticeWarn, "", md.Name+" is unavailable: "+human.Line(md.Broken, 200)+"; choose another")
+		return nil
+	case !md.Tools:
 		m.notice(noticeWarn, "", md.Name+" does not support tool calling, which lathe needs; choose another")
 		return nil
 	}
 	return m.switchModel(md.Name)
 }
 
-// row is a model as the picker shows it.
+// row is a model as the picker shows it: a remote one marked "cloud", one
+// the server could not describe dimmed, with the reason.
 func (p *modelPicker) row(i int, current string, st *theme) string {
 	md := p.models[i]
-	tools := st.ok.Render("tools")
-	if !md.Tools {
-		tools = st.failed.Render("no tools")
-	}
 	name := md.Name
 	if name == current {
 		name += " (current)"
 	}
-	return fmt.Sprintf("%-28s %6s %-7s %s  %s", name, md.ParameterSize, md.Quantization, human.Bytes(md.Size), tools)
+	if md.Broken != "" {
+		return st.dim.Render(fmt.Sprintf("%-28s unavailable: %s", name, human.Line(md.Broken, 200)))
+	}
+	tools := st.ok.Render("tools")
+	if !md.Tools {
+		tools = st.failed.Render("no tools")
+	}
+	size := human.Bytes(md.Size)
+	if md.Remote != "" {
+		size = "cloud"
+	}
+	return fmt.Sprintf("%-28s %6s %-7s %8s  %s", name, md.ParameterSize, md.Quantization, size, tools)
 }

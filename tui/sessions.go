@@ -77,6 +77,10 @@ func (m *model) sessionsKey(msg tea.KeyPressMsg) tea.Cmd {
 		return nil
 	}
 	id, ctx, st := p.list[p.cursor].ID, m.ctx, m.opts.Catalog
+	if id == m.session.Snapshot().ID {
+		m.setStatusNote("already in this session")
+		return nil
+	}
 	return func() tea.Msg {
 		saved, err := st.Load(ctx, id)
 		return sessionLoaded{saved, err}

@@ -46,9 +46,10 @@ func (m *model) prepare() tea.Cmd {
 
 // prepared moves to the phase the answer calls for.
 func (m *model) prepared(msg preparedMsg) tea.Cmd {
-	m.startErr = msg.err
+	m.startErr, m.retrying = msg.err, false
 	switch err := msg.err; {
 	case err == nil:
+		m.retries = 0
 		m.phase, m.info = phaseReady, msg.Model
 		for _, skipped := range msg.Model.Skipped {
 			m.notice(noticeWarn, "", "passed over model "+skipped)
@@ -152,6 +153,8 @@ func (m *model) startupKey(msg tea.KeyPressMsg) (tea.Cmd, bool) {
 	switch m.phase {
 	case phaseOffline:
 		if keyIs(msg, m.keys.Retry) {
+			m.retries++
+			m.retrying = true
 			return m.prepare(), true
 		}
 	case phaseOffer:
@@ -174,19 +177,26 @@ func (m *model) startupKey(msg tea.KeyPressMsg) (tea.Cmd, bool) {
 // screen renders the full-window message of the phases that have one.
 func (m *model) screen() (string, bool) {
 	var title, body, keys string
-	switch m.phase {
-	case phaseOffline:
-		title = "Cannot reach Ollama"
-		body = m.startErr.Error() + "\n\nStart it with \"ollama serve\", or set OLLAMA_HOST if it runs elsewhere."
-		keys = "r retry · ctrl+c quit"
-	case phaseOffer:
+	switch {
+	case m.phase == phaseOffline || m.phase == phaseConnecting && m.retrying:
+		// The error says what to do: "is ollama serve running?..."
+		title, body, keys = "Cannot reach Ollama", m.startErr.Error(), "r retry · ctrl+c quit"
+		if m.retrying {
+			keys = "retrying…"
+		} else if m.retries > 0 {
+			body += fmt.Sprintf("\n\nStill no answer after %s.", human.Plural(m.retries, "retry"))
+		}
+	case m.phase == phaseOffer:
 		title = "Model not installed"
 		body = fmt.Sprintf("%s is not installed in Ollama at %s.\n\nPull it now?", m.offer, m.opts.Server)
 		keys = "y pull it · n not now · ctrl+c quit"
-	case phasePulling:
+	case m.phase == phasePulling:
 		title = "Pulling " + m.pull.name
 		body = m.pullView()
 		keys = "ctrl+c quit"
+		if m.quitArmed {
+			keys = "ctrl+c again to quit"
+		}
 	default:
 		return "", false
 	}

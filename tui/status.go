@@ -27,7 +27,10 @@ func (m *model) statusLine() string {
 	if model == "" {
 		model = "no model"
 	}
-	parts = append(parts, st.statusKey.Render(model), st.status.Render(m.modeStatus()))
+	parts = append(parts, st.statusKey.Render(model), m.modeStatus())
+	if m.opts.Engine.Config.Approval.All {
+		parts = append(parts, st.approveAll.Render("--yes"))
+	}
 	if m.info.NumCtx > 0 {
 		// The session's own count: the server's, or "~" an estimate.
 		snap := m.session.Snapshot()

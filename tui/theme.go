@@ -25,6 +25,8 @@ type theme struct {
 	selectedBar       lipgloss.Style
 	rule              lipgloss.Style
 	status, statusKey lipgloss.Style
+	modePlan, modeAsk lipgloss.Style // the status line's mode, when not build
+	approveAll        lipgloss.Style // the status line's "--yes"
 	dialogTitle       lipgloss.Style
 	key               lipgloss.Style
 	accent            lipgloss.Style
@@ -56,6 +58,9 @@ func newTheme(noColor, dark bool) theme {
 		rule:        lipgloss.NewStyle().Foreground(grey),
 		status:      lipgloss.NewStyle().Foreground(grey),
 		statusKey:   lipgloss.NewStyle().Bold(true),
+		modePlan:    lipgloss.NewStyle().Foreground(lipgloss.Blue).Bold(true),
+		modeAsk:     lipgloss.NewStyle().Foreground(lipgloss.Green).Bold(true),
+		approveAll:  lipgloss.NewStyle().Foreground(lipgloss.Yellow).Bold(true),
 		dialogTitle: lipgloss.NewStyle().Bold(true).Foreground(lipgloss.Yellow),
 		key:         lipgloss.NewStyle().Bold(true).Foreground(lipgloss.Cyan),
 		accent:      lipgloss.NewStyle().Foreground(lipgloss.Magenta),

@@ -1,7 +1,6 @@
 package tui
 
 import (
-	"fmt"
 	"lathe/internal/human"
 	"strings"
 
@@ -9,6 +8,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"lathe/agent"
+	"lathe/tools"
 )
 
 const (
@@ -25,7 +25,8 @@ var spinnerFrames = spinner.MiniDot.Frames
 type toolCard struct {
 	start    agent.ToolStarted
 	end      *agent.ToolFinished
-	waiting  bool // its approval is being asked
+	waiting  bool   // its approval is being asked
+	denial   string // the reason the user gave for denying it
 	frame    int
 	expanded bool
 	r        render
@@ -69,16 +70,28 @@ func (c *toolCard) lines(width int, st *theme) []string {
 	return c.r.set(width, append(out, ""))
 }
 
+// shortSubject is how wide the subject of a transition's card may be:
+// its whole text (a plan's summary, a task's goal) is shown below it.
+const shortSubject = 40
+
+// header is the card's first line: mark, tool, subject, status. The
+// subject gives way to the status, which is never cut while the width
+// holds the rest.
 func (c *toolCard) header(width int, st *theme) string {
 	mark, meta := c.status(st)
 	head := indent + mark + " " + st.toolName.Render(c.start.Name)
-	if subject := human.Line(c.start.Subject, width); subject != "" {
-		head += " " + st.subject.Render(subject)
-	}
+	tail := ""
 	if meta != "" {
-		head += st.meta.Render(" · " + meta)
+		tail = st.meta.Render(" · " + meta)
 	}
-	return ansi.Truncate(head, width, "…")
+	room := width - ansi.StringWidth(head) - ansi.StringWidth(tail) - 1
+	if c.start.Kind == tools.KindTransition {
+		room = min(room, shortSubject)
+	}
+	if subject := human.Line(c.start.Subject, max(width, 1)); subject != "" && room >= 4 {
+		head += " " + st.subject.Render(ansi.Truncate(subject, room, "…"))
+	}
+	return ansi.Truncate(head+tail, width, "…")
 }
 
 // status is the card's mark and the words after its subject.
@@ -91,6 +104,9 @@ func (c *toolCard) status(st *theme) (mark, meta string) {
 	}
 	e := c.end
 	meta = e.Result.Summary
+	if e.Outcome == agent.OutcomeDenied && c.denial != "" {
+		meta = "denied: " + human.Line(c.denial, 200)
+	}
 	if e.Duration > 0 {
 		meta += " · " + human.Duration(e.Duration).String()
 	}
@@ -184,9 +200,9 @@ func (c *toolCard) more(hidden int, st *theme) []string {
 	case hidden <= 0:
 		return nil
 	case c.expanded:
-		return []string{indent + "  " + st.meta.Render(fmt.Sprintf("… %d more lines not shown", hidden))}
+		return []string{indent + "  " + st.meta.Render("… "+human.Plural(hidden, "more line")+" not shown")}
 	}
-	return []string{indent + "  " + st.meta.Render(fmt.Sprintf("… %d more lines (ctrl+o to expand)", hidden))}
+	return []string{indent + "  " + st.meta.Render("… "+human.Plural(hidden, "more line")+" (ctrl+o to expand)")}
 }
 
 func tabsToSpaces(s string) string { return strings.ReplaceAll(s, "\t", "    ") }

@@ -6,6 +6,8 @@ package tui
 import (
 	"context"
 	"errors"
+	"fmt"
+	"io"
 	"time"
 
 	tea "charm.land/bubbletea/v2"
@@ -38,10 +40,19 @@ func Run(ctx context.Context, opts Options) error {
 	}
 	_, err := tea.NewProgram(m, popts...).Run()
 	m.shutdown(cancel)
+	m.exitHint(opts.Output)
 	if errors.Is(err, tea.ErrProgramKilled) && ctx.Err() != nil {
 		return nil // ended by a signal: a normal way out
 	}
 	return err
+}
+
+// exitHint tells w, once the program has left the screen, how to resume
+// the session, if it was saved.
+func (m *model) exitHint(w io.Writer) {
+	if id := m.session.Snapshot().SavedID(); id != "" && w != nil {
+		fmt.Fprintf(w, "Resume this session with: lathe --resume %s\n", id)
+	}
 }
 
 // shutdown cancels what still runs and waits, for a while, for it to end.

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"image/color"
 	"path/filepath"
 	"slices"
@@ -42,65 +41,72 @@ func finishRun(m *model) {
 	events(m, runDone{res: agent.Result{StopReason: agent.StopDone}})
 }
 
-func TestHistoryRecall(t *testing.T) {
-	m, _ := testModel(t)
-	for _, p := range []string{"first prompt", "second prompt"} {
-		typeText(m, p)
-		press(m, "enter")
-		if m.run == nil {
-			t.Fatalf("%q did not start a run", p)
-		}
-		finishRun(m)
-	}
-	press(m, "up")
-	if got := m.input.value(); got != "second prompt" {
-		t.Fatalf("up: input %q", got)
-	}
-	press(m, "up")
-	if got := m.input.value(); got != "first prompt" {
-		t.Fatalf("up twice: input %q", got)
-	}
-	press(m, "down", "down")
-	if got := m.input.value(); got != "" {
-		t.Errorf("down past the newest: input %q, want the empty draft", got)
-	}
-	typeText(m, "draft")
-	press(m, "up")
-	if got := m.input.value(); got != "draft" {
-		t.Errorf("up while editing moved through history: %q", got)
-	}
-}
-
-func TestNewlineKeysDoNotSend(t *testing.T) {
-	m, _ := testModel(t)
-	typeText(m, "line one")
-	press(m, "alt+enter")
-	m.Update(tea.KeyPressMsg{Code: 'j', Mod: tea.ModCtrl})
-	typeText(m, "line three")
-	if m.run != nil {
-		t.Fatal("a newline key sent the prompt")
-	}
-	if got := m.input.value(); got != "line one\n\nline three" {
-		t.Errorf("input = %q", got)
-	}
-}
-
+// TestCtrlC: Ctrl+C clears a typed prompt, interrupts a running request
+// as Esc does, and otherwise arms quitting: a second press soon after
+// quits, a press later arms it again (R10). The first presses are not run
+// as commands: quitting's timer would fire after its real time.
 func TestCtrlC(t *testing.T) {
-	m, _ := testModel(t)
+	m, clk := testModel(t)
 	typeText(m, "half a thought")
-	if cmd := m.key(keyPress("ctrl+c")); isQuit(cmd) || m.input.value() != "" {
-		t.Fatalf("ctrl+c with text: quit=%v input=%q; want the input cleared", isQuit(cmd), m.input.value())
+	if m.key(keyPress("ctrl+c")); m.quitArmed || m.input.value() != "" {
+		t.Fatalf("ctrl+c with text: armed=%v input=%q; want the input cleared", m.quitArmed, m.input.value())
 	}
 	ctx := m.beginRun("long task")
-	if cmd := m.key(keyPress("ctrl+c")); isQuit(cmd) || !strings.Contains(screen(m), "ctrl+c again to quit") {
-		t.Fatal("the first ctrl+c while running quit, or did not say how to quit")
+	m.key(keyPress("ctrl+c"))
+	if ctx.Err() == nil || !m.run.stopping || !strings.Contains(statusOf(m), "ctrl+c again to quit") {
+		t.Fatalf("the first ctrl+c while running: cancelled=%v, status %q", ctx.Err() != nil, statusOf(m))
 	}
-	if cmd := m.key(keyPress("ctrl+c")); !isQuit(cmd) || ctx.Err() == nil {
-		t.Errorf("the second ctrl+c: quit=%v, run cancelled=%v", isQuit(cmd), ctx.Err() != nil)
+	events(m, runDone{res: agent.Result{StopReason: agent.StopInterrupted}})
+	clk.t = clk.t.Add(time.Second)
+	if cmd := m.key(keyPress("ctrl+c")); !isQuit(cmd) {
+		t.Error("a second ctrl+c a second later, the run ended, did not quit")
 	}
-	idle, _ := testModel(t)
-	if !isQuit(idle.key(keyPress("ctrl+c"))) {
-		t.Error("ctrl+c on an empty input did not quit")
+
+	idle, clk := testModel(t)
+	idle.key(keyPress("ctrl+c"))
+	if !idle.quitArmed || !strings.Contains(statusOf(idle), "ctrl+c again to quit") {
+		t.Fatalf("ctrl+c on an empty input: armed=%v, status %q", idle.quitArmed, statusOf(idle))
+	}
+	clk.t = clk.t.Add(3 * time.Second)
+	idle.Update(quitExpiredMsg{})
+	if idle.quitArmed || strings.Contains(statusOf(idle), "again to quit") {
+		t.Fatalf("still armed once the time is over: status %q", statusOf(idle))
+	}
+	idle.key(keyPress("ctrl+c"))
+	if !idle.quitArmed {
+		t.Fatal("ctrl+c after the time did not arm quitting again")
+	}
+	typeText(idle, "x")
+	if idle.quitArmed {
+		t.Error("another key left quitting armed")
+	}
+	idle.input.set("")
+	idle.key(keyPress("ctrl+c"))
+	if cmd := idle.key(keyPress("ctrl+c")); !isQuit(cmd) {
+		t.Error("ctrl+c twice on an empty input did not quit")
+	}
+
+	offline, _ := testModel(t)
+	offline.Update(preparedMsg{err: &provider.Error{Kind: provider.ErrUnreachable, Msg: "cannot reach Ollama"}})
+	if cmd := offline.key(keyPress("ctrl+c")); !isQuit(cmd) {
+		t.Error("ctrl+c on the offline screen, which says \"ctrl+c quit\", did not quit")
+	}
+}
+
+// TestCtrlCWithADialogOpen: Ctrl+C while an approval waits interrupts the
+// run and closes the dialog.
+func TestCtrlCWithADialogOpen(t *testing.T) {
+	m, _ := testModel(t)
+	ctx := m.beginRun("test it")
+	reply := make(chan agent.Decision, 1)
+	events(m, agent.TurnStarted{Turn: 1}, agent.ToolStarted{Turn: 1, Name: "shell", Subject: "go test ./..."},
+		approvalAsk{req: agent.ApprovalRequest{Tool: "shell", Kind: tools.KindExec, Subject: "go test ./..."}, reply: reply})
+	m.key(keyPress("ctrl+c"))
+	if ctx.Err() == nil || m.dialog != nil {
+		t.Fatalf("ctrl+c with a dialog: cancelled=%v, dialog open=%v", ctx.Err() != nil, m.dialog != nil)
+	}
+	if d := <-reply; d.Allow {
+		t.Error("the interrupted call was allowed")
 	}
 }
 
@@ -117,13 +123,26 @@ func TestEscInterruptsTheRun(t *testing.T) {
 	}
 	events(m, runDone{res: agent.Result{StopReason: agent.StopInterrupted}})
 	s := screen(m)
-	if !strings.Contains(s, "Working on it") || !strings.Contains(s, "Interrupted") || m.run != nil {
+	if !strings.Contains(s, "Working on it") || !strings.Contains(s, "⊘ Interrupted. What arrived is kept") || m.run != nil {
 		t.Errorf("after the interrupt the screen is:\n%s", s)
 	}
 	typeText(m, "next")
 	press(m, "enter")
 	if m.run == nil {
 		t.Error("a prompt after an interrupt did not start")
+	}
+}
+
+// TestInterruptBeforeAnything: an interrupt before the model sent
+// anything does not speak of what arrived (M10).
+func TestInterruptBeforeAnything(t *testing.T) {
+	m, _ := testModel(t)
+	m.beginRun("long task")
+	events(m, agent.TurnStarted{Turn: 1})
+	press(m, "esc")
+	events(m, runDone{res: agent.Result{StopReason: agent.StopInterrupted}})
+	if s := screen(m); !strings.Contains(s, "⊘ Interrupted.") || strings.Contains(s, "arrived") {
+		t.Errorf("after an interrupt with nothing arrived:\n%s", s)
 	}
 }
 
@@ -176,6 +195,29 @@ func TestApprovalChoices(t *testing.T) {
 	}
 }
 
+// TestDenialReasonOnTheCard: the reason typed with a denial shows on the
+// call's card (R5).
+func TestDenialReasonOnTheCard(t *testing.T) {
+	m, _ := testModel(t)
+	m.beginRun("lowercase the notes")
+	req := agent.ApprovalRequest{Tool: "edit_file", Kind: tools.KindWrite, Subject: "notes.txt", Preview: writePreview}
+	reply := make(chan agent.Decision, 1)
+	events(m, agent.TurnStarted{Turn: 1},
+		agent.ToolStarted{Turn: 1, Index: 0, Name: "edit_file", Kind: tools.KindWrite, Subject: "notes.txt", Preview: writePreview},
+		approvalAsk{req: req, reply: reply})
+	press(m, "n")
+	typeText(m, "keep lowercase please")
+	press(m, "enter")
+	if d := <-reply; d.Allow || d.Reason != "keep lowercase please" {
+		t.Fatalf("decision %+v", d)
+	}
+	events(m, agent.ToolFinished{Turn: 1, Index: 0, Name: "edit_file", Kind: tools.KindWrite, Subject: "notes.txt",
+		Outcome: agent.OutcomeDenied, Result: tools.Result{Summary: "denied", IsError: true}})
+	if s := screen(m); !strings.Contains(s, "⊘ edit_file notes.txt · denied: keep lowercase please") {
+		t.Errorf("the card lacks the reason:\n%s", s)
+	}
+}
+
 func TestSlashCommands(t *testing.T) {
 	m, _ := testModel(t)
 	typeText(m, "/frobnicate")
@@ -184,7 +226,7 @@ func TestSlashCommands(t *testing.T) {
 		t.Fatalf("unknown command: run=%v screen:\n%s", m.run != nil, screen(m))
 	}
 	typeText(m, "/mo")
-	if !strings.Contains(screen(m), "/model choose the model") {
+	if !strings.Contains(screen(m), "/model  choose the model") {
 		t.Errorf("no completion shown for /mo:\n%s", screen(m))
 	}
 	press(m, "tab")
@@ -200,8 +242,8 @@ func TestSlashCommands(t *testing.T) {
 	do(m, "enter")
 	m.input.set("/tools")
 	press(m, "enter")
-	if s := screen(m); !strings.Contains(s, "Tools in plan mode") || !strings.Contains(s, "shell       not in plan mode") ||
-		!strings.Contains(s, "propose_plan Propose the plan for the user to approve") {
+	if s := screen(m); !strings.Contains(s, "Tools in plan mode") || !strings.Contains(s, "shell         not in plan mode") ||
+		!strings.Contains(s, "propose_plan  Propose the plan for the user to approve") {
 		t.Errorf("/tools in plan mode:\n%s", s)
 	}
 	id := m.session.Snapshot().ID
@@ -293,9 +335,21 @@ func TestStartupScreens(t *testing.T) {
 	if s := screen(m); !strings.Contains(s, "Cannot reach Ollama") || !strings.Contains(s, "http://127.0.0.1:11434") || !strings.Contains(s, "r retry") {
 		t.Fatalf("offline screen:\n%s", s)
 	}
+	if s := screen(m); strings.Count(s, "ollama serve") != 1 || strings.Contains(s, "Start it with") {
+		t.Errorf("the offline screen gives its advice more than once:\n%s", s)
+	}
 	if cmd := m.key(keyPress("r")); cmd == nil || m.phase != phaseConnecting {
 		t.Error("r did not retry")
 	}
+	if s := screen(m); !strings.Contains(s, "Cannot reach Ollama") || !strings.Contains(s, "retrying…") {
+		t.Errorf("no sign of the retry:\n%s", s)
+	}
+	m.Update(preparedMsg{err: &provider.Error{Kind: provider.ErrUnreachable,
+		Msg: `cannot reach Ollama at http://127.0.0.1:11434: is "ollama serve" running?`}})
+	if s := screen(m); !strings.Contains(s, "Still no answer after 1 retry.") || !strings.Contains(s, "r retry") {
+		t.Errorf("after a retry that failed:\n%s", s)
+	}
+	m.key(keyPress("r"))
 	m.Update(preparedMsg{err: &provider.Error{Kind: provider.ErrModelNotFound, Msg: "not installed"}})
 	if s := screen(m); !strings.Contains(s, "qwen3:8b is not installed") || !strings.Contains(s, "Pull it now?") {
 		t.Fatalf("offer screen:\n%s", s)
@@ -321,43 +375,6 @@ func TestPromptRefusedWithoutAModel(t *testing.T) {
 	press(m, "enter")
 	if m.run != nil || !strings.Contains(screen(m), "no model is ready yet: /model chooses one") {
 		t.Errorf("a prompt without a model: run=%v screen:\n%s", m.run != nil, screen(m))
-	}
-}
-
-func TestModelPicker(t *testing.T) {
-	m, _ := testModel(t)
-	m.input.set("/model")
-	if cmd := m.key(keyPress("enter")); cmd == nil || m.picker == nil || !m.picker.loading {
-		t.Fatal("/model did not open a loading picker")
-	}
-	m.Update(modelsMsg{models: []provider.ModelSummary{
-		{Name: "qwen3:8b", ParameterSize: "8.2B", Quantization: "Q4_K_M", Size: 5_225_387_923, Tools: true},
-		{Name: "gemma3:1b", ParameterSize: "1B", Quantization: "Q4_K_M", Size: 815_319_791},
-		{Name: "llama3.1:8b", ParameterSize: "8.0B", Quantization: "Q4_K_M", Size: 4_920_753_328, Tools: true},
-	}})
-	s := screen(m)
-	for _, want := range []string{"› qwen3:8b (current)", "8.2B Q4_K_M  5.2 GB  tools", "gemma3:1b", "no tools", "llama3.1:8b"} {
-		if !strings.Contains(s, want) {
-			t.Errorf("picker lacks %q:\n%s", want, s)
-		}
-	}
-	press(m, "down", "enter")
-	if m.picker != nil || !strings.Contains(screen(m), "gemma3:1b does not support tool calling") {
-		t.Errorf("choosing a model without tools:\n%s", screen(m))
-	}
-	press(m, "esc")
-	m.input.set("/model")
-	press(m, "enter")
-	m.Update(modelsMsg{models: []provider.ModelSummary{{Name: "qwen3:8b", Tools: true}, {Name: "llama3.1:8b", Tools: true}}})
-	if cmd := m.key(keyPress("down")); cmd != nil {
-		t.Fatal("down in the picker did something else")
-	}
-	if cmd := m.key(keyPress("enter")); cmd == nil || !strings.Contains(screen(m), "switching to llama3.1:8b") {
-		t.Fatalf("enter did not switch:\n%s", screen(m))
-	}
-	m.Update(modelSwitched{info: provider.ModelInfo{Name: "llama3.1:8b", NumCtx: 32768}})
-	if s := screen(m); !strings.Contains(s, "Now using llama3.1:8b.") || !strings.Contains(s, "llama3.1:8b · build") {
-		t.Errorf("after switching:\n%s", s)
 	}
 }
 
@@ -441,6 +458,10 @@ func TestResumedSessionIsShown(t *testing.T) {
 				Tool: &session.ToolMeta{Subject: "step 1", Outcome: string(agent.OutcomeOK), Summary: "step 1 done"}},
 			{Seq: 6, Message: provider.Message{Role: "tool", Content: "there is no step 7", ToolName: "update_plan", ToolCallID: "c4"},
 				Tool: &session.ToolMeta{Subject: "step 7", Outcome: string(agent.OutcomeFailed), Summary: "no step 7"}},
+			{Seq: 7, Message: provider.Message{Role: "user", Content: "go on"}},
+			{Seq: 8, Message: provider.Message{Role: "assistant", Content: "Half an ans"}, Cut: true},
+			{Seq: 9, Message: provider.Message{Role: "user", Content: "and?"}},
+			{Seq: 10, Message: provider.Message{Role: "assistant", Content: "Done."}},
 		},
 		Compaction: &session.Compaction{Seq: 1, Summary: "The user wants the tests fixed."},
 	}
@@ -454,57 +475,16 @@ func TestResumedSessionIsShown(t *testing.T) {
 	s := screen(m)
 	for _, want := range []string{"› fix the tests", "↑ Summarized for the model from here up", "▸ Thought (4 words)",
 		"Running them first.", "✗ shell go test ./... · exit 1 · 1.5s", "⊘ shell go test ./... · interrupted",
-		"✗ update_plan step 7 · no step 7", `Resumed "fix the tests": 7 messages.`} {
+		"✗ update_plan step 7 · no step 7", "Half an ans\n\n  ⊘ Interrupted.", `Resumed "fix the tests": 11 messages.`} {
 		if !strings.Contains(s, want) {
 			t.Errorf("the resumed screen lacks %q:\n%s", want, s)
 		}
 	}
+	if n := strings.Count(s, "Interrupted."); n != 1 {
+		t.Errorf("%d replies marked interrupted, want the cut one:\n%s", n, s)
+	}
 	if strings.Contains(s, "step 1") { // the plan's checklist shows a successful update
 		t.Errorf("the resumed screen shows the successful update_plan call:\n%s", s)
-	}
-}
-
-func TestSessionsPicker(t *testing.T) {
-	db, err := sqlite.Open(filepath.Join(t.TempDir(), "lathe.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
-	m, _ := testModel(t)
-	m.opts.Catalog = db
-	for i, title := range []string{"older work", "newer work"} {
-		id := fmt.Sprintf("%016x", 0xabc0+i)
-		if err := db.CreateSession(t.Context(), session.Record{ID: id, Title: title, Dir: m.opts.Dir, Model: "llama3.1:8b"}); err != nil {
-			t.Fatal(err)
-		}
-		msg := session.Message{Seq: 0, Message: provider.Message{Role: "user", Content: title},
-			Created: time.Now().Add(time.Duration(i) * time.Minute)}
-		if err := db.SaveMessage(t.Context(), id, msg); err != nil {
-			t.Fatal(err)
-		}
-	}
-	m.input.set("/sessions")
-	cmd := m.key(keyPress("enter"))
-	if cmd == nil || m.sessions == nil {
-		t.Fatal("/sessions did not open the picker")
-	}
-	m.Update(cmd())
-	s := screen(m)
-	if !strings.Contains(s, "Resume a session") || strings.Index(s, "newer work") > strings.Index(s, "older work") {
-		t.Fatalf("the picker does not list the sessions newest first:\n%s", s)
-	}
-	m.key(keyPress("down"))
-	load := m.key(keyPress("enter"))
-	if load == nil {
-		t.Fatal("enter did not load the session")
-	}
-	_, prepareCmd := m.Update(load())
-	if m.session.Snapshot().ID != fmt.Sprintf("%016x", 0xabc0) || m.opts.Engine.Config.Model != "llama3.1:8b" {
-		t.Errorf("after choosing: session %s, model %q", m.session.Snapshot().ID, m.opts.Engine.Config.Model)
-	}
-	m.Update(prepareCmd())
-	if s := screen(m); !strings.Contains(s, `Resumed "older work": 2 messages.`) {
-		t.Errorf("the chosen session is not shown:\n%s", s)
 	}
 }
 

@@ -177,7 +177,7 @@ func keyPress(name string) tea.KeyPressMsg {
 		"up": {Code: tea.KeyUp}, "down": {Code: tea.KeyDown}, "pgup": {Code: tea.KeyPgUp}, "pgdown": {Code: tea.KeyPgDown},
 		"ctrl+c": {Code: 'c', Mod: tea.ModCtrl}, "ctrl+o": {Code: 'o', Mod: tea.ModCtrl},
 		"ctrl+up": {Code: tea.KeyUp, Mod: tea.ModCtrl}, "ctrl+down": {Code: tea.KeyDown, Mod: tea.ModCtrl},
-		"ctrl+end": {Code: tea.KeyEnd, Mod: tea.ModCtrl}, "alt+enter": {Code: tea.KeyEnter, Mod: tea.ModAlt},
+		"ctrl+end": {Code: tea.KeyEnd, Mod: tea.ModCtrl}, "ctrl+home": {Code: tea.KeyHome, Mod: tea.ModCtrl}, "alt+enter": {Code: tea.KeyEnter, Mod: tea.ModAlt},
 		"shift+tab": {Code: tea.KeyTab, Mod: tea.ModShift},
 	}
 	if k, ok := special[name]; ok {

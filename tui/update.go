@@ -4,6 +4,7 @@ import (
 	"lathe/provider"
 	"slices"
 	"strings"
+	"time"
 
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
@@ -46,6 +47,10 @@ func (m *model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		m.sessionsListed(msg)
 	case sessionLoaded:
 		cmd = m.sessionLoaded(msg)
+	case promptsMsg:
+		m.input.earlier(msg.prompts)
+	case quitExpiredMsg:
+		m.quitTimeout()
 	case titleMsg:
 		if msg.title != "" {
 			m.title = msg.title
@@ -74,6 +79,8 @@ func (m *model) key(msg tea.KeyPressMsg) tea.Cmd {
 	switch {
 	case m.dialog != nil:
 		return m.dialogKey(msg)
+	case (m.picker != nil || m.sessions != nil) && m.scrollKey(msg):
+		return nil // the transcript above a picker scrolls
 	case m.picker != nil:
 		return m.pickerKey(msg)
 	case m.sessions != nil:
@@ -89,40 +96,59 @@ func (m *model) key(msg tea.KeyPressMsg) tea.Cmd {
 		return m.cycleMode()
 	}
 	if keyIs(msg, m.keys.Send) {
+		m.popupClosed = false
 		return m.send(m.input.take())
 	}
 	m.completion = 0
-	return m.input.update(msg, m.keys)
+	before := m.input.value()
+	cmd := m.input.update(msg, m.keys)
+	if m.input.value() != before {
+		m.popupClosed = false // an edit opens it again
+	}
+	return cmd
 }
 
-// ctrlC clears a typed prompt, or quits: at once when idle, on the second
-// press while a request runs.
+// quitWindow is how soon a second Ctrl+C must follow the first to quit.
+const quitWindow = 2 * time.Second
+
+// quitExpiredMsg ends the time a second Ctrl+C quits in.
+type quitExpiredMsg struct{}
+
+// ctrlC interrupts the running request, or clears a typed prompt; else
+// it arms quitting, and a second press soon after quits. On the screens
+// before the session (the server unreachable, a model to pull) it quits
+// at once, as they say.
 func (m *model) ctrlC() tea.Cmd {
+	now := m.now()
 	switch {
-	case m.input.value() != "" && m.run == nil && m.dialog == nil:
+	case m.quitArmed && now.Sub(m.quitAt) < quitWindow:
+		return m.quit()
+	case m.phase == phaseOffline || m.phase == phaseOffer || m.phase == phaseConnecting && m.retrying:
+		return m.quit()
+	case m.run != nil:
+		m.interrupt()
+	case m.input.value() != "":
 		m.input.set("")
 		return nil
-	case (m.run != nil || m.phase == phasePulling) && !m.quitArmed:
-		m.quitArmed = true
-		return nil
 	}
-	return m.quit()
+	m.quitArmed, m.quitAt = true, now
+	return tea.Tick(quitWindow, func(time.Time) tea.Msg { return quitExpiredMsg{} })
+}
+
+// quitTimeout disarms quitting once its time is over.
+func (m *model) quitTimeout() {
+	if m.quitArmed && m.now().Sub(m.quitAt) >= quitWindow {
+		m.quitArmed = false
+	}
 }
 
 // transcriptKey handles scrolling, selection and Esc.
 func (m *model) transcriptKey(msg tea.KeyPressMsg) (tea.Cmd, bool) {
 	t := &m.transcript
 	switch {
+	case m.scrollKey(msg):
 	case keyIs(msg, m.keys.Interrupt):
 		m.escape()
-	case keyIs(msg, m.keys.PageUp):
-		t.scroll(-max(t.height-2, 1))
-	case keyIs(msg, m.keys.PageDown):
-		t.scroll(max(t.height-2, 1))
-	case keyIs(msg, m.keys.Top):
-		t.scrollToTop()
-	case keyIs(msg, m.keys.Bottom):
-		t.scrollToBottom()
 	case keyIs(msg, m.keys.SelectPrev):
 		t.selectStep(-1)
 	case keyIs(msg, m.keys.SelectNext):
@@ -135,23 +161,68 @@ func (m *model) transcriptKey(msg tea.KeyPressMsg) (tea.Cmd, bool) {
 	return nil, true
 }
 
+// scrollKey scrolls the transcript by a page or to an end, and reports
+// whether msg was such a key.
+func (m *model) scrollKey(msg tea.KeyPressMsg) bool {
+	t := &m.transcript
+	switch {
+	case keyIs(msg, m.keys.PageUp):
+		t.scroll(-max(t.height-2, 1))
+	case keyIs(msg, m.keys.PageDown):
+		t.scroll(max(t.height-2, 1))
+	case keyIs(msg, m.keys.Top):
+		t.scrollToTop()
+	case keyIs(msg, m.keys.Bottom):
+		t.scrollToBottom()
+	default:
+		return false
+	}
+	return true
+}
+
 // escape closes what is open, or interrupts the running request.
 func (m *model) escape() {
 	switch {
-	case len(completions(m.input.value())) > 0:
-		m.input.set("")
+	case len(m.popup()) > 0:
+		m.popupClosed = true
 	case m.run != nil && !m.run.stopping:
-		m.run.stopping = true
-		m.run.cancel()
-		m.unqueue()
+		m.interrupt()
 	case m.transcript.selected >= 0:
 		m.transcript.selected = -1
 	}
 }
 
+// popup is what the completion popup offers: nothing while the input
+// shows a prompt recalled from the history, unchanged (Up and Down go on
+// through the history), or once Esc closed it.
+func (m *model) popup() []slashCommand {
+	if m.popupClosed || m.input.recalled() {
+		return nil
+	}
+	return completions(m.input.value())
+}
+
+// interrupt stops the running request: what arrived stays, a question it
+// asks is answered as stopped, and the prompts queued behind it go back
+// into the input.
+func (m *model) interrupt() {
+	r := m.run
+	if r == nil || r.stopping {
+		return
+	}
+	r.stopping = true
+	r.cancel()
+	m.unqueue()
+	if m.dialog != nil {
+		m.dialog.cancel()
+		m.dialog = nil
+		m.setWaiting(false)
+	}
+}
+
 // completionKey moves through and accepts slash-command completions.
 func (m *model) completionKey(msg tea.KeyPressMsg) (tea.Cmd, bool) {
-	cs := completions(m.input.value())
+	cs := m.popup()
 	if len(cs) == 0 {
 		return nil, false
 	}
@@ -212,9 +283,12 @@ func (m *model) dialogKey(msg tea.KeyPressMsg) tea.Cmd {
 	if !closed {
 		return cmd
 	}
+	if d, ok := m.dialog.(*approvalDialog); ok && d.denied != "" {
+		m.denied(d.ask.req, d.denied)
+	}
 	m.dialog = nil
 	m.setWaiting(false)
-	return nil
+	return m.animate() // the request goes on
 }
 
 func (m *model) modelsListed(msg modelsMsg) {

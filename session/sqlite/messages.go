@@ -14,7 +14,7 @@ import (
 // messageColumns are a message's columns but session_id, in the order
 // messageArgs and scanMessage use.
 const messageColumns = `seq, role, content, thinking, tool_calls, tool_name, tool_call_id, images,
-	tool_subject, tool_outcome, tool_summary, tool_duration_ns, prompt_tokens, completion_tokens, created_at`
+	tool_subject, tool_outcome, tool_summary, tool_duration_ns, prompt_tokens, completion_tokens, cut, created_at`
 
 // SaveMessage commits m at position m.Seq of the session's history,
 // replacing a message already there, and moves the session's updated time
@@ -44,7 +44,7 @@ func (db *DB) saveMessage(ctx context.Context, sessionID string, m session.Messa
 			return err
 		}
 		_, err = tx.ExecContext(ctx, `INSERT OR REPLACE INTO messages (session_id, `+messageColumns+`)
-			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`, append([]any{sessionID}, args...)...)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`, append([]any{sessionID}, args...)...)
 		return err
 	})
 }
@@ -103,7 +103,7 @@ func messageArgs(m session.Message, at int64) ([]any, error) {
 	} else {
 		args = append(args, nil, nil)
 	}
-	return append(args, at), nil
+	return append(args, m.Cut, at), nil
 }
 
 // jsonOrNull is v as JSON text, or NULL when it has no elements.
@@ -130,7 +130,7 @@ func scanMessage(rows *sql.Rows) (session.Message, error) {
 		created                  int64
 	)
 	err := rows.Scan(&m.Seq, &msg.Role, &msg.Content, &msg.Thinking, &calls, &msg.ToolName, &msg.ToolCallID,
-		&images, &subject, &outcome, &summry, &duration, &prompt, &completion, &created)
+		&images, &subject, &outcome, &summry, &duration, &prompt, &completion, &m.Cut, &created)
 	if err != nil {
 		return m, err
 	}

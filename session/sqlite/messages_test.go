@@ -50,6 +50,7 @@ func messageCases(t testing.TB) []struct {
 			Counts: &session.Counts{Prompt: 31744, Completion: 1}}},
 		{"assistant counted nothing", session.Message{Message: provider.Message{Role: "assistant", Content: "?"},
 			Counts: &session.Counts{}}},
+		{"assistant cut", session.Message{Message: provider.Message{Role: "assistant", Content: "Let me th"}, Cut: true}},
 		{"tool result with meta", session.Message{
 			Message: provider.Message{Role: "tool", Content: "package main\n\nfunc main() {}\n", ToolName: "read_file", ToolCallID: "call_1"},
 			Tool:    &session.ToolMeta{Subject: "main.go", Outcome: "ok", Summary: "3 lines", Duration: 1234567 * time.Nanosecond}}},
@@ -95,6 +96,9 @@ func TestMessageRoundTrip(t *testing.T) {
 			}
 			if (got.Counts == nil) != (c.m.Counts == nil) || got.Counts != nil && *got.Counts != *c.m.Counts {
 				t.Errorf("counts %+v, want %+v", got.Counts, c.m.Counts)
+			}
+			if got.Cut != c.m.Cut {
+				t.Errorf("cut %v, want %v", got.Cut, c.m.Cut)
 			}
 		})
 	}

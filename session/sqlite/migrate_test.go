@@ -239,7 +239,7 @@ func saveV1Message(t *testing.T, db *DB, id string, m session.Message) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	args = append(args[:len(args)-3], args[len(args)-1]) // no prompt_tokens, completion_tokens
+	args = append(args[:len(args)-4], args[len(args)-1]) // no prompt_tokens, completion_tokens, cut
 	_, err = db.sql.ExecContext(t.Context(), `INSERT INTO messages (session_id, seq, role, content, thinking,
 		tool_calls, tool_name, tool_call_id, images, tool_subject, tool_outcome, tool_summary, tool_duration_ns,
 		created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`, append([]any{id}, args...)...)
