@@ -1,4 +1,0 @@
--- Version 4: which replies ended before they completed (interrupted, or
--- their stream broke): what came of them is kept, and shown as cut.
-
-ALTER TABLE messages ADD COLUMN cut INTEGER NOT NULL DEFAULT 0;
