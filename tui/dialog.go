@@ -36,7 +36,8 @@ type approvalDialog struct {
 	dir       string          // the working directory, where commands run
 	reasoning bool            // typing the reason for a denial
 	reason    textinput.Model
-	denied    string // the reason given with a denial, once answered
+	denied    string           // the reason given with a denial, once answered
+	escalated tools.Escalation // what was lifted of the sandbox, once answered
 	top       int    // the first line of the body shown: the diff scrolls
 	room      int    // how many lines of it the last view showed
 }
@@ -73,6 +74,10 @@ func (d *approvalDialog) update(msg tea.KeyPressMsg, keys keyMap) (bool, tea.Cmd
 	switch {
 	case key.Matches(msg, keys.Allow):
 		return d.answer(true, ""), nil
+	case d.ask.req.Sandboxed && key.Matches(msg, keys.Unconfined):
+		return d.escalate(tools.Escalation{Unconfined: true}), nil
+	case d.ask.req.Sandboxed && key.Matches(msg, keys.WithNetwork):
+		return d.escalate(tools.Escalation{Network: true}), nil
 	case key.Matches(msg, keys.AllowSession):
 		d.approver.grant(d.ask.req)
 		return d.answer(true, ""), nil
@@ -83,6 +88,14 @@ func (d *approvalDialog) update(msg tea.KeyPressMsg, keys keyMap) (bool, tea.Cmd
 		return d.answer(false, ""), nil
 	}
 	return false, nil
+}
+
+// escalate allows the call once, with part of the sandbox lifted for it:
+// never remembered.
+func (d *approvalDialog) escalate(e tools.Escalation) bool {
+	d.ask.reply <- agent.Decision{Allow: true, Escalation: e}
+	d.escalated = e
+	return true
 }
 
 func (d *approvalDialog) answer(allow bool, reason string) bool {
@@ -144,6 +157,9 @@ func (d *approvalDialog) view(width, height int, st *theme, keys keyMap) string 
 		title = "Run this command in " + d.dir + "?"
 	}
 	head := append([]string{st.rule.Render(strings.Repeat("─", width))}, wrap("? "+title, width, " ", "   ", st.dialogTitle)...)
+	if req.Note != "" {
+		head = append(head, wrap("! "+req.Note, width, " ", "   ", st.warn)...)
+	}
 	d.reason.SetWidth(max(width-len(d.reason.Prompt)-2, 10))
 	foot := d.footer(width, st, keys)
 	room := max(height-len(head)-len(foot), 1)
@@ -185,12 +201,17 @@ func (d *approvalDialog) footer(width int, st *theme, keys keyMap) []string {
 		return []string{" " + d.reason.View()}
 	}
 	k := func(b key.Binding, text string) string { return st.key.Render(b.Help().Key) + " " + text }
-	return joinWrapped([]string{
+	choices := []string{
 		k(keys.Allow, "allow once"),
 		k(keys.AllowSession, "allow "+d.sessionGrant()+" for this session"),
+	}
+	if d.ask.req.Sandboxed {
+		choices = append(choices, k(keys.Unconfined, "run outside the sandbox"), k(keys.WithNetwork, "with network"))
+	}
+	return joinWrapped(append(choices,
 		k(keys.Deny, "deny with a reason"),
 		k(keys.Interrupt, "deny"),
-	}, st.meta.Render("  ·  "), width)
+	), st.meta.Render("  ·  "), width)
 }
 
 // joinWrapped joins parts with sep into lines of at most width columns,

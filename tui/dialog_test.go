@@ -103,3 +103,52 @@ func TestReasonInputsShowTheirPlaceholder(t *testing.T) {
 		t.Errorf("feedback input:\n%s", v)
 	}
 }
+
+// TestApprovalDialogLiftsTheSandboxOnce: a sandboxed command may be run
+// outside the sandbox, or with network, by a choice of its own; the
+// choices show only for a sandboxed call, and nothing is remembered.
+func TestApprovalDialogLiftsTheSandboxOnce(t *testing.T) {
+	st, keys := newTheme(true, true), newKeyMap()
+	for _, tc := range []struct {
+		key  string
+		want tools.Escalation
+	}{{"o", tools.Escalation{Unconfined: true}}, {"w", tools.Escalation{Network: true}}, {"y", tools.Escalation{}}} {
+		approver := &dialogApprover{}
+		req := agent.ApprovalRequest{Tool: "shell", Kind: tools.KindExec, Subject: "npm install", Sandboxed: true}
+		reply := make(chan agent.Decision, 1)
+		d := newApprovalDialog(approvalAsk{req: req, reply: reply}, approver, "/p")
+		v := ansi.Strip(d.view(100, 10, &st, keys))
+		if !strings.Contains(v, "o run outside the sandbox") || !strings.Contains(v, "w with network") {
+			t.Fatalf("the choices:\n%s", v)
+		}
+		if closed, _ := d.update(keyPress(tc.key), keys); !closed {
+			t.Fatalf("%s did not answer", tc.key)
+		}
+		if got := <-reply; !got.Allow || got.Escalation != tc.want {
+			t.Errorf("%s: decision %+v, want allowed with %+v", tc.key, got, tc.want)
+		}
+		if names, commands := approver.grants(); len(names)+len(commands) != 0 {
+			t.Errorf("%s: remembered %v %v", tc.key, names, commands)
+		}
+	}
+	plain := newApprovalDialog(approvalAsk{req: agent.ApprovalRequest{Tool: "shell", Kind: tools.KindExec, Subject: "ls"},
+		reply: make(chan agent.Decision, 1)}, &dialogApprover{}, "/p")
+	if v := ansi.Strip(plain.view(100, 10, &st, keys)); strings.Contains(v, "sandbox") {
+		t.Errorf("an unconfined call offers to lift the sandbox:\n%s", v)
+	}
+	if closed, _ := plain.update(keyPress("o"), keys); closed {
+		t.Error("o answered for a call the sandbox does not confine")
+	}
+}
+
+// TestApprovalDialogSaysWhatUndoCannotRestore: the note of a write undo
+// could not take back shows before it is approved.
+func TestApprovalDialogSaysWhatUndoCannotRestore(t *testing.T) {
+	st, keys := newTheme(true, true), newKeyMap()
+	req := agent.ApprovalRequest{Tool: "write_file", Kind: tools.KindWrite, Subject: "big.bin",
+		Note: "too large to checkpoint (12 MB, over 10 MB): undo cannot restore it"}
+	d := newApprovalDialog(approvalAsk{req: req}, &dialogApprover{}, "/p")
+	if v := ansi.Strip(d.view(100, 10, &st, keys)); !strings.Contains(v, "! too large to checkpoint (12 MB, over 10 MB): undo cannot restore it") {
+		t.Errorf("view:\n%s", v)
+	}
+}

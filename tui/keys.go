@@ -24,6 +24,8 @@ type keyMap struct {
 	Allow        key.Binding
 	AllowSession key.Binding
 	Deny         key.Binding
+	Unconfined   key.Binding // run a command outside the sandbox, once
+	WithNetwork  key.Binding // run a command with network, once
 
 	// Screens before the session is ready.
 	Yes   key.Binding
@@ -55,6 +57,8 @@ func newKeyMap() keyMap {
 		Allow:        k("allow once", "y", "enter"),
 		AllowSession: k("allow for this session", "a"),
 		Deny:         k("deny", "n"),
+		Unconfined:   k("run outside the sandbox, once", "o"),
+		WithNetwork:  k("run with network, once", "w"),
 
 		Yes:   k("yes", "y"),
 		No:    k("no", "n", "q"),

@@ -283,8 +283,16 @@ func (m *model) dialogKey(msg tea.KeyPressMsg) tea.Cmd {
 	if !closed {
 		return cmd
 	}
-	if d, ok := m.dialog.(*approvalDialog); ok && d.denied != "" {
-		m.denied(d.ask.req, d.denied)
+	if d, ok := m.dialog.(*approvalDialog); ok {
+		if d.denied != "" {
+			m.denied(d.ask.req, d.denied)
+		}
+		switch {
+		case d.escalated.Unconfined:
+			m.notice(noticeWarn, "", "This command runs outside the sandbox, as you chose (this once).")
+		case d.escalated.Network:
+			m.notice(noticeWarn, "", "This command runs with network access, as you chose (this once).")
+		}
 	}
 	m.dialog = nil
 	m.setWaiting(false)
