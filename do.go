@@ -33,6 +33,10 @@ func (cmd command) do(ctx context.Context, stdin io.Reader, stdout, stderr io.Wr
 		return err
 	case "sessions", "sessions rm", "sessions prune":
 		return cmd.sessions(ctx, stdout, stderr)
+	case "doctor":
+		return cmd.doctor(ctx, stdout)
+	case "undo":
+		return cmd.undo(ctx, stdin, stdout, stderr)
 	}
 	var prompt string
 	if cmd.oneShot {

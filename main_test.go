@@ -73,20 +73,24 @@ type (
 // cmdOllama starts a fake Ollama serving the replies in a JSON script file
 // and points OLLAMA_HOST at it:
 //
-//	ollama SCRIPT [MODEL[=CAP,CAP...]]...
+//	ollama [-version=V] SCRIPT [MODEL[=CAP,CAP...]]...
 //
 // With no MODEL, qwen3:8b with tools is installed. Scripted replies left
-// unused fail the test.
+// unused fail the test. -version makes the server say it is version V.
 func cmdOllama(ts *testscript.TestScript, neg bool, args []string) {
+	var opts []ollamatest.Option
+	if len(args) > 0 && strings.HasPrefix(args[0], "-version=") {
+		opts = append(opts, ollamatest.WithVersion(strings.TrimPrefix(args[0], "-version=")))
+		args = args[1:]
+	}
 	if neg || len(args) < 1 {
-		ts.Fatalf("usage: ollama SCRIPT [MODEL[=CAP,...]]...")
+		ts.Fatalf("usage: ollama [-version=V] SCRIPT [MODEL[=CAP,...]]...")
 	}
 	f, err := os.Open(ts.MkAbs(args[0]))
 	ts.Check(err)
 	defer f.Close()
 	replies, err := ollamatest.LoadScript(f)
 	ts.Check(err)
-	var opts []ollamatest.Option
 	if len(args) > 1 {
 		var models []ollamatest.Model
 		for _, spec := range args[1:] {

@@ -17,7 +17,7 @@ func (s *Server) handleRoot(w http.ResponseWriter, _ *http.Request, _ int, _ []b
 }
 
 func (s *Server) handleVersion(w http.ResponseWriter, _ *http.Request, _ int, _ []byte) {
-	writeJSON(w, http.StatusOK, jsonUTF8, map[string]string{"version": versionText})
+	writeJSON(w, http.StatusOK, jsonUTF8, map[string]string{"version": cmp.Or(s.cfg.version, versionText)})
 }
 
 // handleTags lists the installed models, most recently modified first, as

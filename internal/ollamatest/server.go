@@ -83,6 +83,13 @@ type config struct {
 	noCloud       bool
 	signedOut     bool
 	remotes       []string // OLLAMA_REMOTES
+	version       string
+}
+
+// WithVersion makes GET /api/version answer v instead of the version the
+// fake follows (an older server, say).
+func WithVersion(v string) Option {
+	return func(c *config) { c.version = v }
 }
 
 // WithModels sets the installed models, replacing DefaultModel.
