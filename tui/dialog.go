@@ -38,8 +38,8 @@ type approvalDialog struct {
 	reason    textinput.Model
 	denied    string           // the reason given with a denial, once answered
 	escalated tools.Escalation // what was lifted of the sandbox, once answered
-	top       int    // the first line of the body shown: the diff scrolls
-	room      int    // how many lines of it the last view showed
+	top       int              // the first line of the body shown: the diff scrolls
+	room      int              // how many lines of it the last view showed
 }
 
 func newApprovalDialog(ask approvalAsk, approver *dialogApprover, dir string) *approvalDialog {
