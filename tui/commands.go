@@ -16,22 +16,27 @@ type slashCommand struct {
 	name string
 	help string
 	run  func(m *model, arg string) tea.Cmd
+	// with names the command /help lists this one with, on its line.
+	with string
 }
 
 // commands is the one table of slash commands, in the order /help lists
 // them.
 func commands() []slashCommand {
 	return []slashCommand{
-		{"help", "list the commands and keys", (*model).cmdHelp},
-		{"new", "start a new session", (*model).cmdNew},
-		{"sessions", "resume a saved session of this directory", (*model).cmdSessions},
-		{"compact", "summarize the conversation for the model now", (*model).cmdCompact},
-		{"clear", "start a new session (as /new)", (*model).cmdNew},
-		{"model", "choose the model from those installed", (*model).cmdModel},
-		{"mode", "list the modes, or switch: /mode build, plan or ask", (*model).cmdMode},
-		{"tools", "list the tools and which ones ask first", (*model).cmdTools},
-		{"permissions", "what this session allows without asking; /permissions revoke N", (*model).cmdPermissions},
-		{"quit", "quit lathe", (*model).cmdQuit},
+		{"help", "list the commands and keys", (*model).cmdHelp, ""},
+		{"new", "start a new session", (*model).cmdNew, ""},
+		{"sessions", "resume a saved session of this directory", (*model).cmdSessions, ""},
+		{"compact", "summarize the conversation for the model now", (*model).cmdCompact, ""},
+		{"undo", "take back the last request: its file changes and the exchange", (*model).cmdUndo, ""},
+		{"redo", "do the request undone last again", (*model).cmdRedo, "undo"},
+		{"rewind", "go back to before an earlier request", (*model).cmdRewind, "undo"},
+		{"clear", "start a new session (as /new)", (*model).cmdNew, "new"},
+		{"model", "choose the model from those installed", (*model).cmdModel, ""},
+		{"mode", "list the modes, or switch: /mode build, plan or ask", (*model).cmdMode, ""},
+		{"tools", "list the tools and which ones ask first", (*model).cmdTools, ""},
+		{"permissions", "what this session allows without asking; /permissions revoke N", (*model).cmdPermissions, ""},
+		{"quit", "quit lathe", (*model).cmdQuit, ""},
 	}
 }
 
@@ -86,8 +91,24 @@ func (m *model) runCommand(line string) tea.Cmd {
 // cmdHelp shows the commands and keys, from their first line.
 func (m *model) cmdHelp(string) tea.Cmd {
 	h := &helpItem{}
-	for _, c := range commands() {
-		h.commands = append(h.commands, [2]string{"/" + c.name, c.help})
+	all := commands()
+	for _, c := range all {
+		if c.with != "" {
+			continue
+		}
+		name, help := "/"+c.name, c.help
+		for _, o := range all {
+			if o.with == c.name {
+				name += ", /" + o.name
+			}
+		}
+		switch c.name {
+		case "undo":
+			help = "take back the last request and its file changes"
+		case "new":
+			help = "start a new session"
+		}
+		h.commands = append(h.commands, [2]string{name, help})
 	}
 	for _, k := range m.keys.helpKeys() {
 		h.keys = append(h.keys, [2]string{k.Help().Key, k.Help().Desc})

@@ -154,7 +154,7 @@ func TestCompletionPopupFits(t *testing.T) {
 	if !strings.Contains(statusOf(m), "qwen3:8b") || !strings.Contains(s, "…") {
 		t.Errorf("at 40x12:\n%s", s)
 	}
-	for range 9 {
+	for range len(commands()) - 1 {
 		press(m, "down")
 	}
 	if s := screen(m); !strings.Contains(s, "› /quit") || !strings.Contains(statusOf(m), "qwen3:8b") {

@@ -24,6 +24,7 @@ type keyMap struct {
 	Allow        key.Binding
 	AllowSession key.Binding
 	Deny         key.Binding
+	Force        key.Binding // undo over files changed since
 	Unconfined   key.Binding // run a command outside the sandbox, once
 	WithNetwork  key.Binding // run a command with network, once
 
@@ -57,6 +58,7 @@ func newKeyMap() keyMap {
 		Allow:        k("allow once", "y", "enter"),
 		AllowSession: k("allow for this session", "a"),
 		Deny:         k("deny", "n"),
+		Force:        k("overwrite what changed since", "f"),
 		Unconfined:   k("run outside the sandbox, once", "o"),
 		WithNetwork:  k("run with network, once", "w"),
 

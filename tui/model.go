@@ -91,6 +91,7 @@ type model struct {
 	resumed  *session.Saved // shown once the session is prepared
 	titled   bool           // the model was asked for a title
 	sessions *sessionPicker
+	rewind   *rewindPicker
 	op       string   // what is under way besides a request (see busy); "" for nothing
 	queued   []string // prompts typed while something was under way, sent in order
 
@@ -230,6 +231,8 @@ func (m *model) bottom() string {
 	case m.sessions != nil:
 		now, id := time.Now(), m.session.Snapshot().ID
 		return m.sessions.view(m.width, room, &m.st, func(i int) string { return m.sessions.row(i, id, now) })
+	case m.rewind != nil:
+		return m.rewind.view(m.width, room, &m.st, m.rewind.row)
 	}
 	var lines []string
 	if w := m.waiting(); w != "" {

@@ -26,7 +26,7 @@ func (m *model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case tea.MouseWheelMsg:
 		m.wheel(msg)
 	case tea.PasteMsg:
-		if m.dialog == nil && m.picker == nil && m.sessions == nil { // else a panel hides the input
+		if m.dialog == nil && m.picker == nil && m.sessions == nil && m.rewind == nil { // else a panel hides the input
 			cmd = m.input.update(msg, m.keys)
 		}
 	case engineMsg:
@@ -45,6 +45,12 @@ func (m *model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		cmd = m.modeSet(msg)
 	case sessionsMsg:
 		m.sessionsListed(msg)
+	case undoPlanned:
+		m.undoPlannedMsg(msg)
+	case undoApplied:
+		m.undoAppliedMsg(msg)
+	case turnsMsg:
+		m.turnsListed(msg)
 	case sessionLoaded:
 		cmd = m.sessionLoaded(msg)
 	case promptsMsg:
@@ -79,12 +85,14 @@ func (m *model) key(msg tea.KeyPressMsg) tea.Cmd {
 	switch {
 	case m.dialog != nil:
 		return m.dialogKey(msg)
-	case (m.picker != nil || m.sessions != nil) && m.scrollKey(msg):
+	case (m.picker != nil || m.sessions != nil || m.rewind != nil) && m.scrollKey(msg):
 		return nil // the transcript above a picker scrolls
 	case m.picker != nil:
 		return m.pickerKey(msg)
 	case m.sessions != nil:
 		return m.sessionsKey(msg)
+	case m.rewind != nil:
+		return m.rewindKey(msg)
 	}
 	if cmd, handled := m.transcriptKey(msg); handled {
 		return cmd
@@ -296,7 +304,7 @@ func (m *model) dialogKey(msg tea.KeyPressMsg) tea.Cmd {
 	}
 	m.dialog = nil
 	m.setWaiting(false)
-	return m.animate() // the request goes on
+	return tea.Batch(cmd, m.animate()) // the request goes on
 }
 
 func (m *model) modelsListed(msg modelsMsg) {

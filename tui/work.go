@@ -15,6 +15,7 @@ const (
 	opConnect = "connecting to the model"
 	opCompact = "compacting"
 	opModel   = "switching the model"
+	opUndo    = "undoing"
 	opMode    = "changing the mode"
 )
 
