@@ -25,6 +25,9 @@ func Sessions(w io.Writer, list []session.Summary, now time.Time, dirs bool) err
 		if s.LastRun != nil {
 			last = s.LastRun.Ending()
 		}
+		if s.Undone > 0 {
+			last += fmt.Sprintf(", %d undone", s.Undone)
+		}
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%s\t", s.ID[:min(8, len(s.ID))], human.Ago(now.Sub(s.Updated)), s.Model, s.Messages, last)
 		if dirs {
 			fmt.Fprintf(tw, "%s\t", s.Dir)
@@ -46,6 +49,8 @@ type sessionJSON struct {
 	// LastRun is how the last run ended: its stop reason, or
 	// "interrupted" when the process died; null before any run.
 	LastRun *string `json:"last_run"`
+	// Undone counts the runs taken back (lathe undo, /undo, /rewind).
+	Undone int `json:"undone"`
 }
 
 // SessionsJSON writes the sessions as one JSON array ([] for none), times
@@ -54,7 +59,7 @@ func SessionsJSON(w io.Writer, list []session.Summary) error {
 	out := make([]sessionJSON, 0, len(list))
 	for _, s := range list {
 		j := sessionJSON{ID: s.ID, Title: s.Title, Dir: s.Dir, Model: s.Model,
-			Created: s.Created.UTC(), Updated: s.Updated.UTC(), Messages: s.Messages}
+			Created: s.Created.UTC(), Updated: s.Updated.UTC(), Messages: s.Messages, Undone: s.Undone}
 		if s.LastRun != nil {
 			ending := s.LastRun.Ending()
 			j.LastRun = &ending

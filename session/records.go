@@ -107,6 +107,7 @@ type Summary struct {
 	Updated  time.Time
 	Messages int
 	LastRun  *RunSummary
+	Undone   int // runs taken back (undo, rewind) and not done again
 }
 
 // RunSummary is a run as a list shows it.

@@ -125,7 +125,8 @@ func (db *DB) listSessions(ctx context.Context, dir string) ([]session.Summary, 
 		where, args = "", nil
 	}
 	rows, err := db.sql.QueryContext(ctx, `SELECT `+sessionColumns+`,
-		(SELECT count(*) FROM messages WHERE session_id = s.id)
+		(SELECT count(*) FROM messages WHERE session_id = s.id),
+		(SELECT count(*) FROM checkpoints WHERE session_id = s.id AND undone_at IS NOT NULL)
 		FROM sessions s `+lastRunJoin+` `+where+` ORDER BY s.updated_at DESC, s.rowid DESC`, args...)
 	if err != nil {
 		return nil, err
@@ -133,12 +134,12 @@ func (db *DB) listSessions(ctx context.Context, dir string) ([]session.Summary, 
 	defer rows.Close()
 	var list []session.Summary
 	for rows.Next() {
-		var n int
-		s, err := scanSession(rows.Scan, &n)
+		var n, undone int
+		s, err := scanSession(rows.Scan, &n, &undone)
 		if err != nil {
 			return nil, err
 		}
-		s.Messages = n
+		s.Messages, s.Undone = n, undone
 		list = append(list, s)
 	}
 	return list, rows.Err()
