@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"lathe/agent/plan"
+	"lathe/internal/human"
 	"lathe/tools"
 )
 
@@ -16,6 +17,24 @@ type Event interface{ isEvent() }
 type TurnStarted struct {
 	Turn     int
 	Messages int // messages in the request, system prompt included
+	Model    string
+	// Loading says the model is not in memory: the server loads it first.
+	Loading bool
+	// Reading is about how many tokens of the prompt the server has to
+	// read, not having them in its cache.
+	Reading int
+}
+
+// Waiting says what the request waits for before its first token:
+// "loading qwen3:8b", "reading 12,400 tokens" or "waiting for qwen3:8b".
+func (e TurnStarted) Waiting() string {
+	switch {
+	case e.Loading:
+		return "loading " + e.Model
+	case e.Reading >= 500:
+		return "reading " + human.Thousands(e.Reading) + " tokens"
+	}
+	return "waiting for " + e.Model
 }
 
 // ThinkingDelta is a piece of the model's reasoning. It is never part of

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"time"
 
 	"lathe/internal/human"
 	"lathe/provider"
@@ -93,5 +94,57 @@ func (s *Session) SetNumCtx(n int) error {
 	s.win.Forget()
 	s.cache = cacheState{}
 	s.fitChecked = "" // check again once loaded with it
+	return nil
+}
+
+// warm notes that the model was just used: the server keeps it loaded for
+// the keep-alive.
+func (s *Session) warm() {
+	if ka := s.opts.Config.KeepAlive.Duration; ka > 0 {
+		s.warmUntil = s.opts.Now().Add(ka)
+	}
+}
+
+// loading reports whether the server will have to load the model before
+// it reads the prompt: it has not been used within its keep-alive, and
+// the server does not list it among those loaded (with this window).
+func (s *Session) loading(ctx context.Context) bool {
+	if s.opts.Now().Before(s.warmUntil) {
+		return false
+	}
+	srv, ok := s.opts.Provider.(provider.Server)
+	if !ok || s.model.Remote != "" {
+		return false
+	}
+	ctx, cancel := context.WithTimeout(ctx, time.Second)
+	defer cancel()
+	loaded, err := srv.Loaded(ctx)
+	if err != nil {
+		return false // not known: say nothing of it
+	}
+	for _, l := range loaded {
+		if l.Name == s.model.Name && (l.ContextLength == 0 || l.ContextLength == s.model.NumCtx) {
+			return false
+		}
+	}
+	return true
+}
+
+// Preload has the server load the model now, with the session's window
+// and keep-alive, so that the first prompt does not wait for the load: a
+// UI calls it once the session is prepared, in the background.
+func (s *Session) Preload(ctx context.Context) error {
+	if err := s.ops.begin(opPreload); err != nil {
+		return err
+	}
+	defer s.end()
+	srv, ok := s.opts.Provider.(provider.Server)
+	if !ok || s.model.Name == "" || s.model.Remote != "" {
+		return nil
+	}
+	if err := srv.Preload(ctx, s.model); err != nil {
+		return err
+	}
+	s.warm()
 	return nil
 }

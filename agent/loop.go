@@ -228,8 +228,13 @@ func (r *run) turn(n int) (more bool, err error) {
 	if err := r.maybeCompact(); err != nil {
 		return false, err
 	}
-	sent := len(s.win.View(s.messages))
-	r.emit(TurnStarted{Turn: n, Messages: sent})
+	view := s.win.View(s.messages)
+	sent := len(view)
+	reading := s.win.Next(s.messages)
+	if startsWith(view, s.cache.sent) {
+		reading -= s.cache.held
+	}
+	r.emit(TurnStarted{Turn: n, Messages: sent, Model: s.model.Name, Loading: s.loading(r.ctx), Reading: max(reading, 0)})
 	start := s.opts.Now()
 	rep, err := s.stream(r.ctx, n, r.emit)
 	if errors.Is(err, provider.ErrContextOverflow) && !r.recompacted {
@@ -259,6 +264,7 @@ func (r *run) turn(n int) (more bool, err error) {
 		return false, err
 	}
 	timing := s.cache.timing(rep.sent, rep.metrics, rep.firstToken)
+	s.warm()
 	r.res.Timing.add(timing, rep.metrics)
 	r.checkFit()
 	if timing.Reloaded {

@@ -31,6 +31,8 @@ const (
 	opTitle   = "naming the session"
 	opClosed  = "closed"
 	opUndo    = "taking back a run"
+	opPreload = "loading the model"
+	opContext = "measuring the context"
 )
 
 // ops lets one operation run at a time and keeps the snapshot the other

@@ -82,6 +82,7 @@ type Session struct {
 	think      *bool      // the think value of every request (see thinkFor)
 	cache      cacheState // what the server's prompt cache holds of this session
 	fitChecked string     // the model whose GPU share was checked
+	warmUntil  time.Time  // until when the server keeps the model loaded, as last used
 }
 
 // New returns a session; Prepare (or Run) asks the model's server first.

@@ -111,3 +111,82 @@ func TestCacheMissFlagged(t *testing.T) {
 		t.Errorf("the first turn flagged: %+v", first)
 	}
 }
+
+func turnsStarted(evs []Event) []TurnStarted {
+	var out []TurnStarted
+	for _, ev := range evs {
+		if ts, ok := ev.(TurnStarted); ok {
+			out = append(out, ts)
+		}
+	}
+	return out
+}
+
+// TestWaitIsNamed: a request says what it waits for: the model's load
+// when it is not in memory, then reading only what the server has not
+// got; a preload spares the first request the load.
+func TestWaitIsNamed(t *testing.T) {
+	e := newEnv(t, nil)
+	e.srv.Script(ollamatest.Reply{ToolCalls: []ollamatest.ToolCall{call("read", `{"path":"a"}`)}},
+		ollamatest.Reply{Content: "done"})
+	if _, err := e.run(t.Context(), "read a"); err != nil {
+		t.Fatal(err)
+	}
+	ts := turnsStarted(e.events)
+	if len(ts) != 2 || !ts[0].Loading || ts[1].Loading || ts[0].Waiting() != "loading qwen3:8b" {
+		t.Fatalf("turns started %+v", ts)
+	}
+	if ts[0].Reading < 300 || ts[1].Reading > 100 {
+		t.Errorf("reading %d then %d tokens: want the whole prompt, then only what was appended", ts[0].Reading, ts[1].Reading)
+	}
+	if got := ts[1].Waiting(); got != "waiting for qwen3:8b" {
+		t.Errorf("second turn waits %q", got)
+	}
+
+	pre := newEnv(t, nil)
+	pre.srv.Script(ollamatest.Reply{Content: "hi"})
+	if _, err := pre.session.Prepare(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	if err := pre.session.Preload(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := pre.run(t.Context(), "hello"); err != nil {
+		t.Fatal(err)
+	}
+	if ts := turnsStarted(pre.events); ts[0].Loading {
+		t.Errorf("after a preload: %+v", ts[0])
+	}
+	if got := (TurnStarted{Model: "m", Reading: 12400}).Waiting(); got != "reading 12,400 tokens" {
+		t.Errorf("a long prompt waits %q", got)
+	}
+	if tf := turnsFinished(pre.events); tf[0].Timing.Load > 100*time.Millisecond {
+		t.Errorf("the first request after a preload loaded the model: %v", tf[0].Timing.Load)
+	}
+}
+
+// TestContextUse: the window's use, part by part, adds up, and its total
+// is the server's count once there is one.
+func TestContextUse(t *testing.T) {
+	e := newEnv(t, nil, func(o *Options) { o.Env.Instructions = strings.Repeat("Use tabs. ", 80) })
+	if u := e.session.Context(); u != (ContextUse{}) {
+		t.Errorf("before Prepare: %+v", u)
+	}
+	e.srv.Script(ollamatest.Reply{ToolCalls: []ollamatest.ToolCall{call("read", `{"path":"a"}`)}},
+		ollamatest.Reply{Content: "done"})
+	if _, err := e.run(t.Context(), "read a"); err != nil {
+		t.Fatal(err)
+	}
+	u := e.session.Context()
+	if u.NumCtx != 32768 || u.System == 0 || u.Instructions < 150 || u.Tools == 0 || u.History == 0 || u.ToolResults == 0 || u.Summary != 0 {
+		t.Errorf("use %+v", u)
+	}
+	tf := turnsFinished(e.events)
+	last := tf[len(tf)-1]
+	if !u.Counted || u.Total != last.PromptTokens+last.CompletionTokens || u.Free() != 32768-u.Total {
+		t.Errorf("total %d (counted %v), the server counted %d", u.Total, u.Counted, last.PromptTokens+last.CompletionTokens)
+	}
+	if sum := u.System + u.Instructions + u.Tools + u.History + u.ToolResults; sum < u.Total*2/3 || sum > u.Total*3/2 {
+		t.Errorf("the parts add up to %d, the total is %d", sum, u.Total)
+	}
+}
