@@ -202,7 +202,7 @@ func TestTUIEscInterrupts(t *testing.T) {
 	if !strings.Contains(screen, "Let me think") {
 		t.Errorf("the interrupted text is gone:\n%s", screen)
 	}
-	msgs := r.srv.ChatRequests()[1].Messages
+	msgs := conversation(r.srv)[1].Messages
 	if n := len(msgs); n != 4 || msgs[2].Role != "assistant" || !strings.HasPrefix(msgs[2].Content, "Let me think") {
 		t.Errorf("the conversation after the interrupt: %+v", msgs)
 	}
@@ -224,7 +224,7 @@ func TestTUIPlanMode(t *testing.T) {
 	r.screen.waitFor(t, "qwen3:8b · plan ·")
 	r.pty.WriteString("create hello.txt with a greeting\r")
 	r.screen.waitFor(t, "Carry out this plan of 1 step in build mode?")
-	if tools := r.srv.ChatRequests()[0].Tools; len(tools) != 5 || tools[4].Function.Name != "propose_plan" {
+	if tools := conversation(r.srv)[0].Tools; len(tools) != 5 || tools[4].Function.Name != "propose_plan" {
 		t.Errorf("plan mode offered %d tools", len(tools))
 	}
 	r.pty.WriteString("y")
@@ -261,9 +261,21 @@ func TestTUIContinue(t *testing.T) {
 	}
 	r.pty.WriteString("and again\r")
 	r.screen.waitFor(t, "Still here.")
-	reqs := r.srv.ChatRequests()
+	reqs := conversation(r.srv)
 	if msgs := reqs[len(reqs)-1].Messages; len(msgs) < 4 || msgs[1].Content != "say hi" || msgs[2].Content != "Hello from the first run." {
 		t.Errorf("the continued conversation: %+v", msgs)
 	}
 	r.quit(t)
+}
+
+// conversation is the chat requests of the conversation: the model's
+// preload, a request without messages, left out.
+func conversation(srv *ollamatest.Server) []api.ChatRequest {
+	var out []api.ChatRequest
+	for _, r := range srv.ChatRequests() {
+		if len(r.Messages) > 0 {
+			out = append(out, r)
+		}
+	}
+	return out
 }

@@ -28,6 +28,9 @@ type TurnStarted struct {
 // Waiting says what the request waits for before its first token:
 // "loading qwen3:8b", "reading 12,400 tokens" or "waiting for qwen3:8b".
 func (e TurnStarted) Waiting() string {
+	if e.Model == "" {
+		e.Model = "the model"
+	}
 	switch {
 	case e.Loading:
 		return "loading " + e.Model

@@ -101,7 +101,7 @@ func (s *Session) SetNumCtx(n int) error {
 // the keep-alive.
 func (s *Session) warm() {
 	if ka := s.opts.Config.KeepAlive.Duration; ka > 0 {
-		s.warmUntil = s.opts.Now().Add(ka)
+		s.warmUntil.Store(s.opts.Now().Add(ka).UnixNano())
 	}
 }
 
@@ -109,7 +109,7 @@ func (s *Session) warm() {
 // it reads the prompt: it has not been used within its keep-alive, and
 // the server does not list it among those loaded (with this window).
 func (s *Session) loading(ctx context.Context) bool {
-	if s.opts.Now().Before(s.warmUntil) {
+	if s.opts.Now().UnixNano() < s.warmUntil.Load() {
 		return false
 	}
 	srv, ok := s.opts.Provider.(provider.Server)
@@ -132,19 +132,21 @@ func (s *Session) loading(ctx context.Context) bool {
 
 // Preload has the server load the model now, with the session's window
 // and keep-alive, so that the first prompt does not wait for the load: a
-// UI calls it once the session is prepared, in the background.
-func (s *Session) Preload(ctx context.Context) error {
-	if err := s.ops.begin(opPreload); err != nil {
-		return err
-	}
-	defer s.end()
+// UI calls it once the session is prepared, in the background. It is not
+// an operation of the session: a prompt may run meanwhile (its request
+// waits for the load on the server, as it would have).
+//
+// It reports whether it loaded the model: not for a server that cannot be
+// asked to, nor for a remote model.
+func (s *Session) Preload(ctx context.Context) (bool, error) {
+	model := s.Snapshot().Model
 	srv, ok := s.opts.Provider.(provider.Server)
-	if !ok || s.model.Name == "" || s.model.Remote != "" {
-		return nil
+	if !ok || model.Name == "" || model.Remote != "" {
+		return false, nil
 	}
-	if err := srv.Preload(ctx, s.model); err != nil {
-		return err
+	if err := srv.Preload(ctx, model); err != nil {
+		return false, err
 	}
 	s.warm()
-	return nil
+	return true, nil
 }

@@ -31,7 +31,6 @@ const (
 	opTitle   = "naming the session"
 	opClosed  = "closed"
 	opUndo    = "taking back a run"
-	opPreload = "loading the model"
 	opContext = "measuring the context"
 )
 

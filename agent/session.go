@@ -10,6 +10,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"sync/atomic"
 	"time"
 
 	"github.com/rs/zerolog"
@@ -79,10 +80,10 @@ type Session struct {
 	modeRec    session.ModeRecord // the mode as stored; saved when the session is created
 	resume     *session.Saved     // restored by Prepare, once the model is known
 	win        window.Window
-	think      *bool      // the think value of every request (see thinkFor)
-	cache      cacheState // what the server's prompt cache holds of this session
-	fitChecked string     // the model whose GPU share was checked
-	warmUntil  time.Time  // until when the server keeps the model loaded, as last used
+	think      *bool        // the think value of every request (see thinkFor)
+	cache      cacheState   // what the server's prompt cache holds of this session
+	fitChecked string       // the model whose GPU share was checked
+	warmUntil  atomic.Int64 // until when (Unix ns) the server keeps the model loaded, as last used
 }
 
 // New returns a session; Prepare (or Run) asks the model's server first.

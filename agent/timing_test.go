@@ -148,8 +148,8 @@ func TestWaitIsNamed(t *testing.T) {
 	if _, err := pre.session.Prepare(t.Context()); err != nil {
 		t.Fatal(err)
 	}
-	if err := pre.session.Preload(t.Context()); err != nil {
-		t.Fatal(err)
+	if loaded, err := pre.session.Preload(t.Context()); err != nil || !loaded {
+		t.Fatalf("preload: %v, %v", loaded, err)
 	}
 	if _, err := pre.run(t.Context(), "hello"); err != nil {
 		t.Fatal(err)

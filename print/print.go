@@ -96,6 +96,8 @@ func (h *Printer) Event(e agent.Event) {
 		}
 	case agent.Warning:
 		fmt.Fprintln(h.stderr, "lathe: warning: "+e.Text)
+	case agent.Spill:
+		fmt.Fprintf(h.stderr, "lathe: warning: %s: set options.num_ctx in your config to use it\n", e.Text())
 	case agent.Compacted:
 		fmt.Fprintf(h.stderr, "lathe: compacted the conversation: %s summarized for the model (%d → %d tokens)\n",
 			human.Plural(e.Summarized, "older message"), e.Before, e.After)

@@ -45,9 +45,9 @@ type progress struct {
 
 // event updates the line for an event about to be handled.
 func (p *progress) event(e agent.Event) {
-	switch e.(type) {
+	switch e := e.(type) {
 	case agent.TurnStarted:
-		p.wait(0, "waiting for the model")
+		p.wait(0, e.Waiting())
 		p.draw()
 	case agent.ThinkingDelta:
 		if p.what != thinking {
@@ -55,7 +55,7 @@ func (p *progress) event(e agent.Event) {
 			p.draw()
 		}
 	case agent.TextDelta:
-		p.wait(silence, "waiting for the model") // the answer comes: the line goes, unless it stops again
+		p.wait(silence, "writing · silent") // the answer comes: the line goes, unless it stops again
 	case agent.ToolStarted, agent.TurnFinished:
 		p.since = time.Time{} // tools run; their lines say what happens
 		p.erase()

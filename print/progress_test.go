@@ -47,12 +47,12 @@ func TestProgressLine(t *testing.T) {
 			synctest.Wait()
 			return errOut.take()
 		}
-		p.Event(agent.TurnStarted{Turn: 1})
-		if got := errOut.take(); got != "\r\x1b[2K⠋ waiting for the model · 0s" {
+		p.Event(agent.TurnStarted{Turn: 1, Model: "qwen3:8b", Loading: true})
+		if got := errOut.take(); got != "\r\x1b[2K⠋ loading qwen3:8b · 0s" {
 			t.Errorf("at the request: %q", got)
 		}
 		got := step(2550 * time.Millisecond)
-		if !strings.HasSuffix(got, " waiting for the model · 2s") || !strings.Contains(got, "⠙ waiting") {
+		if !strings.HasSuffix(got, " loading qwen3:8b · 2s") || !strings.Contains(got, "⠙ loading") {
 			t.Errorf("2.5s later: %q, want the spinner turning and 2s", got)
 		}
 		p.Event(agent.ThinkingDelta{Turn: 1, Text: "hmm"})
@@ -67,7 +67,7 @@ func TestProgressLine(t *testing.T) {
 			t.Errorf("a stream silent for less than a second: %q", got)
 		}
 		p.Event(agent.TextDelta{Turn: 1, Text: " look."})
-		if got := step(1500 * time.Millisecond); !strings.HasSuffix(got, "waiting for the model · 1s") {
+		if got := step(1500 * time.Millisecond); !strings.HasSuffix(got, "writing · silent · 1s") {
 			t.Errorf("a stream silent for 1.5s: %q", got)
 		}
 		p.Event(agent.ToolStarted{Turn: 1, Name: "read_file"})

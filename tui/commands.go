@@ -33,9 +33,10 @@ func commands() []slashCommand {
 		{"rewind", "go back to before an earlier request", (*model).cmdRewind, "undo"},
 		{"clear", "start a new session (as /new)", (*model).cmdNew, "new"},
 		{"model", "choose the model from those installed", (*model).cmdModel, ""},
+		{"context", "how the context window is used", (*model).cmdContext, ""},
 		{"mode", "list the modes, or switch: /mode build, plan or ask", (*model).cmdMode, ""},
 		{"tools", "list the tools and which ones ask first", (*model).cmdTools, ""},
-		{"permissions", "what this session allows without asking; /permissions revoke N", (*model).cmdPermissions, ""},
+		{"permissions", "what this session allows without asking; revoke N", (*model).cmdPermissions, ""},
 		{"quit", "quit lathe", (*model).cmdQuit, ""},
 	}
 }

@@ -49,6 +49,8 @@ func (m *model) engine(batch engineMsg) tea.Cmd {
 		switch e := v.(type) {
 		case agent.TurnStarted:
 			m.turnStarted(e)
+		case agent.Spill:
+			m.spilled(e)
 		case agent.ThinkingDelta:
 			m.thinkingDelta(e)
 		case agent.TextDelta:
@@ -110,7 +112,7 @@ func (m *model) turnStarted(e agent.TurnStarted) {
 	if r := m.run; r != nil {
 		r.turn = e.Turn
 		r.answer, r.thinking, r.cards = -1, -1, map[int]int{}
-		r.asking, r.streamed, r.heard = true, false, m.now()
+		r.asking, r.streamed, r.heard, r.waitFor = true, false, m.now(), e.Waiting()
 	}
 }
 
@@ -243,9 +245,12 @@ func (m *model) turnFinished(e agent.TurnFinished) {
 	m.replied()
 	m.endThinking()
 	m.endAnswer()
-	m.usage = usage{}
+	m.usage = usage{cached: -1, load: e.Timing.Load}
 	if e.EvalDuration > 0 {
 		m.usage.tokPerSec = float64(e.CompletionTokens) / e.EvalDuration.Seconds()
+	}
+	if e.PromptTokens > 0 {
+		m.usage.cached = e.Timing.CachedTokens * 100 / e.PromptTokens
 	}
 }
 
@@ -300,6 +305,7 @@ func (m *model) runFinished(d runDone) tea.Cmd {
 	r.cancel()
 	m.run, m.note = nil, ""
 	m.syncMode()
+	m.offerFit()
 	cmd := tea.Batch(m.askTitle(d.res.StopReason), m.next())
 	why := sentence(d.res.Explain(m.opts.Engine.Config.Limits))
 	switch d.res.StopReason {

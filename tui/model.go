@@ -92,8 +92,12 @@ type model struct {
 	titled   bool           // the model was asked for a title
 	sessions *sessionPicker
 	rewind   *rewindPicker
-	op       string   // what is under way besides a request (see busy); "" for nothing
-	queued   []string // prompts typed while something was under way, sent in order
+
+	stopPreload context.CancelFunc // stops the model's background load
+	loading     string             // the model being loaded in the background
+	spill       *agent.Spill       // a window that fits the GPU, to offer after the run
+	op          string             // what is under way besides a request (see busy); "" for nothing
+	queued      []string           // prompts typed while something was under way, sent in order
 
 	mode      modeState
 	run       *runState
@@ -121,6 +125,7 @@ type runState struct {
 	asking   bool         // a request is out, its reply not complete
 	streamed bool         // the reply has sent a token
 	heard    time.Time    // when the request went out, or its last token came
+	waitFor  string       // what the request waits for before its first token
 }
 
 func newModel(ctx context.Context, opts Options) *model {

@@ -5,13 +5,17 @@ import (
 	"lathe/internal/human"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/charmbracelet/x/ansi"
 )
 
-// usage is what the last reply told about the speed.
+// usage is what the last reply told about the speed: its decode rate, the
+// share of its prompt the server had cached, and its load when long.
 type usage struct {
 	tokPerSec float64 // of the last reply
+	cached    int     // percent of the prompt; -1 when not known
+	load      time.Duration
 }
 
 // statusLine renders the bottom line: model, mode, directory, context use,
@@ -44,8 +48,15 @@ func (m *model) statusLine() string {
 	if m.run != nil && m.run.turn > 0 {
 		parts = append(parts, st.status.Render(fmt.Sprintf("turn %d/%d", m.run.turn, m.opts.Engine.Config.Limits.MaxTurns)))
 	}
-	if m.usage.tokPerSec > 0 {
-		parts = append(parts, st.status.Render(fmt.Sprintf("%.0f tok/s", m.usage.tokPerSec)))
+	if u := m.usage; u.tokPerSec > 0 {
+		speed := fmt.Sprintf("%.0f tok/s", u.tokPerSec)
+		if u.cached >= 0 {
+			speed += fmt.Sprintf(" · cache %d%%", u.cached)
+		}
+		if u.load >= time.Second {
+			speed += " · load " + elapsed(u.load)
+		}
+		parts = append(parts, st.status.Render(speed))
 	}
 	left := " " + strings.Join(parts, sep)
 	right := st.status.Render(m.hint()) + " "
@@ -80,6 +91,8 @@ func (m *model) hint() string {
 		return "esc interrupt"
 	case m.op != "":
 		return m.op + "…"
+	case m.loading != "" && m.run == nil:
+		return "loading " + m.loading + "…"
 	}
 	return "/help"
 }

@@ -31,6 +31,7 @@ func (t *tableItem) invalidate() { t.r.invalidate() }
 // helpItem is /help: the commands, and the keys in two columns when the
 // width allows, so that it fits a 24-line terminal.
 type helpItem struct {
+	title          string // "" for "Commands and keys"
 	commands, keys [][2]string
 	r              render
 }
@@ -39,8 +40,14 @@ func (h *helpItem) lines(width int, st *theme) []string {
 	if l, ok := h.r.get(width); ok {
 		return l
 	}
-	out := append([]string{indent + st.statusKey.Render("Commands and keys")}, table(h.commands, width, indent, st)...)
-	out = append(append(out, ""), keyColumns(h.keys, width, st)...)
+	title := h.title
+	if title == "" {
+		title = "Commands and keys"
+	}
+	out := append([]string{indent + st.statusKey.Render(title)}, table(h.commands, width, indent, st)...)
+	if len(h.keys) > 0 {
+		out = append(append(out, ""), keyColumns(h.keys, width, st)...)
+	}
 	return h.r.set(width, append(out, ""))
 }
 

@@ -47,7 +47,35 @@ func (p stubProvider) Models(context.Context) ([]provider.ModelSummary, error) {
 // prepare runs the session's Prepare as the TUI does, and hands the model
 // its answer.
 func prepare(m *model) {
-	m.Update(m.prepare()())
+	_, cmd := m.Update(m.prepare()())
+	drain(m, cmd)
+}
+
+// drain runs cmd and what its messages ask for in turn, as Bubble Tea
+// would, skipping commands that do not answer at once (a wait on the
+// engine): the model's preload, and what follows it.
+func drain(m *model, cmd tea.Cmd) {
+	if cmd == nil {
+		return
+	}
+	done := make(chan tea.Msg, 1)
+	go func() { done <- cmd() }()
+	var msg tea.Msg
+	select {
+	case msg = <-done:
+	case <-time.After(200 * time.Millisecond):
+		return
+	}
+	if b, ok := msg.(tea.BatchMsg); ok {
+		for _, c := range b {
+			drain(m, c)
+		}
+		return
+	}
+	if msg != nil {
+		_, next := m.Update(msg)
+		drain(m, next)
+	}
 }
 
 // testModel is a TUI model at 80×24 with a ready session on qwen3:8b, no

@@ -36,6 +36,9 @@ func (m *model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case preparedMsg:
 		if cmd = m.prepared(msg); cmd == nil {
 			cmd = m.next()
+			if m.phase == phaseReady {
+				cmd = tea.Batch(cmd, m.preload())
+			}
 		}
 	case modelsMsg:
 		m.modelsListed(msg)
@@ -45,6 +48,10 @@ func (m *model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		cmd = m.modeSet(msg)
 	case sessionsMsg:
 		m.sessionsListed(msg)
+	case preloaded:
+		m.preloadedMsg(msg)
+	case numCtxSet:
+		m.numCtxSetMsg(msg)
 	case undoPlanned:
 		m.undoPlannedMsg(msg)
 	case undoApplied:
@@ -330,5 +337,5 @@ func (m *model) modelSwitched(msg modelSwitched) tea.Cmd {
 	m.info, m.phase = msg.info, phaseReady
 	m.usage = usage{}
 	m.notice(noticeInfo, "", "Now using "+msg.info.Name+".")
-	return m.next()
+	return tea.Batch(m.next(), m.preload())
 }

@@ -23,7 +23,14 @@ func (m *model) waiting() string {
 		return ""
 	}
 	spin := m.st.accent.Render(spinnerFrames[(m.frame/3)%len(spinnerFrames)])
-	return indent + spin + " " + m.st.meta.Render(fmt.Sprintf("waiting for %s · %s", m.info.Name, elapsed(quiet)))
+	what := r.waitFor
+	switch {
+	case r.streamed:
+		what = "writing · silent"
+	case what == "":
+		what = "waiting for " + m.info.Name
+	}
+	return indent + spin + " " + m.st.meta.Render(fmt.Sprintf("%s · %s", what, elapsed(quiet)))
 }
 
 // elapsed writes d in whole seconds: "3s", "1m05s".

@@ -16,7 +16,7 @@ func TestWaitingShowsSignsOfLife(t *testing.T) {
 	m, clk := testModel(t)
 	waiting := func() string {
 		for _, l := range strings.Split(screen(m), "\n") {
-			if strings.Contains(l, "waiting for") {
+			if strings.Contains(l, "waiting for") || strings.Contains(l, "reading ") || strings.Contains(l, "writing · silent") {
 				return strings.TrimSpace(l)
 			}
 		}
@@ -30,13 +30,13 @@ func TestWaitingShowsSignsOfLife(t *testing.T) {
 		t.Error("an idle TUI schedules frames")
 	}
 	m.beginRun("hello")
-	events(m, agent.TurnStarted{Turn: 1})
-	if w := waiting(); !strings.HasSuffix(w, "waiting for qwen3:8b · 0s") {
+	events(m, agent.TurnStarted{Turn: 1, Model: "qwen3:8b", Reading: 12400})
+	if w := waiting(); !strings.HasSuffix(w, "reading 12,400 tokens · 0s") {
 		t.Fatalf("after the request: %q\n%s", w, screen(m))
 	}
 	first := waiting()
 	frame(3200 * time.Millisecond)
-	if w := waiting(); !strings.HasSuffix(w, "waiting for qwen3:8b · 3s") || w == first {
+	if w := waiting(); !strings.HasSuffix(w, "reading 12,400 tokens · 3s") || w == first {
 		t.Errorf("3.2s later: %q (before %q)", w, first)
 	}
 	events(m, agent.TextDelta{Turn: 1, Text: "Hel"})
@@ -48,7 +48,7 @@ func TestWaitingShowsSignsOfLife(t *testing.T) {
 		t.Errorf("silent for 0.9s: %q", w)
 	}
 	frame(1200 * time.Millisecond)
-	if w := waiting(); !strings.HasSuffix(w, "waiting for qwen3:8b · 2s") {
+	if w := waiting(); !strings.HasSuffix(w, "writing · silent · 2s") {
 		t.Errorf("silent for 2.1s: %q", w)
 	}
 	events(m, agent.ToolStarted{Turn: 1, Index: 0, Name: "shell", Kind: tools.KindExec, Subject: "ls"})
@@ -62,7 +62,7 @@ func TestWaitingShowsSignsOfLife(t *testing.T) {
 	}
 	press(m, "y")
 	events(m, agent.ToolFinished{Turn: 1, Index: 0, Name: "shell", Kind: tools.KindExec, Outcome: agent.OutcomeOK},
-		agent.TurnFinished{Turn: 1}, agent.TurnStarted{Turn: 2})
+		agent.TurnFinished{Turn: 1}, agent.TurnStarted{Turn: 2, Model: "qwen3:8b"})
 	if w := waiting(); !strings.HasSuffix(w, "waiting for qwen3:8b · 0s") {
 		t.Errorf("the next request: %q", w)
 	}
