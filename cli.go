@@ -31,6 +31,8 @@ Usage:
                                    take back the file changes of a session's
                                    last request (default: the latest session)
   lathe doctor [--json]            check the server, models, sandbox and setup
+  lathe context [--continue | --resume ID]
+                                   how the context window is used
   lathe help, lathe --help         show this help
   lathe --version                  print the version
 
@@ -119,7 +121,7 @@ type command struct {
 }
 
 // subcommands are the words that start a subcommand rather than a session.
-var subcommands = []string{"sessions", "undo", "doctor", "help"}
+var subcommands = []string{"sessions", "undo", "doctor", "context", "help"}
 
 // flagsOf are the flags each subcommand takes; a session takes every
 // flag but those of the subcommands (sessionOnly).
@@ -129,6 +131,7 @@ var flagsOf = map[string][]string{
 	"sessions prune": {"dir", "older-than", "all", "dry-run"},
 	"undo":           {"dir", "continue", "session", "list", "yes", "force"},
 	"doctor":         {"dir", "json", "model"},
+	"context":        {"dir", "continue", "resume", "model"},
 	"help":           {},
 }
 
@@ -229,7 +232,7 @@ func (cmd *command) subcommand(fs *pflag.FlagSet) error {
 	case "help":
 		cmd.sub = "help"
 		return nil
-	case "undo", "doctor":
+	case "undo", "doctor", "context":
 		cmd.sub = words[0]
 		if len(words) > 1 {
 			return usagef("%s: unexpected argument %q", words[0], words[1])

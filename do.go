@@ -37,6 +37,8 @@ func (cmd command) do(ctx context.Context, stdin io.Reader, stdout, stderr io.Wr
 		return cmd.doctor(ctx, stdout)
 	case "undo":
 		return cmd.undo(ctx, stdin, stdout, stderr)
+	case "context":
+		return cmd.contextUse(ctx, stdout, stderr)
 	}
 	var prompt string
 	if cmd.oneShot {

@@ -24,6 +24,28 @@ type ContextUse struct {
 // Free is what is left of the window.
 func (c ContextUse) Free() int { return max(c.NumCtx-c.Total, 0) }
 
+// ContextPart is one part of the window, for a table.
+type ContextPart struct {
+	Name      string
+	Tokens    int
+	Estimated bool
+}
+
+// Parts are the parts of the window in the order a table lists them, the
+// empty optional ones left out, then what is in use and what is free.
+func (c ContextUse) Parts() []ContextPart {
+	out := []ContextPart{{"system prompt", c.System, true}}
+	if c.Instructions > 0 {
+		out = append(out, ContextPart{"AGENTS.md", c.Instructions, true})
+	}
+	out = append(out, ContextPart{"tool schemas", c.Tools, true})
+	if c.Summary > 0 {
+		out = append(out, ContextPart{"summary", c.Summary, true})
+	}
+	return append(out, ContextPart{"prompts and replies", c.History, true}, ContextPart{"tool results", c.ToolResults, true},
+		ContextPart{"in use", c.Total, !c.Counted}, ContextPart{"free", c.Free(), !c.Counted})
+}
+
 // Context works out how the context window is used now; zero until the
 // session is prepared.
 func (s *Session) Context() ContextUse {

@@ -139,23 +139,13 @@ func (m *model) cmdContext(string) tea.Cmd {
 
 // contextRows are the parts of the window, in tokens and shares of it.
 func contextRows(u agent.ContextUse) [][2]string {
-	row := func(name string, n int, mark string) [2]string {
-		return [2]string{name, fmt.Sprintf("%s%s  %d%%", mark, human.Thousands(n), n*100/max(u.NumCtx, 1))}
+	var rows [][2]string
+	for _, p := range u.Parts() {
+		mark := ""
+		if p.Estimated {
+			mark = "~"
+		}
+		rows = append(rows, [2]string{p.Name, fmt.Sprintf("%s%s  %d%%", mark, human.Thousands(p.Tokens), p.Tokens*100/max(u.NumCtx, 1))})
 	}
-	total := "~"
-	if u.Counted {
-		total = ""
-	}
-	rows := [][2]string{row("system prompt", u.System, "~")}
-	if u.Instructions > 0 {
-		rows = append(rows, row("AGENTS.md", u.Instructions, "~"))
-	}
-	rows = append(rows, row("tool schemas", u.Tools, "~"))
-	if u.Summary > 0 {
-		rows = append(rows, row("summary", u.Summary, "~"))
-	}
-	rows = append(rows, row("prompts and replies", u.History, "~"), row("tool results", u.ToolResults, "~"),
-		row("in use", u.Total, total), row("free", u.Free(), total),
-		[2]string{"window", human.Thousands(u.NumCtx) + " tokens (~ estimated; the rest the server's count)"})
-	return rows
+	return append(rows, [2]string{"window", human.Thousands(u.NumCtx) + " tokens (~ estimated; the rest the server's count)"})
 }
