@@ -138,7 +138,7 @@ func (m *model) thinkingDelta(e agent.ThinkingDelta) {
 	r.arrived = true
 	m.heard()
 	if r.thinking < 0 {
-		m.transcript.add(&thinkingItem{started: m.now()})
+		m.transcript.addStreamed(&thinkingItem{started: m.now()})
 		r.thinking = len(m.transcript.items) - 1
 	}
 	m.transcript.items[r.thinking].(*thinkingItem).add(e.Text)
@@ -154,7 +154,7 @@ func (m *model) textDelta(e agent.TextDelta) {
 	r.arrived = true
 	m.heard()
 	if r.answer < 0 {
-		m.transcript.add(&answerItem{md: mdstream.NewDoc(m.markdown())})
+		m.transcript.addStreamed(&answerItem{md: mdstream.NewDoc(m.markdown())})
 		r.answer = len(m.transcript.items) - 1
 	}
 	// Tabs have no width on the terminal's cell grid: code indented with

@@ -3,7 +3,6 @@ package tui
 import (
 	"fmt"
 	"lathe/internal/human"
-	"lathe/mdstream"
 
 	"lathe/agent"
 	"lathe/prompts"
@@ -83,10 +82,7 @@ func (m *model) showReply(msg provider.Message) {
 		m.transcript.add(t)
 	}
 	if msg.Content != "" {
-		md := mdstream.NewDoc(m.markdown())
-		md.Append(tabsToSpaces(msg.Content))
-		md.Finish()
-		m.transcript.add(&answerItem{md: md})
+		m.transcript.add(&answerItem{pending: tabsToSpaces(msg.Content), renderer: m.markdown()})
 	}
 }
 

@@ -20,6 +20,11 @@ type input struct {
 	history []string
 	pos     int    // index in history while browsing; len(history) when not
 	draft   string // what the input held when browsing started
+	// The textarea rendered, kept while nothing that changes it happened:
+	// the TUI lays its screen out after every message, tokens of a reply
+	// included, and the input does not change with them.
+	rendered string
+	fresh    bool
 }
 
 func newInput(keys keyMap) input {
@@ -39,25 +44,42 @@ func newInput(keys keyMap) input {
 	ta.MinHeight = 1
 	ta.MaxHeight = maxInputLines
 	ta.KeyMap.InsertNewline = keys.Newline
+	// A steady cursor: a blinking one redraws the screen twice a second
+	// while nothing else happens.
+	styles := ta.Styles()
+	styles.Cursor.Blink = false
+	ta.SetStyles(styles)
 	ta.Focus()
 	return input{ta: ta}
 }
 
-func (in *input) setWidth(w int) { in.ta.SetWidth(w) }
+func (in *input) setWidth(w int) {
+	if in.ta.Width() != w || !in.fresh {
+		in.ta.SetWidth(w)
+		in.fresh = false
+	}
+}
 
 func (in *input) value() string { return in.ta.Value() }
 
-func (in *input) view() string { return in.ta.View() }
+func (in *input) view() string {
+	if !in.fresh {
+		in.rendered, in.fresh = in.ta.View(), true
+	}
+	return in.rendered
+}
 
 func (in *input) set(s string) {
 	in.ta.SetValue(s)
 	in.ta.MoveToEnd()
+	in.fresh = false
 }
 
 // take returns the text and clears the input, remembering the text.
 func (in *input) take() string {
 	text := strings.TrimSpace(in.ta.Value())
 	in.ta.Reset()
+	in.fresh = false
 	if text != "" && (len(in.history) == 0 || in.history[len(in.history)-1] != text) {
 		in.history = append(in.history, text)
 	}
@@ -125,5 +147,6 @@ func (in *input) update(msg tea.Msg, keys keyMap) tea.Cmd {
 	}
 	var cmd tea.Cmd
 	in.ta, cmd = in.ta.Update(msg)
+	in.fresh = false
 	return cmd
 }

@@ -45,20 +45,36 @@ func (u *userItem) lines(width int, st *theme) []string {
 }
 
 // answerItem is assistant text, streamed as markdown. Appending text does
-// not render; the next frame does, and only the open tail.
+// not render it: lines does, for the frame. A restored answer keeps its
+// text until it is first shown: parsing thousands of answers of a long
+// session costs nothing until they scroll into view.
 type answerItem struct {
-	md *mdstream.Doc
-	r  render
+	md       *mdstream.Doc
+	pending  string             // a restored answer's text, until doc
+	renderer *mdstream.Renderer // for pending
+	r        render
+}
+
+// doc is the answer's document, made from its text on first use.
+func (a *answerItem) doc() *mdstream.Doc {
+	if a.md == nil {
+		a.md = mdstream.NewDoc(a.renderer)
+		a.md.Append(a.pending)
+		a.md.Finish()
+		a.pending = ""
+	}
+	return a.md
 }
 
 func (a *answerItem) lines(width int, _ *theme) []string {
 	if l, ok := a.r.get(width); ok {
 		return l
 	}
-	if a.md.Text() == "" {
+	md := a.doc()
+	if md.Text() == "" {
 		return a.r.set(width, nil) // all of it was tool calls written as text
 	}
-	return a.r.set(width, append(a.md.Lines(width), ""))
+	return a.r.set(width, append(md.Lines(width), ""))
 }
 
 // noticeKind says how a notice looks.
@@ -206,3 +222,22 @@ func (u *userItem) invalidate()     { u.r.invalidate() }
 func (a *answerItem) invalidate()   { a.r.invalidate() }
 func (n *noticeItem) invalidate()   { n.r.invalidate() }
 func (t *thinkingItem) invalidate() { t.r.invalidate() }
+
+// textHeight guesses the lines text takes wrapped at width, for items not
+// rendered yet.
+func textHeight(text string, width int) int {
+	n := 0
+	for _, l := range strings.Split(text, "\n") {
+		n += len(l)/max(width-4, 1) + 1
+	}
+	return n
+}
+
+func (u *userItem) estimate(width int) int { return textHeight(u.text, width) + 1 }
+func (a *answerItem) estimate(width int) int {
+	if a.md == nil {
+		return textHeight(a.pending, width) + 1
+	}
+	return textHeight(a.md.Text(), width) + 1
+}
+func (n *noticeItem) estimate(width int) int { return textHeight(n.title+"\n"+n.text, width) + 1 }

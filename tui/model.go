@@ -258,6 +258,7 @@ func (m *model) layout() {
 	m.input.setWidth(m.width)
 	m.bottomView = m.bottom()
 	m.transcript.setSize(m.width-2, m.height-strings.Count(m.bottomView, "\n")-2)
+	m.transcript.settle()
 }
 
 // notice adds a notice to the transcript, unless the transcript ends

@@ -46,16 +46,25 @@ func (t *transcript) changed(i int) {
 	t.measure(i)
 }
 
+// estimator items can guess their height without rendering.
+type estimator interface {
+	estimate(width int) int
+}
+
 // transcript is the scrollable list of items. It keeps each item's height
 // at the current width and the running sums of heights, so that showing a
 // window costs as much as the window, whatever the length of the session.
+// An item is rendered, and so measured, only once it comes into view (see
+// settle): before that its height is a guess. A resumed session of
+// thousands of messages costs its last screen, not its length.
 type transcript struct {
 	items    []item
 	heights  []int
-	sums     []int // sums[i] is the height of items[:i]
-	selected int   // index of the selected item; -1 for none
-	offset   int   // first visible line when not following
-	follow   bool  // stick to the bottom as content grows
+	measured []bool // heights[i] is the rendered height, not a guess
+	sums     []int  // sums[i] is the height of items[:i]
+	selected int    // index of the selected item; -1 for none
+	offset   int    // first visible line when not following
+	follow   bool   // stick to the bottom as content grows
 	width    int
 	height   int
 	st       *theme
@@ -65,17 +74,37 @@ func newTranscript(st *theme) transcript {
 	return transcript{selected: -1, follow: true, st: st, sums: []int{0}}
 }
 
-// add appends an item.
+// add appends an item, its height guessed until it comes into view.
 func (t *transcript) add(it item) {
+	h := guess(it, t.width)
+	t.items = append(t.items, it)
+	t.heights = append(t.heights, h)
+	t.measured = append(t.measured, false)
+	t.sums = append(t.sums, t.sums[len(t.sums)-1]+h)
+}
+
+// addStreamed appends an item whose content streams in, measured at once
+// while it is empty (which costs nothing): what streams in renders at the
+// next frame (changed), never before.
+func (t *transcript) addStreamed(it item) {
 	t.items = append(t.items, it)
 	t.heights = append(t.heights, 0)
+	t.measured = append(t.measured, false)
 	t.sums = append(t.sums, t.sums[len(t.sums)-1])
 	t.measure(len(t.items) - 1)
 }
 
+// guess is an item's height before it is rendered.
+func guess(it item, width int) int {
+	if e, ok := it.(estimator); ok {
+		return max(e.estimate(max(width, 1)), 1)
+	}
+	return 2
+}
+
 // clear removes every item.
 func (t *transcript) clear() {
-	t.items, t.heights, t.sums = nil, nil, []int{0}
+	t.items, t.heights, t.measured, t.sums = nil, nil, nil, []int{0}
 	t.selected, t.offset, t.follow = -1, 0, true
 }
 
@@ -89,23 +118,45 @@ func (t *transcript) setSize(width, height int) {
 	}
 }
 
-// remeasure re-renders every item: after a resize or a style change.
+// remeasure drops every item's rendering: after a resize or a style
+// change. They render again as they come into view; until then their
+// heights are guesses.
 func (t *transcript) remeasure() {
 	for i, it := range t.items {
 		it.invalidate()
-		t.heights[i] = len(it.lines(t.width, t.st))
+		t.measured[i] = false
 	}
-	t.resum(0)
 }
 
-// measure updates item i's height and the sums after it.
+// measure renders item i, and updates its height and the sums after it.
 func (t *transcript) measure(i int) {
 	h := len(t.items[i].lines(t.width, t.st))
+	t.measured[i] = true
 	if h == t.heights[i] {
 		return
 	}
 	t.heights[i] = h
 	t.resum(i)
+}
+
+// settle measures the items in view, and those that come into view as
+// guesses are replaced by heights, until the window holds still. Only
+// what the window shows is rendered.
+func (t *transcript) settle() {
+	for range 64 {
+		top := t.top()
+		moved := false
+		i := sort.Search(len(t.items), func(i int) bool { return t.sums[i+1] > top })
+		for ; i < len(t.items) && t.sums[i] < top+t.height; i++ {
+			if !t.measured[i] {
+				t.measure(i)
+				moved = true
+			}
+		}
+		if !moved {
+			return
+		}
+	}
 }
 
 func (t *transcript) resum(from int) {

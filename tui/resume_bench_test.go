@@ -1,0 +1,65 @@
+package tui
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	tea "charm.land/bubbletea/v2"
+
+	"lathe/agent"
+	"lathe/internal/mdgen"
+	"lathe/provider"
+	"lathe/session"
+)
+
+// history is a restored session of about n messages as lathe saves them:
+// prompts, replies with thinking, markdown and a call, tool results of a
+// few KB, and final markdown answers with code.
+func history(n int) *agent.History {
+	h := &agent.History{ID: "0123456789abcdef", Title: "a long session"}
+	add := func(m provider.Message, meta *session.ToolMeta) {
+		h.Messages = append(h.Messages, session.Message{Seq: len(h.Messages), Message: m, Tool: meta})
+	}
+	for i := 0; len(h.Messages) < n; i++ {
+		add(provider.Message{Role: "user", Content: fmt.Sprintf("step %d: look at the parser and fix what is wrong", i)}, nil)
+		answer, _ := mdgen.Answer(300 + (i*137)%1500)
+		add(provider.Message{Role: "assistant", Content: "Let me read the file first.",
+			Thinking: mdgen.Thinking(400, " "), ToolCalls: []provider.ToolCall{{ID: "c", Name: "read_file",
+				Arguments: []byte(`{"path":"parse.go"}`)}}}, nil)
+		add(provider.Message{Role: "tool", ToolName: "read_file", ToolCallID: "c",
+			Content: strings.Repeat("func parse(line string) error { return nil }\n", 20+(i*31)%120)},
+			&session.ToolMeta{Subject: "parse.go", Outcome: "ok", Summary: "40 lines", Duration: time.Millisecond})
+		add(provider.Message{Role: "assistant", Content: answer}, nil)
+	}
+	h.Messages = h.Messages[:n]
+	return h
+}
+
+// BenchmarkResume measures resuming a long session in the TUI: the update
+// that shows its history (the first frame after it included), then the
+// slowest frame while scrolling to its top a page at a time.
+func BenchmarkResume(b *testing.B) {
+	for _, n := range []int{200, 1000, 5000} {
+		h := history(n)
+		b.Run(fmt.Sprint(n), func(b *testing.B) {
+			var slowest time.Duration
+			for b.Loop() {
+				m, _ := testModel(b)
+				m.Update(tea.WindowSizeMsg{Width: 100, Height: 30})
+				m.Update(preparedMsg{Prepared: agent.Prepared{Model: m.info, History: h}})
+				m.View()
+				b.StopTimer()
+				for range 40 {
+					start := time.Now()
+					m.Update(keyPress("pgup"))
+					m.View()
+					slowest = max(slowest, time.Since(start))
+				}
+				b.StartTimer()
+			}
+			b.ReportMetric(float64(slowest.Microseconds())/1000, "ms-slowest-scroll-frame")
+		})
+	}
+}
