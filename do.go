@@ -146,7 +146,7 @@ func (cmd command) interactive(ctx context.Context, loaded config.Loaded, r *res
 	opts := tui.Options{
 		Engine: e.opts, Puller: client, Suggested: ollama.SuggestedModel, Server: client.URL(), Resume: e.saved,
 		Dir: e.opts.Dir, Home: cmd.env.get("HOME"), NoColor: cfg.NoColor, Input: stdin, Output: stdout,
-		Environ: cmd.env.list, Warnings: slices.Concat(notes, loaded.Warnings, e.warnings),
+		Environ: cmd.env.list, FPS: cfg.TUI.FPS, Warnings: slices.Concat(notes, loaded.Warnings, e.warnings),
 	}
 	if e.db != nil {
 		opts.Catalog = e.db

@@ -449,3 +449,18 @@ func TestSandboxSettingsChecked(t *testing.T) {
 		t.Errorf("defaults: %+v %+v, %v", l.Sandbox, l.Undo, err)
 	}
 }
+
+func TestFPSChecked(t *testing.T) {
+	for _, bad := range []string{"[tui]\nfps = 0\n", "[tui]\nfps = 121\n", "[tui]\nfps = -5\n"} {
+		var ce *Error
+		if _, err := Load(setup(t, bad, "", nil)); !errors.As(err, &ce) || ce.Key != "tui.fps" {
+			t.Errorf("%q: err = %v", bad, err)
+		}
+	}
+	for file, want := range map[string]int{"": DefaultFPS, "[tui]\nfps = 60\n": 60} {
+		l, err := Load(setup(t, file, "", nil))
+		if err != nil || l.TUI.FPS != want {
+			t.Errorf("%q: fps = %d, %v; want %d", file, l.TUI.FPS, err, want)
+		}
+	}
+}

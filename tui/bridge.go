@@ -4,6 +4,7 @@ import (
 	"context"
 	"slices"
 	"sync"
+	"time"
 
 	tea "charm.land/bubbletea/v2"
 
@@ -18,12 +19,20 @@ import (
 type bridge struct {
 	ch   chan any
 	done chan struct{}
+	// gather is how long a batch that starts with streamed text waits for
+	// more: a frame's interval, since nothing shows sooner. Each token
+	// would otherwise wake the UI's loop and run Update and View, 200
+	// times a second from a fast GPU. sleep is time.Sleep but in tests.
+	gather time.Duration
+	sleep  func(time.Duration)
 }
 
 // maxBatch bounds how many queued items one message carries.
 const maxBatch = 512
 
-func newBridge() *bridge { return &bridge{ch: make(chan any, 1024), done: make(chan struct{})} }
+func newBridge(gather time.Duration) *bridge {
+	return &bridge{ch: make(chan any, 1024), done: make(chan struct{}), gather: gather, sleep: time.Sleep}
+}
 
 // emit is the engine's event sink.
 func (b *bridge) emit(e agent.Event) { b.send(e) }
@@ -50,10 +59,14 @@ type runDone struct {
 }
 
 // wait returns a command that blocks for the next item and takes every
-// other one already queued with it.
+// other one already queued with it; when that item is streamed text, it
+// first lets a frame's worth of the stream gather.
 func (b *bridge) wait() tea.Cmd {
 	return func() tea.Msg {
 		batch := engineMsg{<-b.ch}
+		if streamed(batch[0]) && b.gather > 0 {
+			b.sleep(b.gather)
+		}
 		for len(batch) < maxBatch {
 			select {
 			case v := <-b.ch:
@@ -64,6 +77,16 @@ func (b *bridge) wait() tea.Cmd {
 		}
 		return batch
 	}
+}
+
+// streamed reports whether v is a piece of a stream, which can wait for
+// the next frame.
+func streamed(v any) bool {
+	switch v.(type) {
+	case agent.TextDelta, agent.ThinkingDelta, pullProgress:
+		return true
+	}
+	return false
 }
 
 // approvalAsk is a call waiting for the user's decision.

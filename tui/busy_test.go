@@ -2,8 +2,10 @@ package tui
 
 import (
 	"context"
+	"fmt"
 	"net/url"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -355,5 +357,29 @@ func TestExitHint(t *testing.T) {
 	fresh.exitHint(&out)
 	if out.Len() != 0 {
 		t.Errorf("a session never saved: exit hint %q", out.String())
+	}
+}
+
+// TestStreamGathersForAFrame: a batch that starts with streamed text waits
+// a frame's interval for the tokens that follow, so that a stream wakes
+// the UI once a frame, not once a token; anything else goes at once.
+func TestStreamGathersForAFrame(t *testing.T) {
+	b := newBridge(80 * time.Millisecond)
+	var slept []time.Duration
+	b.sleep = func(d time.Duration) {
+		slept = append(slept, d)
+		for i := range 5 { // what streams in meanwhile
+			b.send(agent.TextDelta{Turn: 1, Text: fmt.Sprint(i)})
+		}
+	}
+	b.send(agent.TextDelta{Turn: 1, Text: "first"})
+	batch := b.wait()().(engineMsg)
+	if len(batch) != 6 || !slices.Equal(slept, []time.Duration{80 * time.Millisecond}) {
+		t.Errorf("a streamed token: batch of %d after sleeping %v; want 6 after one frame (80ms)", len(batch), slept)
+	}
+	slept = nil
+	b.send(agent.ToolStarted{Turn: 1, Name: "read_file"})
+	if batch := b.wait()().(engineMsg); len(batch) != 1 || slept != nil {
+		t.Errorf("a tool call: batch of %d after sleeping %v; want it alone, at once", len(batch), slept)
 	}
 }

@@ -346,7 +346,7 @@ func (m *model) animate() tea.Cmd {
 		return nil
 	}
 	m.ticking = true
-	return tea.Tick(frameInterval, func(time.Time) tea.Msg { return frameMsg{} })
+	return tea.Tick(m.interval, func(time.Time) tea.Msg { return frameMsg{} })
 }
 
 // onFrame renders what changed since the last frame and turns the
@@ -357,12 +357,18 @@ func (m *model) onFrame() tea.Cmd {
 	m.refreshDirty()
 	if r := m.run; r != nil {
 		for _, i := range r.cards {
-			if m.transcript.items[i].(*toolCard).tick(m.frame / 3) {
+			if m.transcript.items[i].(*toolCard).tick(spinnerStep(m.frame, m.interval)) {
 				m.transcript.changed(i)
 			}
 		}
 	}
 	return m.animate()
+}
+
+// spinnerStep is the step a spinner shows at frame: one step each 100 ms
+// or each frame, whichever is slower.
+func spinnerStep(frame int, interval time.Duration) int {
+	return frame / max(1, int(100*time.Millisecond/interval))
 }
 
 // refreshDirty re-renders the items that changed since the last frame.

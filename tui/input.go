@@ -25,6 +25,7 @@ type input struct {
 	// included, and the input does not change with them.
 	rendered string
 	fresh    bool
+	width    int // the last width set
 }
 
 func newInput(keys keyMap) input {
@@ -54,9 +55,9 @@ func newInput(keys keyMap) input {
 }
 
 func (in *input) setWidth(w int) {
-	if in.ta.Width() != w || !in.fresh {
+	if in.width != w {
 		in.ta.SetWidth(w)
-		in.fresh = false
+		in.width, in.fresh = w, false
 	}
 }
 

@@ -1,8 +1,10 @@
 package tui
 
 import (
+	"cmp"
 	"context"
 	"io"
+	"lathe/config"
 	"lathe/mdstream"
 	"path/filepath"
 	"strings"
@@ -47,14 +49,13 @@ type Options struct {
 	Width, Height int
 	// Environ is the environment, from which the colour profile is read.
 	Environ []string
+	// FPS is how many frames a second are drawn at most (1 to 120); zero
+	// means config.DefaultFPS.
+	FPS int
 	// Warnings are what lathe noticed at start that does not stop it (a
 	// project's approval rules ignored, AGENTS.md cut): shown first.
 	Warnings []string
 }
-
-// frameInterval paces re-rendering of streamed text and spinners: tokens
-// that arrive between two frames are rendered together.
-const frameInterval = 33 * time.Millisecond
 
 // model is the root of the TUI: it routes messages, owns the layout, and
 // holds the session.
@@ -99,16 +100,22 @@ type model struct {
 	op          string             // what is under way besides a request (see busy); "" for nothing
 	queued      []string           // prompts typed while something was under way, sent in order
 
-	mode      modeState
-	run       *runState
-	runs      sync.WaitGroup
-	usage     usage
+	mode   modeState
+	run    *runState
+	runs   sync.WaitGroup
+	usage  usage
+	status statusMemo
+	rule   struct {
+		width int
+		line  string
+	} // the rule above the input, rendered once per width
 	quitArmed bool // a second Ctrl+C quits, until quitAt+quitWindow
 	quitAt    time.Time
 	note      string
 	title     string // the session's title, once the model gave one
 	frame     int
 	ticking   bool
+	interval  time.Duration // between two frames: a second / Options.FPS
 }
 
 // runState is a prompt being answered.
@@ -135,7 +142,6 @@ func newModel(ctx context.Context, opts Options) *model {
 		opts:   opts,
 		keys:   newKeyMap(),
 		st:     st,
-		bridge: newBridge(),
 		now:    opts.Engine.Now,
 		width:  max(opts.Width, 20),
 		height: max(opts.Height, 10),
@@ -143,6 +149,8 @@ func newModel(ctx context.Context, opts Options) *model {
 	if m.now == nil {
 		m.now = time.Now
 	}
+	m.interval = time.Second / time.Duration(cmp.Or(opts.FPS, config.DefaultFPS))
+	m.bridge = newBridge(m.interval)
 	m.every = mode.Every(opts.Engine.Tools)
 	m.approver = &dialogApprover{b: m.bridge}
 	m.reviewer = &dialogReviewer{b: m.bridge}
@@ -243,7 +251,10 @@ func (m *model) bottom() string {
 	if w := m.waiting(); w != "" {
 		lines = append(lines, w)
 	}
-	lines = append(append(lines, m.st.rule.Render(strings.Repeat("─", m.width))), m.queueView()...)
+	if m.rule.width != m.width {
+		m.rule.width, m.rule.line = m.width, m.st.rule.Render(strings.Repeat("─", m.width))
+	}
+	lines = append(append(lines, m.rule.line), m.queueView()...)
 	in := m.input.view()
 	// The popup leaves a line of transcript and the status line, and takes
 	// at most half the screen.

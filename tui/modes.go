@@ -195,19 +195,19 @@ func (m *model) planReviewed(rv mode.Verdict) {
 
 // modeStatus is the status line's mode, styled: "plan", "build · plan
 // 2/5". Plan and ask mode stand out; build mode is the usual one.
-func (m *model) modeStatus() string {
+func (m *model) modeStatus(s statusState) string {
 	style := m.st.status
-	switch m.mode.name {
+	switch s.mode {
 	case "plan":
 		style = m.st.modePlan
 	case "ask":
 		style = m.st.modeAsk
 	}
-	s := style.Render(m.mode.name)
-	if p := m.mode.plan; p != nil {
-		s += m.st.status.Render(fmt.Sprintf(" · plan %d/%d", p.Finished(), len(p.Steps)))
+	out := style.Render(s.mode)
+	if s.planLen > 0 {
+		out += m.st.status.Render(fmt.Sprintf(" · plan %d/%d", s.planDone, s.planLen))
 	}
-	return s
+	return out
 }
 
 // planAsk is a proposed plan waiting for the user's review.

@@ -1,6 +1,7 @@
 package tui
 
 import (
+	"cmp"
 	"fmt"
 	"lathe/internal/human"
 	"path/filepath"
@@ -18,37 +19,75 @@ type usage struct {
 	load      time.Duration
 }
 
+// statusState is everything the status line shows. Bubble Tea calls View
+// after every message, a streamed token's included: the line is rendered
+// again only when this changes.
+type statusState struct {
+	model, mode, hint string
+	planDone, planLen int // the plan's progress; planLen 0 without one
+	all               bool
+	used, numCtx      int
+	counted           bool
+	turn              int
+	usage             usage
+	width             int
+}
+
+// statusMemo is the last status line rendered, and what it showed.
+type statusMemo struct {
+	state statusState
+	line  string
+}
+
 // statusLine renders the bottom line: model, mode, directory, context use,
 // turn while running, speed, and a hint or note on the right.
 func (m *model) statusLine() string {
-	st := &m.st
-	sep := st.status.Render(" · ")
-	var parts []string
-	model := m.info.Name
-	if model == "" {
-		model = m.opts.Engine.Config.Model
+	s := m.statusState()
+	if m.status.line == "" || s != m.status.state {
+		m.status = statusMemo{s, m.renderStatus(s)}
 	}
-	if model == "" {
-		model = "no model"
+	return m.status.line
+}
+
+func (m *model) statusState() statusState {
+	s := statusState{model: m.info.Name, mode: m.mode.name, hint: m.hint(), all: m.opts.Engine.Config.Approval.All,
+		numCtx: m.info.NumCtx, usage: m.usage, width: m.width}
+	if s.model == "" {
+		s.model = cmp.Or(m.opts.Engine.Config.Model, "no model")
 	}
-	parts = append(parts, st.statusKey.Render(model), m.modeStatus())
-	if m.opts.Engine.Config.Approval.All {
-		parts = append(parts, st.approveAll.Render("--yes"))
+	if p := m.mode.plan; p != nil {
+		s.planDone, s.planLen = p.Finished(), len(p.Steps)
 	}
-	if m.info.NumCtx > 0 {
+	if s.numCtx > 0 {
 		// The session's own count: the server's, or "~" an estimate.
 		snap := m.session.Snapshot()
+		s.used, s.counted = snap.Used, snap.Counted
+	}
+	if m.run != nil {
+		s.turn = m.run.turn
+	}
+	return s
+}
+
+func (m *model) renderStatus(s statusState) string {
+	st := &m.st
+	sep := st.status.Render(" · ")
+	parts := []string{st.statusKey.Render(s.model), m.modeStatus(s)}
+	if s.all {
+		parts = append(parts, st.approveAll.Render("--yes"))
+	}
+	if s.numCtx > 0 {
 		approx := ""
-		if snap.Used > 0 && !snap.Counted {
+		if s.used > 0 && !s.counted {
 			approx = "~"
 		}
 		parts = append(parts, st.status.Render(fmt.Sprintf("ctx %d%% %s%s/%s",
-			snap.Used*100/m.info.NumCtx, approx, human.Thousands(snap.Used), human.Thousands(m.info.NumCtx))))
+			s.used*100/s.numCtx, approx, human.Thousands(s.used), human.Thousands(s.numCtx))))
 	}
-	if m.run != nil && m.run.turn > 0 {
-		parts = append(parts, st.status.Render(fmt.Sprintf("turn %d/%d", m.run.turn, m.opts.Engine.Config.Limits.MaxTurns)))
+	if s.turn > 0 {
+		parts = append(parts, st.status.Render(fmt.Sprintf("turn %d/%d", s.turn, m.opts.Engine.Config.Limits.MaxTurns)))
 	}
-	if u := m.usage; u.tokPerSec > 0 {
+	if u := s.usage; u.tokPerSec > 0 {
 		speed := fmt.Sprintf("%.0f tok/s", u.tokPerSec)
 		if u.cached >= 0 {
 			speed += fmt.Sprintf(" · cache %d%%", u.cached)
@@ -59,20 +98,20 @@ func (m *model) statusLine() string {
 		parts = append(parts, st.status.Render(speed))
 	}
 	left := " " + strings.Join(parts, sep)
-	right := st.status.Render(m.hint()) + " "
+	right := st.status.Render(s.hint) + " "
 	dir := st.status.Render(shortDir(m.opts.Dir, m.opts.Home))
 	// The directory gives way first, then the end of the left side: the
 	// hint (a note, the key that matters now) is what the user needs.
 	for _, try := range []string{left + sep + dir, left} {
-		if gap := m.width - ansi.StringWidth(try) - ansi.StringWidth(right); gap >= 1 {
+		if gap := s.width - ansi.StringWidth(try) - ansi.StringWidth(right); gap >= 1 {
 			return try + strings.Repeat(" ", gap) + right
 		}
 	}
-	if room := m.width - ansi.StringWidth(right) - 1; room >= 12 {
+	if room := s.width - ansi.StringWidth(right) - 1; room >= 12 {
 		left = ansi.Truncate(left, room, "…")
-		return left + strings.Repeat(" ", m.width-ansi.StringWidth(left)-ansi.StringWidth(right)) + right
+		return left + strings.Repeat(" ", s.width-ansi.StringWidth(left)-ansi.StringWidth(right)) + right
 	}
-	return ansi.Truncate(left, m.width, "…")
+	return ansi.Truncate(left, s.width, "…")
 }
 
 // hint is the right side of the status line: a note, or the key that

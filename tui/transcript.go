@@ -68,7 +68,17 @@ type transcript struct {
 	width    int
 	height   int
 	st       *theme
+	// gen counts the changes to what items show (each measure, a
+	// remeasure, an item added): view's result is kept while neither it
+	// nor the window moves, as between two frames of a stream, when
+	// Bubble Tea still calls View after every token.
+	gen    int
+	shown  viewKey
+	viewed string
 }
+
+// viewKey is what decides the transcript's view.
+type viewKey struct{ gen, top, selected, width, height int }
 
 func newTranscript(st *theme) transcript {
 	return transcript{selected: -1, follow: true, st: st, sums: []int{0}}
@@ -77,6 +87,7 @@ func newTranscript(st *theme) transcript {
 // add appends an item, its height guessed until it comes into view.
 func (t *transcript) add(it item) {
 	h := guess(it, t.width)
+	t.gen++
 	t.items = append(t.items, it)
 	t.heights = append(t.heights, h)
 	t.measured = append(t.measured, false)
@@ -105,6 +116,7 @@ func guess(it item, width int) int {
 // clear removes every item.
 func (t *transcript) clear() {
 	t.items, t.heights, t.measured, t.sums = nil, nil, nil, []int{0}
+	t.gen++
 	t.selected, t.offset, t.follow = -1, 0, true
 }
 
@@ -122,6 +134,7 @@ func (t *transcript) setSize(width, height int) {
 // change. They render again as they come into view; until then their
 // heights are guesses.
 func (t *transcript) remeasure() {
+	t.gen++
 	for i, it := range t.items {
 		it.invalidate()
 		t.measured[i] = false
@@ -131,6 +144,7 @@ func (t *transcript) remeasure() {
 // measure renders item i, and updates its height and the sums after it.
 func (t *transcript) measure(i int) {
 	h := len(t.items[i].lines(t.width, t.st))
+	t.gen++
 	t.measured[i] = true
 	if h == t.heights[i] {
 		return
@@ -193,6 +207,10 @@ func (t *transcript) scrollToBottom() { t.follow = true }
 // padded below when it is shorter.
 func (t *transcript) view() string {
 	top := t.top()
+	key := viewKey{t.gen, top, t.selected, t.width, t.height}
+	if key == t.shown && t.viewed != "" {
+		return t.viewed
+	}
 	var b strings.Builder
 	written := 0
 	i := sort.Search(len(t.items), func(i int) bool { return t.sums[i+1] > top })
@@ -219,7 +237,8 @@ func (t *transcript) view() string {
 			b.WriteByte('\n')
 		}
 	}
-	return b.String()
+	t.shown, t.viewed = key, b.String()
+	return t.viewed
 }
 
 // selectStep moves the selection among foldable items by dir (-1, +1),

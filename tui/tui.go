@@ -25,10 +25,11 @@ func Run(ctx context.Context, opts Options) error {
 	defer cancel()
 	m := newModel(ctx, opts)
 	environ := opts.Environ
-	// 120 frames a second, Bubble Tea's most: the first frame waits for the
-	// renderer's first tick, and an unchanged frame costs a comparison.
+	// The renderer draws at most FPS frames a second; it wakes that often
+	// even when nothing changed, which is what the TUI costs when idle.
+	// Streamed text is re-rendered at the same pace (model.interval).
 	popts := []tea.ProgramOption{tea.WithContext(ctx), tea.WithEnvironment(environ),
-		tea.WithColorProfile(colorProfile(environ)), tea.WithFPS(120)}
+		tea.WithColorProfile(colorProfile(environ)), tea.WithFPS(int(time.Second / m.interval))}
 	if opts.Input != nil {
 		popts = append(popts, tea.WithInput(opts.Input))
 	}

@@ -1,7 +1,7 @@
 // Command fakeollama serves the scripted fake Ollama server outside tests,
 // for demos and manual runs of the TUI:
 //
-//	fakeollama [-addr-file FILE] SCRIPT.json
+//	fakeollama [-addr-file FILE] [-pace DURATION] SCRIPT.json
 //
 // It prints the server's URL (and writes it to FILE), then serves the
 // script's replies until it is killed. Requests with no reply left get an
@@ -23,9 +23,10 @@ import (
 
 func main() {
 	addrFile := flag.String("addr-file", "", "write the server's URL to this file")
+	pace := flag.Duration("pace", 0, "wait this long before each streamed chunk (5ms: 200 tokens a second)")
 	flag.Parse()
 	if flag.NArg() != 1 {
-		fmt.Fprintln(os.Stderr, "usage: fakeollama [-addr-file FILE] SCRIPT.json")
+		fmt.Fprintln(os.Stderr, "usage: fakeollama [-addr-file FILE] [-pace DURATION] SCRIPT.json")
 		os.Exit(2)
 	}
 	f, err := os.Open(flag.Arg(0))
@@ -38,7 +39,7 @@ func main() {
 		log.Fatal(err)
 	}
 	tb := &logTB{}
-	srv := ollamatest.New(tb)
+	srv := ollamatest.New(tb, ollamatest.WithPace(*pace))
 	srv.Script(replies...)
 	fmt.Println(srv.URL())
 	if *addrFile != "" {

@@ -59,6 +59,13 @@ func (s *Server) streamTurn(w http.ResponseWriter, r *http.Request, c chatCall, 
 		if fails && i == reply.AfterChunks {
 			break
 		}
+		if s.cfg.pace > 0 {
+			select {
+			case <-r.Context().Done():
+				return
+			case <-time.After(s.cfg.pace):
+			}
+		}
 		m, cost := t.chunk(i)
 		chunk := wireChunk{Model: c.req.Model, CreatedAt: s.tick(time.Duration(cost) * evalTokenTime), Message: m}
 		if err := lw.line(chunk); err != nil {

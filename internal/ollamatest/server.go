@@ -84,6 +84,15 @@ type config struct {
 	signedOut     bool
 	remotes       []string // OLLAMA_REMOTES
 	version       string
+	pace          time.Duration
+}
+
+// WithPace makes the server wait d before each streamed chunk of a turn,
+// as a GPU writing 1/d tokens a second does, so that a client's cost per
+// token can be measured at a realistic speed. Zero, the default, sends as
+// fast as the client reads.
+func WithPace(d time.Duration) Option {
+	return func(c *config) { c.pace = d }
 }
 
 // WithVersion makes GET /api/version answer v instead of the version the
