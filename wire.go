@@ -180,20 +180,25 @@ func checkApprovalTools(loaded config.Loaded, registry *tools.Registry) error {
 // system cannot confine commands it says so (the warning), and by the
 // fallback either runs them unconfined or refuses them.
 func (cmd command) confinement(cfg config.Config, dir string) (*tools.Confinement, string) {
-	exe, err := os.Executable()
-	if err != nil || runtime.GOOS != "linux" {
-		if cfg.Sandbox.Mode != string(sandbox.Off) {
-			return nil, fmt.Sprintf("commands run unconfined: the sandbox needs Linux (%s here)", runtime.GOOS)
-		}
-		return nil, ""
-	}
-	p := cmd.policy(cfg, dir)
 	fallback := sandbox.Fallback(cfg.Sandbox.Fallback)
 	if fallback == "" {
 		fallback = sandbox.Warn // each command is approved by someone who was told
 		if cfg.Approval.All {
 			fallback = sandbox.Refuse // --yes: nothing runs unconfined unseen
 		}
+	}
+	p := cmd.policy(cfg, dir)
+	exe, err := os.Executable()
+	if err != nil || runtime.GOOS != "linux" {
+		switch {
+		case cfg.Sandbox.Mode == string(sandbox.Off):
+			return nil, ""
+		case fallback == sandbox.Refuse:
+			err := fmt.Errorf("%w: it needs Linux, not %s (sandbox fallback is %q)", sandbox.ErrUnsupported, runtime.GOOS, fallback)
+			return &tools.Confinement{Exe: exe, Policy: p, Refused: err}, "commands will not run: " + err.Error() +
+				` (set [sandbox] fallback = "warn" to run them unconfined, or use --sandbox off)`
+		}
+		return nil, fmt.Sprintf("commands run unconfined: the sandbox needs Linux (%s here)", runtime.GOOS)
 	}
 	resolved, warning, err := sandbox.Probe(sandbox.ProbeOptions{Unsupported: cmd.env.get(noSandboxEnv) != ""}).Resolve(p, fallback)
 	if err != nil {

@@ -295,7 +295,7 @@ func (w *shellWatch) list(ctx context.Context) (map[string]entry, bool) {
 func statOf(fi fs.FileInfo) stat {
 	s := stat{size: fi.Size(), mtime: fi.ModTime().UnixNano(), mode: fi.Mode()}
 	if st, ok := fi.Sys().(*syscall.Stat_t); ok {
-		s.ctime = st.Ctim.Sec*1e9 + st.Ctim.Nsec
+		s.ctime = ctime(st)
 		s.ino = st.Ino
 	}
 	return s

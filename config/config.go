@@ -155,7 +155,7 @@ const MaxTurns = 1000
 
 // DefaultFPS is tui.fps's default: the fastest frame rate whose idle cost
 // stays under 0.3% of a core (README, "Measured").
-const DefaultFPS = 12
+const DefaultFPS = 10
 
 // Defaults returns the settings lathe uses when nothing overrides them.
 func Defaults() Config {

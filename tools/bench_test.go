@@ -11,6 +11,8 @@ import (
 	"testing"
 
 	"lathe/tools/internal/gentree"
+
+	"golang.org/x/sys/unix"
 )
 
 // benchFiles is the size of the benchmark tree.
@@ -176,7 +178,7 @@ func rawOpenat(b *testing.B, ws *Workspace, d string, names []string, buf []byte
 	}
 	rc.Control(func(dfd uintptr) {
 		for _, n := range names {
-			fd, err := syscall.Openat(int(dfd), n, syscall.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_CLOEXEC|syscall.O_NONBLOCK, 0)
+			fd, err := unix.Openat(int(dfd), n, unix.O_RDONLY|unix.O_NOFOLLOW|unix.O_CLOEXEC|unix.O_NONBLOCK, 0)
 			if err != nil {
 				b.Fatal(err)
 			}

@@ -6,6 +6,8 @@ import (
 	"os"
 	"strings"
 	"syscall"
+
+	"golang.org/x/sys/unix"
 )
 
 const (
@@ -42,17 +44,17 @@ func openRegular(e entry) (grepFile, bool) {
 	var fd int
 	var err error
 	for {
-		fd, err = syscall.Openat(e.dirFD, e.name, syscall.O_RDONLY|syscall.O_NONBLOCK|syscall.O_NOFOLLOW|syscall.O_CLOEXEC, 0)
-		if err != syscall.EINTR {
+		fd, err = unix.Openat(e.dirFD, e.name, unix.O_RDONLY|unix.O_NONBLOCK|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
+		if err != unix.EINTR {
 			break
 		}
 	}
 	if err != nil {
 		return grepFile{}, false
 	}
-	var st syscall.Stat_t
-	if err := syscall.Fstat(fd, &st); err != nil || st.Mode&syscall.S_IFMT != syscall.S_IFREG || st.Size > maxGrepFile {
-		syscall.Close(fd)
+	var st unix.Stat_t
+	if err := unix.Fstat(fd, &st); err != nil || st.Mode&unix.S_IFMT != unix.S_IFREG || st.Size > maxGrepFile {
+		unix.Close(fd)
 		return grepFile{}, false
 	}
 	return grepFile{fd: fd, size: st.Size}, true
@@ -76,9 +78,9 @@ func (g grepFile) Read(p []byte) (int, error) {
 		return g.f.Read(p)
 	}
 	for {
-		n, err := syscall.Read(g.fd, p)
+		n, err := unix.Read(g.fd, p)
 		switch {
-		case err == syscall.EINTR:
+		case err == unix.EINTR:
 			continue
 		case err != nil:
 			return 0, err
@@ -94,7 +96,7 @@ func (g grepFile) Close() {
 		g.f.Close()
 		return
 	}
-	syscall.Close(g.fd)
+	unix.Close(g.fd)
 }
 
 // blockReader reads a file in blocks of whole lines into a buffer it keeps

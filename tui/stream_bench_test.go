@@ -4,19 +4,21 @@ import (
 	"testing"
 
 	"lathe/agent"
+	"lathe/config"
 	"lathe/internal/mdgen"
 )
 
-// BenchmarkStreamTokens measures what the TUI spends on one streamed token
-// as the real program sees it at 200 tokens a second: each token comes in
-// a message of its own, followed by View (Bubble Tea calls it after every
-// message), and a frame renders what changed every 17 tokens (12 frames a
-// second). Compare with mdstream's BenchmarkStreamToken, the markdown
-// alone; scripts/tui-cpu.sh measures the whole process.
+// BenchmarkStreamTokens measures what the TUI's model spends on one
+// streamed token at 200 tokens a second and the default frame rate: each
+// token comes in a message of its own (the worst case: the bridge gathers a
+// frame's worth), followed by View (Bubble Tea calls it after every
+// message), and a frame renders what changed every 200/fps tokens. Compare
+// with mdstream's BenchmarkStreamToken, the markdown alone;
+// scripts/tui-cpu.sh measures the whole process.
 func BenchmarkStreamTokens(b *testing.B) {
 	answer, _ := mdgen.Answer(12000)
 	tokens := mdgen.Tokens(answer, mdgen.TokenSize)
-	const perFrame = 200 / 12
+	const perFrame = 200 / config.DefaultFPS
 	n := 0
 	for b.Loop() {
 		b.StopTimer()

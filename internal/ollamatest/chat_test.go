@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"regexp"
 	"testing"
+	"time"
 
 	"github.com/ollama/ollama/api"
 )
@@ -289,5 +290,31 @@ func TestChatConcurrent(t *testing.T) {
 	}
 	if got := len(s.Requests()); got != n {
 		t.Errorf("recorded %d requests, want %d", got, n)
+	}
+}
+
+// TestPacedStream: WithPace spaces the streamed chunks, as a GPU writing
+// at a given speed does; the text is the same.
+func TestPacedStream(t *testing.T) {
+	const pace = 20 * time.Millisecond
+	s := New(t, WithPace(pace))
+	s.Script(Reply{Content: "one two three four five"})
+	var at []time.Time
+	var text string
+	start := time.Now()
+	err := newClient(t, s).Chat(t.Context(), userChat(DefaultModel().Name, "count"), func(r api.ChatResponse) error {
+		if !r.Done {
+			at = append(at, time.Now())
+			text += r.Message.Content
+		}
+		return nil
+	})
+	if err != nil || text != "one two three four five" || len(at) < 5 {
+		t.Fatalf("text %q in %d chunks, %v", text, len(at), err)
+	}
+	// The server sleeps the pace before each chunk: the last cannot come
+	// sooner than that many paces after the request.
+	if took := at[len(at)-1].Sub(start); took < time.Duration(len(at))*pace {
+		t.Errorf("%d chunks came in %v; want at least %v", len(at), took, time.Duration(len(at))*pace)
 	}
 }
