@@ -149,7 +149,7 @@ func (s *Session) Run(ctx context.Context, prompt string, emit func(Event)) (Res
 		Int("prompt_tokens", r.res.Usage.PromptTokens).Int("completion_tokens", r.res.Usage.CompletionTokens).
 		Int("text_calls", rec.TextCalls).Int("tool_names", rec.ToolNames).Int("argument_repairs", rec.ArgumentRepairs).
 		Int("think_leaks", rec.ThinkLeaks).Int("repetition_warnings", rec.RepetitionWarnings).
-		Int("empty_nudges", rec.EmptyNudges).Msg("run finished")
+		Int("empty_nudges", rec.EmptyNudges).Int("announced_nudges", rec.AnnouncedNudges).Msg("run finished")
 	return r.res, err
 }
 

@@ -243,6 +243,13 @@ func TestWorkInFlight(t *testing.T) {
 			if len(m.queued) != 1 || !strings.Contains(screen(m), "queued queued prompt") {
 				t.Fatalf("while %s the prompt was not queued and shown:\n%s", c.name, screen(m))
 			}
+			when := "queued: sent when " + strings.TrimPrefix(strings.TrimPrefix(c.doing, "busy: "), "a request is running") + " ends"
+			if c.name == "request" {
+				when = "queued: sent when the request ends"
+			}
+			if st := statusOf(m); !strings.Contains(st, when) {
+				t.Errorf("while %s: status %q, want %q", c.name, st, when)
+			}
 			if c.name == "mode change" {
 				close(rec.release)
 			} else {

@@ -32,7 +32,7 @@ type (
 
 // preload has the server load the model in the background, once it is
 // ready: the first prompt does not wait for the load. The status line
-// says "loading", then that it is loaded; a prompt sent meanwhile just
+// says "loading", then "ready"; a prompt sent meanwhile just
 // waits for the load on the server.
 func (m *model) preload() tea.Cmd {
 	if m.stopPreload != nil {
@@ -54,7 +54,7 @@ func (m *model) preloadedMsg(msg preloaded) {
 	}
 	m.stopPreload, m.loading = nil, ""
 	if msg.loaded && m.run == nil {
-		m.setStatusNote(msg.model + " is loaded")
+		m.setStatusNote(msg.model + " is ready")
 	}
 }
 

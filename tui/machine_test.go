@@ -19,9 +19,9 @@ import (
 
 // machineModel is a TUI on the fake server, with model, through the real
 // backend.
-func machineModel(t *testing.T, model ollamatest.Model) (*loop, *ollamatest.Server) {
+func machineModel(t *testing.T, model ollamatest.Model, others ...ollamatest.Model) (*loop, *ollamatest.Server) {
 	t.Helper()
-	srv := ollamatest.New(t, ollamatest.WithModels(model))
+	srv := ollamatest.New(t, ollamatest.WithModels(append([]ollamatest.Model{model}, others...)...))
 	srv.Respond(func(req api.ChatRequest) ollamatest.Reply {
 		return ollamatest.Reply{Content: "answer to " + req.Messages[len(req.Messages)-1].Content}
 	})
@@ -55,7 +55,7 @@ func machineModel(t *testing.T, model ollamatest.Model) (*loop, *ollamatest.Serv
 func TestPreloadAtStart(t *testing.T) {
 	l, srv := machineModel(t, ollamatest.Model{Name: "qwen3:8b"})
 	m := l.m
-	l.until("the preload", func() bool { return strings.Contains(statusOf(m), "qwen3:8b is loaded") })
+	l.until("the preload", func() bool { return strings.Contains(statusOf(m), "qwen3:8b is ready") })
 	reqs := srv.ChatRequests()
 	if len(reqs) != 1 || len(reqs[0].Messages) != 0 || reqs[0].Options["num_ctx"] != float64(32768) {
 		t.Fatalf("requests %+v, want one preload with the session's window", reqs)
@@ -100,5 +100,19 @@ func TestContextCommand(t *testing.T) {
 		if !strings.Contains(s, want) {
 			t.Errorf("/context lacks %q:\n%s", want, s)
 		}
+	}
+}
+
+// TestPreloadAfterModelSwitch: /model has the new model loaded in the
+// background too, with the session's window, and says when it is ready.
+func TestPreloadAfterModelSwitch(t *testing.T) {
+	l, srv := machineModel(t, ollamatest.Model{Name: "qwen3:8b"}, ollamatest.Model{Name: "small:1b"})
+	m := l.m
+	l.until("the first preload", func() bool { return strings.Contains(statusOf(m), "qwen3:8b is ready") })
+	l.enter("/model small:1b")
+	l.until("the second preload", func() bool { return strings.Contains(statusOf(m), "small:1b is ready") })
+	reqs := srv.ChatRequests()
+	if len(reqs) != 2 || reqs[1].Model != "small:1b" || len(reqs[1].Messages) != 0 || reqs[1].Options["num_ctx"] == nil {
+		t.Fatalf("requests %+v, want a preload of small:1b with a window after qwen3:8b's", reqs)
 	}
 }

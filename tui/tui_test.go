@@ -318,3 +318,28 @@ func TestGoldenError(t *testing.T) {
 			err: &provider.Error{Kind: provider.ErrStreamBroken, Msg: "Ollama stopped the reply with an error: an error was encountered while running the model"}})
 	golden(t, m, "error")
 }
+
+// TestStartupWarningsShown: what lathe noticed at start (a project's
+// approval rules ignored, a sandbox that cannot confine) is on the first
+// screen, each as a warning.
+func TestStartupWarningsShown(t *testing.T) {
+	ws, err := tools.OpenWorkspace(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ws.Close() })
+	cfg := config.Defaults()
+	cfg.Model = "qwen3:8b"
+	warnings := []string{"the sandbox cannot confine commands here (no Landlock): they run unconfined",
+		"approval rules in .lathe/config.toml are ignored"}
+	m := newModel(t.Context(), Options{
+		Engine: agent.Options{Provider: stubProvider{}, Tools: tools.Default(ws, tools.Options{}), Log: zerolog.Nop(), Config: cfg},
+		Dir:    "/home/dev/proj", Home: "/home/dev", NoColor: true, Width: 100, Height: 30, Warnings: warnings,
+	})
+	s := screen(m)
+	for _, w := range warnings {
+		if !strings.Contains(strings.Join(strings.Fields(s), " "), w) {
+			t.Errorf("warning %q not on the first screen:\n%s", w, s)
+		}
+	}
+}

@@ -50,7 +50,15 @@ func (m *model) refuseBusy() bool {
 // when the session is free, in order.
 func (m *model) queue(text string) {
 	m.queued = append(m.queued, text)
-	m.setStatusNote(fmt.Sprintf("queued: sent when %s ends", strings.TrimPrefix(m.busy(), "a ")))
+	what := "the request"
+	switch {
+	case m.run != nil:
+	case m.phase == phasePulling:
+		what = "the pull of " + m.pull.name
+	case m.op != "":
+		what = m.op
+	}
+	m.setStatusNote("queued: sent when " + what + " ends")
 }
 
 // next sends the first queued prompt, if the session is free for it.
