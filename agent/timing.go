@@ -63,15 +63,16 @@ func (c *cacheState) timing(sent []provider.Message, m provider.Metrics, first t
 	if !t.Reloaded && startsWith(sent, c.sent) {
 		t.CachedTokens = min(c.held, m.PromptTokens)
 	}
-	if m.CachedTokens > 0 {
-		t.CachedTokens = m.CachedTokens
+	if m.CachedReported { // the server's word; none held what lathe sent before is a miss
+		t.CacheMiss = t.CachedTokens > 0 && m.CachedTokens == 0
+		t.CachedTokens = min(m.CachedTokens, m.PromptTokens)
 	}
 	t.PrefillTokens = max(0, m.PromptTokens-t.CachedTokens)
 	if secs := m.PromptDuration.Seconds(); secs > 0 && t.PrefillTokens > 0 {
 		t.PrefillRate = float64(t.PrefillTokens) / secs
 		// Reading the new part took far longer than it would at the rate
 		// seen before: the server did not have the rest.
-		if c.rate > 0 && t.CachedTokens > 0 && secs > 3*float64(t.PrefillTokens)/c.rate+0.25 {
+		if !m.CachedReported && c.rate > 0 && t.CachedTokens > 0 && secs > 3*float64(t.PrefillTokens)/c.rate+0.25 {
 			t.CacheMiss = true
 			t.CachedTokens, t.PrefillTokens = 0, m.PromptTokens
 			t.PrefillRate = float64(m.PromptTokens) / secs

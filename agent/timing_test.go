@@ -1,11 +1,13 @@
 package agent
 
 import (
+	"slices"
 	"strings"
 	"testing"
 	"time"
 
 	"lathe/internal/ollamatest"
+	"lathe/provider"
 )
 
 func turnsFinished(evs []Event) []TurnFinished {
@@ -188,5 +190,26 @@ func TestContextUse(t *testing.T) {
 	}
 	if sum := u.System + u.Instructions + u.Tools + u.History + u.ToolResults; sum < u.Total*2/3 || sum > u.Total*3/2 {
 		t.Errorf("the parts add up to %d, the total is %d", sum, u.Total)
+	}
+}
+
+// TestCachedCountBelieved: a server's own cached count, where it sends
+// one, replaces lathe's reckoning; a zero where lathe expected a cache is
+// a miss.
+func TestCachedCountBelieved(t *testing.T) {
+	first := []provider.Message{{Role: "system", Content: "s"}, {Role: "user", Content: "a"}}
+	second := append(slices.Clone(first), provider.Message{Role: "assistant", Content: "b"}, provider.Message{Role: "user", Content: "c"})
+	for _, c := range []struct {
+		reported   int
+		wantCached int
+		wantMiss   bool
+	}{{300, 300, false}, {0, 0, true}, {5000, 1200, false}} {
+		var cs cacheState
+		cs.timing(first, provider.Metrics{PromptTokens: 1000, CompletionTokens: 10, PromptDuration: time.Second}, 0)
+		got := cs.timing(second, provider.Metrics{PromptTokens: 1200, CachedTokens: c.reported, CachedReported: true,
+			PromptDuration: 100 * time.Millisecond}, 0)
+		if got.CachedTokens != c.wantCached || got.PrefillTokens != 1200-c.wantCached || got.CacheMiss != c.wantMiss {
+			t.Errorf("server said %d cached: %+v; want %d cached, miss %v", c.reported, got, c.wantCached, c.wantMiss)
+		}
 	}
 }

@@ -85,9 +85,10 @@ type Chunk struct {
 type Metrics struct {
 	// PromptTokens is the whole prompt's length in tokens, cached tokens
 	// included; CachedTokens is the part the server did not re-read, when
-	// it says.
+	// it says so (CachedReported).
 	PromptTokens     int
 	CachedTokens     int
+	CachedReported   bool
 	CompletionTokens int
 	TotalDuration    time.Duration
 	LoadDuration     time.Duration

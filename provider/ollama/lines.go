@@ -2,7 +2,9 @@ package ollama
 
 import (
 	"bufio"
+	"bytes"
 	"context"
+	"encoding/json"
 	"io"
 	"net/http"
 	"strings"
@@ -23,6 +25,22 @@ const maxLine = 8_000_000
 // streamNote is what the transport noticed of one reply stream.
 type streamNote struct {
 	tooLong bool // a line was longer than the client can read
+	// cached is the done line's prompt_eval_cached_count, which newer
+	// servers send and the official client does not read; -1 without it.
+	cached int
+}
+
+// cachedField names the count of prompt tokens the server did not read.
+var cachedField = []byte(`"prompt_eval_cached_count"`)
+
+// readCached notes the cached count of a whole line that names one.
+func (n *streamNote) readCached(line []byte) {
+	var v struct {
+		Cached *int `json:"prompt_eval_cached_count"`
+	}
+	if json.Unmarshal(line, &v) == nil && v.Cached != nil && *v.Cached >= 0 {
+		n.cached = *v.Cached
+	}
 }
 
 type noteKey struct{}
@@ -32,12 +50,17 @@ func withNote(ctx context.Context, n *streamNote) context.Context {
 	return context.WithValue(ctx, noteKey{}, n)
 }
 
-// lineTransport drops blank lines from NDJSON bodies.
+// lineTransport drops blank lines from NDJSON bodies (and JSON ones:
+// whitespace there), and notes what the official client does not read.
 type lineTransport struct{ base http.RoundTripper }
 
 func (t lineTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	resp, err := t.base.RoundTrip(req)
-	if err != nil || !strings.HasPrefix(resp.Header.Get("Content-Type"), "application/x-ndjson") {
+	if err != nil {
+		return resp, err
+	}
+	// Cloud models stream with Content-Type application/json.
+	if ct := resp.Header.Get("Content-Type"); !strings.HasPrefix(ct, "application/x-ndjson") && !strings.HasPrefix(ct, "application/json") {
 		return resp, err
 	}
 	note, _ := req.Context().Value(noteKey{}).(*streamNote)
@@ -57,6 +80,7 @@ type lineFilter struct {
 	pending []byte // what to pass on before reading more
 	atStart bool   // the next byte starts a line
 	lineLen int    // bytes of the current line passed on
+	head    []byte // the current line's first bytes, read one by one
 }
 
 func (f *lineFilter) Read(p []byte) (int, error) {
@@ -90,6 +114,7 @@ func (f *lineFilter) fill() error {
 				continue
 			}
 			f.pending = append(blank, b)
+			f.head = append(f.head[:0], f.pending...)
 			f.atStart, f.lineLen = false, len(f.pending)
 			return nil
 		}
@@ -103,6 +128,11 @@ func (f *lineFilter) fill() error {
 			f.note.tooLong = true // the client's buffer cannot hold it
 		}
 		if end {
+			// The line is its first bytes and chunk, unless it was longer
+			// than the reader's buffer.
+			if f.lineLen == len(f.head)+len(chunk) && bytes.Contains(chunk, cachedField) {
+				f.note.readCached(append(f.head, chunk...))
+			}
 			f.atStart, f.lineLen = true, 0
 		}
 		return nil

@@ -111,7 +111,7 @@ func (c *Client) Chat(ctx context.Context, req *provider.Request, fn func(provid
 	// The last token, trimmed, and how many times in a row it came; as in
 	// the server's guard, the run starts from an empty token.
 	last, run := "", 1
-	var note streamNote
+	note := streamNote{cached: -1}
 	err := c.api.Chat(withNote(ctx, &note), c.request(req), func(r api.ChatResponse) error {
 		done = done || r.Done
 		if tok := r.Message.Content + r.Message.Thinking; tok != "" {
@@ -121,7 +121,11 @@ func (c *Client) Chat(ctx context.Context, req *provider.Request, fn func(provid
 				last, run = t, 1
 			}
 		}
-		return fn(chunk(r))
+		ch := chunk(r)
+		if r.Done && note.cached >= 0 {
+			ch.Metrics.CachedTokens, ch.Metrics.CachedReported = note.cached, true
+		}
+		return fn(ch)
 	})
 	switch {
 	case ctx.Err() != nil:

@@ -142,3 +142,21 @@ func TestRepeatGuard(t *testing.T) {
 		})
 	}
 }
+
+// TestCachedCountRead: a server that says how much of the prompt it had
+// cached (prompt_eval_cached_count, which the official client drops) is
+// believed, zero included; without it, nothing is reported.
+func TestCachedCountRead(t *testing.T) {
+	for _, c := range []struct {
+		field    string
+		cached   int
+		reported bool
+	}{{`,"prompt_eval_cached_count":1180`, 1180, true}, {`,"prompt_eval_cached_count":0`, 0, true}, {"", 0, false}} {
+		body := `{"message":{"role":"assistant","content":"a"},"done":false}` + "\n" +
+			`{"message":{"role":"assistant","content":""},"done":true,"done_reason":"stop","prompt_eval_count":1200` + c.field + `,"eval_count":1}` + "\n"
+		_, last, err := chatText(t, newClient(t, ndjsonServer(t, body)), "m", 0)
+		if m := last.Metrics; err != nil || m.CachedTokens != c.cached || m.CachedReported != c.reported || m.PromptTokens != 1200 {
+			t.Errorf("%q: metrics %+v, err %v; want cached %d reported %v", c.field, m, err, c.cached, c.reported)
+		}
+	}
+}
