@@ -143,9 +143,10 @@ type Undo struct {
 
 // TUI tunes the interactive mode.
 type TUI struct {
-	// FPS is how many frames a second the screen is drawn at most, while
-	// an answer streams or a key is typed. More is smoother and costs CPU
-	// even when idle: Bubble Tea checks for a new frame at this rate.
+	// FPS is how many frames a second the screen is drawn at most while
+	// anything happens (a key typed, an answer streaming, a spinner). More
+	// is smoother and costs more CPU per streamed token; a second after the
+	// last change, the screen is checked twice a second only.
 	FPS int `toml:"fps"`
 }
 
@@ -153,8 +154,8 @@ type TUI struct {
 // --max-turns).
 const MaxTurns = 1000
 
-// DefaultFPS is tui.fps's default: the fastest frame rate whose idle cost
-// stays under 0.3% of a core (README, "Measured").
+// DefaultFPS is tui.fps's default (README, "Measured": what a streamed
+// token costs at each rate).
 const DefaultFPS = 10
 
 // Defaults returns the settings lathe uses when nothing overrides them.

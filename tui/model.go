@@ -116,6 +116,8 @@ type model struct {
 	frame     int
 	ticking   bool
 	interval  time.Duration // between two frames: a second / Options.FPS
+	pace      pacer
+	program   *tea.Program // set before it runs, for the pacer
 }
 
 // runState is a prompt being answered.
@@ -151,6 +153,8 @@ func newModel(ctx context.Context, opts Options) *model {
 	}
 	m.interval = time.Second / time.Duration(cmp.Or(opts.FPS, config.DefaultFPS))
 	m.bridge = newBridge(m.interval)
+	// The renderer starts fast (tui.go): the first idle check slows it.
+	m.pace.active, m.pace.fast = m.interval, true
 	m.every = mode.Every(opts.Engine.Tools)
 	m.approver = &dialogApprover{b: m.bridge}
 	m.reviewer = &dialogReviewer{b: m.bridge}

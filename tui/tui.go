@@ -25,11 +25,11 @@ func Run(ctx context.Context, opts Options) error {
 	defer cancel()
 	m := newModel(ctx, opts)
 	environ := opts.Environ
-	// The renderer draws at most FPS frames a second; it wakes that often
-	// even when nothing changed, which is what the TUI costs when idle.
-	// Streamed text is re-rendered at the same pace (model.interval).
+	// The renderer starts at its fastest, so that the first frame is out
+	// within 8 ms; from the first message on, the pacer sets its rate:
+	// FPS while anything happens, two frames a second when idle.
 	popts := []tea.ProgramOption{tea.WithContext(ctx), tea.WithEnvironment(environ),
-		tea.WithColorProfile(colorProfile(environ)), tea.WithFPS(int(time.Second / m.interval))}
+		tea.WithColorProfile(colorProfile(environ)), tea.WithFPS(120)}
 	if opts.Input != nil {
 		popts = append(popts, tea.WithInput(opts.Input))
 	}
@@ -39,7 +39,8 @@ func Run(ctx context.Context, opts Options) error {
 	if opts.Width > 0 && opts.Height > 0 {
 		popts = append(popts, tea.WithWindowSize(opts.Width, opts.Height))
 	}
-	_, err := tea.NewProgram(m, popts...).Run()
+	m.program = tea.NewProgram(m, popts...)
+	_, err := m.program.Run()
 	m.shutdown(cancel)
 	m.exitHint(opts.Output)
 	if errors.Is(err, tea.ErrProgramKilled) && ctx.Err() != nil {

@@ -16,6 +16,15 @@ type frameMsg struct{}
 // Update routes a message to its handler, then lays the screen out again.
 func (m *model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	var cmd tea.Cmd
+	if m.pace.reset == nil && m.program != nil {
+		if t := rendererTicker(m.program); t != nil {
+			m.pace.reset = t.Reset
+		}
+	}
+	if _, ok := msg.(idleCheck); ok {
+		return m, m.pace.idle(m.now(), m.animating())
+	}
+	paced := m.pace.heard(m.now())
 	switch msg := msg.(type) {
 	case tea.WindowSizeMsg:
 		m.width, m.height = msg.Width, msg.Height
@@ -72,6 +81,9 @@ func (m *model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		cmd = m.input.update(msg, m.keys) // cursor blink and the like
 	}
 	m.layout()
+	if paced != nil {
+		cmd = tea.Batch(cmd, paced)
+	}
 	return m, cmd
 }
 
