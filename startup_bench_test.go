@@ -60,8 +60,8 @@ func BenchmarkStartup(b *testing.B) {
 			}
 			stuck := time.AfterFunc(10*time.Second, func() { _ = cmd.Process.Kill() })
 			var seen []byte
-			// The status line ends the first frame.
-			for !bytes.Contains(seen, []byte("/help")) {
+			// The input's placeholder is in the first frame.
+			for !bytes.Contains(seen, []byte("for commands")) {
 				n, err := ptmx.Read(buf)
 				if err != nil {
 					b.Fatalf("no first frame: %v\n%q", err, seen)
