@@ -73,7 +73,7 @@ type (
 // cmdOllama starts a fake Ollama serving the replies in a JSON script file
 // and points OLLAMA_HOST at it:
 //
-//	ollama [-version=V] SCRIPT [MODEL[=CAP,CAP...]]...
+//	ollama [-version=V] SCRIPT [MODEL[=CAP,CAP...][+spill]]...
 //
 // With no MODEL, qwen3:8b with tools is installed. Scripted replies left
 // unused fail the test. -version makes the server say it is version V.
@@ -94,8 +94,12 @@ func cmdOllama(ts *testscript.TestScript, neg bool, args []string) {
 	if len(args) > 1 {
 		var models []ollamatest.Model
 		for _, spec := range args[1:] {
+			spec, spill := strings.CutSuffix(spec, "+spill")
 			name, caps, ok := strings.Cut(spec, "=")
 			m := ollamatest.Model{Name: name}
+			if spill { // loaded, 10 GiB of it, 8 GiB on the GPU
+				m.LoadedSize, m.LoadedVRAM = 10<<30, 8<<30
+			}
 			if ok {
 				m.Capabilities = strings.Split(caps, ",")
 			}

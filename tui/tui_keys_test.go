@@ -376,6 +376,9 @@ func TestPromptRefusedWithoutAModel(t *testing.T) {
 	if m.run != nil || !strings.Contains(screen(m), "no model is ready yet: /model chooses one") {
 		t.Errorf("a prompt without a model: run=%v screen:\n%s", m.run != nil, screen(m))
 	}
+	if got := m.input.value(); got != "hello" {
+		t.Errorf("the refused prompt was not kept in the input: %q", got)
+	}
 }
 
 func TestNoColor(t *testing.T) {
