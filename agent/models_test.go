@@ -76,4 +76,8 @@ func TestContextMeterHolds(t *testing.T) {
 	if snap := e.session.Snapshot(); snap.Used == 0 || snap.Counted || snap.Used >= 1540 {
 		t.Errorf("after compacting: %d (counted %v), want an estimate below 1,540", snap.Used, snap.Counted)
 	}
+	// /context and lathe context name the summary's part.
+	if u := e.session.Context(); u.Summary == 0 || u.Counted || u.Total != u.System+u.Instructions+u.Tools+u.Summary+u.History+u.ToolResults {
+		t.Errorf("after compacting, the window's use: %+v; want a summary part, estimated", u)
+	}
 }
