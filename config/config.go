@@ -143,10 +143,10 @@ type Undo struct {
 
 // TUI tunes the interactive mode.
 type TUI struct {
-	// FPS is how many frames a second the screen is drawn at most while
-	// anything happens (a key typed, an answer streaming, a spinner). More
-	// is smoother and costs more CPU per streamed token; a second after the
-	// last change, the screen is checked twice a second only.
+	// FPS is how many times a second streamed text and spinners are
+	// drawn. More is smoother and costs more CPU per streamed token. (Keys
+	// are drawn within 33 ms whatever it is; a second after the last
+	// change, the screen is checked twice a second only.)
 	FPS int `toml:"fps"`
 }
 

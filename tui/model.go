@@ -154,7 +154,7 @@ func newModel(ctx context.Context, opts Options) *model {
 	m.interval = time.Second / time.Duration(cmp.Or(opts.FPS, config.DefaultFPS))
 	m.bridge = newBridge(m.interval)
 	// The renderer starts fast (tui.go): the first idle check slows it.
-	m.pace.active, m.pace.fast = m.interval, true
+	m.pace.active, m.pace.fast = min(m.interval, echoInterval), true
 	m.every = mode.Every(opts.Engine.Tools)
 	m.approver = &dialogApprover{b: m.bridge}
 	m.reviewer = &dialogReviewer{b: m.bridge}

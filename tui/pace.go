@@ -10,13 +10,18 @@ import (
 // Bubble Tea's renderer wakes on a ticker at a fixed rate to draw what
 // changed, even when nothing did; on a virtual machine each wake costs
 // about 0.15 ms of CPU, 2% of a core at 120 frames a second. The pacer
-// runs it at the configured rate while anything happens (a key, a
-// streamed token, a spinner) and slows it to idleInterval once a second
-// has passed with none; a message brings the rate back at once, so a key
-// typed after a pause is drawn within one frame.
+// runs it fast while anything happens (a key, a streamed token, a
+// spinner) and slows it to idleInterval once a second has passed with
+// none; a message brings the rate back at once, so a key typed after a
+// pause is drawn within one frame.
+//
+// While active it wakes at least every echoInterval, so that a key is
+// drawn within that time even when streamed text is drawn less often
+// (tui.fps); a wake that finds nothing changed costs only the wake.
 const (
 	idleInterval = 500 * time.Millisecond
 	idleAfter    = time.Second
+	echoInterval = time.Second / 30
 )
 
 // pacer sets the renderer's rate.
