@@ -54,8 +54,9 @@ type Rules struct {
 
 // Approve implements Approver. A tool rule does not cover a write into a
 // .git directory: git runs what its config and hooks name, later and
-// outside any sandbox, so a change there is always the user's decision
-// (--yes aside).
+// outside any sandbox, so a change there is always the user's decision.
+// --yes approves it; while commands are sandboxed, the file tools refuse
+// the paths the sandbox protects whoever approved.
 func (r Rules) Approve(ctx context.Context, req ApprovalRequest) (Decision, error) {
 	if r.All || slices.Contains(r.Tools, req.Tool) && !(req.Kind == tools.KindWrite && inGitDir(req.Subject)) {
 		return Decision{Allow: true}, nil

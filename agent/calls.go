@@ -2,6 +2,7 @@ package agent
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"sync"
 	"time"
@@ -121,6 +122,11 @@ func (r *run) prepare(i int, c provider.ToolCall) *callState {
 	}
 	st.tool, st.kind = tool, tool.Kind()
 	prepared, err := tool.Prepare(json.RawMessage(st.args))
+	if refused := (*tools.RefusedError)(nil); errors.As(err, &refused) {
+		st.subject = refused.Subject
+		st.settle(OutcomeFailed, tools.Errorf("refused", err.Error()))
+		return st
+	}
 	if err != nil {
 		st.settle(OutcomeFailed, tools.Errorf("invalid arguments", err.Error()))
 		return st

@@ -56,6 +56,17 @@ type Result struct {
 	Repairs []string
 }
 
+// RefusedError is a Prepare error for a call refused for what it would
+// change rather than for how its arguments are written: Subject names
+// that (a path), for people to see with the refusal.
+type RefusedError struct {
+	Subject string
+	Err     error
+}
+
+func (e *RefusedError) Error() string { return e.Err.Error() }
+func (e *RefusedError) Unwrap() error { return e.Err }
+
 // Errorf returns an error result whose content and summary are msg.
 func Errorf(summary, msg string) Result {
 	return Result{Content: "error: " + msg, IsError: true, Summary: summary}
