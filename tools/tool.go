@@ -54,6 +54,10 @@ type Result struct {
 	// indentation". Content tells the model the same. Empty for a call that
 	// needed nothing fixed.
 	Repairs []string
+	// Blocked lists what the sandbox refused the call, a few words each
+	// ("write to /etc/hosts"), as Content tells the model; empty when it
+	// refused nothing.
+	Blocked []string
 }
 
 // RefusedError is a Prepare error for a call refused for what it would
