@@ -178,7 +178,8 @@ func (a *dialogApprover) revoke(n int) bool {
 	return true
 }
 
-// clear takes back every grant: a new session starts with none.
+// clear takes back every grant: a new or resumed session starts with
+// none.
 func (a *dialogApprover) clear() {
 	a.mu.Lock()
 	defer a.mu.Unlock()
