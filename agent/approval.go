@@ -30,6 +30,11 @@ type ApprovalRequest struct {
 	// Note says what undo could not take back of the call ("too large to
 	// checkpoint"); empty when it could.
 	Note string
+	// Blocked, for a sandboxed call, is what the sandbox blocked the last
+	// time this exact command ran in the session; empty when nothing. The
+	// user may want to lift the sandbox for it this time: Rules pass the
+	// request on to Next, when there is one, even when they cover it.
+	Blocked []string
 }
 
 // Decision is an approver's answer. Reason, when denying, is shown to the
@@ -54,9 +59,18 @@ type Rules struct {
 
 // Approve implements Approver. A tool rule does not cover a write into a
 // .git directory: git runs what its config and hooks name, later and
-// outside any sandbox, so a change there is always the user's decision
-// (--yes aside).
+// outside any sandbox, so a change there is always the user's decision.
+// --yes approves it; while commands are sandboxed, the file tools refuse
+// the paths the sandbox protects whoever approved.
+//
+// A command the sandbox blocked something of the last time it ran
+// (req.Blocked) goes to Next, when there is one, rules or --yes aside:
+// the user there can let it run outside the sandbox, or with the network.
+// Without a Next the rules decide as for any call.
 func (r Rules) Approve(ctx context.Context, req ApprovalRequest) (Decision, error) {
+	if len(req.Blocked) > 0 && r.Next != nil {
+		return r.Next.Approve(ctx, req) // someone who can lift the sandbox for it
+	}
 	if r.All || slices.Contains(r.Tools, req.Tool) && !(req.Kind == tools.KindWrite && inGitDir(req.Subject)) {
 		return Decision{Allow: true}, nil
 	}

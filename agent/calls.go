@@ -2,6 +2,7 @@ package agent
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"sync"
 	"time"
@@ -121,6 +122,11 @@ func (r *run) prepare(i int, c provider.ToolCall) *callState {
 	}
 	st.tool, st.kind = tool, tool.Kind()
 	prepared, err := tool.Prepare(json.RawMessage(st.args))
+	if refused := (*tools.RefusedError)(nil); errors.As(err, &refused) {
+		st.subject = refused.Subject
+		st.settle(OutcomeFailed, tools.Errorf("refused", err.Error()))
+		return st
+	}
 	if err != nil {
 		st.settle(OutcomeFailed, tools.Errorf("invalid arguments", err.Error()))
 		return st
@@ -162,34 +168,17 @@ func (r *run) execute(c *callState) {
 		c.settle(OutcomeInterrupted, tools.Errorf("interrupted", prompts.NotRunInterrupted()))
 		return
 	}
-	if c.kind.NeedsApproval() {
-		sb, sandboxed := tools.AsSandboxed(c.prepared)
-		sandboxed = sandboxed && sb.Confined()
-		req := ApprovalRequest{Tool: c.call.Name, Kind: c.kind, Subject: c.subject,
-			Args: c.args, Preview: c.preview, Call: c.prepared, Sandboxed: sandboxed}
-		if cp := r.s.opts.Checkpoints; cp != nil && r.checkpointing && c.kind == tools.KindWrite {
-			req.Note = cp.Note(c.subject)
-		}
-		d, err := r.s.opts.Approver.Approve(ctx, req)
-		if err != nil || ctx.Err() != nil {
-			c.settle(OutcomeInterrupted, tools.Errorf("interrupted", prompts.NotRunInterrupted()))
-			return
-		}
-		if !d.Allow {
-			c.settle(OutcomeDenied, tools.Result{Content: prompts.Denied(d.Reason), IsError: true, Summary: "denied"})
-			c.notApproved = true
-			return
-		}
-		if sandboxed && d.Escalation != (tools.Escalation{}) {
-			sb.Escalate(d.Escalation)
-			r.s.opts.Log.Info().Str("tool", c.call.Name).Str("command", c.subject).
-				Bool("unconfined", d.Escalation.Unconfined).Bool("network", d.Escalation.Network).
-				Msg("sandbox lifted for one call, as the user chose")
-		}
+	sb, sandboxed := tools.AsSandboxed(c.prepared)
+	sandboxed = sandboxed && sb.Confined()
+	if c.kind.NeedsApproval() && !r.approve(c, sb, sandboxed) {
+		return
 	}
 	start := r.s.opts.Now()
 	res, err := c.prepared.Run(ctx)
 	c.duration = r.s.opts.Now().Sub(start)
+	if sandboxed {
+		r.s.blocked.record(c.subject, res.Blocked)
+	}
 	switch {
 	case ctx.Err() != nil:
 		res.Content = prompts.StoppedMidway() + "\n" + res.Content
@@ -205,6 +194,38 @@ func (r *run) execute(c *callState) {
 		c.outcome = OutcomeOK
 	}
 	c.result = res
+}
+
+// approve asks the Approver whether c may run, and lifts what it says of
+// the sandbox for a call that runs in it (sb). It reports false, with c
+// settled, when c may not run.
+func (r *run) approve(c *callState, sb tools.Sandboxed, sandboxed bool) bool {
+	ctx := r.ctx
+	req := ApprovalRequest{Tool: c.call.Name, Kind: c.kind, Subject: c.subject,
+		Args: c.args, Preview: c.preview, Call: c.prepared, Sandboxed: sandboxed}
+	if sandboxed {
+		req.Blocked = r.s.blocked.of(c.subject)
+	}
+	if cp := r.s.opts.Checkpoints; cp != nil && r.checkpointing && c.kind == tools.KindWrite {
+		req.Note = cp.Note(c.subject)
+	}
+	d, err := r.s.opts.Approver.Approve(ctx, req)
+	if err != nil || ctx.Err() != nil {
+		c.settle(OutcomeInterrupted, tools.Errorf("interrupted", prompts.NotRunInterrupted()))
+		return false
+	}
+	if !d.Allow {
+		c.settle(OutcomeDenied, tools.Result{Content: prompts.Denied(d.Reason), IsError: true, Summary: "denied"})
+		c.notApproved = true
+		return false
+	}
+	if sandboxed && d.Escalation != (tools.Escalation{}) {
+		sb.Escalate(d.Escalation)
+		r.s.opts.Log.Info().Str("tool", c.call.Name).Str("command", c.subject).
+			Bool("unconfined", d.Escalation.Unconfined).Bool("network", d.Escalation.Network).
+			Msg("sandbox lifted for one call, as the user chose")
+	}
+	return true
 }
 
 // finish reports a call's result, with a note when the model keeps

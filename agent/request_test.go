@@ -4,11 +4,14 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
 	"lathe/internal/ollamatest"
 	"lathe/provider"
+	"lathe/sandbox"
 	"lathe/tools"
 )
 
@@ -229,7 +232,10 @@ func TestCommandAllowed(t *testing.T) {
 
 // TestRulesDoNotCoverGitDir: a tool rule allows writes anywhere but into
 // a .git directory (a planted core.fsmonitor or hook runs later, outside
-// any sandbox): those go to the user, or are denied without one.
+// any sandbox): those go to the user, or are denied without one. --yes
+// approves them, but while commands are sandboxed the file tools refuse
+// what the sandbox protects, and the model is told why; with the sandbox
+// off the write is made.
 func TestRulesDoNotCoverGitDir(t *testing.T) {
 	rules := Rules{Tools: []string{"edit_file"}, Denial: "no"}
 	for path, want := range map[string]bool{
@@ -241,7 +247,46 @@ func TestRulesDoNotCoverGitDir(t *testing.T) {
 			t.Errorf("%s: allowed %v, want %v", path, d.Allow, want)
 		}
 	}
-	if d, _ := (Rules{All: true}).Approve(t.Context(), ApprovalRequest{Tool: "edit_file", Kind: tools.KindWrite, Subject: ".git/config"}); !d.Allow {
-		t.Error("--yes does not approve a write into .git")
+	for _, mode := range []sandbox.Mode{sandbox.WorkspaceWrite, sandbox.Off} {
+		t.Run(string(mode), func(t *testing.T) {
+			dir := t.TempDir()
+			if err := os.MkdirAll(filepath.Join(dir, ".git/hooks"), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			ws, err := tools.OpenWorkspace(dir)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer ws.Close()
+			policy := sandbox.DefaultPolicy(dir, "", func(string) string { return "" })
+			policy.Mode = mode
+			reg := tools.Default(ws, tools.Options{Confinement: &tools.Confinement{Exe: "lathe", Policy: policy}})
+			e := newEnv(t, nil, withApprover(Rules{All: true}), func(o *Options) { o.Tools = reg })
+			e.srv.Script(ollamatest.Reply{ToolCalls: []ollamatest.ToolCall{
+				call("write_file", `{"path":".git/hooks/pre-commit","content":"touch pwned"}`)}},
+				ollamatest.Reply{Content: "done"})
+			if _, err := e.run(t.Context(), "plant it"); err != nil {
+				t.Fatal(err)
+			}
+			_, statErr := os.Stat(filepath.Join(dir, ".git/hooks/pre-commit"))
+			results := lastToolResults(t, e.srv)
+			refused := len(results) == 1 && contains(results[0].Content, ".git/hooks/pre-commit is protected while commands are sandboxed")
+			var finished ToolFinished
+			for _, ev := range e.events {
+				if f, ok := ev.(ToolFinished); ok {
+					finished = f
+				}
+			}
+			if mode == sandbox.Off {
+				if statErr != nil || refused {
+					t.Errorf("sandbox off: the hook was not written (%v): %v", statErr, results)
+				}
+				return
+			}
+			if statErr == nil || !refused || finished.Subject != ".git/hooks/pre-commit" || finished.Result.Summary != "refused" {
+				t.Errorf("sandboxed: hook written %v, results %v, shown as %q %q", statErr == nil, results,
+					finished.Subject, finished.Result.Summary)
+			}
+		})
 	}
 }

@@ -84,6 +84,7 @@ type Session struct {
 	cache      cacheState   // what the server's prompt cache holds of this session
 	fitChecked string       // the model whose GPU share was checked
 	warmUntil  atomic.Int64 // until when (Unix ns) the server keeps the model loaded, as last used
+	blocked    blockedCommands
 }
 
 // New returns a session; Prepare (or Run) asks the model's server first.

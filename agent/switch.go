@@ -10,7 +10,8 @@ import (
 )
 
 // Reset starts a new conversation with the same model and settings: the
-// next Run sends only the system prompt and its prompt. A plan is dropped.
+// next Run sends only the system prompt and its prompt. A plan is dropped,
+// and what the sandbox blocked of commands is forgotten.
 func (s *Session) Reset() error {
 	if err := s.ops.begin(opReset); err != nil {
 		return err
@@ -20,6 +21,7 @@ func (s *Session) Reset() error {
 	s.id, s.title, s.created = newID(), "", false
 	s.win.Compaction = nil
 	s.win.Forget()
+	s.blocked.forget()
 	if mode.PlanOf(s.mode) != nil {
 		s.enter(mode.Build{})
 	}

@@ -207,15 +207,22 @@ func (l *Loaded) keepTight(path string, before Config) {
 	sandbox("network", as.Network && !bs.Network, func() { as.Network = false })
 	sandbox("writable", slices.ContainsFunc(as.Writable, func(w string) bool { return !slices.Contains(bs.Writable, w) }),
 		func() { as.Writable = bs.Writable })
-	sandbox("readable_deny", !hasPrefix(as.ReadableDeny, bs.ReadableDeny), func() {
-		as.ReadableDeny = append(bs.ReadableDeny, as.ReadableDeny...)
-	})
+	// A project's readable_deny, which knows nothing of the user's, adds to
+	// it (decoded, it replaced it): only an empty one would take away.
+	sandbox("readable_deny", len(as.ReadableDeny) == 0 && len(bs.ReadableDeny) > 0, func() {})
+	as.ReadableDeny = append(slices.Clone(bs.ReadableDeny), missing(as.ReadableDeny, bs.ReadableDeny)...)
 	sandbox("fallback", as.Fallback == "warn" && bs.Fallback != "warn", func() { as.Fallback = bs.Fallback })
 }
 
-// hasPrefix reports whether list starts with every element of prefix.
-func hasPrefix(list, prefix []string) bool {
-	return len(list) >= len(prefix) && slices.Equal(list[:len(prefix)], prefix)
+// missing returns the elements of want that list lacks, in want's order.
+func missing(want, list []string) []string {
+	var out []string
+	for _, w := range want {
+		if !slices.Contains(list, w) && !slices.Contains(out, w) {
+			out = append(out, w)
+		}
+	}
+	return out
 }
 
 func (l *Loaded) applyEnv(getenv func(string) string) error {

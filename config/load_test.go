@@ -396,7 +396,8 @@ func TestRepeatThresholds(t *testing.T) {
 
 // TestProjectCannotLoosenTheSandbox: a project may make the sandbox
 // stricter (a stricter mode, no network, more denied paths, refusing where
-// it cannot confine) but what it loosens is ignored, with a warning.
+// it cannot confine) but what it loosens is ignored, with a warning, and
+// only that.
 func TestProjectCannotLoosenTheSandbox(t *testing.T) {
 	user := "[sandbox]\nmode = \"workspace-write\"\nnetwork = false\nwritable = [\"/opt/cache\"]\nreadable_deny = [\"/srv/keys\"]\n"
 	for _, tt := range []struct {
@@ -414,6 +415,14 @@ func TestProjectCannotLoosenTheSandbox(t *testing.T) {
 				return s.Mode == "read-only" && len(s.Writable) == 0 && slices.Equal(s.ReadableDeny, []string{"/srv/keys", "/data"}) &&
 					s.Fallback == "refuse"
 			}, nil},
+		// A project knows nothing of the user's denied paths: those it
+		// lists are added to them, and nothing is said.
+		{"more denied paths", "[sandbox]\nreadable_deny = [\"/data\"]\n",
+			func(s Sandbox) bool { return slices.Equal(s.ReadableDeny, []string{"/srv/keys", "/data"}) }, nil},
+		{"more denied paths, the user's among them", "[sandbox]\nreadable_deny = [\"/data\", \"/srv/keys\", \"/data\"]\n",
+			func(s Sandbox) bool { return slices.Equal(s.ReadableDeny, []string{"/srv/keys", "/data"}) }, nil},
+		{"no more denied paths", "[sandbox]\nreadable_deny = [\"/srv/keys\"]\n",
+			func(s Sandbox) bool { return slices.Equal(s.ReadableDeny, []string{"/srv/keys"}) }, nil},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			l, err := Load(setup(t, user, tt.project, nil))

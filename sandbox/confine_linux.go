@@ -153,11 +153,7 @@ func protectedPaths(p Policy) []guard.Path {
 		if err != nil || rel == "." {
 			continue
 		}
-		shallow := false
-		for _, other := range p.Protected {
-			shallow = shallow || other != prot && within(other, prot)
-		}
-		out = append(out, guard.Path{Root: best, Rel: rel, Shallow: shallow})
+		out = append(out, guard.Path{Root: best, Rel: rel, Shallow: p.holdsProtected(prot)})
 	}
 	return out
 }

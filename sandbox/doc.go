@@ -139,5 +139,7 @@
 // not confine: they keep their os.Root confinement to the working
 // directory. The sandbox is for what the shell runs, which os.Root cannot
 // reach. The two differ on purpose: a command may read outside the
-// workspace (compilers read the system), the file tools may not.
+// workspace (compilers read the system), the file tools may not. What a
+// command's change to a protected path would be put back from, the file
+// tools may not write at all: they ask [Policy.Guarded] first.
 package sandbox

@@ -101,3 +101,45 @@ func contains(list []string, s string) bool {
 	}
 	return false
 }
+
+// TestGuarded: what a write from outside the sandbox may not change, by
+// the same list the helper puts back: the hooks and config (and all that
+// is in hooks and core.hooksPath), .git itself and commondir files, but
+// not the rest of .git; case aside; nothing in mode Off.
+func TestGuarded(t *testing.T) {
+	ws := t.TempDir()
+	if err := os.MkdirAll(ws+"/.git/hooks", 0o755); err != nil {
+		t.Fatal(err)
+	}
+	_ = os.WriteFile(ws+"/.git/config", []byte("[core]\n\thooksPath = .githooks\n"), 0o644)
+	p := DefaultPolicy(ws, "", func(string) string { return "" })
+	for path, want := range map[string]string{
+		".git/config":               ".git/config",
+		".git/config.worktree":      ".git/config.worktree",
+		".git/hooks":                ".git/hooks",
+		".git/hooks/pre-commit":     ".git/hooks",
+		".git/hooks/sub/x":          ".git/hooks",
+		".git/commondir":            ".git/commondir",
+		".git":                      ".git",
+		".GIT/Config":               ".git/config",
+		".githooks/pre-push":        ".githooks",
+		".git/HEAD":                 "",
+		".git/info/exclude":         "",
+		".git/refs/heads/main":      "",
+		".gitignore":                "",
+		"src/.git/config":           "",
+		".git/hooks-not/pre-commit": "",
+	} {
+		got := p.Guarded(filepath.Join(ws, path))
+		if want != "" {
+			want = filepath.Join(ws, want)
+		}
+		if got != want {
+			t.Errorf("Guarded(%s) = %q, want %q", path, got, want)
+		}
+	}
+	p.Mode = Off
+	if got := p.Guarded(filepath.Join(ws, ".git/config")); got != "" {
+		t.Errorf("mode off: Guarded(.git/config) = %q, want nothing", got)
+	}
+}

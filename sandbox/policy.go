@@ -77,6 +77,40 @@ func (p Policy) validate() error {
 	return nil
 }
 
+// Guarded returns the protected path that keeps path (absolute) from
+// being changed for good, or "" when none does: path itself when it is
+// protected, or a protected path it lies beneath that holds no other (one
+// that holds others, .git, is only kept a directory: what is in it is
+// free but for them). Case is ignored: on a case-insensitive file system
+// .GIT/config is .git/config. In mode Off nothing is guarded.
+//
+// It is for writes made outside the sandbox, by lathe's own process: they
+// can be refused before they happen, where a command's are put back.
+func (p Policy) Guarded(path string) string {
+	if p.Mode == Off {
+		return ""
+	}
+	path = strings.ToLower(filepath.Clean(path))
+	for _, prot := range p.Protected {
+		low := strings.ToLower(prot)
+		if path == low || within(path, low) && !p.holdsProtected(prot) {
+			return prot
+		}
+	}
+	return ""
+}
+
+// holdsProtected reports whether the protected path prot holds others:
+// it is then kept only what it is, a directory, while they are kept whole.
+func (p Policy) holdsProtected(prot string) bool {
+	for _, other := range p.Protected {
+		if other != prot && within(other, prot) {
+			return true
+		}
+	}
+	return false
+}
+
 // secretPaths are read-denied, relative to the home directory: keys,
 // tokens and credentials that no build or test needs.
 var secretPaths = []string{

@@ -33,7 +33,8 @@ type editFileArgs struct {
 
 type editFile struct {
 	base
-	ws *Workspace
+	ws   *Workspace
+	prot protection
 }
 
 func (*editFile) Kind() Kind { return KindWrite }
@@ -41,6 +42,9 @@ func (*editFile) Kind() Kind { return KindWrite }
 func (t *editFile) Prepare(raw json.RawMessage) (Call, error) {
 	return prepare(&t.base, raw, func(a editFileArgs) (Call, error) {
 		rel, err := fileRel(t.ws, a.Path)
+		if err == nil {
+			err = t.prot.check(rel)
+		}
 		switch {
 		case err != nil:
 			return nil, err
@@ -49,12 +53,13 @@ func (t *editFile) Prepare(raw json.RawMessage) (Call, error) {
 		case a.OldString == a.NewString:
 			return nil, errors.New("old_string and new_string are the same; there is nothing to change")
 		}
-		return &editFileCall{ws: t.ws, rel: rel, args: a}, nil
+		return &editFileCall{ws: t.ws, prot: t.prot, rel: rel, args: a}, nil
 	})
 }
 
 type editFileCall struct {
 	ws   *Workspace
+	prot protection
 	rel  string
 	args editFileArgs
 }
@@ -96,6 +101,9 @@ const maxEdit = 10 << 20
 
 func (c *editFileCall) plan() (editPlan, *editError) {
 	target, err := c.ws.follow(c.rel)
+	if err == nil {
+		err = c.prot.check(c.rel) // again: a link may have appeared since Prepare
+	}
 	if err != nil {
 		return editPlan{}, &editError{"refused", err.Error(), err}
 	}

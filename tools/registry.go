@@ -14,14 +14,16 @@ import (
 
 // Default returns the registry of the seven tools, in the order their
 // definitions are sent: read_file, write_file, edit_file, list_dir, glob,
-// grep, shell. Every tool works inside ws.
+// grep, shell. Every tool works inside ws; while commands are sandboxed,
+// the file tools leave alone what the sandbox protects.
 func Default(ws *Workspace, opts Options) *Registry {
 	opts = opts.withDefaults()
 	limit := opts.MaxOutputBytes
+	prot := newProtection(ws, opts.Confinement)
 	return NewRegistry(
 		&readFile{base: newBase(readFileSpec(opts.ReadLimit), limit), ws: ws, opts: opts},
-		&writeFile{base: newBase(writeFileSpec(), limit), ws: ws},
-		&editFile{base: newBase(editFileSpec(), limit), ws: ws},
+		&writeFile{base: newBase(writeFileSpec(), limit), ws: ws, prot: prot},
+		&editFile{base: newBase(editFileSpec(), limit), ws: ws, prot: prot},
 		&listDir{base: newBase(listDirSpec(), limit), ws: ws},
 		&globTool{base: newBase(globSpec(), limit), ws: ws},
 		&grepTool{base: newBase(grepSpec(), limit), ws: ws, opts: opts},
@@ -55,6 +57,9 @@ func prepare[T any](b *base, raw json.RawMessage, check func(T) (Call, error)) (
 	var call Call
 	if err == nil {
 		call, err = check(args)
+	}
+	if refused := (*RefusedError)(nil); errors.As(err, &refused) {
+		return nil, &RefusedError{Subject: refused.Subject, Err: errors.New(Cap(err.Error(), b.limit))}
 	}
 	if err != nil {
 		return nil, errors.New(Cap(err.Error(), b.limit))

@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -168,6 +169,9 @@ func TestShellSandboxAttacks(t *testing.T) {
 			if want := tc.blocked(s); want != "" && !strings.Contains(res.Content, "blocked by the sandbox: "+want) {
 				t.Errorf("result does not say %q is blocked:\n%s", want, res.Content)
 			}
+			if want := tc.blocked(s); want != "" && !slices.ContainsFunc(res.Blocked, func(b string) bool { return strings.HasPrefix(b, want) }) {
+				t.Errorf("Blocked %q lacks %q", res.Blocked, want)
+			}
 			// The daemon is named sleep, or setsid when killed before its exec.
 			if tc.name == "daemon left running" && !strings.Contains(res.Content, "killed 1 process left running: ") {
 				t.Errorf("result does not say the daemon was killed:\n%s", res.Content)
@@ -195,7 +199,7 @@ func TestShellSandboxAllows(t *testing.T) {
 		"cat main.go && ls ~ >/dev/null",
 		"git add -A && git commit -qm work && git log --oneline | wc -l",
 	} {
-		if res := s.shell(t, command); res.IsError || strings.Contains(res.Content, "blocked by the sandbox") {
+		if res := s.shell(t, command); res.IsError || strings.Contains(res.Content, "blocked by the sandbox") || len(res.Blocked) > 0 {
 			t.Errorf("%s:\n%s", command, res.Content)
 		}
 	}

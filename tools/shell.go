@@ -164,10 +164,12 @@ func confinedResult(rep sandbox.Report, stdout, stderr *capWriter) Result {
 	if k := rep.KilledSummary(); k != "" {
 		b.WriteString("(" + k + ")\n")
 	}
+	var blocked []string
 	for _, bl := range rep.Blocked {
+		blocked = append(blocked, bl.String())
 		b.WriteString("blocked by the sandbox: " + bl.String() + "\n")
 	}
-	res := Result{Content: b.String(), IsError: rep.ExitCode != 0 || rep.Signal != "", Summary: status}
+	res := Result{Content: b.String(), IsError: rep.ExitCode != 0 || rep.Signal != "", Summary: status, Blocked: blocked}
 	if len(rep.Blocked) > 0 {
 		res.Summary += ", " + human.Plural(len(rep.Blocked), "operation") + " blocked"
 	}

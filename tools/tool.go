@@ -54,7 +54,22 @@ type Result struct {
 	// indentation". Content tells the model the same. Empty for a call that
 	// needed nothing fixed.
 	Repairs []string
+	// Blocked lists what the sandbox refused the call, a few words each
+	// ("write to /etc/hosts"), as Content tells the model; empty when it
+	// refused nothing.
+	Blocked []string
 }
+
+// RefusedError is a Prepare error for a call refused for what it would
+// change rather than for how its arguments are written: Subject names
+// that (a path), for people to see with the refusal.
+type RefusedError struct {
+	Subject string
+	Err     error
+}
+
+func (e *RefusedError) Error() string { return e.Err.Error() }
+func (e *RefusedError) Unwrap() error { return e.Err }
 
 // Errorf returns an error result whose content and summary are msg.
 func Errorf(summary, msg string) Result {

@@ -27,7 +27,8 @@ type writeFileArgs struct {
 
 type writeFile struct {
 	base
-	ws *Workspace
+	ws   *Workspace
+	prot protection
 }
 
 func (*writeFile) Kind() Kind { return KindWrite }
@@ -35,10 +36,13 @@ func (*writeFile) Kind() Kind { return KindWrite }
 func (t *writeFile) Prepare(raw json.RawMessage) (Call, error) {
 	return prepare(&t.base, raw, func(a writeFileArgs) (Call, error) {
 		rel, err := fileRel(t.ws, a.Path)
+		if err == nil {
+			err = t.prot.check(rel)
+		}
 		if err != nil {
 			return nil, err
 		}
-		return &writeFileCall{ws: t.ws, rel: rel, content: a.Content}, nil
+		return &writeFileCall{ws: t.ws, prot: t.prot, rel: rel, content: a.Content}, nil
 	})
 }
 
@@ -56,6 +60,7 @@ func fileRel(ws *Workspace, p string) (string, error) {
 
 type writeFileCall struct {
 	ws      *Workspace
+	prot    protection
 	rel     string
 	content string
 }
@@ -67,6 +72,9 @@ func (c *writeFileCall) Run(ctx context.Context) (Result, error) {
 		return Result{}, err
 	}
 	target, err := c.ws.follow(c.rel)
+	if err == nil {
+		err = c.prot.check(c.rel) // again: a link may have appeared since Prepare
+	}
 	if err != nil {
 		return Errorf("refused", err.Error()), nil
 	}

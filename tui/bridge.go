@@ -96,7 +96,9 @@ type approvalAsk struct {
 }
 
 // dialogApprover asks the user through the TUI, after the grants the user
-// made during this session: a tool that writes, or one exact command.
+// made during this session: a tool that writes, or one exact command. A
+// command the sandbox blocked something of the last time it ran is asked
+// about, grant or not: the user may lift the sandbox for it.
 type dialogApprover struct {
 	b        *bridge
 	mu       sync.Mutex
@@ -110,7 +112,7 @@ func (a *dialogApprover) Approve(ctx context.Context, req agent.ApprovalRequest)
 	granted := agent.Rules{Tools: slices.Clone(a.tools)}
 	exact := req.Kind == tools.KindExec && slices.Contains(a.commands, req.Subject)
 	a.mu.Unlock()
-	if d, _ := granted.Approve(ctx, req); d.Allow || exact {
+	if d, _ := granted.Approve(ctx, req); len(req.Blocked) == 0 && (d.Allow || exact) {
 		return agent.Decision{Allow: true}, nil
 	}
 	ask := approvalAsk{req: req, reply: make(chan agent.Decision, 1)}
@@ -176,7 +178,8 @@ func (a *dialogApprover) revoke(n int) bool {
 	return true
 }
 
-// clear takes back every grant: a new session starts with none.
+// clear takes back every grant: a new or resumed session starts with
+// none.
 func (a *dialogApprover) clear() {
 	a.mu.Lock()
 	defer a.mu.Unlock()

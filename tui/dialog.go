@@ -157,6 +157,9 @@ func (d *approvalDialog) view(width, height int, st *theme, keys keyMap) string 
 		title = "Run this command in " + d.dir + "?"
 	}
 	head := append([]string{st.rule.Render(strings.Repeat("─", width))}, wrap("? "+title, width, " ", "   ", st.dialogTitle)...)
+	if len(req.Blocked) > 0 {
+		head = append(head, wrap("! the sandbox blocked it last time: "+blockedList(req.Blocked), width, " ", "   ", st.warn)...)
+	}
 	if req.Note != "" {
 		head = append(head, wrap("! "+req.Note, width, " ", "   ", st.warn)...)
 	}
@@ -164,6 +167,16 @@ func (d *approvalDialog) view(width, height int, st *theme, keys keyMap) string 
 	foot := d.footer(width, st, keys)
 	room := max(height-len(head)-len(foot), 1)
 	return strings.Join(append(append(head, d.body(width, room, st)...), foot...), "\n")
+}
+
+// blockedList names what the sandbox blocked, the first few of it.
+func blockedList(blocked []string) string {
+	const most = 3
+	list := human.Visible(strings.Join(blocked[:min(len(blocked), most)], "; "))
+	if len(blocked) > most {
+		list += fmt.Sprintf("; and %d more", len(blocked)-most)
+	}
+	return list
 }
 
 // body shows what the call will do, the command or the diff, in at most

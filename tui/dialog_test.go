@@ -1,6 +1,7 @@
 package tui
 
 import (
+	"context"
 	"fmt"
 	"strings"
 	"testing"
@@ -150,5 +151,49 @@ func TestApprovalDialogSaysWhatUndoCannotRestore(t *testing.T) {
 	d := newApprovalDialog(approvalAsk{req: req}, &dialogApprover{}, "/p")
 	if v := ansi.Strip(d.view(100, 10, &st, keys)); !strings.Contains(v, "! too large to checkpoint (12 MB, over 10 MB): undo cannot restore it") {
 		t.Errorf("view:\n%s", v)
+	}
+}
+
+// TestBlockedCommandIsAskedAgain: a command the sandbox blocked something
+// of the last time is asked about, with the choices that lift the
+// sandbox and what it blocked, though --yes and a grant of that command
+// would allow it; "o" runs it outside the sandbox, once. Without a block,
+// the same request is allowed without asking.
+func TestBlockedCommandIsAskedAgain(t *testing.T) {
+	m, _ := testModel(t)
+	m.opts.Engine.Config.Approval.All = true
+	req := agent.ApprovalRequest{Tool: "shell", Kind: tools.KindExec, Subject: "npm install", Sandboxed: true}
+	m.approver.grant(req)
+	done, cancel := context.WithCancel(t.Context())
+	cancel() // asking would block: a cancelled ctx makes it fail at once
+	if d, err := m.approvals().Approve(done, req); err != nil || !d.Allow {
+		t.Fatalf("not blocked: %+v, %v; want allowed without asking", d, err)
+	}
+
+	req.Blocked = []string{"write to /usr/lib/node_modules", "network: socket(AF_INET, SOCK_STREAM) by node"}
+	decided := make(chan agent.Decision, 1)
+	go func() {
+		d, _ := m.approvals().Approve(t.Context(), req)
+		decided <- d
+	}()
+	var ask approvalAsk
+	select {
+	case v := <-m.bridge.ch:
+		ask = v.(approvalAsk)
+	case d := <-decided:
+		t.Fatalf("decided without asking: %+v", d)
+	}
+	m.beginRun("install")
+	events(m, agent.TurnStarted{Turn: 1}, agent.ToolStarted{Turn: 1, Name: "shell", Subject: req.Subject}, ask)
+	s := screen(m)
+	for _, want := range []string{"! the sandbox blocked it last time: write to /usr/lib/node_modules; network:",
+		"o run outside the sandbox", "w with network"} {
+		if !strings.Contains(s, want) {
+			t.Errorf("the dialog lacks %q:\n%s", want, s)
+		}
+	}
+	press(m, "o")
+	if d := <-decided; !d.Allow || d.Escalation != (tools.Escalation{Unconfined: true}) {
+		t.Errorf("decision %+v, want allowed outside the sandbox", d)
 	}
 }

@@ -178,11 +178,18 @@ func newModel(ctx context.Context, opts Options) *model {
 // not allow.
 func (m *model) newSession() *agent.Session {
 	o := m.opts.Engine
-	a := o.Config.Approval
-	o.Approver = agent.Rules{All: a.All, Tools: a.Tools, Commands: a.Commands, Next: m.approver}
+	o.Approver = m.approvals()
 	o.Previews = true
 	o.Reviewer = m.reviewer
 	return agent.New(o)
+}
+
+// approvals decides on calls: the config's rules (--yes included), then
+// the user, through the dialog. A command the sandbox blocked something
+// of the last time it ran goes to the user whatever the rules say.
+func (m *model) approvals() agent.Approver {
+	a := m.opts.Engine.Config.Approval
+	return agent.Rules{All: a.All, Tools: a.Tools, Commands: a.Commands, Next: m.approver}
 }
 
 // Init asks Ollama about the model, listens to the engine, asks the

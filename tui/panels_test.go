@@ -7,9 +7,11 @@ import (
 	"testing"
 	"time"
 
+	"lathe/agent"
 	"lathe/provider"
 	"lathe/session"
 	"lathe/session/sqlite"
+	"lathe/tools"
 )
 
 // TestHelpFits: /help fits a 24-line terminal, shown from its first line
@@ -160,10 +162,20 @@ func TestSessionsPicker(t *testing.T) {
 	if load == nil {
 		t.Fatal("enter did not load the session")
 	}
+	grant := func() {
+		m.approver.grant(agent.ApprovalRequest{Tool: "edit_file", Kind: tools.KindWrite, Subject: "a.go"})
+		m.approver.grant(agent.ApprovalRequest{Tool: "shell", Kind: tools.KindExec, Subject: "go test ./..."})
+	}
+	grant()
 	_, prepareCmd := m.Update(load())
 	if m.session.Snapshot().ID != fmt.Sprintf("%016x", 0xabc0) || m.opts.Engine.Config.Model != "llama3.1:8b" {
 		t.Errorf("after choosing: session %s, model %q", m.session.Snapshot().ID, m.opts.Engine.Config.Model)
 	}
+	// What was allowed for the session left is not allowed in the other.
+	if toolNames, commands := m.approver.grants(); len(toolNames)+len(commands) != 0 {
+		t.Errorf("the resumed session keeps the grants %q %q", toolNames, commands)
+	}
+	grant()
 	m.Update(prepareCmd())
 	if s := screen(m); !strings.Contains(s, `Resumed "older work": 2 messages.`) {
 		t.Errorf("the chosen session is not shown:\n%s", s)
@@ -178,5 +190,8 @@ func TestSessionsPicker(t *testing.T) {
 	if cmd := m.key(keyPress("enter")); cmd != nil || m.sessions != nil || len(m.transcript.items) != items ||
 		!strings.Contains(statusOf(m), "already in this session") {
 		t.Errorf("choosing the current session: cmd %v, picker open %v, status %q\n%s", cmd != nil, m.sessions != nil, statusOf(m), screen(m))
+	}
+	if toolNames, commands := m.approver.grants(); len(toolNames) != 1 || len(commands) != 1 {
+		t.Errorf("staying in the session lost its grants: %q %q", toolNames, commands)
 	}
 }

@@ -98,6 +98,7 @@ func (m *model) sessionLoaded(msg sessionLoaded) tea.Cmd {
 		m.opts.Engine.Config.Model = msg.saved.Model
 	}
 	m.opts.Engine.Mode = nil // the session goes on in its own mode
+	m.approver.clear()       // what was allowed for the session left was for that one
 	old, ctx := m.session, m.ctx
 	m.session = m.newSession()
 	_ = m.session.ResumeFrom(msg.saved) // a new session is idle
