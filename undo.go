@@ -8,6 +8,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/rs/zerolog"
+
 	"lathe/agent"
 	"lathe/checkpoint"
 	"lathe/config"
@@ -44,7 +46,7 @@ func (cmd command) undo(ctx context.Context, stdin io.Reader, stdout, stderr io.
 	if err != nil {
 		return err
 	}
-	tracker, err := checkpoint.New(db, saved.Dir, checkpoint.Options{MaxFile: loaded.Undo.MaxFile})
+	tracker, err := checkpoint.New(db, saved.Dir, trackerOptions(loaded.Undo, zerolog.Nop()))
 	if err != nil {
 		return fmt.Errorf("undo: the session's directory: %w", err)
 	}

@@ -115,7 +115,7 @@ func (cmd command) wire(loaded config.Loaded, r *resumption, log zerolog.Logger)
 	}
 	e.opts.Recorder = recorder
 	if store, ok := recorder.(checkpoint.Store); ok {
-		tracker, err := checkpoint.New(store, ws.Dir(), checkpoint.Options{MaxFile: cfg.Undo.MaxFile, Log: log})
+		tracker, err := checkpoint.New(store, ws.Dir(), trackerOptions(cfg.Undo, log))
 		if err != nil {
 			e.warn("runs cannot be undone: " + err.Error())
 		} else {
@@ -137,6 +137,16 @@ func (cmd command) wire(loaded config.Loaded, r *resumption, log zerolog.Logger)
 		}
 	}
 	return e, nil
+}
+
+// trackerOptions are the checkpoint options of the [undo] config:
+// max_file = 0 keeps no file.
+func trackerOptions(u config.Undo, log zerolog.Logger) checkpoint.Options {
+	o := checkpoint.Options{MaxFile: u.MaxFile, Log: log}
+	if u.MaxFile == 0 {
+		o.MaxFile = checkpoint.KeepNoFile
+	}
+	return o
 }
 
 func (e *engine) warn(w string) {

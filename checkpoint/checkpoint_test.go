@@ -205,6 +205,45 @@ func TestTooLarge(t *testing.T) {
 	}
 }
 
+// TestKeepNoFile: with KeepNoFile, every write is said not undoable before
+// it is approved, empty and new files too, and undo restores nothing; a
+// run checkpointed before, with files kept, is still undone.
+func TestKeepNoFile(t *testing.T) {
+	e := newEnv(t, map[string]string{"a.txt": "a0", "empty.txt": ""}, Options{})
+	e.tr.Begin(t.Context(), "s1", 0)
+	e.tool("a.txt", "a1")
+	e.tr.End()
+	none, err := New(e.db, e.dir, Options{MaxFile: KeepNoFile})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer none.Close()
+	e.tr = none
+	kept, _ := e.db.CheckpointBytes(t.Context())
+	for _, p := range []string{"a.txt", "empty.txt", "new.txt"} {
+		if note := none.Note(p); !strings.Contains(note, "undo keeps no file") {
+			t.Errorf("note before a write to %s: %q", p, note)
+		}
+	}
+	e.tr.Begin(t.Context(), "s1", 1)
+	for _, p := range []string{"empty.txt", "new.txt"} {
+		if note := e.tool(p, "x"); !strings.Contains(note, "undo keeps no file") {
+			t.Errorf("note of the write to %s: %q", p, note)
+		}
+	}
+	e.tr.End()
+	if n, _ := e.db.CheckpointBytes(t.Context()); n != kept {
+		t.Errorf("%d bytes kept, %d before the run", n, kept)
+	}
+	_, out := e.undo(false)
+	if len(out.Done) != 0 || len(out.Refused) != 2 || !strings.Contains(out.Refused[0].Why, "undo keeps no file") {
+		t.Errorf("undo with no file kept: %+v", out)
+	}
+	if _, out = e.undo(false); len(out.Done) != 1 || e.files("a.txt") != "a.txt=a0" {
+		t.Errorf("undo of the run before: %+v, %s", out, e.files("a.txt"))
+	}
+}
+
 // TestSameContentKeptOnce: a hundred edits of one file cost one blob per
 // distinct content, and an unchanged file nothing more.
 func TestSameContentKeptOnce(t *testing.T) {

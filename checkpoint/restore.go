@@ -133,7 +133,9 @@ func (t *Tracker) plan(ctx context.Context, cp session.Checkpoint, redo bool) (P
 }
 
 // current is the file at path as it is now: its state, and its content
-// when it is a regular file small enough to keep.
+// when it is a regular file small enough to compare (as large as a file
+// kept, and at least DefaultMaxFile: a lower max_file since the run does
+// not make its files count as changed).
 func (t *Tracker) current(path string) (session.FileState, []byte, error) {
 	fi, err := t.root.Lstat(filepath.FromSlash(path))
 	switch {
@@ -141,7 +143,7 @@ func (t *Tracker) current(path string) (session.FileState, []byte, error) {
 		return session.FileState{}, nil, nil
 	case err != nil:
 		return session.FileState{}, nil, err
-	case !fi.Mode().IsRegular() || fi.Size() > t.opts.MaxFile:
+	case !fi.Mode().IsRegular() || fi.Size() > max(t.opts.MaxFile, DefaultMaxFile):
 		// Not what any checkpoint holds: it counts as changed.
 		return session.FileState{Hash: "other", Mode: fi.Mode().Perm(), Size: fi.Size()}, nil, nil
 	}

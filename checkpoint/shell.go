@@ -217,8 +217,10 @@ func (w *shellWatch) change(ctx context.Context, path string, before, now map[st
 			switch {
 			case old.blob == "" && w.git == "":
 				f.Problem = "changed by a command outside a git work tree: undo cannot restore it"
+			case old.blob == "" && old.mode.IsRegular() && old.size > w.t.opts.MaxFile:
+				f.Problem = w.t.tooLarge(old.size)
 			case old.blob == "":
-				f.Problem = "not snapshotted before the command (too large, or past the limits): undo cannot restore it"
+				f.Problem = "not snapshotted before the command (not a regular file, or past the limits): undo cannot restore it"
 			default:
 				data, err := w.blob(ctx, old.blob)
 				if err == nil {

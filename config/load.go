@@ -312,7 +312,7 @@ func (l *Loaded) validate(file string) *Error {
 		{absolute(l.Sandbox.Writable) == "", "sandbox.writable", fmt.Sprintf("%q is not an absolute path", absolute(l.Sandbox.Writable))},
 		{absolute(l.Sandbox.ReadableDeny) == "", "sandbox.readable_deny", fmt.Sprintf("%q is not an absolute path", absolute(l.Sandbox.ReadableDeny))},
 		{l.Undo.MaxBytes >= 0 && l.Undo.MaxBytes <= 1<<40, "undo.max_bytes", "must be between 0 (keep nothing) and 1 TiB"},
-		{l.Undo.MaxFile >= 0 && l.Undo.MaxFile <= 1<<30, "undo.max_file", "must be between 0 and 1 GiB"},
+		{l.Undo.MaxFile >= 0 && l.Undo.MaxFile <= 1<<30, "undo.max_file", "must be between 0 (keep no file) and 1 GiB"},
 		{l.TUI.FPS >= 1 && l.TUI.FPS <= 120, "tui.fps", "must be between 1 and 120"},
 	}
 	for _, c := range checks {
