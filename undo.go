@@ -96,8 +96,9 @@ func (cmd command) undo(ctx context.Context, stdin io.Reader, stdout, stderr io.
 	return nil
 }
 
-// printPlan says what undoing will do to each file, with the diff of the
-// files changed since the run.
+// printPlan says what undoing will do to each file; for a file changed
+// since the run, it shows the three versions as two diffs: what changed
+// since lathe left it, and what --force makes of it now.
 func printPlan(w io.Writer, p checkpoint.Plan, force bool) {
 	if len(p.Actions) == 0 {
 		fmt.Fprintln(w, "It changed no files.")
@@ -106,10 +107,14 @@ func printPlan(w io.Writer, p checkpoint.Plan, force bool) {
 		switch {
 		case a.Do == checkpoint.Keep:
 			fmt.Fprintf(w, "  %s: already as before\n", a.Path)
-		case a.Conflict && force:
-			fmt.Fprintf(w, "  %s: %s; --force overwrites it\n", a.Path, a.Why)
 		case a.Conflict:
-			fmt.Fprintf(w, "  %s: %s, left alone (--force overwrites it):\n%s", a.Path, a.Why, indentLines(a.Diff))
+			what, would := "left alone (--force overwrites it)", "would do"
+			if force {
+				what, would = "--force overwrites it", "does"
+			}
+			fmt.Fprintf(w, "  %s: %s, %s:\n", a.Path, a.Why, what)
+			fmt.Fprintf(w, "    changed since lathe left it:\n%s", indentLines(a.Since, "      "))
+			fmt.Fprintf(w, "    what --force %s:\n%s", would, indentLines(a.Diff, "      "))
 		case a.Do == checkpoint.Refuse:
 			fmt.Fprintf(w, "  %s: %s\n", a.Path, a.Why)
 		default:
@@ -118,11 +123,11 @@ func printPlan(w io.Writer, p checkpoint.Plan, force bool) {
 	}
 }
 
-func indentLines(s string) string {
+func indentLines(s, indent string) string {
 	if s == "" {
 		return ""
 	}
-	return "    " + strings.ReplaceAll(strings.TrimSuffix(s, "\n"), "\n", "\n    ") + "\n"
+	return indent + strings.ReplaceAll(strings.TrimSuffix(s, "\n"), "\n", "\n"+indent) + "\n"
 }
 
 func doneVerb(d checkpoint.Do) string {

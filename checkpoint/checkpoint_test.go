@@ -147,7 +147,9 @@ func TestUndoAndRedoToolChanges(t *testing.T) {
 }
 
 // TestUndoRefusesWhatChangedSince: a file changed after the run is left
-// alone, shown, and the rest restored; with force it is overwritten.
+// alone and the rest restored; with force it is overwritten. The plan
+// shows the three versions: what changed since lathe left it, and what
+// forcing would make of it now.
 func TestUndoRefusesWhatChangedSince(t *testing.T) {
 	for _, force := range []bool{false, true} {
 		e := newEnv(t, map[string]string{"a.txt": "a0", "b.txt": "b0"}, Options{})
@@ -157,8 +159,12 @@ func TestUndoRefusesWhatChangedSince(t *testing.T) {
 		e.tr.End()
 		write(t, filepath.Join(e.dir, "a.txt"), "mine")
 		p, out := e.undo(force)
-		if !p.Conflicts() || !strings.Contains(p.Actions[0].Diff, "-a1") || !strings.Contains(p.Actions[0].Diff, "+mine") {
-			t.Errorf("the conflict is not shown: %+v", p.Actions[0])
+		a := p.Actions[0]
+		since := "--- a.txt (as lathe left it)\n+++ a.txt (now)\n@@ -1 +1 @@\n-a1\n"
+		forced := "--- a.txt (now)\n+++ a.txt (before the request)\n@@ -1 +1 @@\n-mine\n"
+		if !p.Conflicts() || !strings.HasPrefix(a.Since, since) || !strings.Contains(a.Since, "+mine") ||
+			!strings.HasPrefix(a.Diff, forced) || !strings.Contains(a.Diff, "+a0") {
+			t.Errorf("the conflict is not shown:\nsince:\n%s\nforced:\n%s", a.Since, a.Diff)
 		}
 		want, refused := "a.txt=mine b.txt=b0", 1
 		if force {

@@ -35,8 +35,11 @@ type Action struct {
 	Why      string
 	Conflict bool
 	// Diff shows the change: the file as it is now against what it
-	// becomes; for a conflict, what the run left against what it is now.
-	Diff   string
+	// becomes; for a conflict, against what forcing would make it.
+	Diff string
+	// Since shows, for a conflict, what changed since: the file as the
+	// run (for a redo, the undo) left it against what it is now.
+	Since  string
 	target session.FileState
 }
 
@@ -107,11 +110,13 @@ func (t *Tracker) plan(ctx context.Context, cp session.Checkpoint, redo bool) (P
 		case now.Hash != expect.Hash:
 			a.Do, a.Conflict = Refuse, true
 			a.Why = "changed since the run"
+			left, restored := "as lathe left it", "before the request"
 			if redo {
-				a.Why = "changed since the undo"
+				a.Why, left, restored = "changed since the undo", "as the undo left it", "as the request left it"
 			}
-			left, _ := t.content(ctx, expect)
-			a.Diff = diff(f.Path+" (as lathe left it)", f.Path+" (now)", left, nowData)
+			leftData, _ := t.content(ctx, expect)
+			a.Since = diff(f.Path+" ("+left+")", f.Path+" (now)", leftData, nowData)
+			a.Diff = t.forced(ctx, f.Path, nowData, target, restored)
 		case !target.Exists():
 			a.Do = Remove
 			a.Diff = diff(f.Path, "/dev/null", nowData, nil)
@@ -130,6 +135,19 @@ func (t *Tracker) plan(ctx context.Context, cp session.Checkpoint, redo bool) (P
 		p.Actions = append(p.Actions, a)
 	}
 	return p, nil
+}
+
+// forced is the diff of what forcing makes of a file changed since: from
+// what it is now (nowData) to target, restored names what that is.
+func (t *Tracker) forced(ctx context.Context, path string, nowData []byte, target session.FileState, restored string) string {
+	if !target.Exists() {
+		return diff(path+" (now)", "/dev/null", nowData, nil)
+	}
+	data, err := t.content(ctx, target)
+	if err != nil {
+		return "its content " + restored + " cannot be read: " + err.Error() + "\n"
+	}
+	return diff(path+" (now)", path+" ("+restored+")", nowData, data)
 }
 
 // current is the file at path as it is now: its state, and its content

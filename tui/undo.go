@@ -151,26 +151,55 @@ func (d *undoDialog) verb() string {
 func (d *undoDialog) hint() string { return d.verb() + "?" }
 func (d *undoDialog) cancel()      {}
 
+// undoLine is a line the undo dialog lists, rendered as its kind says.
+type undoLine struct {
+	kind undoLineKind
+	text string
+}
+
+type undoLineKind int
+
+const (
+	lineFile  undoLineKind = iota // a file and what becomes of it
+	lineWarn                      // a file left alone, and why
+	lineLabel                     // what the diff below it shows
+	lineDiff
+)
+
 // lines are what the dialog lists: each file, what becomes of it, and
-// the diff.
-func (d *undoDialog) lines() []string {
-	var out []string
+// the diff; for a file changed since, the three versions as two diffs:
+// what changed since lathe left it, and what forcing makes of it now.
+func (d *undoDialog) lines() []undoLine {
+	var out []undoLine
+	add := func(kind undoLineKind, text string) { out = append(out, undoLine{kind, text}) }
+	diff := func(s string) {
+		for _, l := range diffLines(s) {
+			add(lineDiff, l)
+		}
+	}
 	if len(d.plan.Actions) == 0 {
-		out = append(out, "it changed no files")
+		add(lineFile, "it changed no files")
+	}
+	left, restored := "lathe left it", "before the request"
+	if d.plan.Redo {
+		left, restored = "the undo left it", "as the request left it"
 	}
 	for _, a := range d.plan.Actions {
 		switch {
 		case a.Conflict:
-			out = append(out, fmt.Sprintf("! %s: %s, so it is left alone (f overwrites it):", a.Path, a.Why))
+			add(lineWarn, fmt.Sprintf("! %s: %s, so it is left alone (f overwrites it):", a.Path, a.Why))
+			add(lineLabel, "changed since "+left+" (then → now):")
+			diff(a.Since)
+			add(lineLabel, "what f would do (now → "+restored+"):")
+			diff(a.Diff)
 		case a.Do == checkpoint.Refuse:
-			out = append(out, fmt.Sprintf("! %s: %s", a.Path, a.Why))
+			add(lineWarn, fmt.Sprintf("! %s: %s", a.Path, a.Why))
 		case a.Do == checkpoint.Keep:
-			out = append(out, a.Path+": already so")
-			continue
+			add(lineFile, a.Path+": already so")
 		default:
-			out = append(out, string(a.Do)+" "+a.Path)
+			add(lineFile, string(a.Do)+" "+a.Path)
+			diff(a.Diff)
 		}
-		out = append(out, diffLines(a.Diff)...)
 	}
 	return out
 }
@@ -200,14 +229,15 @@ func (d *undoDialog) view(width, height int, st *theme, keys keyMap) string {
 	d.top = max(0, min(d.top, len(lines)-d.room))
 	var body []string
 	for _, l := range lines[d.top : d.top+d.room] {
-		switch {
-		case strings.HasPrefix(l, "! "):
-			body = append(body, indent+st.warn.Render(ansi.Truncate(l, width-4, "…")))
-		case strings.HasPrefix(l, "restore ") || strings.HasPrefix(l, "remove ") || strings.HasPrefix(l, "recreate "),
-			strings.HasSuffix(l, ": already so"), l == "it changed no files":
-			body = append(body, indent+st.subject.Render(ansi.Truncate(l, width-4, "…")))
+		switch l.kind {
+		case lineWarn:
+			body = append(body, indent+st.warn.Render(ansi.Truncate(l.text, width-4, "…")))
+		case lineFile:
+			body = append(body, indent+st.subject.Render(ansi.Truncate(l.text, width-4, "…")))
+		case lineLabel:
+			body = append(body, indent+"  "+st.meta.Render(ansi.Truncate(l.text, width-6, "…")))
 		default:
-			body = append(body, diffLine(l, width, st))
+			body = append(body, diffLine(l.text, width, st))
 		}
 	}
 	if len(lines) > d.room {

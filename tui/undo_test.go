@@ -159,3 +159,36 @@ func TestUndoRedoRewindInTheUI(t *testing.T) {
 	l.enter("/undo")
 	l.until("the answer", func() bool { return strings.Contains(screen(m), "Nothing to undo.") })
 }
+
+// TestUndoConflictInTheUI: a file changed since the request is shown with
+// its three versions, as two diffs: what changed since lathe left it, and
+// what f would make of it; f overwrites it.
+func TestUndoConflictInTheUI(t *testing.T) {
+	l, notes := undoModel(t)
+	m := l.m
+	if err := os.WriteFile(notes, []byte("mine\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	l.enter("/undo")
+	l.until("the undo to be shown", func() bool { return m.dialog != nil })
+	s := screen(m)
+	want := []string{
+		"! notes.txt: changed since the run, so it is left alone (f overwrites it):",
+		"changed since lathe left it (then → now):", "-third", "+mine",
+		"what f would do (now → before the request):", "-mine", "+second",
+		"f undo, overwriting what changed since",
+	}
+	at := 0
+	for _, w := range want {
+		i := strings.Index(s[at:], w)
+		if i < 0 {
+			t.Fatalf("the undo dialog lacks %q after %q:\n%s", w, s[:at], s)
+		}
+		at += i + len(w)
+	}
+	l.key("f")
+	l.until("the undo", func() bool { return strings.Contains(screen(m), "Undone") })
+	if got := fileText(t, notes); got != "second\n" {
+		t.Errorf("after f: %q", got)
+	}
+}
