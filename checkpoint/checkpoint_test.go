@@ -176,6 +176,79 @@ func TestUndoRefusesWhatChangedSince(t *testing.T) {
 	}
 }
 
+// TestRewind: rewinding takes several runs back at once, each file to what
+// it was before the oldest run that changed it, or leaves it alone whole
+// when it was changed after the newest run or between two of them.
+func TestRewind(t *testing.T) {
+	for _, tt := range []struct {
+		name    string
+		between string // what someone writes to a.txt after the first run
+		after   string // and after the last
+		force   bool
+		want    string
+		why     string
+		since   []string // what the diff of what changed shows
+		forced  string   // what the diff of what forcing does removes
+	}{
+		{name: "clean", want: "a.txt=a0 b.txt=-"},
+		{name: "changed since", after: "mine", want: "a.txt=mine b.txt=-",
+			why: "changed since the run", since: []string{"+++ a.txt (now)", "-a3", "+mine"}, forced: "-mine"},
+		{name: "changed between", between: "mine", want: "a.txt=a3 b.txt=-",
+			why: "changed between two of the requests", since: []string{"+++ a.txt (as the next request found it)", "-a1", "+mine"},
+			forced: "-a3"},
+		{name: "changed between, forced", between: "mine", force: true, want: "a.txt=a0 b.txt=-",
+			why: "changed between two of the requests"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			e := newEnv(t, map[string]string{"a.txt": "a0"}, Options{})
+			for i, content := range []string{"a1", "a2", "a3"} {
+				e.tr.Begin(t.Context(), "s1", i)
+				e.tool("a.txt", content)
+				if i == 1 {
+					e.tool("b.txt", "b1")
+				}
+				e.tr.End()
+				if i == 0 && tt.between != "" {
+					write(t, filepath.Join(e.dir, "a.txt"), tt.between)
+				}
+			}
+			if tt.after != "" {
+				write(t, filepath.Join(e.dir, "a.txt"), tt.after)
+			}
+			cps, _ := e.db.Checkpoints(t.Context(), "s1")
+			p, err := e.tr.PlanRewind(t.Context(), cps)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(p.Runs) != 3 || p.Runs[0].ID != cps[2].ID || len(p.Actions) != 2 || p.Actions[1].Do != Remove {
+				t.Fatalf("plan %+v", p)
+			}
+			a := p.Actions[0]
+			if a.Why != tt.why || a.Conflict != (tt.why != "") {
+				t.Errorf("a.txt: %s %q, want %q", a.Do, a.Why, tt.why)
+			}
+			for _, w := range tt.since {
+				if !strings.Contains(a.Since, w) {
+					t.Errorf("what changed lacks %q:\n%s", w, a.Since)
+				}
+			}
+			if tt.forced != "" && !strings.Contains(a.Diff, "+++ a.txt (before the requests)\n@@ -1 +1 @@\n"+tt.forced) {
+				t.Errorf("what forcing does:\n%s", a.Diff)
+			}
+			if _, err := e.tr.Apply(t.Context(), p, tt.force); err != nil {
+				t.Fatal(err)
+			}
+			if got := e.files("a.txt", "b.txt"); got != tt.want {
+				t.Errorf("after the rewind: %s, want %s", got, tt.want)
+			}
+			cps, _ = e.db.Checkpoints(t.Context(), "s1")
+			if undo, _ := Last(cps); undo != nil {
+				t.Errorf("run %d is not undone", undo.ID)
+			}
+		})
+	}
+}
+
 // TestCrashMidRun: what a run kept before it wrote survives the process:
 // a tracker opened afresh undoes it.
 func TestCrashMidRun(t *testing.T) {

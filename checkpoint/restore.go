@@ -20,9 +20,9 @@ type Outcome struct {
 
 // Apply carries out a plan: files are written back (or removed) but for
 // those refused; with force, files changed since are overwritten too. The
-// run is then marked undone (or done again) in the store, and its part of
-// the history taken back (or put back). An error writing a file stops
-// there and says which.
+// runs are then marked undone, newest first (or the run done again) in
+// the store, and their part of the history taken back (or put back). An
+// error writing a file stops there and says which.
 func (t *Tracker) Apply(ctx context.Context, p Plan, force bool) (Outcome, error) {
 	var out Outcome
 	for _, a := range p.Actions {
@@ -56,16 +56,19 @@ func (t *Tracker) Apply(ctx context.Context, p Plan, force bool) (Outcome, error
 		a.Do = do
 		out.Done = append(out.Done, a)
 	}
-	var err error
 	if p.Redo {
-		err = t.store.RedoRun(ctx, p.Checkpoint)
+		err := t.store.RedoRun(ctx, p.Runs[0])
 		if errors.Is(err, session.ErrNothingToRedo) {
 			err = nil // the files are back; the conversation went on since
 		}
-	} else {
-		err = t.store.UndoRun(ctx, p.Checkpoint, t.opts.Now())
+		return out, err
 	}
-	return out, err
+	for _, cp := range p.Runs {
+		if err := t.store.UndoRun(ctx, cp, t.opts.Now()); err != nil {
+			return out, err
+		}
+	}
+	return out, nil
 }
 
 // write replaces path with data (mode), creating its directories: through
