@@ -7,8 +7,9 @@
 // file since. Files a shell command changes are found by comparing the
 // directory before and after it; in a git work tree their previous
 // content comes from blobs written, before the command, to the
-// repository's object store (never its index, stash or refs); elsewhere
-// they are listed as changes undo cannot restore.
+// repository's object store (never its index, stash or refs); elsewhere,
+// and for files git ignores, they are listed as changes undo cannot
+// restore.
 package checkpoint
 
 import (

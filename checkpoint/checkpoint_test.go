@@ -382,7 +382,7 @@ func TestShellChangesInAGitWorkTree(t *testing.T) {
 		os.Remove(filepath.Join(e.dir, "gone.txt"))
 	})
 	e.tr.End()
-	if note != "" {
+	if note != "changed by the command, not restorable by undo: ignored.log" {
 		t.Errorf("note: %q", note)
 	}
 	_, out := e.undo(false)
@@ -393,6 +393,72 @@ func TestShellChangesInAGitWorkTree(t *testing.T) {
 	status, _ := exec.Command("git", "-C", e.dir, "status", "--porcelain").Output()
 	if !strings.Contains(string(status), " M edited.txt") || strings.Contains(string(status), "A ") {
 		t.Errorf("the user's index was touched:\n%s", status)
+	}
+}
+
+// TestShellChangesToIgnoredFiles: in a git work tree, a file git ignores
+// that a command changes or removes is not restorable, and said so, by
+// the command's note and by undo; one the command makes is not named, nor
+// are the files of a directory git ignores whole.
+func TestShellChangesToIgnoredFiles(t *testing.T) {
+	e := newEnv(t, map[string]string{"a.txt": "a0", ".env": "SECRET=1", "app.log": "l0", "build/out.o": "o0",
+		".gitignore": ".env\n*.log\nbuild/\n"}, Options{})
+	git(t, e.dir, "init", "-q")
+	git(t, e.dir, "add", "a.txt", ".gitignore")
+	git(t, e.dir, "commit", "-qm", "init")
+	e.tr.Begin(t.Context(), "s1", 0)
+	note := e.command(func() {
+		os.Remove(filepath.Join(e.dir, ".env"))
+		write(t, filepath.Join(e.dir, "app.log"), "l1")
+		write(t, filepath.Join(e.dir, "new.log"), "n1")
+		write(t, filepath.Join(e.dir, "build/out.o"), "o1")
+		write(t, filepath.Join(e.dir, "a.txt"), "a1")
+	})
+	e.tr.End()
+	if want := "changed by the command, not restorable by undo: .env, app.log"; note != want {
+		t.Errorf("note: %q, want %q", note, want)
+	}
+	var paths []string
+	for _, f := range e.last().Files {
+		paths = append(paths, f.Path)
+		if f.Path != "a.txt" && (f.After.Exists() || !strings.Contains(f.Problem, "ignored by git")) {
+			t.Errorf("%s: kept %+v", f.Path, f)
+		}
+	}
+	if strings.Join(paths, " ") != ".env a.txt app.log" {
+		t.Errorf("the checkpoint holds %q", paths)
+	}
+	_, out := e.undo(false)
+	if got := e.files("a.txt", ".env", "app.log"); got != "a.txt=a0 .env=- app.log=l1" {
+		t.Errorf("after undo: %s", got)
+	}
+	if len(out.Refused) != 2 || out.Refused[0].Path != ".env" || !strings.Contains(out.Refused[0].Why, "ignored by git") {
+		t.Errorf("refused: %+v", out.Refused)
+	}
+}
+
+// TestShellWatchCap: the files git ignores count towards the cap on the
+// files watched, listed after those it tracks or would, so that they
+// never push those out; past the cap, changes go unseen, and that is said.
+func TestShellWatchCap(t *testing.T) {
+	e := newEnv(t, map[string]string{"a.txt": "a0", "x.log": "x0", "y.log": "y0", ".gitignore": "*.log\n"},
+		Options{Shell: ShellLimits{MaxFiles: 3}})
+	git(t, e.dir, "init", "-q")
+	git(t, e.dir, "add", "a.txt", ".gitignore")
+	git(t, e.dir, "commit", "-qm", "init")
+	e.tr.Begin(t.Context(), "s1", 0)
+	note := e.command(func() {
+		for _, name := range []string{"a.txt", "x.log", "y.log"} {
+			write(t, filepath.Join(e.dir, name), "changed")
+		}
+	})
+	e.tr.End()
+	if want := "changed by the command, not restorable by undo: x.log; only the first 3 files of the directory are watched for changes"; note != want {
+		t.Errorf("note: %q\nwant  %q", note, want)
+	}
+	e.undo(false)
+	if got := e.files("a.txt"); got != "a.txt=a0" {
+		t.Errorf("after undo: %s", got)
 	}
 }
 
