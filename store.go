@@ -18,7 +18,9 @@ import (
 // data directory.
 type lazyStore struct {
 	path string
-	once sync.Once
+
+	mu   sync.Mutex
+	done bool // opened (or tried to), or closed: it is not opened again
 	db   *sqlite.DB
 	err  error
 }
@@ -29,19 +31,47 @@ var (
 )
 
 func (s *lazyStore) open() (*sqlite.DB, error) {
-	s.once.Do(func() { s.db, s.err = sqlite.Open(s.path) })
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if !s.done {
+		s.done = true
+		s.db, s.err = sqlite.Open(s.path)
+	}
 	return s.db, s.err
+}
+
+// opened is the database if it was opened; nil otherwise (it is not
+// opened now).
+func (s *lazyStore) opened() *sqlite.DB {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.db
 }
 
 var errStoreClosed = errors.New("the session store is closed")
 
 // Close closes the database, if it was opened; it is not opened after.
 func (s *lazyStore) Close() error {
-	s.once.Do(func() { s.err = errStoreClosed })
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if !s.done {
+		s.done, s.err = true, errStoreClosed
+	}
 	if s.db == nil {
 		return nil
 	}
 	return s.db.Close()
+}
+
+// PruneCheckpoints keeps the checkpoints within limit bytes (see
+// sqlite.DB.PruneCheckpoints), if the database was opened: a session
+// never saved added none, and nothing is opened to prune.
+func (s *lazyStore) PruneCheckpoints(ctx context.Context, limit int64) (int, error) {
+	db := s.opened()
+	if db == nil {
+		return 0, nil
+	}
+	return db.PruneCheckpoints(ctx, limit)
 }
 
 // with runs fn on the database, opening it first.

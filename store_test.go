@@ -10,7 +10,8 @@ import (
 )
 
 // TestLazyStore: the database and its directory are made by the first
-// write, not before; once closed, the store is not opened again.
+// write, not before (pruning does not open it); once closed, the store
+// is not opened again.
 func TestLazyStore(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "data", "lathe")
 	s := &lazyStore{path: filepath.Join(dir, "lathe.db")}
@@ -23,11 +24,17 @@ func TestLazyStore(t *testing.T) {
 	if _, err := os.Stat(s.path); err != nil {
 		t.Fatalf("no database after the first write: %v", err)
 	}
+	if _, err := s.PruneCheckpoints(t.Context(), 0); err != nil {
+		t.Errorf("pruning an open store: %v", err)
+	}
 	if err := s.Close(); err != nil {
 		t.Fatal(err)
 	}
 
 	unused := &lazyStore{path: filepath.Join(t.TempDir(), "never", "lathe.db")}
+	if n, err := unused.PruneCheckpoints(t.Context(), 0); n != 0 || err != nil {
+		t.Errorf("pruning a store never opened: %d, %v", n, err)
+	}
 	if err := unused.Close(); err != nil {
 		t.Fatal(err)
 	}

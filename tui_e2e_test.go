@@ -178,6 +178,31 @@ func TestTUIYesSkipsApproval(t *testing.T) {
 	r.quit(t)
 }
 
+// TestTUIPrunesCheckpoints: the interactive UI keeps the checkpoints
+// within [undo] max_bytes when it ends; with 0, none is left to undo.
+func TestTUIPrunesCheckpoints(t *testing.T) {
+	r := newTUIRun(t)
+	cfg := filepath.Join(r.home, "cfg", "lathe", "config.toml")
+	if err := os.MkdirAll(filepath.Dir(cfg), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(cfg, []byte("[undo]\nmax_bytes = 0\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r.srv.Script(writeHello...)
+	r.start(t, []string{"--yes"})
+	r.pty.WriteString("create hello.txt with a greeting\r")
+	r.screen.waitFor(t, "with a greeting.")
+	r.quit(t)
+	var out, errOut strings.Builder
+	if code := run(t.Context(), []string{"-C", r.dir, "undo", "--list"}, strings.NewReader(""), &out, &errOut, r.environ()); code != 0 {
+		t.Fatalf("undo --list: exit %d, %s", code, errOut.String())
+	}
+	if !strings.Contains(out.String(), "has no runs to undo") {
+		t.Errorf("the run's checkpoint was kept:\n%s", out.String())
+	}
+}
+
 // TestTUIEscInterrupts: Esc while the reply streams cancels the request
 // (the server sees the client go away), keeps what arrived, and the next
 // prompt works.

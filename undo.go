@@ -8,6 +8,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/rs/zerolog"
+
 	"lathe/agent"
 	"lathe/checkpoint"
 	"lathe/config"
@@ -44,7 +46,7 @@ func (cmd command) undo(ctx context.Context, stdin io.Reader, stdout, stderr io.
 	if err != nil {
 		return err
 	}
-	tracker, err := checkpoint.New(db, saved.Dir, checkpoint.Options{MaxFile: loaded.Undo.MaxFile})
+	tracker, err := checkpoint.New(db, saved.Dir, trackerOptions(loaded.Undo, zerolog.Nop()))
 	if err != nil {
 		return fmt.Errorf("undo: the session's directory: %w", err)
 	}
@@ -94,8 +96,9 @@ func (cmd command) undo(ctx context.Context, stdin io.Reader, stdout, stderr io.
 	return nil
 }
 
-// printPlan says what undoing will do to each file, with the diff of the
-// files changed since the run.
+// printPlan says what undoing will do to each file; for a file changed
+// since the run, it shows the three versions as two diffs: what changed
+// since lathe left it, and what --force makes of it now.
 func printPlan(w io.Writer, p checkpoint.Plan, force bool) {
 	if len(p.Actions) == 0 {
 		fmt.Fprintln(w, "It changed no files.")
@@ -104,10 +107,14 @@ func printPlan(w io.Writer, p checkpoint.Plan, force bool) {
 		switch {
 		case a.Do == checkpoint.Keep:
 			fmt.Fprintf(w, "  %s: already as before\n", a.Path)
-		case a.Conflict && force:
-			fmt.Fprintf(w, "  %s: %s; --force overwrites it\n", a.Path, a.Why)
 		case a.Conflict:
-			fmt.Fprintf(w, "  %s: %s, left alone (--force overwrites it):\n%s", a.Path, a.Why, indentLines(a.Diff))
+			what, would := "left alone (--force overwrites it)", "would do"
+			if force {
+				what, would = "--force overwrites it", "does"
+			}
+			fmt.Fprintf(w, "  %s: %s, %s:\n", a.Path, a.Why, what)
+			fmt.Fprintf(w, "    changed since lathe left it:\n%s", indentLines(a.Since, "      "))
+			fmt.Fprintf(w, "    what --force %s:\n%s", would, indentLines(a.Diff, "      "))
 		case a.Do == checkpoint.Refuse:
 			fmt.Fprintf(w, "  %s: %s\n", a.Path, a.Why)
 		default:
@@ -116,11 +123,11 @@ func printPlan(w io.Writer, p checkpoint.Plan, force bool) {
 	}
 }
 
-func indentLines(s string) string {
+func indentLines(s, indent string) string {
 	if s == "" {
 		return ""
 	}
-	return "    " + strings.ReplaceAll(strings.TrimSuffix(s, "\n"), "\n", "\n    ") + "\n"
+	return indent + strings.ReplaceAll(strings.TrimSuffix(s, "\n"), "\n", "\n"+indent) + "\n"
 }
 
 func doneVerb(d checkpoint.Do) string {

@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 
 	"github.com/rs/zerolog"
@@ -33,11 +34,23 @@ type engine struct {
 	closers  []func() error
 }
 
+// close releases what wire opened, the last opened first: the
+// checkpoints are pruned while the store is still open.
 func (e *engine) close() {
-	for _, c := range e.closers {
+	for _, c := range slices.Backward(e.closers) {
 		_ = c()
 	}
 }
+
+// pruner keeps the checkpoints within a bound (sqlite.DB.PruneCheckpoints).
+type pruner interface {
+	PruneCheckpoints(ctx context.Context, limit int64) (int, error)
+}
+
+var (
+	_ pruner = (*sqlite.DB)(nil)
+	_ pruner = (*lazyStore)(nil)
+)
 
 // wire opens the workspace and its tools, reads the project's
 // instructions, sets up the session store (the one the session to resume,
@@ -102,25 +115,38 @@ func (cmd command) wire(loaded config.Loaded, r *resumption, log zerolog.Logger)
 	}
 	e.opts.Recorder = recorder
 	if store, ok := recorder.(checkpoint.Store); ok {
-		tracker, err := checkpoint.New(store, ws.Dir(), checkpoint.Options{MaxFile: cfg.Undo.MaxFile, Log: log})
+		tracker, err := checkpoint.New(store, ws.Dir(), trackerOptions(cfg.Undo, log))
 		if err != nil {
 			e.warn("runs cannot be undone: " + err.Error())
 		} else {
 			ws.Track(tracker)
 			e.opts.Checkpoints = tracker
-			e.closers = append(e.closers, tracker.Close, func() error {
+			e.closers = append(e.closers, tracker.Close)
+			if db, ok := recorder.(pruner); ok {
 				// Keep the checkpoints within their bound, once lathe is done.
-				if db, ok := recorder.(interface {
-					PruneCheckpoints(context.Context, int64) (int, error)
-				}); ok {
-					_, err := db.PruneCheckpoints(context.Background(), cfg.Undo.MaxBytes)
+				e.closers = append(e.closers, func() error {
+					n, err := db.PruneCheckpoints(context.Background(), cfg.Undo.MaxBytes)
+					if err != nil {
+						log.Error().Err(err).Msg("pruning the checkpoints failed")
+					} else if n > 0 {
+						log.Debug().Int("checkpoints", n).Int64("max_bytes", cfg.Undo.MaxBytes).Msg("checkpoints pruned")
+					}
 					return err
-				}
-				return nil
-			})
+				})
+			}
 		}
 	}
 	return e, nil
+}
+
+// trackerOptions are the checkpoint options of the [undo] config:
+// max_file = 0 keeps no file.
+func trackerOptions(u config.Undo, log zerolog.Logger) checkpoint.Options {
+	o := checkpoint.Options{MaxFile: u.MaxFile, Log: log}
+	if u.MaxFile == 0 {
+		o.MaxFile = checkpoint.KeepNoFile
+	}
+	return o
 }
 
 func (e *engine) warn(w string) {

@@ -85,11 +85,12 @@ func (s *Session) planOne(ctx context.Context, redo bool) (checkpoint.Plan, erro
 	return s.opts.Checkpoints.PlanUndo(ctx, *undo)
 }
 
-// ApplyPlan carries out a plan of PlanUndo or PlanRedo (force: files
-// changed since are overwritten too), then takes the conversation up again
-// as the store now has it: after an undo the run's exchange is gone from
-// what the model sees next; after a redo it is back, when nothing was said
-// since. The History returned is the conversation to show.
+// ApplyPlan carries out a plan of PlanUndo, PlanRedo or PlanRewind
+// (force: files changed since are overwritten too), then takes the
+// conversation up again as the store now has it: after an undo the runs'
+// exchanges are gone from what the model sees next; after a redo the
+// run's is back, when nothing was said since. The History returned is
+// the conversation to show.
 func (s *Session) ApplyPlan(ctx context.Context, p checkpoint.Plan, force bool) (checkpoint.Outcome, *History, error) {
 	if err := s.ops.begin(opUndo); err != nil {
 		return checkpoint.Outcome{}, nil, err
@@ -106,39 +107,30 @@ func (s *Session) ApplyPlan(ctx context.Context, p checkpoint.Plan, force bool) 
 	return out, h, err
 }
 
-// Rewind takes back every run from the one whose checkpoint is to on,
-// newest first (force: files changed since are overwritten too), and
-// returns what each did, newest first, and the conversation as it now is.
-func (s *Session) Rewind(ctx context.Context, to int64, force bool) ([]checkpoint.Outcome, *History, error) {
+// PlanRewind works out what taking back every run from the one whose
+// checkpoint is to on does: each file they changed back to what it was
+// before the oldest, the files changed since refused (see
+// checkpoint.Tracker.PlanRewind). Nothing changes until ApplyPlan.
+func (s *Session) PlanRewind(ctx context.Context, to int64) (checkpoint.Plan, error) {
 	if err := s.ops.begin(opUndo); err != nil {
-		return nil, nil, err
+		return checkpoint.Plan{}, err
 	}
 	defer s.end()
 	cps, err := s.checkpoints(ctx)
 	if err != nil {
-		return nil, nil, err
+		return checkpoint.Plan{}, err
 	}
 	at := slices.IndexFunc(cps, func(c session.Checkpoint) bool { return c.ID == to })
 	if at < 0 {
-		return nil, nil, checkpoint.ErrNothingToUndo
+		return checkpoint.Plan{}, checkpoint.ErrNothingToUndo
 	}
-	var outs []checkpoint.Outcome
-	for i := len(cps) - 1; i >= at; i-- {
-		if !cps[i].Undone.IsZero() {
-			continue
-		}
-		p, err := s.opts.Checkpoints.PlanUndo(ctx, cps[i])
-		if err != nil {
-			return outs, nil, err
-		}
-		out, err := s.opts.Checkpoints.Apply(ctx, p, force)
-		outs = append(outs, out)
-		if err != nil {
-			return outs, nil, err
+	var runs []session.Checkpoint
+	for _, c := range cps[at:] {
+		if c.Undone.IsZero() {
+			runs = append(runs, c)
 		}
 	}
-	h, err := s.reload(ctx)
-	return outs, h, err
+	return s.opts.Checkpoints.PlanRewind(ctx, runs)
 }
 
 // reload takes the conversation up again from the store.

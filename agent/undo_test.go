@@ -146,12 +146,22 @@ func TestUndoRedoRewind(t *testing.T) {
 	if err != nil || len(turns) != 4 || turns[0].Prompt != "first" || turns[3].Prompt != "more" {
 		t.Fatalf("turns %+v, %v", turns, err)
 	}
-	outs, h, err := e.session.Rewind(ctx, turns[0].Checkpoint.ID, false)
-	if err != nil || len(outs) != 4 || len(h.Messages) != 0 {
-		t.Fatalf("rewind: %d outcomes, %v", len(outs), err)
+	rewind, err := e.session.PlanRewind(ctx, turns[0].Checkpoint.ID)
+	if err != nil || len(rewind.Runs) != 4 || rewind.Runs[0].ID != turns[3].Checkpoint.ID || len(rewind.Actions) != 2 {
+		t.Fatalf("rewind plan %+v, %v", rewind, err)
+	}
+	if read(t, dir, "a.txt") != "a.txt=a1" {
+		t.Fatal("planning the rewind changed a file")
+	}
+	out, h, err := e.session.ApplyPlan(ctx, rewind, false)
+	if err != nil || len(out.Done) != 2 || len(h.Messages) != 0 {
+		t.Fatalf("rewind: %+v, %v", out, err)
 	}
 	if got := read(t, dir, "a.txt", "b.txt"); got != "a.txt=a0 b.txt=-" {
 		t.Errorf("after rewind: %s", got)
+	}
+	if turns, err := e.session.Turns(ctx); err != nil || len(turns) != 0 {
+		t.Errorf("after rewind: %d runs left to undo, %v", len(turns), err)
 	}
 }
 

@@ -7,8 +7,9 @@
 // file since. Files a shell command changes are found by comparing the
 // directory before and after it; in a git work tree their previous
 // content comes from blobs written, before the command, to the
-// repository's object store (never its index, stash or refs); elsewhere
-// they are listed as changes undo cannot restore.
+// repository's object store (never its index, stash or refs); elsewhere,
+// and for files git ignores, they are listed as changes undo cannot
+// restore.
 package checkpoint
 
 import (
@@ -45,9 +46,13 @@ type Store interface {
 // recorded as too large, and undo cannot restore it.
 const DefaultMaxFile = 10 << 20
 
+// KeepNoFile as Options.MaxFile keeps no file at all.
+const KeepNoFile = -1
+
 // Options configure a Tracker.
 type Options struct {
-	// MaxFile is the largest file kept; 0 means DefaultMaxFile.
+	// MaxFile is the largest file kept; 0 means DefaultMaxFile, and a
+	// negative size keeps no file (KeepNoFile): nothing can be undone.
 	MaxFile int64
 	// Shell bounds what is watched around a command (see ShellLimits).
 	Shell ShellLimits
@@ -127,15 +132,23 @@ func (t *Tracker) running() int64 {
 // Note says, before a write to path is approved, what undo could not
 // restore of it; empty when it could.
 func (t *Tracker) Note(path string) string {
+	if t.opts.MaxFile < 0 {
+		return t.tooLarge(0)
+	}
 	fi, err := t.root.Stat(filepath.FromSlash(path))
 	if err == nil && fi.Mode().IsRegular() && fi.Size() > t.opts.MaxFile {
-		return tooLarge(fi.Size(), t.opts.MaxFile)
+		return t.tooLarge(fi.Size())
 	}
 	return ""
 }
 
-func tooLarge(size, most int64) string {
-	return fmt.Sprintf("too large to checkpoint (%s, over %s): undo cannot restore it", human.Bytes(size), human.Bytes(most))
+// tooLarge says why a file of size bytes, larger than MaxFile, is not
+// kept.
+func (t *Tracker) tooLarge(size int64) string {
+	if t.opts.MaxFile < 0 {
+		return "not checkpointed (undo keeps no file: max_file is 0): undo cannot restore it"
+	}
+	return fmt.Sprintf("too large to checkpoint (%s, over %s): undo cannot restore it", human.Bytes(size), human.Bytes(t.opts.MaxFile))
 }
 
 // Changing implements tools.Changes: the first change of path in the run
@@ -157,7 +170,7 @@ func (t *Tracker) Changing(path string, data []byte, mode fs.FileMode) string {
 		f.Before, f.Problem = before, problem
 	}
 	if int64(len(data)) > t.opts.MaxFile {
-		f.Problem = tooLarge(int64(len(data)), t.opts.MaxFile)
+		f.Problem = t.tooLarge(int64(len(data)))
 	} else {
 		hash, err := t.store.PutBlob(ctx, data)
 		if err != nil {
@@ -204,7 +217,7 @@ func (t *Tracker) state(ctx context.Context, path string) (session.FileState, st
 	case !fi.Mode().IsRegular():
 		return session.FileState{}, fmt.Sprintf("not a regular file (%s): undo cannot restore it", fi.Mode().Type()), nil
 	case fi.Size() > t.opts.MaxFile:
-		return session.FileState{Size: fi.Size(), Mode: fi.Mode().Perm()}, tooLarge(fi.Size(), t.opts.MaxFile), nil
+		return session.FileState{Size: fi.Size(), Mode: fi.Mode().Perm()}, t.tooLarge(fi.Size()), nil
 	}
 	data, err := t.root.ReadFile(filepath.FromSlash(path))
 	if err != nil {

@@ -147,7 +147,9 @@ func TestUndoAndRedoToolChanges(t *testing.T) {
 }
 
 // TestUndoRefusesWhatChangedSince: a file changed after the run is left
-// alone, shown, and the rest restored; with force it is overwritten.
+// alone and the rest restored; with force it is overwritten. The plan
+// shows the three versions: what changed since lathe left it, and what
+// forcing would make of it now.
 func TestUndoRefusesWhatChangedSince(t *testing.T) {
 	for _, force := range []bool{false, true} {
 		e := newEnv(t, map[string]string{"a.txt": "a0", "b.txt": "b0"}, Options{})
@@ -157,8 +159,12 @@ func TestUndoRefusesWhatChangedSince(t *testing.T) {
 		e.tr.End()
 		write(t, filepath.Join(e.dir, "a.txt"), "mine")
 		p, out := e.undo(force)
-		if !p.Conflicts() || !strings.Contains(p.Actions[0].Diff, "-a1") || !strings.Contains(p.Actions[0].Diff, "+mine") {
-			t.Errorf("the conflict is not shown: %+v", p.Actions[0])
+		a := p.Actions[0]
+		since := "--- a.txt (as lathe left it)\n+++ a.txt (now)\n@@ -1 +1 @@\n-a1\n"
+		forced := "--- a.txt (now)\n+++ a.txt (before the request)\n@@ -1 +1 @@\n-mine\n"
+		if !p.Conflicts() || !strings.HasPrefix(a.Since, since) || !strings.Contains(a.Since, "+mine") ||
+			!strings.HasPrefix(a.Diff, forced) || !strings.Contains(a.Diff, "+a0") {
+			t.Errorf("the conflict is not shown:\nsince:\n%s\nforced:\n%s", a.Since, a.Diff)
 		}
 		want, refused := "a.txt=mine b.txt=b0", 1
 		if force {
@@ -167,6 +173,79 @@ func TestUndoRefusesWhatChangedSince(t *testing.T) {
 		if got := e.files("a.txt", "b.txt"); got != want || len(out.Refused) != refused {
 			t.Errorf("force %v: %s, refused %+v", force, got, out.Refused)
 		}
+	}
+}
+
+// TestRewind: rewinding takes several runs back at once, each file to what
+// it was before the oldest run that changed it, or leaves it alone whole
+// when it was changed after the newest run or between two of them.
+func TestRewind(t *testing.T) {
+	for _, tt := range []struct {
+		name    string
+		between string // what someone writes to a.txt after the first run
+		after   string // and after the last
+		force   bool
+		want    string
+		why     string
+		since   []string // what the diff of what changed shows
+		forced  string   // what the diff of what forcing does removes
+	}{
+		{name: "clean", want: "a.txt=a0 b.txt=-"},
+		{name: "changed since", after: "mine", want: "a.txt=mine b.txt=-",
+			why: "changed since the run", since: []string{"+++ a.txt (now)", "-a3", "+mine"}, forced: "-mine"},
+		{name: "changed between", between: "mine", want: "a.txt=a3 b.txt=-",
+			why: "changed between two of the requests", since: []string{"+++ a.txt (as the next request found it)", "-a1", "+mine"},
+			forced: "-a3"},
+		{name: "changed between, forced", between: "mine", force: true, want: "a.txt=a0 b.txt=-",
+			why: "changed between two of the requests"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			e := newEnv(t, map[string]string{"a.txt": "a0"}, Options{})
+			for i, content := range []string{"a1", "a2", "a3"} {
+				e.tr.Begin(t.Context(), "s1", i)
+				e.tool("a.txt", content)
+				if i == 1 {
+					e.tool("b.txt", "b1")
+				}
+				e.tr.End()
+				if i == 0 && tt.between != "" {
+					write(t, filepath.Join(e.dir, "a.txt"), tt.between)
+				}
+			}
+			if tt.after != "" {
+				write(t, filepath.Join(e.dir, "a.txt"), tt.after)
+			}
+			cps, _ := e.db.Checkpoints(t.Context(), "s1")
+			p, err := e.tr.PlanRewind(t.Context(), cps)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(p.Runs) != 3 || p.Runs[0].ID != cps[2].ID || len(p.Actions) != 2 || p.Actions[1].Do != Remove {
+				t.Fatalf("plan %+v", p)
+			}
+			a := p.Actions[0]
+			if a.Why != tt.why || a.Conflict != (tt.why != "") {
+				t.Errorf("a.txt: %s %q, want %q", a.Do, a.Why, tt.why)
+			}
+			for _, w := range tt.since {
+				if !strings.Contains(a.Since, w) {
+					t.Errorf("what changed lacks %q:\n%s", w, a.Since)
+				}
+			}
+			if tt.forced != "" && !strings.Contains(a.Diff, "+++ a.txt (before the requests)\n@@ -1 +1 @@\n"+tt.forced) {
+				t.Errorf("what forcing does:\n%s", a.Diff)
+			}
+			if _, err := e.tr.Apply(t.Context(), p, tt.force); err != nil {
+				t.Fatal(err)
+			}
+			if got := e.files("a.txt", "b.txt"); got != tt.want {
+				t.Errorf("after the rewind: %s, want %s", got, tt.want)
+			}
+			cps, _ = e.db.Checkpoints(t.Context(), "s1")
+			if undo, _ := Last(cps); undo != nil {
+				t.Errorf("run %d is not undone", undo.ID)
+			}
+		})
 	}
 }
 
@@ -202,6 +281,45 @@ func TestTooLarge(t *testing.T) {
 	_, out := e.undo(false)
 	if len(out.Refused) != 1 || !strings.Contains(out.Refused[0].Why, "too large") || e.files("big.bin") != "big.bin=small" {
 		t.Errorf("undo of a file too large: %+v, %s", out, e.files("big.bin"))
+	}
+}
+
+// TestKeepNoFile: with KeepNoFile, every write is said not undoable before
+// it is approved, empty and new files too, and undo restores nothing; a
+// run checkpointed before, with files kept, is still undone.
+func TestKeepNoFile(t *testing.T) {
+	e := newEnv(t, map[string]string{"a.txt": "a0", "empty.txt": ""}, Options{})
+	e.tr.Begin(t.Context(), "s1", 0)
+	e.tool("a.txt", "a1")
+	e.tr.End()
+	none, err := New(e.db, e.dir, Options{MaxFile: KeepNoFile})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer none.Close()
+	e.tr = none
+	kept, _ := e.db.CheckpointBytes(t.Context())
+	for _, p := range []string{"a.txt", "empty.txt", "new.txt"} {
+		if note := none.Note(p); !strings.Contains(note, "undo keeps no file") {
+			t.Errorf("note before a write to %s: %q", p, note)
+		}
+	}
+	e.tr.Begin(t.Context(), "s1", 1)
+	for _, p := range []string{"empty.txt", "new.txt"} {
+		if note := e.tool(p, "x"); !strings.Contains(note, "undo keeps no file") {
+			t.Errorf("note of the write to %s: %q", p, note)
+		}
+	}
+	e.tr.End()
+	if n, _ := e.db.CheckpointBytes(t.Context()); n != kept {
+		t.Errorf("%d bytes kept, %d before the run", n, kept)
+	}
+	_, out := e.undo(false)
+	if len(out.Done) != 0 || len(out.Refused) != 2 || !strings.Contains(out.Refused[0].Why, "undo keeps no file") {
+		t.Errorf("undo with no file kept: %+v", out)
+	}
+	if _, out = e.undo(false); len(out.Done) != 1 || e.files("a.txt") != "a.txt=a0" {
+		t.Errorf("undo of the run before: %+v, %s", out, e.files("a.txt"))
 	}
 }
 
@@ -264,7 +382,7 @@ func TestShellChangesInAGitWorkTree(t *testing.T) {
 		os.Remove(filepath.Join(e.dir, "gone.txt"))
 	})
 	e.tr.End()
-	if note != "" {
+	if note != "changed by the command, not restorable by undo: ignored.log" {
 		t.Errorf("note: %q", note)
 	}
 	_, out := e.undo(false)
@@ -275,6 +393,72 @@ func TestShellChangesInAGitWorkTree(t *testing.T) {
 	status, _ := exec.Command("git", "-C", e.dir, "status", "--porcelain").Output()
 	if !strings.Contains(string(status), " M edited.txt") || strings.Contains(string(status), "A ") {
 		t.Errorf("the user's index was touched:\n%s", status)
+	}
+}
+
+// TestShellChangesToIgnoredFiles: in a git work tree, a file git ignores
+// that a command changes or removes is not restorable, and said so, by
+// the command's note and by undo; one the command makes is not named, nor
+// are the files of a directory git ignores whole.
+func TestShellChangesToIgnoredFiles(t *testing.T) {
+	e := newEnv(t, map[string]string{"a.txt": "a0", ".env": "SECRET=1", "app.log": "l0", "build/out.o": "o0",
+		".gitignore": ".env\n*.log\nbuild/\n"}, Options{})
+	git(t, e.dir, "init", "-q")
+	git(t, e.dir, "add", "a.txt", ".gitignore")
+	git(t, e.dir, "commit", "-qm", "init")
+	e.tr.Begin(t.Context(), "s1", 0)
+	note := e.command(func() {
+		os.Remove(filepath.Join(e.dir, ".env"))
+		write(t, filepath.Join(e.dir, "app.log"), "l1")
+		write(t, filepath.Join(e.dir, "new.log"), "n1")
+		write(t, filepath.Join(e.dir, "build/out.o"), "o1")
+		write(t, filepath.Join(e.dir, "a.txt"), "a1")
+	})
+	e.tr.End()
+	if want := "changed by the command, not restorable by undo: .env, app.log"; note != want {
+		t.Errorf("note: %q, want %q", note, want)
+	}
+	var paths []string
+	for _, f := range e.last().Files {
+		paths = append(paths, f.Path)
+		if f.Path != "a.txt" && (f.After.Exists() || !strings.Contains(f.Problem, "ignored by git")) {
+			t.Errorf("%s: kept %+v", f.Path, f)
+		}
+	}
+	if strings.Join(paths, " ") != ".env a.txt app.log" {
+		t.Errorf("the checkpoint holds %q", paths)
+	}
+	_, out := e.undo(false)
+	if got := e.files("a.txt", ".env", "app.log"); got != "a.txt=a0 .env=- app.log=l1" {
+		t.Errorf("after undo: %s", got)
+	}
+	if len(out.Refused) != 2 || out.Refused[0].Path != ".env" || !strings.Contains(out.Refused[0].Why, "ignored by git") {
+		t.Errorf("refused: %+v", out.Refused)
+	}
+}
+
+// TestShellWatchCap: the files git ignores count towards the cap on the
+// files watched, listed after those it tracks or would, so that they
+// never push those out; past the cap, changes go unseen, and that is said.
+func TestShellWatchCap(t *testing.T) {
+	e := newEnv(t, map[string]string{"a.txt": "a0", "x.log": "x0", "y.log": "y0", ".gitignore": "*.log\n"},
+		Options{Shell: ShellLimits{MaxFiles: 3}})
+	git(t, e.dir, "init", "-q")
+	git(t, e.dir, "add", "a.txt", ".gitignore")
+	git(t, e.dir, "commit", "-qm", "init")
+	e.tr.Begin(t.Context(), "s1", 0)
+	note := e.command(func() {
+		for _, name := range []string{"a.txt", "x.log", "y.log"} {
+			write(t, filepath.Join(e.dir, name), "changed")
+		}
+	})
+	e.tr.End()
+	if want := "changed by the command, not restorable by undo: x.log; only the first 3 files of the directory are watched for changes"; note != want {
+		t.Errorf("note: %q\nwant  %q", note, want)
+	}
+	e.undo(false)
+	if got := e.files("a.txt"); got != "a.txt=a0" {
+		t.Errorf("after undo: %s", got)
 	}
 }
 

@@ -8,157 +8,9 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"strings"
-
-	udiff "github.com/aymanbagabas/go-udiff"
 
 	"lathe/session"
 )
-
-// Do is what a plan does to a file.
-type Do string
-
-const (
-	Restore  Do = "restore"  // write its earlier content back
-	Recreate Do = "recreate" // it was removed: write it again
-	Remove   Do = "remove"   // it was created: remove it
-	Keep     Do = "keep"     // it is as it should be already
-	Refuse   Do = "refuse"   // changed since, or not restorable: left alone
-)
-
-// Action is what undoing (or redoing) a run does to one file.
-type Action struct {
-	Path string
-	Do   Do
-	// Why says why a file is refused: changed since the run (Conflict)
-	// or not restorable (the checkpoint's problem).
-	Why      string
-	Conflict bool
-	// Diff shows the change: the file as it is now against what it
-	// becomes; for a conflict, what the run left against what it is now.
-	Diff   string
-	target session.FileState
-}
-
-// Plan is what taking a run back, or doing it again, would do.
-type Plan struct {
-	Checkpoint session.Checkpoint
-	Redo       bool
-	Actions    []Action
-}
-
-// Refused are the actions that leave their file alone.
-func (p Plan) Refused() []Action {
-	var out []Action
-	for _, a := range p.Actions {
-		if a.Do == Refuse {
-			out = append(out, a)
-		}
-	}
-	return out
-}
-
-// Conflicts reports whether a file was changed since the run.
-func (p Plan) Conflicts() bool {
-	for _, a := range p.Actions {
-		if a.Conflict {
-			return true
-		}
-	}
-	return false
-}
-
-// ErrNothingToUndo is what undo finds with no run left to take back.
-var ErrNothingToUndo = errors.New("nothing to undo")
-
-// PlanUndo works out what taking checkpoint cp's run back does: every file
-// it changed back to what it was before the run, unless it was changed
-// since (a conflict) or cannot be restored.
-func (t *Tracker) PlanUndo(ctx context.Context, cp session.Checkpoint) (Plan, error) {
-	return t.plan(ctx, cp, false)
-}
-
-// PlanRedo works out what doing cp's run again does: every file back to
-// what the run left, unless it changed since the undo.
-func (t *Tracker) PlanRedo(ctx context.Context, cp session.Checkpoint) (Plan, error) {
-	return t.plan(ctx, cp, true)
-}
-
-func (t *Tracker) plan(ctx context.Context, cp session.Checkpoint, redo bool) (Plan, error) {
-	p := Plan{Checkpoint: cp, Redo: redo}
-	for _, f := range cp.Files {
-		expect, target := f.After, f.Before
-		if redo {
-			expect, target = f.Before, f.After
-		}
-		a := Action{Path: f.Path, target: target}
-		if f.Problem != "" {
-			a.Do, a.Why = Refuse, f.Problem
-			p.Actions = append(p.Actions, a)
-			continue
-		}
-		now, nowData, err := t.current(f.Path)
-		if err != nil {
-			return Plan{}, err
-		}
-		switch {
-		case now.Hash == target.Hash && (!now.Exists() || now.Mode == target.Mode):
-			a.Do = Keep
-		case now.Hash != expect.Hash:
-			a.Do, a.Conflict = Refuse, true
-			a.Why = "changed since the run"
-			if redo {
-				a.Why = "changed since the undo"
-			}
-			left, _ := t.content(ctx, expect)
-			a.Diff = diff(f.Path+" (as lathe left it)", f.Path+" (now)", left, nowData)
-		case !target.Exists():
-			a.Do = Remove
-			a.Diff = diff(f.Path, "/dev/null", nowData, nil)
-		default:
-			data, err := t.content(ctx, target)
-			if err != nil {
-				a.Do, a.Why = Refuse, err.Error()
-				break
-			}
-			a.Do = Restore
-			if !now.Exists() {
-				a.Do = Recreate
-			}
-			a.Diff = diff(f.Path, f.Path, nowData, data)
-		}
-		p.Actions = append(p.Actions, a)
-	}
-	return p, nil
-}
-
-// current is the file at path as it is now: its state, and its content
-// when it is a regular file small enough to keep.
-func (t *Tracker) current(path string) (session.FileState, []byte, error) {
-	fi, err := t.root.Lstat(filepath.FromSlash(path))
-	switch {
-	case errors.Is(err, fs.ErrNotExist):
-		return session.FileState{}, nil, nil
-	case err != nil:
-		return session.FileState{}, nil, err
-	case !fi.Mode().IsRegular() || fi.Size() > t.opts.MaxFile:
-		// Not what any checkpoint holds: it counts as changed.
-		return session.FileState{Hash: "other", Mode: fi.Mode().Perm(), Size: fi.Size()}, nil, nil
-	}
-	data, err := t.root.ReadFile(filepath.FromSlash(path))
-	if err != nil {
-		return session.FileState{}, nil, err
-	}
-	return session.FileState{Hash: hashOf(data), Mode: fi.Mode().Perm(), Size: int64(len(data))}, data, nil
-}
-
-// content is the content a state names (nil for an absent file).
-func (t *Tracker) content(ctx context.Context, s session.FileState) ([]byte, error) {
-	if !s.Exists() {
-		return nil, nil
-	}
-	return t.store.Blob(ctx, s.Hash)
-}
 
 // Outcome is what applying a plan did.
 type Outcome struct {
@@ -168,9 +20,9 @@ type Outcome struct {
 
 // Apply carries out a plan: files are written back (or removed) but for
 // those refused; with force, files changed since are overwritten too. The
-// run is then marked undone (or done again) in the store, and its part of
-// the history taken back (or put back). An error writing a file stops
-// there and says which.
+// runs are then marked undone, newest first (or the run done again) in
+// the store, and their part of the history taken back (or put back). An
+// error writing a file stops there and says which.
 func (t *Tracker) Apply(ctx context.Context, p Plan, force bool) (Outcome, error) {
 	var out Outcome
 	for _, a := range p.Actions {
@@ -204,16 +56,19 @@ func (t *Tracker) Apply(ctx context.Context, p Plan, force bool) (Outcome, error
 		a.Do = do
 		out.Done = append(out.Done, a)
 	}
-	var err error
 	if p.Redo {
-		err = t.store.RedoRun(ctx, p.Checkpoint)
+		err := t.store.RedoRun(ctx, p.Runs[0])
 		if errors.Is(err, session.ErrNothingToRedo) {
 			err = nil // the files are back; the conversation went on since
 		}
-	} else {
-		err = t.store.UndoRun(ctx, p.Checkpoint, t.opts.Now())
+		return out, err
 	}
-	return out, err
+	for _, cp := range p.Runs {
+		if err := t.store.UndoRun(ctx, cp, t.opts.Now()); err != nil {
+			return out, err
+		}
+	}
+	return out, nil
 }
 
 // write replaces path with data (mode), creating its directories: through
@@ -243,20 +98,6 @@ func (t *Tracker) write(path string, data []byte, mode fs.FileMode) error {
 	}
 	return err
 }
-
-// diff is a unified diff of a against b, "" when they are the same; a
-// binary content is said to differ, not shown.
-func diff(nameA, nameB string, a, b []byte) string {
-	if string(a) == string(b) {
-		return ""
-	}
-	if binary(a) || binary(b) {
-		return fmt.Sprintf("binary files %s and %s differ\n", nameA, nameB)
-	}
-	return udiff.Unified(nameA, nameB, string(a), string(b))
-}
-
-func binary(b []byte) bool { return strings.IndexByte(string(b[:min(len(b), 8000)]), 0) >= 0 }
 
 // Last returns the session's last checkpoint not undone (ErrNothingToUndo
 // when there is none), and the last one undone since the last run that

@@ -56,10 +56,12 @@ type stat struct {
 }
 
 // entry is a listed file: its stat, and for a git work tree the id of the
-// blob holding its content as of that stat ("" when not hashed).
+// blob holding its content as of that stat ("" when not hashed), or that
+// git ignores it (it is watched, never hashed).
 type entry struct {
 	stat
-	blob string
+	blob    string
+	ignored bool
 }
 
 // shellWatch finds the files a command changed.
@@ -140,7 +142,7 @@ func (w *shellWatch) before(ctx context.Context) (map[string]entry, bool) {
 			now[p] = e
 			continue
 		}
-		if e.mode.IsRegular() && e.size <= w.t.opts.MaxFile && bytes+e.size <= w.lim.MaxBytes {
+		if !e.ignored && e.mode.IsRegular() && e.size <= w.t.opts.MaxFile && bytes+e.size <= w.lim.MaxBytes {
 			todo = append(todo, p)
 			bytes += e.size
 		}
@@ -157,13 +159,16 @@ func (w *shellWatch) before(ctx context.Context) (map[string]entry, bool) {
 	return now, partial
 }
 
-// after lists the directory again and keeps each change since before.
+// after lists the directory again and keeps each change since before. A
+// file git ignores counts only when it was there before: one the command
+// made (a build's output, a log) is not the user's to lose.
 func (w *shellWatch) after(ctx context.Context, before map[string]entry, partial bool) string {
 	cp := w.t.running()
 	now, partialNow := w.list(ctx)
 	var changed []string
 	for p, e := range now {
-		if old, ok := before[p]; !ok || old.stat != e.stat {
+		old, ok := before[p]
+		if (!ok && !e.ignored) || (ok && old.stat != e.stat) {
 			changed = append(changed, p)
 		}
 	}
@@ -210,15 +215,22 @@ func (w *shellWatch) after(ctx context.Context, before map[string]entry, partial
 
 // change is what the command did to path: its state before (from the
 // blob hashed before the command, or the run's earlier record) and after.
+// A file git ignores, not kept before, is only named: what it became is
+// not kept either.
 func (w *shellWatch) change(ctx context.Context, path string, before, now map[string]entry) session.FileChange {
 	f := session.FileChange{Path: path, By: "command"}
 	if w.t.first(path) {
 		if old, ok := before[path]; ok {
 			switch {
+			case old.ignored:
+				f.Problem = "ignored by git, so not snapshotted before the command: undo cannot restore it"
+				return f
 			case old.blob == "" && w.git == "":
 				f.Problem = "changed by a command outside a git work tree: undo cannot restore it"
+			case old.blob == "" && old.mode.IsRegular() && old.size > w.t.opts.MaxFile:
+				f.Problem = w.t.tooLarge(old.size)
 			case old.blob == "":
-				f.Problem = "not snapshotted before the command (too large, or past the limits): undo cannot restore it"
+				f.Problem = "not snapshotted before the command (not a regular file, or past the limits): undo cannot restore it"
 			default:
 				data, err := w.blob(ctx, old.blob)
 				if err == nil {
@@ -245,28 +257,35 @@ func (w *shellWatch) change(ctx context.Context, path string, before, now map[st
 }
 
 // list lists the files of the directory: in a git work tree those git
-// tracks or would (ignored ones left out), else every file but those in
-// .git directories; at most MaxFiles (partial then).
+// tracks or would, then those it ignores (marked, and but for those in
+// directories it ignores whole, which it does not look into); else every
+// file but those in .git directories. At most MaxFiles (partial then).
 func (w *shellWatch) list(ctx context.Context) (map[string]entry, bool) {
 	out := map[string]entry{}
-	add := func(p string) bool {
+	add := func(p string, ignored bool) bool {
 		if len(out) >= w.lim.MaxFiles {
 			return false
 		}
 		if fi, err := w.t.root.Lstat(filepath.FromSlash(p)); err == nil && !fi.IsDir() {
-			out[p] = entry{stat: statOf(fi)}
+			out[p] = entry{stat: statOf(fi), ignored: ignored}
 		}
 		return true
 	}
 	if w.git != "" {
-		b, err := w.gitCmd(ctx, "ls-files", "-z", "--cached", "--others", "--exclude-standard").Output()
+		listed, err := w.gitCmd(ctx, "ls-files", "-z", "--cached", "--others", "--exclude-standard").Output()
+		var ignored []byte
 		if err == nil {
-			for _, p := range strings.Split(string(b), "\x00") {
-				if p == "" {
-					continue
-				}
-				if _, seen := out[p]; !seen && !add(p) {
-					return out, true
+			ignored, err = w.gitCmd(ctx, "ls-files", "-z", "--others", "--ignored", "--exclude-standard", "--directory").Output()
+		}
+		if err == nil {
+			for i, b := range [][]byte{listed, ignored} {
+				for _, p := range strings.Split(string(b), "\x00") {
+					if p == "" || strings.HasSuffix(p, "/") {
+						continue
+					}
+					if _, seen := out[p]; !seen && !add(p, i == 1) {
+						return out, true
+					}
 				}
 			}
 			return out, false
@@ -283,7 +302,7 @@ func (w *shellWatch) list(ctx context.Context) (map[string]entry, bool) {
 		case d.IsDir():
 			return nil
 		}
-		if !add(p) {
+		if !add(p, false) {
 			partial = true
 			return fs.SkipAll
 		}

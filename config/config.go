@@ -138,6 +138,8 @@ type Undo struct {
 	// the oldest sessions' checkpoints go first.
 	MaxBytes int64 `toml:"max_bytes"`
 	// MaxFile is the largest file kept; a larger one cannot be undone.
+	// 0 keeps no file, as max_bytes = 0 keeps nothing: no change can be
+	// undone, and each write is said so before it is approved.
 	MaxFile int64 `toml:"max_file"`
 }
 

@@ -116,9 +116,10 @@ const maxFile = 1 << 20
 // readFile decodes one TOML file over the config so far. A missing file is
 // not an error. A project's file comes with the code, so it is read
 // through the project directory (a link out of it is refused), and it may
-// not approve anything (approval rules are taken only from the user's own
-// file) nor loosen a limit: code must not approve itself or lift the
-// limits that stop it. Either file must be a regular file of at most 1 MiB.
+// not approve anything nor set [undo] (both are taken only from the user's
+// own file) nor loosen a limit: code must not approve itself, lift the
+// limits that stop it, or prune the checkpoints of every project. Either
+// file must be a regular file of at most 1 MiB.
 func (l *Loaded) readFile(path string, project bool) error {
 	var data []byte
 	var err error
@@ -151,6 +152,9 @@ func (l *Loaded) readFile(path string, project bool) error {
 	}
 	l.Files = append(l.Files, path)
 	l.sources = append(l.sources, source{path: path, data: data})
+	if project {
+		l.userOnly(path, before)
+	}
 	if err := l.validate(path); err != nil {
 		err.Line, err.Column = keyPosition(data, err.Key)
 		return err
@@ -161,20 +165,36 @@ func (l *Loaded) readFile(path string, project bool) error {
 	return nil
 }
 
-// keepTight undoes what a project's file loosened of before: its approval
-// rules, and every limit it raised (or lifted), with a warning naming each.
-func (l *Loaded) keepTight(path string, before Config) {
+// userOnly undoes what a project's file set of the tables only the user's
+// own file may set, with a warning naming each: [approval], and [undo]
+// (there is one session database for every project, so a project's
+// bound would prune the checkpoints of all). It runs before the values
+// are checked: a table ignored is not an error either.
+func (l *Loaded) userOnly(path string, before Config) {
 	src := &l.sources[len(l.sources)-1]
+	own := "your own config file"
+	if l.userFile != "" {
+		own += " (" + l.userFile + ")"
+	}
 	if !reflect.DeepEqual(before.Approval, l.Approval) {
 		l.Approval = before.Approval
 		src.ignored = append(src.ignored, "approval")
-		own := "your own config file"
-		if l.userFile != "" {
-			own += " (" + l.userFile + ")"
-		}
 		l.Warnings = append(l.Warnings, fmt.Sprintf(
 			"%s: [approval] ignored: approval rules are only read from %s", path, own))
 	}
+	if before.Undo != l.Undo {
+		l.Undo = before.Undo
+		src.ignored = append(src.ignored, "undo")
+		l.Warnings = append(l.Warnings, fmt.Sprintf(
+			"%s: [undo] ignored: the checkpoints of every project are kept together, so [undo] is only read from %s",
+			path, own))
+	}
+}
+
+// keepTight undoes every limit a project's file raised (or lifted) of
+// before, and what it loosened of the sandbox, with a warning naming each.
+func (l *Loaded) keepTight(path string, before Config) {
+	src := &l.sources[len(l.sources)-1]
 	b, a := &before.Limits, &l.Limits
 	looser := func(key string, loosened bool, undo func()) {
 		if loosened {
@@ -319,7 +339,7 @@ func (l *Loaded) validate(file string) *Error {
 		{absolute(l.Sandbox.Writable) == "", "sandbox.writable", fmt.Sprintf("%q is not an absolute path", absolute(l.Sandbox.Writable))},
 		{absolute(l.Sandbox.ReadableDeny) == "", "sandbox.readable_deny", fmt.Sprintf("%q is not an absolute path", absolute(l.Sandbox.ReadableDeny))},
 		{l.Undo.MaxBytes >= 0 && l.Undo.MaxBytes <= 1<<40, "undo.max_bytes", "must be between 0 (keep nothing) and 1 TiB"},
-		{l.Undo.MaxFile >= 0 && l.Undo.MaxFile <= 1<<30, "undo.max_file", "must be between 0 and 1 GiB"},
+		{l.Undo.MaxFile >= 0 && l.Undo.MaxFile <= 1<<30, "undo.max_file", "must be between 0 (keep no file) and 1 GiB"},
 		{l.TUI.FPS >= 1 && l.TUI.FPS <= 120, "tui.fps", "must be between 1 and 120"},
 	}
 	for _, c := range checks {

@@ -151,6 +151,27 @@ func TestProjectCannotApproveItself(t *testing.T) {
 	}
 }
 
+// TestProjectCannotSetUndo: a project's [undo] is ignored with a warning
+// naming its file, even a value out of range: one database keeps the
+// checkpoints of every project, and a project must not prune them.
+func TestProjectCannotSetUndo(t *testing.T) {
+	project := "[undo]\nmax_bytes = 0\nmax_file = -5\n"
+	l, err := Load(setup(t, "[undo]\nmax_bytes = 1000\n", project, nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if l.Undo != (Undo{MaxBytes: 1000, MaxFile: 10 << 20}) {
+		t.Errorf("undo = %+v, want the user's max_bytes and the default max_file", l.Undo)
+	}
+	want := l.Files[1] + ": [undo] ignored: "
+	if len(l.Warnings) != 1 || !strings.HasPrefix(l.Warnings[0], want) || !strings.HasSuffix(l.Warnings[0], "("+l.Files[0]+")") {
+		t.Errorf("Warnings = %q, want one starting %q and naming the user's file", l.Warnings, want)
+	}
+	if got := l.ErrorAt("undo.max_bytes", "x").Error(); got != l.Files[0]+":2:1: undo.max_bytes: x" {
+		t.Errorf("ErrorAt blames %s", got)
+	}
+}
+
 // TestErrorAt: an error about a setting names the file and line of the
 // value in effect: not a project's approval rules, which were ignored.
 func TestErrorAt(t *testing.T) {

@@ -30,10 +30,11 @@ type (
 	}
 	// undoApplied ends an undo, a redo or a rewind.
 	undoApplied struct {
-		redo     bool
-		prompt   string // the (first) prompt taken back, or done again
-		outcomes []checkpoint.Outcome
-		err      error
+		redo    bool
+		runs    int    // how many runs were taken back (or done again)
+		prompt  string // the (oldest) prompt taken back, or done again
+		outcome checkpoint.Outcome
+		err     error
 	}
 	// turnsMsg carries the runs /rewind can go back to.
 	turnsMsg struct {
@@ -60,7 +61,10 @@ func (m *model) planUndo(redo bool) tea.Cmd {
 		} else {
 			plan, err = s.PlanUndo(ctx)
 		}
-		return undoPlanned{plan: plan, prompt: promptOf(ctx, s, plan.Checkpoint.ID), err: err}
+		if err != nil {
+			return undoPlanned{err: err}
+		}
+		return undoPlanned{plan: plan, prompt: promptOf(ctx, s, plan.Runs[0].ID)}
 	}
 }
 
@@ -108,8 +112,8 @@ func (m *model) undonePrompt(redo bool) string {
 	return ""
 }
 
-// undoDialog shows what an undo (or redo) will do to each file, the diffs
-// scrollable, and asks first.
+// undoDialog shows what an undo, a redo or a rewind will do to each file,
+// the diffs scrollable, and asks first.
 type undoDialog struct {
 	m      *model
 	plan   checkpoint.Plan
@@ -126,7 +130,7 @@ func (d *undoDialog) update(msg tea.KeyPressMsg, keys keyMap) (bool, tea.Cmd) {
 	case d.plan.Conflicts() && key.Matches(msg, keys.Force):
 		return true, d.m.applyUndo(d.plan, d.prompt, true)
 	case key.Matches(msg, keys.Deny), key.Matches(msg, keys.Interrupt):
-		d.m.notice(noticeInfo, "", "Nothing "+d.verb()+"ne.")
+		d.m.notice(noticeInfo, "", "Nothing "+d.done()+".")
 		return true, nil
 	case key.Matches(msg, keys.Prev):
 		d.top--
@@ -141,47 +145,104 @@ func (d *undoDialog) update(msg tea.KeyPressMsg, keys keyMap) (bool, tea.Cmd) {
 	return false, nil
 }
 
+// rewind reports whether the dialog takes more than one run back.
+func (d *undoDialog) rewind() bool { return len(d.plan.Runs) > 1 }
+
 func (d *undoDialog) verb() string {
-	if d.plan.Redo {
+	switch {
+	case d.plan.Redo:
 		return "redo"
+	case d.rewind():
+		return "rewind"
 	}
 	return "undo"
+}
+
+func (d *undoDialog) done() string {
+	switch {
+	case d.plan.Redo:
+		return "redone"
+	case d.rewind():
+		return "rewound"
+	}
+	return "undone"
 }
 
 func (d *undoDialog) hint() string { return d.verb() + "?" }
 func (d *undoDialog) cancel()      {}
 
+// undoLine is a line the undo dialog lists, rendered as its kind says.
+type undoLine struct {
+	kind undoLineKind
+	text string
+}
+
+type undoLineKind int
+
+const (
+	lineFile  undoLineKind = iota // a file and what becomes of it
+	lineWarn                      // a file left alone, and why
+	lineLabel                     // what the diff below it shows
+	lineHead                      // a diff's names of what it compares
+	lineDiff
+)
+
 // lines are what the dialog lists: each file, what becomes of it, and
-// the diff.
-func (d *undoDialog) lines() []string {
-	var out []string
+// the diff; for a file changed since, the three versions as two diffs,
+// each naming what it compares: what changed since lathe left it, and
+// what forcing makes of it now.
+func (d *undoDialog) lines() []undoLine {
+	var out []undoLine
+	add := func(kind undoLineKind, text string) { out = append(out, undoLine{kind, text}) }
+	diff := func(s string, heads bool) {
+		for _, l := range strings.Split(strings.TrimRight(s, "\n"), "\n") {
+			switch {
+			case strings.HasPrefix(l, "--- ") || strings.HasPrefix(l, "+++ "):
+				if heads {
+					add(lineHead, l)
+				}
+			case l != "":
+				add(lineDiff, l)
+			}
+		}
+	}
 	if len(d.plan.Actions) == 0 {
-		out = append(out, "it changed no files")
+		add(lineFile, "it changed no files")
+	}
+	left := "changed since lathe left it:"
+	if d.plan.Redo {
+		left = "changed since the undo left it:"
 	}
 	for _, a := range d.plan.Actions {
 		switch {
 		case a.Conflict:
-			out = append(out, fmt.Sprintf("! %s: %s, so it is left alone (f overwrites it):", a.Path, a.Why))
+			add(lineWarn, fmt.Sprintf("! %s: %s, so it is left alone (f overwrites it):", a.Path, a.Why))
+			add(lineLabel, left)
+			diff(a.Since, true)
+			add(lineLabel, "what f would do:")
+			diff(a.Diff, true)
 		case a.Do == checkpoint.Refuse:
-			out = append(out, fmt.Sprintf("! %s: %s", a.Path, a.Why))
+			add(lineWarn, fmt.Sprintf("! %s: %s", a.Path, a.Why))
 		case a.Do == checkpoint.Keep:
-			out = append(out, a.Path+": already so")
-			continue
+			add(lineFile, a.Path+": already so")
 		default:
-			out = append(out, string(a.Do)+" "+a.Path)
+			add(lineFile, string(a.Do)+" "+a.Path)
+			diff(a.Diff, false)
 		}
-		out = append(out, diffLines(a.Diff)...)
 	}
 	return out
 }
 
 func (d *undoDialog) view(width, height int, st *theme, keys keyMap) string {
-	what := "Undo the last request"
-	if d.plan.Redo {
+	what, to := "Undo the last request", ": "
+	switch {
+	case d.plan.Redo:
 		what = "Redo the request undone last"
+	case d.rewind():
+		what, to = fmt.Sprintf("Rewind, undoing the last %d requests", len(d.plan.Runs)), ", to before: "
 	}
 	if d.prompt != "" {
-		what += ": " + human.Line(d.prompt, 60)
+		what += to + human.Line(d.prompt, 60)
 	}
 	head := append([]string{st.rule.Render(strings.Repeat("─", width))},
 		wrap("? "+what+"?", width, " ", "   ", st.dialogTitle)...)
@@ -200,14 +261,17 @@ func (d *undoDialog) view(width, height int, st *theme, keys keyMap) string {
 	d.top = max(0, min(d.top, len(lines)-d.room))
 	var body []string
 	for _, l := range lines[d.top : d.top+d.room] {
-		switch {
-		case strings.HasPrefix(l, "! "):
-			body = append(body, indent+st.warn.Render(ansi.Truncate(l, width-4, "…")))
-		case strings.HasPrefix(l, "restore ") || strings.HasPrefix(l, "remove ") || strings.HasPrefix(l, "recreate "),
-			strings.HasSuffix(l, ": already so"), l == "it changed no files":
-			body = append(body, indent+st.subject.Render(ansi.Truncate(l, width-4, "…")))
+		switch l.kind {
+		case lineWarn:
+			body = append(body, indent+st.warn.Render(ansi.Truncate(l.text, width-4, "…")))
+		case lineFile:
+			body = append(body, indent+st.subject.Render(ansi.Truncate(l.text, width-4, "…")))
+		case lineLabel:
+			body = append(body, indent+"  "+st.meta.Render(ansi.Truncate(l.text, width-6, "…")))
+		case lineHead:
+			body = append(body, indent+"  "+st.meta.Render(ansi.Truncate(l.text, width-6, "…")))
 		default:
-			body = append(body, diffLine(l, width, st))
+			body = append(body, diffLine(l.text, width, st))
 		}
 	}
 	if len(lines) > d.room {
@@ -223,7 +287,7 @@ func (m *model) applyUndo(plan checkpoint.Plan, prompt string, force bool) tea.C
 	ctx, s := m.ctx, m.session
 	return func() tea.Msg {
 		out, _, err := s.ApplyPlan(ctx, plan, force)
-		return undoApplied{redo: plan.Redo, prompt: prompt, outcomes: []checkpoint.Outcome{out}, err: err}
+		return undoApplied{redo: plan.Redo, runs: len(plan.Runs), prompt: prompt, outcome: out, err: err}
 	}
 }
 
@@ -231,22 +295,12 @@ func (m *model) applyUndo(plan checkpoint.Plan, prompt string, force bool) tea.C
 // those done again) and says what became of each file.
 func (m *model) undoAppliedMsg(msg undoApplied) {
 	m.op = ""
-	// A file several runs changed is named once, with what became of it
-	// last (the oldest run's undo, for a rewind).
 	var done, left []string
-	last := map[string]int{}
-	for _, out := range msg.outcomes {
-		for _, a := range out.Done {
-			if i, ok := last[a.Path]; ok {
-				done[i] = doneWord(a.Do) + " " + a.Path
-				continue
-			}
-			last[a.Path] = len(done)
-			done = append(done, doneWord(a.Do)+" "+a.Path)
-		}
-		for _, a := range out.Refused {
-			left = append(left, a.Path+" ("+a.Why+")")
-		}
+	for _, a := range msg.outcome.Done {
+		done = append(done, doneWord(a.Do)+" "+a.Path)
+	}
+	for _, a := range msg.outcome.Refused {
+		left = append(left, a.Path+" ("+a.Why+")")
 	}
 	if msg.redo {
 		m.unmarkUndone(msg.prompt)
@@ -257,8 +311,8 @@ func (m *model) undoAppliedMsg(msg undoApplied) {
 	switch {
 	case msg.redo:
 		title = "Redone"
-	case len(msg.outcomes) > 1:
-		title = fmt.Sprintf("Rewound: %d requests undone", len(msg.outcomes))
+	case msg.runs > 1:
+		title = fmt.Sprintf("Rewound: %d requests undone", msg.runs)
 	}
 	text := "No file to restore"
 	if len(done) > 0 {
@@ -272,7 +326,7 @@ func (m *model) undoAppliedMsg(msg undoApplied) {
 		return
 	}
 	switch {
-	case len(msg.outcomes) > 1:
+	case msg.runs > 1:
 		text += ". The model no longer sees those exchanges."
 	case !msg.redo:
 		text += ". The model no longer sees that exchange."
@@ -405,8 +459,9 @@ func (p *rewindPicker) row(i int) string {
 	return fmt.Sprintf("%s  %-9s  %s", t.Checkpoint.Created.Local().Format("15:04"), files, human.Line(prompt, 60))
 }
 
-// rewindKey handles a key while the rewind picker is open: Enter rewinds
-// to the request chosen, every later one undone first.
+// rewindKey handles a key while the rewind picker is open: Enter works
+// out what rewinding to the request chosen does (it and every later one
+// undone), to show it and ask, as /undo does.
 func (m *model) rewindKey(msg tea.KeyPressMsg) tea.Cmd {
 	p := m.rewind
 	chosen, closed := p.key(msg, m.keys)
@@ -417,10 +472,9 @@ func (m *model) rewindKey(msg tea.KeyPressMsg) tea.Cmd {
 		return nil
 	}
 	t := p.turns[p.cursor]
-	m.op = opUndo
 	ctx, s := m.ctx, m.session
 	return func() tea.Msg {
-		outs, _, err := s.Rewind(ctx, t.Checkpoint.ID, false)
-		return undoApplied{prompt: t.Prompt, outcomes: outs, err: err}
+		plan, err := s.PlanRewind(ctx, t.Checkpoint.ID)
+		return undoPlanned{plan: plan, prompt: t.Prompt, err: err}
 	}
 }

@@ -94,7 +94,8 @@ func fileText(t *testing.T, path string) string {
 
 // TestUndoRedoRewindInTheUI: /undo shows what it will restore, with the
 // diff, and asks; the exchange taken back stays on screen marked undone;
-// /redo does it again; /rewind goes back to before a request chosen.
+// /redo does it again; /rewind goes back to before a request chosen,
+// once it has shown what it will restore and been told to.
 func TestUndoRedoRewindInTheUI(t *testing.T) {
 	l, notes := undoModel(t)
 	m := l.m
@@ -137,6 +138,13 @@ func TestUndoRedoRewindInTheUI(t *testing.T) {
 	l.key("down")
 	l.key("down") // the first request: the list is newest first
 	l.key("enter")
+	l.until("the rewind to be shown", func() bool { return m.dialog != nil })
+	inOrder(t, screen(m), "? Rewind, undoing the last 3 requests, to before: first?", "restore notes.txt",
+		"-third", "+original", "y rewind", "esc cancel")
+	if got := fileText(t, notes); got != "third\n" {
+		t.Fatalf("the rewind changed a file before it was confirmed: %q", got)
+	}
+	l.key("y")
 	l.until("the rewind", func() bool { return strings.Contains(screen(m), "Rewound: 3 requests undone") })
 	if got := fileText(t, notes); got != "original\n" {
 		t.Errorf("after /rewind to the first request: %q", got)
@@ -158,4 +166,73 @@ func TestUndoRedoRewindInTheUI(t *testing.T) {
 
 	l.enter("/undo")
 	l.until("the answer", func() bool { return strings.Contains(screen(m), "Nothing to undo.") })
+}
+
+// TestUndoConflictInTheUI: a file changed since the request is shown with
+// its three versions, as two diffs naming what they compare: what changed
+// since lathe left it, and what f would make of it; f overwrites it.
+func TestUndoConflictInTheUI(t *testing.T) {
+	l, notes := undoModel(t)
+	m := l.m
+	if err := os.WriteFile(notes, []byte("mine\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	l.enter("/undo")
+	l.until("the undo to be shown", func() bool { return m.dialog != nil })
+	inOrder(t, screen(m), "! notes.txt: changed since the run, so it is left alone (f overwrites it):",
+		"changed since lathe left it:", "--- notes.txt (as lathe left it)", "+++ notes.txt (now)", "-third", "+mine",
+		"what f would do:", "--- notes.txt (now)", "+++ notes.txt (before the request)",
+		"f undo, overwriting what changed since")
+	l.key("pgdown")
+	inOrder(t, screen(m), "what f would do:", "-mine", "+second")
+	l.key("f")
+	l.until("the undo", func() bool { return strings.Contains(screen(m), "Undone") })
+	if got := fileText(t, notes); got != "second\n" {
+		t.Errorf("after f: %q", got)
+	}
+}
+
+// inOrder checks that s holds each of want, in that order.
+func inOrder(t *testing.T, s string, want ...string) {
+	t.Helper()
+	at := 0
+	for _, w := range want {
+		i := strings.Index(s[at:], w)
+		if i < 0 {
+			t.Fatalf("the screen lacks %q after %q:\n%s", w, s[:at], s)
+		}
+		at += i + len(w)
+	}
+}
+
+// TestRewindConflictInTheUI: /rewind asks as /undo does: a file changed
+// since is shown, left alone unless f overwrites it; esc rewinds nothing.
+func TestRewindConflictInTheUI(t *testing.T) {
+	l, notes := undoModel(t)
+	m := l.m
+	if err := os.WriteFile(notes, []byte("mine\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	rewind := func() {
+		l.enter("/rewind")
+		l.until("the requests to be listed", func() bool { return m.rewind != nil && m.rewind.items == 3 })
+		l.key("down")
+		l.key("enter") // the second request
+		l.until("the rewind to be shown", func() bool { return m.dialog != nil })
+	}
+	rewind()
+	inOrder(t, screen(m), "? Rewind, undoing the last 2 requests, to before: second?",
+		"! notes.txt: changed since the run, so it is left alone (f overwrites it):", "changed since lathe left it:",
+		"y rewind", "f rewind, overwriting what changed since", "esc cancel")
+	l.key("esc")
+	l.until("the rewind to be cancelled", func() bool { return strings.Contains(screen(m), "Nothing rewound.") })
+	if got := fileText(t, notes); got != "mine\n" {
+		t.Fatalf("after esc: %q", got)
+	}
+	rewind()
+	l.key("f")
+	l.until("the rewind", func() bool { return strings.Contains(screen(m), "Rewound: 2 requests undone") })
+	if got := fileText(t, notes); got != "first\n" {
+		t.Errorf("after f: %q", got)
+	}
 }
