@@ -27,6 +27,7 @@ func (cmd command) contextUse(ctx context.Context, stdout, stderr io.Writer) err
 	if err != nil {
 		return err
 	}
+	cmd.oneShot = true // a store opened only to save, which looking never does
 	e, err := cmd.wire(loaded, r, zerolog.Nop())
 	if err != nil {
 		return err
