@@ -54,6 +54,9 @@ func (m *model) prepared(msg preparedMsg) tea.Cmd {
 		for _, skipped := range msg.Model.Skipped {
 			m.notice(noticeWarn, "", "passed over model "+skipped)
 		}
+		for _, note := range msg.Model.Notes {
+			m.notice(noticeWarn, "", note)
+		}
 		m.syncMode() // a resumed session's, restored by Prepare
 		if msg.History != nil {
 			m.showHistory(msg.History)
