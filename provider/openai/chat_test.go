@@ -188,3 +188,33 @@ func TestErrorsClassified(t *testing.T) {
 		}
 	})
 }
+
+// TestSilentTruncationDetected: LM Studio cuts a prompt longer than its
+// window without a word; the next request, which holds every message of
+// the one before, is counted shorter than it, and lathe says so.
+func TestSilentTruncationDetected(t *testing.T) {
+	srv := openaitest.New(t, openaitest.LMStudio, openaitest.WithModels(openaitest.Model{Name: "m", Window: 200}))
+	c := New(Options{BaseURL: srv.URL()})
+	msgs := []provider.Message{{Role: "user", Content: "hi"}}
+	send := func() provider.Metrics {
+		t.Helper()
+		srv.Script(ollamatest.Reply{Content: strings.Repeat("word ", 20)})
+		var m provider.Metrics
+		req := &provider.Request{Model: provider.ModelInfo{Name: "m", NumCtx: 200}, Messages: msgs}
+		if err := c.Chat(t.Context(), req, func(ch provider.Chunk) error { m = ch.Metrics; return nil }); err != nil {
+			t.Fatal(err)
+		}
+		msgs = append(msgs, provider.Message{Role: "assistant", Content: strings.Repeat("word ", 20)},
+			provider.Message{Role: "user", Content: strings.Repeat("more ", 60)})
+		return m
+	}
+	if m := send(); m.Truncated {
+		t.Errorf("first request: %+v", m)
+	}
+	if m := send(); m.Truncated {
+		t.Errorf("second request, within the window: %+v", m)
+	}
+	if m := send(); !m.Truncated {
+		t.Errorf("third request, past the window: %+v, want Truncated", m)
+	}
+}
