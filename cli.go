@@ -80,6 +80,8 @@ or 1 or 2 when it cannot start.
 
 Environment:
   OLLAMA_HOST      the Ollama server (default 127.0.0.1:11434)
+  api_key_env      (a config key) names the variable holding the API key
+                   of an OpenAI-compatible server
   LATHE_MODEL      the model, over the config files
   LOG_LEVEL        debug, info, warn (default) or error
   NO_COLOR         no colour
