@@ -53,6 +53,11 @@ Flags:
                            --yes carries it out
       --sandbox MODE       how commands are confined: workspace-write
                            (default), read-only or off
+      --provider NAME      ollama (default) or openai: an OpenAI-compatible
+                           server (llama.cpp, LM Studio, vLLM, SGLang)
+      --base-url URL       the server: for openai its API root, such as
+                           http://127.0.0.1:8080/v1; for ollama, over
+                           OLLAMA_HOST
   -h, --help               show this help
       --version            print the version
 
@@ -75,6 +80,8 @@ or 1 or 2 when it cannot start.
 
 Environment:
   OLLAMA_HOST      the Ollama server (default 127.0.0.1:11434)
+  api_key_env      (a config key) names the variable holding the API key
+                   of an OpenAI-compatible server
   LATHE_MODEL      the model, over the config files
   LOG_LEVEL        debug, info, warn (default) or error
   NO_COLOR         no colour
@@ -130,8 +137,8 @@ var flagsOf = map[string][]string{
 	"sessions rm":    {"dir"},
 	"sessions prune": {"dir", "older-than", "all", "dry-run"},
 	"undo":           {"dir", "continue", "session", "list", "yes", "force"},
-	"doctor":         {"dir", "json", "model"},
-	"context":        {"dir", "continue", "resume", "model"},
+	"doctor":         {"dir", "json", "model", "provider", "base-url"},
+	"context":        {"dir", "continue", "resume", "model", "provider", "base-url"},
 	"help":           {},
 }
 
@@ -159,6 +166,8 @@ func parseArgs(args []string) (command, error) {
 	fs.StringVar(&olderThan, "older-than", "", "")
 	fs.BoolVar(&cmd.dryRun, "dry-run", false, "")
 	fs.StringVar(&cmd.flags.Sandbox, "sandbox", "", "")
+	fs.StringVar(&cmd.flags.Provider, "provider", "", "")
+	fs.StringVar(&cmd.flags.BaseURL, "base-url", "", "")
 	fs.StringVar(&cmd.session, "session", "", "")
 	fs.BoolVar(&cmd.list, "list", false, "")
 	fs.BoolVar(&cmd.force, "force", false, "")
@@ -200,6 +209,10 @@ func parseArgs(args []string) (command, error) {
 		return cmd, usagef("--max-turns must be between 1 and %d", config.MaxTurns)
 	case fs.Changed("output-format") && !cmd.oneShot:
 		return cmd, usagef("--output-format needs -p")
+	case fs.Changed("provider") && !slices.Contains([]string{config.ProviderOllama, config.ProviderOpenAI}, cmd.flags.Provider):
+		return cmd, usagef("--provider: unknown provider %q: use ollama or openai", cmd.flags.Provider)
+	case fs.Changed("base-url") && strings.TrimSpace(cmd.flags.BaseURL) == "":
+		return cmd, usagef("--base-url needs a URL, such as http://127.0.0.1:8080/v1")
 	case fs.Changed("sandbox") && !slices.Contains([]string{"workspace-write", "read-only", "off"}, cmd.flags.Sandbox):
 		return cmd, usagef("--sandbox: unknown mode %q: use workspace-write, read-only or off", cmd.flags.Sandbox)
 	}

@@ -17,7 +17,6 @@ import (
 	"lathe/agent/mode"
 	"lathe/config"
 	"lathe/print"
-	"lathe/provider/ollama"
 	"lathe/session"
 	"lathe/tui"
 )
@@ -142,9 +141,8 @@ func (cmd command) interactive(ctx context.Context, loaded config.Loaded, r *res
 	if r != nil && r.note != "" {
 		notes = append(notes, r.note)
 	}
-	client := e.opts.Provider.(*ollama.Client)
 	opts := tui.Options{
-		Engine: e.opts, Puller: client, Suggested: ollama.SuggestedModel, Server: client.URL(), Resume: e.saved,
+		Engine: e.opts, Puller: e.backend.puller, Suggested: e.backend.suggested, Server: e.backend.url, Resume: e.saved,
 		Dir: e.opts.Dir, Home: cmd.env.get("HOME"), NoColor: cfg.NoColor, Input: stdin, Output: stdout,
 		Environ: cmd.env.list, FPS: cfg.TUI.FPS, Warnings: slices.Concat(notes, loaded.Warnings, e.warnings),
 	}

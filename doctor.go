@@ -18,6 +18,7 @@ import (
 	"lathe/internal/human"
 	"lathe/provider"
 	"lathe/provider/ollama"
+	"lathe/provider/openai"
 	"lathe/sandbox"
 )
 
@@ -49,8 +50,17 @@ func (cmd command) doctor(ctx context.Context, stdout io.Writer) error {
 		return report(stdout, checks, cmd.json)
 	}
 	cfg := loaded.Config
-	client := ollama.New(ollama.Options{URL: cfg.OllamaURL, Options: cfg.Options, KeepAlive: cfg.KeepAlive.Duration})
-	cmd.checkServer(ctx, client, cfg, add)
+	be, err := newBackend(cfg)
+	switch {
+	case err != nil:
+		add(check{Name: "config", Detail: err.Error(), Advice: "fix the file named", fatal: true})
+	case be.pool != nil:
+		checkHosts(ctx, be, cfg, add)
+	case cfg.Provider == config.ProviderOpenAI:
+		checkOpenAI(ctx, be.provider.(*openai.Client), cfg, add)
+	default:
+		cmd.checkServer(ctx, be.provider.(*ollama.Client), cfg, add)
+	}
 	files := "none (the defaults)"
 	if len(loaded.Files) > 0 {
 		files = strings.Join(loaded.Files, ", ")

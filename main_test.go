@@ -17,6 +17,7 @@ import (
 	"github.com/rogpeppe/go-internal/testscript"
 
 	"lathe/internal/ollamatest"
+	"lathe/internal/openaitest"
 	"lathe/sandbox"
 )
 
@@ -56,6 +57,8 @@ func TestScripts(t *testing.T) {
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
 			"ollama":          cmdOllama,
 			"ollama-requests": cmdOllamaRequests,
+			"openai":          cmdOpenAI,
+			"openai-requests": cmdOpenAIRequests,
 			"ollama-wait":     cmdOllamaWait,
 			"exitcode":        cmdExitCode,
 			"waitfile":        cmdWaitFile,
@@ -118,7 +121,58 @@ func cmdOllama(ts *testscript.TestScript, neg bool, args []string) {
 }
 
 // serverSlot holds the script's fake server for later commands.
-type serverSlot struct{ srv *ollamatest.Server }
+type serverSlot struct {
+	srv *ollamatest.Server
+	oai *openaitest.Server
+}
+
+// cmdOpenAI starts a fake OpenAI-compatible server of KIND (llama.cpp,
+// vllm, lmstudio, plain) serving the replies in a JSON script file, and
+// sets OPENAI_URL to its API root:
+//
+//	openai [-nojinja] KIND SCRIPT [MODEL[=WINDOW]]...
+func cmdOpenAI(ts *testscript.TestScript, neg bool, args []string) {
+	var opts []openaitest.Option
+	if len(args) > 0 && args[0] == "-nojinja" {
+		opts, args = append(opts, openaitest.WithoutJinja()), args[1:]
+	}
+	if neg || len(args) < 2 {
+		ts.Fatalf("usage: openai [-nojinja] KIND SCRIPT [MODEL[=WINDOW]]...")
+	}
+	f, err := os.Open(ts.MkAbs(args[1]))
+	ts.Check(err)
+	defer f.Close()
+	replies, err := ollamatest.LoadScript(f)
+	ts.Check(err)
+	var models []openaitest.Model
+	for _, spec := range args[2:] {
+		name, window, _ := strings.Cut(spec, "=")
+		n, _ := strconv.Atoi(window)
+		models = append(models, openaitest.Model{Name: name, Window: n})
+	}
+	if len(models) > 0 {
+		opts = append(opts, openaitest.WithModels(models...))
+	}
+	srv := openaitest.New(ts.Value(tbKey{}).(testing.TB), openaitest.Kind(args[0]), opts...)
+	srv.Script(replies...)
+	ts.Setenv("OPENAI_URL", srv.URL())
+	ts.Value(serverKey{}).(*serverSlot).oai = srv
+}
+
+// cmdOpenAIRequests writes the bodies of the chat requests the OpenAI
+// fake has received to FILE, one JSON object a line.
+func cmdOpenAIRequests(ts *testscript.TestScript, neg bool, args []string) {
+	slot := ts.Value(serverKey{}).(*serverSlot)
+	if neg || len(args) != 1 || slot.oai == nil {
+		ts.Fatalf("usage: openai-requests FILE, after openai")
+	}
+	var b strings.Builder
+	for _, body := range slot.oai.Bodies() {
+		b.Write(body)
+		b.WriteByte('\n')
+	}
+	ts.Check(os.WriteFile(ts.MkAbs(args[0]), []byte(b.String()), 0o644))
+}
 
 // cmdOllamaRequests writes the bodies of the chat requests the fake has
 // received to FILE, one JSON object a line:

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -18,7 +19,6 @@ import (
 	"lathe/config"
 	"lathe/internal/safefile"
 	"lathe/prompts"
-	"lathe/provider/ollama"
 	"lathe/sandbox"
 	"lathe/session"
 	"lathe/session/sqlite"
@@ -30,6 +30,7 @@ type engine struct {
 	opts     agent.Options
 	db       *sqlite.DB     // the store, when opened at once (to resume, or for the UI); nil otherwise
 	saved    *session.Saved // the session to resume; nil for a new one
+	backend  backend        // the model server
 	warnings []string
 	closers  []func() error
 }
@@ -62,7 +63,12 @@ func (cmd command) wire(loaded config.Loaded, r *resumption, log zerolog.Logger)
 	if err != nil {
 		return nil, usageError{err.Error()}
 	}
-	e := &engine{closers: []func() error{ws.Close}}
+	be, err := newBackend(cfg)
+	if err != nil {
+		ws.Close()
+		return nil, err
+	}
+	e := &engine{closers: []func() error{ws.Close}, backend: be}
 	conf, warning := cmd.confinement(cfg, ws.Dir())
 	e.warn(warning)
 	registry := tools.Default(ws, tools.Options{
@@ -77,7 +83,7 @@ func (cmd command) wire(loaded config.Loaded, r *resumption, log zerolog.Logger)
 	}
 	instructions, w := readInstructions(ws.Dir())
 	e.warn(w)
-	log.Debug().Str("ollama", cfg.OllamaURL.String()).Strs("config_files", loaded.Files).
+	log.Debug().Str("server", be.url).Str("provider", cmp.Or(cfg.Provider, config.ProviderOllama)).Strs("config_files", loaded.Files).
 		Bool("agents_md", instructions != "").Int("agents_md_bytes", len(instructions)).Str("dir", ws.Dir()).
 		Msg("starting")
 	var recorder agent.Recorder
@@ -104,7 +110,7 @@ func (cmd command) wire(loaded config.Loaded, r *resumption, log zerolog.Logger)
 		recorder = e.db
 	}
 	e.opts = agent.Options{
-		Provider: ollama.New(ollama.Options{URL: cfg.OllamaURL, Options: cfg.Options, KeepAlive: cfg.KeepAlive.Duration}),
+		Provider: be.provider,
 		Tools:    registry,
 		Log:      log,
 		Config:   cfg,

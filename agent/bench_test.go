@@ -11,8 +11,10 @@ import (
 
 	"lathe/config"
 	"lathe/internal/ollamatest"
+	"lathe/internal/openaitest"
 	"lathe/prompts"
 	"lathe/provider"
+	"lathe/provider/openai"
 	"lathe/tools"
 )
 
@@ -86,23 +88,31 @@ func BenchmarkTurn(b *testing.B) {
 		}
 		b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(2*b.N), "ns/turn")
 	})
-	b.Run("fake-server-http", func(b *testing.B) {
-		srv := ollamatest.New(b)
-		p := fakeProvider(b, srv, config.Defaults())
-		reply := ollamatest.Reply{Func: func(req api.ChatRequest) ollamatest.Reply {
-			if req.Messages[len(req.Messages)-1].Role == "tool" {
-				return ollamatest.Reply{Content: "It holds the main function."}
-			}
-			return ollamatest.Reply{Content: "Reading the file.", ToolCalls: []ollamatest.ToolCall{call("read", `{"path":"main.go"}`)}}
-		}}
+	reply := ollamatest.Reply{Func: func(req api.ChatRequest) ollamatest.Reply {
+		if req.Messages[len(req.Messages)-1].Role == "tool" {
+			return ollamatest.Reply{Content: "It holds the main function."}
+		}
+		return ollamatest.Reply{Content: "Reading the file.", ToolCalls: []ollamatest.ToolCall{call("read", `{"path":"main.go"}`)}}
+	}}
+	http := func(b *testing.B, script func(...ollamatest.Reply), p provider.Provider) {
 		b.ReportAllocs()
 		for b.Loop() {
-			srv.Script(reply, reply)
+			script(reply, reply)
 			s := benchSession(p)
 			if _, err := s.Run(b.Context(), "read main.go", func(Event) {}); err != nil {
 				b.Fatal(err)
 			}
 		}
 		b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(2*b.N), "ns/turn")
+	}
+	b.Run("fake-server-http", func(b *testing.B) {
+		srv := ollamatest.New(b)
+		http(b, srv.Script, fakeProvider(b, srv, config.Defaults()))
 	})
+	for _, kind := range []openaitest.Kind{openaitest.LlamaCpp, openaitest.VLLM} {
+		b.Run("openai-"+string(kind)+"-http", func(b *testing.B) {
+			srv := openaitest.New(b, kind, openaitest.WithModels(openaitest.Model{Name: "qwen3:8b", Window: 32768}))
+			http(b, srv.Script, openai.New(openai.Options{BaseURL: srv.URL(), Options: config.Defaults().Options}))
+		})
+	}
 }

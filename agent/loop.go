@@ -127,6 +127,9 @@ func (s *Session) Run(ctx context.Context, prompt string, emit func(Event)) (Res
 		for _, skipped := range s.model.Skipped {
 			r.emit(Warning{Text: "passed over model " + skipped})
 		}
+		for _, note := range s.model.Notes {
+			r.emit(Warning{Text: note})
+		}
 	}
 	r.begin(prompt)
 	r.record(provider.Message{Role: "user", Content: prompt})
@@ -262,6 +265,11 @@ func (r *run) turn(n int) (more bool, err error) {
 	r.res.Usage.CompletionTokens += rep.metrics.CompletionTokens
 	if err != nil {
 		return false, err
+	}
+	if rep.metrics.Truncated {
+		r.emit(Warning{Text: fmt.Sprintf("the server counted fewer prompt tokens (%s) than the last request's: it cut the "+
+			"conversation to fit its window, silently; the model no longer sees all of it (give the server a larger "+
+			"context, or start a new session)", human.Thousands(rep.metrics.PromptTokens))})
 	}
 	timing := s.cache.timing(rep.sent, rep.metrics, rep.firstToken)
 	s.warm()

@@ -12,7 +12,25 @@ import (
 // Config is every setting lathe runs with. Settings that come only from
 // the environment carry `toml:"-"`.
 type Config struct {
-	// Model is the Ollama model to use. Empty means: the first installed
+	// Provider is the kind of server: "ollama" (the default: Ollama's
+	// native API) or "openai" (an OpenAI-compatible server: llama.cpp's
+	// llama-server, LM Studio, vLLM, SGLang).
+	Provider string `toml:"provider"`
+	// BaseURL is the server's API root. For "openai", the URL the
+	// /chat/completions path goes under ("http://127.0.0.1:8080/v1"); for
+	// "ollama", it stands in for OLLAMA_HOST when that is unset.
+	BaseURL string `toml:"base_url"`
+	// APIKeyEnv names the environment variable that holds the server's API
+	// key (openai only). The key itself is never written in a config file.
+	APIKeyEnv string `toml:"api_key_env"`
+	// ContextLength is the server's context window in tokens, for an
+	// OpenAI-compatible server that does not say (0: ask the server).
+	ContextLength int `toml:"context_length"`
+	// Hosts are servers to choose from, in order of preference: the first
+	// that serves the model, one that has it loaded first; the next when
+	// one cannot be reached before a request starts.
+	Hosts []Host `toml:"hosts"`
+	// Model is the model to use. Empty means: the first installed
 	// model whose capabilities include tools.
 	Model string `toml:"model"`
 	// KeepAlive is how long Ollama keeps the model loaded after a request.
@@ -32,11 +50,36 @@ type Config struct {
 	// OllamaURL is the server's base URL, from OLLAMA_HOST with the
 	// ollama CLI's own rules.
 	OllamaURL *url.URL `toml:"-"`
+	// APIKey is the value of the variable APIKeyEnv names; empty without
+	// one. It is never logged.
+	APIKey string `toml:"-"`
 	// LogLevel is from LOG_LEVEL (default warn).
 	LogLevel zerolog.Level `toml:"-"`
 	// NoColor is set when NO_COLOR is non-empty.
 	NoColor bool `toml:"-"`
 }
+
+// Host is one server of [[hosts]].
+type Host struct {
+	// Provider is "ollama" or "openai".
+	Provider string `toml:"provider"`
+	// URL is the server's address: as OLLAMA_HOST for ollama, the API
+	// root ("http://gpu-box:8000/v1") for openai.
+	URL string `toml:"url"`
+	// Models, when given, are the models the host serves; without them
+	// the host is asked.
+	Models []string `toml:"models"`
+	// APIKeyEnv names the variable holding the host's API key (openai).
+	APIKeyEnv string `toml:"api_key_env"`
+	// APIKey is that variable's value.
+	APIKey string `toml:"-"`
+}
+
+// Provider names.
+const (
+	ProviderOllama = "ollama"
+	ProviderOpenAI = "openai"
+)
 
 // Options are Ollama runtime options, sent with every chat request. Nil
 // fields are left out, so the model's own defaults apply.

@@ -33,6 +33,8 @@ type Flags struct {
 	MaxTurns int
 	Yes      bool
 	Sandbox  string // --sandbox: the mode for this run
+	Provider string // --provider
+	BaseURL  string // --base-url
 }
 
 // Loaded is a Config and what Load noticed on the way.
@@ -232,6 +234,22 @@ func (l *Loaded) keepTight(path string, before Config) {
 	sandbox("readable_deny", len(as.ReadableDeny) == 0 && len(bs.ReadableDeny) > 0, func() {})
 	as.ReadableDeny = append(slices.Clone(bs.ReadableDeny), missing(as.ReadableDeny, bs.ReadableDeny)...)
 	sandbox("fallback", as.Fallback == "warn" && bs.Fallback != "warn", func() { as.Fallback = bs.Fallback })
+
+	// Where requests go, and which secret goes with them, is the user's
+	// to say: a project's file could send the code, or any variable's
+	// value, to a server of its choosing.
+	server := func(key string, changed bool, undo func()) {
+		if changed {
+			undo()
+			src.ignored = append(src.ignored, key)
+			l.Warnings = append(l.Warnings, fmt.Sprintf(
+				"%s: %s ignored: which server lathe talks to is only read from your own config file", path, key))
+		}
+	}
+	server("provider", l.Provider != before.Provider, func() { l.Provider = before.Provider })
+	server("base_url", l.BaseURL != before.BaseURL, func() { l.BaseURL = before.BaseURL })
+	server("api_key_env", l.APIKeyEnv != before.APIKeyEnv, func() { l.APIKeyEnv = before.APIKeyEnv })
+	server("hosts", !reflect.DeepEqual(l.Hosts, before.Hosts), func() { l.Hosts = before.Hosts })
 }
 
 // missing returns the elements of want that list lacks, in want's order.
@@ -246,11 +264,23 @@ func missing(want, list []string) []string {
 }
 
 func (l *Loaded) applyEnv(getenv func(string) string) error {
-	u, err := ollamaURL(getenv("OLLAMA_HOST"))
+	host := getenv("OLLAMA_HOST")
+	if strings.TrimSpace(host) == "" && l.Provider != ProviderOpenAI && l.BaseURL != "" {
+		host = l.BaseURL // base_url stands in for OLLAMA_HOST
+	}
+	u, err := ollamaURL(host)
 	if err != nil {
+		var ce *Error
+		if errors.As(err, &ce) && host != getenv("OLLAMA_HOST") {
+			ce.Key = "base_url"
+		}
 		return err
 	}
 	l.OllamaURL = u
+	l.APIKey = apiKey(getenv, l.APIKeyEnv)
+	for i := range l.Hosts {
+		l.Hosts[i].APIKey = apiKey(getenv, l.Hosts[i].APIKeyEnv)
+	}
 	if m := strings.TrimSpace(getenv("LATHE_MODEL")); m != "" {
 		l.Model = m
 	}
@@ -291,6 +321,17 @@ func (l *Loaded) applyFlags(f Flags) {
 	}
 	if f.Sandbox != "" {
 		l.Sandbox.Mode = f.Sandbox
+	}
+	if f.Provider != "" {
+		l.Provider = f.Provider
+	}
+	if f.BaseURL != "" {
+		l.BaseURL = f.BaseURL
+		if l.Provider != ProviderOpenAI {
+			if u, err := ollamaURL(f.BaseURL); err == nil {
+				l.OllamaURL = u
+			}
+		}
 	}
 }
 
@@ -341,11 +382,29 @@ func (l *Loaded) validate(file string) *Error {
 		{l.Undo.MaxBytes >= 0 && l.Undo.MaxBytes <= 1<<40, "undo.max_bytes", "must be between 0 (keep nothing) and 1 TiB"},
 		{l.Undo.MaxFile >= 0 && l.Undo.MaxFile <= 1<<30, "undo.max_file", "must be between 0 (keep no file) and 1 GiB"},
 		{l.TUI.FPS >= 1 && l.TUI.FPS <= 120, "tui.fps", "must be between 1 and 120"},
+		{l.Provider == "" || l.Provider == ProviderOllama || l.Provider == ProviderOpenAI, "provider",
+			fmt.Sprintf("unknown provider %q: use %q or %q", l.Provider, ProviderOllama, ProviderOpenAI)},
+		{l.ContextLength == 0 || l.ContextLength >= 2048 && l.ContextLength <= 10_000_000, "context_length",
+			"must be at least 2048 tokens (0: ask the server)"},
+		{validEnvName(l.APIKeyEnv), "api_key_env", "must name an environment variable (letters, digits and _), not hold the key"},
 	}
 	for _, c := range checks {
 		if !c.ok {
 			return &Error{File: file, Key: c.key, Msg: c.msg}
 		}
+	}
+	if l.BaseURL != "" && (l.Provider == ProviderOpenAI || file == "") {
+		if msg := checkAPIURL(l.BaseURL); msg != "" && l.Provider == ProviderOpenAI {
+			return &Error{File: file, Key: "base_url", Msg: msg}
+		}
+	}
+	for i, h := range l.Hosts {
+		if msg := h.check(); msg != "" {
+			return &Error{File: file, Key: "hosts", Msg: fmt.Sprintf("entry %d: %s", i+1, msg)}
+		}
+	}
+	if file == "" && l.Provider == ProviderOpenAI && l.BaseURL == "" && len(l.Hosts) == 0 {
+		return &Error{Key: "base_url", Msg: `provider "openai" needs the server's URL: set base_url (for example "http://127.0.0.1:8080/v1") or pass --base-url`}
 	}
 	return nil
 }

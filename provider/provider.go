@@ -94,6 +94,10 @@ type Metrics struct {
 	LoadDuration     time.Duration
 	PromptDuration   time.Duration
 	EvalDuration     time.Duration
+	// Truncated is set when the server counted fewer prompt tokens than
+	// the request held: it cut the prompt silently, as some
+	// OpenAI-compatible servers do when it outgrows their window.
+	Truncated bool
 }
 
 // ModelInfo is what lathe knows of a model, asked once per session.
@@ -113,6 +117,9 @@ type ModelInfo struct {
 	// Skipped are the models a default choice passed over because the
 	// server could not describe them, each with why ("name: reason").
 	Skipped []string
+	// Notes are what the server said of itself that a person should know
+	// (llama.cpp started without --jinja, a window lathe had to guess).
+	Notes []string
 	// KVBytesPerToken is what a token of context takes in the model's KV
 	// cache at 16 bits, worked out from its architecture; 0 if unknown.
 	KVBytesPerToken int64

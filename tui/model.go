@@ -28,7 +28,9 @@ type Options struct {
 	Engine agent.Options
 	// Puller downloads a missing model; nil when the server cannot.
 	Puller provider.Puller
-	// Suggested is the model to offer pulling when none is installed.
+	// Suggested is the model to offer pulling when none is installed;
+	// empty for a server lathe cannot pull into (OpenAI-compatible), for
+	// which nothing is offered.
 	Suggested string
 	// Server names the model's server on screens ("http://127.0.0.1:11434").
 	Server string

@@ -18,7 +18,7 @@ type modelPicker struct {
 
 func newModelPicker(suggested string) *modelPicker {
 	return &modelPicker{listPanel: listPanel{title: "Choose a model", waiting: "listing installed models…",
-		empty:  "no model is installed: pull one with \"ollama pull " + suggested + "\"",
+		empty:  emptyList(suggested),
 		action: "switch", loading: true}}
 }
 
@@ -100,4 +100,14 @@ func (p *modelPicker) row(i int, current string, st *theme) string {
 		size = "cloud"
 	}
 	return fmt.Sprintf("%-28s %6s %-7s %8s  %s", name, md.ParameterSize, md.Quantization, size, tools)
+}
+
+// emptyList is what the picker says when the server lists no model: how to
+// pull one from Ollama, or (suggested "", an OpenAI-compatible server,
+// which lathe cannot pull into) to load one on the server.
+func emptyList(suggested string) string {
+	if suggested == "" {
+		return "the server serves no model: load one on it (lathe pulls models only from Ollama)"
+	}
+	return "no model is installed: pull one with \"ollama pull " + suggested + "\""
 }

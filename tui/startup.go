@@ -54,6 +54,9 @@ func (m *model) prepared(msg preparedMsg) tea.Cmd {
 		for _, skipped := range msg.Model.Skipped {
 			m.notice(noticeWarn, "", "passed over model "+skipped)
 		}
+		for _, note := range msg.Model.Notes {
+			m.notice(noticeWarn, "", note)
+		}
 		m.syncMode() // a resumed session's, restored by Prepare
 		if msg.History != nil {
 			m.showHistory(msg.History)
@@ -66,6 +69,10 @@ func (m *model) prepared(msg preparedMsg) tea.Cmd {
 		return m.prepare()
 	case errors.Is(err, provider.ErrUnreachable):
 		m.phase = phaseOffline
+	case m.opts.Suggested == "" && (errors.Is(err, provider.ErrModelNotFound) || errors.Is(err, provider.ErrNoModel)):
+		// Nothing to offer: the server loads its own models.
+		m.phase = phaseBlocked
+		m.notice(noticeError, "No usable model", err.Error()+"\n/model chooses another one.")
 	case errors.Is(err, provider.ErrModelNotFound):
 		m.phase, m.offer = phaseOffer, m.opts.Engine.Config.Model
 	case errors.Is(err, provider.ErrNoModel):
@@ -180,7 +187,10 @@ func (m *model) screen() (string, bool) {
 	switch {
 	case m.phase == phaseOffline || m.phase == phaseConnecting && m.retrying:
 		// The error says what to do: "is ollama serve running?..."
-		title, body, keys = "Cannot reach Ollama", m.startErr.Error(), "r retry · ctrl+c quit"
+		title, body, keys = "Cannot reach the server", m.startErr.Error(), "r retry · ctrl+c quit"
+		if m.opts.Suggested != "" {
+			title = "Cannot reach Ollama"
+		}
 		if m.retrying {
 			keys = "retrying…"
 		} else if m.retries > 0 {

@@ -328,6 +328,26 @@ func TestResizeKeepsLinesInside(t *testing.T) {
 	}
 }
 
+// TestStartupWithoutPulls: with a server lathe cannot pull into, a model
+// it does not serve blocks with the server's own message, and offers no
+// pull; its offline screen does not name Ollama.
+func TestStartupWithoutPulls(t *testing.T) {
+	m, _ := testModel(t)
+	m.opts.Suggested = ""
+	m.Update(preparedMsg{err: &provider.Error{Kind: provider.ErrModelNotFound,
+		Msg: `model "x" is not served at http://h/v1: load it on the server (lathe pulls models only from Ollama)`}})
+	if m.phase != phaseBlocked {
+		t.Fatalf("phase %v, want blocked", m.phase)
+	}
+	if s := screen(m); strings.Contains(s, "Pull it now?") {
+		t.Errorf("a pull is offered:\n%s", s)
+	}
+	m.Update(preparedMsg{err: &provider.Error{Kind: provider.ErrUnreachable, Msg: "cannot reach the server at http://h/v1"}})
+	if s := screen(m); !strings.Contains(s, "Cannot reach the server") || strings.Contains(s, "Ollama") {
+		t.Errorf("offline screen:\n%s", s)
+	}
+}
+
 func TestStartupScreens(t *testing.T) {
 	m, clk := testModel(t)
 	m.Update(preparedMsg{err: &provider.Error{Kind: provider.ErrUnreachable,

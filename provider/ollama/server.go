@@ -45,3 +45,22 @@ func (c *Client) Preload(ctx context.Context, m provider.ModelInfo) error {
 	}
 	return nil
 }
+
+// Served lists the installed models, each with whether it is loaded now
+// (/api/tags and /api/ps).
+func (c *Client) Served(ctx context.Context) (map[string]bool, error) {
+	list, err := c.api.List(ctx)
+	if err != nil {
+		return nil, c.classify(err, "")
+	}
+	out := make(map[string]bool, len(list.Models))
+	for _, m := range list.Models {
+		out[m.Name] = false
+	}
+	if running, err := c.api.ListRunning(ctx); err == nil {
+		for _, m := range running.Models {
+			out[m.Name] = true
+		}
+	}
+	return out, nil
+}

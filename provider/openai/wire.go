@@ -1,0 +1,126 @@
+package openai
+
+import (
+	"bytes"
+	"encoding/base64"
+	"encoding/json"
+	"net/http"
+	"slices"
+	"sync"
+
+	oai "github.com/openai/openai-go/v3"
+	"github.com/openai/openai-go/v3/shared"
+
+	"lathe/provider"
+)
+
+// wireCache keeps the wire form of the last request's messages and tools:
+// requests are append-only, so only what was appended is translated.
+type wireCache struct {
+	mu    sync.Mutex
+	in    []provider.Message
+	out   []oai.ChatCompletionMessageParamUnion
+	specs []provider.ToolSpec
+	tools []oai.ChatCompletionToolUnionParam
+}
+
+// messages translates in, reusing the translation of the longest prefix it
+// shares with the last request; n is that prefix's length.
+func (w *wireCache) messages(in []provider.Message) (out []oai.ChatCompletionMessageParamUnion, n int) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	for n < len(in) && n < len(w.in) && sameMessage(in[n], w.in[n]) {
+		n++
+	}
+	out = make([]oai.ChatCompletionMessageParamUnion, len(in))
+	copy(out, w.out[:n])
+	for i := n; i < len(in); i++ {
+		out[i] = message(in[i])
+	}
+	w.in, w.out = slices.Clone(in), out
+	return out, n
+}
+
+func (w *wireCache) toolsFor(specs []provider.ToolSpec) []oai.ChatCompletionToolUnionParam {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if !slices.EqualFunc(specs, w.specs, sameSpec) || (specs == nil) != (w.specs == nil) {
+		w.specs, w.tools = slices.Clone(specs), tools(specs)
+	}
+	return w.tools
+}
+
+func sameMessage(a, b provider.Message) bool {
+	return a.Role == b.Role && a.Content == b.Content && a.Thinking == b.Thinking &&
+		a.ToolName == b.ToolName && a.ToolCallID == b.ToolCallID &&
+		slices.EqualFunc(a.ToolCalls, b.ToolCalls, func(x, y provider.ToolCall) bool {
+			return x.ID == y.ID && x.Index == y.Index && x.Name == y.Name && bytes.Equal(x.Arguments, y.Arguments)
+		}) &&
+		slices.EqualFunc(a.Images, b.Images, bytes.Equal)
+}
+
+func sameSpec(a, b provider.ToolSpec) bool {
+	return a.Name == b.Name && a.Description == b.Description && bytes.Equal(a.Parameters, b.Parameters)
+}
+
+// message translates a message to the wire. The same message gives the
+// same bytes: a call's arguments go back as the model wrote them. A
+// thinking model's reasoning is not sent back: the servers' chat
+// templates drop it from the history.
+func message(m provider.Message) oai.ChatCompletionMessageParamUnion {
+	switch m.Role {
+	case "system":
+		return oai.SystemMessage(m.Content)
+	case "assistant":
+		a := oai.ChatCompletionAssistantMessageParam{}
+		if m.Content != "" || len(m.ToolCalls) == 0 {
+			a.Content.OfString = oai.String(m.Content)
+		}
+		for _, c := range m.ToolCalls {
+			a.ToolCalls = append(a.ToolCalls, oai.ChatCompletionMessageToolCallUnionParam{
+				OfFunction: &oai.ChatCompletionMessageFunctionToolCallParam{
+					ID:       c.ID,
+					Function: oai.ChatCompletionMessageFunctionToolCallFunctionParam{Name: c.Name, Arguments: argumentText(c)},
+				}})
+		}
+		return oai.ChatCompletionMessageParamUnion{OfAssistant: &a}
+	case "tool":
+		return oai.ToolMessage(m.Content, m.ToolCallID)
+	}
+	if len(m.Images) == 0 {
+		return oai.UserMessage(m.Content)
+	}
+	parts := []oai.ChatCompletionContentPartUnionParam{oai.TextContentPart(m.Content)}
+	for _, img := range m.Images {
+		url := "data:" + http.DetectContentType(img) + ";base64," + base64.StdEncoding.EncodeToString(img)
+		parts = append(parts, oai.ImageContentPart(oai.ChatCompletionContentPartImageImageURLParam{URL: url}))
+	}
+	return oai.UserMessage(parts)
+}
+
+// argumentText is a call's arguments as the model wrote them: arguments
+// that were not JSON are kept as a JSON string (see assemble), and go back
+// as that string's text.
+func argumentText(c provider.ToolCall) string {
+	var s string
+	if len(c.Arguments) > 0 && c.Arguments[0] == '"' && json.Unmarshal(c.Arguments, &s) == nil {
+		return s
+	}
+	return c.Args()
+}
+
+// tools translates tool specs to the wire. Their parameters become maps,
+// which the client writes with sorted keys: the same bytes every time.
+func tools(specs []provider.ToolSpec) []oai.ChatCompletionToolUnionParam {
+	if len(specs) == 0 {
+		return nil
+	}
+	out := make([]oai.ChatCompletionToolUnionParam, len(specs))
+	for i, s := range specs {
+		var params shared.FunctionParameters
+		_ = json.Unmarshal(s.Parameters, &params) // built by lathe's tools: valid
+		out[i] = oai.ChatCompletionFunctionTool(shared.FunctionDefinitionParam{
+			Name: s.Name, Description: oai.String(s.Description), Parameters: params})
+	}
+	return out
+}
