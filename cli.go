@@ -118,10 +118,17 @@ type command struct {
 	session string // --session ID
 	list    bool   // --list
 	force   bool   // --force
+
+	// Of lathe eval.
+	evalArgs []string // the suite, or the experiments' ids
+	builtin  bool     // --builtin
+	repeat   int      // --repeat
+	jobs     int      // --jobs
+	csv      bool     // --csv
 }
 
 // subcommands are the words that start a subcommand rather than a session.
-var subcommands = []string{"sessions", "undo", "doctor", "context", "help"}
+var subcommands = []string{"sessions", "undo", "doctor", "context", "eval", "help"}
 
 // flagsOf are the flags each subcommand takes; a session takes every
 // flag but those of the subcommands (sessionOnly).
@@ -132,11 +139,16 @@ var flagsOf = map[string][]string{
 	"undo":           {"dir", "continue", "session", "list", "yes", "force"},
 	"doctor":         {"dir", "json", "model"},
 	"context":        {"dir", "continue", "resume", "model"},
+	"eval":           {"dir", "model", "builtin", "repeat", "jobs", "sandbox"},
+	"eval show":      {"dir", "json", "csv"},
+	"eval compare":   {"dir"},
+	"eval resume":    {"dir"},
 	"help":           {},
 }
 
 // sessionOnly are the flags of the subcommands, which a session refuses.
-var sessionOnly = []string{"json", "all", "older-than", "dry-run", "session", "list", "force"}
+var sessionOnly = []string{"json", "all", "older-than", "dry-run", "session", "list", "force", "builtin", "repeat",
+	"jobs", "csv"}
 
 func parseArgs(args []string) (command, error) {
 	var cmd command
@@ -162,6 +174,10 @@ func parseArgs(args []string) (command, error) {
 	fs.StringVar(&cmd.session, "session", "", "")
 	fs.BoolVar(&cmd.list, "list", false, "")
 	fs.BoolVar(&cmd.force, "force", false, "")
+	fs.BoolVar(&cmd.builtin, "builtin", false, "")
+	fs.IntVar(&cmd.repeat, "repeat", 1, "")
+	fs.IntVar(&cmd.jobs, "jobs", 1, "")
+	fs.BoolVar(&cmd.csv, "csv", false, "")
 	fs.BoolVarP(&help, "help", "h", false, "")
 	fs.BoolVar(&version, "version", false, "")
 	if err := fs.Parse(args); err != nil {
@@ -229,6 +245,8 @@ func (cmd *command) subcommand(fs *pflag.FlagSet) error {
 	switch words[0] {
 	case "sessions":
 		return cmd.sessionsCommand(words[1:])
+	case "eval":
+		return cmd.evalCommand(words[1:])
 	case "help":
 		cmd.sub = "help"
 		return nil
@@ -274,6 +292,9 @@ func (cmd *command) subFlags(fs *pflag.FlagSet, olderThan string) error {
 	}
 	if cmd.sub == "undo" && cmd.cont && cmd.session != "" {
 		return usagef("undo: --continue and --session cannot go together")
+	}
+	if strings.HasPrefix(cmd.sub, "eval") {
+		return cmd.evalFlags(fs)
 	}
 	if cmd.sub != "sessions prune" {
 		return nil

@@ -11,6 +11,7 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"time"
@@ -173,10 +174,23 @@ func decodeProblem(err error) (int, string) {
 	var de *toml.DecodeError
 	if errors.As(err, &de) {
 		line, _ := de.Position()
-		return line, strings.TrimPrefix(de.Error(), "toml: ")
+		msg := strings.TrimPrefix(de.Error(), "toml: ")
+		if m := typeMismatch.FindStringSubmatch(msg); m != nil {
+			msg = fmt.Sprintf("a TOML %s where %s belongs", m[1], goTypes[m[2]])
+		}
+		if key := strings.Join(de.Key(), "."); key != "" {
+			msg = key + ": " + msg
+		}
+		return line, msg
 	}
 	return 0, err.Error()
 }
+
+// typeMismatch is go-toml's message for a value of the wrong type.
+var typeMismatch = regexp.MustCompile(`^cannot decode TOML (\w+) into struct field \S+ of type (\S+)$`)
+
+// goTypes names the types of taskFile's fields for people.
+var goTypes = map[string]string{"int": "an integer", "string": "a string", "[]string": "a list of strings"}
 
 // keyLine is the line where top-level key is set in a TOML document; 0
 // when it is not.
