@@ -33,6 +33,12 @@ Usage:
   lathe doctor [--json]            check the server, models, sandbox and setup
   lathe context [--continue | --resume ID]
                                    how the context window is used
+  lathe eval SUITE | --builtin -m M1,M2 [--repeat N] [--jobs N]
+                                   run a suite of tasks against models
+  lathe eval show [ID] [--json | --csv]
+                                   an experiment's results (the latest)
+  lathe eval compare A B           what changed from experiment A to B
+  lathe eval resume [ID]           run what an experiment left unrun
   lathe help, lathe --help         show this help
   lathe --version                  print the version
 
@@ -61,6 +67,12 @@ Flags of lathe sessions:
       --all                every directory, not only the working one
       --older-than AGE     prune: not updated for AGE (30d, 12h, 90m)
       --dry-run            prune: list what would be removed, remove nothing
+
+Flags of lathe eval:
+      --builtin            the built-in suite of twelve tasks
+      --repeat N           attempts per task and model (default 1)
+      --jobs N             attempts run at once (default 1)
+      --csv                show: every attempt as CSV (--json: as JSON)
 
 Flags of lathe undo and lathe doctor:
       --session ID         undo: that session (a unique prefix will do)
@@ -147,8 +159,10 @@ var flagsOf = map[string][]string{
 }
 
 // sessionOnly are the flags of the subcommands, which a session refuses.
-var sessionOnly = []string{"json", "all", "older-than", "dry-run", "session", "list", "force", "builtin", "repeat",
-	"jobs", "csv"}
+var sessionOnly = append([]string{"json", "all", "older-than", "dry-run", "session", "list", "force"}, evalOnly...)
+
+// evalOnly are the flags of lathe eval alone.
+var evalOnly = []string{"builtin", "repeat", "jobs", "csv"}
 
 func parseArgs(args []string) (command, error) {
 	var cmd command
@@ -359,6 +373,9 @@ func notFlags(fs *pflag.FlagSet, refused ...string) error {
 		return nil
 	case fs.Changed("json"):
 		return usagef("%s: only lathe sessions takes it (with -p, use --output-format json)", strings.Join(bad, ", "))
+	}
+	if slices.ContainsFunc(bad, func(f string) bool { return slices.Contains(evalOnly, f[2:]) }) {
+		return usagef("%s: only lathe eval takes it", strings.Join(bad, ", "))
 	}
 	return usagef("%s: only lathe sessions takes it", strings.Join(bad, ", "))
 }
