@@ -19,6 +19,7 @@ import (
 	"lathe/internal/human"
 	"lathe/provider"
 	"lathe/provider/ollama"
+	"lathe/sandbox"
 	"lathe/session"
 	"lathe/session/sqlite"
 )
@@ -179,10 +180,20 @@ func (cmd command) runner(cfg config.Config, db *sqlite.DB, stderr io.Writer) (*
 		return nil, fmt.Errorf("eval: find lathe's executable: %w", err)
 	}
 	client := ollama.New(ollama.Options{URL: cfg.OllamaURL, Options: cfg.Options, KeepAlive: cfg.KeepAlive.Duration})
+	// The check runs the model's code: in the sandbox, as the model's
+	// commands did.
+	policyFor := func(dir string) (sandbox.Policy, bool) {
+		conf, _ := cmd.confinement(cfg, dir)
+		if conf == nil || conf.Refused != nil || conf.Policy.Mode == sandbox.Off {
+			return sandbox.Policy{}, false
+		}
+		return conf.Policy, true
+	}
 	return &eval.Runner{
 		Store:    db,
 		Models:   &serverModels{c: client, infos: map[string]provider.ModelInfo{}},
 		Lathe:    eval.Lathe{Exe: exe, Args0: "lathe", Env: cmd.env.list},
+		Check:    eval.ConfinedCheck(exe, policyFor),
 		Progress: eval.NewProgress(stderr, isTerminal(stderr)),
 	}, nil
 }

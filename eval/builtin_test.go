@@ -6,8 +6,11 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/rogpeppe/go-internal/txtar"
+
+	"lathe/sandbox"
 )
 
 // TestBuiltinChecks: each built-in task's check fails on the task's own
@@ -52,6 +55,16 @@ func TestBuiltinChecks(t *testing.T) {
 			if res := RunCheck(t.Context(), dir, task.Check, cenv, task.CheckTimeout); !res.Met {
 				t.Errorf("the check fails on the solution (exit %d):\n%s", res.Exit, res.Output)
 			}
+			// And in the sandbox, as lathe eval runs it.
+			exe, _ := os.Executable()
+			p := sandbox.DefaultPolicy(dir, os.Getenv("HOME"), os.Getenv)
+			if _, _, err := sandbox.Probe(sandbox.ProbeOptions{}).Resolve(p, sandbox.Refuse); err != nil {
+				return
+			}
+			confined := ConfinedCheck(exe, func(string) (sandbox.Policy, bool) { return p, true })
+			if res := confined(t.Context(), dir, task.Check, cenv, task.CheckTimeout); !res.Met {
+				t.Errorf("in the sandbox, the check fails on the solution (exit %d):\n%s", res.Exit, res.Output)
+			}
 		})
 	}
 }
@@ -67,5 +80,37 @@ func TestBuiltinSolutionsNamed(t *testing.T) {
 		if _, ok := suite.Task(strings.TrimSuffix(filepath.Base(s), ".txtar")); !ok {
 			t.Errorf("%s solves no built-in task", s)
 		}
+	}
+}
+
+// TestConfinedCheck: a check run through the sandbox writes in its
+// working directory but nowhere else, and its exit code and output come
+// back; without a policy it runs as RunCheck.
+func TestConfinedCheck(t *testing.T) {
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir, outside := t.TempDir(), t.TempDir()
+	p := sandbox.DefaultPolicy(dir, "", func(string) string { return "" })
+	p.Writable = nil // not even /tmp: outside is under it
+	if _, _, err := sandbox.Probe(sandbox.ProbeOptions{}).Resolve(p, sandbox.Refuse); err != nil {
+		t.Skip("no sandbox here:", err)
+	}
+	check := ConfinedCheck(exe, func(string) (sandbox.Policy, bool) { return p, true })
+	env := append(os.Environ(), "OUTSIDE="+outside)
+	if res := check(t.Context(), dir, "echo in > inside.txt && echo fine", env, time.Minute); !res.Met || res.Output != "fine" {
+		t.Errorf("inside: %+v", res)
+	}
+	res := check(t.Context(), dir, `echo out > "$OUTSIDE/x"`, env, time.Minute)
+	if _, err := os.Stat(filepath.Join(outside, "x")); res.Met || err == nil {
+		t.Errorf("a check wrote outside its directory: %+v", res)
+	}
+	if res := check(t.Context(), dir, "exit 3", env, time.Minute); res.Met || res.Exit != 3 {
+		t.Errorf("exit 3: %+v", res)
+	}
+	unconfined := ConfinedCheck(exe, func(string) (sandbox.Policy, bool) { return sandbox.Policy{}, false })
+	if res := unconfined(t.Context(), dir, `echo out > "$OUTSIDE/y"`, env, time.Minute); !res.Met {
+		t.Errorf("without a policy: %+v", res)
 	}
 }

@@ -9,6 +9,8 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"lathe/sandbox"
 )
 
 // CheckResult is what a task's check said.
@@ -110,4 +112,38 @@ func (t *tail) String() string {
 		return "…\n" + s
 	}
 	return s
+}
+
+// ConfinedCheck is the Checker that runs checks through lathe's sandbox
+// helper (exe), as the model's commands ran: a check runs the code the
+// model wrote. policyFor gives the policy for a working directory; where
+// it gives none (the sandbox is off, or cannot confine here), the check
+// runs as RunCheck runs it.
+func ConfinedCheck(exe string, policyFor func(dir string) (sandbox.Policy, bool)) Checker {
+	return func(ctx context.Context, dir, command string, env []string, timeout time.Duration) CheckResult {
+		p, ok := policyFor(dir)
+		if !ok {
+			return RunCheck(ctx, dir, command, env, timeout)
+		}
+		runCtx, cancel := context.WithTimeout(ctx, timeout)
+		defer cancel()
+		out := &tail{max: checkOutput}
+		cmd, err := sandbox.Command(runCtx, exe, p, command)
+		if err != nil {
+			return CheckResult{Exit: -1, Output: err.Error()}
+		}
+		cmd.Env, cmd.Stdout, cmd.Stderr = env, out, out
+		rep, err := cmd.Run()
+		res := CheckResult{Exit: rep.ExitCode, Output: out.String()}
+		switch {
+		case err != nil:
+			res.Exit, res.Output = -1, strings.TrimSpace(res.Output+"\n"+err.Error())
+		case rep.Stopped || runCtx.Err() != nil:
+			res.Exit = -1
+			res.Output = strings.TrimSpace(res.Output + fmt.Sprintf("\n(the check was stopped after %s)", timeout))
+		default:
+			res.Met = rep.ExitCode == 0
+		}
+		return res
+	}
 }

@@ -15,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"lathe/sandbox"
 	"lathe/session"
 	"lathe/session/sqlite"
 )
@@ -25,6 +26,9 @@ import (
 const fakeEnv = "LATHE_EVAL_FAKE"
 
 func TestMain(m *testing.M) {
+	if len(os.Args) > 1 && os.Args[1] == sandbox.HelperArg {
+		os.Exit(sandbox.Main(os.Args[2:])) // the sandbox helper, as lathe's main runs it
+	}
 	if mode := os.Getenv(fakeEnv); mode != "" {
 		os.Exit(fakeLathe(mode, os.Args[1:]))
 	}
