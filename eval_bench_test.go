@@ -6,6 +6,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -77,8 +78,19 @@ func BenchmarkEvalBuiltin(b *testing.B) {
 	srv := ollamatest.New(b)
 	srv.Respond(func(api.ChatRequest) ollamatest.Reply { return ollamatest.Reply{Content: "I will not."} })
 	home := b.TempDir()
+	// A temporary directory of its own: the sandbox keeps lathe's files
+	// (here under the system's) unreadable, which leaves the rest of that
+	// directory writable but not the directory itself. The Go build cache
+	// stays the user's, warm.
+	gocache, err := exec.Command("go", "env", "GOCACHE").Output()
+	if err != nil {
+		b.Fatal(err)
+	}
+	tmp := filepath.Join(home, "tmp")
+	os.Mkdir(tmp, 0o700)
 	env := append(os.Environ(), "HOME="+home, "XDG_DATA_HOME="+filepath.Join(home, "data"),
-		"XDG_CONFIG_HOME="+filepath.Join(home, "config"), "OLLAMA_HOST="+srv.URL())
+		"XDG_CONFIG_HOME="+filepath.Join(home, "config"), "OLLAMA_HOST="+srv.URL(), "TMPDIR="+tmp,
+		"GOCACHE="+strings.TrimSpace(string(gocache)))
 	for b.Loop() {
 		cmd := exec.Command(bin, "eval", "--builtin", "-m", "qwen3:8b")
 		cmd.Env = env
