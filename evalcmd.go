@@ -143,6 +143,13 @@ func (cmd command) evalRun(ctx context.Context, stdout, stderr io.Writer) error 
 	}
 	defer db.Close()
 	models, _ := evalModels(cmd.flags.Model)
+	// Attempts run with --yes: where commands cannot be confined, they
+	// are refused; said once here, not in every attempt's output.
+	yes := loaded.Config
+	yes.Approval.All = true
+	if _, w := cmd.confinement(yes, cmd.dir); w != "" {
+		warn(stderr, w)
+	}
 	r, err := cmd.runner(loaded.Config, db, stderr)
 	if err != nil {
 		return err
