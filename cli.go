@@ -33,6 +33,12 @@ Usage:
   lathe doctor [--json]            check the server, models, sandbox and setup
   lathe context [--continue | --resume ID]
                                    how the context window is used
+  lathe eval SUITE | --builtin -m M1,M2 [--repeat N] [--jobs N]
+                                   run a suite of tasks against models
+  lathe eval show [ID] [--json | --csv]
+                                   an experiment's results (the latest)
+  lathe eval compare A B           what changed from experiment A to B
+  lathe eval resume [ID]           run what an experiment left unrun
   lathe help, lathe --help         show this help
   lathe --version                  print the version
 
@@ -66,6 +72,12 @@ Flags of lathe sessions:
       --all                every directory, not only the working one
       --older-than AGE     prune: not updated for AGE (30d, 12h, 90m)
       --dry-run            prune: list what would be removed, remove nothing
+
+Flags of lathe eval:
+      --builtin            the built-in suite of twelve tasks
+      --repeat N           attempts per task and model (default 1)
+      --jobs N             attempts run at once (default 1)
+      --csv                show: every attempt as CSV (--json: as JSON)
 
 Flags of lathe undo and lathe doctor:
       --session ID         undo: that session (a unique prefix will do)
@@ -125,10 +137,17 @@ type command struct {
 	session string // --session ID
 	list    bool   // --list
 	force   bool   // --force
+
+	// Of lathe eval.
+	evalArgs []string // the suite, or the experiments' ids
+	builtin  bool     // --builtin
+	repeat   int      // --repeat
+	jobs     int      // --jobs
+	csv      bool     // --csv
 }
 
 // subcommands are the words that start a subcommand rather than a session.
-var subcommands = []string{"sessions", "undo", "doctor", "context", "help"}
+var subcommands = []string{"sessions", "undo", "doctor", "context", "eval", "help"}
 
 // flagsOf are the flags each subcommand takes; a session takes every
 // flag but those of the subcommands (sessionOnly).
@@ -139,11 +158,18 @@ var flagsOf = map[string][]string{
 	"undo":           {"dir", "continue", "session", "list", "yes", "force"},
 	"doctor":         {"dir", "json", "model", "provider", "base-url"},
 	"context":        {"dir", "continue", "resume", "model", "provider", "base-url"},
+	"eval":           {"dir", "model", "builtin", "repeat", "jobs", "sandbox"},
+	"eval show":      {"dir", "json", "csv"},
+	"eval compare":   {"dir"},
+	"eval resume":    {"dir"},
 	"help":           {},
 }
 
 // sessionOnly are the flags of the subcommands, which a session refuses.
-var sessionOnly = []string{"json", "all", "older-than", "dry-run", "session", "list", "force"}
+var sessionOnly = append([]string{"json", "all", "older-than", "dry-run", "session", "list", "force"}, evalOnly...)
+
+// evalOnly are the flags of lathe eval alone.
+var evalOnly = []string{"builtin", "repeat", "jobs", "csv"}
 
 func parseArgs(args []string) (command, error) {
 	var cmd command
@@ -171,6 +197,10 @@ func parseArgs(args []string) (command, error) {
 	fs.StringVar(&cmd.session, "session", "", "")
 	fs.BoolVar(&cmd.list, "list", false, "")
 	fs.BoolVar(&cmd.force, "force", false, "")
+	fs.BoolVar(&cmd.builtin, "builtin", false, "")
+	fs.IntVar(&cmd.repeat, "repeat", 1, "")
+	fs.IntVar(&cmd.jobs, "jobs", 1, "")
+	fs.BoolVar(&cmd.csv, "csv", false, "")
 	fs.BoolVarP(&help, "help", "h", false, "")
 	fs.BoolVar(&version, "version", false, "")
 	if err := fs.Parse(args); err != nil {
@@ -242,6 +272,8 @@ func (cmd *command) subcommand(fs *pflag.FlagSet) error {
 	switch words[0] {
 	case "sessions":
 		return cmd.sessionsCommand(words[1:])
+	case "eval":
+		return cmd.evalCommand(words[1:])
 	case "help":
 		cmd.sub = "help"
 		return nil
@@ -287,6 +319,9 @@ func (cmd *command) subFlags(fs *pflag.FlagSet, olderThan string) error {
 	}
 	if cmd.sub == "undo" && cmd.cont && cmd.session != "" {
 		return usagef("undo: --continue and --session cannot go together")
+	}
+	if strings.HasPrefix(cmd.sub, "eval") {
+		return cmd.evalFlags(fs)
 	}
 	if cmd.sub != "sessions prune" {
 		return nil
@@ -351,6 +386,9 @@ func notFlags(fs *pflag.FlagSet, refused ...string) error {
 		return nil
 	case fs.Changed("json"):
 		return usagef("%s: only lathe sessions takes it (with -p, use --output-format json)", strings.Join(bad, ", "))
+	}
+	if slices.ContainsFunc(bad, func(f string) bool { return slices.Contains(evalOnly, f[2:]) }) {
+		return usagef("%s: only lathe eval takes it", strings.Join(bad, ", "))
 	}
 	return usagef("%s: only lathe sessions takes it", strings.Join(bad, ", "))
 }

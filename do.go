@@ -38,6 +38,8 @@ func (cmd command) do(ctx context.Context, stdin io.Reader, stdout, stderr io.Wr
 		return cmd.undo(ctx, stdin, stdout, stderr)
 	case "context":
 		return cmd.contextUse(ctx, stdout, stderr)
+	case "eval", "eval show", "eval compare", "eval resume":
+		return cmd.eval(ctx, stdout, stderr)
 	}
 	var prompt string
 	if cmd.oneShot {

@@ -121,6 +121,14 @@ type RunTiming struct {
 	decoded                 int
 }
 
+// PrefillTime is how long the server spent reading prompts, over the
+// run's turns.
+func (r RunTiming) PrefillTime() time.Duration { return r.prefillTime }
+
+// DecodeTime is how long the server spent writing replies, over the
+// run's turns.
+func (r RunTiming) DecodeTime() time.Duration { return r.decodeTime }
+
 // add counts one turn in.
 func (r *RunTiming) add(t Timing, m provider.Metrics) {
 	r.Load += t.Load

@@ -45,7 +45,11 @@ type timingJSON struct {
 	DecodeTPS     float64 `json:"decode_tps"`
 	CachedTokens  int     `json:"cached_tokens"`
 	CacheMiss     bool    `json:"cache_miss,omitempty"`
-	Reloaded      bool    `json:"reloaded,omitempty"`
+	// PrefillMS and DecodeMS are the server's time reading the prompts
+	// and writing the replies, over a run (the result only).
+	PrefillMS int64 `json:"prefill_ms,omitempty"`
+	DecodeMS  int64 `json:"decode_ms,omitempty"`
+	Reloaded  bool  `json:"reloaded,omitempty"`
 }
 
 func newTimingJSON(t agent.Timing) timingJSON {
@@ -80,6 +84,8 @@ func newResultJSON(res agent.Result, denied int, failure error) resultJSON {
 		Mode: res.Mode,
 		Plan: res.Plan,
 	}
+	out.Timing.PrefillMS = res.Timing.PrefillTime().Milliseconds()
+	out.Timing.DecodeMS = res.Timing.DecodeTime().Milliseconds()
 	if failure != nil {
 		out.Error = failure.Error()
 	}

@@ -121,17 +121,81 @@ func TestMigrateRefusesNewer(t *testing.T) {
 	}
 }
 
-// TestMigrationFilesNumbered: a file's place in the list is its version,
-// so the names must count 0001, 0002... without gaps.
+// TestMigrationFilesNumbered: a file's number is its version, so the
+// names must be NNNN_name.sql, each number once, and the steps must hold
+// each file at its number.
 func TestMigrationFilesNumbered(t *testing.T) {
 	files, err := migrationFiles.ReadDir("migrations")
 	if err != nil {
 		t.Fatal(err)
 	}
-	for i, f := range files {
-		if want := fmt.Sprintf("%04d_", i+1); !strings.HasPrefix(f.Name(), want) || !strings.HasSuffix(f.Name(), ".sql") {
-			t.Errorf("migration %d is %s, want %s*.sql", i+1, f.Name(), want)
+	steps := migrations()
+	last := 0
+	for _, f := range files {
+		v, ok := migrationVersion(f.Name())
+		if !ok || v <= last {
+			t.Errorf("migration %s: want NNNN_name.sql numbered after %04d", f.Name(), last)
+			continue
 		}
+		last = v
+		b, _ := migrationFiles.ReadFile("migrations/" + f.Name())
+		if steps[v-1] != string(b) {
+			t.Errorf("step %d is not the file %s", v, f.Name())
+		}
+	}
+	if len(steps) != last {
+		t.Errorf("%d steps, want %d", len(steps), last)
+	}
+	for _, name := range []string{"0001_a.sql", "01_a.sql", "0001a.sql", "0000_a.sql", "0001_a.txt"} {
+		if _, ok := migrationVersion(name); ok != (name == "0001_a.sql") {
+			t.Errorf("migrationVersion(%q) ok = %v", name, ok)
+		}
+	}
+}
+
+// TestMigrateFromVersion5: a database of version 5 (the last before the
+// experiments) is brought to the latest version, keeping its sessions,
+// with the experiment tables, whatever versions came between.
+func TestMigrateFromVersion5(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "lathe.db")
+	old, err := openSteps(t, path, migrations()[:5])
+	if err != nil {
+		t.Fatal(err)
+	}
+	createV1Session(t, old, "s1", "/w", day)
+	old.Close()
+	db, err := openSteps(t, path, migrations())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := schemaVersion(t, db), len(migrations()); got != want || want < 8 {
+		t.Errorf("schema version %d, want %d (8 at least)", got, want)
+	}
+	for _, table := range []string{"experiments", "experiment_models", "experiment_tasks", "attempts"} {
+		if !tableExists(t, db, table) {
+			t.Errorf("no table %s after migrating from version 5", table)
+		}
+	}
+	if _, err := db.Load(t.Context(), "s1"); err != nil {
+		t.Errorf("the session of version 5: %v", err)
+	}
+}
+
+// TestMigrateGap: a number no file has is a step that changes nothing,
+// and the version still counts it.
+func TestMigrateGap(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "lathe.db")
+	steps := append(append([]string{}, migrations()...), "", addPinned)
+	db, err := openSteps(t, path, steps)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := schemaVersion(t, db); got != len(steps) {
+		t.Errorf("schema version %d, want %d", got, len(steps))
+	}
+	var pinned int
+	if err := db.sql.QueryRowContext(t.Context(), `SELECT count(pinned) FROM sessions`).Scan(&pinned); err != nil {
+		t.Errorf("the step after the gap was not applied: %v", err)
 	}
 }
 
