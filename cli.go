@@ -53,6 +53,8 @@ Flags:
                            --yes carries it out
       --sandbox MODE       how commands are confined: workspace-write
                            (default), read-only or off
+      --image PATH         attach an image for a vision model (PNG, JPEG,
+                           WebP, GIF); repeat it for more (with -p)
   -h, --help               show this help
       --version            print the version
 
@@ -105,6 +107,7 @@ type command struct {
 	cont    bool      // --continue
 	resume  string    // --resume ID
 	mode    mode.Mode // --mode; nil when not given
+	images  []string  // --image PATH, in order
 	env     env       // the environment, set by run
 
 	// Of lathe sessions and its subcommands.
@@ -159,6 +162,7 @@ func parseArgs(args []string) (command, error) {
 	fs.StringVar(&olderThan, "older-than", "", "")
 	fs.BoolVar(&cmd.dryRun, "dry-run", false, "")
 	fs.StringVar(&cmd.flags.Sandbox, "sandbox", "", "")
+	fs.StringArrayVar(&cmd.images, "image", nil, "")
 	fs.StringVar(&cmd.session, "session", "", "")
 	fs.BoolVar(&cmd.list, "list", false, "")
 	fs.BoolVar(&cmd.force, "force", false, "")
@@ -200,6 +204,8 @@ func parseArgs(args []string) (command, error) {
 		return cmd, usagef("--max-turns must be between 1 and %d", config.MaxTurns)
 	case fs.Changed("output-format") && !cmd.oneShot:
 		return cmd, usagef("--output-format needs -p")
+	case fs.Changed("image") && !cmd.oneShot:
+		return cmd, usagef("--image needs -p (in the interactive UI, paste the image's path, or write @path)")
 	case fs.Changed("sandbox") && !slices.Contains([]string{"workspace-write", "read-only", "off"}, cmd.flags.Sandbox):
 		return cmd, usagef("--sandbox: unknown mode %q: use workspace-write, read-only or off", cmd.flags.Sandbox)
 	}
