@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 
+	"lathe/prompts"
 	"lathe/provider"
 )
 
@@ -92,4 +93,17 @@ func (r *run) attached(turn int, from string, imgs []provider.Image) {
 	info := infoOf(imgs)
 	r.res.Images = append(r.res.Images, info...)
 	r.emit(ImagesAttached{Turn: turn, From: from, Images: info})
+}
+
+// show appends the images tools read, for a model that can see them, in
+// a note after the results of the turn's calls: the request stays
+// append-only, and chat templates that render no images in tool results
+// still show them.
+func (r *run) show(turn int, imgs []provider.Image) {
+	names := make([]string, len(imgs))
+	for i, img := range imgs {
+		names[i] = img.Name
+	}
+	r.record(provider.Message{Role: "user", Content: prompts.ImagesShown(names), Images: imgs})
+	r.attached(turn, "tool", imgs)
 }

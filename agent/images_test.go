@@ -2,12 +2,16 @@ package agent
 
 import (
 	"bytes"
+	"context"
+	"encoding/json"
 	"errors"
 	"strings"
 	"testing"
 
 	"lathe/internal/ollamatest"
+	"lathe/prompts"
 	"lathe/provider"
+	"lathe/tools"
 )
 
 var visionModel = ollamatest.Model{Name: "qwen3:8b",
@@ -124,4 +128,74 @@ func TestCompactionNotesTheImagesItLeavesOut(t *testing.T) {
 	if !strings.Contains(first, "The user showed a login page; it is blue.\n[image: shot.png]") {
 		t.Errorf("the summary does not note the image it left out:\n%s", first)
 	}
+}
+
+// looker is a read tool that reads an image, as read_file does.
+func looker(img provider.Image) *probe {
+	return &probe{name: "look", kind: tools.KindRead, fn: func(context.Context, map[string]any) (tools.Result, error) {
+		return tools.Result{Content: "shot.png is an image", Summary: "image", Image: &img}, nil
+	}}
+}
+
+func TestAnImageAToolReadIsShownToAVisionModel(t *testing.T) {
+	img := shot()
+	reader := looker(img)
+	e := newEnv(t, []ollamatest.Option{ollamatest.WithModels(visionModel)}, withTools(reader))
+	reader.log = e.log
+	e.srv.Script(ollamatest.Reply{ToolCalls: []ollamatest.ToolCall{call("look", `{"path":"shot.png"}`)}},
+		ollamatest.Reply{Content: "It is a login page."})
+	res, err := e.run(t.Context(), "look at shot.png")
+	if err != nil || res.StopReason != StopDone {
+		t.Fatalf("%v %s", err, res.StopReason)
+	}
+	reqs := chatRequests(e.srv)
+	if len(reqs) != 2 || len(reqs[1].Images) != 1 || !bytes.Equal(reqs[1].Images[0], img.Data) || !reqs[1].ImagesSeen {
+		t.Fatalf("the second request did not carry the image read")
+	}
+	chats := e.srv.ChatRequests()
+	first, second := chats[len(chats)-2].Messages, chats[len(chats)-1].Messages
+	// Append-only: the second request starts with the first, then the
+	// reply, the result, and the note carrying the image.
+	if len(second) != len(first)+3 || mustJSON(t, second[:len(first)]) != mustJSON(t, first) {
+		t.Fatalf("the second request does not extend the first:\n%s\n%s", mustJSON(t, first), mustJSON(t, second))
+	}
+	note := second[len(second)-1]
+	if note.Role != "user" || len(note.Images) != 1 || note.Content != prompts.ImagesShown([]string{"shot.png"}) ||
+		second[len(second)-2].Role != "tool" || second[len(second)-2].Content != "shot.png is an image" {
+		t.Errorf("the image's note: %s", mustJSON(t, second[len(first):]))
+	}
+	if reqs[1].CachedTokens == 0 {
+		t.Error("the request with the image missed the prompt cache")
+	}
+	if len(res.Images) != 1 || res.Images[0].Name != "shot.png" {
+		t.Errorf("result images %+v", res.Images)
+	}
+}
+
+func TestAnImageAToolReadForAModelThatCannotSee(t *testing.T) {
+	reader := looker(shot())
+	e := newEnv(t, nil, withTools(reader))
+	reader.log = e.log
+	e.srv.Script(ollamatest.Reply{ToolCalls: []ollamatest.ToolCall{call("look", `{"path":"shot.png"}`)}},
+		ollamatest.Reply{Content: "I cannot see it."})
+	if _, err := e.run(t.Context(), "look at shot.png"); err != nil {
+		t.Fatal(err)
+	}
+	reqs := chatRequests(e.srv)
+	if len(reqs[1].Images) != 0 {
+		t.Error("an image went to a model that cannot see it")
+	}
+	results := lastToolResults(t, e.srv)
+	if len(results) != 1 || results[0].Content != prompts.ImageUnseen("shot.png", 1280, 720) {
+		t.Errorf("the result says %q", results[0].Content)
+	}
+}
+
+func mustJSON(t *testing.T, v any) string {
+	t.Helper()
+	b, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
 }

@@ -321,8 +321,15 @@ func (r *run) turn(n int) (more bool, err error) {
 	case len(rep.calls) == 0 && r.announced(rep.content.String()):
 		more = true
 	default:
+		var shown []provider.Image
 		for _, c := range r.runCalls(n, rep.calls) {
 			s.messages = append(s.messages, c.message())
+			if img := c.result.Image; img != nil {
+				shown = append(shown, *img)
+			}
+		}
+		if len(shown) > 0 {
+			r.show(n, shown)
 		}
 		more = len(rep.calls) > 0
 	}

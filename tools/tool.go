@@ -54,6 +54,9 @@ type Result struct {
 	// indentation". Content tells the model the same. Empty for a call that
 	// needed nothing fixed.
 	Repairs []string
+	// Image is an image the call read for the model to see: the agent
+	// attaches it to the next request, when the model can see images.
+	Image *provider.Image
 }
 
 // Errorf returns an error result whose content and summary are msg.
