@@ -64,6 +64,8 @@ Flags:
       --base-url URL       the server: for openai its API root, such as
                            http://127.0.0.1:8080/v1; for ollama, over
                            OLLAMA_HOST
+      --image PATH         attach an image for a vision model (PNG, JPEG,
+                           WebP, GIF); repeat it for more (with -p)
   -h, --help               show this help
       --version            print the version
 
@@ -124,6 +126,7 @@ type command struct {
 	cont    bool      // --continue
 	resume  string    // --resume ID
 	mode    mode.Mode // --mode; nil when not given
+	images  []string  // --image PATH, in order
 	env     env       // the environment, set by run
 
 	// Of lathe sessions and its subcommands.
@@ -194,6 +197,7 @@ func parseArgs(args []string) (command, error) {
 	fs.StringVar(&cmd.flags.Sandbox, "sandbox", "", "")
 	fs.StringVar(&cmd.flags.Provider, "provider", "", "")
 	fs.StringVar(&cmd.flags.BaseURL, "base-url", "", "")
+	fs.StringArrayVar(&cmd.images, "image", nil, "")
 	fs.StringVar(&cmd.session, "session", "", "")
 	fs.BoolVar(&cmd.list, "list", false, "")
 	fs.BoolVar(&cmd.force, "force", false, "")
@@ -243,6 +247,8 @@ func parseArgs(args []string) (command, error) {
 		return cmd, usagef("--provider: unknown provider %q: use ollama or openai", cmd.flags.Provider)
 	case fs.Changed("base-url") && strings.TrimSpace(cmd.flags.BaseURL) == "":
 		return cmd, usagef("--base-url needs a URL, such as http://127.0.0.1:8080/v1")
+	case fs.Changed("image") && !cmd.oneShot:
+		return cmd, usagef("--image needs -p (in the interactive UI, paste the image's path, or write @path)")
 	case fs.Changed("sandbox") && !slices.Contains([]string{"workspace-write", "read-only", "off"}, cmd.flags.Sandbox):
 		return cmd, usagef("--sandbox: unknown mode %q: use workspace-write, read-only or off", cmd.flags.Sandbox)
 	}

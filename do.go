@@ -16,7 +16,9 @@ import (
 	"lathe/agent"
 	"lathe/agent/mode"
 	"lathe/config"
+	"lathe/images"
 	"lathe/print"
+	"lathe/provider"
 	"lathe/session"
 	"lathe/tui"
 )
@@ -62,14 +64,18 @@ func (cmd command) do(ctx context.Context, stdin io.Reader, stdout, stderr io.Wr
 		return err
 	}
 	if cmd.oneShot {
-		return cmd.oneShotRun(ctx, prompt, loaded, r, stdout, stderr)
+		imgs, err := readImages(cmd.images, loaded.Images)
+		if err != nil {
+			return err
+		}
+		return cmd.oneShotRun(ctx, agent.Prompt{Text: prompt, Images: imgs}, loaded, r, stdout, stderr)
 	}
 	return cmd.interactive(ctx, loaded, r, stdin, stdout)
 }
 
 // oneShotRun runs one prompt to completion with the printer for the chosen
 // format.
-func (cmd command) oneShotRun(ctx context.Context, prompt string, loaded config.Loaded, r *resumption,
+func (cmd command) oneShotRun(ctx context.Context, prompt agent.Prompt, loaded config.Loaded, r *resumption,
 	stdout, stderr io.Writer) error {
 	cfg := loaded.Config
 	color := !cfg.NoColor && isTerminal(stderr)
@@ -104,7 +110,7 @@ func (cmd command) oneShotRun(ctx context.Context, prompt string, loaded config.
 	log.Debug().Str("session", s.Snapshot().ID).Bool("resumed", e.saved != nil).Msg("session")
 	printer := print.New(cmd.format, stdout, stderr,
 		print.Options{Color: color, Terminal: isTerminal(stdout), Progress: isTerminal(stderr)})
-	res, runErr := s.Run(ctx, prompt, printer.Event)
+	res, runErr := s.RunPrompt(ctx, prompt, printer.Event)
 	if inUse := (*session.InUseError)(nil); errors.As(runErr, &inUse) {
 		flag := "--continue"
 		if cmd.resume != "" {
@@ -122,6 +128,20 @@ func (cmd command) oneShotRun(ctx context.Context, prompt string, loaded config.
 		return runErr
 	}
 	return &stopped{reason: res.StopReason, msg: res.Explain(cfg.Limits)}
+}
+
+// readImages reads the images of --image, in order; a file that is not an
+// image lathe can attach, or too large, is a usage error naming it.
+func readImages(paths []string, lim config.Images) ([]provider.Image, error) {
+	var out []provider.Image
+	for _, p := range paths {
+		img, err := images.Read(p, images.Limits{MaxEdge: lim.MaxEdge, MaxBytes: lim.MaxBytes})
+		if err != nil {
+			return nil, usagef("--image %v", err)
+		}
+		out = append(out, img)
+	}
+	return out, nil
 }
 
 // interactive runs the TUI, logging to a file: nothing may print behind

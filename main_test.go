@@ -3,8 +3,15 @@ package main
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
 	"encoding/binary"
 	"errors"
+	"fmt"
+	"image"
+	"image/color"
+	"image/gif"
+	"image/jpeg"
+	"image/png"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -64,6 +71,8 @@ func TestScripts(t *testing.T) {
 			"waitfile":        cmdWaitFile,
 			"mkfifo":          cmdMkfifo,
 			"corrupt":         cmdCorrupt,
+			"mkimage":         cmdMkimage,
+			"ollama-images":   cmdOllamaImages,
 		},
 	})
 }
@@ -323,4 +332,87 @@ func cmdCorrupt(ts *testscript.TestScript, neg bool, args []string) {
 		data[i] = 0xA5
 	}
 	ts.Check(os.WriteFile(path, data, 0o600))
+}
+
+// cmdMkimage writes a WIDTH×HEIGHT gradient image, a PNG, a JPEG or a GIF
+// by PATH's extension; -cut writes only the first half of its bytes, a
+// damaged file:
+//
+//	mkimage [-cut] PATH WIDTH HEIGHT
+func cmdMkimage(ts *testscript.TestScript, neg bool, args []string) {
+	cut := len(args) > 0 && args[0] == "-cut"
+	if cut {
+		args = args[1:]
+	}
+	if neg || len(args) != 3 {
+		ts.Fatalf("usage: mkimage [-cut] PATH WIDTH HEIGHT")
+	}
+	w, err := strconv.Atoi(args[1])
+	ts.Check(err)
+	h, err := strconv.Atoi(args[2])
+	ts.Check(err)
+	img := image.NewRGBA(image.Rect(0, 0, w, h))
+	for y := range h {
+		for x := range w {
+			img.Set(x, y, color.RGBA{uint8(x), uint8(y), uint8(x ^ y), 255})
+		}
+	}
+	var buf bytes.Buffer
+	switch strings.ToLower(filepath.Ext(args[0])) {
+	case ".jpg", ".jpeg":
+		err = jpeg.Encode(&buf, img, nil)
+	case ".gif":
+		err = gif.Encode(&buf, img, nil)
+	default:
+		err = png.Encode(&buf, img)
+	}
+	ts.Check(err)
+	data := buf.Bytes()
+	if cut {
+		data = data[:len(data)/2]
+	}
+	ts.Check(os.WriteFile(ts.MkAbs(args[0]), data, 0o644))
+}
+
+// cmdOllamaImages writes, for each chat request with messages the fake
+// received, a file DIR/N (N from 1) describing the images it carried, one
+// line each: whether the model could see them, their format, decoded size
+// and the start of their SHA-256:
+//
+//	seen png 1568x1176 3f2a9c1b04d2
+//
+// so that cmp can tell two requests sent the same bytes.
+//
+//	ollama-images DIR
+func cmdOllamaImages(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 1 {
+		ts.Fatalf("usage: ollama-images DIR")
+	}
+	srv := ts.Value(serverKey{}).(*serverSlot).srv
+	if srv == nil {
+		ts.Fatalf("ollama-images: no fake server started")
+	}
+	dir := ts.MkAbs(args[0])
+	ts.Check(os.MkdirAll(dir, 0o755))
+	n := 0
+	for _, r := range srv.Requests() {
+		if r.Path != "/api/chat" || r.PromptTokens == 0 {
+			continue
+		}
+		n++
+		var b strings.Builder
+		for _, data := range r.Images {
+			seen := "dropped"
+			if r.ImagesSeen {
+				seen = "seen"
+			}
+			cfg, format, err := image.DecodeConfig(bytes.NewReader(data))
+			if err != nil {
+				format = "undecodable"
+			}
+			sum := sha256.Sum256(data)
+			fmt.Fprintf(&b, "%s %s %dx%d %x\n", seen, format, cfg.Width, cfg.Height, sum[:6])
+		}
+		ts.Check(os.WriteFile(filepath.Join(dir, strconv.Itoa(n)), []byte(b.String()), 0o644))
+	}
 }

@@ -17,6 +17,7 @@ import (
 	"lathe/agent"
 	"lathe/checkpoint"
 	"lathe/config"
+	"lathe/images"
 	"lathe/internal/safefile"
 	"lathe/prompts"
 	"lathe/sandbox"
@@ -76,6 +77,7 @@ func (cmd command) wire(loaded config.Loaded, r *resumption, log zerolog.Logger)
 		ShellTimeout:   cfg.Limits.ShellTimeout.Duration,
 		Env:            cmd.env.list,
 		Confinement:    conf,
+		Images:         images.Limits{MaxEdge: cfg.Images.MaxEdge, MaxBytes: cfg.Images.MaxBytes},
 	})
 	if err := checkApprovalTools(loaded, registry); err != nil {
 		e.close()

@@ -239,6 +239,9 @@ func (r *run) finish(turn int, c *callState) {
 		}
 	}
 	r.count(warned, len(c.result.Repairs))
+	if img := c.result.Image; img != nil && !r.s.sees() {
+		c.result.Content, c.result.Image = prompts.ImageUnseen(c.subject, img.Width, img.Height), nil
+	}
 	c.result.Content = r.s.win.CutResult(c.result.Content)
 	r.save(session.Message{Seq: c.seq, Message: c.message(),
 		Tool: &session.ToolMeta{Subject: c.subject, Outcome: string(c.outcome), Summary: c.result.Summary, Duration: c.duration}})

@@ -120,6 +120,9 @@ func (r *run) compact(keep int, transcript bool) error {
 	if err != nil {
 		return err
 	}
+	// The images summarized away are named, so that the model knows
+	// they were there.
+	summary += attachedNote(s.messages[1+from : 1+cut])
 	s.win.Compaction = &session.Compaction{Seq: cut, Summary: summary, Created: s.opts.Now()}
 	s.win.Forget()
 	if st := s.opts.Recorder; st != nil && !r.storeErr.Load() {

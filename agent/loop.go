@@ -59,6 +59,9 @@ type Result struct {
 	Plan *plan.Plan
 	// Timing is where the run's time went, over its turns.
 	Timing RunTiming
+	// Images are the images sent to the model in the run: the prompt's,
+	// and those tools read.
+	Images []ImageInfo
 }
 
 // Usage counts tokens over a run, as the server reported them.
@@ -97,6 +100,14 @@ type run struct {
 // *BusyError when another operation is under way. emit receives every
 // event, from one goroutine at a time.
 func (s *Session) Run(ctx context.Context, prompt string, emit func(Event)) (Result, error) {
+	return s.RunPrompt(ctx, Prompt{Text: prompt}, emit)
+}
+
+// RunPrompt is Run with the images attached to the prompt. Images for a
+// model that cannot see them fail the run before anything is sent or
+// saved (provider.ErrNoVision).
+func (s *Session) RunPrompt(ctx context.Context, p Prompt, emit func(Event)) (Result, error) {
+	prompt := p.Text
 	if err := s.ops.begin(opRun); err != nil {
 		snap := s.Snapshot()
 		return Result{StopReason: StopError, SessionID: snap.SavedID(), Model: snap.Model.Name, Mode: snap.Mode}, err
@@ -109,6 +120,9 @@ func (s *Session) Run(ctx context.Context, prompt string, emit func(Event)) (Res
 			name = s.opts.Config.Model
 		}
 		return Result{StopReason: StopError, SessionID: s.savedID(), Model: name, Mode: s.mode.Name()}, err
+	}
+	if len(p.Images) > 0 && !s.sees() {
+		return Result{StopReason: StopError, SessionID: s.savedID(), Model: s.model.Name, Mode: s.mode.Name()}, s.noVision(ctx)
 	}
 	lim := s.opts.Config.Limits
 	if lim.Timeout.Duration > 0 {
@@ -132,7 +146,10 @@ func (s *Session) Run(ctx context.Context, prompt string, emit func(Event)) (Res
 		}
 	}
 	r.begin(prompt)
-	r.record(provider.Message{Role: "user", Content: prompt})
+	r.record(provider.Message{Role: "user", Content: prompt, Images: p.Images})
+	if len(p.Images) > 0 {
+		r.attached(0, "prompt", p.Images)
+	}
 
 	err := r.loop(lim.MaxTurns)
 	r.res.Duration = s.opts.Now().Sub(r.start)
@@ -312,8 +329,15 @@ func (r *run) turn(n int) (more bool, err error) {
 	case len(rep.calls) == 0 && r.announced(rep.content.String()):
 		more = true
 	default:
+		var shown []provider.Image
 		for _, c := range r.runCalls(n, rep.calls) {
 			s.messages = append(s.messages, c.message())
+			if img := c.result.Image; img != nil {
+				shown = append(shown, *img)
+			}
+		}
+		if len(shown) > 0 {
+			r.show(n, shown)
 		}
 		more = len(rep.calls) > 0
 	}

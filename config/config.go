@@ -45,6 +45,7 @@ type Config struct {
 	Approval Approval `toml:"approval"`
 	Sandbox  Sandbox  `toml:"sandbox"`
 	Undo     Undo     `toml:"undo"`
+	Images   Images   `toml:"images"`
 	TUI      TUI      `toml:"tui"`
 
 	// OllamaURL is the server's base URL, from OLLAMA_HOST with the
@@ -186,6 +187,15 @@ type Undo struct {
 	MaxFile int64 `toml:"max_file"`
 }
 
+// Images bounds the images attached for a model to see.
+type Images struct {
+	// MaxEdge is the longest side of an image sent, in pixels: a larger
+	// one is downscaled to it, keeping its aspect ratio.
+	MaxEdge int `toml:"max_edge"`
+	// MaxBytes is the largest image file accepted.
+	MaxBytes int64 `toml:"max_bytes"`
+}
+
 // TUI tunes the interactive mode.
 type TUI struct {
 	// FPS is how many times a second streamed text and spinners are
@@ -222,6 +232,7 @@ func Defaults() Config {
 		Context:  Context{CompactAt: 0.8, KeepRecent: 0.35, ToolResult: 0.25},
 		Sandbox:  Sandbox{Mode: "workspace-write"},
 		Undo:     Undo{MaxBytes: 500 << 20, MaxFile: 10 << 20},
+		Images:   Images{MaxEdge: 1568, MaxBytes: 20_000_000},
 		TUI:      TUI{FPS: DefaultFPS},
 		LogLevel: zerolog.WarnLevel,
 	}

@@ -381,6 +381,8 @@ func (l *Loaded) validate(file string) *Error {
 		{absolute(l.Sandbox.ReadableDeny) == "", "sandbox.readable_deny", fmt.Sprintf("%q is not an absolute path", absolute(l.Sandbox.ReadableDeny))},
 		{l.Undo.MaxBytes >= 0 && l.Undo.MaxBytes <= 1<<40, "undo.max_bytes", "must be between 0 (keep nothing) and 1 TiB"},
 		{l.Undo.MaxFile >= 0 && l.Undo.MaxFile <= 1<<30, "undo.max_file", "must be between 0 (keep no file) and 1 GiB"},
+		{l.Images.MaxEdge >= 64 && l.Images.MaxEdge <= 8192, "images.max_edge", "must be between 64 and 8192 pixels"},
+		{l.Images.MaxBytes >= 1000 && l.Images.MaxBytes <= 200_000_000, "images.max_bytes", "must be between 1000 and 200000000 (200 MB)"},
 		{l.TUI.FPS >= 1 && l.TUI.FPS <= 120, "tui.fps", "must be between 1 and 120"},
 		{l.Provider == "" || l.Provider == ProviderOllama || l.Provider == ProviderOpenAI, "provider",
 			fmt.Sprintf("unknown provider %q: use %q or %q", l.Provider, ProviderOllama, ProviderOpenAI)},

@@ -494,3 +494,17 @@ func TestFPSChecked(t *testing.T) {
 		}
 	}
 }
+
+func TestImagesChecked(t *testing.T) {
+	for bad, key := range map[string]string{"[images]\nmax_edge = 10\n": "images.max_edge",
+		"[images]\nmax_bytes = 0\n": "images.max_bytes", "[images]\nmax_edje = 100\n": "images.max_edje"} {
+		var ce *Error
+		if _, err := Load(setup(t, bad, "", nil)); !errors.As(err, &ce) || ce.Key != key {
+			t.Errorf("%q: err = %v", bad, err)
+		}
+	}
+	l, err := Load(setup(t, "[images]\nmax_edge = 1024\n", "", nil))
+	if err != nil || l.Images != (Images{MaxEdge: 1024, MaxBytes: 20_000_000}) {
+		t.Errorf("images = %+v, %v", l.Images, err)
+	}
+}

@@ -30,9 +30,12 @@ type resultJSON struct {
 	Timing timingJSON `json:"timing"`
 	// Mode is the mode the run ended in; Plan the plan proposed (with
 	// stop_reason "planned") or being carried out, with its checklist.
-	Mode  string     `json:"mode"`
-	Plan  *plan.Plan `json:"plan,omitempty"`
-	Error string     `json:"error,omitempty"`
+	Mode string     `json:"mode"`
+	Plan *plan.Plan `json:"plan,omitempty"`
+	// Images are the images sent to the model: name, size, dimensions,
+	// never their bytes.
+	Images []agent.ImageInfo `json:"images,omitempty"`
+	Error  string            `json:"error,omitempty"`
 }
 
 // timingJSON is a turn's or a run's timing (see agent.Timing): durations
@@ -81,8 +84,9 @@ func newResultJSON(res agent.Result, denied int, failure error) resultJSON {
 		Timing: newTimingJSON(agent.Timing{Load: res.Timing.Load, FirstToken: res.Timing.FirstToken,
 			PrefillTokens: res.Timing.PrefillTokens, PrefillRate: res.Timing.PrefillRate,
 			DecodeRate: res.Timing.DecodeRate, CachedTokens: res.Timing.CachedTokens}),
-		Mode: res.Mode,
-		Plan: res.Plan,
+		Mode:   res.Mode,
+		Plan:   res.Plan,
+		Images: res.Images,
 	}
 	out.Timing.PrefillMS = res.Timing.PrefillTime().Milliseconds()
 	out.Timing.DecodeMS = res.Timing.DecodeTime().Milliseconds()
@@ -174,6 +178,13 @@ func (enc *eventEncoder) event(e agent.Event) {
 			Turn int        `json:"turn"`
 			Plan *plan.Plan `json:"plan"`
 		}{"plan_proposed", e.Turn, e.Plan}
+	case agent.ImagesAttached:
+		v = struct {
+			Type   string            `json:"type"`
+			Turn   int               `json:"turn"`
+			From   string            `json:"from"`
+			Images []agent.ImageInfo `json:"images"`
+		}{"images", e.Turn, e.From, e.Images}
 	case agent.PlanUpdated:
 		v = struct {
 			Type string     `json:"type"`

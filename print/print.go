@@ -103,6 +103,11 @@ func (h *Printer) Event(e agent.Event) {
 			human.Plural(e.Summarized, "older message"), e.Before, e.After)
 	case agent.ModeChanged:
 		fmt.Fprintf(h.stderr, "lathe: %s mode → %s mode (%s)\n", e.From, e.To, human.Line(e.Reason, 100))
+	case agent.ImagesAttached:
+		for _, img := range e.Images {
+			fmt.Fprintf(h.stderr, "lathe: image %s %d×%d (%s, ~%s tokens) sent to the model\n",
+				human.Visible(img.Name), img.Width, img.Height, human.Bytes(int64(img.Bytes)), human.Thousands(img.Tokens))
+		}
 	case agent.PlanProposed:
 		fmt.Fprintf(h.stderr, "lathe: plan proposed: %s (%s)\n", human.Line(e.Plan.Summary, 100), human.Plural(len(e.Plan.Steps), "step"))
 	}

@@ -151,3 +151,16 @@ const (
 
 // Hint is the words of a hint, to put in a tool's result.
 func Hint(h HintName) string { return note("hint_"+string(h), nil) }
+
+// ImagesShown is the note that carries the images read by tools to the
+// model, after the results of the calls that read them.
+func ImagesShown(names []string) string { return NotePrefix + note("images_shown", names) }
+
+// ImageUnseen is the result of reading an image for a model that cannot
+// see it.
+func ImageUnseen(path string, width, height int) string {
+	return note("image_unseen", struct {
+		Path          string
+		Width, Height int
+	}{path, width, height})
+}

@@ -12,6 +12,9 @@ func TestNotesGolden(t *testing.T) {
 	tools := []string{"read_file", "glob"}
 	notes := []struct{ name, text string }{
 		{"Nudge", Nudge()},
+		{"ImagesShown", ImagesShown([]string{"shot.png"})},
+		{"ImagesShown, two", ImagesShown([]string{"a.png", "b.jpg"})},
+		{"ImageUnseen", ImageUnseen("docs/shot.png", 1280, 720)},
 		{"WindowFull", WindowFull()},
 		{"Announced", Announced()},
 		{"StartTaskDenied", StartTaskDenied("just explain it")},

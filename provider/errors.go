@@ -11,6 +11,7 @@ var (
 	ErrUnreachable     = errors.New("server unreachable")
 	ErrModelNotFound   = errors.New("model not installed")
 	ErrNoToolSupport   = errors.New("model without tool support")
+	ErrNoVision        = errors.New("model without vision")
 	ErrNoModel         = errors.New("no suitable model installed")
 	ErrContextOverflow = errors.New("context window exceeded")
 	ErrStreamBroken    = errors.New("reply stream broken")

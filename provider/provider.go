@@ -5,6 +5,8 @@ package provider
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"slices"
 	"time"
@@ -16,13 +18,37 @@ type Message struct {
 	Role     string // "system", "user", "assistant" or "tool"
 	Content  string
 	Thinking string // the model's reasoning, sent back with its reply
-	// Images are attached to a user message, raw bytes (PNG, JPEG...).
-	Images    [][]byte
+	// Images are attached to a user message, sent as they are.
+	Images    []Image
 	ToolCalls []ToolCall // for role "assistant"
 	// ToolName and ToolCallID identify the call a role "tool" message
 	// answers.
 	ToolName   string
 	ToolCallID string
+}
+
+// Image is an image attached to a message: its encoded bytes (PNG or
+// JPEG), sent byte for byte on every request that holds its message, so
+// that a server's prompt cache holds.
+type Image struct {
+	// Name is what people and notes call it: the file's base name.
+	Name string
+	Data []byte
+	// Width and Height are its size in pixels, as sent.
+	Width, Height int
+}
+
+// Hash is the SHA-256 of the image's bytes, in hex: what it is stored by.
+func (i Image) Hash() string {
+	sum := sha256.Sum256(i.Data)
+	return hex.EncodeToString(sum[:])
+}
+
+// Tokens estimates what the image takes of the context window: a token
+// for each 28×28 patch (Qwen2.5-VL's reckoning; Gemma 3 takes a fixed 256,
+// Llama 3.2 Vision about 1,600), at least 64.
+func (i Image) Tokens() int {
+	return max(64, (i.Width+27)/28*((i.Height+27)/28))
 }
 
 // ToolCall is one call the model made.
@@ -144,8 +170,9 @@ type ModelSummary struct {
 	ParameterSize string // "8.2B"
 	Quantization  string // "Q4_K_M"
 	Size          int64  // bytes on disk
-	// Tools reports whether the model can call tools.
-	Tools bool
+	// Tools reports whether the model can call tools; Vision, whether it
+	// can see images.
+	Tools, Vision bool
 	// Remote is the host a remote (cloud) model runs on; empty for a
 	// local one.
 	Remote string

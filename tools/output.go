@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"lathe/config"
+	"lathe/images"
 	"lathe/internal/human"
 	"lathe/sandbox"
 	"time"
@@ -28,6 +29,9 @@ type Options struct {
 	// Confinement is how shell commands run; nil runs bash directly in a
 	// process group of its own.
 	Confinement *Confinement
+	// Images bounds the images read_file reads for the model to see
+	// (images.max_edge, images.max_bytes); zero means the defaults.
+	Images images.Limits
 }
 
 // Confinement runs shell commands through lathe's sandbox helper: Exe is
@@ -58,6 +62,10 @@ func (o Options) withDefaults() Options {
 	}
 	if o.ShellTimeout <= 0 {
 		o.ShellTimeout = lim.ShellTimeout.Duration
+	}
+	if o.Images.MaxEdge <= 0 || o.Images.MaxBytes <= 0 {
+		d := config.Defaults().Images
+		o.Images = images.Limits{MaxEdge: d.MaxEdge, MaxBytes: d.MaxBytes}
 	}
 	return o
 }

@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"lathe/images"
 	"lathe/internal/human"
 	"strconv"
 	"unicode/utf8"
@@ -81,7 +82,11 @@ func (c *readFileCall) Run(ctx context.Context) (Result, error) {
 	defer f.Close()
 	sum := sha256.New() // of the whole file, for the stale-edit guard
 	r := bufio.NewReaderSize(io.TeeReader(f, sum), 64<<10)
-	if head, _ := r.Peek(binarySniff); isBinary(head) {
+	head, _ := r.Peek(binarySniff)
+	if images.Format(head) != "" {
+		return c.image(r, fi.Size())
+	}
+	if isBinary(head) {
 		return Errorf("binary", fmt.Sprintf("%s is a binary file (%d bytes); read_file only reads text", c.rel, fi.Size())), nil
 	}
 	p := page{from: c.offset, to: c.offset + c.limit - 1, budget: c.t.opts.MaxOutputBytes - markerRoom}
@@ -187,4 +192,25 @@ func nextLine(r *bufio.Reader, keep int, buf []byte) (line []byte, size int, err
 		}
 		return line[:min(len(line), size)], size, nil
 	}
+}
+
+// image reads an image file for the model to see: the result says what
+// it is, and carries the image, which the agent attaches to the next
+// request (or, for a model that cannot see, replaces by a note saying so).
+func (c *readFileCall) image(r io.Reader, size int64) (Result, error) {
+	lim := c.t.opts.Images
+	if size > lim.MaxBytes {
+		return Errorf("image too large", fmt.Sprintf("%s is an image of %s, more than the %s an image may take",
+			c.rel, human.Bytes(size), human.Bytes(lim.MaxBytes))), nil
+	}
+	img, err := images.ReadFrom(r, c.rel, lim)
+	if err != nil {
+		return Errorf("image", err.Error()), nil
+	}
+	return Result{
+		Content: fmt.Sprintf("%s is an image, %d×%d pixels (%s as sent); it is attached after these results for you to look at.",
+			c.rel, img.Width, img.Height, human.Bytes(int64(len(img.Data)))),
+		Summary: fmt.Sprintf("image %d×%d", img.Width, img.Height),
+		Image:   &img,
+	}, nil
 }

@@ -58,6 +58,9 @@ type Result struct {
 	// ("write to /etc/hosts"), as Content tells the model; empty when it
 	// refused nothing.
 	Blocked []string
+	// Image is an image the call read for the model to see: the agent
+	// attaches it to the next request, when the model can see images.
+	Image *provider.Image
 }
 
 // RefusedError is a Prepare error for a call refused for what it would

@@ -260,7 +260,7 @@ func TestWorkInFlight(t *testing.T) {
 				return m.run == nil && strings.Contains(screen(m), "answer to queued prompt")
 			})
 			if len(m.queued) != 0 {
-				t.Errorf("queue left: %q", m.queued)
+				t.Errorf("queue left: %v", m.queued)
 			}
 			var sent []api.ChatRequest
 			for _, r := range srv.ChatRequests() {
@@ -289,7 +289,7 @@ func TestInterruptReturnsTheQueue(t *testing.T) {
 	l.enter("next one")
 	l.key("esc")
 	if got := m.input.value(); got != "next one" || len(m.queued) != 0 {
-		t.Fatalf("after esc: input %q, queue %q", got, m.queued)
+		t.Fatalf("after esc: input %q, queue %v", got, m.queued)
 	}
 	close(g.release)
 	l.until("the run to end", func() bool { return m.run == nil })

@@ -12,18 +12,24 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"lathe/agent"
+	"lathe/provider"
 	"lathe/tools"
 )
 
 // startRun sends a prompt to the model in the background; its events come
 // back through the bridge, the run's end last.
-func (m *model) startRun(text string) tea.Cmd {
-	ctx := m.beginRun(text)
+func (m *model) startRun(p agent.Prompt) tea.Cmd {
+	shown := p.Text
+	for i, img := range p.Images {
+		shown += "\n" + chip(i, img)
+	}
+	ctx := m.beginRun(shown)
+	m.run.prompt = p
 	session, b := m.session, m.bridge
 	m.runs.Add(1)
 	run := func() tea.Msg {
 		defer m.runs.Done()
-		res, err := session.Run(ctx, text, b.emit)
+		res, err := session.RunPrompt(ctx, p, b.emit)
 		b.send(runDone{res, err})
 		return nil
 	}
@@ -330,6 +336,12 @@ func (m *model) runFinished(d runDone) tea.Cmd {
 			msg = d.err.Error()
 		}
 		m.notice(noticeError, "", msg)
+		if errors.Is(d.err, provider.ErrNoVision) && m.input.value() == "" {
+			// Nothing was sent: the prompt and its images wait for a
+			// model that can see them.
+			m.input.set(r.prompt.Text)
+			m.input.attach(r.prompt.Images...)
+		}
 	}
 	return cmd
 }

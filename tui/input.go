@@ -7,6 +7,8 @@ import (
 	"charm.land/bubbles/v2/key"
 	"charm.land/bubbles/v2/textarea"
 	tea "charm.land/bubbletea/v2"
+
+	"lathe/provider"
 )
 
 // maxInputLines is how tall the input grows before it scrolls.
@@ -26,6 +28,9 @@ type input struct {
 	rendered string
 	fresh    bool
 	width    int // the last width set
+	// images are the attachments of the prompt being written, shown as
+	// chips above it.
+	images []provider.Image
 }
 
 func newInput(keys keyMap) input {
@@ -66,8 +71,33 @@ func (in *input) value() string { return in.ta.Value() }
 func (in *input) view() string {
 	if !in.fresh {
 		in.rendered, in.fresh = in.ta.View(), true
+		if len(in.images) > 0 {
+			in.rendered = chipsView(in.images, in.width) + "\n" + in.rendered
+		}
 	}
 	return in.rendered
+}
+
+// attach adds images to the prompt being written.
+func (in *input) attach(imgs ...provider.Image) {
+	in.images = append(in.images, imgs...)
+	in.fresh = false
+}
+
+// detach removes the last attachment; it reports whether there was one.
+func (in *input) detach() bool {
+	if len(in.images) == 0 {
+		return false
+	}
+	in.images, in.fresh = in.images[:len(in.images)-1], false
+	return true
+}
+
+// takeImages returns the attachments and clears them.
+func (in *input) takeImages() []provider.Image {
+	imgs := in.images
+	in.images, in.fresh = nil, false
+	return imgs
 }
 
 func (in *input) set(s string) {

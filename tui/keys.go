@@ -19,6 +19,8 @@ type keyMap struct {
 	SelectNext key.Binding
 	Expand     key.Binding
 	CycleMode  key.Binding
+	PasteImage key.Binding // an image from the clipboard, else text
+	Detach     key.Binding // the last attachment, in an empty input
 
 	// The approval dialog.
 	Allow        key.Binding
@@ -54,6 +56,8 @@ func newKeyMap() keyMap {
 		SelectNext: k("select next card", "ctrl+down", "alt+down"),
 		Expand:     k("expand or fold a card", "ctrl+o"),
 		CycleMode:  k("next mode: build, plan, ask", "shift+tab"),
+		PasteImage: k("attach an image from the clipboard", "ctrl+v"),
+		Detach:     k("remove the last image attached", "backspace"),
 
 		Allow:        k("allow once", "y", "enter"),
 		AllowSession: k("allow for this session", "a"),

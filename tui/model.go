@@ -100,7 +100,8 @@ type model struct {
 	loading     string             // the model being loaded in the background
 	spill       *agent.Spill       // a window that fits the GPU, to offer after the run
 	op          string             // what is under way besides a request (see busy); "" for nothing
-	queued      []string           // prompts typed while something was under way, sent in order
+	queued      []agent.Prompt     // prompts typed while something was under way, sent in order
+	clipboard   *clipboardSetup    // in tests, the clipboard tools; nil: the system's
 
 	mode   modeState
 	run    *runState
@@ -125,6 +126,7 @@ type model struct {
 // runState is a prompt being answered.
 type runState struct {
 	cancel   context.CancelFunc
+	prompt   agent.Prompt // what was sent
 	turn     int
 	answer   int // transcript index of this turn's answer; -1 for none
 	thinking int // transcript index of this turn's thinking; -1 for none

@@ -8,6 +8,8 @@ import (
 
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
+
+	"lathe/agent"
 )
 
 // frameMsg paces rendering while something streams or spins.
@@ -36,8 +38,12 @@ func (m *model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		m.wheel(msg)
 	case tea.PasteMsg:
 		if m.dialog == nil && m.picker == nil && m.sessions == nil && m.rewind == nil { // else a panel hides the input
-			cmd = m.input.update(msg, m.keys)
+			cmd = m.paste(msg)
 		}
+	case imagesRead:
+		cmd = m.imagesArrived(msg)
+	case clipboardRead:
+		cmd = m.clipboardArrived(msg)
 	case engineMsg:
 		cmd = m.engine(msg)
 	case frameMsg:
@@ -126,11 +132,20 @@ func (m *model) key(msg tea.KeyPressMsg) tea.Cmd {
 		m.popupClosed = false
 		return m.send(m.input.take())
 	}
+	if keyIs(msg, m.keys.PasteImage) {
+		return m.pasteImage(msg)
+	}
 	m.completion = 0
 	before := m.input.value()
+	if before == "" && keyIs(msg, m.keys.Detach) && m.input.detach() {
+		return nil
+	}
 	cmd := m.input.update(msg, m.keys)
 	if m.input.value() != before {
 		m.popupClosed = false // an edit opens it again
+		if msg.Text == " " {
+			cmd = tea.Batch(cmd, m.typedAtPath())
+		}
 	}
 	return cmd
 }
@@ -294,15 +309,26 @@ func (m *model) send(text string) tea.Cmd {
 	case strings.HasPrefix(text, "/"):
 		m.completion = 0
 		return m.runCommand(text)
+	}
+	if paths, rest := atPaths(text); len(paths) > 0 {
+		return m.readImages(paths, imagesRead{send: &rest, text: text})
+	}
+	if paths, ok := pastedPaths(text); ok {
+		// Only paths typed: they are attached, for a request to follow.
+		return m.readImages(paths, imagesRead{text: text})
+	}
+	p := agent.Prompt{Text: text, Images: m.input.takeImages()}
+	switch {
 	case m.phase == phaseConnecting || m.busy() != "":
-		m.queue(text)
+		m.queue(p)
 		return nil
 	case m.phase != phaseReady:
 		m.input.set(text) // kept for when a model is ready
+		m.input.attach(p.Images...)
 		m.setStatusNote("no model is ready yet: /model chooses one")
 		return nil
 	}
-	return m.startRun(text)
+	return m.startRun(p)
 }
 
 func (m *model) dialogKey(msg tea.KeyPressMsg) tea.Cmd {

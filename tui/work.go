@@ -6,6 +6,9 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
+
+	"lathe/agent"
+	"lathe/internal/human"
 )
 
 // What the TUI can have under way besides a request (m.run), as the
@@ -48,8 +51,8 @@ func (m *model) refuseBusy() bool {
 
 // queue keeps a prompt typed while something is under way; it is sent
 // when the session is free, in order.
-func (m *model) queue(text string) {
-	m.queued = append(m.queued, text)
+func (m *model) queue(p agent.Prompt) {
+	m.queued = append(m.queued, p)
 	what := "the request"
 	switch {
 	case m.run != nil:
@@ -66,9 +69,9 @@ func (m *model) next() tea.Cmd {
 	if len(m.queued) == 0 || m.busy() != "" || m.phase != phaseReady || m.dialog != nil {
 		return nil
 	}
-	text := m.queued[0]
+	p := m.queued[0]
 	m.queued = m.queued[1:]
-	return m.startRun(text)
+	return m.startRun(p)
 }
 
 // unqueue puts the queued prompts back into the input, after what it
@@ -78,7 +81,12 @@ func (m *model) unqueue() {
 	if len(m.queued) == 0 {
 		return
 	}
-	text := strings.Join(m.queued, "\n")
+	texts := make([]string, len(m.queued))
+	for i, q := range m.queued {
+		texts[i] = q.Text
+		m.input.attach(q.Images...)
+	}
+	text := strings.Join(texts, "\n")
 	if v := m.input.value(); v != "" {
 		text = v + "\n" + text
 	}
@@ -95,7 +103,10 @@ func (m *model) queueView() []string {
 			lines = append(lines, m.st.meta.Render(fmt.Sprintf("   … and %d more queued", len(m.queued)-shown)))
 			break
 		}
-		line := strings.Join(strings.Fields(q), " ")
+		line := strings.Join(strings.Fields(q.Text), " ")
+		if n := len(q.Images); n > 0 {
+			line += " " + human.Plural(n, "image")
+		}
 		lines = append(lines, " "+m.st.meta.Render("queued ")+m.st.dim.Render(ansi.Truncate(line, m.width-9, "…")))
 	}
 	return lines

@@ -73,7 +73,19 @@ func (w *Window) Bytes(n int) int { return int(float64(n) * w.BytesPerToken()) }
 // few tokens of framing each.
 func (w *Window) Estimate(msgs []provider.Message) int {
 	b, frames := size(msgs)
-	return frame*frames + w.tokens(b)
+	return frame*frames + w.tokens(b) + imageTokens(msgs)
+}
+
+// imageTokens estimates the tokens of the images in msgs, which no
+// density of text tells.
+func imageTokens(msgs []provider.Message) int {
+	n := 0
+	for _, m := range msgs {
+		for _, img := range m.Images {
+			n += img.Tokens()
+		}
+	}
+	return n
 }
 
 // size is the bytes of text in msgs and how many framed parts (messages
@@ -101,7 +113,7 @@ func (w *Window) Counted(m provider.Metrics, view []provider.Message, msgs int) 
 	w.used, w.usedAt = m.PromptTokens+m.CompletionTokens, msgs
 	b, frames := size(view)
 	b += w.Specs
-	if t := m.PromptTokens - frame*frames; b >= calibrateMin && t > 0 {
+	if t := m.PromptTokens - frame*frames - imageTokens(view); b >= calibrateMin && t > 0 {
 		w.ratio = min(8, max(1, float64(b)/float64(t)))
 	}
 }
@@ -218,6 +230,9 @@ func (w *Window) Transcript(msgs []provider.Message, room int) string {
 	}
 	for _, m := range msgs[1+w.CompactedTo():] {
 		fmt.Fprintf(&b, "%s: %s\n", m.Role, m.Content)
+		for _, img := range m.Images {
+			fmt.Fprintf(&b, "[image: %s]\n", img.Name)
+		}
 		for _, c := range m.ToolCalls {
 			fmt.Fprintf(&b, "%s called %s %s\n", m.Role, c.Name, c.Args())
 		}

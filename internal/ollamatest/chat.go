@@ -61,7 +61,11 @@ func (s *Server) handleChat(w http.ResponseWriter, r *http.Request, index int, b
 	}
 	c.prompt = s.render(c.req, c.model)
 	c.tokens = tokensAt(len(c.prompt), c.density)
-	s.noteEval(c.index, func(r *Request) { r.PromptTokens = c.tokens })
+	images := imagesOf(c.req)
+	s.noteEval(c.index, func(r *Request) {
+		r.PromptTokens = c.tokens
+		r.Images, r.ImagesSeen = images, len(images) > 0 && c.model.has(CapVision)
+	})
 	if herr := checkPrompt(c); herr != nil {
 		herr.write(w)
 		return
@@ -132,6 +136,17 @@ func decodeBody(body []byte, v any) *httpError {
 		return reject(http.StatusBadRequest, "%s", err)
 	}
 	return nil
+}
+
+// imagesOf is the images of req's messages, in order.
+func imagesOf(req api.ChatRequest) [][]byte {
+	var out [][]byte
+	for _, m := range req.Messages {
+		for _, img := range m.Images {
+			out = append(out, img)
+		}
+	}
+	return out
 }
 
 func unloading(req api.ChatRequest) bool {

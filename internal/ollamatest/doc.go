@@ -16,6 +16,11 @@
 // failure modes. Every request is recorded, so a test can assert what the
 // client sent back.
 //
+// Images in messages are recorded decoded ([Request.Images]), with whether
+// the model could see them ([Request.ImagesSeen]: it lists [CapVision]); a
+// real server drops the images sent to any other model silently, and so
+// does the fake.
+//
 // Chat requests are validated as the real handler does (decode errors, unknown
 // models, capabilities, options, context length) before a reply is consumed;
 // rejected requests consume nothing.

@@ -37,6 +37,8 @@ func TestChatRejects(t *testing.T) {
 			400, "application/json; charset=utf-8", `{"error":"Value looks like object, but can't find closing '}' symbol"}`},
 		{"content as parts", "POST", "/api/chat", `{"model":"qwen3:8b","messages":[{"role":"user","content":[{"type":"text","text":"hi"}]}]}`,
 			400, "application/json; charset=utf-8", `^\{"error":"json: cannot unmarshal array into Go struct field`},
+		{"images not in base64", "POST", "/api/chat", `{"model":"qwen3:8b","messages":[{"role":"user","content":"hi","images":["not base64!"]}]}`,
+			400, "application/json; charset=utf-8", `{"error":"illegal base64 data at input byte 3"}`},
 		{"top_logprobs out of range", "POST", "/api/chat", `{"model":"qwen3:8b","top_logprobs":21,"messages":[]}`,
 			400, "application/json; charset=utf-8", `{"error":"top_logprobs must be between 0 and 20"}`},
 		{"truncate false and too long", "POST", "/api/chat",

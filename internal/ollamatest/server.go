@@ -66,6 +66,14 @@ type Request struct {
 	// half of the rest (the system prompt and tools first) and generation
 	// goes on. A real server leaves no trace of it in any reply.
 	Shifts int
+	// Images are the images the request's messages carried, decoded from
+	// their base64, message by message in order.
+	Images [][]byte
+	// ImagesSeen reports whether the model could see them (it has the
+	// vision capability). A real server drops the images sent to any other
+	// model silently: its prompt holds an [img-N] placeholder and nothing
+	// else happens.
+	ImagesSeen bool
 }
 
 // handler serves one route; index is the request's position in Requests.

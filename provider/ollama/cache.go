@@ -60,7 +60,7 @@ func sameMessage(a, b provider.Message) bool {
 		slices.EqualFunc(a.ToolCalls, b.ToolCalls, func(x, y provider.ToolCall) bool {
 			return x.ID == y.ID && x.Index == y.Index && x.Name == y.Name && bytes.Equal(x.Arguments, y.Arguments)
 		}) &&
-		slices.EqualFunc(a.Images, b.Images, bytes.Equal)
+		slices.EqualFunc(a.Images, b.Images, func(x, y provider.Image) bool { return bytes.Equal(x.Data, y.Data) })
 }
 
 func sameSpec(a, b provider.ToolSpec) bool {

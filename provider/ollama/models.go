@@ -173,6 +173,7 @@ func (c *Client) Models(ctx context.Context) ([]provider.ModelSummary, error) {
 		} else {
 			caps := capabilities(m.show)
 			sum.Tools = caps == nil || slices.Contains(caps, "tools")
+			sum.Vision = slices.Contains(caps, "vision")
 		}
 		out = append(out, sum)
 	}

@@ -15,7 +15,7 @@ func message(m provider.Message) api.Message {
 	out := api.Message{Role: m.Role, Content: m.Content, Thinking: m.Thinking,
 		ToolName: m.ToolName, ToolCallID: m.ToolCallID}
 	for _, img := range m.Images {
-		out.Images = append(out.Images, api.ImageData(img))
+		out.Images = append(out.Images, api.ImageData(img.Data))
 	}
 	for _, c := range m.ToolCalls {
 		out.ToolCalls = append(out.ToolCalls, toolCall(c))

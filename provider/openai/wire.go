@@ -56,7 +56,7 @@ func sameMessage(a, b provider.Message) bool {
 		slices.EqualFunc(a.ToolCalls, b.ToolCalls, func(x, y provider.ToolCall) bool {
 			return x.ID == y.ID && x.Index == y.Index && x.Name == y.Name && bytes.Equal(x.Arguments, y.Arguments)
 		}) &&
-		slices.EqualFunc(a.Images, b.Images, bytes.Equal)
+		slices.EqualFunc(a.Images, b.Images, func(x, y provider.Image) bool { return bytes.Equal(x.Data, y.Data) })
 }
 
 func sameSpec(a, b provider.ToolSpec) bool {
@@ -92,7 +92,7 @@ func message(m provider.Message) oai.ChatCompletionMessageParamUnion {
 	}
 	parts := []oai.ChatCompletionContentPartUnionParam{oai.TextContentPart(m.Content)}
 	for _, img := range m.Images {
-		url := "data:" + http.DetectContentType(img) + ";base64," + base64.StdEncoding.EncodeToString(img)
+		url := "data:" + http.DetectContentType(img.Data) + ";base64," + base64.StdEncoding.EncodeToString(img.Data)
 		parts = append(parts, oai.ImageContentPart(oai.ChatCompletionContentPartImageImageURLParam{URL: url}))
 	}
 	return oai.UserMessage(parts)

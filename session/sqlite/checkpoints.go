@@ -300,10 +300,14 @@ func (db *DB) PruneCheckpoints(ctx context.Context, limit int64) (int, error) {
 	return removed, nil
 }
 
-// dropUnheld removes the contents no checkpoint file refers to.
+// dropUnheld removes the contents no checkpoint file refers to, and the
+// images no message refers to.
 func dropUnheld(ctx context.Context, tx *sql.Tx) error {
 	_, err := tx.ExecContext(ctx, `DELETE FROM blobs WHERE hash NOT IN (
 		SELECT before_hash FROM checkpoint_files WHERE before_hash IS NOT NULL
 		UNION SELECT after_hash FROM checkpoint_files WHERE after_hash IS NOT NULL)`)
-	return err
+	if err != nil {
+		return err
+	}
+	return dropUnheldImages(ctx, tx)
 }

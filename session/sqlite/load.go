@@ -79,14 +79,27 @@ func loadMessages(ctx context.Context, tx *sql.Tx, id string) ([]session.Message
 	}
 	defer rows.Close()
 	var msgs []session.Message
+	withImages := map[int]string{} // index in msgs: the images column
 	for rows.Next() {
-		m, err := scanMessage(rows)
+		m, images, err := scanMessage(rows)
 		if err != nil {
 			return nil, err
 		}
+		if images.Valid {
+			withImages[len(msgs)] = images.V
+		}
 		msgs = append(msgs, m)
 	}
-	return msgs, rows.Err()
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	rows.Close() // before the images are read, in the same transaction
+	for i, column := range withImages {
+		if msgs[i].Message.Images, err = decodeImages(ctx, tx, column); err != nil {
+			return nil, fmt.Errorf("decode images of message %d: %w", msgs[i].Seq, err)
+		}
+	}
+	return msgs, nil
 }
 
 // loadCompaction is the session's latest compaction, or nil.

@@ -43,6 +43,9 @@ func (db *DB) saveMessage(ctx context.Context, sessionID string, m session.Messa
 		if err := mustAffect(res, session.ErrNotFound); err != nil {
 			return err
 		}
+		if err := saveImages(ctx, tx, m.Message.Images); err != nil {
+			return err
+		}
 		_, err = tx.ExecContext(ctx, `INSERT OR REPLACE INTO messages (session_id, `+messageColumns+`)
 			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`, append([]any{sessionID}, args...)...)
 		return err
@@ -81,13 +84,14 @@ func toolCalls(stored []storedCall) []provider.ToolCall {
 
 // messageArgs are the values of messageColumns for m, created at (as
 // stored). Tool calls and images are kept as JSON: a list of calls (see
-// storedCall), a list of base64 strings.
+// storedCall), a list of references to the images table (see imageRef),
+// whose rows saveImages writes.
 func messageArgs(m session.Message, at int64) ([]any, error) {
 	calls, err := jsonOrNull(len(m.Message.ToolCalls), storedCalls(m.Message.ToolCalls))
 	if err != nil {
 		return nil, fmt.Errorf("encode tool calls: %w", err)
 	}
-	images, err := jsonOrNull(len(m.Message.Images), m.Message.Images)
+	images, err := imageRefs(m.Message.Images)
 	if err != nil {
 		return nil, fmt.Errorf("encode images: %w", err)
 	}
@@ -118,8 +122,9 @@ func jsonOrNull(n int, v any) (any, error) {
 	return string(b), nil
 }
 
-// scanMessage reads a row of messageColumns.
-func scanMessage(rows *sql.Rows) (session.Message, error) {
+// scanMessage reads a row of messageColumns; the images column is
+// returned as it is, for decodeImages once the rows are read.
+func scanMessage(rows *sql.Rows) (session.Message, sql.Null[string], error) {
 	var (
 		m                        session.Message
 		msg                      = &m.Message
@@ -132,20 +137,15 @@ func scanMessage(rows *sql.Rows) (session.Message, error) {
 	err := rows.Scan(&m.Seq, &msg.Role, &msg.Content, &msg.Thinking, &calls, &msg.ToolName, &msg.ToolCallID,
 		&images, &subject, &outcome, &summry, &duration, &prompt, &completion, &m.Cut, &created)
 	if err != nil {
-		return m, err
+		return m, images, err
 	}
 	m.Created = unstamp(created)
 	if calls.Valid {
 		var stored []storedCall
 		if err := json.Unmarshal([]byte(calls.V), &stored); err != nil {
-			return m, fmt.Errorf("decode tool calls of message %d: %w", m.Seq, err)
+			return m, images, fmt.Errorf("decode tool calls of message %d: %w", m.Seq, err)
 		}
 		msg.ToolCalls = toolCalls(stored)
-	}
-	if images.Valid {
-		if err := json.Unmarshal([]byte(images.V), &msg.Images); err != nil {
-			return m, fmt.Errorf("decode images of message %d: %w", m.Seq, err)
-		}
 	}
 	if outcome.Valid {
 		m.Tool = &session.ToolMeta{Subject: subject.V, Outcome: outcome.V,
@@ -154,7 +154,7 @@ func scanMessage(rows *sql.Rows) (session.Message, error) {
 	if prompt.Valid {
 		m.Counts = &session.Counts{Prompt: int(prompt.V), Completion: int(completion.V)}
 	}
-	return m, nil
+	return m, images, nil
 }
 
 // SaveCompaction records that requests now replace the messages before

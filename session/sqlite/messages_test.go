@@ -31,7 +31,7 @@ func messageCases(t testing.TB) []struct {
 	}{
 		{"user", session.Message{Message: provider.Message{Role: "user", Content: "fix the bug in main.go"}}},
 		{"user with images", session.Message{Message: provider.Message{Role: "user", Content: "what is this?",
-			Images: [][]byte{png, bytes.Repeat([]byte{0, 0xff}, 3000)}}}},
+			Images: []provider.Image{{Name: "shot.png", Data: png, Width: 3, Height: 2}, {Data: bytes.Repeat([]byte{0, 0xff}, 3000)}}}}},
 		{"empty content", session.Message{Message: provider.Message{Role: "assistant"}}},
 		{"unicode and markup", session.Message{Message: provider.Message{Role: "user",
 			Content: "héllo 世界 🚀 <script>a && b</script> \"quoted\" \\ \t tab\r\n"}}},

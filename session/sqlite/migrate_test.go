@@ -304,6 +304,14 @@ func saveV1Message(t *testing.T, db *DB, id string, m session.Message) {
 		t.Fatal(err)
 	}
 	args = append(args[:len(args)-4], args[len(args)-1]) // no prompt_tokens, completion_tokens, cut
+	args[7] = nil                                        // images as base64 strings, inline
+	if imgs := m.Message.Images; len(imgs) > 0 {
+		inline := make([][]byte, len(imgs))
+		for i, img := range imgs {
+			inline[i] = img.Data
+		}
+		args[7] = mustJSON(t, inline)
+	}
 	_, err = db.sql.ExecContext(t.Context(), `INSERT INTO messages (session_id, seq, role, content, thinking,
 		tool_calls, tool_name, tool_call_id, images, tool_subject, tool_outcome, tool_summary, tool_duration_ns,
 		created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`, append([]any{id}, args...)...)
@@ -397,6 +405,9 @@ func TestUpgradeV1(t *testing.T) {
 		t.Fatalf("s1: title %q, %d messages, modes %+v", saved.Title, len(saved.Messages), saved.Modes)
 	}
 	for i, c := range cases {
+		for j, img := range c.m.Message.Images {
+			c.m.Message.Images[j] = provider.Image{Data: img.Data} // base64 kept no name nor size
+		}
 		if got, want := mustJSON(t, saved.Messages[i].Message), mustJSON(t, c.m.Message); got != want {
 			t.Errorf("message %d: %s, want %s", i, got, want)
 		}
