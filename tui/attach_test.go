@@ -186,7 +186,7 @@ func TestClipboardTools(t *testing.T) {
 	if tools, why := clipboardTools(env(nil), "linux"); tools != nil || !strings.Contains(why, "paste the image's path instead") {
 		t.Errorf("no display: %+v %q", tools, why)
 	}
-	if tools, _ := clipboardTools(env(nil), "darwin"); len(tools) != 1 || tools[0].name != "pbpaste" {
+	if tools, _ := clipboardTools(env(nil), "darwin"); len(tools) != 1 || tools[0].name != "pngpaste" || tools[0].args[0] != "-" {
 		t.Errorf("macOS: %+v", tools)
 	}
 }

@@ -31,7 +31,9 @@ type clipboardTool struct {
 // what is missing when there is none to try.
 func clipboardTools(getenv func(string) string, goos string) (tools []clipboardTool, why string) {
 	if goos == "darwin" {
-		return []clipboardTool{{"pbpaste", []string{"-Prefer", "png"}, "pbpaste (part of macOS)"}}, ""
+		// pbpaste, which comes with macOS, writes only text: an image
+		// takes pngpaste.
+		return []clipboardTool{{"pngpaste", []string{"-"}, "pngpaste (brew install pngpaste)"}}, ""
 	}
 	if getenv("WAYLAND_DISPLAY") != "" {
 		tools = append(tools, clipboardTool{"wl-paste", []string{"--no-newline", "--type", "image/png"}, "wl-clipboard (wl-paste)"})
