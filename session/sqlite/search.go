@@ -33,8 +33,8 @@ func (db *DB) Search(ctx context.Context, q session.SearchQuery) ([]session.Hit,
 	err := db.read(ctx, func(tx *sql.Tx) error {
 		var err error
 		hits, err = searchMessages(ctx, tx, q, ftsQuery(words, " "))
-		if err == nil && len(hits) == 0 && len(words) > 1 {
-			hits, err = searchMessages(ctx, tx, q, ftsQuery(words, " OR "))
+		if some := meaningful(words); err == nil && len(hits) == 0 && len(words) > 1 && len(some) > 0 {
+			hits, err = searchMessages(ctx, tx, q, ftsQuery(some, " OR "))
 		}
 		return err
 	})
@@ -81,6 +81,25 @@ func queryWords(text string) []string {
 		return !unicode.IsLetter(r) && !unicode.IsDigit(r) && r != '_'
 	})
 	return words[:min(len(words), 32)]
+}
+
+// meaningful are the words that may find a message alone: not the short
+// and common ones ("it", "the", "how"), which any message holds.
+func meaningful(words []string) []string {
+	var out []string
+	for _, w := range words {
+		if len(w) > 2 && !stopWords[strings.ToLower(w)] {
+			out = append(out, w)
+		}
+	}
+	return out
+}
+
+var stopWords = map[string]bool{
+	"the": true, "and": true, "for": true, "with": true, "how": true, "what": true, "why": true, "who": true,
+	"was": true, "were": true, "are": true, "does": true, "did": true, "this": true, "that": true, "you": true,
+	"not": true, "from": true, "but": true, "can": true, "all": true, "any": true, "has": true, "have": true,
+	"its": true, "our": true, "out": true, "into": true, "when": true, "where": true, "which": true, "about": true,
 }
 
 // ftsQuery is an FTS5 query for words, each a quoted string (so that none

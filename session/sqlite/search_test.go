@@ -70,6 +70,7 @@ func TestSearchMessages(t *testing.T) {
 		{"punctuation is no operator", session.SearchQuery{Text: `"make" -check* AND (NOT`, Dir: "/p"}, []string{"s1/1"}},
 		{"limited", session.SearchQuery{Text: "tests", Limit: 1}, nil},
 		{"nothing found", session.SearchQuery{Text: "kubernetes"}, nil},
+		{"common words find nothing alone", session.SearchQuery{Text: "kubernetes how the"}, nil},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			got := hitKeys(search(t, db, c.q))
