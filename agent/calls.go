@@ -188,7 +188,7 @@ func (r *run) execute(c *callState) {
 		}
 	}
 	start := r.s.opts.Now()
-	res, err := c.prepared.Run(ctx)
+	res, err := c.prepared.Run(tools.WithSession(ctx, r.s.id))
 	c.duration = r.s.opts.Now().Sub(start)
 	switch {
 	case ctx.Err() != nil:

@@ -110,6 +110,7 @@ func (s *Session) Run(ctx context.Context, prompt string, emit func(Event)) (Res
 		}
 		return Result{StopReason: StopError, SessionID: s.savedID(), Model: name, Mode: s.mode.Name()}, err
 	}
+	s.refreshFacts(ctx)
 	lim := s.opts.Config.Limits
 	if lim.Timeout.Duration > 0 {
 		var cancel context.CancelFunc
