@@ -33,6 +33,12 @@ func (cmd command) do(ctx context.Context, stdin io.Reader, stdout, stderr io.Wr
 		return err
 	case "sessions", "sessions rm", "sessions prune":
 		return cmd.sessions(ctx, stdout, stderr)
+	case "sessions search":
+		return cmd.searchSessions(ctx, stdout, stderr)
+	case "memory list", "memory rm":
+		return cmd.memory(ctx, stdout, stderr)
+	case "index":
+		return cmd.index(ctx, stdout, stderr)
 	case "doctor":
 		return cmd.doctor(ctx, stdout)
 	case "undo":

@@ -29,6 +29,7 @@ type engine struct {
 	opts     agent.Options
 	db       *sqlite.DB     // the store, when opened at once (to resume, or for the UI); nil otherwise
 	saved    *session.Saved // the session to resume; nil for a new one
+	indexer  *indexer       // brings the code index up to date; nil when there is none
 	warnings []string
 	closers  []func() error
 }
@@ -58,10 +59,6 @@ func (cmd command) wire(loaded config.Loaded, r *resumption, log zerolog.Logger)
 		Env:            cmd.env.list,
 		Confinement:    conf,
 	})
-	if err := checkApprovalTools(loaded, registry); err != nil {
-		e.close()
-		return nil, err
-	}
 	instructions, w := readInstructions(ws.Dir())
 	e.warn(w)
 	log.Debug().Str("ollama", cfg.OllamaURL.String()).Strs("config_files", loaded.Files).
@@ -90,8 +87,25 @@ func (cmd command) wire(loaded config.Loaded, r *resumption, log zerolog.Logger)
 		e.closers = append(e.closers, e.db.Close)
 		recorder = e.db
 	}
+	client := ollama.New(ollama.Options{URL: cfg.OllamaURL, Options: cfg.Options, KeepAlive: cfg.KeepAlive.Duration})
+	var store memoryStore
+	switch st := recorder.(type) {
+	case *sqlite.DB:
+		store = st
+	case *lazyStore:
+		store = st
+	}
+	var mem *memoryWiring
+	if store != nil {
+		mem = cmd.wireMemory(ws, store, client, cfg, log)
+		registry = tools.NewRegistry(append(registry.All(), mem.tools...)...)
+	}
+	if err := checkApprovalTools(loaded, registry); err != nil {
+		e.close()
+		return nil, err
+	}
 	e.opts = agent.Options{
-		Provider: ollama.New(ollama.Options{URL: cfg.OllamaURL, Options: cfg.Options, KeepAlive: cfg.KeepAlive.Duration}),
+		Provider: client,
 		Tools:    registry,
 		Log:      log,
 		Config:   cfg,
@@ -101,6 +115,9 @@ func (cmd command) wire(loaded config.Loaded, r *resumption, log zerolog.Logger)
 		Dir:  ws.Dir(),
 	}
 	e.opts.Recorder = recorder
+	if mem != nil {
+		e.opts.Facts, e.opts.RepoMap, e.indexer = mem.facts, mem.repoMap, mem.indexer
+	}
 	if store, ok := recorder.(checkpoint.Store); ok {
 		tracker, err := checkpoint.New(store, ws.Dir(), checkpoint.Options{MaxFile: cfg.Undo.MaxFile, Log: log})
 		if err != nil {

@@ -314,6 +314,9 @@ func (l *Loaded) validate(file string) *Error {
 		{l.Undo.MaxBytes >= 0 && l.Undo.MaxBytes <= 1<<40, "undo.max_bytes", "must be between 0 (keep nothing) and 1 TiB"},
 		{l.Undo.MaxFile >= 0 && l.Undo.MaxFile <= 1<<30, "undo.max_file", "must be between 0 and 1 GiB"},
 		{l.TUI.FPS >= 1 && l.TUI.FPS <= 120, "tui.fps", "must be between 1 and 120"},
+		{l.Index.MaxFile >= 1<<10 && l.Index.MaxFile <= 16<<20, "index.max_file", "must be between 1024 and 16777216 (16 MiB)"},
+		{l.Index.MaxChunks >= 100 && l.Index.MaxChunks <= 1_000_000, "index.max_chunks", "must be between 100 and 1000000"},
+		{l.Index.MapTokens >= 0 && l.Index.MapTokens <= 8000, "index.map_tokens", "must be between 0 (no map) and 8000"},
 	}
 	for _, c := range checks {
 		if !c.ok {
