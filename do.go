@@ -155,7 +155,10 @@ func (cmd command) interactive(ctx context.Context, loaded config.Loaded, r *res
 		Environ: cmd.env.list, FPS: cfg.TUI.FPS, Warnings: slices.Concat(notes, loaded.Warnings, e.warnings),
 	}
 	if e.db != nil {
-		opts.Catalog = e.db
+		opts.Catalog, opts.Memory = e.db, e.db
+	}
+	if e.indexer != nil {
+		opts.Indexer = e.indexer
 	}
 	return tui.Run(ctx, opts)
 }

@@ -76,6 +76,13 @@ func renderMode(name string, env Env, plan *PlanView) (string, error) {
 // take, in bytes.
 const FactsLimit = 1536
 
+// FactsLeftOut is how many of facts (oldest first) the system prompt
+// leaves out for room: the oldest ones.
+func FactsLeftOut(facts []string) int {
+	_, left := fitFacts(facts, FactsLimit)
+	return left
+}
+
 // fitFacts keeps the newest facts whose lines fit in limit bytes, in their
 // order, and says how many older ones were left out.
 func fitFacts(facts []string, limit int) (kept []string, left int) {
