@@ -92,8 +92,8 @@ func (s *lazyStore) IndexedFiles(ctx context.Context, dir string) (map[string]co
 	return files, err
 }
 
-func (s *lazyStore) PutFile(ctx context.Context, dir string, f codeindex.File, chunks []codeindex.Embedded) error {
-	return s.with(func(db *sqlite.DB) error { return db.PutFile(ctx, dir, f, chunks) })
+func (s *lazyStore) PutFiles(ctx context.Context, dir string, files []codeindex.FileChunks) error {
+	return s.with(func(db *sqlite.DB) error { return db.PutFiles(ctx, dir, files) })
 }
 
 func (s *lazyStore) TouchFile(ctx context.Context, dir string, f codeindex.File) error {
@@ -102,6 +102,16 @@ func (s *lazyStore) TouchFile(ctx context.Context, dir string, f codeindex.File)
 
 func (s *lazyStore) RemoveFiles(ctx context.Context, dir string, paths []string) error {
 	return s.with(func(db *sqlite.DB) error { return db.RemoveFiles(ctx, dir, paths) })
+}
+
+func (s *lazyStore) IndexVersion(ctx context.Context, dir string) (int64, error) {
+	var v int64
+	_, err := s.reading(func(db *sqlite.DB) error {
+		var err error
+		v, err = db.IndexVersion(ctx, dir)
+		return err
+	})
+	return v, err
 }
 
 func (s *lazyStore) ChunkIDs(ctx context.Context, dir string) ([]int64, error) {
@@ -117,6 +127,16 @@ func (s *lazyStore) ChunkIDs(ctx context.Context, dir string) ([]int64, error) {
 func (s *lazyStore) Vectors(ctx context.Context, dir string, ids []int64, fn func(id int64, vec []byte) error) error {
 	_, err := s.reading(func(db *sqlite.DB) error { return db.Vectors(ctx, dir, ids, fn) })
 	return err
+}
+
+func (s *lazyStore) WordCounts(ctx context.Context, words []string) (map[string]int, error) {
+	counts := map[string]int{}
+	_, err := s.reading(func(db *sqlite.DB) error {
+		var err error
+		counts, err = db.WordCounts(ctx, words)
+		return err
+	})
+	return counts, err
 }
 
 func (s *lazyStore) KeywordHits(ctx context.Context, dir, match string, limit int) ([]int64, error) {

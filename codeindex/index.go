@@ -273,18 +273,22 @@ func (u *updater) flush(ctx context.Context) error {
 		u.prog.Chunks += len(vs)
 	}
 	i := 0
-	for _, w := range u.pending {
+	files := make([]FileChunks, len(u.pending))
+	for k, w := range u.pending {
 		emb := make([]Embedded, len(w.chunks))
 		for j, c := range w.chunks {
 			emb[j] = Embedded{Chunk: c, Vector: vectors[i], Words: Words(c)}
 			i++
 		}
-		if err := o.Store.PutFile(ctx, o.Dir, w.file, emb); err != nil {
+		files[k] = FileChunks{File: w.file, Chunks: emb}
+	}
+	if len(files) > 0 {
+		if err := o.Store.PutFiles(ctx, o.Dir, files); err != nil {
 			return err
 		}
-		u.stats.Indexed++
-		u.stats.Embedded += len(emb)
 	}
+	u.stats.Indexed += len(files)
+	u.stats.Embedded += i
 	u.pending, u.queued = u.pending[:0], 0
 	return nil
 }

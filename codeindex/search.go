@@ -28,6 +28,10 @@ type Result struct {
 // proposes to the fusion.
 const candidates = 50
 
+// commonWord is how many chunks a word may be in and still be looked
+// for, however large the index: ranking that many costs little.
+const commonWord = 1000
+
 // rrfK is the constant of reciprocal rank fusion: a chunk's score is the
 // sum over the two rankings of 1/(rrfK + rank). 60 is the usual value: it
 // keeps one ranking's first places from drowning the other's.
@@ -41,12 +45,13 @@ type Searcher struct {
 	embedder Embedder
 	mu       sync.Mutex
 	matrices map[string]*matrix // by project directory
+	versions map[string]int64   // the index's version each matrix is of
 }
 
 // NewSearcher returns a searcher of store's indexes, embedding queries
 // with embedder.
 func NewSearcher(store Store, embedder Embedder) *Searcher {
-	return &Searcher{store: store, embedder: embedder, matrices: map[string]*matrix{}}
+	return &Searcher{store: store, embedder: embedder, matrices: map[string]*matrix{}, versions: map[string]int64{}}
 }
 
 // Query is a search of a project's index.
@@ -87,13 +92,48 @@ func (s *Searcher) Search(ctx context.Context, q Query) ([]Result, error) {
 		return nil, fmt.Errorf("embed the query with %s: a vector of %d numbers, the index has %d", model, len(vs[0]), m.dims)
 	}
 	near := m.nearest(vs[0], candidates)
-	var words []int64
-	if ws := queryWords(q.Text); len(ws) > 0 {
-		if words, err = s.store.KeywordHits(ctx, q.Dir, ftsAny(ws), candidates); err != nil {
-			return nil, err
-		}
+	words, err := s.keywordHits(ctx, q, len(m.ids))
+	if err != nil {
+		return nil, err
 	}
 	return s.fuse(ctx, q, near, words)
+}
+
+// keywordHits are the chunks holding the query's words, best first: the
+// words that tell chunks apart, that is. A word more than a tenth of the
+// chunks hold (and more than commonWord) says little of any of them and
+// costs the most to rank (FTS5 scores every chunk holding it): it is left
+// out, unless every word is that common (then the rarest is kept).
+func (s *Searcher) keywordHits(ctx context.Context, q Query, chunks int) ([]int64, error) {
+	ws := keywords(queryWords(q.Text))
+	if len(ws) == 0 {
+		return nil, nil
+	}
+	counts, err := s.store.WordCounts(ctx, ws)
+	if err != nil {
+		return nil, err
+	}
+	var kept []string
+	rarest := ""
+	for _, w := range ws {
+		n, ok := counts[w]
+		switch {
+		case !ok:
+			continue // no chunk holds it
+		case n <= max(chunks/10, commonWord):
+			kept = append(kept, w)
+		}
+		if rarest == "" || n < counts[rarest] {
+			rarest = w
+		}
+	}
+	if len(kept) == 0 && rarest != "" {
+		kept = []string{rarest}
+	}
+	if len(kept) == 0 {
+		return nil, nil
+	}
+	return s.store.KeywordHits(ctx, q.Dir, ftsAny(kept), candidates)
 }
 
 // fuse ranks the two lists of candidates together and fills in the best.
@@ -167,12 +207,20 @@ func ftsAny(words []string) string {
 func (s *Searcher) sync(ctx context.Context, dir string) (*matrix, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	ids, err := s.store.ChunkIDs(ctx, dir)
+	version, err := s.store.IndexVersion(ctx, dir)
 	if err != nil {
 		return nil, err
 	}
 	old := s.matrices[dir]
+	if old != nil && version == s.versions[dir] {
+		return old, nil
+	}
+	ids, err := s.store.ChunkIDs(ctx, dir)
+	if err != nil {
+		return nil, err
+	}
 	if old != nil && slices.Equal(old.ids, ids) {
+		s.versions[dir] = version
 		return old, nil
 	}
 	m := &matrix{ids: make([]int64, 0, len(ids))}
@@ -212,7 +260,7 @@ func (s *Searcher) sync(ctx context.Context, dir string) (*matrix, error) {
 		return nil, err
 	}
 	sortRows(m)
-	s.matrices[dir] = m
+	s.matrices[dir], s.versions[dir] = m, version
 	return m, nil
 }
 

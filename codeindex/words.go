@@ -82,3 +82,23 @@ func queryWords(q string) []string {
 	}
 	return out
 }
+
+// keywords are the words of a query worth a keyword search: not the
+// short and common English ones, which most chunks hold ("the", "how").
+func keywords(words []string) []string {
+	var out []string
+	for _, w := range words {
+		if len(w) > 2 && !common[w] {
+			out = append(out, w)
+		}
+	}
+	return out
+}
+
+var common = map[string]bool{
+	"the": true, "and": true, "for": true, "with": true, "how": true, "what": true, "why": true, "who": true,
+	"was": true, "were": true, "are": true, "does": true, "did": true, "this": true, "that": true, "you": true,
+	"not": true, "from": true, "but": true, "can": true, "all": true, "any": true, "has": true, "have": true,
+	"its": true, "our": true, "out": true, "into": true, "when": true, "where": true, "which": true, "about": true,
+	"code": true, "find": true, "function": true, "file": true,
+}

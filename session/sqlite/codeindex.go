@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"lathe/codeindex"
+	"lathe/internal/human"
 )
 
 var _ codeindex.Store = (*DB)(nil)
@@ -67,17 +68,9 @@ func (db *DB) IndexedFiles(ctx context.Context, dir string) (map[string]codeinde
 	return out, nil
 }
 
-// PutFile implements codeindex.Store.
-func (db *DB) PutFile(ctx context.Context, dir string, f codeindex.File, chunks []codeindex.Embedded) error {
+// PutFiles implements codeindex.Store.
+func (db *DB) PutFiles(ctx context.Context, dir string, files []codeindex.FileChunks) error {
 	err := db.write(ctx, func(tx *sql.Tx) error {
-		if _, err := tx.ExecContext(ctx, `DELETE FROM code_chunks WHERE dir = ? AND path = ?`, dir, f.Path); err != nil {
-			return err
-		}
-		now := time.Now().UnixNano()
-		if _, err := tx.ExecContext(ctx, `INSERT OR REPLACE INTO code_files (dir, path, hash, size, mtime, indexed_at)
-			VALUES (?, ?, ?, ?, ?, ?)`, dir, f.Path, f.Hash, f.Size, f.MTime.UnixNano(), now); err != nil {
-			return err
-		}
 		chunk, err := tx.PrepareContext(ctx, `INSERT INTO code_chunks (dir, path, start_line, end_line, symbol, text, embedding)
 			VALUES (?, ?, ?, ?, ?, ?, ?)`)
 		if err != nil {
@@ -89,28 +82,37 @@ func (db *DB) PutFile(ctx context.Context, dir string, f codeindex.File, chunks 
 			return err
 		}
 		defer words.Close()
-		for _, c := range chunks {
-			res, err := chunk.ExecContext(ctx, dir, f.Path, c.Start, c.End, c.Symbol, c.Text, codeindex.EncodeVector(c.Vector))
-			if err != nil {
+		now, dims := time.Now().UnixNano(), 0
+		for _, fc := range files {
+			f := fc.File
+			if _, err := tx.ExecContext(ctx, `DELETE FROM code_chunks WHERE dir = ? AND path = ?`, dir, f.Path); err != nil {
 				return err
 			}
-			id, err := res.LastInsertId()
-			if err != nil {
+			if _, err := tx.ExecContext(ctx, `INSERT OR REPLACE INTO code_files (dir, path, hash, size, mtime, indexed_at)
+				VALUES (?, ?, ?, ?, ?, ?)`, dir, f.Path, f.Hash, f.Size, f.MTime.UnixNano(), now); err != nil {
 				return err
 			}
-			if _, err := words.ExecContext(ctx, id, c.Words); err != nil {
-				return err
+			for _, c := range fc.Chunks {
+				dims = len(c.Vector)
+				res, err := chunk.ExecContext(ctx, dir, f.Path, c.Start, c.End, c.Symbol, c.Text, codeindex.EncodeVector(c.Vector))
+				if err != nil {
+					return err
+				}
+				id, err := res.LastInsertId()
+				if err != nil {
+					return err
+				}
+				if _, err := words.ExecContext(ctx, id, c.Words); err != nil {
+					return err
+				}
 			}
 		}
-		dims := 0
-		if len(chunks) > 0 {
-			dims = len(chunks[0].Vector)
-		}
-		_, err = tx.ExecContext(ctx, `UPDATE code_indexes SET updated_at = ?, dims = max(dims, ?) WHERE dir = ?`, now, dims, dir)
+		_, err = tx.ExecContext(ctx, `UPDATE code_indexes SET updated_at = max(updated_at + 1, ?), dims = max(dims, ?) WHERE dir = ?`,
+			now, dims, dir)
 		return err
 	})
 	if err != nil {
-		return fmt.Errorf("index %s: %w", f.Path, err)
+		return fmt.Errorf("store %s in the code index: %w", human.Plural(len(files), "file"), err)
 	}
 	return nil
 }
@@ -136,12 +138,28 @@ func (db *DB) RemoveFiles(ctx context.Context, dir string, paths []string) error
 				return err
 			}
 		}
-		return nil
+		_, err := tx.ExecContext(ctx, `UPDATE code_indexes SET updated_at = max(updated_at + 1, ?) WHERE dir = ?`,
+			time.Now().UnixNano(), dir)
+		return err
 	})
 	if err != nil {
 		return fmt.Errorf("take files out of the code index of %s: %w", dir, err)
 	}
 	return nil
+}
+
+// IndexVersion implements codeindex.Store: the time the index's chunks
+// last changed.
+func (db *DB) IndexVersion(ctx context.Context, dir string) (int64, error) {
+	var v int64
+	err := db.sql.QueryRowContext(ctx, `SELECT updated_at FROM code_indexes WHERE dir = ?`, dir).Scan(&v)
+	if err == sql.ErrNoRows {
+		return 0, nil
+	}
+	if err != nil {
+		return 0, fmt.Errorf("code index of %s: %w", dir, err)
+	}
+	return v, nil
 }
 
 // ChunkIDs implements codeindex.Store.
@@ -196,10 +214,42 @@ func (db *DB) Vectors(ctx context.Context, dir string, ids []int64, fn func(id i
 	return rows.Err()
 }
 
+// WordCounts implements codeindex.Store.
+func (db *DB) WordCounts(ctx context.Context, words []string) (map[string]int, error) {
+	out := map[string]int{}
+	if len(words) == 0 {
+		return out, nil
+	}
+	args := make([]any, len(words))
+	for i, w := range words {
+		args[i] = w
+	}
+	rows, err := db.sql.QueryContext(ctx, `SELECT term, doc FROM code_fts_vocab WHERE term IN (?`+
+		strings.Repeat(", ?", len(words)-1)+`)`, args...)
+	if err != nil {
+		return nil, fmt.Errorf("word counts: %w", err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var term string
+		var n int
+		if err := rows.Scan(&term, &n); err != nil {
+			return nil, fmt.Errorf("word counts: %w", err)
+		}
+		out[term] = n
+	}
+	return out, rows.Err()
+}
+
 // KeywordHits implements codeindex.Store.
 func (db *DB) KeywordHits(ctx context.Context, dir, match string, limit int) ([]int64, error) {
-	rows, err := db.sql.QueryContext(ctx, `SELECT f.rowid FROM code_fts f JOIN code_chunks c ON c.id = f.rowid
-		WHERE code_fts MATCH ? AND c.dir = ? ORDER BY bm25(code_fts), f.rowid LIMIT ?`, match, dir, limit)
+	// FTS5 ranks the matches itself (ORDER BY rank with a LIMIT); the
+	// chunks of other projects are left out after, from four times as
+	// many.
+	rows, err := db.sql.QueryContext(ctx, `SELECT c.id FROM
+			(SELECT rowid, rank FROM code_fts WHERE code_fts MATCH ? ORDER BY rank LIMIT ?) f
+		JOIN code_chunks c ON c.id = f.rowid
+		WHERE c.dir = ? ORDER BY f.rank, c.id LIMIT ?`, match, 4*limit, dir, limit)
 	if err != nil {
 		return nil, fmt.Errorf("keyword search of %s: %w", dir, err)
 	}

@@ -95,13 +95,19 @@ CREATE INDEX code_chunks_by_file ON code_chunks (dir, path);
 
 -- The words of each chunk (identifiers split at case changes and
 -- underscores), for the keyword half of a search. Contentless: the words
--- are written by lathe, under the chunk's id.
+-- are written by lathe, under the chunk's id. Not stemmed: identifiers
+-- are not English, and the vocabulary below then holds the words as a
+-- query names them.
 CREATE VIRTUAL TABLE code_fts USING fts5(
 	words,
 	content = '',
 	contentless_delete = 1,
-	tokenize = 'porter unicode61 remove_diacritics 2'
+	tokenize = 'unicode61 remove_diacritics 2'
 );
+
+-- How many chunks hold each word: a search leaves out the words most
+-- chunks hold, which tell little and cost the most to rank.
+CREATE VIRTUAL TABLE code_fts_vocab USING fts5vocab(code_fts, 'row');
 
 CREATE TRIGGER code_fts_deleted AFTER DELETE ON code_chunks BEGIN
 	DELETE FROM code_fts WHERE rowid = old.id;
