@@ -95,7 +95,7 @@ Files:
   .lathe/config.toml                  the project's config, over yours; it
                                       may tighten limits, never approve
   AGENTS.md                           the project's instructions to the model
-  $XDG_DATA_HOME/lathe/lathe.db       the saved sessions
+  $XDG_DATA_HOME/lathe/lathe.db       the saved sessions, facts and code indexes
   $XDG_STATE_HOME/lathe/lathe.log     the interactive UI's log
 `
 

@@ -124,19 +124,31 @@ func BenchmarkResume1000(b *testing.B) {
 }
 
 // BenchmarkSaveMessage is the cost of committing one message of a
-// realistic history (a transaction each).
+// realistic history (a transaction each), with the message index kept
+// current and, to compare, with the schema before it.
 func BenchmarkSaveMessage(b *testing.B) {
-	db := openTest(b)
-	createSession(b, db, "s1", "/w", day)
-	msgs := realisticHistory(1000)
-	i := 0
-	for b.Loop() {
-		m := msgs[i%len(msgs)]
-		m.Seq = i
-		if err := db.SaveMessage(b.Context(), "s1", m); err != nil {
-			b.Fatal(err)
-		}
-		i++
+	for _, c := range []struct {
+		name  string
+		steps []string
+	}{{"indexed", migrations()}, {"unindexed", migrations()[:5]}} {
+		b.Run(c.name, func(b *testing.B) {
+			db, err := open(b.Context(), filepath.Join(b.TempDir(), "lathe.db"), c.steps)
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer db.Close()
+			createSession(b, db, "s1", "/w", day)
+			msgs := realisticHistory(1000)
+			i := 0
+			for b.Loop() {
+				m := msgs[i%len(msgs)]
+				m.Seq = i
+				if err := db.SaveMessage(b.Context(), "s1", m); err != nil {
+					b.Fatal(err)
+				}
+				i++
+			}
+		})
 	}
 }
 
