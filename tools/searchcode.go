@@ -13,9 +13,10 @@ import (
 )
 
 const (
-	searchCodeLimit = 8   // results
-	excerptLines    = 4   // lines of each shown
-	excerptWidth    = 120 // bytes of each line shown
+	maxQuery        = 1000 // bytes of a query
+	searchCodeLimit = 8    // results
+	excerptLines    = 4    // lines of each shown
+	excerptWidth    = 120  // bytes of each line shown
 )
 
 func searchCodeSpec() spec {
@@ -53,8 +54,11 @@ func (t *searchCode) Available(ctx context.Context) bool {
 func (t *searchCode) Prepare(raw json.RawMessage) (Call, error) {
 	return prepare(&t.base, raw, func(a searchCodeArgs) (Call, error) {
 		q := strings.TrimSpace(a.Query)
-		if q == "" {
+		switch {
+		case q == "":
 			return nil, fmt.Errorf("argument %q is empty: say what the code does", "query")
+		case len(q) > maxQuery:
+			return nil, fmt.Errorf("argument %q is too long: describe the code in a sentence or two", "query")
 		}
 		return RunFunc(q, func(ctx context.Context) (Result, error) { return t.run(ctx, q) }), nil
 	})

@@ -95,7 +95,9 @@ func (m *model) startIndex() tea.Cmd {
 	}
 	m.index.running, m.index.again = true, false
 	ctx, b, gate := m.ctx, m.bridge, m.gate
+	m.runs.Add(1) // quitting cancels it and waits for it, as for a run
 	return func() tea.Msg {
+		defer m.runs.Done()
 		var last time.Time
 		summary, err := ix.Index(ctx, gate.wait, func(done, total int) {
 			// A frame's worth: the status line shows no more.
