@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sync"
 	"sync/atomic"
@@ -12,6 +13,7 @@ import (
 	"lathe/codeindex"
 	"lathe/config"
 	"lathe/internal/human"
+	"lathe/provider"
 	"lathe/provider/ollama"
 	"lathe/tools"
 )
@@ -148,10 +150,16 @@ func (ix *indexer) update(ctx context.Context, wait func(context.Context) error,
 	})
 }
 
-// Index implements tui.Indexer.
+// Index implements tui.Indexer. Without an embedding model there is no
+// index to keep, and nothing to say but in the log: lathe doctor tells
+// what to pull.
 func (ix *indexer) Index(ctx context.Context, wait func(context.Context) error, progress func(done, total int)) (string, error) {
 	start := time.Now()
 	st, err := ix.update(ctx, wait, func(p codeindex.Progress) { progress(p.Done, p.Files) })
+	if errors.Is(err, provider.ErrNoModel) {
+		ix.log.Info().Err(err).Msg("no code index")
+		return "no embedding model", nil
+	}
 	if err != nil {
 		return "", err
 	}
