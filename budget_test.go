@@ -1,7 +1,11 @@
 package main
 
 import (
+	"path/filepath"
 	"testing"
+
+	"lathe/codeindex"
+	"lathe/session/sqlite"
 
 	"lathe/prompts"
 	"lathe/provider"
@@ -9,9 +13,10 @@ import (
 )
 
 // startOfEveryRequest renders what every request starts with: the
-// build-mode system prompt (no AGENTS.md) and the size of the seven tool
-// schemas as JSON.
-func startOfEveryRequest(t testing.TB) (system string, schemas int) {
+// build-mode system prompt (no AGENTS.md, no facts) and the size of the
+// tool schemas as JSON: the seven tools, and with memory the three memory
+// tools too (search_code as with an embedding model installed).
+func startOfEveryRequest(t testing.TB, memory bool) (system string, schemas int) {
 	t.Helper()
 	ws, err := tools.OpenWorkspace(t.TempDir())
 	if err != nil {
@@ -22,18 +27,32 @@ func startOfEveryRequest(t testing.TB) (system string, schemas int) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return system, provider.SpecsSize(tools.Default(ws, tools.Options{}).Specs())
+	all := tools.Default(ws, tools.Options{}).All()
+	if memory {
+		db, err := sqlite.Open(filepath.Join(t.TempDir(), "lathe.db"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer db.Close()
+		all = append(all, tools.MemoryTools(ws, tools.Memory{Dir: ws.Dir(), Sessions: db, Facts: db,
+			Code: codeindex.NewSearcher(db, nil)})...)
+	}
+	return system, provider.SpecsSize(tools.NewRegistry(all...).Specs())
 }
 
 // BenchmarkPromptSize reports the size of the system prompt and the tool
-// schemas sent with every request.
+// schemas sent with every request, without and with the memory tools.
 func BenchmarkPromptSize(b *testing.B) {
-	var p string
-	var s int
-	for b.Loop() {
-		p, s = startOfEveryRequest(b)
+	for _, memory := range []bool{false, true} {
+		b.Run(map[bool]string{false: "seven-tools", true: "with-memory"}[memory], func(b *testing.B) {
+			var p string
+			var s int
+			for b.Loop() {
+				p, s = startOfEveryRequest(b, memory)
+			}
+			b.ReportMetric(float64(len(p)), "prompt-bytes")
+			b.ReportMetric(float64(s), "schema-bytes")
+			b.ReportMetric(float64(prompts.EstimateTokens(p)+(s+3)/4), "tokens")
+		})
 	}
-	b.ReportMetric(float64(len(p)), "prompt-bytes")
-	b.ReportMetric(float64(s), "schema-bytes")
-	b.ReportMetric(float64(prompts.EstimateTokens(p)+(s+3)/4), "tokens")
 }

@@ -27,6 +27,14 @@ Usage:
   lathe sessions rm ID...          remove sessions (a unique id prefix will do)
   lathe sessions prune --older-than AGE [--all] [--dry-run]
                                    remove the sessions not updated for AGE
+  lathe sessions search WORDS... [--json] [--all]
+                                   find the saved messages holding WORDS
+  lathe memory list [--json] [--all]
+                                   the facts remembered about the directory
+  lathe memory rm ID...            forget facts
+  lathe index                      build or bring up to date the directory's
+                                   semantic code index (needs an embedding
+                                   model: ollama pull embeddinggemma)
   lathe undo [--continue | --session ID] [--list] [--yes] [--force]
                                    take back the file changes of a session's
                                    last request (default: the latest session)
@@ -69,7 +77,7 @@ Flags:
   -h, --help               show this help
       --version            print the version
 
-Flags of lathe sessions:
+Flags of lathe sessions and lathe memory:
       --json               a JSON array instead of a table
       --all                every directory, not only the working one
       --older-than AGE     prune: not updated for AGE (30d, 12h, 90m)
@@ -108,7 +116,7 @@ Files:
   .lathe/config.toml                  the project's config, over yours; it
                                       may tighten limits, never approve
   AGENTS.md                           the project's instructions to the model
-  $XDG_DATA_HOME/lathe/lathe.db       the saved sessions
+  $XDG_DATA_HOME/lathe/lathe.db       the saved sessions, facts and code indexes
   $XDG_STATE_HOME/lathe/lathe.log     the interactive UI's log
 `
 
@@ -130,7 +138,8 @@ type command struct {
 	env     env       // the environment, set by run
 
 	// Of lathe sessions and its subcommands.
-	ids       []string      // sessions rm: the ids (or prefixes) to remove
+	ids       []string      // sessions rm, memory rm: the ids (or prefixes) to remove
+	query     string        // sessions search: the words
 	olderThan time.Duration // sessions prune --older-than
 	all       bool          // --all: every directory
 	dryRun    bool          // sessions prune --dry-run
@@ -150,22 +159,26 @@ type command struct {
 }
 
 // subcommands are the words that start a subcommand rather than a session.
-var subcommands = []string{"sessions", "undo", "doctor", "context", "eval", "help"}
+var subcommands = []string{"sessions", "memory", "index", "undo", "doctor", "context", "eval", "help"}
 
 // flagsOf are the flags each subcommand takes; a session takes every
 // flag but those of the subcommands (sessionOnly).
 var flagsOf = map[string][]string{
-	"sessions":       {"dir", "json", "all"},
-	"sessions rm":    {"dir"},
-	"sessions prune": {"dir", "older-than", "all", "dry-run"},
-	"undo":           {"dir", "continue", "session", "list", "yes", "force"},
-	"doctor":         {"dir", "json", "model", "provider", "base-url"},
-	"context":        {"dir", "continue", "resume", "model", "provider", "base-url"},
-	"eval":           {"dir", "model", "builtin", "repeat", "jobs", "sandbox"},
-	"eval show":      {"dir", "json", "csv"},
-	"eval compare":   {"dir"},
-	"eval resume":    {"dir"},
-	"help":           {},
+	"sessions":        {"dir", "json", "all"},
+	"sessions rm":     {"dir"},
+	"sessions prune":  {"dir", "older-than", "all", "dry-run"},
+	"sessions search": {"dir", "json", "all"},
+	"memory list":     {"dir", "json", "all"},
+	"memory rm":       {"dir"},
+	"index":           {"dir"},
+	"undo":            {"dir", "continue", "session", "list", "yes", "force"},
+	"doctor":          {"dir", "json", "model", "provider", "base-url"},
+	"context":         {"dir", "continue", "resume", "model", "provider", "base-url"},
+	"eval":            {"dir", "model", "builtin", "repeat", "jobs", "sandbox"},
+	"eval show":       {"dir", "json", "csv"},
+	"eval compare":    {"dir"},
+	"eval resume":     {"dir"},
+	"help":            {},
 }
 
 // sessionOnly are the flags of the subcommands, which a session refuses.
@@ -280,10 +293,12 @@ func (cmd *command) subcommand(fs *pflag.FlagSet) error {
 		return cmd.sessionsCommand(words[1:])
 	case "eval":
 		return cmd.evalCommand(words[1:])
+	case "memory":
+		return cmd.memoryCommand(words[1:])
 	case "help":
 		cmd.sub = "help"
 		return nil
-	case "undo", "doctor", "context":
+	case "undo", "doctor", "context", "index":
 		cmd.sub = words[0]
 		if len(words) > 1 {
 			return usagef("%s: unexpected argument %q", words[0], words[1])
@@ -313,8 +328,36 @@ func (cmd *command) sessionsCommand(words []string) error {
 			return usagef("sessions prune: unexpected argument %q (the age goes with --older-than)", words[1])
 		}
 		return nil
+	case "search":
+		cmd.sub, cmd.query = "sessions search", strings.TrimSpace(strings.Join(words[1:], " "))
+		if cmd.query == "" {
+			return usagef("sessions search: give the words to look for")
+		}
+		return nil
 	}
-	return usagef("sessions: unexpected argument %q (the subcommands of sessions are rm and prune)", words[0])
+	return usagef("sessions: unexpected argument %q (the subcommands of sessions are rm, prune and search)", words[0])
+}
+
+// memoryCommand reads the words after "memory".
+func (cmd *command) memoryCommand(words []string) error {
+	if len(words) == 0 {
+		return usagef("memory: say list or rm")
+	}
+	switch words[0] {
+	case "list":
+		cmd.sub = "memory list"
+		if len(words) > 1 {
+			return usagef("memory list: unexpected argument %q", words[1])
+		}
+		return nil
+	case "rm":
+		cmd.sub, cmd.ids = "memory rm", words[1:]
+		if len(cmd.ids) == 0 {
+			return usagef("memory rm: give the id of the fact to forget (lathe memory list shows them)")
+		}
+		return nil
+	}
+	return usagef("memory: unexpected argument %q (the subcommands of memory are list and rm)", words[0])
 }
 
 // subFlags checks the flags given to a subcommand, and reads the age of

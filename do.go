@@ -34,6 +34,12 @@ func (cmd command) do(ctx context.Context, stdin io.Reader, stdout, stderr io.Wr
 		return err
 	case "sessions", "sessions rm", "sessions prune":
 		return cmd.sessions(ctx, stdout, stderr)
+	case "sessions search":
+		return cmd.searchSessions(ctx, stdout, stderr)
+	case "memory list", "memory rm":
+		return cmd.memory(ctx, stdout, stderr)
+	case "index":
+		return cmd.index(ctx, stdout, stderr)
 	case "doctor":
 		return cmd.doctor(ctx, stdout)
 	case "undo":
@@ -169,7 +175,10 @@ func (cmd command) interactive(ctx context.Context, loaded config.Loaded, r *res
 		Environ: cmd.env.list, FPS: cfg.TUI.FPS, Warnings: slices.Concat(notes, loaded.Warnings, e.warnings),
 	}
 	if e.db != nil {
-		opts.Catalog = e.db
+		opts.Catalog, opts.Memory = e.db, e.db
+	}
+	if e.indexer != nil {
+		opts.Indexer = e.indexer
 	}
 	return tui.Run(ctx, opts)
 }

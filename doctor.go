@@ -59,7 +59,10 @@ func (cmd command) doctor(ctx context.Context, stdout io.Writer) error {
 	case cfg.Provider == config.ProviderOpenAI:
 		checkOpenAI(ctx, be.provider.(*openai.Client), cfg, add)
 	default:
-		cmd.checkServer(ctx, be.provider.(*ollama.Client), cfg, add)
+		client := be.provider.(*ollama.Client)
+		if cmd.checkServer(ctx, client, cfg, add) {
+			cmd.checkEmbedding(ctx, client, cfg, add)
+		}
 	}
 	files := "none (the defaults)"
 	if len(loaded.Files) > 0 {
@@ -76,12 +79,12 @@ func (cmd command) doctor(ctx context.Context, stdout io.Writer) error {
 }
 
 // checkServer checks the server, its version, its models and the model
-// lathe would use.
-func (cmd command) checkServer(ctx context.Context, c *ollama.Client, cfg config.Config, add func(check)) {
+// lathe would use; it reports whether the server answered.
+func (cmd command) checkServer(ctx context.Context, c *ollama.Client, cfg config.Config, add func(check)) bool {
 	v, err := c.Version(ctx)
 	if err != nil {
 		add(check{Name: "ollama", Detail: err.Error(), fatal: true})
-		return
+		return false
 	}
 	if older(v, minOllama) {
 		add(check{Name: "ollama", Detail: fmt.Sprintf("Ollama %s at %s", v, c.URL()), fatal: true,
@@ -92,7 +95,7 @@ func (cmd command) checkServer(ctx context.Context, c *ollama.Client, cfg config
 	models, err := c.Models(ctx)
 	if err != nil {
 		add(check{Name: "models", Detail: err.Error()})
-		return
+		return true
 	}
 	if len(models) == 0 {
 		add(check{Name: "models", Detail: "no model is installed", Advice: `run "ollama pull ` + ollama.SuggestedModel + `"`, fatal: true})
@@ -134,7 +137,7 @@ func (cmd command) checkServer(ctx context.Context, c *ollama.Client, cfg config
 	}
 	loaded, err := c.Loaded(ctx)
 	if err != nil {
-		return
+		return true
 	}
 	if len(loaded) == 0 {
 		add(check{Name: "loaded", OK: true, Detail: "no model is loaded (the first request loads it)"})
@@ -151,6 +154,40 @@ func (cmd command) checkServer(ctx context.Context, c *ollama.Client, cfg config
 		}
 		add(c)
 	}
+	return true
+}
+
+// checkEmbedding says whether the code search tool can be offered: the embedding
+// model, and how much of the project its index holds. Without one lathe
+// runs, without it.
+func (cmd command) checkEmbedding(ctx context.Context, c *ollama.Client, cfg config.Config, add func(check)) {
+	if !cfg.Index.Enabled {
+		add(check{Name: "embedding", OK: true, Detail: "the code index is off (index.enabled = false): the code search tool is not offered"})
+		return
+	}
+	model, err := c.EmbeddingModel(ctx, cfg.Index.Model)
+	if err != nil {
+		add(check{Name: "embedding", Detail: err.Error(),
+			Advice: "the code search tool, which finds code by what it does, needs one; lathe runs without it"})
+		return
+	}
+	detail := model + ": the code search tool is offered; "
+	files, chunks := 0, 0
+	indexed := ""
+	if db, err := openSaved(cmd.env.get); err == nil && db != nil {
+		indexed, _ = db.IndexModel(ctx, cmd.dir)
+		files, chunks, _ = db.IndexStats(ctx, cmd.dir)
+		db.Close()
+	}
+	switch {
+	case indexed == "":
+		detail += "this project has no index yet (the interactive UI builds it while the model is idle; lathe index builds it now)"
+	case indexed != model:
+		detail += fmt.Sprintf("this project's index was made with %s: it is made anew with %s when next brought up to date", indexed, model)
+	default:
+		detail += fmt.Sprintf("this project's index holds %s, %s", human.Plural(files, "file"), human.Plural(chunks, "chunk"))
+	}
+	add(check{Name: "embedding", OK: true, Detail: detail})
 }
 
 // capabilityList names the capabilities lathe cares about.

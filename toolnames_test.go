@@ -13,6 +13,8 @@ import (
 	"testing"
 
 	"lathe/agent/mode"
+	"lathe/codeindex"
+	"lathe/session/sqlite"
 	"lathe/tools"
 )
 
@@ -26,7 +28,17 @@ func TestToolNamesStayWithTheirTools(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer ws.Close()
-	names := mode.Every(tools.Default(ws, tools.Options{})).Names()
+	db, err := sqlite.Open(filepath.Join(t.TempDir(), "lathe.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	all := append(tools.Default(ws, tools.Options{}).All(),
+		tools.MemoryTools(ws, tools.Memory{Dir: ws.Dir(), Sessions: db, Facts: db, Code: codeindex.NewSearcher(db, nil)})...)
+	names := mode.Every(tools.NewRegistry(all...)).Names()
+	if len(names) != 13 {
+		t.Fatalf("%d tools: %v", len(names), names)
+	}
 	// A name with an underscore is a tool wherever it is a word; "glob",
 	// "grep" and "shell" are words too, and are the tool only alone or
 	// after a verb that names one ("use glob").

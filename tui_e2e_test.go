@@ -249,8 +249,8 @@ func TestTUIPlanMode(t *testing.T) {
 	r.screen.waitFor(t, "qwen3:8b · plan ·")
 	r.pty.WriteString("create hello.txt with a greeting\r")
 	r.screen.waitFor(t, "Carry out this plan of 1 step in build mode?")
-	if tools := conversation(r.srv)[0].Tools; len(tools) != 5 || tools[4].Function.Name != "propose_plan" {
-		t.Errorf("plan mode offered %d tools", len(tools))
+	if tools := conversation(r.srv)[0].Tools; len(tools) != 6 || tools[5].Function.Name != "propose_plan" {
+		t.Errorf("plan mode offered %d tools", len(tools)) // the four that read, recall, propose_plan
 	}
 	r.pty.WriteString("y")
 	r.screen.waitFor(t, "Allow write_file to change hello.txt?")

@@ -20,6 +20,7 @@ import (
 	"lathe/images"
 	"lathe/internal/safefile"
 	"lathe/prompts"
+	"lathe/provider/ollama"
 	"lathe/sandbox"
 	"lathe/session"
 	"lathe/session/sqlite"
@@ -32,6 +33,7 @@ type engine struct {
 	db       *sqlite.DB     // the store, when opened at once (to resume, or for the UI); nil otherwise
 	saved    *session.Saved // the session to resume; nil for a new one
 	backend  backend        // the model server
+	indexer  *indexer       // brings the code index up to date; nil when there is none
 	warnings []string
 	closers  []func() error
 }
@@ -79,10 +81,6 @@ func (cmd command) wire(loaded config.Loaded, r *resumption, log zerolog.Logger)
 		Confinement:    conf,
 		Images:         images.Limits{MaxEdge: cfg.Images.MaxEdge, MaxBytes: cfg.Images.MaxBytes},
 	})
-	if err := checkApprovalTools(loaded, registry); err != nil {
-		e.close()
-		return nil, err
-	}
 	instructions, w := readInstructions(ws.Dir())
 	e.warn(w)
 	log.Debug().Str("server", be.url).Str("provider", cmp.Or(cfg.Provider, config.ProviderOllama)).Strs("config_files", loaded.Files).
@@ -111,6 +109,28 @@ func (cmd command) wire(loaded config.Loaded, r *resumption, log zerolog.Logger)
 		e.closers = append(e.closers, e.db.Close)
 		recorder = e.db
 	}
+	// Embeddings come from Ollama: the model server's client when it is
+	// one, else the Ollama OLLAMA_HOST names, if any answers.
+	client, ok := be.provider.(*ollama.Client)
+	if !ok {
+		client = ollama.New(ollama.Options{URL: cfg.OllamaURL, Options: cfg.Options, KeepAlive: cfg.KeepAlive.Duration})
+	}
+	var store memoryStore
+	switch st := recorder.(type) {
+	case *sqlite.DB:
+		store = st
+	case *lazyStore:
+		store = st
+	}
+	var mem *memoryWiring
+	if store != nil {
+		mem = cmd.wireMemory(ws, store, client, cfg, log)
+		registry = tools.NewRegistry(append(registry.All(), mem.tools...)...)
+	}
+	if err := checkApprovalTools(loaded, registry); err != nil {
+		e.close()
+		return nil, err
+	}
 	e.opts = agent.Options{
 		Provider: be.provider,
 		Tools:    registry,
@@ -122,6 +142,9 @@ func (cmd command) wire(loaded config.Loaded, r *resumption, log zerolog.Logger)
 		Dir:  ws.Dir(),
 	}
 	e.opts.Recorder = recorder
+	if mem != nil {
+		e.opts.Facts, e.opts.RepoMap, e.indexer = mem.facts, mem.repoMap, mem.indexer
+	}
 	if store, ok := recorder.(checkpoint.Store); ok {
 		tracker, err := checkpoint.New(store, ws.Dir(), trackerOptions(cfg.Undo, log))
 		if err != nil {

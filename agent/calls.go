@@ -174,7 +174,7 @@ func (r *run) execute(c *callState) {
 		return
 	}
 	start := r.s.opts.Now()
-	res, err := c.prepared.Run(ctx)
+	res, err := c.prepared.Run(tools.WithSession(ctx, r.s.id))
 	c.duration = r.s.opts.Now().Sub(start)
 	if sandboxed {
 		r.s.blocked.record(c.subject, res.Blocked)

@@ -124,6 +124,7 @@ func (s *Session) RunPrompt(ctx context.Context, p Prompt, emit func(Event)) (Re
 	if len(p.Images) > 0 && !s.sees() {
 		return Result{StopReason: StopError, SessionID: s.savedID(), Model: s.model.Name, Mode: s.mode.Name()}, s.noVision(ctx)
 	}
+	s.refreshFacts(ctx)
 	lim := s.opts.Config.Limits
 	if lim.Timeout.Duration > 0 {
 		var cancel context.CancelFunc

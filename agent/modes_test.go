@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
@@ -15,9 +16,11 @@ import (
 
 	"lathe/agent/mode"
 	"lathe/agent/plan"
+	"lathe/codeindex"
 	"lathe/internal/ollamatest"
 	"lathe/prompts"
 	"lathe/session"
+	"lathe/session/sqlite"
 	"lathe/tools"
 )
 
@@ -649,7 +652,8 @@ func lastMessage(req api.ChatRequest) string { return req.Messages[len(req.Messa
 
 // TestEveryModeFitsThePromptBudget: each mode's system prompt and tool
 // schemas, as sent, stay under the design's 1,500 tokens (at four bytes a
-// token), build mode with a plan of ten steps included.
+// token), with every tool lathe may offer, and build mode with a plan of
+// ten steps included.
 func TestEveryModeFitsThePromptBudget(t *testing.T) {
 	ws, err := tools.OpenWorkspace(t.TempDir())
 	if err != nil {
@@ -660,8 +664,17 @@ func TestEveryModeFitsThePromptBudget(t *testing.T) {
 	for i := range 10 {
 		pl.Steps = append(pl.Steps, plan.Step{Text: fmt.Sprintf("edit internal/lex/lex%d.go: carry the column through scanToken", i)})
 	}
+	db, err := sqlite.Open(filepath.Join(t.TempDir(), "lathe.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	// Every tool, the three memory tools included (search_code as with an
+	// embedding model installed).
+	all := append(tools.Default(ws, tools.Options{}).All(),
+		tools.MemoryTools(ws, tools.Memory{Dir: ws.Dir(), Sessions: db, Facts: db, Code: codeindex.NewSearcher(db, nil)})...)
 	for _, m := range []mode.Mode{mode.Ask{}, mode.Plan{}, mode.Build{}, mode.Build{Plan: pl}} {
-		e := newEnv(t, nil, withMode(m), func(o *Options) { o.Tools = tools.Default(ws, tools.Options{}) })
+		e := newEnv(t, nil, withMode(m), func(o *Options) { o.Tools = tools.NewRegistry(all...) })
 		e.srv.Script(ollamatest.Reply{Content: "ok"})
 		if _, ok := m.(mode.Plan); ok {
 			e.srv.Script(ollamatest.Reply{Content: `{"summary":"","steps":[]}`})

@@ -41,6 +41,14 @@ type Options struct {
 	Config   config.Config
 	// Env is what the system prompts say of the environment.
 	Env prompts.Env
+	// Facts, when set, gives the facts remembered about the project, for
+	// the system prompt: read when the session is prepared and when a new
+	// conversation starts (Reset), never in between, so that the prompt
+	// stays the same from turn to turn.
+	Facts func(ctx context.Context) []string
+	// RepoMap, when set, gives the map of the repository for the system
+	// prompt, read as Facts is.
+	RepoMap func(ctx context.Context) string
 	// Mode is the mode to start in; nil means build mode, or for a
 	// resumed session the mode it was in.
 	Mode mode.Mode
@@ -80,9 +88,15 @@ type Session struct {
 	modeRec    session.ModeRecord // the mode as stored; saved when the session is created
 	resume     *session.Saved     // restored by Prepare, once the model is known
 	win        window.Window
-	think      *bool        // the think value of every request (see thinkFor)
-	cache      cacheState   // what the server's prompt cache holds of this session
-	fitChecked string       // the model whose GPU share was checked
+	think      *bool      // the think value of every request (see thinkFor)
+	cache      cacheState // what the server's prompt cache holds of this session
+	fitChecked string     // the model whose GPU share was checked
+	// toolsSettled: the tools that cannot answer were left out (see
+	// settleTools).
+	toolsSettled bool
+	// factsStale: a new conversation started; the facts are read again
+	// before its first request (see refreshFacts).
+	factsStale bool
 	warmUntil  atomic.Int64 // until when (Unix ns) the server keeps the model loaded, as last used
 	blocked    blockedCommands
 }
@@ -141,6 +155,8 @@ func (s *Session) prepare(ctx context.Context) (Prepared, error) {
 	if err != nil {
 		return Prepared{Model: info}, err
 	}
+	s.settleTools(ctx)
+	s.readFacts(ctx)
 	system, err := s.mode.Prompt(s.opts.Env)
 	if err != nil {
 		return Prepared{Model: info}, err
@@ -166,6 +182,47 @@ func (s *Session) prepare(ctx context.Context) (Prepared, error) {
 	s.opts.Log.Debug().Str("model", info.Name).Strs("capabilities", info.Capabilities).
 		Int("context_length", info.ContextLength).Int("num_ctx", info.NumCtx).Msg("model ready")
 	return p, nil
+}
+
+// settleTools leaves out, once, the tools that cannot answer in this
+// session (search_code without an embedding model): the tools offered
+// must be the same on every request.
+func (s *Session) settleTools(ctx context.Context) {
+	if s.toolsSettled {
+		return
+	}
+	s.toolsSettled = true
+	if avail := s.opts.Tools.Available(ctx); avail != s.opts.Tools {
+		s.opts.Tools = avail
+		s.every = mode.Every(avail)
+		s.resolve = textcall.Resolver(s.every.Names())
+		s.enter(s.mode)
+	}
+}
+
+// readFacts reads the facts remembered about the project, and its map,
+// into the environment the system prompts render.
+func (s *Session) readFacts(ctx context.Context) {
+	if s.opts.Facts != nil {
+		s.opts.Env.Facts = s.opts.Facts(ctx)
+	}
+	if s.opts.RepoMap != nil {
+		s.opts.Env.RepoMap = s.opts.RepoMap(ctx)
+	}
+	s.factsStale = false
+}
+
+// refreshFacts reads the facts again for a new conversation (after
+// Reset), before its first request, and renders its system prompt with
+// them: Reset itself does no I/O, a UI calls it as the user types /new.
+func (s *Session) refreshFacts(ctx context.Context) {
+	if !s.factsStale || len(s.messages) != 1 {
+		return
+	}
+	s.readFacts(ctx)
+	if system, err := s.mode.Prompt(s.opts.Env); err == nil {
+		s.messages[0].Content = system
+	}
 }
 
 // thinkFor is the think value every request of a conversation with model

@@ -26,6 +26,7 @@ func (s *Session) Reset() error {
 		s.enter(mode.Build{})
 	}
 	s.modeRec = session.ModeRecord{Mode: s.mode.Name(), Reason: "new session"}
+	s.factsStale = true // the facts approved meanwhile are read before the next request
 	if s.model.Name != "" {
 		s.messages = s.messages[:1:1]
 		s.messages[0].Content, _ = s.mode.Prompt(s.opts.Env) // rendered before, so it renders

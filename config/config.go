@@ -47,6 +47,8 @@ type Config struct {
 	Undo     Undo     `toml:"undo"`
 	Images   Images   `toml:"images"`
 	TUI      TUI      `toml:"tui"`
+	Memory   Memory   `toml:"memory"`
+	Index    Index    `toml:"index"`
 
 	// OllamaURL is the server's base URL, from OLLAMA_HOST with the
 	// ollama CLI's own rules.
@@ -205,6 +207,39 @@ type TUI struct {
 	FPS int `toml:"fps"`
 }
 
+// Memory says what lathe remembers of a project from one session to the
+// next.
+type Memory struct {
+	// Recall offers the recall tool: the model searches the messages of
+	// the project's earlier sessions.
+	Recall bool `toml:"recall"`
+	// Facts offers the remember tool (build mode; every fact approved by
+	// the user) and puts the facts into the system prompt.
+	Facts bool `toml:"facts"`
+}
+
+// Index configures the semantic code index: the search_code tool and
+// lathe index.
+type Index struct {
+	// Enabled offers search_code, when an embedding model is installed.
+	Enabled bool `toml:"enabled"`
+	// Model is the Ollama embedding model; empty means embeddinggemma,
+	// else nomic-embed-text, whichever is installed.
+	Model string `toml:"model"`
+	// Background indexes the project in the interactive UI while the chat
+	// model is idle.
+	Background bool `toml:"background"`
+	// MaxFile is the largest file indexed, in bytes.
+	MaxFile int64 `toml:"max_file"`
+	// MaxChunks bounds a project's index (and the memory a search takes:
+	// about 3 KiB a chunk with 768-wide vectors).
+	MaxChunks int `toml:"max_chunks"`
+	// MapTokens, when not zero, puts a map of the repository (directories,
+	// files, top-level symbols) of about that many tokens into the system
+	// prompt.
+	MapTokens int `toml:"map_tokens"`
+}
+
 // MaxTurns is the most model calls a prompt may be given (limits.max_turns,
 // --max-turns).
 const MaxTurns = 1000
@@ -234,6 +269,8 @@ func Defaults() Config {
 		Undo:     Undo{MaxBytes: 500 << 20, MaxFile: 10 << 20},
 		Images:   Images{MaxEdge: 1568, MaxBytes: 20_000_000},
 		TUI:      TUI{FPS: DefaultFPS},
+		Memory:   Memory{Recall: true, Facts: true},
+		Index:    Index{Enabled: true, Background: true, MaxFile: 256 << 10, MaxChunks: 100_000},
 		LogLevel: zerolog.WarnLevel,
 	}
 }

@@ -389,6 +389,9 @@ func (l *Loaded) validate(file string) *Error {
 		{l.ContextLength == 0 || l.ContextLength >= 2048 && l.ContextLength <= 10_000_000, "context_length",
 			"must be at least 2048 tokens (0: ask the server)"},
 		{validEnvName(l.APIKeyEnv), "api_key_env", "must name an environment variable (letters, digits and _), not hold the key"},
+		{l.Index.MaxFile >= 1<<10 && l.Index.MaxFile <= 16<<20, "index.max_file", "must be between 1024 and 16777216 (16 MiB)"},
+		{l.Index.MaxChunks >= 100 && l.Index.MaxChunks <= 1_000_000, "index.max_chunks", "must be between 100 and 1000000"},
+		{l.Index.MapTokens >= 0 && l.Index.MapTokens <= 8000, "index.map_tokens", "must be between 0 (no map) and 8000"},
 	}
 	for _, c := range checks {
 		if !c.ok {

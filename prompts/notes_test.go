@@ -47,6 +47,16 @@ func TestNotesGolden(t *testing.T) {
 		{"ResultCut", ResultCut(123456)},
 		{"ArgumentsRepaired", ArgumentsRepaired([]string{`"limit" sent as a string`, "arguments sent as a JSON string"})},
 		{"ArgumentsIgnored", ArgumentsIgnored("evil, PATH")},
+		{"RecallFound", RecallFound([]RecallHit{
+			{Session: "3f2a9c1b5d6e7f80", Date: "2026-11-20", Title: "Fix the parser", Role: "assistant", Snippet: "The tests run with make check"},
+			{Session: "9bda743ca66732d1", Date: "2026-11-02", Title: "Set up CI", Role: "user", Snippet: "…make check fails on CI…"}})},
+		{"RecallNone", RecallNone("make check")},
+		{"Remembered", Remembered()},
+		{"CodeFound", CodeFound([]CodeHit{
+			{Where: "lex/lex.go:14-17", Symbol: "(*Lexer).Next", Excerpt: "    // Next returns the next token.\n    func (l *Lexer) Next() string {"},
+			{Where: "docs/guide.md:1-9", Changed: true, Excerpt: "    # Guide"}}, "indexing: 120 of 800 files so far")},
+		{"CodeNone", CodeNone("")},
+		{"CodeNoIndex", CodeNoIndex("indexing: 12 of 800 files")},
 	}
 	for _, h := range []HintName{HintFindFiles, HintReadIt, HintListIt, HintNarrowDown, HintGlobADir,
 		HintWholeFile, HintCreateOrFind, HintReread, HintAsReadShows, HintReadRegion, HintTooLargeToEdit} {

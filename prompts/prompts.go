@@ -28,6 +28,12 @@ type Env struct {
 	Git  bool   // Dir is inside a git repository
 	// Instructions is the text of the project's AGENTS.md, if any.
 	Instructions string
+	// Facts are what the user approved remembering about the project,
+	// oldest first; the newest that fit FactsLimit are shown.
+	Facts []string
+	// RepoMap is the project's map (directories, files, symbols), when
+	// one is configured.
+	RepoMap string
 }
 
 // PlanView is an approved plan as the build prompt shows it: its steps as
@@ -54,14 +60,38 @@ func BuildPrompt(env Env, plan *PlanView) (string, error) {
 // renderMode renders a mode's template with the environment block.
 func renderMode(name string, env Env, plan *PlanView) (string, error) {
 	text, cut := capText(strings.TrimSpace(env.Instructions), InstructionsLimit)
+	facts, left := fitFacts(env.Facts, FactsLimit)
 	data := struct {
 		Env
 		Plan              *PlanView
 		InstructionsCut   bool
 		InstructionsLimit int
-	}{env, plan, cut, InstructionsLimit}
-	data.Instructions = text
+		FactsLeftOut      int
+	}{env, plan, cut, InstructionsLimit, left}
+	data.Instructions, data.Facts = text, facts
 	return render(name, data)
+}
+
+// FactsLimit is how much of the system prompt the remembered facts may
+// take, in bytes.
+const FactsLimit = 1536
+
+// FactsLeftOut is how many of facts (oldest first) the system prompt
+// leaves out for room: the oldest ones.
+func FactsLeftOut(facts []string) int {
+	_, left := fitFacts(facts, FactsLimit)
+	return left
+}
+
+// fitFacts keeps the newest facts whose lines fit in limit bytes, in their
+// order, and says how many older ones were left out.
+func fitFacts(facts []string, limit int) (kept []string, left int) {
+	size, first := 0, len(facts)
+	for first > 0 && size+len(facts[first-1])+3 <= limit {
+		first--
+		size += len(facts[first]) + 3 // "- " and the line end
+	}
+	return facts[first:], first
 }
 
 // CompactPrompt is the instruction that asks the model to summarize the

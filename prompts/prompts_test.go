@@ -2,6 +2,7 @@ package prompts
 
 import (
 	"flag"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -43,6 +44,17 @@ func TestModePromptsGolden(t *testing.T) {
 		{"build_plan.golden", func() (string, error) { return BuildPrompt(env, plan) }},
 		{"plan.golden", func() (string, error) { return PlanPrompt(env) }},
 		{"ask.golden", func() (string, error) { return AskPrompt(withAgents) }},
+		{"build_memory.golden", func() (string, error) {
+			e := withAgents
+			e.Facts = []string{"Tests run with `make check`.", "Never edit generated/: it is made by `go generate`."}
+			e.RepoMap = "cmd/\n  main.go: main\nlex/\n  lex.go: Lexer, (*Lexer).Next"
+			return BuildPrompt(e, nil)
+		}},
+		{"ask_memory.golden", func() (string, error) {
+			e := env
+			e.Facts = []string{"The user prefers table-driven tests."}
+			return AskPrompt(e)
+		}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -73,6 +85,33 @@ func TestInstructionsAreCapped(t *testing.T) {
 	short, _ := PlanPrompt(Env{Dir: "/p", OS: "linux", Arch: "amd64", Instructions: "Be brief."})
 	if strings.Contains(short, "was cut") || !strings.Contains(short, "Be brief.") {
 		t.Errorf("short instructions mishandled:\n%s", short)
+	}
+}
+
+// TestFactsAreCapped: the newest facts that fit FactsLimit are shown, in
+// their order, and the prompt says how many older ones were left out.
+func TestFactsAreCapped(t *testing.T) {
+	var facts []string
+	for i := range 100 {
+		facts = append(facts, fmt.Sprintf("fact number %03d: %s", i, strings.Repeat("x", 40)))
+	}
+	got, err := BuildPrompt(Env{Dir: "/p", OS: "linux", Arch: "amd64", Facts: facts}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	kept := FactsLimit / (len(facts[0]) + 3)
+	if !strings.Contains(got, fmt.Sprintf("[%d older remembered facts are left out for room.]", 100-kept)) {
+		t.Errorf("the facts left out are not said:\n%s", got)
+	}
+	if strings.Contains(got, facts[100-kept-1]) || !strings.Contains(got, facts[100-kept]) || !strings.Contains(got, facts[99]) {
+		t.Errorf("not the newest %d facts kept", kept)
+	}
+	if i, j := strings.Index(got, facts[98]), strings.Index(got, facts[99]); i < 0 || i > j {
+		t.Error("the facts are not in their order")
+	}
+	again, _ := BuildPrompt(Env{Dir: "/p", OS: "linux", Arch: "amd64", Facts: facts}, nil)
+	if again != got {
+		t.Error("the same facts render differently")
 	}
 }
 

@@ -249,3 +249,15 @@ func SpecsSize(specs []ToolSpec) int {
 	b, _ := json.Marshal(list) // specs hold valid JSON
 	return len(b)
 }
+
+// Embedder turns texts into vectors with an embedding model: optional (a
+// type assertion finds it).
+type Embedder interface {
+	// Embed returns a vector of unit length for each input, in order.
+	Embed(ctx context.Context, model string, inputs []string) ([][]float32, error)
+	// EmbeddingModel is the installed model to embed with: name, checked
+	// to be installed and able to embed, or with name "" the first of
+	// the default embedding models installed. An *Error of kind
+	// ErrNoModel says what to pull when there is none.
+	EmbeddingModel(ctx context.Context, name string) (string, error)
+}

@@ -22,10 +22,14 @@ const (
 	// checklist). Their calls run alone, without approval; a success needs
 	// no card of its own.
 	KindUI
+	// KindMemory tools keep something for later sessions (a fact about
+	// the project). Their calls ask first, showing what is kept, and run
+	// one at a time.
+	KindMemory
 )
 
 // NeedsApproval reports whether calls of the kind ask the user first.
-func (k Kind) NeedsApproval() bool { return k == KindWrite || k == KindExec }
+func (k Kind) NeedsApproval() bool { return k == KindWrite || k == KindExec || k == KindMemory }
 
 // Concurrent reports whether calls of the kind may run alongside others of
 // the kind.
@@ -43,6 +47,8 @@ func (k Kind) String() string {
 		return "transition"
 	case KindUI:
 		return "ui"
+	case KindMemory:
+		return "memory"
 	}
 	return "unknown"
 }

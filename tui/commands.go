@@ -27,6 +27,7 @@ func commands() []slashCommand {
 		{"help", "list the commands and keys", (*model).cmdHelp, ""},
 		{"new", "start a new session", (*model).cmdNew, ""},
 		{"sessions", "resume a saved session of this directory", (*model).cmdSessions, ""},
+		{"search", "find saved messages: /search WORDS; enter resumes there", (*model).cmdSearch, "sessions"},
 		{"compact", "summarize the conversation for the model now", (*model).cmdCompact, ""},
 		{"undo", "take back the last request: its file changes and the exchange", (*model).cmdUndo, ""},
 		{"redo", "do the request undone last again", (*model).cmdRedo, "undo"},
@@ -37,6 +38,7 @@ func commands() []slashCommand {
 		{"mode", "list the modes, or switch: /mode build, plan or ask", (*model).cmdMode, ""},
 		{"tools", "list the tools and which ones ask first", (*model).cmdTools, ""},
 		{"permissions", "what this session allows without asking; revoke N", (*model).cmdPermissions, ""},
+		{"memory", "the facts remembered here; rm N, edit N TEXT", (*model).cmdMemory, "permissions"},
 		{"quit", "quit lathe", (*model).cmdQuit, ""},
 	}
 }
@@ -108,6 +110,10 @@ func (m *model) cmdHelp(string) tea.Cmd {
 			help = "take back the last request and its file changes"
 		case "new":
 			help = "start a new session"
+		case "sessions":
+			help = "resume a saved session, or find one by its words"
+		case "permissions":
+			help = "what is allowed without asking; what is remembered"
 		}
 		h.commands = append(h.commands, [2]string{name, help})
 	}

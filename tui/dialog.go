@@ -124,8 +124,11 @@ func (d *approvalDialog) sessionGrant() string {
 // lines is what the body shows: the command's lines, or the diff's; their
 // control characters escaped, so that what is shown is what will run.
 func (d *approvalDialog) lines() []string {
-	if d.ask.req.Kind == tools.KindExec {
+	switch d.ask.req.Kind {
+	case tools.KindExec:
 		return strings.Split(human.Visible(d.ask.req.Subject), "\n")
+	case tools.KindMemory:
+		return []string{human.Visible(d.ask.req.Subject)}
 	}
 	return diffLines(d.ask.req.Preview)
 }
@@ -153,8 +156,11 @@ func (d *approvalDialog) scroll(msg tea.KeyPressMsg, keys keyMap) bool {
 func (d *approvalDialog) view(width, height int, st *theme, keys keyMap) string {
 	req := d.ask.req
 	title := fmt.Sprintf("Allow %s to change %s?", req.Tool, human.Visible(req.Subject))
-	if req.Kind == tools.KindExec {
+	switch req.Kind {
+	case tools.KindExec:
 		title = "Run this command in " + d.dir + "?"
+	case tools.KindMemory:
+		title = "Remember this about " + d.dir + ", for its next sessions?"
 	}
 	head := append([]string{st.rule.Render(strings.Repeat("─", width))}, wrap("? "+title, width, " ", "   ", st.dialogTitle)...)
 	if len(req.Blocked) > 0 {
@@ -184,10 +190,17 @@ func blockedList(blocked []string) string {
 // second, so only the lines shown are styled.
 func (d *approvalDialog) body(width, room int, st *theme) []string {
 	lines, line := d.lines(), func(l string) string { return diffLine(human.Visible(l), width, st) }
-	if d.ask.req.Kind == tools.KindExec {
+	switch d.ask.req.Kind {
+	case tools.KindExec:
 		line = func(l string) string {
 			return indent + st.subject.Render("$ "+ansi.Truncate(tabsToSpaces(l), width-6, "…"))
 		}
+	case tools.KindMemory:
+		var wrapped []string
+		for _, l := range lines {
+			wrapped = append(wrapped, wrap(l, width, indent+"  ", indent+"  ", st.subject)...)
+		}
+		lines, line = wrapped, func(l string) string { return l }
 	}
 	if len(lines) <= room {
 		d.room, d.top = room, 0

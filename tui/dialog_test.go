@@ -197,3 +197,24 @@ func TestBlockedCommandIsAskedAgain(t *testing.T) {
 		t.Errorf("decision %+v, want allowed outside the sandbox", d)
 	}
 }
+
+// TestApprovalDialogShowsTheFact: a fact to remember is shown whole,
+// wrapped, its control characters escaped, and y allows it.
+func TestApprovalDialogShowsTheFact(t *testing.T) {
+	fact := "Tests run with `make check`, which also runs the linter; never edit generated/ by hand\x1b[8m."
+	st, keys := newTheme(true, true), newKeyMap()
+	reply := make(chan agent.Decision, 1)
+	d := newApprovalDialog(approvalAsk{req: agent.ApprovalRequest{Tool: "remember", Kind: tools.KindMemory, Subject: fact}, reply: reply},
+		&dialogApprover{}, "/home/dev/proj")
+	view := ansi.Strip(d.view(50, 20, &st, keys))
+	if !strings.Contains(view, "? Remember this about /home/dev/proj, for its") {
+		t.Errorf("title:\n%s", view)
+	}
+	joined := strings.Join(strings.Fields(view), " ")
+	if !strings.Contains(joined, "Tests run with `make check`, which also runs the linter; never edit generated/ by hand\\x1b[8m.") {
+		t.Errorf("the fact is not shown whole and escaped:\n%s", view)
+	}
+	if closed, _ := d.update(keyPress("y"), keys); !closed || !(<-reply).Allow {
+		t.Error("y does not allow it")
+	}
+}

@@ -97,6 +97,10 @@ func (m *model) engine(batch engineMsg) tea.Cmd {
 			}
 		case pullDone:
 			cmds = append(cmds, m.pulled(e))
+		case indexProgress:
+			m.index.done, m.index.total = e.done, e.total
+		case indexDone:
+			cmds = append(cmds, m.indexed(e))
 		}
 	}
 	return tea.Batch(append(cmds, m.bridge.wait(), m.animate())...)
@@ -312,7 +316,7 @@ func (m *model) runFinished(d runDone) tea.Cmd {
 	m.run, m.note = nil, ""
 	m.syncMode()
 	m.offerFit()
-	cmd := tea.Batch(m.askTitle(d.res.StopReason), m.next())
+	cmd := tea.Batch(m.askTitle(d.res.StopReason), m.next(), m.startIndex())
 	why := sentence(d.res.Explain(m.opts.Engine.Config.Limits))
 	switch d.res.StopReason {
 	case agent.StopDone, agent.StopPlanned:

@@ -23,7 +23,9 @@ func (m *model) showHistory(h *agent.History) {
 	}
 	modes := h.Modes
 	m.mode.shown, m.mode.item = "build", -1
+	m.seqItems = map[int]int{}
 	for i := 0; i < len(msgs); i++ {
+		m.seqItems[msgs[i].Seq] = len(m.transcript.items)
 		if i == compactedAt {
 			m.notice(noticeInfo, "", "↑ Summarized for the model from here up; the messages are kept.")
 		}
@@ -54,6 +56,13 @@ func (m *model) showHistory(h *agent.History) {
 	}
 	m.notice(noticeInfo, "", fmt.Sprintf("Resumed %q: %s.", title, human.Plural(len(msgs), "message")))
 	m.transcript.scrollToBottom()
+	if at := m.resumeAt; at >= 0 {
+		m.resumeAt = -1
+		m.transcript.settle() // the heights above the message, measured
+		if !m.revealSeq(at) {
+			m.setStatusNote("the message found is no longer in the conversation")
+		}
+	}
 }
 
 // showMode adds a mode record: where the session changed mode, and the

@@ -57,6 +57,11 @@ type Options struct {
 	// Warnings are what lathe noticed at start that does not stop it (a
 	// project's approval rules ignored, AGENTS.md cut): shown first.
 	Warnings []string
+	// Indexer, when set, brings the code index up to date in the
+	// background while the model is idle.
+	Indexer Indexer
+	// Memory, when set, is what /search and /memory reach.
+	Memory Memory
 }
 
 // model is the root of the TUI: it routes messages, owns the layout, and
@@ -104,11 +109,19 @@ type model struct {
 	clipboard   *clipboardSetup    // in tests, the clipboard tools; nil: the system's
 
 	mode   modeState
-	run    *runState
-	runs   sync.WaitGroup
-	usage  usage
-	status statusMemo
-	rule   struct {
+	gate   *idleGate  // open while the model is idle, for the indexer
+	index  indexState // the background indexing
+	search *searchPicker
+	// seqItems maps a message of the session shown from its history to
+	// its item in the transcript; resumeAt is the message to show first
+	// once a session loaded from /search is (-1: none).
+	seqItems map[int]int
+	resumeAt int
+	run      *runState
+	runs     sync.WaitGroup
+	usage    usage
+	status   statusMemo
+	rule     struct {
 		width int
 		line  string
 	} // the rule above the input, rendered once per width
@@ -159,6 +172,8 @@ func newModel(ctx context.Context, opts Options) *model {
 	m.bridge = newBridge(m.interval)
 	// The renderer starts fast (tui.go): the first idle check slows it.
 	m.pace.active, m.pace.fast = min(m.interval, echoInterval), true
+	m.gate = newIdleGate()
+	m.resumeAt = -1
 	m.every = mode.Every(opts.Engine.Tools)
 	m.approver = &dialogApprover{b: m.bridge}
 	m.reviewer = &dialogReviewer{b: m.bridge}
@@ -261,6 +276,9 @@ func (m *model) bottom() string {
 		return m.sessions.view(m.width, room, &m.st, func(i int) string { return m.sessions.row(i, id, now) })
 	case m.rewind != nil:
 		return m.rewind.view(m.width, room, &m.st, m.rewind.row)
+	case m.search != nil:
+		now := time.Now()
+		return m.search.view(m.width, room, &m.st, func(i int) string { return m.search.row(i, now, &m.st) })
 	}
 	var lines []string
 	if w := m.waiting(); w != "" {

@@ -24,10 +24,13 @@ type (
 		list []session.Summary
 		err  error
 	}
-	// sessionLoaded carries a saved session to resume.
+	// sessionLoaded carries a saved session to resume; with atSet, the
+	// transcript is shown from message at on (a /search hit).
 	sessionLoaded struct {
 		saved session.Saved
 		err   error
+		at    int
+		atSet bool
 	}
 	// titleMsg carries the title the model gave the session.
 	titleMsg struct{ title string }
@@ -83,7 +86,7 @@ func (m *model) sessionsKey(msg tea.KeyPressMsg) tea.Cmd {
 	}
 	return func() tea.Msg {
 		saved, err := st.Load(ctx, id)
-		return sessionLoaded{saved, err}
+		return sessionLoaded{saved: saved, err: err}
 	}
 }
 
@@ -103,6 +106,10 @@ func (m *model) sessionLoaded(msg sessionLoaded) tea.Cmd {
 	m.session = m.newSession()
 	_ = m.session.ResumeFrom(msg.saved) // a new session is idle
 	m.titled, m.title, m.usage = true, msg.saved.Title, usage{}
+	m.resumeAt = -1
+	if msg.atSet {
+		m.resumeAt = msg.at
+	}
 	prepare := m.prepare()
 	return func() tea.Msg {
 		_ = old.Close(ctx) // busy naming itself: its claim goes when lathe ends

@@ -132,6 +132,8 @@ func (m *model) hint() string {
 		return m.op + "…"
 	case m.loading != "" && m.run == nil:
 		return "loading " + m.loading + "…"
+	case m.indexNote() != "":
+		return m.indexNote()
 	}
 	return "/help"
 }

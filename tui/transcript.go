@@ -276,6 +276,13 @@ func (t *transcript) toggleSelected() {
 	t.reveal(i)
 }
 
+// revealTop scrolls so that item i starts at the top of the window (or
+// as near as the end of the transcript allows).
+func (t *transcript) revealTop(i int) {
+	t.offset, t.follow = t.sums[i], false
+	t.scroll(0)
+}
+
 // reveal scrolls so that item i's first line is visible.
 func (t *transcript) reveal(i int) {
 	top := t.top()

@@ -37,7 +37,7 @@ func (m *model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case tea.MouseWheelMsg:
 		m.wheel(msg)
 	case tea.PasteMsg:
-		if m.dialog == nil && m.picker == nil && m.sessions == nil && m.rewind == nil { // else a panel hides the input
+		if m.dialog == nil && m.picker == nil && m.sessions == nil && m.rewind == nil && m.search == nil { // else a panel hides the input
 			cmd = m.paste(msg)
 		}
 	case imagesRead:
@@ -52,7 +52,7 @@ func (m *model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		if cmd = m.prepared(msg); cmd == nil {
 			cmd = m.next()
 			if m.phase == phaseReady {
-				cmd = tea.Batch(cmd, m.preload())
+				cmd = tea.Batch(cmd, m.preload(), m.startIndex())
 			}
 		}
 	case modelsMsg:
@@ -83,6 +83,12 @@ func (m *model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		if msg.title != "" {
 			m.title = msg.title
 		}
+	case searchMsg:
+		m.searched(msg)
+	case factsMsg:
+		m.factsListed(msg)
+	case factChanged:
+		m.factChangedMsg(msg)
 	default:
 		cmd = m.input.update(msg, m.keys) // cursor blink and the like
 	}
@@ -90,6 +96,7 @@ func (m *model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	if paced != nil {
 		cmd = tea.Batch(cmd, paced)
 	}
+	m.gate.set(m.idle())
 	return m, cmd
 }
 
@@ -110,7 +117,7 @@ func (m *model) key(msg tea.KeyPressMsg) tea.Cmd {
 	switch {
 	case m.dialog != nil:
 		return m.dialogKey(msg)
-	case (m.picker != nil || m.sessions != nil || m.rewind != nil) && m.scrollKey(msg):
+	case (m.picker != nil || m.sessions != nil || m.rewind != nil || m.search != nil) && m.scrollKey(msg):
 		return nil // the transcript above a picker scrolls
 	case m.picker != nil:
 		return m.pickerKey(msg)
@@ -118,6 +125,8 @@ func (m *model) key(msg tea.KeyPressMsg) tea.Cmd {
 		return m.sessionsKey(msg)
 	case m.rewind != nil:
 		return m.rewindKey(msg)
+	case m.search != nil:
+		return m.searchKey(msg)
 	}
 	if cmd, handled := m.transcriptKey(msg); handled {
 		return cmd

@@ -37,7 +37,8 @@ type Ask struct{}
 type Plan struct{}
 
 // Build makes changes with every tool, following the approved plan when
-// there is one, whose checklist update_plan keeps current.
+// there is one, whose checklist update_plan keeps current (the aids, see
+// tools.Aid, are then left out).
 type Build struct{ Plan *plan.Plan }
 
 func (Ask) Name() string   { return "ask" }
@@ -73,7 +74,13 @@ func (b Build) Tools(all *tools.Registry) *tools.Registry {
 	if b.Plan == nil {
 		return all
 	}
-	return tools.NewRegistry(append(all.All(), updatePlan(b.Plan))...)
+	var working []tools.Tool
+	for _, t := range all.All() {
+		if _, aid := t.(tools.Aid); !aid {
+			working = append(working, t)
+		}
+	}
+	return tools.NewRegistry(append(working, updatePlan(b.Plan))...)
 }
 
 // reading is the tools of all that only read.

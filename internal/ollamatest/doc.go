@@ -3,7 +3,7 @@
 //
 // The fake speaks the native API of a v0.17.4 server: POST /api/chat (streamed
 // NDJSON or one JSON object), POST /api/show, GET /api/tags, POST /api/pull,
-// GET /api/ps, GET /api/version and GET /, with the shapes, statuses and
+// POST /api/embed, GET /api/ps, GET /api/version and GET /, with the shapes, statuses and
 // content types a real server of that version sends. It copies the behaviours a naive client gets
 // wrong: arguments as JSON objects, tool calls on the done line, ids missing
 // on old servers, index 0 on every gpt-oss call, HTTP errors before output and
@@ -121,5 +121,10 @@
 // starting at 2026-01-28T18:34:16.110694939Z, durations derive from the
 // token counts, and tool call ids from a seeded generator.
 //
-// Not served (404, as unknown paths): /api/generate, /api/embed, /v1/...
+// POST /api/embed returns deterministic vectors that mean something: texts
+// sharing words point the same way (see [Embed]), so that a semantic
+// search over them ranks as a real one would, by the words it finds.
+// [EmbeddingModel] is an embedding model to install.
+//
+// Not served (404, as unknown paths): /api/generate, /api/embeddings, /v1/...
 package ollamatest

@@ -134,7 +134,7 @@ func (e entry) show() api.ShowResponse {
 			"general.architecture":                   e.Architecture,
 			"general.parameter_count":                8190735360,
 			e.Architecture + ".context_length":       e.ContextLength,
-			e.Architecture + ".embedding_length":     4096,
+			e.Architecture + ".embedding_length":     e.embeddingLength(),
 			e.Architecture + ".block_count":          36,
 			e.Architecture + ".attention.head_count": 32,
 			// qwen3:8b's: a token of KV cache is 36 × 8 × (128 + 128) × 2

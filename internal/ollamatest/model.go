@@ -104,6 +104,11 @@ type Model struct {
 	// on, on both switches. Without the thinking capability it does
 	// nothing.
 	ThinkSwitch bool
+	// EmbeddingLength is the length of the vectors POST /api/embed returns
+	// for the model, and its "<arch>.embedding_length" in /api/show. Zero
+	// means DefaultEmbeddingLength for a model with the embedding
+	// capability, 4096 for another.
+	EmbeddingLength int
 	// BytesPerToken is the density of this model's tokenizer, replacing
 	// the server's (see WithBytesPerToken) for it. Zero means the
 	// server's.

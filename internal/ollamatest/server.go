@@ -342,5 +342,6 @@ func (s *Server) routeTable() map[string]map[string]handler {
 		"/api/show":    post(s.handleShow),
 		"/api/pull":    post(s.handlePull),
 		"/api/chat":    post(s.handleChat),
+		"/api/embed":   post(s.handleEmbed),
 	}
 }

@@ -124,18 +124,85 @@ func BenchmarkResume1000(b *testing.B) {
 }
 
 // BenchmarkSaveMessage is the cost of committing one message of a
-// realistic history (a transaction each).
+// realistic history (a transaction each), with the message index kept
+// current and, to compare, with the schema before it.
 func BenchmarkSaveMessage(b *testing.B) {
-	db := openTest(b)
-	createSession(b, db, "s1", "/w", day)
+	for _, c := range []struct {
+		name  string
+		steps []string
+	}{{"indexed", migrations()}, {"unindexed", migrations()[:5]}} {
+		b.Run(c.name, func(b *testing.B) {
+			db, err := open(b.Context(), filepath.Join(b.TempDir(), "lathe.db"), c.steps)
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer db.Close()
+			createSession(b, db, "s1", "/w", day)
+			msgs := realisticHistory(1000)
+			i := 0
+			for b.Loop() {
+				m := msgs[i%len(msgs)]
+				m.Seq = i
+				if err := db.SaveMessage(b.Context(), "s1", m); err != nil {
+					b.Fatal(err)
+				}
+				i++
+			}
+		})
+	}
+}
+
+// BenchmarkMessageIndex reports what the full-text index of messages
+// costs on disk: the size of a 1,000-message history with the schema
+// before it and with it.
+func BenchmarkMessageIndex(b *testing.B) {
 	msgs := realisticHistory(1000)
-	i := 0
+	var before, after int64
 	for b.Loop() {
-		m := msgs[i%len(msgs)]
-		m.Seq = i
-		if err := db.SaveMessage(b.Context(), "s1", m); err != nil {
+		dir := b.TempDir()
+		old, err := open(b.Context(), filepath.Join(dir, "old.db"), migrations()[:5])
+		if err != nil {
 			b.Fatal(err)
 		}
-		i++
+		createSession(b, old, "s1", "/w", day)
+		for _, m := range msgs {
+			if err := old.SaveMessage(b.Context(), "s1", m); err != nil {
+				b.Fatal(err)
+			}
+		}
+		if _, err := old.sql.ExecContext(b.Context(), "PRAGMA wal_checkpoint(TRUNCATE)"); err != nil {
+			b.Fatal(err)
+		}
+		old.Close()
+		fi, err := os.Stat(filepath.Join(dir, "old.db"))
+		if err != nil {
+			b.Fatal(err)
+		}
+		before, after = fi.Size(), writeHistory(b, filepath.Join(dir, "new.db"), msgs)
+	}
+	b.ReportMetric(float64(before)/10, "bytes/100msgs-unindexed")
+	b.ReportMetric(float64(after)/10, "bytes/100msgs-indexed")
+}
+
+// BenchmarkMessageSearch searches 10,000 saved messages (ten sessions of
+// a realistic history) for three words, as lathe sessions search and
+// recall do.
+func BenchmarkMessageSearch(b *testing.B) {
+	db := openTest(b)
+	msgs := realisticHistory(1000)
+	for s := range 10 {
+		id := fmt.Sprintf("s%d", s)
+		createSession(b, db, id, "/w", day)
+		for _, m := range msgs {
+			if err := db.SaveMessage(b.Context(), id, m); err != nil {
+				b.Fatal(err)
+			}
+		}
+	}
+	for b.Loop() {
+		hits, err := db.Search(b.Context(), session.SearchQuery{Text: "session store context", Dir: "/w", Limit: 8})
+		if err != nil || len(hits) != 8 {
+			b.Fatal(len(hits), err)
+		}
 	}
 }
