@@ -28,6 +28,7 @@ type Config struct {
 	Sandbox  Sandbox  `toml:"sandbox"`
 	Undo     Undo     `toml:"undo"`
 	TUI      TUI      `toml:"tui"`
+	MCP      MCP      `toml:"mcp"`
 
 	// OllamaURL is the server's base URL, from OLLAMA_HOST with the
 	// ollama CLI's own rules.
@@ -177,6 +178,7 @@ func Defaults() Config {
 		Sandbox:  Sandbox{Mode: "workspace-write"},
 		Undo:     Undo{MaxBytes: 500 << 20, MaxFile: 10 << 20},
 		TUI:      TUI{FPS: DefaultFPS},
+		MCP:      MCP{Budget: 0.1},
 		LogLevel: zerolog.WarnLevel,
 	}
 }

@@ -83,6 +83,9 @@ func Load(src Sources) (Loaded, error) {
 		if err := l.readFile(ProjectFile(src.ProjectDir), true); err != nil {
 			return l, err
 		}
+		if err := l.readDotMCP(src.ProjectDir, src.Getenv); err != nil {
+			return l, err
+		}
 	}
 	if err := l.applyEnv(src.Getenv); err != nil {
 		return l, err
@@ -144,6 +147,7 @@ func (l *Loaded) readFile(path string, project bool) error {
 		return err
 	}
 	before := l.Config
+	before.MCP.Servers = cloneServers(l.MCP.Servers)
 	dec := toml.NewDecoder(bytes.NewReader(data))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&l.Config); err != nil {
@@ -157,6 +161,7 @@ func (l *Loaded) readFile(path string, project bool) error {
 	}
 	if project {
 		l.keepTight(path, before)
+		l.markProject(path, before.MCP.Servers)
 	}
 	return nil
 }
@@ -320,5 +325,5 @@ func (l *Loaded) validate(file string) *Error {
 			return &Error{File: file, Key: c.key, Msg: c.msg}
 		}
 	}
-	return nil
+	return l.validateMCP(file)
 }
