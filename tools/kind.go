@@ -22,10 +22,14 @@ const (
 	// checklist). Their calls run alone, without approval; a success needs
 	// no card of its own.
 	KindUI
+	// KindExternal tools belong to another program (an MCP server) and
+	// may change anything it reaches. Their calls ask first, showing the
+	// server, the tool and the arguments, and run one at a time.
+	KindExternal
 )
 
 // NeedsApproval reports whether calls of the kind ask the user first.
-func (k Kind) NeedsApproval() bool { return k == KindWrite || k == KindExec }
+func (k Kind) NeedsApproval() bool { return k == KindWrite || k == KindExec || k == KindExternal }
 
 // Concurrent reports whether calls of the kind may run alongside others of
 // the kind.
@@ -43,6 +47,8 @@ func (k Kind) String() string {
 		return "transition"
 	case KindUI:
 		return "ui"
+	case KindExternal:
+		return "external"
 	}
 	return "unknown"
 }
