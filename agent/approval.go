@@ -30,6 +30,11 @@ type ApprovalRequest struct {
 	// Note says what undo could not take back of the call ("too large to
 	// checkpoint"); empty when it could.
 	Note string
+	// Server names the MCP server a call of KindExternal goes to, and
+	// ServerTool the tool as the server names it; Tool is then the tool
+	// as the model calls it (also through mcp_call), and Args the
+	// arguments as they will be sent.
+	Server, ServerTool string
 }
 
 // Decision is an approver's answer. Reason, when denying, is shown to the

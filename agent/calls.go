@@ -38,7 +38,8 @@ func (c *callState) settle(outcome Outcome, res tools.Result) {
 
 // message is the call's result as it goes into the history.
 func (c *callState) message() provider.Message {
-	return provider.Message{Role: "tool", Content: c.result.Content, ToolName: c.call.Name, ToolCallID: c.call.ID}
+	return provider.Message{Role: "tool", Content: c.result.Content, Images: c.result.Images,
+		ToolName: c.call.Name, ToolCallID: c.call.ID}
 }
 
 // runCalls handles the calls of one reply and returns them with their
@@ -125,7 +126,8 @@ func (r *run) prepare(i int, c provider.ToolCall) *callState {
 		st.settle(OutcomeFailed, tools.Errorf("invalid arguments", err.Error()))
 		return st
 	}
-	st.prepared, st.subject = prepared, prepared.Subject()
+	// A call made through another tool (mcp_call) has its target's kind.
+	st.prepared, st.subject, st.kind = prepared, prepared.Subject(), tools.CallKind(prepared, st.kind)
 	return st
 }
 
@@ -148,7 +150,7 @@ func (r *run) runBatch(turn int, batch []*callState) {
 			continue
 		}
 		wg.Go(func() {
-			r.execute(c)
+			r.execute(turn, c)
 			r.finish(turn, c)
 		})
 	}
@@ -156,17 +158,23 @@ func (r *run) runBatch(turn int, batch []*callState) {
 }
 
 // execute approves (when its kind asks) and runs one prepared call.
-func (r *run) execute(c *callState) {
+func (r *run) execute(turn int, c *callState) {
 	ctx := r.ctx
 	if ctx.Err() != nil {
 		c.settle(OutcomeInterrupted, tools.Errorf("interrupted", prompts.NotRunInterrupted()))
 		return
 	}
-	if c.kind.NeedsApproval() {
+	origin, external := tools.AsOrigin(c.prepared)
+	if c.kind.NeedsApproval() && !(external && origin.Preapproved()) {
 		sb, sandboxed := tools.AsSandboxed(c.prepared)
 		sandboxed = sandboxed && sb.Confined()
 		req := ApprovalRequest{Tool: c.call.Name, Kind: c.kind, Subject: c.subject,
 			Args: c.args, Preview: c.preview, Call: c.prepared, Sandboxed: sandboxed}
+		if external {
+			// What will be sent, to whom: a grant covers the tool it names.
+			req.Server, req.ServerTool, req.Tool = origin.Origin()
+			req.Args = string(origin.Arguments())
+		}
 		if cp := r.s.opts.Checkpoints; cp != nil && r.checkpointing && c.kind == tools.KindWrite {
 			req.Note = cp.Note(c.subject)
 		}
@@ -188,6 +196,7 @@ func (r *run) execute(c *callState) {
 		}
 	}
 	start := r.s.opts.Now()
+	ctx = tools.WithProgress(ctx, func(text string) { r.emit(ToolProgress{Turn: turn, Index: c.index, Text: text}) })
 	res, err := c.prepared.Run(ctx)
 	c.duration = r.s.opts.Now().Sub(start)
 	switch {
@@ -219,6 +228,9 @@ func (r *run) finish(turn int, c *callState) {
 	}
 	r.count(warned, len(c.result.Repairs))
 	c.result.Content = r.s.win.CutResult(c.result.Content)
+	if !r.s.model.Lists("vision") {
+		c.result.Images = nil // named in the text; a model that cannot see gets only that
+	}
 	r.save(session.Message{Seq: c.seq, Message: c.message(),
 		Tool: &session.ToolMeta{Subject: c.subject, Outcome: string(c.outcome), Summary: c.result.Summary, Duration: c.duration}})
 	r.emit(ToolFinished{Turn: turn, Index: c.index, ID: c.call.ID, Name: c.call.Name, Kind: c.kind,

@@ -128,6 +128,10 @@ func (s *Session) Run(ctx context.Context, prompt string, emit func(Event)) (Res
 			r.emit(Warning{Text: "passed over model " + skipped})
 		}
 	}
+	s.syncTools(ctx, len(s.messages) <= 1, true)
+	if notes := s.takeNotes(); len(notes) > 0 {
+		r.emit(ToolsChanged{Notes: notes})
+	}
 	r.begin(prompt)
 	r.record(provider.Message{Role: "user", Content: prompt})
 
