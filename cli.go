@@ -33,6 +33,7 @@ Usage:
   lathe doctor [--json]            check the server, models, sandbox and setup
   lathe context [--continue | --resume ID]
                                    how the context window is used
+  lathe mcp list [--json]          the MCP servers and their tools
   lathe help, lathe --help         show this help
   lathe --version                  print the version
 
@@ -53,6 +54,8 @@ Flags:
                            --yes carries it out
       --sandbox MODE       how commands are confined: workspace-write
                            (default), read-only or off
+      --trust-project-mcp  start the MCP servers the project declares
+                           (.lathe/config.toml, .mcp.json) for this run
   -h, --help               show this help
       --version            print the version
 
@@ -62,12 +65,12 @@ Flags of lathe sessions:
       --older-than AGE     prune: not updated for AGE (30d, 12h, 90m)
       --dry-run            prune: list what would be removed, remove nothing
 
-Flags of lathe undo and lathe doctor:
+Flags of lathe undo, lathe doctor and lathe mcp list:
       --session ID         undo: that session (a unique prefix will do)
       --list               undo: list the runs that can be undone
       --yes                undo: do not ask first
       --force              undo: overwrite files changed since the run
-      --json               doctor: the checks as JSON
+      --json               doctor, mcp list: JSON
 
 Exit codes of -p: 0 done (or a plan printed), 1 failure, 2 usage or config
 error, 3 stopped by a limit, 130 interrupted. The interactive UI exits 0,
@@ -86,6 +89,8 @@ Files:
   $XDG_CONFIG_HOME/lathe/config.toml  your config
   .lathe/config.toml                  the project's config, over yours; it
                                       may tighten limits, never approve
+  .mcp.json                           the project's MCP servers (Claude
+                                      Code's file), started once trusted
   AGENTS.md                           the project's instructions to the model
   $XDG_DATA_HOME/lathe/lathe.db       the saved sessions
   $XDG_STATE_HOME/lathe/lathe.log     the interactive UI's log
@@ -118,10 +123,13 @@ type command struct {
 	session string // --session ID
 	list    bool   // --list
 	force   bool   // --force
+
+	// trustMCP: --trust-project-mcp.
+	trustMCP bool
 }
 
 // subcommands are the words that start a subcommand rather than a session.
-var subcommands = []string{"sessions", "undo", "doctor", "context", "help"}
+var subcommands = []string{"sessions", "undo", "doctor", "context", "mcp", "help"}
 
 // flagsOf are the flags each subcommand takes; a session takes every
 // flag but those of the subcommands (sessionOnly).
@@ -132,6 +140,7 @@ var flagsOf = map[string][]string{
 	"undo":           {"dir", "continue", "session", "list", "yes", "force"},
 	"doctor":         {"dir", "json", "model"},
 	"context":        {"dir", "continue", "resume", "model"},
+	"mcp list":       {"dir", "json", "trust-project-mcp"},
 	"help":           {},
 }
 
@@ -162,6 +171,7 @@ func parseArgs(args []string) (command, error) {
 	fs.StringVar(&cmd.session, "session", "", "")
 	fs.BoolVar(&cmd.list, "list", false, "")
 	fs.BoolVar(&cmd.force, "force", false, "")
+	fs.BoolVar(&cmd.trustMCP, "trust-project-mcp", false, "")
 	fs.BoolVarP(&help, "help", "h", false, "")
 	fs.BoolVar(&version, "version", false, "")
 	if err := fs.Parse(args); err != nil {
@@ -231,6 +241,15 @@ func (cmd *command) subcommand(fs *pflag.FlagSet) error {
 		return cmd.sessionsCommand(words[1:])
 	case "help":
 		cmd.sub = "help"
+		return nil
+	case "mcp":
+		if len(words) < 2 || words[1] != "list" {
+			return usagef("mcp: say what to do: lathe mcp list [--json]")
+		}
+		cmd.sub = "mcp list"
+		if len(words) > 2 {
+			return usagef("mcp list: unexpected argument %q", words[2])
+		}
 		return nil
 	case "undo", "doctor", "context":
 		cmd.sub = words[0]

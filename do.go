@@ -39,6 +39,8 @@ func (cmd command) do(ctx context.Context, stdin io.Reader, stdout, stderr io.Wr
 		return cmd.undo(ctx, stdin, stdout, stderr)
 	case "context":
 		return cmd.contextUse(ctx, stdout, stderr)
+	case "mcp list":
+		return cmd.mcpList(ctx, stdout, stderr)
 	}
 	var prompt string
 	if cmd.oneShot {
@@ -103,7 +105,14 @@ func (cmd command) oneShotRun(ctx context.Context, prompt string, loaded config.
 	log.Debug().Str("session", s.Snapshot().ID).Bool("resumed", e.saved != nil).Msg("session")
 	printer := print.New(cmd.format, stdout, stderr,
 		print.Options{Color: color, Terminal: isTerminal(stdout), Progress: isTerminal(stderr)})
-	res, runErr := s.Run(ctx, prompt, printer.Event)
+	emit, stopNotices := e.serialized(printer.Event)
+	if e.mcp != nil {
+		if names := e.mcp.Untrusted(); len(names) > 0 {
+			emit(agent.Warning{Text: untrustedNote(names, true)})
+		}
+	}
+	res, runErr := s.Run(ctx, prompt, emit)
+	stopNotices()
 	if inUse := (*session.InUseError)(nil); errors.As(runErr, &inUse) {
 		flag := "--continue"
 		if cmd.resume != "" {

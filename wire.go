@@ -16,6 +16,7 @@ import (
 	"lathe/checkpoint"
 	"lathe/config"
 	"lathe/internal/safefile"
+	"lathe/mcp"
 	"lathe/prompts"
 	"lathe/provider/ollama"
 	"lathe/sandbox"
@@ -27,8 +28,10 @@ import (
 // engine is what a session runs with, wired from the config.
 type engine struct {
 	opts     agent.Options
-	db       *sqlite.DB     // the store, when opened at once (to resume, or for the UI); nil otherwise
-	saved    *session.Saved // the session to resume; nil for a new one
+	mcp      *mcp.Manager    // the MCP servers; nil when none is configured
+	notices  chan mcp.Notice // what the servers did in the background
+	db       *sqlite.DB      // the store, when opened at once (to resume, or for the UI); nil otherwise
+	saved    *session.Saved  // the session to resume; nil for a new one
 	warnings []string
 	closers  []func() error
 }
@@ -101,6 +104,10 @@ func (cmd command) wire(loaded config.Loaded, r *resumption, log zerolog.Logger)
 		Dir:  ws.Dir(),
 	}
 	e.opts.Recorder = recorder
+	if err := cmd.wireMCP(e, loaded, ws.Dir(), log); err != nil {
+		e.close()
+		return nil, err
+	}
 	if store, ok := recorder.(checkpoint.Store); ok {
 		tracker, err := checkpoint.New(store, ws.Dir(), checkpoint.Options{MaxFile: cfg.Undo.MaxFile, Log: log})
 		if err != nil {

@@ -156,7 +156,10 @@ func (l *Loaded) readFile(path string, project bool) error {
 	l.Files = append(l.Files, path)
 	l.sources = append(l.sources, source{path: path, data: data})
 	if err := l.validate(path); err != nil {
-		err.Line, err.Column = keyPosition(data, err.Key)
+		// Where the key is, or the table it is missing from.
+		for key := err.Key; key != "" && err.Line == 0; key, _ = cutLast(key) {
+			err.Line, err.Column = keyPosition(data, key)
+		}
 		return err
 	}
 	if project {
@@ -326,4 +329,13 @@ func (l *Loaded) validate(file string) *Error {
 		}
 	}
 	return l.validateMCP(file)
+}
+
+// cutLast cuts the last part off a dotted key: "a.b.c" is "a.b".
+func cutLast(key string) (string, bool) {
+	i := strings.LastIndexByte(key, '.')
+	if i < 0 {
+		return "", false
+	}
+	return key[:i], true
 }

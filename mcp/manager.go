@@ -40,6 +40,9 @@ type Options struct {
 	// Getenv reads the variables bearer_token_env names.
 	Getenv func(string) string
 	Log    zerolog.Logger
+	// StderrLevel is the level what a stdio server writes on stderr is
+	// logged at, a line each (zero: debug).
+	StderrLevel zerolog.Level
 	// OutputBytes caps a call's result.
 	OutputBytes int
 	// Budget is the share of num_ctx the tool schemas may take.

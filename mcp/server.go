@@ -329,7 +329,7 @@ func (s *server) transport() (sdk.Transport, *process, error) {
 // stderrLine logs a line the server wrote to stderr, and keeps it to say
 // why the server failed.
 func (s *server) stderrLine(line string) {
-	s.m.opts.Log.Info().Str("server", s.name).Str("stderr", line).Msg("mcp server")
+	s.m.opts.Log.WithLevel(s.m.opts.StderrLevel).Str("server", s.name).Str("stderr", line).Msg("mcp server")
 	s.mu.Lock()
 	s.stderr = line
 	s.mu.Unlock()

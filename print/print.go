@@ -103,6 +103,10 @@ func (h *Printer) Event(e agent.Event) {
 			human.Plural(e.Summarized, "older message"), e.Before, e.After)
 	case agent.ModeChanged:
 		fmt.Fprintf(h.stderr, "lathe: %s mode → %s mode (%s)\n", e.From, e.To, human.Line(e.Reason, 100))
+	case agent.ToolsChanged:
+		for _, n := range e.Notes {
+			fmt.Fprintln(h.stderr, "lathe: "+n)
+		}
 	case agent.PlanProposed:
 		fmt.Fprintf(h.stderr, "lathe: plan proposed: %s (%s)\n", human.Line(e.Plan.Summary, 100), human.Plural(len(e.Plan.Steps), "step"))
 	}

@@ -144,9 +144,13 @@ func Handler(opts Options) http.Handler {
 // re-executed, or the fakemcp command of the end-to-end scripts. The
 // environment shapes it: MCPTEST_PADDING (a number of padding tools),
 // MCPTEST_CANCELLED and MCPTEST_CALLS (files, see Options), and
-// MCPTEST_START ("crash": exit before answering; "hang": never answer).
+// MCPTEST_START ("crash": exit before answering; "hang": never answer),
+// MCPTEST_STARTED (a file written when it starts).
 func Main() {
 	fmt.Fprintln(os.Stderr, "mcptest: started")
+	if f := os.Getenv("MCPTEST_STARTED"); f != "" {
+		_ = os.WriteFile(f, []byte("started\n"), 0o644)
+	}
 	switch os.Getenv("MCPTEST_START") {
 	case "crash":
 		fmt.Fprintln(os.Stderr, "mcptest: cannot start: no database")
