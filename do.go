@@ -156,6 +156,7 @@ func (cmd command) interactive(ctx context.Context, loaded config.Loaded, r *res
 		Engine: e.opts, Puller: client, Suggested: ollama.SuggestedModel, Server: client.URL(), Resume: e.saved,
 		Dir: e.opts.Dir, Home: cmd.env.get("HOME"), NoColor: cfg.NoColor, Input: stdin, Output: stdout,
 		Environ: cmd.env.list, FPS: cfg.TUI.FPS, Warnings: slices.Concat(notes, loaded.Warnings, e.warnings),
+		MCP: e.mcp, MCPNotices: e.notices, TrustProject: cmd.keepTrust(loaded, e.opts.Dir),
 	}
 	if e.db != nil {
 		opts.Catalog = e.db

@@ -7,6 +7,7 @@ import (
 	"runtime/debug"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/rs/zerolog"
 
@@ -129,5 +130,21 @@ func (e *engine) serialized(fn func(agent.Event)) (emit func(agent.Event), stop 
 				return
 			}
 		}
+	}
+}
+
+// keepTrust returns what records the user's trust in the project's MCP
+// servers, as they are now, in the trust file.
+func (cmd command) keepTrust(loaded config.Loaded, dir string) func() error {
+	project := loaded.MCP.ProjectServers()
+	if len(project) == 0 {
+		return nil
+	}
+	return func() error {
+		path := trustFile(cmd.env.get)
+		if path == "" {
+			return errors.New("no data directory to keep it in (set HOME or XDG_DATA_HOME)")
+		}
+		return mcp.Trust(path, dir, project, time.Now())
 	}
 }

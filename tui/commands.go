@@ -36,6 +36,7 @@ func commands() []slashCommand {
 		{"context", "how the context window is used", (*model).cmdContext, ""},
 		{"mode", "list the modes, or switch: /mode build, plan or ask", (*model).cmdMode, ""},
 		{"tools", "list the tools and which ones ask first", (*model).cmdTools, ""},
+		{"mcp", "the MCP servers; on NAME, off NAME, reload, trust", (*model).cmdMCP, "tools"},
 		{"permissions", "what this session allows without asking; revoke N", (*model).cmdPermissions, ""},
 		{"quit", "quit lathe", (*model).cmdQuit, ""},
 	}
@@ -108,6 +109,8 @@ func (m *model) cmdHelp(string) tea.Cmd {
 			help = "take back the last request and its file changes"
 		case "new":
 			help = "start a new session"
+		case "tools":
+			help = "the tools and which ask first; the MCP servers"
 		}
 		h.commands = append(h.commands, [2]string{name, help})
 	}

@@ -1,6 +1,8 @@
 package tui
 
 import (
+	"bytes"
+	"encoding/json"
 	"fmt"
 	"strings"
 
@@ -124,10 +126,24 @@ func (d *approvalDialog) sessionGrant() string {
 // lines is what the body shows: the command's lines, or the diff's; their
 // control characters escaped, so that what is shown is what will run.
 func (d *approvalDialog) lines() []string {
-	if d.ask.req.Kind == tools.KindExec {
+	switch d.ask.req.Kind {
+	case tools.KindExec:
 		return strings.Split(human.Visible(d.ask.req.Subject), "\n")
+	case tools.KindExternal:
+		return argumentLines(d.ask.req.Args)
 	}
 	return diffLines(d.ask.req.Preview)
+}
+
+// argumentLines are an MCP call's arguments as indented JSON, a line each,
+// their control characters escaped.
+func argumentLines(args string) []string {
+	var b bytes.Buffer
+	if json.Indent(&b, []byte(args), "", "  ") != nil {
+		b.Reset()
+		b.WriteString(args)
+	}
+	return strings.Split(human.Visible(b.String()), "\n")
 }
 
 // scroll moves through a body longer than the dialog, before deciding.
@@ -153,8 +169,11 @@ func (d *approvalDialog) scroll(msg tea.KeyPressMsg, keys keyMap) bool {
 func (d *approvalDialog) view(width, height int, st *theme, keys keyMap) string {
 	req := d.ask.req
 	title := fmt.Sprintf("Allow %s to change %s?", req.Tool, human.Visible(req.Subject))
-	if req.Kind == tools.KindExec {
+	switch req.Kind {
+	case tools.KindExec:
 		title = "Run this command in " + d.dir + "?"
+	case tools.KindExternal:
+		title = fmt.Sprintf("Allow the MCP server %s to run %s with these arguments?", human.Visible(req.Server), human.Visible(req.ServerTool))
 	}
 	head := append([]string{st.rule.Render(strings.Repeat("─", width))}, wrap("? "+title, width, " ", "   ", st.dialogTitle)...)
 	if req.Note != "" {
@@ -171,9 +190,14 @@ func (d *approvalDialog) view(width, height int, st *theme, keys keyMap) string 
 // second, so only the lines shown are styled.
 func (d *approvalDialog) body(width, room int, st *theme) []string {
 	lines, line := d.lines(), func(l string) string { return diffLine(human.Visible(l), width, st) }
-	if d.ask.req.Kind == tools.KindExec {
+	switch d.ask.req.Kind {
+	case tools.KindExec:
 		line = func(l string) string {
 			return indent + st.subject.Render("$ "+ansi.Truncate(tabsToSpaces(l), width-6, "…"))
+		}
+	case tools.KindExternal:
+		line = func(l string) string {
+			return indent + st.subject.Render(ansi.Truncate(tabsToSpaces(l), width-4, "…"))
 		}
 	}
 	if len(lines) <= room {

@@ -16,6 +16,7 @@ import (
 
 	"lathe/agent"
 	"lathe/agent/mode"
+	"lathe/mcp"
 	"lathe/provider"
 	"lathe/session"
 	"lathe/tools"
@@ -55,6 +56,13 @@ type Options struct {
 	// Warnings are what lathe noticed at start that does not stop it (a
 	// project's approval rules ignored, AGENTS.md cut): shown first.
 	Warnings []string
+	// MCP runs the MCP servers, whose tools Engine.Extra offers; nil when
+	// none is configured. MCPNotices are what they do in the background.
+	MCP        *mcp.Manager
+	MCPNotices <-chan mcp.Notice
+	// TrustProject keeps the user's trust in the project's MCP servers,
+	// for the next start.
+	TrustProject func() error
 }
 
 // model is the root of the TUI: it routes messages, owns the layout, and
@@ -162,6 +170,7 @@ func newModel(ctx context.Context, opts Options) *model {
 	m.session = m.newSession()
 	m.syncMode()
 	m.mode.item, m.mode.shown = -1, "build" // a mode chosen at start is told with the first prompt
+	m.offerTrust()
 	if saved := opts.Resume; saved != nil {
 		_ = m.session.ResumeFrom(*saved) // a new session is idle
 		m.titled = true
@@ -185,7 +194,7 @@ func (m *model) newSession() *agent.Session {
 // terminal for its background colour, and reads the prompts of earlier
 // sessions.
 func (m *model) Init() tea.Cmd {
-	return tea.Batch(m.prepare(), m.bridge.wait(), tea.RequestBackgroundColor, m.loadPrompts())
+	return tea.Batch(m.prepare(), m.bridge.wait(), tea.RequestBackgroundColor, m.loadPrompts(), m.listenMCP())
 }
 
 // promptHistory is how many prompts of earlier sessions Up can recall.
