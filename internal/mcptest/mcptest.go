@@ -8,11 +8,11 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"net/http"
 	"os"
 	"strconv"
 	"strings"
-	"time"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -156,7 +156,8 @@ func Main() {
 		fmt.Fprintln(os.Stderr, "mcptest: cannot start: no database")
 		os.Exit(2)
 	case "hang":
-		time.Sleep(time.Hour)
+		_, _ = io.Copy(io.Discard, os.Stdin) // never answer; end with the client
+		os.Exit(0)
 	}
 	padding, _ := strconv.Atoi(os.Getenv("MCPTEST_PADDING"))
 	s := New(Options{Padding: padding, Cancelled: os.Getenv("MCPTEST_CANCELLED"), Calls: os.Getenv("MCPTEST_CALLS")})
