@@ -219,3 +219,19 @@ func waitForTool(t *testing.T, m *mcp.Manager, tool string) {
 	}
 	t.Fatalf("the server never listed %s", tool)
 }
+
+// A call to an MCP tool written as text is recovered and run, as one to a
+// built-in tool is.
+func TestMCPTextCall(t *testing.T) {
+	e, _ := mcpEnv(t, []ollamatest.Reply{
+		{Content: "```json\n{\"name\": \"t__echo\", \"arguments\": {\"text\": \"from text\"}}\n```"},
+		{Content: "done"},
+	}, config.MCPServer{})
+	res, err := e.run(t.Context(), "echo")
+	if err != nil || res.Recoveries.TextCalls != 1 {
+		t.Fatalf("run: %v, recoveries %+v", err, res.Recoveries)
+	}
+	if got := lastToolResults(t, e.srv); len(got) != 1 || got[0].Content != "from text" || got[0].ToolName != "t__echo" {
+		t.Errorf("result: %+v", got)
+	}
+}
