@@ -66,7 +66,6 @@ func writeMCPText(w io.Writer, list []mcp.Status, loaded config.Loaded) error {
 		_, err := fmt.Fprintln(w, "No MCP server is configured: add one under [mcp.servers.NAME] in your config (see the README's MCP section).")
 		return err
 	}
-	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	total := 0
 	for _, s := range list {
 		state := string(s.State)
@@ -76,16 +75,17 @@ func writeMCPText(w io.Writer, list []mcp.Status, loaded config.Loaded) error {
 		if s.State == mcp.StateUntrusted {
 			state += " (pass --trust-project-mcp, or trust them in the UI)"
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s", s.Name, s.Transport, human.Line(s.Target, 50), state)
+		line := fmt.Sprintf("%s  %s  %s  %s", s.Name, s.Transport, human.Line(s.Target, 50), state)
 		if s.State == mcp.StateReady {
-			fmt.Fprintf(tw, "\t%s\t~%s tokens", human.Plural(len(s.Tools), "tool"), human.Thousands(s.Tokens))
+			line += fmt.Sprintf("  %s  ~%s tokens", human.Plural(len(s.Tools), "tool"), human.Thousands(s.Tokens))
 			total += s.Tokens
 		}
-		fmt.Fprintln(tw)
+		fmt.Fprintln(w, line)
 		approve := "asks first"
 		if loaded.MCP.Servers[s.Name].Approve == "always" {
 			approve = "approved by your config"
 		}
+		tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 		for _, t := range s.Tools {
 			how := approve
 			if t.ReadOnly {
@@ -93,9 +93,9 @@ func writeMCPText(w io.Writer, list []mcp.Status, loaded config.Loaded) error {
 			}
 			fmt.Fprintf(tw, "  %s\t%s\t%s\n", t.Name, how, human.Line(t.Description, 70))
 		}
-	}
-	if err := tw.Flush(); err != nil {
-		return err
+		if err := tw.Flush(); err != nil {
+			return err
+		}
 	}
 	numCtx := loaded.Options.NumCtx
 	budget := int(loaded.MCP.Budget * float64(numCtx))
