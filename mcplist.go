@@ -99,12 +99,8 @@ func writeMCPText(w io.Writer, list []mcp.Status, loaded config.Loaded) error {
 	}
 	numCtx := loaded.Options.NumCtx
 	budget := int(loaded.MCP.Budget * float64(numCtx))
-	how := "offered by name"
-	if total > budget {
-		how = "offered through mcp_search and mcp_call"
-	}
 	_, err := fmt.Fprintf(w, "MCP tools take ~%s tokens; their budget is %s (%.0f%% of options.num_ctx %s): %s\n",
-		human.Thousands(total), human.Thousands(budget), loaded.MCP.Budget*100, human.Thousands(numCtx), how)
+		human.Thousands(total), human.Thousands(budget), loaded.MCP.Budget*100, human.Thousands(numCtx), mcp.Offered(total > budget))
 	return err
 }
 

@@ -53,7 +53,7 @@ func (s *server) call(ctx context.Context, tool string, args json.RawMessage) (t
 		// Cancelled: the SDK told the server so.
 		return tools.Result{Content: "cancelled on the server", IsError: true, Summary: "cancelled"}, nil
 	case errors.Is(cctx.Err(), context.DeadlineExceeded):
-		s.m.wg.Go(func() { s.checkAlive(gen) })
+		go s.checkAlive(gen)
 		return tools.Errorf("timed out after "+human.Duration(limit).String(), prompts.MCPTimeout(limit)), nil
 	case errors.Is(err, sdk.ErrConnectionClosed), errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF):
 		return tools.Errorf("server stopped", prompts.MCPServerDown(s.name, "it stopped during the call")), nil

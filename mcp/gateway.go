@@ -22,6 +22,15 @@ func gatewayNote(n, tokens, budget int, share float64) string {
 		human.Plural(n, "tool"), human.Thousands(tokens), share*100, human.Thousands(budget))
 }
 
+// Offered says how the MCP tools are offered: by name, or, over their
+// budget, through the gateway's two tools.
+func Offered(overBudget bool) string {
+	if overBudget {
+		return "offered through mcp_search and mcp_call"
+	}
+	return "offered by name"
+}
+
 // gatewayTools are the two tools that stand for entries when their schemas
 // would take too much of the window: mcp_search finds tools by what they
 // do and gives their whole schemas; mcp_call calls one by name. Each has a

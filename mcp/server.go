@@ -182,7 +182,7 @@ func (s *server) setList(list []*sdk.Tool) {
 // new list is offered at the next mode change or reload, never in the
 // middle of a run.
 func (s *server) relist(gen int) {
-	s.m.wg.Go(func() {
+	go func() {
 		s.mu.Lock()
 		cs := s.session
 		current := s.gen == gen && s.state == StateReady
@@ -203,7 +203,7 @@ func (s *server) relist(gen int) {
 		}
 		s.mu.Unlock()
 		s.m.opts.Log.Info().Str("server", s.name).Int("tools", len(list)).Msg("mcp tool list changed")
-	})
+	}()
 }
 
 // watch waits for the connection to end. One that ends while the server
@@ -319,6 +319,7 @@ func (s *server) transport() (sdk.Transport, *process, error) {
 		cmd.Env = append(cmd.Env, k+"="+s.cfg.Env[k])
 	}
 	cmd.Stderr = &lineWriter{line: s.stderrLine}
+	cmd.WaitDelay = time.Second // a child that keeps stderr open does not hold the exit back
 	proc, stdout, stdin, err := startProcess(cmd)
 	if err != nil {
 		return nil, nil, err
