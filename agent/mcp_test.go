@@ -235,3 +235,32 @@ func TestMCPTextCall(t *testing.T) {
 		t.Errorf("result: %+v", got)
 	}
 }
+
+// A tool's image goes to a model that can see it, and only its name to one
+// that cannot.
+func TestMCPImages(t *testing.T) {
+	for _, vision := range []bool{true, false} {
+		caps := []string{ollamatest.CapCompletion, ollamatest.CapTools}
+		if vision {
+			caps = append(caps, ollamatest.CapVision)
+		}
+		srv := httptest.NewServer(mcptest.Handler(mcptest.Options{}))
+		t.Cleanup(srv.Close)
+		m := mcp.New(mcp.Options{Servers: map[string]config.MCPServer{"t": {URL: srv.URL}}, Wait: true, Log: zerolog.Nop()})
+		m.Start()
+		t.Cleanup(m.Close)
+		e := newEnv(t, []ollamatest.Option{ollamatest.WithModels(ollamatest.Model{Name: "qwen3:8b", Capabilities: caps})},
+			func(o *Options) { o.Extra = m })
+		e.srv.Script(ollamatest.Reply{ToolCalls: []ollamatest.ToolCall{call("t__picture", `{}`)}}, ollamatest.Reply{Content: "a picture"})
+		if _, err := e.run(t.Context(), "show"); err != nil {
+			t.Fatal(err)
+		}
+		got := lastToolResults(t, e.srv)
+		if len(got) != 1 || !strings.Contains(got[0].Content, "[image 1: image/png") {
+			t.Fatalf("vision %v: %+v", vision, got)
+		}
+		if n := len(got[0].Images); vision && n != 1 || !vision && n != 0 {
+			t.Errorf("vision %v: %d images sent", vision, n)
+		}
+	}
+}
