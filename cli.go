@@ -47,6 +47,7 @@ Usage:
                                    an experiment's results (the latest)
   lathe eval compare A B           what changed from experiment A to B
   lathe eval resume [ID]           run what an experiment left unrun
+  lathe mcp list [--json]          the MCP servers and their tools
   lathe help, lathe --help         show this help
   lathe --version                  print the version
 
@@ -74,6 +75,8 @@ Flags:
                            OLLAMA_HOST
       --image PATH         attach an image for a vision model (PNG, JPEG,
                            WebP, GIF); repeat it for more (with -p)
+      --trust-project-mcp  start the MCP servers the project declares
+                           (.lathe/config.toml, .mcp.json) for this run
   -h, --help               show this help
       --version            print the version
 
@@ -89,12 +92,12 @@ Flags of lathe eval:
       --jobs N             attempts run at once (default 1)
       --csv                show: every attempt as CSV (--json: as JSON)
 
-Flags of lathe undo and lathe doctor:
+Flags of lathe undo, lathe doctor and lathe mcp list:
       --session ID         undo: that session (a unique prefix will do)
       --list               undo: list the runs that can be undone
       --yes                undo: do not ask first
       --force              undo: overwrite files changed since the run
-      --json               doctor: the checks as JSON
+      --json               doctor, mcp list: JSON
 
 Exit codes of -p: 0 done (or a plan printed), 1 failure, 2 usage or config
 error, 3 stopped by a limit, 130 interrupted. The interactive UI exits 0,
@@ -115,6 +118,8 @@ Files:
   $XDG_CONFIG_HOME/lathe/config.toml  your config
   .lathe/config.toml                  the project's config, over yours; it
                                       may tighten limits, never approve
+  .mcp.json                           the project's MCP servers (Claude
+                                      Code's file), started once trusted
   AGENTS.md                           the project's instructions to the model
   $XDG_DATA_HOME/lathe/lathe.db       the saved sessions, facts and code indexes
   $XDG_STATE_HOME/lathe/lathe.log     the interactive UI's log
@@ -150,6 +155,9 @@ type command struct {
 	list    bool   // --list
 	force   bool   // --force
 
+	// trustMCP: --trust-project-mcp.
+	trustMCP bool
+
 	// Of lathe eval.
 	evalArgs []string // the suite, or the experiments' ids
 	builtin  bool     // --builtin
@@ -159,7 +167,7 @@ type command struct {
 }
 
 // subcommands are the words that start a subcommand rather than a session.
-var subcommands = []string{"sessions", "memory", "index", "undo", "doctor", "context", "eval", "help"}
+var subcommands = []string{"sessions", "memory", "index", "undo", "doctor", "context", "eval", "mcp", "help"}
 
 // flagsOf are the flags each subcommand takes; a session takes every
 // flag but those of the subcommands (sessionOnly).
@@ -178,6 +186,7 @@ var flagsOf = map[string][]string{
 	"eval show":       {"dir", "json", "csv"},
 	"eval compare":    {"dir"},
 	"eval resume":     {"dir"},
+	"mcp list":        {"dir", "json", "trust-project-mcp"},
 	"help":            {},
 }
 
@@ -218,6 +227,7 @@ func parseArgs(args []string) (command, error) {
 	fs.IntVar(&cmd.repeat, "repeat", 1, "")
 	fs.IntVar(&cmd.jobs, "jobs", 1, "")
 	fs.BoolVar(&cmd.csv, "csv", false, "")
+	fs.BoolVar(&cmd.trustMCP, "trust-project-mcp", false, "")
 	fs.BoolVarP(&help, "help", "h", false, "")
 	fs.BoolVar(&version, "version", false, "")
 	if err := fs.Parse(args); err != nil {
@@ -297,6 +307,15 @@ func (cmd *command) subcommand(fs *pflag.FlagSet) error {
 		return cmd.memoryCommand(words[1:])
 	case "help":
 		cmd.sub = "help"
+		return nil
+	case "mcp":
+		if len(words) < 2 || words[1] != "list" {
+			return usagef("mcp: say what to do: lathe mcp list [--json]")
+		}
+		cmd.sub = "mcp list"
+		if len(words) > 2 {
+			return usagef("mcp list: unexpected argument %q", words[2])
+		}
 		return nil
 	case "undo", "doctor", "context", "index":
 		cmd.sub = words[0]

@@ -48,6 +48,8 @@ func (cmd command) do(ctx context.Context, stdin io.Reader, stdout, stderr io.Wr
 		return cmd.contextUse(ctx, stdout, stderr)
 	case "eval", "eval show", "eval compare", "eval resume":
 		return cmd.eval(ctx, stdout, stderr)
+	case "mcp list":
+		return cmd.mcpList(ctx, stdout, stderr)
 	}
 	var prompt string
 	if cmd.oneShot {
@@ -116,7 +118,14 @@ func (cmd command) oneShotRun(ctx context.Context, prompt agent.Prompt, loaded c
 	log.Debug().Str("session", s.Snapshot().ID).Bool("resumed", e.saved != nil).Msg("session")
 	printer := print.New(cmd.format, stdout, stderr,
 		print.Options{Color: color, Terminal: isTerminal(stdout), Progress: isTerminal(stderr)})
-	res, runErr := s.RunPrompt(ctx, prompt, printer.Event)
+	emit, stopNotices := e.serialized(printer.Event)
+	if e.mcp != nil {
+		if names := e.mcp.Untrusted(); len(names) > 0 {
+			emit(agent.Warning{Text: untrustedNote(names, true)})
+		}
+	}
+	res, runErr := s.RunPrompt(ctx, prompt, emit)
+	stopNotices()
 	if inUse := (*session.InUseError)(nil); errors.As(runErr, &inUse) {
 		flag := "--continue"
 		if cmd.resume != "" {
@@ -173,6 +182,7 @@ func (cmd command) interactive(ctx context.Context, loaded config.Loaded, r *res
 		Engine: e.opts, Puller: e.backend.puller, Suggested: e.backend.suggested, Server: e.backend.url, Resume: e.saved,
 		Dir: e.opts.Dir, Home: cmd.env.get("HOME"), NoColor: cfg.NoColor, Input: stdin, Output: stdout,
 		Environ: cmd.env.list, FPS: cfg.TUI.FPS, Warnings: slices.Concat(notes, loaded.Warnings, e.warnings),
+		MCP: e.mcp, MCPNotices: e.notices, TrustProject: cmd.keepTrust(loaded, e.opts.Dir),
 	}
 	if e.db != nil {
 		opts.Catalog, opts.Memory = e.db, e.db

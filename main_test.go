@@ -23,6 +23,7 @@ import (
 
 	"github.com/rogpeppe/go-internal/testscript"
 
+	"lathe/internal/mcptest"
 	"lathe/internal/ollamatest"
 	"lathe/internal/openaitest"
 	"lathe/sandbox"
@@ -32,7 +33,7 @@ func TestMain(m *testing.M) {
 	if len(os.Args) > 1 && os.Args[1] == sandbox.HelperArg {
 		os.Exit(sandbox.Main(os.Args[2:])) // lathe's helper, as main runs it
 	}
-	testscript.Main(m, map[string]func(){"lathe": main})
+	testscript.Main(m, map[string]func(){"lathe": main, "fakemcp": mcptest.Main})
 }
 
 // TestScripts runs the end-to-end scripts in testdata/script: each runs

@@ -19,6 +19,7 @@ import (
 	"lathe/config"
 	"lathe/images"
 	"lathe/internal/safefile"
+	"lathe/mcp"
 	"lathe/prompts"
 	"lathe/provider/ollama"
 	"lathe/sandbox"
@@ -30,10 +31,12 @@ import (
 // engine is what a session runs with, wired from the config.
 type engine struct {
 	opts     agent.Options
-	db       *sqlite.DB     // the store, when opened at once (to resume, or for the UI); nil otherwise
-	saved    *session.Saved // the session to resume; nil for a new one
-	backend  backend        // the model server
-	indexer  *indexer       // brings the code index up to date; nil when there is none
+	mcp      *mcp.Manager    // the MCP servers; nil when none is configured
+	notices  chan mcp.Notice // what the servers did in the background
+	backend  backend         // the model server
+	indexer  *indexer        // brings the code index up to date; nil when there is none
+	db       *sqlite.DB      // the store, when opened at once (to resume, or for the UI); nil otherwise
+	saved    *session.Saved  // the session to resume; nil for a new one
 	warnings []string
 	closers  []func() error
 }
@@ -144,6 +147,10 @@ func (cmd command) wire(loaded config.Loaded, r *resumption, log zerolog.Logger)
 	e.opts.Recorder = recorder
 	if mem != nil {
 		e.opts.Facts, e.opts.RepoMap, e.indexer = mem.facts, mem.repoMap, mem.indexer
+	}
+	if err := cmd.wireMCP(e, loaded, ws.Dir(), log); err != nil {
+		e.close()
+		return nil, err
 	}
 	if store, ok := recorder.(checkpoint.Store); ok {
 		tracker, err := checkpoint.New(store, ws.Dir(), trackerOptions(cfg.Undo, log))

@@ -35,6 +35,11 @@ type ApprovalRequest struct {
 	// user may want to lift the sandbox for it this time: Rules pass the
 	// request on to Next, when there is one, even when they cover it.
 	Blocked []string
+	// Server names the MCP server a call of KindExternal goes to, and
+	// ServerTool the tool as the server names it; Tool is then the tool
+	// as the model calls it (also through mcp_call), and Args the
+	// arguments as they will be sent.
+	Server, ServerTool string
 }
 
 // Decision is an approver's answer. Reason, when denying, is shown to the

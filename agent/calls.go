@@ -39,7 +39,8 @@ func (c *callState) settle(outcome Outcome, res tools.Result) {
 
 // message is the call's result as it goes into the history.
 func (c *callState) message() provider.Message {
-	return provider.Message{Role: "tool", Content: c.result.Content, ToolName: c.call.Name, ToolCallID: c.call.ID}
+	return provider.Message{Role: "tool", Content: c.result.Content, Images: c.result.Images,
+		ToolName: c.call.Name, ToolCallID: c.call.ID}
 }
 
 // runCalls handles the calls of one reply and returns them with their
@@ -131,7 +132,8 @@ func (r *run) prepare(i int, c provider.ToolCall) *callState {
 		st.settle(OutcomeFailed, tools.Errorf("invalid arguments", err.Error()))
 		return st
 	}
-	st.prepared, st.subject = prepared, prepared.Subject()
+	// A call made through another tool (mcp_call) has its target's kind.
+	st.prepared, st.subject, st.kind = prepared, prepared.Subject(), tools.CallKind(prepared, st.kind)
 	return st
 }
 
@@ -154,7 +156,7 @@ func (r *run) runBatch(turn int, batch []*callState) {
 			continue
 		}
 		wg.Go(func() {
-			r.execute(c)
+			r.execute(turn, c)
 			r.finish(turn, c)
 		})
 	}
@@ -162,18 +164,20 @@ func (r *run) runBatch(turn int, batch []*callState) {
 }
 
 // execute approves (when its kind asks) and runs one prepared call.
-func (r *run) execute(c *callState) {
+func (r *run) execute(turn int, c *callState) {
 	ctx := r.ctx
 	if ctx.Err() != nil {
 		c.settle(OutcomeInterrupted, tools.Errorf("interrupted", prompts.NotRunInterrupted()))
 		return
 	}
+	origin, external := tools.AsOrigin(c.prepared)
 	sb, sandboxed := tools.AsSandboxed(c.prepared)
 	sandboxed = sandboxed && sb.Confined()
-	if c.kind.NeedsApproval() && !r.approve(c, sb, sandboxed) {
+	if c.kind.NeedsApproval() && !(external && origin.Preapproved()) && !r.approve(c, sb, sandboxed) {
 		return
 	}
 	start := r.s.opts.Now()
+	ctx = tools.WithProgress(ctx, func(text string) { r.emit(ToolProgress{Turn: turn, Index: c.index, Text: text}) })
 	res, err := c.prepared.Run(tools.WithSession(ctx, r.s.id))
 	c.duration = r.s.opts.Now().Sub(start)
 	if sandboxed {
@@ -205,6 +209,11 @@ func (r *run) approve(c *callState, sb tools.Sandboxed, sandboxed bool) bool {
 		Args: c.args, Preview: c.preview, Call: c.prepared, Sandboxed: sandboxed}
 	if sandboxed {
 		req.Blocked = r.s.blocked.of(c.subject)
+	}
+	if origin, external := tools.AsOrigin(c.prepared); external {
+		// What will be sent, to whom: a grant covers the tool it names.
+		req.Server, req.ServerTool, req.Tool = origin.Origin()
+		req.Args = string(origin.Arguments())
 	}
 	if cp := r.s.opts.Checkpoints; cp != nil && r.checkpointing && c.kind == tools.KindWrite {
 		req.Note = cp.Note(c.subject)
@@ -243,6 +252,9 @@ func (r *run) finish(turn int, c *callState) {
 		c.result.Content, c.result.Image = prompts.ImageUnseen(c.subject, img.Width, img.Height), nil
 	}
 	c.result.Content = r.s.win.CutResult(c.result.Content)
+	if !r.s.model.Lists("vision") {
+		c.result.Images = nil // named in the text; a model that cannot see gets only that
+	}
 	r.save(session.Message{Seq: c.seq, Message: c.message(),
 		Tool: &session.ToolMeta{Subject: c.subject, Outcome: string(c.outcome), Summary: c.result.Summary, Duration: c.duration}})
 	r.emit(ToolFinished{Turn: turn, Index: c.index, ID: c.call.ID, Name: c.call.Name, Kind: c.kind,

@@ -12,8 +12,9 @@ import (
 type ContextUse struct {
 	NumCtx int
 	// System is the mode's prompt, Instructions the project's AGENTS.md
-	// within it, Tools the tool schemas.
-	System, Instructions, Tools int
+	// within it, Tools the built-in tools' schemas, MCP the MCP servers'
+	// (or the two tools that stand for them).
+	System, Instructions, Tools, MCP int
 	// Summary stands for the turns compacted; History is the prompts and
 	// replies after it, ToolResults what the tools returned.
 	Summary, History, ToolResults int
@@ -39,6 +40,9 @@ func (c ContextUse) Parts() []ContextPart {
 		out = append(out, ContextPart{"AGENTS.md", c.Instructions, true})
 	}
 	out = append(out, ContextPart{"tool schemas", c.Tools, true})
+	if c.MCP > 0 {
+		out = append(out, ContextPart{"MCP tool schemas", c.MCP, true})
+	}
 	if c.Summary > 0 {
 		out = append(out, ContextPart{"summary", c.Summary, true})
 	}
@@ -57,7 +61,9 @@ func (s *Session) Context() ContextUse {
 		return ContextUse{}
 	}
 	view := s.win.View(s.messages)
-	u := ContextUse{NumCtx: s.model.NumCtx, System: s.win.Estimate(view[:1]), Tools: s.win.Estimate(nil) + tokensOf(s, s.win.Specs)}
+	mcp := s.extraSpecs()
+	u := ContextUse{NumCtx: s.model.NumCtx, System: s.win.Estimate(view[:1]),
+		Tools: s.win.Estimate(nil) + tokensOf(s, s.win.Specs-mcp), MCP: tokensOf(s, mcp)}
 	if inst := strings.TrimSpace(s.opts.Env.Instructions); inst != "" {
 		u.Instructions = min(tokensOf(s, len(inst)), u.System)
 		u.System -= u.Instructions
@@ -74,7 +80,7 @@ func (s *Session) Context() ContextUse {
 			u.History += n
 		}
 	}
-	u.Total = u.System + u.Instructions + u.Tools + u.Summary + u.History + u.ToolResults
+	u.Total = u.System + u.Instructions + u.Tools + u.MCP + u.Summary + u.History + u.ToolResults
 	if used := s.win.Next(s.messages); s.win.Used() > 0 {
 		u.Total, u.Counted = used, true
 	}

@@ -147,6 +147,18 @@ type PlanUpdated struct{ Plan *plan.Plan }
 // Warning is something the user should know that does not stop the run.
 type Warning struct{ Text string }
 
+// ToolProgress: a running call said how far it got (an MCP server's
+// progress notification).
+type ToolProgress struct {
+	Turn, Index int
+	Text        string
+}
+
+// ToolsChanged: the tools offered changed before the request about to be
+// sent (an MCP server became ready, changed its tools, or they no longer
+// fit their budget); Notes say how, one sentence each.
+type ToolsChanged struct{ Notes []string }
+
 func (TurnStarted) isEvent()    {}
 func (ThinkingDelta) isEvent()  {}
 func (TextDelta) isEvent()      {}
@@ -154,6 +166,8 @@ func (ToolStarted) isEvent()    {}
 func (ToolFinished) isEvent()   {}
 func (TurnFinished) isEvent()   {}
 func (Warning) isEvent()        {}
+func (ToolProgress) isEvent()   {}
+func (ToolsChanged) isEvent()   {}
 func (ReplyRewritten) isEvent() {}
 func (Compacted) isEvent()      {}
 func (ModeChanged) isEvent()    {}

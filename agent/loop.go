@@ -146,6 +146,10 @@ func (s *Session) RunPrompt(ctx context.Context, p Prompt, emit func(Event)) (Re
 			r.emit(Warning{Text: note})
 		}
 	}
+	s.syncTools(ctx, len(s.messages) <= 1, true)
+	if notes := s.takeNotes(); len(notes) > 0 {
+		r.emit(ToolsChanged{Notes: notes})
+	}
 	r.begin(prompt)
 	r.record(provider.Message{Role: "user", Content: prompt, Images: p.Images})
 	if len(p.Images) > 0 {

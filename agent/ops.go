@@ -32,6 +32,7 @@ const (
 	opClosed  = "closed"
 	opUndo    = "taking back a run"
 	opContext = "measuring the context"
+	opTools   = "reloading the tools"
 )
 
 // ops lets one operation run at a time and keeps the snapshot the other

@@ -32,7 +32,10 @@ type Options struct {
 	Provider provider.Provider
 	// Tools are the tools of build mode; the other modes offer some of
 	// them (see package mode).
-	Tools    *tools.Registry
+	Tools *tools.Registry
+	// Extra offers more tools, which may change between runs: the MCP
+	// servers'. Nil offers none.
+	Extra    ToolSource
 	Approver Approver
 	// Reviewer decides on the plans proposed in plan mode; nil stops the
 	// run with the plan (StopPlanned).
@@ -66,6 +69,18 @@ type Options struct {
 	Now func() time.Time
 }
 
+// ToolSource offers tools besides the built-in ones: the MCP servers',
+// which start in the background, fail and change their lists.
+type ToolSource interface {
+	// Tools returns the tools to offer with a window of numCtx tokens, and
+	// what changed, one sentence each, to tell before the request that
+	// offers it. latest takes every list's latest version (a mode change
+	// or a reload: the prompt cache is lost anyway); otherwise a list
+	// offered before stays as it was, so that requests stay append-only
+	// within a run. run says a run starts.
+	Tools(ctx context.Context, numCtx int, latest, run bool) ([]tools.Tool, []string)
+}
+
 // Session is one conversation with one model. It does one operation at a
 // time (a run, a compaction, a model or mode switch...): an operation asked
 // for while another is under way fails at once with a *BusyError. Snapshot
@@ -74,6 +89,9 @@ type Session struct {
 	opts    Options
 	resolve func(string) (string, bool) // a loosely written tool name to a registered one
 	every   *tools.Registry             // the tools of every mode
+	all     *tools.Registry             // build mode's tools: the built-in ones and the extra ones
+	extra   []tools.Tool                // the extra tools offered (Options.Extra)
+	notes   []string                    // what changed of the tools, not told yet
 
 	ops ops // what is under way, and the snapshot
 
@@ -106,7 +124,7 @@ func New(opts Options) *Session {
 	if opts.Now == nil {
 		opts.Now = time.Now
 	}
-	s := &Session{opts: opts, id: newID(), every: mode.Every(opts.Tools)}
+	s := &Session{opts: opts, id: newID(), all: opts.Tools, every: mode.Every(opts.Tools)}
 	s.resolve = textcall.Resolver(s.every.Names())
 	s.win.Shares = opts.Config.Context
 	m := mode.Own(opts.Mode)
@@ -179,6 +197,7 @@ func (s *Session) prepare(ctx context.Context) (Prepared, error) {
 		}
 		s.resume, p.History = nil, h
 	}
+	s.syncTools(ctx, true, false)
 	s.opts.Log.Debug().Str("model", info.Name).Strs("capabilities", info.Capabilities).
 		Int("context_length", info.ContextLength).Int("num_ctx", info.NumCtx).Msg("model ready")
 	return p, nil
@@ -194,7 +213,8 @@ func (s *Session) settleTools(ctx context.Context) {
 	s.toolsSettled = true
 	if avail := s.opts.Tools.Available(ctx); avail != s.opts.Tools {
 		s.opts.Tools = avail
-		s.every = mode.Every(avail)
+		s.all = tools.NewRegistry(append(avail.All(), s.extra...)...)
+		s.every = mode.Every(s.all)
 		s.resolve = textcall.Resolver(s.every.Names())
 		s.enter(s.mode)
 	}
@@ -258,7 +278,7 @@ func (s *Session) ResumeFrom(saved session.Saved) error {
 
 // enter makes m the mode, with its tools.
 func (s *Session) enter(m mode.Mode) {
-	s.mode, s.tools = m, m.Tools(s.opts.Tools)
+	s.mode, s.tools = m, m.Tools(s.all)
 	s.win.Specs = provider.SpecsSize(s.tools.Specs())
 }
 

@@ -118,6 +118,7 @@ func (s *Session) setMode(m mode.Mode, reason string) error {
 	}
 	from := s.mode.Name()
 	s.enter(m)
+	s.syncTools(context.Background(), true, false) // the cache is lost anyway: the latest tools join
 	s.modeRec = session.ModeRecord{Seq: max(0, len(s.messages)-1), Mode: m.Name(), Plan: mode.PlanOf(m).Clone(),
 		Reason: reason, Created: s.opts.Now()}
 	s.win.Forget() // a new system prompt: the count no longer holds

@@ -49,6 +49,9 @@ func (r *run) applyChange(ch *mode.Change) error {
 	r.record(provider.Message{Role: "user", Content: ch.Note})
 	r.saveMode()
 	r.emit(ModeChanged{From: from, To: ch.Next.Name(), Reason: ch.Reason, Plan: mode.PlanOf(s.mode).Clone()})
+	if notes := s.takeNotes(); len(notes) > 0 {
+		r.emit(ToolsChanged{Notes: notes})
+	}
 	return nil
 }
 

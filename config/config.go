@@ -49,6 +49,7 @@ type Config struct {
 	TUI      TUI      `toml:"tui"`
 	Memory   Memory   `toml:"memory"`
 	Index    Index    `toml:"index"`
+	MCP      MCP      `toml:"mcp"`
 
 	// OllamaURL is the server's base URL, from OLLAMA_HOST with the
 	// ollama CLI's own rules.
@@ -271,6 +272,7 @@ func Defaults() Config {
 		TUI:      TUI{FPS: DefaultFPS},
 		Memory:   Memory{Recall: true, Facts: true},
 		Index:    Index{Enabled: true, Background: true, MaxFile: 256 << 10, MaxChunks: 100_000},
+		MCP:      MCP{Budget: 0.1},
 		LogLevel: zerolog.WarnLevel,
 	}
 }

@@ -110,7 +110,7 @@ func walk(doc map[string]any, prefix []string, fn func(key []string, v any)) {
 }
 
 func isTable(t reflect.Type) bool {
-	return t.Kind() == reflect.Struct && t != reflect.TypeFor[Duration]()
+	return t.Kind() == reflect.Struct && t != reflect.TypeFor[Duration]() || t.Kind() == reflect.Map
 }
 
 // fits reports whether a generically decoded TOML value has the type the
@@ -150,6 +150,9 @@ func fits(t reflect.Type, v any) bool {
 		}
 		_, ok := v.(map[string]any)
 		return ok
+	case reflect.Map:
+		_, ok := v.(map[string]any)
+		return ok
 	}
 	return true
 }
@@ -174,6 +177,8 @@ func describe(t reflect.Type) string {
 		if t == reflect.TypeFor[Duration]() {
 			return `a duration such as "30m"`
 		}
+		return "a table"
+	case reflect.Map:
 		return "a table"
 	}
 	return "a valid value"
@@ -207,6 +212,10 @@ func field(key []string) (reflect.Type, bool) {
 	for _, k := range key {
 		for t.Kind() == reflect.Pointer {
 			t = t.Elem()
+		}
+		if t.Kind() == reflect.Map {
+			t = t.Elem() // any key names an entry
+			continue
 		}
 		if t.Kind() != reflect.Struct {
 			return nil, false

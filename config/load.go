@@ -85,6 +85,9 @@ func Load(src Sources) (Loaded, error) {
 		if err := l.readFile(ProjectFile(src.ProjectDir), true); err != nil {
 			return l, err
 		}
+		if err := l.readDotMCP(src.ProjectDir, src.Getenv); err != nil {
+			return l, err
+		}
 	}
 	if err := l.applyEnv(src.Getenv); err != nil {
 		return l, err
@@ -147,6 +150,7 @@ func (l *Loaded) readFile(path string, project bool) error {
 		return err
 	}
 	before := l.Config
+	before.MCP.Servers = cloneServers(l.MCP.Servers)
 	dec := toml.NewDecoder(bytes.NewReader(data))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&l.Config); err != nil {
@@ -158,11 +162,15 @@ func (l *Loaded) readFile(path string, project bool) error {
 		l.userOnly(path, before)
 	}
 	if err := l.validate(path); err != nil {
-		err.Line, err.Column = keyPosition(data, err.Key)
+		// Where the key is, or the table it is missing from.
+		for key := err.Key; key != "" && err.Line == 0; key, _ = cutLast(key) {
+			err.Line, err.Column = keyPosition(data, key)
+		}
 		return err
 	}
 	if project {
 		l.keepTight(path, before)
+		l.markProject(path, before.MCP.Servers)
 	}
 	return nil
 }
@@ -411,5 +419,14 @@ func (l *Loaded) validate(file string) *Error {
 	if file == "" && l.Provider == ProviderOpenAI && l.BaseURL == "" && len(l.Hosts) == 0 {
 		return &Error{Key: "base_url", Msg: `provider "openai" needs the server's URL: set base_url (for example "http://127.0.0.1:8080/v1") or pass --base-url`}
 	}
-	return nil
+	return l.validateMCP(file)
+}
+
+// cutLast cuts the last part off a dotted key: "a.b.c" is "a.b".
+func cutLast(key string) (string, bool) {
+	i := strings.LastIndexByte(key, '.')
+	if i < 0 {
+		return "", false
+	}
+	return key[:i], true
 }

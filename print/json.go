@@ -190,6 +190,11 @@ func (enc *eventEncoder) event(e agent.Event) {
 			Type string     `json:"type"`
 			Plan *plan.Plan `json:"plan"`
 		}{"plan_updated", e.Plan}
+	case agent.ToolsChanged:
+		v = struct {
+			Type  string   `json:"type"`
+			Notes []string `json:"notes"`
+		}{"tools_changed", e.Notes}
 	default:
 		return
 	}

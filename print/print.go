@@ -108,6 +108,10 @@ func (h *Printer) Event(e agent.Event) {
 			fmt.Fprintf(h.stderr, "lathe: image %s %d×%d (%s, ~%s tokens) sent to the model\n",
 				human.Visible(img.Name), img.Width, img.Height, human.Bytes(int64(img.Bytes)), human.Thousands(img.Tokens))
 		}
+	case agent.ToolsChanged:
+		for _, n := range e.Notes {
+			fmt.Fprintln(h.stderr, "lathe: "+n)
+		}
 	case agent.PlanProposed:
 		fmt.Fprintf(h.stderr, "lathe: plan proposed: %s (%s)\n", human.Line(e.Plan.Summary, 100), human.Plural(len(e.Plan.Steps), "step"))
 	}

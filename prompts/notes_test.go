@@ -3,6 +3,7 @@ package prompts
 import (
 	"strings"
 	"testing"
+	"time"
 )
 
 // TestNotesGolden renders every sentence of notes.tmpl and hints.tmpl: a
@@ -57,6 +58,18 @@ func TestNotesGolden(t *testing.T) {
 			{Where: "docs/guide.md:1-9", Changed: true, Excerpt: "    # Guide"}}, "indexing: 120 of 800 files so far")},
 		{"CodeNone", CodeNone("")},
 		{"CodeNoIndex", CodeNoIndex("indexing: 12 of 800 files")},
+		{"MCPSearchDescription", MCPSearchDescription([]string{"github", "db"})},
+		{"MCPSearchQuery", MCPSearchQuery()},
+		{"MCPCallDescription", MCPCallDescription()},
+		{"MCPCallTool", MCPCallTool()},
+		{"MCPCallArguments", MCPCallArguments()},
+		{"MCPSearchResult", MCPSearchResult([]MCPTool{{Name: "db__query", Description: "Run a query.", Schema: `{"type":"object"}`}})},
+		{"MCPSearchNone", MCPSearchNone("fly", []string{"db__query", "github__get_issue"})},
+		{"MCPUnknownTool", MCPUnknownTool("db__drop")},
+		{"MCPNotReadOnly", MCPNotReadOnly("db__exec")},
+		{"MCPServerDown", MCPServerDown("db", "it stopped: exit status 1")},
+		{"MCPTimeout", MCPTimeout(60 * time.Second)},
+		{"MCPFailed", MCPFailed("db", "invalid params")},
 	}
 	for _, h := range []HintName{HintFindFiles, HintReadIt, HintListIt, HintNarrowDown, HintGlobADir,
 		HintWholeFile, HintCreateOrFind, HintReread, HintAsReadShows, HintReadRegion, HintTooLargeToEdit} {

@@ -20,6 +20,7 @@ const (
 	typeString  paramType = "string"
 	typeInteger paramType = "integer"
 	typeBoolean paramType = "boolean"
+	typeNumber  paramType = "number"
 	typeArray   paramType = "array" // of strings
 )
 
@@ -217,6 +218,10 @@ func coerce(p param, v json.RawMessage) (json.RawMessage, string) {
 		if b, err := strconv.ParseBool(s); quoted && err == nil {
 			return strconv.AppendBool(nil, b), fix
 		}
+	case typeNumber:
+		if f, err := strconv.ParseFloat(s, 64); quoted && err == nil && !math.IsInf(f, 0) && !math.IsNaN(f) {
+			return strconv.AppendFloat(nil, f, 'g', -1, 64), fix
+		}
 	}
 	return v, ""
 }
@@ -263,6 +268,8 @@ func article(t paramType) string {
 		return "an integer"
 	case typeArray:
 		return "an array of strings"
+	case typeNumber:
+		return "a number"
 	}
 	return "a " + string(t)
 }

@@ -26,10 +26,16 @@ const (
 	// the project). Their calls ask first, showing what is kept, and run
 	// one at a time.
 	KindMemory
+	// KindExternal tools belong to another program (an MCP server) and
+	// may change anything it reaches. Their calls ask first, showing the
+	// server, the tool and the arguments, and run one at a time.
+	KindExternal
 )
 
 // NeedsApproval reports whether calls of the kind ask the user first.
-func (k Kind) NeedsApproval() bool { return k == KindWrite || k == KindExec || k == KindMemory }
+func (k Kind) NeedsApproval() bool {
+	return k == KindWrite || k == KindExec || k == KindMemory || k == KindExternal
+}
 
 // Concurrent reports whether calls of the kind may run alongside others of
 // the kind.
@@ -49,6 +55,8 @@ func (k Kind) String() string {
 		return "ui"
 	case KindMemory:
 		return "memory"
+	case KindExternal:
+		return "external"
 	}
 	return "unknown"
 }

@@ -44,6 +44,9 @@ type Call interface {
 type Result struct {
 	// Content is the text sent back to the model, already capped.
 	Content string
+	// Images go back to the model with the text (raw PNG, JPEG...), for a
+	// model that can see them.
+	Images []provider.Image
 	// IsError marks a call that failed; Content says why.
 	IsError bool
 	// Summary is a few words for people: "12 lines", "3 matches", "exit 1".

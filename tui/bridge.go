@@ -83,7 +83,7 @@ func (b *bridge) wait() tea.Cmd {
 // the next frame.
 func streamed(v any) bool {
 	switch v.(type) {
-	case agent.TextDelta, agent.ThinkingDelta, pullProgress:
+	case agent.TextDelta, agent.ThinkingDelta, agent.ToolProgress, pullProgress:
 		return true
 	}
 	return false

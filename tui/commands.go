@@ -37,6 +37,7 @@ func commands() []slashCommand {
 		{"context", "how the context window is used", (*model).cmdContext, ""},
 		{"mode", "list the modes, or switch: /mode build, plan or ask", (*model).cmdMode, ""},
 		{"tools", "list the tools and which ones ask first", (*model).cmdTools, ""},
+		{"mcp", "the MCP servers; on NAME, off NAME, reload, trust", (*model).cmdMCP, "tools"},
 		{"permissions", "what this session allows without asking; revoke N", (*model).cmdPermissions, ""},
 		{"memory", "the facts remembered here; rm N, edit N TEXT", (*model).cmdMemory, "permissions"},
 		{"quit", "quit lathe", (*model).cmdQuit, ""},
@@ -114,6 +115,8 @@ func (m *model) cmdHelp(string) tea.Cmd {
 			help = "resume a saved session, or find one by its words"
 		case "permissions":
 			help = "what is allowed without asking; what is remembered"
+		case "tools":
+			help = "the tools and which ask first; the MCP servers"
 		}
 		h.commands = append(h.commands, [2]string{name, help})
 	}

@@ -1,6 +1,8 @@
 package tui
 
 import (
+	"bytes"
+	"encoding/json"
 	"fmt"
 	"strings"
 
@@ -129,8 +131,21 @@ func (d *approvalDialog) lines() []string {
 		return strings.Split(human.Visible(d.ask.req.Subject), "\n")
 	case tools.KindMemory:
 		return []string{human.Visible(d.ask.req.Subject)}
+	case tools.KindExternal:
+		return argumentLines(d.ask.req.Args)
 	}
 	return diffLines(d.ask.req.Preview)
+}
+
+// argumentLines are an MCP call's arguments as indented JSON, a line each,
+// their control characters escaped.
+func argumentLines(args string) []string {
+	var b bytes.Buffer
+	if json.Indent(&b, []byte(args), "", "  ") != nil {
+		b.Reset()
+		b.WriteString(args)
+	}
+	return strings.Split(human.Visible(b.String()), "\n")
 }
 
 // scroll moves through a body longer than the dialog, before deciding.
@@ -161,6 +176,8 @@ func (d *approvalDialog) view(width, height int, st *theme, keys keyMap) string 
 		title = "Run this command in " + d.dir + "?"
 	case tools.KindMemory:
 		title = "Remember this about " + d.dir + ", for its next sessions?"
+	case tools.KindExternal:
+		title = fmt.Sprintf("Allow the MCP server %s to run %s with these arguments?", human.Visible(req.Server), human.Visible(req.ServerTool))
 	}
 	head := append([]string{st.rule.Render(strings.Repeat("─", width))}, wrap("? "+title, width, " ", "   ", st.dialogTitle)...)
 	if len(req.Blocked) > 0 {
@@ -201,6 +218,10 @@ func (d *approvalDialog) body(width, room int, st *theme) []string {
 			wrapped = append(wrapped, wrap(l, width, indent+"  ", indent+"  ", st.subject)...)
 		}
 		lines, line = wrapped, func(l string) string { return l }
+	case tools.KindExternal:
+		line = func(l string) string {
+			return indent + st.subject.Render(ansi.Truncate(tabsToSpaces(l), width-4, "…"))
+		}
 	}
 	if len(lines) <= room {
 		d.room, d.top = room, 0

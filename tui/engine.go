@@ -77,6 +77,12 @@ func (m *model) engine(batch engineMsg) tea.Cmd {
 			cmds = append(cmds, m.next())
 		case agent.Warning:
 			m.notice(noticeWarn, "", e.Text)
+		case agent.ToolsChanged:
+			for _, n := range e.Notes {
+				m.notice(noticeInfo, "", sentence(n))
+			}
+		case agent.ToolProgress:
+			m.toolProgress(e)
 		case approvalAsk:
 			m.openDialog(newApprovalDialog(e, m.approver, m.opts.Dir))
 		case planAsk:
@@ -235,6 +241,20 @@ func (m *model) addCard(e agent.ToolStarted) {
 	m.endAnswer()
 	m.transcript.add(&toolCard{start: e})
 	r.cards[e.Index] = len(m.transcript.items) - 1
+}
+
+// toolProgress shows on its card how far a running call got.
+func (m *model) toolProgress(e agent.ToolProgress) {
+	r := m.run
+	if r == nil || r.turn != e.Turn {
+		return
+	}
+	if i, ok := r.cards[e.Index]; ok {
+		if c := m.transcript.items[i].(*toolCard); c.running() {
+			c.setProgress(e.Text)
+			r.dirty[i] = true
+		}
+	}
 }
 
 func (m *model) toolFinished(e agent.ToolFinished) {

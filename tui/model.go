@@ -16,6 +16,7 @@ import (
 
 	"lathe/agent"
 	"lathe/agent/mode"
+	"lathe/mcp"
 	"lathe/provider"
 	"lathe/session"
 	"lathe/tools"
@@ -62,6 +63,13 @@ type Options struct {
 	Indexer Indexer
 	// Memory, when set, is what /search and /memory reach.
 	Memory Memory
+	// MCP runs the MCP servers, whose tools Engine.Extra offers; nil when
+	// none is configured. MCPNotices are what they do in the background.
+	MCP        *mcp.Manager
+	MCPNotices <-chan mcp.Notice
+	// TrustProject keeps the user's trust in the project's MCP servers,
+	// for the next start.
+	TrustProject func() error
 }
 
 // model is the root of the TUI: it routes messages, owns the layout, and
@@ -185,6 +193,7 @@ func newModel(ctx context.Context, opts Options) *model {
 	m.session = m.newSession()
 	m.syncMode()
 	m.mode.item, m.mode.shown = -1, "build" // a mode chosen at start is told with the first prompt
+	m.offerTrust()
 	if saved := opts.Resume; saved != nil {
 		_ = m.session.ResumeFrom(*saved) // a new session is idle
 		m.titled = true
@@ -215,7 +224,7 @@ func (m *model) approvals() agent.Approver {
 // terminal for its background colour, and reads the prompts of earlier
 // sessions.
 func (m *model) Init() tea.Cmd {
-	return tea.Batch(m.prepare(), m.bridge.wait(), tea.RequestBackgroundColor, m.loadPrompts())
+	return tea.Batch(m.prepare(), m.bridge.wait(), tea.RequestBackgroundColor, m.loadPrompts(), m.listenMCP())
 }
 
 // promptHistory is how many prompts of earlier sessions Up can recall.

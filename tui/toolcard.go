@@ -27,6 +27,7 @@ type toolCard struct {
 	end      *agent.ToolFinished
 	waiting  bool   // its approval is being asked
 	denial   string // the reason the user gave for denying it
+	progress string // what a running call last said of how far it got
 	frame    int
 	expanded bool
 	r        render
@@ -48,6 +49,12 @@ func (c *toolCard) tick(frame int) bool {
 
 func (c *toolCard) finish(e agent.ToolFinished) {
 	c.end, c.waiting = &e, false
+	c.r.invalidate()
+}
+
+// setProgress shows how far the running call got.
+func (c *toolCard) setProgress(text string) {
+	c.progress = human.Line(text, 80)
 	c.r.invalidate()
 }
 
@@ -99,6 +106,8 @@ func (c *toolCard) status(st *theme) (mark, meta string) {
 	switch {
 	case c.waiting:
 		return st.warn.Render("?"), "waiting for approval"
+	case c.running() && c.progress != "":
+		return st.accent.Render(spinnerFrames[c.frame%len(spinnerFrames)]), c.progress
 	case c.running():
 		return st.accent.Render(spinnerFrames[c.frame%len(spinnerFrames)]), "running"
 	}

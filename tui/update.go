@@ -89,6 +89,14 @@ func (m *model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		m.factsListed(msg)
 	case factChanged:
 		m.factChangedMsg(msg)
+	case mcpNoticeMsg:
+		cmd = m.mcpNotice(msg)
+	case mcpTrusted:
+		m.mcpTrustedMsg(msg)
+	case mcpToggled:
+		cmd = m.mcpToggledMsg(msg)
+	case mcpReloaded:
+		cmd = m.mcpReloadedMsg(msg)
 	default:
 		cmd = m.input.update(msg, m.keys) // cursor blink and the like
 	}

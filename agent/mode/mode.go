@@ -83,10 +83,16 @@ func (b Build) Tools(all *tools.Registry) *tools.Registry {
 	return tools.NewRegistry(append(working, updatePlan(b.Plan))...)
 }
 
-// reading is the tools of all that only read.
+// reading is the tools of all that only read: those of KindRead, and the
+// read-only form of a tool that has one (mcp_call's calls only the tools
+// that only read).
 func reading(all *tools.Registry) []tools.Tool {
 	var out []tools.Tool
 	for _, t := range all.All() {
+		if ro, ok := t.(interface{ ReadOnly() tools.Tool }); ok {
+			out = append(out, ro.ReadOnly())
+			continue
+		}
 		if t.Kind() == tools.KindRead {
 			out = append(out, t)
 		}
