@@ -179,7 +179,7 @@ func newModel(ctx context.Context, opts Options) *model {
 	m.interval = time.Second / time.Duration(cmp.Or(opts.FPS, config.DefaultFPS))
 	m.bridge = newBridge(m.interval)
 	// The renderer starts fast (tui.go): the first idle check slows it.
-	m.pace.active, m.pace.fast = min(m.interval, echoInterval), true
+	m.pace.frame, m.pace.echo = m.interval, echoInterval
 	m.gate = newIdleGate()
 	m.resumeAt = -1
 	m.every = mode.Every(opts.Engine.Tools)

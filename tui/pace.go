@@ -27,9 +27,12 @@ const (
 // pacer sets the renderer's rate.
 type pacer struct {
 	reset    func(time.Duration) // the renderer ticker's Reset; nil when unreachable
-	active   time.Duration       // between frames while something happens
+	frame    time.Duration       // between frames of streamed text and spinners (tui.fps)
+	echo     time.Duration       // between frames for a second after a key: echoInterval
+	period   time.Duration       // the ticker's, once the pacer set it
+	started  bool                // the first idle check came: the start rate may go
 	last     time.Time           // of the last message
-	fast     bool                // the ticker runs at active or faster
+	lastKey  time.Time           // of the last key, paste, click or resize
 	checking bool                // an idleCheck is on its way
 }
 
@@ -52,18 +55,37 @@ func rendererTicker(p *tea.Program) *time.Ticker {
 	return (*time.Ticker)(f.UnsafePointer())
 }
 
-// heard notes a message at now: the renderer runs at the active rate, and
-// an idle check is scheduled.
-func (p *pacer) heard(now time.Time) tea.Cmd {
+// heard notes a message at now (a key, a paste, a click or a resize when
+// key): the renderer runs at the active rate, and an idle check is
+// scheduled.
+func (p *pacer) heard(now time.Time, key bool) tea.Cmd {
 	if p.reset == nil {
 		return nil
 	}
 	p.last = now
-	if !p.fast {
-		p.reset(p.active)
-		p.fast = true
+	if key {
+		p.lastKey = now
+	}
+	if p.started {
+		p.set(p.active(now))
 	}
 	return p.check(idleAfter)
+}
+
+// active is the rate while something happens: a key is drawn within
+// echo for a second after it; a stream or a spinner needs only frame.
+func (p *pacer) active(now time.Time) time.Duration {
+	if !p.lastKey.IsZero() && now.Sub(p.lastKey) < idleAfter {
+		return min(p.echo, p.frame)
+	}
+	return p.frame
+}
+
+func (p *pacer) set(d time.Duration) {
+	if d != p.period {
+		p.reset(d)
+		p.period = d
+	}
 }
 
 func (p *pacer) check(after time.Duration) tea.Cmd {
@@ -75,13 +97,15 @@ func (p *pacer) check(after time.Duration) tea.Cmd {
 }
 
 // idle handles an idleCheck: with nothing heard for idleAfter and nothing
-// moving, the renderer slows down; otherwise it looks again later.
+// moving, the renderer slows down; otherwise it runs at the active rate
+// and looks again later. The first check ends the fast start.
 func (p *pacer) idle(now time.Time, moving bool) tea.Cmd {
-	p.checking = false
+	p.checking, p.started = false, true
 	if quiet := now.Sub(p.last); moving || quiet < idleAfter {
+		p.set(p.active(now))
 		return p.check(max(idleAfter-quiet, idleAfter/4))
 	}
 	p.reset(idleInterval) // always: a restarted renderer is back at its own rate
-	p.fast = false
+	p.period = idleInterval
 	return nil
 }

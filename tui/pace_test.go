@@ -10,32 +10,42 @@ import (
 	tea "charm.land/bubbletea/v2"
 )
 
-// TestPacer: the renderer runs at the active rate from the first message,
-// is not reset again while messages come, and slows down only after a
-// second with none and nothing moving.
+// TestPacer: the renderer keeps its fast start until the first idle
+// check; then it runs at the frame rate while a stream or a spinner
+// moves, at the echo rate for a second after a key, and slows down only
+// after a second with no message and nothing moving; a message brings it
+// back at once.
 func TestPacer(t *testing.T) {
 	var resets []time.Duration
-	p := pacer{reset: func(d time.Duration) { resets = append(resets, d) }, active: 50 * time.Millisecond}
+	p := pacer{reset: func(d time.Duration) { resets = append(resets, d) }, frame: 100 * time.Millisecond, echo: 33 * time.Millisecond}
 	t0 := time.Unix(0, 0)
-	if cmd := p.heard(t0); cmd == nil {
-		t.Fatal("no idle check scheduled")
+	at := func(ms int) time.Time { return t0.Add(time.Duration(ms) * time.Millisecond) }
+	if cmd := p.heard(at(0), false); cmd == nil || len(resets) != 0 {
+		t.Fatalf("the first message: resets %v, idle check %v; want the start rate kept and a check", resets, cmd != nil)
 	}
-	p.heard(t0.Add(300 * time.Millisecond))
-	if !slices.Equal(resets, []time.Duration{50 * time.Millisecond}) {
-		t.Fatalf("resets %v after two messages, want one to the active rate", resets)
+	p.heard(at(300), true)
+	if cmd := p.idle(at(1000), false); cmd == nil || !slices.Equal(resets, []time.Duration{33 * time.Millisecond}) {
+		t.Fatalf("0.7 s after a key: resets %v, looked again: %v", resets, cmd != nil)
 	}
-	if cmd := p.idle(t0.Add(time.Second), false); cmd == nil || len(resets) != 1 {
-		t.Fatalf("0.7 s after the last message: resets %v, looked again: %v", resets, cmd != nil)
+	p.heard(at(1500), false) // streamed text, the key long gone
+	p.heard(at(1600), false)
+	if !slices.Equal(resets, []time.Duration{33 * time.Millisecond, 100 * time.Millisecond}) {
+		t.Fatalf("streaming: resets %v, want the frame rate once", resets)
 	}
-	if cmd := p.idle(t0.Add(3*time.Second), true); cmd == nil || len(resets) != 1 {
+	p.heard(at(1700), true) // a key while it streams
+	if resets[len(resets)-1] != 33*time.Millisecond {
+		t.Fatalf("a key: resets %v, want the echo rate", resets)
+	}
+	if cmd := p.idle(at(4000), true); cmd == nil || resets[len(resets)-1] != 100*time.Millisecond {
 		t.Fatalf("quiet but a spinner turns: resets %v", resets)
 	}
-	if cmd := p.idle(t0.Add(4*time.Second), false); cmd != nil || !slices.Equal(resets, []time.Duration{50 * time.Millisecond, idleInterval}) {
+	n := len(resets)
+	if cmd := p.idle(at(6000), false); cmd != nil || len(resets) != n+1 || resets[n] != idleInterval {
 		t.Fatalf("quiet and still: resets %v, looked again: %v", resets, cmd != nil)
 	}
-	p.heard(t0.Add(5 * time.Second)) // a key after the pause
-	if resets[len(resets)-1] != 50*time.Millisecond {
-		t.Fatalf("a message after the pause: resets %v, want the active rate back", resets)
+	p.heard(at(7000), true) // a key after the pause
+	if resets[len(resets)-1] != 33*time.Millisecond {
+		t.Fatalf("a key after the pause: resets %v, want the echo rate back", resets)
 	}
 }
 

@@ -26,7 +26,12 @@ func (m *model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	if _, ok := msg.(idleCheck); ok {
 		return m, m.pace.idle(m.now(), m.animating())
 	}
-	paced := m.pace.heard(m.now())
+	var key bool
+	switch msg.(type) {
+	case tea.KeyPressMsg, tea.PasteMsg, tea.MouseMsg, tea.WindowSizeMsg:
+		key = true
+	}
+	paced := m.pace.heard(m.now(), key)
 	switch msg := msg.(type) {
 	case tea.WindowSizeMsg:
 		m.width, m.height = msg.Width, msg.Height
