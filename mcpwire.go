@@ -47,7 +47,9 @@ func (cmd command) wireMCP(e *engine, loaded config.Loaded, dir string, log zero
 			}
 		},
 	})
-	e.mcp.Start()
+	if cmd.oneShot || cmd.sub != "" {
+		e.mcp.Start()
+	} // the interactive UI starts them once its first frame is out
 	e.opts.Extra = e.mcp
 	e.closers = append(e.closers, func() error { e.mcp.Close(); return nil })
 	return nil

@@ -97,7 +97,17 @@ func New(opts Options) *Manager {
 	ctx, cancel := context.WithCancel(context.Background())
 	m := &Manager{opts: opts, ctx: ctx, cancel: cancel, trusted: opts.Trusted}
 	for _, name := range slices.Sorted(maps.Keys(opts.Servers)) {
-		m.servers = append(m.servers, newServer(m, name, opts.Servers[name]))
+		s := newServer(m, name, opts.Servers[name])
+		// What will not start is known before Start: a UI asks for the
+		// project's trust at once, and starts the rest after its first
+		// frame.
+		switch {
+		case !s.cfg.On():
+			s.setState(StateOff, "enabled = false")
+		case s.cfg.Project() && !m.trusted:
+			s.setState(StateUntrusted, "the project's: not trusted yet")
+		}
+		m.servers = append(m.servers, s)
 	}
 	return m
 }

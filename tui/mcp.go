@@ -3,6 +3,7 @@ package tui
 import (
 	"fmt"
 	"strings"
+	"time"
 
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
@@ -19,6 +20,24 @@ const opMCP = "updating the MCP servers"
 type mcpNoticeMsg struct{ n mcp.Notice }
 
 // listenMCP waits for the next notice of the MCP servers.
+// mcpStartAfter is how long after the program starts the MCP servers are
+// started: once the first frame is out (8 ms at most), so that starting
+// their processes does not compete with it for the CPU.
+const mcpStartAfter = 50 * time.Millisecond
+
+// startMCP starts the MCP servers, in the background, after the first
+// frame.
+func (m *model) startMCP() tea.Cmd {
+	mgr := m.opts.MCP
+	if mgr == nil {
+		return nil
+	}
+	return tea.Tick(mcpStartAfter, func(time.Time) tea.Msg {
+		mgr.Start()
+		return nil
+	})
+}
+
 func (m *model) listenMCP() tea.Cmd {
 	ch := m.opts.MCPNotices
 	if ch == nil {

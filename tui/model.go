@@ -224,7 +224,7 @@ func (m *model) approvals() agent.Approver {
 // terminal for its background colour, and reads the prompts of earlier
 // sessions.
 func (m *model) Init() tea.Cmd {
-	return tea.Batch(m.prepare(), m.bridge.wait(), tea.RequestBackgroundColor, m.loadPrompts(), m.listenMCP())
+	return tea.Batch(m.prepare(), m.bridge.wait(), tea.RequestBackgroundColor, m.loadPrompts(), m.listenMCP(), m.startMCP())
 }
 
 // promptHistory is how many prompts of earlier sessions Up can recall.
