@@ -56,7 +56,7 @@ capture() {
 }
 
 [ -n "$out" ] && mkdir -p "$out"
-waitfor "/help"
+waitfor "for commands"
 capture 1-first-frame
 tmux send-keys -t "$session" "add a greeting function" Enter
 waitfor "Allow write_file to change greet.go?"
