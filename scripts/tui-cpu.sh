@@ -45,7 +45,7 @@ wait_for() { # wait_for PRESENT|ABSENT TEXT SECONDS
 	exit 1
 }
 
-printf '%-8s %12s %16s %16s %8s\n' fps 'idle (core)' 'CPU per token' 'markdown alone' ratio
+printf '%-8s %12s %16s %16s %8s %10s\n' fps 'idle (core)' 'CPU per token' 'markdown alone' ratio 'peak RSS'
 for fps in "${fpss[@]}"; do
 	rm -rf "$work/state" "$work/data" "$work/config" "$work/project"
 	mkdir -p "$work/project" "$work/config/lathe"
@@ -68,10 +68,11 @@ for fps in "${fpss[@]}"; do
 	wait_for PRESENT "esc interrupt" 10
 	wait_for ABSENT "esc interrupt" 120
 	b=$(cpu "$pid")
+	peak=$(awk '/^VmHWM/ { printf "%d MB", $2 / 1024 }' "/proc/$pid/status")
 	per=$(awk -v t="$((b - a))" -v hz="$tick" -v n="$tokens" 'BEGIN { printf "%.3f", t / hz / n * 1000 }')
-	printf '%-8s %12s %13s ms %13s ms %7sx\n' "$fps" "$idle" "$per" \
+	printf '%-8s %12s %13s ms %13s ms %7sx %10s\n' "$fps" "$idle" "$per" \
 		"$(awk -v ns="$md_ns" 'BEGIN { printf "%.3f", ns / 1e6 }')" \
-		"$(awk -v p="$per" -v ns="$md_ns" 'BEGIN { printf "%.2f", p / (ns / 1e6) }')"
+		"$(awk -v p="$per" -v ns="$md_ns" 'BEGIN { printf "%.2f", p / (ns / 1e6) }')" "$peak"
 	tmux kill-session -t "$session"
 	kill "$fake"
 	wait "$fake" 2>/dev/null || true
