@@ -41,7 +41,7 @@ type Client struct {
 	api  *api.Client
 	base string // the URL, for messages
 	opts Options
-	wire wireCache
+	wire provider.WireCache[api.Message, api.Tools]
 }
 
 var (
@@ -60,7 +60,8 @@ func New(opts Options) *Client {
 		base = http.DefaultTransport
 	}
 	hc.Transport = lineTransport{base}
-	return &Client{api: api.NewClient(opts.URL, &hc), base: opts.URL.String(), opts: opts}
+	return &Client{api: api.NewClient(opts.URL, &hc), base: opts.URL.String(), opts: opts,
+		wire: provider.WireCache[api.Message, api.Tools]{Message: message, Tools: tools}}
 }
 
 // URL is the server's base URL.
@@ -80,11 +81,12 @@ func (c *Client) request(req *provider.Request) *api.ChatRequest {
 		options = maps.Clone(options)
 		options["num_predict"] = req.MaxTokens
 	}
+	msgs, _ := c.wire.Messages(req.Messages)
 	out := &api.ChatRequest{
 		Model:     req.Model.Name,
-		Messages:  c.wire.messages(req.Messages),
+		Messages:  msgs,
 		Stream:    &stream,
-		Tools:     c.wire.toolsFor(req.Tools),
+		Tools:     c.wire.ToolsFor(req.Tools),
 		Options:   options,
 		KeepAlive: &api.Duration{Duration: c.opts.KeepAlive},
 		Truncate:  &truncate,

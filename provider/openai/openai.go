@@ -47,7 +47,7 @@ type Client struct {
 	chat   oai.ChatCompletionService
 	models oai.ModelService
 	http   *http.Client
-	wire   wireCache
+	wire   provider.WireCache[oai.ChatCompletionMessageParamUnion, []oai.ChatCompletionToolUnionParam]
 
 	mu       sync.Mutex
 	probed   serverInfo // what the server said of itself
@@ -83,6 +83,7 @@ func New(opts Options) *Client {
 		chat:   oai.NewChatCompletionService(reqOpts...),
 		models: oai.NewModelService(reqOpts...),
 		http:   hc,
+		wire:   provider.WireCache[oai.ChatCompletionMessageParamUnion, []oai.ChatCompletionToolUnionParam]{Message: message, Tools: tools},
 	}
 }
 

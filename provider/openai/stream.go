@@ -16,11 +16,11 @@ import (
 // a server's prefix cache (llama.cpp's cache_prompt, vLLM's prefix
 // caching) holds from one turn to the next.
 func (c *Client) params(req *provider.Request) (oai.ChatCompletionNewParams, int) {
-	msgs, prefix := c.wire.messages(req.Messages)
+	msgs, prefix := c.wire.Messages(req.Messages)
 	p := oai.ChatCompletionNewParams{
 		Model:         req.Model.Name,
 		Messages:      msgs,
-		Tools:         c.wire.toolsFor(req.Tools),
+		Tools:         c.wire.ToolsFor(req.Tools),
 		StreamOptions: oai.ChatCompletionStreamOptionsParam{IncludeUsage: oai.Bool(true)},
 	}
 	o := c.opts.Options

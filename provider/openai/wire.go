@@ -1,67 +1,15 @@
 package openai
 
 import (
-	"bytes"
 	"encoding/base64"
 	"encoding/json"
 	"net/http"
-	"slices"
-	"sync"
 
 	oai "github.com/openai/openai-go/v3"
 	"github.com/openai/openai-go/v3/shared"
 
 	"lathe/provider"
 )
-
-// wireCache keeps the wire form of the last request's messages and tools:
-// requests are append-only, so only what was appended is translated.
-type wireCache struct {
-	mu    sync.Mutex
-	in    []provider.Message
-	out   []oai.ChatCompletionMessageParamUnion
-	specs []provider.ToolSpec
-	tools []oai.ChatCompletionToolUnionParam
-}
-
-// messages translates in, reusing the translation of the longest prefix it
-// shares with the last request; n is that prefix's length.
-func (w *wireCache) messages(in []provider.Message) (out []oai.ChatCompletionMessageParamUnion, n int) {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	for n < len(in) && n < len(w.in) && sameMessage(in[n], w.in[n]) {
-		n++
-	}
-	out = make([]oai.ChatCompletionMessageParamUnion, len(in))
-	copy(out, w.out[:n])
-	for i := n; i < len(in); i++ {
-		out[i] = message(in[i])
-	}
-	w.in, w.out = slices.Clone(in), out
-	return out, n
-}
-
-func (w *wireCache) toolsFor(specs []provider.ToolSpec) []oai.ChatCompletionToolUnionParam {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	if !slices.EqualFunc(specs, w.specs, sameSpec) || (specs == nil) != (w.specs == nil) {
-		w.specs, w.tools = slices.Clone(specs), tools(specs)
-	}
-	return w.tools
-}
-
-func sameMessage(a, b provider.Message) bool {
-	return a.Role == b.Role && a.Content == b.Content && a.Thinking == b.Thinking &&
-		a.ToolName == b.ToolName && a.ToolCallID == b.ToolCallID &&
-		slices.EqualFunc(a.ToolCalls, b.ToolCalls, func(x, y provider.ToolCall) bool {
-			return x.ID == y.ID && x.Index == y.Index && x.Name == y.Name && bytes.Equal(x.Arguments, y.Arguments)
-		}) &&
-		slices.EqualFunc(a.Images, b.Images, func(x, y provider.Image) bool { return bytes.Equal(x.Data, y.Data) })
-}
-
-func sameSpec(a, b provider.ToolSpec) bool {
-	return a.Name == b.Name && a.Description == b.Description && bytes.Equal(a.Parameters, b.Parameters)
-}
 
 // message translates a message to the wire. The same message gives the
 // same bytes: a call's arguments go back as the model wrote them. A
