@@ -34,10 +34,9 @@ type dialog interface {
 // run, showing exactly what it will do.
 type approvalDialog struct {
 	ask       approvalAsk
-	approver  *dialogApprover // remembers "allow for this session"
-	dir       string          // the working directory, where commands run
-	reasoning bool            // typing the reason for a denial
-	reason    textinput.Model
+	approver  *dialogApprover  // remembers "allow for this session"
+	dir       string           // the working directory, where commands run
+	reason    reasonField      // the reason for a denial
 	denied    string           // the reason given with a denial, once answered
 	escalated tools.Escalation // what was lifted of the sandbox, once answered
 	top       int              // the first line of the body shown: the diff scrolls
@@ -46,28 +45,56 @@ type approvalDialog struct {
 
 func newApprovalDialog(ask approvalAsk, approver *dialogApprover, dir string) *approvalDialog {
 	return &approvalDialog{ask: ask, approver: approver, dir: dir,
-		reason: newReasonInput("reason: ", "optional, the model sees it; enter to deny")}
+		reason: newReasonField("reason: ", "optional, the model sees it; enter to deny")}
 }
 
-func newReasonInput(prompt, placeholder string) textinput.Model {
+// reasonField is the line a dialog opens for a reason, or feedback, the
+// model sees: Deny opens it, Enter sends what was typed, Esc goes back to
+// the dialog's choices (a key pressed by mistake answers nothing).
+type reasonField struct {
+	open  bool
+	input textinput.Model
+}
+
+func newReasonField(prompt, placeholder string) reasonField {
 	ti := textinput.New()
 	ti.Prompt, ti.Placeholder = prompt, placeholder
-	return ti
+	return reasonField{input: ti}
+}
+
+// start opens the field.
+func (f *reasonField) start() tea.Cmd {
+	f.open = true
+	return f.input.Focus()
+}
+
+// update handles a key while the field is open; sent reports Enter, with
+// what was typed.
+func (f *reasonField) update(msg tea.KeyPressMsg, keys keyMap) (text string, sent bool, cmd tea.Cmd) {
+	switch {
+	case key.Matches(msg, keys.Send):
+		return strings.TrimSpace(f.input.Value()), true, nil
+	case key.Matches(msg, keys.Interrupt):
+		f.open = false
+		f.input.Blur()
+		return "", false, nil
+	}
+	f.input, cmd = f.input.Update(msg)
+	return "", false, cmd
+}
+
+// view is the field's line at width.
+func (f *reasonField) view(width int) string {
+	f.input.SetWidth(max(width-len(f.input.Prompt)-2, 10))
+	return " " + f.input.View()
 }
 
 func (d *approvalDialog) update(msg tea.KeyPressMsg, keys keyMap) (bool, tea.Cmd) {
-	if d.reasoning {
-		switch {
-		case key.Matches(msg, keys.Send):
-			return d.answer(false, strings.TrimSpace(d.reason.Value())), nil
-		case key.Matches(msg, keys.Interrupt):
-			// Back to the choices: "n" pressed by mistake is not a denial.
-			d.reasoning = false
-			d.reason.Blur()
-			return false, nil
+	if d.reason.open {
+		text, sent, cmd := d.reason.update(msg, keys)
+		if sent {
+			return d.answer(false, text), nil
 		}
-		var cmd tea.Cmd
-		d.reason, cmd = d.reason.Update(msg)
 		return false, cmd
 	}
 	if d.scroll(msg, keys) {
@@ -84,8 +111,7 @@ func (d *approvalDialog) update(msg tea.KeyPressMsg, keys keyMap) (bool, tea.Cmd
 		d.approver.grant(d.ask.req)
 		return d.answer(true, ""), nil
 	case key.Matches(msg, keys.Deny):
-		d.reasoning = true
-		return false, d.reason.Focus()
+		return false, d.reason.start()
 	case key.Matches(msg, keys.Interrupt):
 		return d.answer(false, ""), nil
 	}
@@ -186,7 +212,6 @@ func (d *approvalDialog) view(width, height int, st *theme, keys keyMap) string 
 	if req.Note != "" {
 		head = append(head, wrap("! "+req.Note, width, " ", "   ", st.warn)...)
 	}
-	d.reason.SetWidth(max(width-len(d.reason.Prompt)-2, 10))
 	foot := d.footer(width, st, keys)
 	room := max(height-len(head)-len(foot), 1)
 	return strings.Join(append(append(head, d.body(width, room, st)...), foot...), "\n")
@@ -244,8 +269,8 @@ func (d *approvalDialog) body(width, room int, st *theme) []string {
 
 // footer lists the choices, wrapped between them, never inside one.
 func (d *approvalDialog) footer(width int, st *theme, keys keyMap) []string {
-	if d.reasoning {
-		return []string{" " + d.reason.View()}
+	if d.reason.open {
+		return []string{d.reason.view(width)}
 	}
 	k := func(b key.Binding, text string) string { return st.key.Render(b.Help().Key) + " " + text }
 	choices := []string{

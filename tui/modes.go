@@ -6,7 +6,6 @@ import (
 	"strings"
 
 	"charm.land/bubbles/v2/key"
-	"charm.land/bubbles/v2/textinput"
 	tea "charm.land/bubbletea/v2"
 	"charm.land/lipgloss/v2"
 
@@ -242,27 +241,20 @@ func (r *dialogReviewer) StartTask(ctx context.Context, goal string) (mode.Verdi
 // the model's goal, or stay, with a reason for the model.
 type startDialog struct {
 	ask    startAsk
-	reason bool // typing why it stays
-	input  textinput.Model
+	reason reasonField // why it stays
 }
 
 func newStartDialog(ask startAsk) *startDialog {
-	return &startDialog{ask: ask, input: newReasonInput("reason: ", "optional, the model sees it; enter keeps ask mode")}
+	return &startDialog{ask: ask, reason: newReasonField("reason: ", "optional, the model sees it; enter keeps ask mode")}
 }
 
 func (d *startDialog) update(msg tea.KeyPressMsg, keys keyMap) (bool, tea.Cmd) {
-	if d.reason {
-		switch {
-		case key.Matches(msg, keys.Send):
-			d.ask.reply <- mode.Verdict{Decision: mode.Reject, Feedback: strings.TrimSpace(d.input.Value())}
+	if d.reason.open {
+		text, sent, cmd := d.reason.update(msg, keys)
+		if sent {
+			d.ask.reply <- mode.Verdict{Decision: mode.Reject, Feedback: text}
 			return true, nil
-		case key.Matches(msg, keys.Interrupt):
-			d.reason = false
-			d.input.Blur()
-			return false, nil
 		}
-		var cmd tea.Cmd
-		d.input, cmd = d.input.Update(msg)
 		return false, cmd
 	}
 	switch {
@@ -270,8 +262,7 @@ func (d *startDialog) update(msg tea.KeyPressMsg, keys keyMap) (bool, tea.Cmd) {
 		d.ask.reply <- mode.Verdict{Decision: mode.Approve}
 		return true, nil
 	case key.Matches(msg, keys.Deny):
-		d.reason = true
-		return false, d.input.Focus()
+		return false, d.reason.start()
 	case key.Matches(msg, keys.Interrupt):
 		d.ask.reply <- mode.Verdict{Decision: mode.Reject}
 		return true, nil
@@ -287,9 +278,8 @@ func (d *startDialog) view(width, _ int, st *theme, keys keyMap) string {
 	lines := append([]string{st.rule.Render(strings.Repeat("─", width))},
 		wrap("? Leave ask mode for build mode, to work on this?", width, " ", "   ", st.dialogTitle)...)
 	lines = append(lines, wrap(human.Visible(d.ask.goal), width, "   ", "   ", st.plain)...)
-	if d.reason {
-		d.input.SetWidth(max(width-len(d.input.Prompt)-2, 10))
-		return strings.Join(append(lines, " "+d.input.View()), "\n")
+	if d.reason.open {
+		return strings.Join(append(lines, d.reason.view(width)), "\n")
 	}
 	k := func(b key.Binding, text string) string { return st.key.Render(b.Help().Key) + " " + text }
 	return strings.Join(append(lines, joinWrapped([]string{
@@ -303,36 +293,28 @@ func (d *startDialog) view(width, _ int, st *theme, keys keyMap) string {
 // transcript, reject it with feedback, or keep it and stop.
 type planDialog struct {
 	ask      planAsk
-	m        *model // told the verdict, to mark the plan
-	feedback bool   // typing the feedback of a rejection
-	input    textinput.Model
+	m        *model      // told the verdict, to mark the plan
+	feedback reasonField // the feedback of a rejection
 }
 
 func newPlanDialog(ask planAsk, m *model) *planDialog {
 	return &planDialog{ask: ask, m: m,
-		input: newReasonInput("feedback: ", "what to change; enter rejects the plan with it")}
+		feedback: newReasonField("feedback: ", "what to change; enter rejects the plan with it")}
 }
 
 func (d *planDialog) update(msg tea.KeyPressMsg, keys keyMap) (bool, tea.Cmd) {
-	if d.feedback {
-		switch {
-		case key.Matches(msg, keys.Send):
-			return d.answer(mode.Verdict{Decision: mode.Reject, Feedback: strings.TrimSpace(d.input.Value())}), nil
-		case key.Matches(msg, keys.Interrupt):
-			d.feedback = false
-			d.input.Blur()
-			return false, nil
+	if d.feedback.open {
+		text, sent, cmd := d.feedback.update(msg, keys)
+		if sent {
+			return d.answer(mode.Verdict{Decision: mode.Reject, Feedback: text}), nil
 		}
-		var cmd tea.Cmd
-		d.input, cmd = d.input.Update(msg)
 		return false, cmd
 	}
 	switch {
 	case key.Matches(msg, keys.Allow):
 		return d.answer(mode.Verdict{Decision: mode.Approve}), nil
 	case key.Matches(msg, keys.Deny):
-		d.feedback = true
-		return false, d.input.Focus()
+		return false, d.feedback.start()
 	case key.Matches(msg, keys.Interrupt):
 		return d.answer(mode.Verdict{Decision: mode.Keep}), nil
 	}
@@ -352,9 +334,8 @@ func (d *planDialog) cancel() { d.ask.reply <- mode.Verdict{Decision: mode.Keep}
 func (d *planDialog) view(width, _ int, st *theme, keys keyMap) string {
 	title := fmt.Sprintf("? Carry out this plan of %s in build mode?", human.Plural(len(d.ask.plan.Steps), "step"))
 	lines := append([]string{st.rule.Render(strings.Repeat("─", width))}, wrap(title, width, " ", "   ", st.dialogTitle)...)
-	if d.feedback {
-		d.input.SetWidth(max(width-len(d.input.Prompt)-2, 10))
-		return strings.Join(append(lines, " "+d.input.View()), "\n")
+	if d.feedback.open {
+		return strings.Join(append(lines, d.feedback.view(width)), "\n")
 	}
 	k := func(b key.Binding, text string) string { return st.key.Render(b.Help().Key) + " " + text }
 	return strings.Join(append(lines, joinWrapped([]string{
