@@ -84,7 +84,7 @@ func (cmd command) undo(ctx context.Context, stdin io.Reader, stdout, stderr io.
 	}
 	out, err := tracker.Apply(ctx, plan, cmd.force)
 	for _, a := range out.Done {
-		fmt.Fprintf(stdout, "%s %s\n", doneVerb(a.Do), a.Path)
+		fmt.Fprintf(stdout, "%s %s\n", a.Do.Done(), a.Path)
 	}
 	for _, a := range out.Refused {
 		fmt.Fprintf(stderr, "lathe: left %s: %s\n", a.Path, a.Why)
@@ -128,16 +128,6 @@ func indentLines(s, indent string) string {
 		return ""
 	}
 	return indent + strings.ReplaceAll(strings.TrimSuffix(s, "\n"), "\n", "\n"+indent) + "\n"
-}
-
-func doneVerb(d checkpoint.Do) string {
-	switch d {
-	case checkpoint.Remove:
-		return "removed"
-	case checkpoint.Recreate:
-		return "recreated"
-	}
-	return "restored"
 }
 
 // listCheckpoints prints the runs of a session, oldest first, with what

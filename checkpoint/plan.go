@@ -26,6 +26,18 @@ const (
 	Refuse   Do = "refuse"   // changed since, or not restorable: left alone
 )
 
+// Done says what an action that was applied did to its file: "restored",
+// "recreated" or "removed".
+func (d Do) Done() string {
+	switch d {
+	case Remove:
+		return "removed"
+	case Recreate:
+		return "recreated"
+	}
+	return "restored"
+}
+
 // Action is what undoing (or redoing) a run, or rewinding several, does
 // to one file.
 type Action struct {

@@ -39,8 +39,7 @@ type approvalDialog struct {
 	reason    reasonField      // the reason for a denial
 	denied    string           // the reason given with a denial, once answered
 	escalated tools.Escalation // what was lifted of the sandbox, once answered
-	top       int              // the first line of the body shown: the diff scrolls
-	room      int              // how many lines of it the last view showed
+	window    scrollWindow     // the part of the body shown: the diff scrolls
 }
 
 func newApprovalDialog(ask approvalAsk, approver *dialogApprover, dir string) *approvalDialog {
@@ -97,7 +96,7 @@ func (d *approvalDialog) update(msg tea.KeyPressMsg, keys keyMap) (bool, tea.Cmd
 		}
 		return false, cmd
 	}
-	if d.scroll(msg, keys) {
+	if d.window.key(msg, keys, len(d.lines())) {
 		return false, nil
 	}
 	switch {
@@ -174,23 +173,48 @@ func argumentLines(args string) []string {
 	return strings.Split(human.Visible(b.String()), "\n")
 }
 
-// scroll moves through a body longer than the dialog, before deciding.
-func (d *approvalDialog) scroll(msg tea.KeyPressMsg, keys keyMap) bool {
-	page := max(d.room-1, 1)
+// scrollWindow is the part of a dialog's body that shows when the body is
+// longer than its room: moved with ↑↓ PgUp PgDn before deciding.
+type scrollWindow struct{ top, room int }
+
+// key moves the window over total lines; it reports whether msg was one of
+// its keys.
+func (s *scrollWindow) key(msg tea.KeyPressMsg, keys keyMap, total int) bool {
+	page := max(s.room-1, 1)
 	switch {
 	case key.Matches(msg, keys.Prev):
-		d.top--
+		s.top--
 	case key.Matches(msg, keys.Next):
-		d.top++
+		s.top++
 	case key.Matches(msg, keys.PageUp):
-		d.top -= page
+		s.top -= page
 	case key.Matches(msg, keys.PageDown):
-		d.top += page
+		s.top += page
 	default:
 		return false
 	}
-	d.top = max(0, min(d.top, len(d.lines())-d.room))
+	s.top = max(0, min(s.top, total-s.room))
 	return true
+}
+
+// fit places the window over total lines in room lines, one of which says
+// where the view is when not all fit (see where), and returns the lines
+// shown.
+func (s *scrollWindow) fit(total, room int) (from, to int) {
+	s.room = min(room, total)
+	if total > room {
+		s.room = room - 1
+	}
+	s.top = max(0, min(s.top, total-s.room))
+	return s.top, s.top + s.room
+}
+
+// where says which lines of total show; "" when all do.
+func (s *scrollWindow) where(total int) string {
+	if total <= s.room {
+		return ""
+	}
+	return fmt.Sprintf("lines %d–%d of %d · ↑↓ pgup pgdn scroll", s.top+1, s.top+s.room, total)
 }
 
 // view renders the dialog in at most height lines.
@@ -248,23 +272,15 @@ func (d *approvalDialog) body(width, room int, st *theme) []string {
 			return indent + st.subject.Render(ansi.Truncate(tabsToSpaces(l), width-4, "…"))
 		}
 	}
-	if len(lines) <= room {
-		d.room, d.top = room, 0
-		out := make([]string, len(lines))
-		for i, l := range lines {
-			out[i] = line(l)
-		}
-		return out
-	}
-	d.room = room - 1 // a line says where the view is
-	d.top = max(0, min(d.top, len(lines)-d.room))
-	end := d.top + d.room
+	from, to := d.window.fit(len(lines), room)
 	out := make([]string, 0, room)
-	for _, l := range lines[d.top:end] {
+	for _, l := range lines[from:to] {
 		out = append(out, line(l))
 	}
-	where := fmt.Sprintf("lines %d–%d of %d · ↑↓ pgup pgdn scroll", d.top+1, end, len(lines))
-	return append(out, indent+"  "+st.meta.Render(where))
+	if where := d.window.where(len(lines)); where != "" {
+		out = append(out, indent+"  "+st.meta.Render(where))
+	}
+	return out
 }
 
 // footer lists the choices, wrapped between them, never inside one.

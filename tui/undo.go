@@ -118,12 +118,13 @@ type undoDialog struct {
 	m      *model
 	plan   checkpoint.Plan
 	prompt string
-	top    int
-	room   int
+	window scrollWindow
 }
 
 func (d *undoDialog) update(msg tea.KeyPressMsg, keys keyMap) (bool, tea.Cmd) {
-	page := max(d.room-1, 1)
+	if d.window.key(msg, keys, len(d.lines())) {
+		return false, nil
+	}
 	switch {
 	case key.Matches(msg, keys.Allow):
 		return true, d.m.applyUndo(d.plan, d.prompt, false)
@@ -132,16 +133,7 @@ func (d *undoDialog) update(msg tea.KeyPressMsg, keys keyMap) (bool, tea.Cmd) {
 	case key.Matches(msg, keys.Deny), key.Matches(msg, keys.Interrupt):
 		d.m.notice(noticeInfo, "", "Nothing "+d.done()+".")
 		return true, nil
-	case key.Matches(msg, keys.Prev):
-		d.top--
-	case key.Matches(msg, keys.Next):
-		d.top++
-	case key.Matches(msg, keys.PageUp):
-		d.top -= page
-	case key.Matches(msg, keys.PageDown):
-		d.top += page
 	}
-	d.top = max(0, min(d.top, len(d.lines())-d.room))
 	return false, nil
 }
 
@@ -254,13 +246,9 @@ func (d *undoDialog) view(width, height int, st *theme, keys keyMap) string {
 	foot := joinWrapped(append(choices, k(keys.Interrupt, "cancel")), st.meta.Render("  ·  "), width)
 	room := max(height-len(head)-len(foot), 1)
 	lines := d.lines()
-	d.room = min(room, len(lines))
-	if len(lines) > room {
-		d.room = room - 1
-	}
-	d.top = max(0, min(d.top, len(lines)-d.room))
+	first, last := d.window.fit(len(lines), room)
 	var body []string
-	for _, l := range lines[d.top : d.top+d.room] {
+	for _, l := range lines[first:last] {
 		switch l.kind {
 		case lineWarn:
 			body = append(body, indent+st.warn.Render(ansi.Truncate(l.text, width-4, "…")))
@@ -274,9 +262,8 @@ func (d *undoDialog) view(width, height int, st *theme, keys keyMap) string {
 			body = append(body, diffLine(l.text, width, st))
 		}
 	}
-	if len(lines) > d.room {
-		body = append(body, indent+"  "+st.meta.Render(fmt.Sprintf("lines %d–%d of %d · ↑↓ pgup pgdn scroll",
-			d.top+1, d.top+d.room, len(lines))))
+	if where := d.window.where(len(lines)); where != "" {
+		body = append(body, indent+"  "+st.meta.Render(where))
 	}
 	return strings.Join(append(append(head, body...), foot...), "\n")
 }
@@ -297,7 +284,7 @@ func (m *model) undoAppliedMsg(msg undoApplied) {
 	m.op = ""
 	var done, left []string
 	for _, a := range msg.outcome.Done {
-		done = append(done, doneWord(a.Do)+" "+a.Path)
+		done = append(done, a.Do.Done()+" "+a.Path)
 	}
 	for _, a := range msg.outcome.Refused {
 		left = append(left, a.Path+" ("+a.Why+")")
@@ -332,16 +319,6 @@ func (m *model) undoAppliedMsg(msg undoApplied) {
 		text += ". The model no longer sees that exchange."
 	}
 	m.notice(noticeInfo, title, text)
-}
-
-func doneWord(d checkpoint.Do) string {
-	switch d {
-	case checkpoint.Remove:
-		return "removed"
-	case checkpoint.Recreate:
-		return "recreated"
-	}
-	return "restored"
 }
 
 // markUndone marks, from the last prompt reading prompt on, the items of
