@@ -356,19 +356,9 @@ func (s *server) relistNow(ctx context.Context) {
 	s.mu.Lock()
 	cs, gen := s.session, s.gen
 	s.mu.Unlock()
-	if cs == nil {
-		return
+	if cs != nil {
+		s.listAgain(ctx, cs, gen)
 	}
-	list, err := listTools(ctx, cs)
-	if err != nil {
-		s.m.opts.Log.Warn().Err(err).Str("server", s.name).Msg("mcp tools not listed again")
-		return
-	}
-	s.mu.Lock()
-	if s.gen == gen {
-		s.setList(list)
-	}
-	s.mu.Unlock()
 }
 
 // offer returns the server's tools to offer, and a note when they joined

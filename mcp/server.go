@@ -192,18 +192,28 @@ func (s *server) relist(gen int) {
 		}
 		ctx, cancel := context.WithTimeout(s.m.ctx, s.m.opts.StartTimeout)
 		defer cancel()
-		list, err := listTools(ctx, cs)
-		if err != nil {
-			s.m.opts.Log.Warn().Err(err).Str("server", s.name).Msg("mcp tools not listed again")
-			return
+		if n, ok := s.listAgain(ctx, cs, gen); ok {
+			s.m.opts.Log.Info().Str("server", s.name).Int("tools", n).Msg("mcp tool list changed")
 		}
-		s.mu.Lock()
-		if s.gen == gen {
-			s.setList(list)
-		}
-		s.mu.Unlock()
-		s.m.opts.Log.Info().Str("server", s.name).Int("tools", len(list)).Msg("mcp tool list changed")
 	}()
+}
+
+// listAgain reads the tool list of session cs, of start gen, again and
+// keeps it unless the server was started again since; a failure is
+// logged. It reports how many tools it kept.
+func (s *server) listAgain(ctx context.Context, cs *sdk.ClientSession, gen int) (int, bool) {
+	list, err := listTools(ctx, cs)
+	if err != nil {
+		s.m.opts.Log.Warn().Err(err).Str("server", s.name).Msg("mcp tools not listed again")
+		return 0, false
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.gen != gen {
+		return 0, false
+	}
+	s.setList(list)
+	return len(list), true
 }
 
 // watch waits for the connection to end. One that ends while the server
