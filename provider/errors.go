@@ -3,6 +3,7 @@ package provider
 import (
 	"errors"
 	"fmt"
+	"net"
 )
 
 // Kinds of failure a person sees. An *Error wraps one of them; test with
@@ -35,4 +36,15 @@ func (e *Error) Unwrap() []error { return []error{e.Kind, e.Err} }
 // Errorf returns an *Error of kind, caused by cause (which may be nil).
 func Errorf(kind, cause error, format string, args ...any) *Error {
 	return &Error{Kind: kind, Err: cause, Msg: fmt.Sprintf(format, args...)}
+}
+
+// NoConnection reports whether err means no connection could be made to
+// the server (refused, unknown host): a request that never reached it.
+func NoConnection(err error) bool {
+	var op *net.OpError
+	if errors.As(err, &op) && op.Op == "dial" {
+		return true
+	}
+	var dns *net.DNSError
+	return errors.As(err, &dns)
 }

@@ -2,7 +2,6 @@ package ollama
 
 import (
 	"errors"
-	"net"
 	"net/http"
 	"strconv"
 	"strings"
@@ -18,7 +17,7 @@ import (
 func (c *Client) chatFailure(err error, model string) error {
 	var se api.StatusError
 	var ae api.AuthorizationError
-	if errors.As(err, &se) || errors.As(err, &ae) || unreachable(err) {
+	if errors.As(err, &se) || errors.As(err, &ae) || provider.NoConnection(err) {
 		return c.classify(err, model)
 	}
 	return provider.Errorf(provider.ErrStreamBroken, err, "Ollama stopped the reply with an error: %v", err)
@@ -33,7 +32,7 @@ func (c *Client) classify(err error, model string) error {
 	if errors.As(err, &e) {
 		return e
 	}
-	if unreachable(err) {
+	if provider.NoConnection(err) {
 		return provider.Errorf(provider.ErrUnreachable, err,
 			"cannot reach Ollama at %s: is \"ollama serve\" running? (set OLLAMA_HOST if it listens elsewhere)", c.base)
 	}
@@ -78,14 +77,4 @@ func noToolSupport(model string) *provider.Error {
 	return provider.Errorf(provider.ErrNoToolSupport, nil,
 		"model %q does not support tool calling, which lathe needs: pick one that does with -m (for example \"ollama pull %s\")",
 		model, SuggestedModel)
-}
-
-// unreachable reports whether err means no connection could be made.
-func unreachable(err error) bool {
-	var op *net.OpError
-	if errors.As(err, &op) && op.Op == "dial" {
-		return true
-	}
-	var dns *net.DNSError
-	return errors.As(err, &dns)
 }

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"regexp"
 	"strings"
@@ -117,7 +116,7 @@ func (c *Client) chatFailure(err error, model string, started bool) error {
 		}
 		return provider.Errorf(provider.ErrStreamBroken, err, "the server stopped the reply with an error: %s",
 			strings.TrimPrefix(se.Message, "received error while streaming: "))
-	case !started && unreachable(err):
+	case !started && provider.NoConnection(err):
 		return c.unreachable(err)
 	case !started:
 		return provider.Errorf(provider.ErrServer, err, "the request to %s failed: %v", c.base, err)
@@ -188,20 +187,10 @@ func (c *Client) classify(err error) error {
 	switch {
 	case errors.As(err, &pe):
 		return pe
-	case unreachable(err):
+	case provider.NoConnection(err):
 		return c.unreachable(err)
 	case errors.As(err, &se):
 		return c.statusFailure(se.Status, se.Msg, "", "", err)
 	}
 	return c.chatFailure(err, "", false)
-}
-
-// unreachable reports whether err means no connection could be made.
-func unreachable(err error) bool {
-	var op *net.OpError
-	if errors.As(err, &op) && op.Op == "dial" {
-		return true
-	}
-	var dns *net.DNSError
-	return errors.As(err, &dns)
 }
