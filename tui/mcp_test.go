@@ -136,3 +136,42 @@ func TestMCPNotice(t *testing.T) {
 		t.Errorf("the notice:\n%s", screen(m))
 	}
 }
+
+// TestMCPStartsAfterTheFirstFrame: the UI leaves its MCP servers unstarted
+// until a while after it starts, so that their processes do not compete
+// with its first frame; an untrusted project's server is known at once,
+// for the trust prompt.
+func TestMCPStartsAfterTheFirstFrame(t *testing.T) {
+	srv := httptest.NewServer(mcptest.Handler(mcptest.Options{}))
+	t.Cleanup(srv.Close)
+	mgr := mcp.New(mcp.Options{Servers: map[string]config.MCPServer{
+		"mine":    {URL: srv.URL},
+		"project": {URL: srv.URL, Origin: "/home/dev/proj/.mcp.json"},
+	}, Log: zerolog.Nop()})
+	t.Cleanup(mgr.Close)
+	m, _ := testModel(t)
+	m.opts.MCP = mgr
+	states := func() map[string]mcp.State {
+		out := map[string]mcp.State{}
+		for _, s := range mgr.Servers() {
+			out[s.Name] = s.State
+		}
+		return out
+	}
+	if got := states(); got["mine"] != mcp.StateOff || got["project"] != mcp.StateUntrusted {
+		t.Fatalf("before the UI starts them: %v", got)
+	}
+	start := m.startMCP()
+	if got := states(); got["mine"] != mcp.StateOff {
+		t.Fatalf("started before its command ran: %v", got)
+	}
+	began := time.Now()
+	start() // the tick, then the start
+	if waited := time.Since(began); waited < mcpStartAfter {
+		t.Errorf("started after %v, want at least %v", waited, mcpStartAfter)
+	}
+	mgr.WaitStarted(t.Context())
+	if got := states(); got["mine"] != mcp.StateReady || got["project"] != mcp.StateUntrusted {
+		t.Errorf("after the start: %v", got)
+	}
+}
