@@ -26,8 +26,8 @@ func Run(ctx context.Context, opts Options) error {
 	m := newModel(ctx, opts)
 	environ := opts.Environ
 	// The renderer starts at its fastest, so that the first frame is out
-	// within 8 ms; from the first message on, the pacer sets its rate:
-	// FPS while anything happens, two frames a second when idle.
+	// within 8 ms; from its first idle check, a second on, the pacer sets
+	// its rate (see pace.go).
 	popts := []tea.ProgramOption{tea.WithContext(ctx), tea.WithEnvironment(environ),
 		tea.WithColorProfile(colorProfile(environ)), tea.WithFPS(120)}
 	if opts.Input != nil {
