@@ -135,16 +135,7 @@ func (c *shellCall) runConfined(ctx context.Context, conf *Confinement) (Result,
 	if err != nil {
 		return Result{}, err
 	}
-	res := confinedResult(rep, stdout, stderr)
-	switch {
-	case ctx.Err() != nil:
-		res.IsError, res.Summary = true, "cancelled"
-		return res, ctx.Err()
-	case runCtx.Err() != nil:
-		res.IsError, res.Summary = true, "timed out"
-		res.Content = fmt.Sprintf("timed out after %s; the command was stopped\n%s", c.timeout, res.Content)
-	}
-	return res, nil
+	return c.ended(ctx, runCtx, confinedResult(rep, stdout, stderr), "the command was stopped")
 }
 
 // confinedResult is the result of a command as the helper reported it:
@@ -201,14 +192,19 @@ func (c *shellCall) runGroup(ctx context.Context) (Result, error) {
 	if cmd.ProcessState == nil {
 		return Result{}, fmt.Errorf("wait for bash: %w", waitErr)
 	}
-	res := shellResult(cmd, waitErr, stdout, stderr)
+	return c.ended(ctx, runCtx, shellResult(cmd, waitErr, stdout, stderr), "the process group was killed")
+}
+
+// ended marks res as cancelled when ctx ended, or as timed out when only
+// runCtx (the call's time limit) did, saying what was done about it.
+func (c *shellCall) ended(ctx, runCtx context.Context, res Result, stopped string) (Result, error) {
 	switch {
 	case ctx.Err() != nil:
 		res.IsError, res.Summary = true, "cancelled"
 		return res, ctx.Err()
 	case runCtx.Err() != nil:
 		res.IsError, res.Summary = true, "timed out"
-		res.Content = fmt.Sprintf("timed out after %s; the process group was killed\n%s", c.timeout, res.Content)
+		res.Content = fmt.Sprintf("timed out after %s; %s\n%s", c.timeout, stopped, res.Content)
 	}
 	return res, nil
 }
