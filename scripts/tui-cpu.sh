@@ -8,7 +8,10 @@
 #             streamed at 200 tokens a second (fakeollama -pace 5ms), from
 #             the prompt's Enter to the end of the answer, divided by the
 #             tokens; printed beside the markdown renderer alone
-#             (BenchmarkStreamToken/incremental in mdstream, every token rendered) and their ratio.
+#             (BenchmarkStreamToken/incremental in mdstream, every token rendered) and their ratio;
+#   client    the floor under it: the official Ollama client receiving the
+#             same stream and doing nothing with it (internal/mdgen/streamfloor),
+#             measured after each run, and what lathe adds to it.
 # Each FPS (default: the default tui.fps, then 30 and 60) is run with
 # [tui] fps set to it. Needs tmux.
 set -euo pipefail
@@ -28,6 +31,7 @@ fpss=("$@")
 
 go build -o "$work/lathe" .
 go build -o "$work/fakeollama" ./cmd/fakeollama
+go build -o "$work/streamfloor" ./internal/mdgen/streamfloor
 tokens=$(go run ./internal/mdgen/mdscript 12000 2>&1 >"$work/script.json")
 tick=$(getconf CLK_TCK)
 md_ns=$(go test -run '^$' -bench '^BenchmarkStreamToken$/^incremental$' -benchtime 3x ./mdstream/ |
@@ -45,15 +49,24 @@ wait_for() { # wait_for PRESENT|ABSENT TEXT SECONDS
 	exit 1
 }
 
-printf '%-8s %12s %16s %16s %8s %10s\n' fps 'idle (core)' 'CPU per token' 'markdown alone' ratio 'peak RSS'
-for fps in "${fpss[@]}"; do
-	rm -rf "$work/state" "$work/data" "$work/config" "$work/project"
-	mkdir -p "$work/project" "$work/config/lathe"
-	[ "$fps" = default ] || printf '[tui]\nfps = %d\n' "$fps" >"$work/config/lathe/config.toml"
+start_fake() {
 	rm -f "$work/addr"
 	"$work/fakeollama" -pace 5ms -addr-file "$work/addr" "$work/script.json" >"$work/fake.log" 2>&1 &
 	fake=$!
 	for _ in $(seq 50); do [ -s "$work/addr" ] && break; sleep 0.1; done
+}
+stop_fake() {
+	kill "$fake"
+	wait "$fake" 2>/dev/null || true
+	fake=
+}
+
+printf '%-8s %12s %14s %14s %14s %15s %7s %9s\n' fps 'idle (core)' 'CPU per token' 'client alone' 'lathe adds' 'markdown alone' ratio 'peak RSS'
+for fps in "${fpss[@]}"; do
+	rm -rf "$work/state" "$work/data" "$work/config" "$work/project"
+	mkdir -p "$work/project" "$work/config/lathe"
+	[ "$fps" = default ] || printf '[tui]\nfps = %d\n' "$fps" >"$work/config/lathe/config.toml"
+	start_fake
 	tmux new-session -d -s "$session" -x 100 -y 32 \
 		"cd '$work/project' && OLLAMA_HOST=$(cat "$work/addr") XDG_STATE_HOME='$work/state' XDG_DATA_HOME='$work/data' XDG_CONFIG_HOME='$work/config' LATHE_MODEL= HOME='$work' exec '$work/lathe'"
 	wait_for PRESENT "Ask for a change" 10
@@ -70,12 +83,14 @@ for fps in "${fpss[@]}"; do
 	b=$(cpu "$pid")
 	peak=$(awk '/^VmHWM/ { printf "%d MB", $2 / 1024 }' "/proc/$pid/status")
 	per=$(awk -v t="$((b - a))" -v hz="$tick" -v n="$tokens" 'BEGIN { printf "%.3f", t / hz / n * 1000 }')
-	printf '%-8s %12s %13s ms %13s ms %7sx %10s\n' "$fps" "$idle" "$per" \
+	tmux kill-session -t "$session"
+	stop_fake
+	start_fake
+	floor=$("$work/streamfloor" "$(cat "$work/addr")")
+	stop_fake
+	printf '%-8s %12s %11s ms %11s ms %11s ms %12s ms %6sx %9s\n' "$fps" "$idle" "$per" "$floor" \
+		"$(awk -v p="$per" -v f="$floor" 'BEGIN { printf "%.3f", p - f }')" \
 		"$(awk -v ns="$md_ns" 'BEGIN { printf "%.3f", ns / 1e6 }')" \
 		"$(awk -v p="$per" -v ns="$md_ns" 'BEGIN { printf "%.2f", p / (ns / 1e6) }')" "$peak"
-	tmux kill-session -t "$session"
-	kill "$fake"
-	wait "$fake" 2>/dev/null || true
-	fake=
 done
 echo "($tokens tokens; CPU per token counts everything the process did meanwhile)"
