@@ -2,6 +2,7 @@ package tui
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -40,8 +41,10 @@ func history(n int) *agent.History {
 // BenchmarkResume measures resuming a long session in the TUI: the update
 // that shows its history (the first frame after it included), and how much
 // longer it takes than the same update for a new session (the goal: a few
-// ms, whatever the length), then the
-// slowest frame while scrolling to its top a page at a time.
+// ms, whatever the length), then the slowest frame while scrolling to its
+// top a page at a time: the median over the scrolls of each one's slowest
+// frame, and the slowest of them all (which, over thousands of frames,
+// includes the odd garbage collection).
 func BenchmarkResume(b *testing.B) {
 	var fresh time.Duration // the update that readies a new session
 	const freshRuns = 50
@@ -57,7 +60,8 @@ func BenchmarkResume(b *testing.B) {
 	for _, n := range []int{200, 1000, 5000} {
 		h := history(n)
 		b.Run(fmt.Sprint(n), func(b *testing.B) {
-			var slowest, shown time.Duration
+			var shown time.Duration
+			var slowest []time.Duration // each scroll's slowest frame
 			for b.Loop() {
 				b.StopTimer()
 				m, _ := testModel(b)
@@ -68,15 +72,19 @@ func BenchmarkResume(b *testing.B) {
 				m.View()
 				shown += time.Since(start)
 				b.StopTimer()
+				var worst time.Duration
 				for range 40 {
 					start := time.Now()
 					m.Update(keyPress("pgup"))
 					m.View()
-					slowest = max(slowest, time.Since(start))
+					worst = max(worst, time.Since(start))
 				}
+				slowest = append(slowest, worst)
 				b.StartTimer()
 			}
-			b.ReportMetric(float64(slowest.Microseconds())/1000, "ms-slowest-scroll-frame")
+			slices.Sort(slowest)
+			b.ReportMetric(float64(slowest[len(slowest)/2].Microseconds())/1000, "ms-slowest-scroll-frame")
+			b.ReportMetric(float64(slowest[len(slowest)-1].Microseconds())/1000, "ms-worst-scroll-frame")
 			b.ReportMetric(float64((shown/time.Duration(b.N)-fresh).Microseconds())/1000, "ms-over-new-session")
 		})
 	}
