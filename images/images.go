@@ -9,7 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"image"
-	"image/gif"
+	_ "image/gif" // image.Decode reads the formats registered here
 	"image/jpeg"
 	"image/png"
 	"io"
@@ -18,7 +18,7 @@ import (
 	"path/filepath"
 
 	"golang.org/x/image/draw"
-	"golang.org/x/image/webp"
+	_ "golang.org/x/image/webp"
 
 	"lathe/internal/human"
 	"lathe/provider"
@@ -133,7 +133,7 @@ func Decode(path string, data []byte, lim Limits) (provider.Image, error) {
 	if int64(len(data)) > lim.MaxBytes {
 		return provider.Image{}, tooLarge(path, int64(len(data)), lim)
 	}
-	cfg, err := decodeConfig(format, data)
+	cfg, _, err := image.DecodeConfig(bytes.NewReader(data))
 	if err != nil {
 		return provider.Image{}, corrupt(path, format, err)
 	}
@@ -141,7 +141,7 @@ func Decode(path string, data []byte, lim Limits) (provider.Image, error) {
 		return provider.Image{}, &Error{Path: path, Kind: ErrTooLarge,
 			Msg: fmt.Sprintf("%d×%d pixels, more than the %s million an image may have", cfg.Width, cfg.Height, human.Thousands(maxPixels/1_000_000))}
 	}
-	img, err := decode(format, data)
+	img, _, err := image.Decode(bytes.NewReader(data)) // of a GIF, its first frame
 	if err != nil {
 		return provider.Image{}, corrupt(path, format, err)
 	}
@@ -173,33 +173,6 @@ func corrupt(path, format string, err error) error {
 
 func formatName(format string) string {
 	return map[string]string{"png": "PNG", "jpeg": "JPEG", "gif": "GIF", "webp": "WebP"}[format]
-}
-
-func decodeConfig(format string, data []byte) (image.Config, error) {
-	r := bytes.NewReader(data)
-	switch format {
-	case "png":
-		return png.DecodeConfig(r)
-	case "jpeg":
-		return jpeg.DecodeConfig(r)
-	case "gif":
-		return gif.DecodeConfig(r)
-	}
-	return webp.DecodeConfig(r)
-}
-
-// decode decodes the whole image; of a GIF, its first frame.
-func decode(format string, data []byte) (image.Image, error) {
-	r := bytes.NewReader(data)
-	switch format {
-	case "png":
-		return png.Decode(r)
-	case "jpeg":
-		return jpeg.Decode(r)
-	case "gif":
-		return gif.Decode(r)
-	}
-	return webp.Decode(r)
 }
 
 // Downscale returns img scaled so that its longer side is edge pixels,
