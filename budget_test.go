@@ -1,11 +1,10 @@
 package main
 
 import (
-	"path/filepath"
 	"testing"
 
 	"lathe/codeindex"
-	"lathe/session/sqlite"
+	"lathe/session/sqlite/sqlitetest"
 
 	"lathe/prompts"
 	"lathe/provider"
@@ -29,11 +28,7 @@ func startOfEveryRequest(t testing.TB, memory bool) (system string, schemas int)
 	}
 	all := tools.Default(ws, tools.Options{}).All()
 	if memory {
-		db, err := sqlite.Open(filepath.Join(t.TempDir(), "lathe.db"))
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer db.Close()
+		db := sqlitetest.Open(t)
 		all = append(all, tools.MemoryTools(ws, tools.Memory{Dir: ws.Dir(), Sessions: db, Facts: db,
 			Code: codeindex.NewSearcher(db, nil)})...)
 	}

@@ -13,7 +13,7 @@ import (
 	"lathe/config"
 	"lathe/internal/ollamatest"
 	"lathe/provider/ollama"
-	"lathe/session/sqlite"
+	"lathe/session/sqlite/sqlitetest"
 	"lathe/tools"
 )
 
@@ -31,11 +31,7 @@ func TestBackgroundIndexer(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer ws.Close()
-	db, err := sqlite.Open(filepath.Join(t.TempDir(), "lathe.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
+	db := sqlitetest.Open(t)
 	for _, c := range []struct {
 		models []ollamatest.Model
 		want   string

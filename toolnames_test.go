@@ -14,7 +14,7 @@ import (
 
 	"lathe/agent/mode"
 	"lathe/codeindex"
-	"lathe/session/sqlite"
+	"lathe/session/sqlite/sqlitetest"
 	"lathe/tools"
 )
 
@@ -28,11 +28,7 @@ func TestToolNamesStayWithTheirTools(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer ws.Close()
-	db, err := sqlite.Open(filepath.Join(t.TempDir(), "lathe.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
+	db := sqlitetest.Open(t)
 	all := append(tools.Default(ws, tools.Options{}).All(),
 		tools.MemoryTools(ws, tools.Memory{Dir: ws.Dir(), Sessions: db, Facts: db, Code: codeindex.NewSearcher(db, nil)})...)
 	names := mode.Every(tools.NewRegistry(all...)).Names()

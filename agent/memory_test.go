@@ -2,7 +2,6 @@ package agent
 
 import (
 	"context"
-	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -12,6 +11,7 @@ import (
 	"lathe/codeindex"
 	"lathe/internal/ollamatest"
 	"lathe/session/sqlite"
+	"lathe/session/sqlite/sqlitetest"
 	"lathe/tools"
 )
 
@@ -19,11 +19,7 @@ import (
 // directory, the facts for the prompt read from it.
 func memoryEnv(t *testing.T, codeAvailable bool, opts ...envOption) (*env, *sqlite.DB) {
 	t.Helper()
-	db, err := sqlite.Open(filepath.Join(t.TempDir(), "lathe.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { db.Close() })
+	db := sqlitetest.Open(t)
 	dir := "/src/project"
 	mem := tools.MemoryTools(nil, tools.Memory{Dir: dir, Sessions: db, Facts: db, Code: codeindex.NewSearcher(db, nil),
 		CodeAvailable: func(context.Context) bool { return codeAvailable }})

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
@@ -20,7 +19,7 @@ import (
 	"lathe/internal/ollamatest"
 	"lathe/prompts"
 	"lathe/session"
-	"lathe/session/sqlite"
+	"lathe/session/sqlite/sqlitetest"
 	"lathe/tools"
 )
 
@@ -664,11 +663,7 @@ func TestEveryModeFitsThePromptBudget(t *testing.T) {
 	for i := range 10 {
 		pl.Steps = append(pl.Steps, plan.Step{Text: fmt.Sprintf("edit internal/lex/lex%d.go: carry the column through scanToken", i)})
 	}
-	db, err := sqlite.Open(filepath.Join(t.TempDir(), "lathe.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
+	db := sqlitetest.Open(t)
 	// Every tool, the three memory tools included (search_code as with an
 	// embedding model installed).
 	all := append(tools.Default(ws, tools.Options{}).All(),

@@ -11,6 +11,7 @@ import (
 	"lathe/internal/ollamatest"
 	"lathe/session"
 	"lathe/session/sqlite"
+	"lathe/session/sqlite/sqlitetest"
 	"lathe/tools"
 )
 
@@ -29,11 +30,7 @@ func undoEnv(t *testing.T, files map[string]string) (*env, string, *sqlite.DB) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { ws.Close() })
-	db, err := sqlite.Open(filepath.Join(t.TempDir(), "lathe.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { db.Close() })
+	db := sqlitetest.Open(t)
 	tr, err := checkpoint.New(db, ws.Dir(), checkpoint.Options{})
 	if err != nil {
 		t.Fatal(err)

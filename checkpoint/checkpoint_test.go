@@ -11,6 +11,7 @@ import (
 
 	"lathe/session"
 	"lathe/session/sqlite"
+	"lathe/session/sqlite/sqlitetest"
 )
 
 // env is a directory tracked for session "s1" in a database of its own.
@@ -27,11 +28,7 @@ func newEnv(t *testing.T, files map[string]string, opts Options) *env {
 	for name, content := range files {
 		write(t, filepath.Join(dir, name), content)
 	}
-	db, err := sqlite.Open(filepath.Join(t.TempDir(), "lathe.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { db.Close() })
+	db := sqlitetest.Open(t)
 	if err := db.CreateSession(t.Context(), session.Record{ID: "s1", Dir: dir}); err != nil {
 		t.Fatal(err)
 	}

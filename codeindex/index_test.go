@@ -17,6 +17,7 @@ import (
 	"lathe/internal/ollamatest"
 	"lathe/provider/ollama"
 	"lathe/session/sqlite"
+	"lathe/session/sqlite/sqlitetest"
 	"lathe/tools"
 )
 
@@ -38,10 +39,7 @@ func newProject(t *testing.T, files map[string]string) *project {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { p.ws.Close() })
-	if p.db, err = sqlite.Open(filepath.Join(t.TempDir(), "lathe.db")); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { p.db.Close() })
+	p.db = sqlitetest.Open(t)
 	p.srv = ollamatest.New(t, ollamatest.WithModels(ollamatest.DefaultModel(), ollamatest.EmbeddingModel(),
 		ollamatest.Model{Name: "nomic-embed-text", Capabilities: []string{ollamatest.CapEmbedding}, EmbeddingLength: 64}))
 	u, _ := url.Parse(p.srv.URL())

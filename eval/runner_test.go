@@ -18,6 +18,7 @@ import (
 	"lathe/sandbox"
 	"lathe/session"
 	"lathe/session/sqlite"
+	"lathe/session/sqlite/sqlitetest"
 )
 
 // fakeEnv, set, makes the test binary a fake lathe that behaves as its
@@ -104,11 +105,7 @@ func (f *fakeModels) Load(_ context.Context, name string) error {
 // mode.
 func testRunner(t *testing.T, mode string) (*Runner, *sqlite.DB) {
 	t.Helper()
-	db, err := sqlite.Open(filepath.Join(t.TempDir(), "lathe.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { db.Close() })
+	db := sqlitetest.Open(t)
 	exe, err := os.Executable()
 	if err != nil {
 		t.Fatal(err)

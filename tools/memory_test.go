@@ -3,7 +3,6 @@ package tools
 import (
 	"context"
 	"encoding/json"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -11,20 +10,10 @@ import (
 	"lathe/codeindex"
 	"lathe/provider"
 	"lathe/session"
-	"lathe/session/sqlite"
+	"lathe/session/sqlite/sqlitetest"
 )
 
 var memDay = time.Date(2026, 11, 20, 10, 0, 0, 0, time.UTC)
-
-func memoryDB(t *testing.T) *sqlite.DB {
-	t.Helper()
-	db, err := sqlite.Open(filepath.Join(t.TempDir(), "lathe.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { db.Close() })
-	return db
-}
 
 func runTool(t *testing.T, ctx context.Context, tool Tool, args string) (Result, string) {
 	t.Helper()
@@ -51,7 +40,7 @@ func findTool(t *testing.T, tools []Tool, name string) Tool {
 }
 
 func TestRecall(t *testing.T) {
-	db := memoryDB(t)
+	db := sqlitetest.Open(t)
 	ctx := t.Context()
 	for _, s := range []struct{ id, dir, content string }{
 		{"aaaa000000000001", "/p", "The tests run with make check."},
@@ -89,7 +78,7 @@ func TestRecall(t *testing.T) {
 }
 
 func TestRemember(t *testing.T) {
-	db := memoryDB(t)
+	db := sqlitetest.Open(t)
 	ctx := t.Context()
 	remember := findTool(t, MemoryTools(nil, Memory{Dir: "/p", Facts: db, Now: func() time.Time { return memDay }}), "remember")
 	if remember.Kind() != KindMemory || !remember.Kind().NeedsApproval() || remember.Kind().Concurrent() {
@@ -161,7 +150,7 @@ func TestSearchCode(t *testing.T) {
 // of the registry; the others stay, in order.
 func TestAvailable(t *testing.T) {
 	ws := newWorkspace(t, nil)
-	db := memoryDB(t)
+	db := sqlitetest.Open(t)
 	available := false
 	mem := MemoryTools(ws, Memory{Dir: ws.Dir(), Sessions: db, Facts: db, Code: &stubCode{},
 		CodeAvailable: func(context.Context) bool { return available }})
