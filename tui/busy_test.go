@@ -40,6 +40,23 @@ func newLoop(t *testing.T, m *model) *loop {
 	return l
 }
 
+// readyLoop runs a model of opts in a loop, sized as opts says, until it
+// is ready; the model is shut down when the test ends.
+func readyLoop(t *testing.T, opts Options) *loop {
+	t.Helper()
+	ctx, cancel := context.WithCancel(t.Context())
+	m := newModel(ctx, opts)
+	m.Update(tea.WindowSizeMsg{Width: opts.Width, Height: opts.Height})
+	l := newLoop(t, m)
+	t.Cleanup(func() {
+		cancel()
+		m.shutdown(cancel)
+	})
+	l.start(m.prepare())
+	l.until("the model to be ready", func() bool { return m.phase == phaseReady })
+	return l
+}
+
 func (l *loop) start(cmd tea.Cmd) {
 	if cmd == nil {
 		return
@@ -164,20 +181,12 @@ func liveModel(t *testing.T) (*loop, *ollamatest.Server, *gate, *slowModes) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { ws.Close() })
-	ctx, cancel := context.WithCancel(t.Context())
-	m := newModel(ctx, Options{
+	l := readyLoop(t, Options{
 		Engine: agent.Options{Provider: g, Tools: tools.Default(ws, tools.Options{}), Log: zerolog.Nop(),
 			Config: cfg, Recorder: rec, Approver: nil},
 		Catalog: db, Dir: ws.Dir(), NoColor: true, Width: 100, Height: 30,
 	})
-	m.Update(tea.WindowSizeMsg{Width: 100, Height: 30})
-	l := newLoop(t, m)
-	t.Cleanup(func() {
-		cancel()
-		m.shutdown(cancel)
-	})
-	l.start(m.prepare())
-	l.until("the model to be ready", func() bool { return m.phase == phaseReady })
+	m := l.m
 	l.enter("first")
 	l.until("the first answer and the title", func() bool {
 		return m.run == nil && strings.Contains(screen(m), "answer to first") && m.title != ""

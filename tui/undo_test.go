@@ -1,7 +1,6 @@
 package tui
 
 import (
-	"context"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -10,8 +9,6 @@ import (
 
 	"github.com/ollama/ollama/api"
 	"github.com/rs/zerolog"
-
-	tea "charm.land/bubbletea/v2"
 
 	"lathe/agent"
 	"lathe/checkpoint"
@@ -62,20 +59,12 @@ func undoModel(t *testing.T) (*loop, string) {
 	base, _ := url.Parse(srv.URL())
 	cfg := config.Defaults()
 	cfg.Model, cfg.Approval.All = "qwen3:8b", true
-	ctx, cancel := context.WithCancel(t.Context())
-	m := newModel(ctx, Options{
+	l := readyLoop(t, Options{
 		Engine: agent.Options{Provider: ollama.New(ollama.Options{URL: base, Options: cfg.Options, KeepAlive: cfg.KeepAlive.Duration}),
 			Tools: tools.Default(ws, tools.Options{}), Log: zerolog.Nop(), Config: cfg, Recorder: db, Checkpoints: tr},
 		Catalog: db, Dir: ws.Dir(), NoColor: true, Width: 100, Height: 30,
 	})
-	m.Update(tea.WindowSizeMsg{Width: 100, Height: 30})
-	l := newLoop(t, m)
-	t.Cleanup(func() {
-		cancel()
-		m.shutdown(cancel)
-	})
-	l.start(m.prepare())
-	l.until("the model to be ready", func() bool { return m.phase == phaseReady })
+	m := l.m
 	for i, p := range []string{"first", "second", "third"} {
 		l.enter(p)
 		l.until("the answer to "+p, func() bool { return m.run == nil && strings.Count(screen(m), "wrote it") == i+1 })
