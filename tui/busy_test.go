@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"net/url"
-	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
@@ -170,11 +169,7 @@ func liveModel(t *testing.T) (*loop, *ollamatest.Server, *gate, *slowModes) {
 	cfg.Model = "qwen3:8b"
 	g := &gate{Provider: ollama.New(ollama.Options{URL: base, Options: cfg.Options}), hold: map[string]bool{},
 		entered: make(chan string, 4), release: make(chan struct{})}
-	db, err := sqlite.Open(filepath.Join(t.TempDir(), "lathe.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { db.Close() })
+	db := openDB(t)
 	rec := &slowModes{DB: db, entered: make(chan struct{}, 1), release: make(chan struct{})}
 	ws, err := tools.OpenWorkspace(t.TempDir())
 	if err != nil {

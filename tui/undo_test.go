@@ -15,7 +15,6 @@ import (
 	"lathe/config"
 	"lathe/internal/ollamatest"
 	"lathe/provider/ollama"
-	"lathe/session/sqlite"
 	"lathe/tools"
 	"net/url"
 )
@@ -45,11 +44,7 @@ func undoModel(t *testing.T) (*loop, string) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { ws.Close() })
-	db, err := sqlite.Open(filepath.Join(t.TempDir(), "lathe.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { db.Close() })
+	db := openDB(t)
 	tr, err := checkpoint.New(db, ws.Dir(), checkpoint.Options{})
 	if err != nil {
 		t.Fatal(err)
