@@ -24,16 +24,4 @@ type Sandboxed interface {
 
 // AsSandboxed finds a Sandboxed call under c, through the wrappers the
 // registry puts around calls.
-func AsSandboxed(c Call) (Sandboxed, bool) {
-	for c != nil {
-		if s, ok := c.(Sandboxed); ok {
-			return s, true
-		}
-		u, ok := c.(interface{ Unwrap() Call })
-		if !ok {
-			return nil, false
-		}
-		c = u.Unwrap()
-	}
-	return nil, false
-}
+func AsSandboxed(c Call) (Sandboxed, bool) { return findCall[Sandboxed](c) }

@@ -44,33 +44,14 @@ type Origin interface {
 }
 
 // AsOrigin returns the Origin of a prepared call, when it has one.
-func AsOrigin(c Call) (Origin, bool) {
-	for c != nil {
-		if o, ok := c.(Origin); ok {
-			return o, true
-		}
-		u, ok := c.(interface{ Unwrap() Call })
-		if !ok {
-			return nil, false
-		}
-		c = u.Unwrap()
-	}
-	return nil, false
-}
+func AsOrigin(c Call) (Origin, bool) { return findCall[Origin](c) }
 
 // CallKind is the kind of a prepared call: the one it says it has (a call
 // made through another tool, mcp_call's, takes its target's), else its
 // tool's, tool.
 func CallKind(c Call, tool Kind) Kind {
-	for c != nil {
-		if k, ok := c.(interface{ Kind() Kind }); ok {
-			return k.Kind()
-		}
-		u, ok := c.(interface{ Unwrap() Call })
-		if !ok {
-			break
-		}
-		c = u.Unwrap()
+	if k, ok := findCall[interface{ Kind() Kind }](c); ok {
+		return k.Kind()
 	}
 	return tool
 }

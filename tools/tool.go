@@ -40,6 +40,23 @@ type Call interface {
 	Run(ctx context.Context) (Result, error)
 }
 
+// findCall returns the first call of type T in c and the calls it wraps
+// (the registry wraps each tool's own call; see capped.Unwrap).
+func findCall[T any](c Call) (T, bool) {
+	for c != nil {
+		if t, ok := c.(T); ok {
+			return t, true
+		}
+		u, ok := c.(interface{ Unwrap() Call })
+		if !ok {
+			break
+		}
+		c = u.Unwrap()
+	}
+	var zero T
+	return zero, false
+}
+
 // Result is what a call produced.
 type Result struct {
 	// Content is the text sent back to the model, already capped.

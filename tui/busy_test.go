@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"net/url"
-	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
@@ -37,6 +36,23 @@ type loop struct {
 func newLoop(t *testing.T, m *model) *loop {
 	l := &loop{t: t, m: m, msgs: make(chan tea.Msg, 64)}
 	l.start(m.bridge.wait())
+	return l
+}
+
+// readyLoop runs a model of opts in a loop, sized as opts says, until it
+// is ready; the model is shut down when the test ends.
+func readyLoop(t *testing.T, opts Options) *loop {
+	t.Helper()
+	ctx, cancel := context.WithCancel(t.Context())
+	m := newModel(ctx, opts)
+	m.Update(tea.WindowSizeMsg{Width: opts.Width, Height: opts.Height})
+	l := newLoop(t, m)
+	t.Cleanup(func() {
+		cancel()
+		m.shutdown(cancel)
+	})
+	l.start(m.prepare())
+	l.until("the model to be ready", func() bool { return m.phase == phaseReady })
 	return l
 }
 
@@ -153,31 +169,19 @@ func liveModel(t *testing.T) (*loop, *ollamatest.Server, *gate, *slowModes) {
 	cfg.Model = "qwen3:8b"
 	g := &gate{Provider: ollama.New(ollama.Options{URL: base, Options: cfg.Options}), hold: map[string]bool{},
 		entered: make(chan string, 4), release: make(chan struct{})}
-	db, err := sqlite.Open(filepath.Join(t.TempDir(), "lathe.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { db.Close() })
+	db := openDB(t)
 	rec := &slowModes{DB: db, entered: make(chan struct{}, 1), release: make(chan struct{})}
 	ws, err := tools.OpenWorkspace(t.TempDir())
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { ws.Close() })
-	ctx, cancel := context.WithCancel(t.Context())
-	m := newModel(ctx, Options{
+	l := readyLoop(t, Options{
 		Engine: agent.Options{Provider: g, Tools: tools.Default(ws, tools.Options{}), Log: zerolog.Nop(),
 			Config: cfg, Recorder: rec, Approver: nil},
 		Catalog: db, Dir: ws.Dir(), NoColor: true, Width: 100, Height: 30,
 	})
-	m.Update(tea.WindowSizeMsg{Width: 100, Height: 30})
-	l := newLoop(t, m)
-	t.Cleanup(func() {
-		cancel()
-		m.shutdown(cancel)
-	})
-	l.start(m.prepare())
-	l.until("the model to be ready", func() bool { return m.phase == phaseReady })
+	m := l.m
 	l.enter("first")
 	l.until("the first answer and the title", func() bool {
 		return m.run == nil && strings.Contains(screen(m), "answer to first") && m.title != ""

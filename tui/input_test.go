@@ -1,7 +1,6 @@
 package tui
 
 import (
-	"path/filepath"
 	"regexp"
 	"slices"
 	"strings"
@@ -13,7 +12,6 @@ import (
 
 	"lathe/provider"
 	"lathe/session"
-	"lathe/session/sqlite"
 )
 
 func TestHistoryRecall(t *testing.T) {
@@ -49,11 +47,7 @@ func TestHistoryRecall(t *testing.T) {
 // then those of earlier sessions in the directory, newest first, each
 // once; lathe's notes are not among them (item 13).
 func TestHistoryOfEarlierSessions(t *testing.T) {
-	db, err := sqlite.Open(filepath.Join(t.TempDir(), "lathe.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
+	db := openDB(t)
 	m, _ := testModel(t)
 	m.opts.Catalog = db
 	if err := db.CreateSession(t.Context(), session.Record{ID: "0123456789abcdef", Dir: m.opts.Dir}); err != nil {

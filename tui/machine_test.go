@@ -1,12 +1,10 @@
 package tui
 
 import (
-	"context"
 	"net/url"
 	"strings"
 	"testing"
 
-	tea "charm.land/bubbletea/v2"
 	"github.com/ollama/ollama/api"
 	"github.com/rs/zerolog"
 
@@ -33,20 +31,11 @@ func machineModel(t *testing.T, model ollamatest.Model, others ...ollamatest.Mod
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { ws.Close() })
-	ctx, cancel := context.WithCancel(t.Context())
-	m := newModel(ctx, Options{
+	l := readyLoop(t, Options{
 		Engine: agent.Options{Provider: ollama.New(ollama.Options{URL: base, Options: cfg.Options, KeepAlive: cfg.KeepAlive.Duration}),
 			Tools: tools.Default(ws, tools.Options{}), Log: zerolog.Nop(), Config: cfg},
 		Dir: ws.Dir(), NoColor: true, Width: 100, Height: 30,
 	})
-	m.Update(tea.WindowSizeMsg{Width: 100, Height: 30})
-	l := newLoop(t, m)
-	t.Cleanup(func() {
-		cancel()
-		m.shutdown(cancel)
-	})
-	l.start(m.prepare())
-	l.until("the model to be ready", func() bool { return m.phase == phaseReady })
 	return l, srv
 }
 

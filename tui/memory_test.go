@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -18,11 +17,7 @@ import (
 
 func memoryModel(t *testing.T) (*model, *sqlite.DB) {
 	t.Helper()
-	db, err := sqlite.Open(filepath.Join(t.TempDir(), "lathe.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { db.Close() })
+	db := openDB(t)
 	m, _ := testModel(t)
 	m.opts.Catalog, m.opts.Memory = db, db
 	return m, db

@@ -2,7 +2,6 @@ package tui
 
 import (
 	"fmt"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -10,7 +9,6 @@ import (
 	"lathe/agent"
 	"lathe/provider"
 	"lathe/session"
-	"lathe/session/sqlite"
 	"lathe/tools"
 )
 
@@ -38,11 +36,7 @@ func TestPickersLetTheTranscriptScroll(t *testing.T) {
 	for _, open := range []string{"/model", "/sessions"} {
 		t.Run(open, func(t *testing.T) {
 			m, _ := testModel(t)
-			db, err := sqlite.Open(filepath.Join(t.TempDir(), "lathe.db"))
-			if err != nil {
-				t.Fatal(err)
-			}
-			t.Cleanup(func() { db.Close() })
+			db := openDB(t)
 			m.opts.Catalog = db
 			for i := range 60 {
 				m.notice(noticeInfo, "", fmt.Sprintf("line %d", i))
@@ -129,11 +123,7 @@ func TestModelPicker(t *testing.T) {
 }
 
 func TestSessionsPicker(t *testing.T) {
-	db, err := sqlite.Open(filepath.Join(t.TempDir(), "lathe.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
+	db := openDB(t)
 	m, _ := testModel(t)
 	m.opts.Catalog = db
 	for i, title := range []string{"older work", "newer work"} {

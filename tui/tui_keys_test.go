@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"image/color"
-	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -18,7 +17,6 @@ import (
 	"lathe/agent"
 	"lathe/provider"
 	"lathe/session"
-	"lathe/session/sqlite"
 	"lathe/tools"
 )
 
@@ -528,11 +526,7 @@ func TestPasteGoesOnlyToAVisibleInput(t *testing.T) {
 			press(m, "enter")
 		}, ""},
 		{"sessions picker", func(t *testing.T, m *model) {
-			db, err := sqlite.Open(filepath.Join(t.TempDir(), "lathe.db"))
-			if err != nil {
-				t.Fatal(err)
-			}
-			t.Cleanup(func() { db.Close() })
+			db := openDB(t)
 			m.opts.Catalog = db
 			m.input.set("/sessions")
 			press(m, "enter")

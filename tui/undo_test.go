@@ -1,7 +1,6 @@
 package tui
 
 import (
-	"context"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -11,14 +10,11 @@ import (
 	"github.com/ollama/ollama/api"
 	"github.com/rs/zerolog"
 
-	tea "charm.land/bubbletea/v2"
-
 	"lathe/agent"
 	"lathe/checkpoint"
 	"lathe/config"
 	"lathe/internal/ollamatest"
 	"lathe/provider/ollama"
-	"lathe/session/sqlite"
 	"lathe/tools"
 	"net/url"
 )
@@ -48,11 +44,7 @@ func undoModel(t *testing.T) (*loop, string) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { ws.Close() })
-	db, err := sqlite.Open(filepath.Join(t.TempDir(), "lathe.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { db.Close() })
+	db := openDB(t)
 	tr, err := checkpoint.New(db, ws.Dir(), checkpoint.Options{})
 	if err != nil {
 		t.Fatal(err)
@@ -62,20 +54,12 @@ func undoModel(t *testing.T) (*loop, string) {
 	base, _ := url.Parse(srv.URL())
 	cfg := config.Defaults()
 	cfg.Model, cfg.Approval.All = "qwen3:8b", true
-	ctx, cancel := context.WithCancel(t.Context())
-	m := newModel(ctx, Options{
+	l := readyLoop(t, Options{
 		Engine: agent.Options{Provider: ollama.New(ollama.Options{URL: base, Options: cfg.Options, KeepAlive: cfg.KeepAlive.Duration}),
 			Tools: tools.Default(ws, tools.Options{}), Log: zerolog.Nop(), Config: cfg, Recorder: db, Checkpoints: tr},
 		Catalog: db, Dir: ws.Dir(), NoColor: true, Width: 100, Height: 30,
 	})
-	m.Update(tea.WindowSizeMsg{Width: 100, Height: 30})
-	l := newLoop(t, m)
-	t.Cleanup(func() {
-		cancel()
-		m.shutdown(cancel)
-	})
-	l.start(m.prepare())
-	l.until("the model to be ready", func() bool { return m.phase == phaseReady })
+	m := l.m
 	for i, p := range []string{"first", "second", "third"} {
 		l.enter(p)
 		l.until("the answer to "+p, func() bool { return m.run == nil && strings.Count(screen(m), "wrote it") == i+1 })
