@@ -21,6 +21,7 @@ import (
 	"lathe/provider/ollama"
 	"lathe/session"
 	"lathe/session/sqlite"
+	"lathe/session/sqlite/sqlitetest"
 	"lathe/tools"
 )
 
@@ -169,7 +170,7 @@ func liveModel(t *testing.T) (*loop, *ollamatest.Server, *gate, *slowModes) {
 	cfg.Model = "qwen3:8b"
 	g := &gate{Provider: ollama.New(ollama.Options{URL: base, Options: cfg.Options}), hold: map[string]bool{},
 		entered: make(chan string, 4), release: make(chan struct{})}
-	db := openDB(t)
+	db := sqlitetest.Open(t)
 	rec := &slowModes{DB: db, entered: make(chan struct{}, 1), release: make(chan struct{})}
 	ws, err := tools.OpenWorkspace(t.TempDir())
 	if err != nil {

@@ -12,6 +12,7 @@ import (
 
 	"lathe/provider"
 	"lathe/session"
+	"lathe/session/sqlite/sqlitetest"
 )
 
 func TestHistoryRecall(t *testing.T) {
@@ -47,7 +48,7 @@ func TestHistoryRecall(t *testing.T) {
 // then those of earlier sessions in the directory, newest first, each
 // once; lathe's notes are not among them (item 13).
 func TestHistoryOfEarlierSessions(t *testing.T) {
-	db := openDB(t)
+	db := sqlitetest.Open(t)
 	m, _ := testModel(t)
 	m.opts.Catalog = db
 	if err := db.CreateSession(t.Context(), session.Record{ID: "0123456789abcdef", Dir: m.opts.Dir}); err != nil {

@@ -13,11 +13,12 @@ import (
 	"lathe/provider"
 	"lathe/session"
 	"lathe/session/sqlite"
+	"lathe/session/sqlite/sqlitetest"
 )
 
 func memoryModel(t *testing.T) (*model, *sqlite.DB) {
 	t.Helper()
-	db := openDB(t)
+	db := sqlitetest.Open(t)
 	m, _ := testModel(t)
 	m.opts.Catalog, m.opts.Memory = db, db
 	return m, db

@@ -9,6 +9,7 @@ import (
 	"lathe/agent"
 	"lathe/provider"
 	"lathe/session"
+	"lathe/session/sqlite/sqlitetest"
 	"lathe/tools"
 )
 
@@ -36,7 +37,7 @@ func TestPickersLetTheTranscriptScroll(t *testing.T) {
 	for _, open := range []string{"/model", "/sessions"} {
 		t.Run(open, func(t *testing.T) {
 			m, _ := testModel(t)
-			db := openDB(t)
+			db := sqlitetest.Open(t)
 			m.opts.Catalog = db
 			for i := range 60 {
 				m.notice(noticeInfo, "", fmt.Sprintf("line %d", i))
@@ -123,7 +124,7 @@ func TestModelPicker(t *testing.T) {
 }
 
 func TestSessionsPicker(t *testing.T) {
-	db := openDB(t)
+	db := sqlitetest.Open(t)
 	m, _ := testModel(t)
 	m.opts.Catalog = db
 	for i, title := range []string{"older work", "newer work"} {

@@ -17,6 +17,7 @@ import (
 	"lathe/agent"
 	"lathe/provider"
 	"lathe/session"
+	"lathe/session/sqlite/sqlitetest"
 	"lathe/tools"
 )
 
@@ -526,7 +527,7 @@ func TestPasteGoesOnlyToAVisibleInput(t *testing.T) {
 			press(m, "enter")
 		}, ""},
 		{"sessions picker", func(t *testing.T, m *model) {
-			db := openDB(t)
+			db := sqlitetest.Open(t)
 			m.opts.Catalog = db
 			m.input.set("/sessions")
 			press(m, "enter")

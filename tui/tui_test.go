@@ -17,7 +17,6 @@ import (
 	"lathe/agent"
 	"lathe/config"
 	"lathe/provider"
-	"lathe/session/sqlite"
 	"lathe/tools"
 )
 
@@ -100,17 +99,6 @@ func testModel(t testing.TB) (*model, *clock) {
 	m.Update(tea.WindowSizeMsg{Width: 80, Height: 24})
 	prepare(m)
 	return m, clk
-}
-
-// openDB is a session database of the test's own, closed when it ends.
-func openDB(t *testing.T) *sqlite.DB {
-	t.Helper()
-	db, err := sqlite.Open(filepath.Join(t.TempDir(), "lathe.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { db.Close() })
-	return db
 }
 
 // screen is what the terminal shows, without colours.

@@ -15,6 +15,7 @@ import (
 	"lathe/config"
 	"lathe/internal/ollamatest"
 	"lathe/provider/ollama"
+	"lathe/session/sqlite/sqlitetest"
 	"lathe/tools"
 	"net/url"
 )
@@ -44,7 +45,7 @@ func undoModel(t *testing.T) (*loop, string) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { ws.Close() })
-	db := openDB(t)
+	db := sqlitetest.Open(t)
 	tr, err := checkpoint.New(db, ws.Dir(), checkpoint.Options{})
 	if err != nil {
 		t.Fatal(err)
