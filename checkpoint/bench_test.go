@@ -2,12 +2,12 @@ package checkpoint
 
 import (
 	"fmt"
-	"path/filepath"
 	"strings"
 	"testing"
 
 	"lathe/session"
 	"lathe/session/sqlite"
+	"lathe/session/sqlite/sqlitetest"
 	"lathe/tools"
 )
 
@@ -23,11 +23,7 @@ func benchTools(b *testing.B, tracked bool) (*tools.Registry, *Tracker, *sqlite.
 	if !tracked {
 		return tools.Default(ws, tools.Options{}), nil, nil
 	}
-	db, err := sqlite.Open(filepath.Join(b.TempDir(), "lathe.db"))
-	if err != nil {
-		b.Fatal(err)
-	}
-	b.Cleanup(func() { db.Close() })
+	db := sqlitetest.Open(b)
 	if err := db.CreateSession(b.Context(), session.Record{ID: "s1", Dir: ws.Dir()}); err != nil {
 		b.Fatal(err)
 	}

@@ -14,6 +14,7 @@ import (
 	"lathe/codeindex"
 	"lathe/internal/ollamatest"
 	"lathe/session/sqlite"
+	"lathe/session/sqlite/sqlitetest"
 	"lathe/tools"
 )
 
@@ -101,11 +102,7 @@ func BenchmarkIndexUnchanged(b *testing.B) {
 		b.Fatal(err)
 	}
 	defer ws.Close()
-	db, err := sqlite.Open(filepath.Join(b.TempDir(), "lathe.db"))
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer db.Close()
+	db := sqlitetest.Open(b)
 	opts := codeindex.Options{Dir: dir, Root: ws.Root(), List: ws.Files, Store: db, Embedder: instantEmbedder{}, Model: "bench"}
 	if _, err := codeindex.Update(b.Context(), opts); err != nil {
 		b.Fatal(err)
