@@ -29,18 +29,21 @@ var (
 // The lazy store's memory: what only reads finds nothing while no
 // database exists, and creates none; what writes opens (or creates) it.
 
-// reading runs fn on the database when there is one; found is false when
-// there is none, for the caller to answer "nothing".
-func (s *lazyStore) reading(fn func(db *sqlite.DB) error) (found bool, err error) {
-	if _, err := os.Stat(s.path); errors.Is(err, fs.ErrNotExist) {
-		return false, nil
+// reading runs fn on the database when there is one: once it is open,
+// or when its file exists (looked for only until then). When there is
+// none, fn does not run, for the caller to answer "nothing".
+func (s *lazyStore) reading(fn func(db *sqlite.DB) error) error {
+	if s.opened() == nil {
+		if _, err := os.Stat(s.path); errors.Is(err, fs.ErrNotExist) {
+			return nil
+		}
 	}
-	return true, s.with(fn)
+	return s.with(fn)
 }
 
 func (s *lazyStore) Search(ctx context.Context, q session.SearchQuery) ([]session.Hit, error) {
 	var hits []session.Hit
-	_, err := s.reading(func(db *sqlite.DB) error {
+	err := s.reading(func(db *sqlite.DB) error {
 		var err error
 		hits, err = db.Search(ctx, q)
 		return err
@@ -60,7 +63,7 @@ func (s *lazyStore) AddFact(ctx context.Context, dir, text string, at time.Time)
 
 func (s *lazyStore) Facts(ctx context.Context, dir string) ([]session.Fact, error) {
 	var facts []session.Fact
-	_, err := s.reading(func(db *sqlite.DB) error {
+	err := s.reading(func(db *sqlite.DB) error {
 		var err error
 		facts, err = db.Facts(ctx, dir)
 		return err
@@ -70,7 +73,7 @@ func (s *lazyStore) Facts(ctx context.Context, dir string) ([]session.Fact, erro
 
 func (s *lazyStore) IndexModel(ctx context.Context, dir string) (string, error) {
 	var model string
-	_, err := s.reading(func(db *sqlite.DB) error {
+	err := s.reading(func(db *sqlite.DB) error {
 		var err error
 		model, err = db.IndexModel(ctx, dir)
 		return err
@@ -84,7 +87,7 @@ func (s *lazyStore) ResetIndex(ctx context.Context, dir, model string, at time.T
 
 func (s *lazyStore) IndexedFiles(ctx context.Context, dir string) (map[string]codeindex.IndexedFile, error) {
 	files := map[string]codeindex.IndexedFile{}
-	_, err := s.reading(func(db *sqlite.DB) error {
+	err := s.reading(func(db *sqlite.DB) error {
 		var err error
 		files, err = db.IndexedFiles(ctx, dir)
 		return err
@@ -106,7 +109,7 @@ func (s *lazyStore) RemoveFiles(ctx context.Context, dir string, paths []string)
 
 func (s *lazyStore) IndexVersion(ctx context.Context, dir string) (int64, error) {
 	var v int64
-	_, err := s.reading(func(db *sqlite.DB) error {
+	err := s.reading(func(db *sqlite.DB) error {
 		var err error
 		v, err = db.IndexVersion(ctx, dir)
 		return err
@@ -116,7 +119,7 @@ func (s *lazyStore) IndexVersion(ctx context.Context, dir string) (int64, error)
 
 func (s *lazyStore) ChunkIDs(ctx context.Context, dir string) ([]int64, error) {
 	var ids []int64
-	_, err := s.reading(func(db *sqlite.DB) error {
+	err := s.reading(func(db *sqlite.DB) error {
 		var err error
 		ids, err = db.ChunkIDs(ctx, dir)
 		return err
@@ -125,13 +128,13 @@ func (s *lazyStore) ChunkIDs(ctx context.Context, dir string) ([]int64, error) {
 }
 
 func (s *lazyStore) Vectors(ctx context.Context, dir string, ids []int64, fn func(id int64, vec []byte) error) error {
-	_, err := s.reading(func(db *sqlite.DB) error { return db.Vectors(ctx, dir, ids, fn) })
+	err := s.reading(func(db *sqlite.DB) error { return db.Vectors(ctx, dir, ids, fn) })
 	return err
 }
 
 func (s *lazyStore) WordCounts(ctx context.Context, words []string) (map[string]int, error) {
 	counts := map[string]int{}
-	_, err := s.reading(func(db *sqlite.DB) error {
+	err := s.reading(func(db *sqlite.DB) error {
 		var err error
 		counts, err = db.WordCounts(ctx, words)
 		return err
@@ -141,7 +144,7 @@ func (s *lazyStore) WordCounts(ctx context.Context, words []string) (map[string]
 
 func (s *lazyStore) KeywordHits(ctx context.Context, dir, match string, limit int) ([]int64, error) {
 	var ids []int64
-	_, err := s.reading(func(db *sqlite.DB) error {
+	err := s.reading(func(db *sqlite.DB) error {
 		var err error
 		ids, err = db.KeywordHits(ctx, dir, match, limit)
 		return err
@@ -151,7 +154,7 @@ func (s *lazyStore) KeywordHits(ctx context.Context, dir, match string, limit in
 
 func (s *lazyStore) Chunks(ctx context.Context, ids []int64) (map[int64]codeindex.StoredChunk, error) {
 	chunks := map[int64]codeindex.StoredChunk{}
-	_, err := s.reading(func(db *sqlite.DB) error {
+	err := s.reading(func(db *sqlite.DB) error {
 		var err error
 		chunks, err = db.Chunks(ctx, ids)
 		return err
@@ -160,7 +163,7 @@ func (s *lazyStore) Chunks(ctx context.Context, ids []int64) (map[int64]codeinde
 }
 
 func (s *lazyStore) IndexStats(ctx context.Context, dir string) (files, chunks int, err error) {
-	_, err = s.reading(func(db *sqlite.DB) error {
+	err = s.reading(func(db *sqlite.DB) error {
 		var err error
 		files, chunks, err = db.IndexStats(ctx, dir)
 		return err
