@@ -41,44 +41,32 @@ func (s *lazyStore) reading(fn func(db *sqlite.DB) error) error {
 	return s.with(fn)
 }
 
-func (s *lazyStore) Search(ctx context.Context, q session.SearchQuery) ([]session.Hit, error) {
-	var hits []session.Hit
+// readValue is reading for a method with a result: none when there is no
+// database.
+func readValue[T any](s *lazyStore, none T, fn func(db *sqlite.DB) (T, error)) (T, error) {
+	v := none
 	err := s.reading(func(db *sqlite.DB) error {
 		var err error
-		hits, err = db.Search(ctx, q)
+		v, err = fn(db)
 		return err
 	})
-	return hits, err
+	return v, err
+}
+
+func (s *lazyStore) Search(ctx context.Context, q session.SearchQuery) ([]session.Hit, error) {
+	return readValue(s, nil, func(db *sqlite.DB) ([]session.Hit, error) { return db.Search(ctx, q) })
 }
 
 func (s *lazyStore) AddFact(ctx context.Context, dir, text string, at time.Time) (session.Fact, error) {
-	var f session.Fact
-	err := s.with(func(db *sqlite.DB) error {
-		var err error
-		f, err = db.AddFact(ctx, dir, text, at)
-		return err
-	})
-	return f, err
+	return withValue(s, func(db *sqlite.DB) (session.Fact, error) { return db.AddFact(ctx, dir, text, at) })
 }
 
 func (s *lazyStore) Facts(ctx context.Context, dir string) ([]session.Fact, error) {
-	var facts []session.Fact
-	err := s.reading(func(db *sqlite.DB) error {
-		var err error
-		facts, err = db.Facts(ctx, dir)
-		return err
-	})
-	return facts, err
+	return readValue(s, nil, func(db *sqlite.DB) ([]session.Fact, error) { return db.Facts(ctx, dir) })
 }
 
 func (s *lazyStore) IndexModel(ctx context.Context, dir string) (string, error) {
-	var model string
-	err := s.reading(func(db *sqlite.DB) error {
-		var err error
-		model, err = db.IndexModel(ctx, dir)
-		return err
-	})
-	return model, err
+	return readValue(s, "", func(db *sqlite.DB) (string, error) { return db.IndexModel(ctx, dir) })
 }
 
 func (s *lazyStore) ResetIndex(ctx context.Context, dir, model string, at time.Time) error {
@@ -86,13 +74,8 @@ func (s *lazyStore) ResetIndex(ctx context.Context, dir, model string, at time.T
 }
 
 func (s *lazyStore) IndexedFiles(ctx context.Context, dir string) (map[string]codeindex.IndexedFile, error) {
-	files := map[string]codeindex.IndexedFile{}
-	err := s.reading(func(db *sqlite.DB) error {
-		var err error
-		files, err = db.IndexedFiles(ctx, dir)
-		return err
-	})
-	return files, err
+	return readValue(s, map[string]codeindex.IndexedFile{},
+		func(db *sqlite.DB) (map[string]codeindex.IndexedFile, error) { return db.IndexedFiles(ctx, dir) })
 }
 
 func (s *lazyStore) PutFiles(ctx context.Context, dir string, files []codeindex.FileChunks) error {
@@ -108,23 +91,11 @@ func (s *lazyStore) RemoveFiles(ctx context.Context, dir string, paths []string)
 }
 
 func (s *lazyStore) IndexVersion(ctx context.Context, dir string) (int64, error) {
-	var v int64
-	err := s.reading(func(db *sqlite.DB) error {
-		var err error
-		v, err = db.IndexVersion(ctx, dir)
-		return err
-	})
-	return v, err
+	return readValue(s, 0, func(db *sqlite.DB) (int64, error) { return db.IndexVersion(ctx, dir) })
 }
 
 func (s *lazyStore) ChunkIDs(ctx context.Context, dir string) ([]int64, error) {
-	var ids []int64
-	err := s.reading(func(db *sqlite.DB) error {
-		var err error
-		ids, err = db.ChunkIDs(ctx, dir)
-		return err
-	})
-	return ids, err
+	return readValue(s, nil, func(db *sqlite.DB) ([]int64, error) { return db.ChunkIDs(ctx, dir) })
 }
 
 func (s *lazyStore) Vectors(ctx context.Context, dir string, ids []int64, fn func(id int64, vec []byte) error) error {
@@ -133,33 +104,17 @@ func (s *lazyStore) Vectors(ctx context.Context, dir string, ids []int64, fn fun
 }
 
 func (s *lazyStore) WordCounts(ctx context.Context, words []string) (map[string]int, error) {
-	counts := map[string]int{}
-	err := s.reading(func(db *sqlite.DB) error {
-		var err error
-		counts, err = db.WordCounts(ctx, words)
-		return err
-	})
-	return counts, err
+	return readValue(s, map[string]int{},
+		func(db *sqlite.DB) (map[string]int, error) { return db.WordCounts(ctx, words) })
 }
 
 func (s *lazyStore) KeywordHits(ctx context.Context, dir, match string, limit int) ([]int64, error) {
-	var ids []int64
-	err := s.reading(func(db *sqlite.DB) error {
-		var err error
-		ids, err = db.KeywordHits(ctx, dir, match, limit)
-		return err
-	})
-	return ids, err
+	return readValue(s, nil, func(db *sqlite.DB) ([]int64, error) { return db.KeywordHits(ctx, dir, match, limit) })
 }
 
 func (s *lazyStore) Chunks(ctx context.Context, ids []int64) (map[int64]codeindex.StoredChunk, error) {
-	chunks := map[int64]codeindex.StoredChunk{}
-	err := s.reading(func(db *sqlite.DB) error {
-		var err error
-		chunks, err = db.Chunks(ctx, ids)
-		return err
-	})
-	return chunks, err
+	return readValue(s, map[int64]codeindex.StoredChunk{},
+		func(db *sqlite.DB) (map[int64]codeindex.StoredChunk, error) { return db.Chunks(ctx, ids) })
 }
 
 func (s *lazyStore) IndexStats(ctx context.Context, dir string) (files, chunks int, err error) {
