@@ -83,6 +83,16 @@ func (s *lazyStore) with(fn func(db *sqlite.DB) error) error {
 	return fn(db)
 }
 
+// withValue is with for a method with a result.
+func withValue[T any](s *lazyStore, fn func(db *sqlite.DB) (T, error)) (T, error) {
+	db, err := s.open()
+	if err != nil {
+		var zero T
+		return zero, err
+	}
+	return fn(db)
+}
+
 func (s *lazyStore) CreateSession(ctx context.Context, r session.Record) error {
 	return s.with(func(db *sqlite.DB) error { return db.CreateSession(ctx, r) })
 }
@@ -104,13 +114,7 @@ func (s *lazyStore) SaveMode(ctx context.Context, id string, m session.ModeRecor
 }
 
 func (s *lazyStore) StartRun(ctx context.Context, r session.RunStart) (int64, error) {
-	var id int64
-	err := s.with(func(db *sqlite.DB) error {
-		var err error
-		id, err = db.StartRun(ctx, r)
-		return err
-	})
-	return id, err
+	return withValue(s, func(db *sqlite.DB) (int64, error) { return db.StartRun(ctx, r) })
 }
 
 func (s *lazyStore) FinishRun(ctx context.Context, runID int64, end session.RunEnd) error {
@@ -130,46 +134,22 @@ func (s *lazyStore) Delete(ctx context.Context, id string) error {
 }
 
 func (s *lazyStore) Load(ctx context.Context, id string) (session.Saved, error) {
-	var saved session.Saved
-	err := s.with(func(db *sqlite.DB) error {
-		var err error
-		saved, err = db.Load(ctx, id)
-		return err
-	})
-	return saved, err
+	return withValue(s, func(db *sqlite.DB) (session.Saved, error) { return db.Load(ctx, id) })
 }
 
 // The checkpoints of the session's runs (checkpoint.Store): a run is
 // checkpointed once its session is saved, so the database is open by then.
 
 func (s *lazyStore) PutBlob(ctx context.Context, data []byte) (string, error) {
-	var hash string
-	err := s.with(func(db *sqlite.DB) error {
-		var err error
-		hash, err = db.PutBlob(ctx, data)
-		return err
-	})
-	return hash, err
+	return withValue(s, func(db *sqlite.DB) (string, error) { return db.PutBlob(ctx, data) })
 }
 
 func (s *lazyStore) Blob(ctx context.Context, hash string) ([]byte, error) {
-	var data []byte
-	err := s.with(func(db *sqlite.DB) error {
-		var err error
-		data, err = db.Blob(ctx, hash)
-		return err
-	})
-	return data, err
+	return withValue(s, func(db *sqlite.DB) ([]byte, error) { return db.Blob(ctx, hash) })
 }
 
 func (s *lazyStore) CreateCheckpoint(ctx context.Context, id string, seq int, at time.Time) (int64, error) {
-	var cp int64
-	err := s.with(func(db *sqlite.DB) error {
-		var err error
-		cp, err = db.CreateCheckpoint(ctx, id, seq, at)
-		return err
-	})
-	return cp, err
+	return withValue(s, func(db *sqlite.DB) (int64, error) { return db.CreateCheckpoint(ctx, id, seq, at) })
 }
 
 func (s *lazyStore) SaveFileChange(ctx context.Context, cp int64, f session.FileChange) error {
@@ -177,13 +157,7 @@ func (s *lazyStore) SaveFileChange(ctx context.Context, cp int64, f session.File
 }
 
 func (s *lazyStore) Checkpoints(ctx context.Context, id string) ([]session.Checkpoint, error) {
-	var cps []session.Checkpoint
-	err := s.with(func(db *sqlite.DB) error {
-		var err error
-		cps, err = db.Checkpoints(ctx, id)
-		return err
-	})
-	return cps, err
+	return withValue(s, func(db *sqlite.DB) ([]session.Checkpoint, error) { return db.Checkpoints(ctx, id) })
 }
 
 func (s *lazyStore) UndoRun(ctx context.Context, cp session.Checkpoint, at time.Time) error {

@@ -29,53 +29,44 @@ var (
 // The lazy store's memory: what only reads finds nothing while no
 // database exists, and creates none; what writes opens (or creates) it.
 
-// reading runs fn on the database when there is one; found is false when
-// there is none, for the caller to answer "nothing".
-func (s *lazyStore) reading(fn func(db *sqlite.DB) error) (found bool, err error) {
-	if _, err := os.Stat(s.path); errors.Is(err, fs.ErrNotExist) {
-		return false, nil
+// reading runs fn on the database when there is one: once it is open,
+// or when its file exists (looked for only until then). When there is
+// none, fn does not run, for the caller to answer "nothing".
+func (s *lazyStore) reading(fn func(db *sqlite.DB) error) error {
+	if s.opened() == nil {
+		if _, err := os.Stat(s.path); errors.Is(err, fs.ErrNotExist) {
+			return nil
+		}
 	}
-	return true, s.with(fn)
+	return s.with(fn)
+}
+
+// readValue is reading for a method with a result: none when there is no
+// database.
+func readValue[T any](s *lazyStore, none T, fn func(db *sqlite.DB) (T, error)) (T, error) {
+	v := none
+	err := s.reading(func(db *sqlite.DB) error {
+		var err error
+		v, err = fn(db)
+		return err
+	})
+	return v, err
 }
 
 func (s *lazyStore) Search(ctx context.Context, q session.SearchQuery) ([]session.Hit, error) {
-	var hits []session.Hit
-	_, err := s.reading(func(db *sqlite.DB) error {
-		var err error
-		hits, err = db.Search(ctx, q)
-		return err
-	})
-	return hits, err
+	return readValue(s, nil, func(db *sqlite.DB) ([]session.Hit, error) { return db.Search(ctx, q) })
 }
 
 func (s *lazyStore) AddFact(ctx context.Context, dir, text string, at time.Time) (session.Fact, error) {
-	var f session.Fact
-	err := s.with(func(db *sqlite.DB) error {
-		var err error
-		f, err = db.AddFact(ctx, dir, text, at)
-		return err
-	})
-	return f, err
+	return withValue(s, func(db *sqlite.DB) (session.Fact, error) { return db.AddFact(ctx, dir, text, at) })
 }
 
 func (s *lazyStore) Facts(ctx context.Context, dir string) ([]session.Fact, error) {
-	var facts []session.Fact
-	_, err := s.reading(func(db *sqlite.DB) error {
-		var err error
-		facts, err = db.Facts(ctx, dir)
-		return err
-	})
-	return facts, err
+	return readValue(s, nil, func(db *sqlite.DB) ([]session.Fact, error) { return db.Facts(ctx, dir) })
 }
 
 func (s *lazyStore) IndexModel(ctx context.Context, dir string) (string, error) {
-	var model string
-	_, err := s.reading(func(db *sqlite.DB) error {
-		var err error
-		model, err = db.IndexModel(ctx, dir)
-		return err
-	})
-	return model, err
+	return readValue(s, "", func(db *sqlite.DB) (string, error) { return db.IndexModel(ctx, dir) })
 }
 
 func (s *lazyStore) ResetIndex(ctx context.Context, dir, model string, at time.Time) error {
@@ -83,13 +74,8 @@ func (s *lazyStore) ResetIndex(ctx context.Context, dir, model string, at time.T
 }
 
 func (s *lazyStore) IndexedFiles(ctx context.Context, dir string) (map[string]codeindex.IndexedFile, error) {
-	files := map[string]codeindex.IndexedFile{}
-	_, err := s.reading(func(db *sqlite.DB) error {
-		var err error
-		files, err = db.IndexedFiles(ctx, dir)
-		return err
-	})
-	return files, err
+	return readValue(s, map[string]codeindex.IndexedFile{},
+		func(db *sqlite.DB) (map[string]codeindex.IndexedFile, error) { return db.IndexedFiles(ctx, dir) })
 }
 
 func (s *lazyStore) PutFiles(ctx context.Context, dir string, files []codeindex.FileChunks) error {
@@ -105,62 +91,34 @@ func (s *lazyStore) RemoveFiles(ctx context.Context, dir string, paths []string)
 }
 
 func (s *lazyStore) IndexVersion(ctx context.Context, dir string) (int64, error) {
-	var v int64
-	_, err := s.reading(func(db *sqlite.DB) error {
-		var err error
-		v, err = db.IndexVersion(ctx, dir)
-		return err
-	})
-	return v, err
+	return readValue(s, 0, func(db *sqlite.DB) (int64, error) { return db.IndexVersion(ctx, dir) })
 }
 
 func (s *lazyStore) ChunkIDs(ctx context.Context, dir string) ([]int64, error) {
-	var ids []int64
-	_, err := s.reading(func(db *sqlite.DB) error {
-		var err error
-		ids, err = db.ChunkIDs(ctx, dir)
-		return err
-	})
-	return ids, err
+	return readValue(s, nil, func(db *sqlite.DB) ([]int64, error) { return db.ChunkIDs(ctx, dir) })
 }
 
 func (s *lazyStore) Vectors(ctx context.Context, dir string, ids []int64, fn func(id int64, vec []byte) error) error {
-	_, err := s.reading(func(db *sqlite.DB) error { return db.Vectors(ctx, dir, ids, fn) })
+	err := s.reading(func(db *sqlite.DB) error { return db.Vectors(ctx, dir, ids, fn) })
 	return err
 }
 
 func (s *lazyStore) WordCounts(ctx context.Context, words []string) (map[string]int, error) {
-	counts := map[string]int{}
-	_, err := s.reading(func(db *sqlite.DB) error {
-		var err error
-		counts, err = db.WordCounts(ctx, words)
-		return err
-	})
-	return counts, err
+	return readValue(s, map[string]int{},
+		func(db *sqlite.DB) (map[string]int, error) { return db.WordCounts(ctx, words) })
 }
 
 func (s *lazyStore) KeywordHits(ctx context.Context, dir, match string, limit int) ([]int64, error) {
-	var ids []int64
-	_, err := s.reading(func(db *sqlite.DB) error {
-		var err error
-		ids, err = db.KeywordHits(ctx, dir, match, limit)
-		return err
-	})
-	return ids, err
+	return readValue(s, nil, func(db *sqlite.DB) ([]int64, error) { return db.KeywordHits(ctx, dir, match, limit) })
 }
 
 func (s *lazyStore) Chunks(ctx context.Context, ids []int64) (map[int64]codeindex.StoredChunk, error) {
-	chunks := map[int64]codeindex.StoredChunk{}
-	_, err := s.reading(func(db *sqlite.DB) error {
-		var err error
-		chunks, err = db.Chunks(ctx, ids)
-		return err
-	})
-	return chunks, err
+	return readValue(s, map[int64]codeindex.StoredChunk{},
+		func(db *sqlite.DB) (map[int64]codeindex.StoredChunk, error) { return db.Chunks(ctx, ids) })
 }
 
 func (s *lazyStore) IndexStats(ctx context.Context, dir string) (files, chunks int, err error) {
-	_, err = s.reading(func(db *sqlite.DB) error {
+	err = s.reading(func(db *sqlite.DB) error {
 		var err error
 		files, chunks, err = db.IndexStats(ctx, dir)
 		return err

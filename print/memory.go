@@ -83,7 +83,8 @@ func FactsJSON(w io.Writer, facts []session.Fact) error {
 	return writeIndented(w, out)
 }
 
-// writeIndented writes v as JSON, indented as lathe sessions --json is.
+// writeIndented writes v as the --json lists of sessions, hits and facts
+// are written: indented, with <, > and & as they are.
 func writeIndented(w io.Writer, v any) error {
 	enc := json.NewEncoder(w)
 	enc.SetEscapeHTML(false)

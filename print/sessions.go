@@ -1,7 +1,6 @@
 package print
 
 import (
-	"encoding/json"
 	"fmt"
 	"io"
 	"text/tabwriter"
@@ -66,8 +65,5 @@ func SessionsJSON(w io.Writer, list []session.Summary) error {
 		}
 		out = append(out, j)
 	}
-	enc := json.NewEncoder(w)
-	enc.SetEscapeHTML(false)
-	enc.SetIndent("", "  ")
-	return enc.Encode(out)
+	return writeIndented(w, out)
 }
