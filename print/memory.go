@@ -17,7 +17,7 @@ import (
 // words found between brackets.
 func Hits(w io.Writer, hits []session.Hit, now time.Time, dirs bool) error {
 	for _, h := range hits {
-		head := fmt.Sprintf("%s  %s  %s  ", h.SessionID[:min(8, len(h.SessionID))], human.Ago(now.Sub(h.Created)), h.Role)
+		head := fmt.Sprintf("%s  %s  %s  ", session.ShortID(h.SessionID), human.Ago(now.Sub(h.Created)), h.Role)
 		if dirs {
 			head += h.Dir + "  "
 		}

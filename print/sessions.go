@@ -27,7 +27,7 @@ func Sessions(w io.Writer, list []session.Summary, now time.Time, dirs bool) err
 		if s.Undone > 0 {
 			last += fmt.Sprintf(", %d undone", s.Undone)
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%s\t", s.ID[:min(8, len(s.ID))], human.Ago(now.Sub(s.Updated)), s.Model, s.Messages, last)
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%s\t", session.ShortID(s.ID), human.Ago(now.Sub(s.Updated)), s.Model, s.Messages, last)
 		if dirs {
 			fmt.Fprintf(tw, "%s\t", s.Dir)
 		}

@@ -18,6 +18,10 @@ var (
 	ErrAmbiguousID = errors.New("session id prefix matches several sessions")
 )
 
+// ShortID is how a session's id is shown in lists: its first eight
+// characters, a prefix Catalog.Find resolves while it is unique.
+func ShortID(id string) string { return id[:min(8, len(id))] }
+
 // Record is what identifies a session.
 type Record struct {
 	ID      string

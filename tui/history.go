@@ -52,7 +52,7 @@ func (m *model) showHistory(h *agent.History) {
 	}
 	title := h.Title
 	if title == "" {
-		title = h.ID[:min(8, len(h.ID))]
+		title = session.ShortID(h.ID)
 	}
 	m.notice(noticeInfo, "", fmt.Sprintf("Resumed %q: %s.", title, human.Plural(len(msgs), "message")))
 	m.transcript.scrollToBottom()

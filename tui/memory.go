@@ -116,7 +116,7 @@ func (m *model) searchKey(msg tea.KeyPressMsg) tea.Cmd {
 func (p *searchPicker) row(i int, now time.Time, st *theme) string {
 	h := p.hits[i]
 	snippet := h.SnippetWith("", "")
-	return fmt.Sprintf("%s  %5s  %-9s %s — %s", h.SessionID[:min(8, len(h.SessionID))], human.Ago(now.Sub(h.Created)),
+	return fmt.Sprintf("%s  %5s  %-9s %s — %s", session.ShortID(h.SessionID), human.Ago(now.Sub(h.Created)),
 		h.Role, h.Title, snippet)
 }
 

@@ -186,5 +186,5 @@ func (p *sessionPicker) row(i int, current string, now time.Time) string {
 	if s.ID == current {
 		title += " (current)"
 	}
-	return fmt.Sprintf("%s  %5s  %3d msgs  %-11s %s", s.ID[:min(8, len(s.ID))], human.Ago(now.Sub(s.Updated)), s.Messages, last, title)
+	return fmt.Sprintf("%s  %5s  %3d msgs  %-11s %s", session.ShortID(s.ID), human.Ago(now.Sub(s.Updated)), s.Messages, last, title)
 }
