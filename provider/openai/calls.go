@@ -58,7 +58,10 @@ func (a *callAssembler) add(deltas []oai.ChatCompletionChunkChoiceDeltaToolCall)
 		if p.name == "" {
 			p.name = name
 		}
-		if frag != "" && !(complete(p.args.Bytes()) && frag == p.args.String()) {
+		// The whole arguments again: compared before json.Valid reads
+		// them, which on every fragment would cost each delta as much as
+		// all that came before it.
+		if frag != "" && !(frag == string(p.args.Bytes()) && complete(p.args.Bytes())) {
 			p.args.WriteString(frag)
 			a.size += len(frag)
 		}
