@@ -4,8 +4,6 @@ import (
 	"context"
 	"reflect"
 
-	"lathe/agent/mode"
-	"lathe/agent/textcall"
 	"lathe/provider"
 	"lathe/tools"
 )
@@ -24,10 +22,7 @@ func (s *Session) syncTools(ctx context.Context, latest, run bool) {
 		return
 	}
 	s.extra = extra
-	s.all = tools.NewRegistry(append(s.opts.Tools.All(), extra...)...)
-	s.every = mode.Every(s.all)
-	s.resolve = textcall.Resolver(s.every.Names())
-	s.enter(s.mode)
+	s.offer(s.mode)
 	s.opts.Log.Debug().Int("extra_tools", len(extra)).Int("tool_bytes", s.win.Specs).Msg("tools changed")
 }
 

@@ -124,11 +124,10 @@ func New(opts Options) *Session {
 	if opts.Now == nil {
 		opts.Now = time.Now
 	}
-	s := &Session{opts: opts, id: newID(), all: opts.Tools, every: mode.Every(opts.Tools)}
-	s.resolve = textcall.Resolver(s.every.Names())
+	s := &Session{opts: opts, id: newID()}
 	s.win.Shares = opts.Config.Context
 	m := mode.Own(opts.Mode)
-	s.enter(m)
+	s.offer(m)
 	s.modeRec = session.ModeRecord{Mode: m.Name(), Plan: mode.PlanOf(m).Clone(), Reason: "start"}
 	s.publish()
 	return s
@@ -213,10 +212,7 @@ func (s *Session) settleTools(ctx context.Context) {
 	s.toolsSettled = true
 	if avail := s.opts.Tools.Available(ctx); avail != s.opts.Tools {
 		s.opts.Tools = avail
-		s.all = tools.NewRegistry(append(avail.All(), s.extra...)...)
-		s.every = mode.Every(s.all)
-		s.resolve = textcall.Resolver(s.every.Names())
-		s.enter(s.mode)
+		s.offer(s.mode)
 	}
 }
 
@@ -274,6 +270,18 @@ func (s *Session) ResumeFrom(saved session.Saved) error {
 	defer s.end()
 	s.resume, s.id, s.title = &saved, saved.ID, saved.Title
 	return nil
+}
+
+// offer builds the tools of every mode from the built-in tools and the
+// extra ones, and enters m with them.
+func (s *Session) offer(m mode.Mode) {
+	s.all = s.opts.Tools
+	if len(s.extra) > 0 {
+		s.all = tools.NewRegistry(append(s.opts.Tools.All(), s.extra...)...)
+	}
+	s.every = mode.Every(s.all)
+	s.resolve = textcall.Resolver(s.every.Names())
+	s.enter(m)
 }
 
 // enter makes m the mode, with its tools.
