@@ -3,6 +3,7 @@ package agent
 import (
 	"context"
 	"reflect"
+	"slices"
 
 	"lathe/provider"
 	"lathe/tools"
@@ -28,14 +29,9 @@ func (s *Session) syncTools(ctx context.Context, latest, run bool) {
 
 // sameTools reports whether a and b offer the same tools, spec for spec.
 func sameTools(a, b []tools.Tool) bool {
-	return len(a) == len(b) && func() bool {
-		for i := range a {
-			if a[i].Kind() != b[i].Kind() || !reflect.DeepEqual(a[i].Spec(), b[i].Spec()) {
-				return false
-			}
-		}
-		return true
-	}()
+	return slices.EqualFunc(a, b, func(x, y tools.Tool) bool {
+		return x.Kind() == y.Kind() && reflect.DeepEqual(x.Spec(), y.Spec())
+	})
 }
 
 // extraSpecs is how many bytes the extra tools the mode offers add to
