@@ -153,21 +153,8 @@ type llamaProps struct {
 // server that cannot say gets the benefit of the doubt.
 func (c *Client) jinja(ctx context.Context) bool {
 	body := `{"messages":[{"role":"user","content":"hi"}],"tools":[{"type":"function","function":{"name":"probe","parameters":{"type":"object","properties":{}}}}]}`
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, c.root()+"/apply-template", strings.NewReader(body))
-	if err != nil {
-		return true
-	}
-	req.Header.Set("Content-Type", "application/json")
-	if c.opts.APIKey != "" {
-		req.Header.Set("Authorization", "Bearer "+c.opts.APIKey)
-	}
-	resp, err := c.http.Do(req)
-	if err != nil {
-		return true
-	}
-	defer resp.Body.Close()
 	var v any
-	err = decodeJSON(resp, &v)
+	err := c.send(ctx, http.MethodPost, c.root()+"/apply-template", body, &v)
 	var se *statusError
 	return !errors.As(err, &se) || !strings.Contains(se.Msg, "--jinja")
 }

@@ -96,3 +96,23 @@ func TestJinjaWarning(t *testing.T) {
 		t.Errorf("models %+v, %v", list, err)
 	}
 }
+
+// TestDiscoveryWithAPIKey: every request of the discovery, llama.cpp's
+// /props and /apply-template included, carries the API key.
+func TestDiscoveryWithAPIKey(t *testing.T) {
+	srv := openaitest.New(t, openaitest.LlamaCpp, openaitest.WithAPIKey("sekrit"))
+	info, err := New(Options{BaseURL: srv.URL(), APIKey: "sekrit", Options: config.Defaults().Options}).Model(t.Context(), "")
+	if err != nil || len(info.Notes) != 0 {
+		t.Fatalf("info %+v, err %v", info, err)
+	}
+	var paths []string
+	for _, r := range srv.Requests() {
+		paths = append(paths, r.Method+" "+r.Path)
+		if got := r.Header.Get("Authorization"); got != "Bearer sekrit" {
+			t.Errorf("%s %s: Authorization %q", r.Method, r.Path, got)
+		}
+	}
+	if !slices.Contains(paths, "GET /props") || !slices.Contains(paths, "POST /apply-template") {
+		t.Errorf("requests %q: want /props and /apply-template among them", paths)
+	}
+}

@@ -98,9 +98,18 @@ func (c *Client) root() string {
 
 // get reads a JSON document from the server into v.
 func (c *Client) get(ctx context.Context, url string, v any) error {
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+	return c.send(ctx, http.MethodGet, url, "", v)
+}
+
+// send makes one of lathe's own requests (discovery), with body as its
+// JSON unless it is "", and reads the JSON answer into v.
+func (c *Client) send(ctx context.Context, method, url, body string, v any) error {
+	req, err := http.NewRequestWithContext(ctx, method, url, strings.NewReader(body))
 	if err != nil {
 		return err
+	}
+	if body != "" {
+		req.Header.Set("Content-Type", "application/json")
 	}
 	if c.opts.APIKey != "" {
 		req.Header.Set("Authorization", "Bearer "+c.opts.APIKey)
