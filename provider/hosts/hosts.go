@@ -5,6 +5,7 @@
 package hosts
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -226,7 +227,7 @@ func (p *Pool) Models(ctx context.Context) ([]provider.ModelSummary, error) {
 	for _, h := range p.hosts {
 		list, err := h.Provider.Models(ctx)
 		if err != nil {
-			firstErr = cmpErr(firstErr, err)
+			firstErr = cmp.Or(firstErr, err)
 			continue
 		}
 		answered = true
@@ -243,13 +244,6 @@ func (p *Pool) Models(ctx context.Context) ([]provider.ModelSummary, error) {
 		return nil, firstErr
 	}
 	return out, nil
-}
-
-func cmpErr(a, b error) error {
-	if a != nil {
-		return a
-	}
-	return b
 }
 
 // Pull implements provider.Puller on the host in use, when it can pull.
