@@ -50,7 +50,7 @@ type serverInfo struct {
 // call asks again.
 func (c *Client) discover(ctx context.Context) (serverInfo, error) {
 	c.mu.Lock()
-	if c.probedOK {
+	if c.probed.kind != "" {
 		defer c.mu.Unlock()
 		return c.probed, nil
 	}
@@ -61,7 +61,7 @@ func (c *Client) discover(ctx context.Context) (serverInfo, error) {
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	c.probed, c.probedOK = info, true
+	c.probed = info
 	return info, nil
 }
 

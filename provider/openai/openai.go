@@ -49,10 +49,11 @@ type Client struct {
 	http   *http.Client
 	wire   provider.WireCache[oai.ChatCompletionMessageParamUnion, []oai.ChatCompletionToolUnionParam]
 
-	mu       sync.Mutex
-	probed   serverInfo // what the server said of itself
-	probedOK bool       // probed holds an answer: it is not asked again
-	last     lastPrompt // the previous request, to tell silent truncation
+	mu sync.Mutex
+	// probed is what the server said of itself; once it holds an answer
+	// (a kind), the server is not asked again.
+	probed serverInfo
+	last   lastPrompt // the previous request, to tell silent truncation
 }
 
 var _ provider.Provider = (*Client)(nil)
