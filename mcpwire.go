@@ -90,12 +90,7 @@ func untrustedNote(names []string, oneShot bool) string {
 }
 
 // buildVersion is lathe's module version, told to MCP servers.
-func buildVersion() string {
-	if info, ok := debug.ReadBuildInfo(); ok && info.Main.Version != "" && info.Main.Version != "(devel)" {
-		return info.Main.Version
-	}
-	return "dev"
-}
+func buildVersion() string { return moduleVersion(debug.ReadBuildInfo()) }
 
 // serialized returns fn behind a lock, through which the MCP servers'
 // notices are printed too, as warnings, while the run goes on; stop ends
