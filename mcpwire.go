@@ -31,15 +31,16 @@ func (cmd command) wireMCP(e *engine, loaded config.Loaded, dir string, log zero
 	}
 	e.notices = make(chan mcp.Notice, 64)
 	notices := e.notices
+	headless := cmd.oneShot || cmd.sub != ""
 	level := zerolog.WarnLevel // the UI's log file holds what servers say on stderr
-	if cmd.oneShot || cmd.sub != "" {
+	if headless {
 		level = zerolog.DebugLevel // stderr is lathe's own: only with LOG_LEVEL=debug
 	}
 	e.mcp = mcp.New(mcp.Options{
 		Servers: servers, Trusted: trusted, Dir: dir, Environ: cmd.env.list, Getenv: cmd.env.get,
 		Log: log, StderrLevel: level,
 		OutputBytes: loaded.Limits.ToolOutputBytes, Budget: loaded.MCP.Budget,
-		Wait: cmd.oneShot || cmd.sub != "", Version: buildVersion(),
+		Wait: headless, Version: buildVersion(),
 		Notify: func(n mcp.Notice) {
 			select {
 			case notices <- n:
@@ -47,7 +48,7 @@ func (cmd command) wireMCP(e *engine, loaded config.Loaded, dir string, log zero
 			}
 		},
 	})
-	if cmd.oneShot || cmd.sub != "" {
+	if headless {
 		e.mcp.Start()
 	} // the interactive UI starts them once its first frame is out
 	e.opts.Extra = e.mcp
@@ -89,12 +90,7 @@ func untrustedNote(names []string, oneShot bool) string {
 }
 
 // buildVersion is lathe's module version, told to MCP servers.
-func buildVersion() string {
-	if info, ok := debug.ReadBuildInfo(); ok && info.Main.Version != "" && info.Main.Version != "(devel)" {
-		return info.Main.Version
-	}
-	return "dev"
-}
+func buildVersion() string { return moduleVersion(debug.ReadBuildInfo()) }
 
 // serialized returns fn behind a lock, through which the MCP servers'
 // notices are printed too, as warnings, while the run goes on; stop ends

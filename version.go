@@ -13,12 +13,9 @@ import (
 // A binary built without that information (go test, -buildvcs=false)
 // says "dev" and leaves the commit out.
 func versionLine(info *debug.BuildInfo, ok bool) string {
-	version, goVersion := "dev", runtime.Version()
+	version, goVersion := moduleVersion(info, ok), runtime.Version()
 	var vcs []string
 	if ok {
-		if v := info.Main.Version; v != "" && v != "(devel)" {
-			version = v
-		}
 		if info.GoVersion != "" {
 			goVersion = info.GoVersion
 		}
@@ -29,6 +26,15 @@ func versionLine(info *debug.BuildInfo, ok bool) string {
 		line += " (" + strings.Join(vcs, ", ") + ")"
 	}
 	return line + " " + goVersion
+}
+
+// moduleVersion is lathe's module version, "dev" when the build does not
+// say (go test, go build in the module).
+func moduleVersion(info *debug.BuildInfo, ok bool) string {
+	if ok && info.Main.Version != "" && info.Main.Version != "(devel)" {
+		return info.Main.Version
+	}
+	return "dev"
 }
 
 // revision is the commit of the build settings, its date and whether the

@@ -99,42 +99,28 @@ func (r *Runner) Start(ctx context.Context, p Plan) (int64, error) {
 		}
 		e.Models = append(e.Models, m)
 	}
-	tasks, runnable := experimentTasks(p.Suite)
-	e.Tasks = tasks
-	var slots []session.Slot
-	for _, m := range p.Models {
-		for _, t := range runnable {
-			for rep := 1; rep <= e.Repeat; rep++ {
-				slots = append(slots, session.Slot{Model: m, Task: t.Name, Rep: rep})
-			}
-		}
-	}
-	id, err := r.Store.CreateExperiment(ctx, e, slots)
+	e.Tasks = experimentTasks(p.Suite)
+	id, err := r.Store.CreateExperiment(ctx, e, Slots(e))
 	if err != nil {
 		return 0, err
 	}
-	r.progress().Began(id, e, len(runnable))
+	r.progress().Began(id, e, len(runnableTasks(e)))
 	_, err = r.execute(ctx, id, p.Suite)
 	return id, err
 }
 
 // experimentTasks are the tasks of suite as recorded, the bad ones and
-// those whose toolchain is missing skipped with why, and the tasks to run.
-func experimentTasks(suite *Suite) ([]session.ExperimentTask, []Task) {
+// those whose toolchain is missing skipped with why.
+func experimentTasks(suite *Suite) []session.ExperimentTask {
 	var out []session.ExperimentTask
-	var runnable []Task
 	for _, t := range suite.Tasks {
 		spec, _ := json.Marshal(t)
-		et := session.ExperimentTask{Name: t.Name, Spec: string(spec), Digest: t.Digest, Skipped: missing(t)}
-		out = append(out, et)
-		if et.Skipped == "" {
-			runnable = append(runnable, t)
-		}
+		out = append(out, session.ExperimentTask{Name: t.Name, Spec: string(spec), Digest: t.Digest, Skipped: missing(t)})
 	}
 	for _, b := range suite.Bad {
 		out = append(out, session.ExperimentTask{Name: b.Task, Skipped: b.Error()})
 	}
-	return out, runnable
+	return out
 }
 
 // missing says which program task t needs is not installed; "" when

@@ -248,7 +248,7 @@ func TestResume(t *testing.T) {
 	suite, _ = LoadSuite(dir)
 	t0 := time.Date(2026, 5, 1, 12, 0, 0, 0, time.UTC)
 	e := session.Experiment{Suite: suite.Name, Repeat: 3, Jobs: 1, Models: []session.ExperimentModel{{Name: "m"}}}
-	e.Tasks, _ = experimentTasks(suite)
+	e.Tasks = experimentTasks(suite)
 	slots := []session.Slot{{Model: "m", Task: "done", Rep: 1}, {Model: "m", Task: "done", Rep: 2},
 		{Model: "m", Task: "done", Rep: 3}, {Model: "m", Task: "other", Rep: 1}} // other #2 and #3: missing
 	id, err := db.CreateExperiment(t.Context(), e, slots)

@@ -193,8 +193,3 @@ func ScaledSize(w, h, edge int) (int, int) {
 	f := float64(edge) / float64(max(w, h))
 	return max(1, int(math.Round(float64(w)*f))), max(1, int(math.Round(float64(h)*f)))
 }
-
-// Describe is an image for people: "shot.png 1280×720, ~1,200 tokens".
-func Describe(img provider.Image) string {
-	return fmt.Sprintf("%s %d×%d, ~%s tokens", img.Name, img.Width, img.Height, human.Thousands(img.Tokens()))
-}

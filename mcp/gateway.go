@@ -93,11 +93,14 @@ func (g *gateway) search(readOnly bool) tools.Tool {
 	return readOnlyForm{Tool: t, readOnly: func() tools.Tool { return g.search(true) }}
 }
 
+// wordBreaks splits the words of tool names (read_file, list-issues).
+var wordBreaks = strings.NewReplacer("_", " ", "-", " ")
+
 // find returns the tools that match q best: the more of its words a
 // tool's name and description hold, the better; ties keep the servers'
 // order.
 func (g *gateway) find(q string, readOnly bool) tools.Result {
-	words := strings.Fields(strings.ToLower(strings.NewReplacer("_", " ", "-", " ").Replace(q)))
+	words := strings.Fields(strings.ToLower(wordBreaks.Replace(q)))
 	type hit struct {
 		e     entry
 		score int
@@ -105,7 +108,7 @@ func (g *gateway) find(q string, readOnly bool) tools.Result {
 	var hits []hit
 	all := g.offered(readOnly)
 	for _, e := range all {
-		text := strings.ToLower(strings.NewReplacer("_", " ", "-", " ").Replace(e.tool.Name() + " " + e.desc))
+		text := strings.ToLower(wordBreaks.Replace(e.tool.Name() + " " + e.desc))
 		score := 0
 		for _, w := range words {
 			if strings.Contains(text, w) {

@@ -75,15 +75,11 @@ func (p *process) status() string {
 	return "exited"
 }
 
-// kill ends the process group, if it still runs.
+// kill ends the process group, also once the process exited: its group
+// may live on, children it left behind.
 func (p *process) kill() {
 	if p == nil {
 		return
-	}
-	select {
-	case <-p.exited:
-		// Its group may live on: children it left behind.
-	default:
 	}
 	_ = syscall.Kill(-p.cmd.Process.Pid, syscall.SIGKILL)
 }

@@ -52,8 +52,8 @@ func result(r *sdk.CallToolResult) tools.Result {
 	out.IsError = r.IsError
 	switch {
 	case r.IsError:
+		out.Summary = "error: " + human.Line(firstSentence(out.Content), 60)
 		out.Content = "error: " + out.Content
-		out.Summary = "error: " + human.Line(firstSentence(strings.TrimPrefix(out.Content, "error: ")), 60)
 	case out.Content == "":
 		out.Summary = "no output"
 	default:
