@@ -186,7 +186,7 @@ func (cmd command) runner(cfg config.Config, db *sqlite.DB, stderr io.Writer) (*
 	if err != nil {
 		return nil, fmt.Errorf("eval: find lathe's executable: %w", err)
 	}
-	client := ollama.New(ollama.Options{URL: cfg.OllamaURL, Options: cfg.Options, KeepAlive: cfg.KeepAlive.Duration})
+	client := ollamaClient(cfg, cfg.OllamaURL)
 	// The check runs the model's code: in the sandbox, as the model's
 	// commands did.
 	policyFor := func(dir string) (sandbox.Policy, bool) {

@@ -12,7 +12,6 @@ import (
 	"lathe/codeindex"
 	"lathe/config"
 	"lathe/print"
-	"lathe/provider/ollama"
 	"lathe/session"
 	"lathe/session/sqlite"
 	"lathe/tools"
@@ -127,7 +126,7 @@ func (cmd command) index(ctx context.Context, stdout, stderr io.Writer) error {
 		return usageError{err.Error()}
 	}
 	defer ws.Close()
-	client := ollama.New(ollama.Options{URL: cfg.OllamaURL, Options: cfg.Options, KeepAlive: cfg.KeepAlive.Duration})
+	client := ollamaClient(cfg, cfg.OllamaURL)
 	model, err := client.EmbeddingModel(ctx, cfg.Index.Model)
 	if err != nil {
 		return err

@@ -116,7 +116,7 @@ func (cmd command) wire(loaded config.Loaded, r *resumption, log zerolog.Logger)
 	// one, else the Ollama OLLAMA_HOST names, if any answers.
 	client, ok := be.provider.(*ollama.Client)
 	if !ok {
-		client = ollama.New(ollama.Options{URL: cfg.OllamaURL, Options: cfg.Options, KeepAlive: cfg.KeepAlive.Duration})
+		client = ollamaClient(cfg, cfg.OllamaURL)
 	}
 	var store memoryStore
 	switch st := recorder.(type) {
