@@ -5,7 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"lathe/internal/safefile"
+	"lathe/config/safefile"
 	"path/filepath"
 	"reflect"
 	"slices"

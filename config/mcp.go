@@ -14,7 +14,7 @@ import (
 	"strings"
 	"time"
 
-	"lathe/internal/safefile"
+	"lathe/config/safefile"
 )
 
 // MCP is the MCP servers whose tools the model may call, and how much of

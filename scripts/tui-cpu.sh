@@ -10,7 +10,7 @@
 #             tokens; printed beside the markdown renderer alone
 #             (BenchmarkStreamToken/incremental in mdstream, every token rendered) and their ratio;
 #   client    the floor under it: the official Ollama client receiving the
-#             same stream and doing nothing with it (internal/mdgen/streamfloor),
+#             same stream and doing nothing with it (scripts/streamfloor),
 #             measured after each run, and what lathe adds to it.
 # Each FPS (default: the default tui.fps, then 30 and 60) is run with
 # [tui] fps set to it. Needs tmux.
@@ -30,9 +30,9 @@ fpss=("$@")
 [ ${#fpss[@]} -gt 0 ] || fpss=(default 30 60)
 
 go build -o "$work/lathe" .
-go build -o "$work/fakeollama" ./cmd/fakeollama
-go build -o "$work/streamfloor" ./internal/mdgen/streamfloor
-tokens=$(go run ./internal/mdgen/mdscript 12000 2>&1 >"$work/script.json")
+go build -o "$work/fakeollama" ./scripts/fakeollama
+go build -o "$work/streamfloor" ./scripts/streamfloor
+tokens=$(go run ./scripts/mdscript 12000 2>&1 >"$work/script.json")
 tick=$(getconf CLK_TCK)
 md_ns=$(go test -run '^$' -bench '^BenchmarkStreamToken$/^incremental$' -benchtime 3x ./mdstream/ |
 	awk '{ for (i = 2; i <= NF; i++) if ($i == "ns/token") { s += $(i - 1); n++ } } END { if (n) printf "%d", s / n }')

@@ -20,7 +20,7 @@ cleanup() {
 trap cleanup EXIT
 
 go build -o "$work/lathe" .
-go build -o "$work/fakeollama" ./cmd/fakeollama
+go build -o "$work/fakeollama" ./scripts/fakeollama
 mkdir -p "$work/project" "$work/state"
 cat >"$work/script.json" <<'JSON'
 [

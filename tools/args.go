@@ -10,7 +10,7 @@ import (
 	"strconv"
 	"strings"
 
-	"lathe/provider"
+	"lathe/orchestrator/provider"
 )
 
 // paramType is the JSON Schema type of a tool argument.

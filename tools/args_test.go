@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"lathe/provider"
+	"lathe/orchestrator/provider"
 )
 
 var readParams = readFileSpec(400).params

@@ -7,8 +7,8 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"lathe/internal/human"
 	"lathe/prompts"
+	"lathe/prompts/human"
 )
 
 func editFileSpec() spec {

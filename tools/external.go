@@ -8,7 +8,7 @@ import (
 	"strings"
 
 	"lathe/config"
-	"lathe/provider"
+	"lathe/orchestrator/provider"
 )
 
 // ExternalSpec is a tool that another program serves (an MCP server's):

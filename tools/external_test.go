@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"lathe/provider"
+	"lathe/orchestrator/provider"
 )
 
 func TestExternal(t *testing.T) {

@@ -5,7 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"lathe/internal/human"
+	"lathe/prompts/human"
 	"path"
 	"slices"
 	"strings"

@@ -2,7 +2,7 @@ package tools
 
 import (
 	"encoding/json"
-	"lathe/sandbox"
+	"lathe/tools/sandbox"
 	"os"
 	"path/filepath"
 	"strings"

@@ -5,8 +5,8 @@ import (
 	"slices"
 	"time"
 
-	"lathe/codeindex"
-	"lathe/session"
+	"lathe/orchestrator/session"
+	"lathe/tools/codeindex"
 )
 
 // memoryOutput caps what the memory tools send back: a few results.

@@ -7,10 +7,10 @@ import (
 	"testing"
 	"time"
 
-	"lathe/codeindex"
-	"lathe/provider"
-	"lathe/session"
-	"lathe/session/sqlite/sqlitetest"
+	"lathe/orchestrator/provider"
+	"lathe/orchestrator/session"
+	"lathe/orchestrator/session/sqlite/sqlitetest"
+	"lathe/tools/codeindex"
 )
 
 var memDay = time.Date(2026, 11, 20, 10, 0, 0, 0, time.UTC)

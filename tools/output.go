@@ -4,9 +4,9 @@ import (
 	"bytes"
 	"fmt"
 	"lathe/config"
-	"lathe/images"
-	"lathe/internal/human"
-	"lathe/sandbox"
+	"lathe/orchestrator/provider/images"
+	"lathe/prompts/human"
+	"lathe/tools/sandbox"
 	"time"
 	"unicode/utf8"
 )

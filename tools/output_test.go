@@ -2,7 +2,7 @@ package tools
 
 import (
 	"fmt"
-	"lathe/internal/human"
+	"lathe/prompts/human"
 	"strings"
 	"testing"
 	"unicode/utf8"

@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
-	"lathe/internal/human"
+	"lathe/prompts/human"
 
 	udiff "github.com/aymanbagabas/go-udiff"
 )

@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"path/filepath"
 
-	"lathe/sandbox"
+	"lathe/tools/sandbox"
 )
 
 // protection refuses the file tools' writes to the paths the sandbox

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"lathe/sandbox"
+	"lathe/tools/sandbox"
 )
 
 // gitWorkspace is a workspace holding a repository whose core.hooksPath

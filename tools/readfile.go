@@ -9,8 +9,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"lathe/images"
-	"lathe/internal/human"
+	"lathe/orchestrator/provider/images"
+	"lathe/prompts/human"
 	"strconv"
 	"unicode/utf8"
 )

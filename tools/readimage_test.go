@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"lathe/images"
+	"lathe/orchestrator/provider/images"
 )
 
 func pngOf(t *testing.T, w, h int) string {

@@ -7,9 +7,9 @@ import (
 	"fmt"
 	"strings"
 
-	"lathe/internal/human"
+	"lathe/orchestrator/session"
 	"lathe/prompts"
-	"lathe/session"
+	"lathe/prompts/human"
 )
 
 // recallLimit is how many messages recall returns at most.

@@ -8,8 +8,8 @@ import (
 	"slices"
 	"strings"
 
+	"lathe/orchestrator/provider"
 	"lathe/prompts"
-	"lathe/provider"
 )
 
 // Default returns the registry of the seven tools, in the order their

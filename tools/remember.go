@@ -4,8 +4,8 @@ import (
 	"context"
 	"encoding/json"
 
+	"lathe/orchestrator/session"
 	"lathe/prompts"
-	"lathe/session"
 )
 
 func rememberSpec() spec {

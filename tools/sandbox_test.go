@@ -12,7 +12,7 @@ import (
 	"strings"
 	"testing"
 
-	"lathe/sandbox"
+	"lathe/tools/sandbox"
 )
 
 // sandboxed is a workspace with lathe's default sandbox policy around the

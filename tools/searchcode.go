@@ -7,9 +7,9 @@ import (
 	"fmt"
 	"strings"
 
-	"lathe/codeindex"
-	"lathe/internal/human"
 	"lathe/prompts"
+	"lathe/prompts/human"
+	"lathe/tools/codeindex"
 )
 
 const (

@@ -4,7 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"lathe/sandbox"
+	"lathe/tools/sandbox"
 	"os"
 	"path/filepath"
 	"strconv"

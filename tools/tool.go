@@ -7,7 +7,7 @@ import (
 	"encoding/json"
 	"slices"
 
-	"lathe/provider"
+	"lathe/orchestrator/provider"
 )
 
 // Tool is one capability offered to the model.

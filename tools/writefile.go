@@ -5,7 +5,7 @@ import (
 	"crypto/sha256"
 	"encoding/json"
 	"fmt"
-	"lathe/internal/human"
+	"lathe/prompts/human"
 	"strings"
 )
 

@@ -1,0 +1,95 @@
+package orchestrator
+
+import (
+	"context"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"lathe/tools"
+)
+
+// Approver decides whether a call whose kind asks first (it writes files or
+// runs a command) may run. The loop waits for the answer; an error (ctx
+// done) interrupts the run.
+type Approver interface {
+	Approve(ctx context.Context, req ApprovalRequest) (Decision, error)
+}
+
+// ApprovalRequest is a validated call waiting for approval.
+type ApprovalRequest struct {
+	Tool    string
+	Kind    tools.Kind
+	Subject string // path or command
+	Args    string // arguments as JSON
+	Preview string // the change as a unified diff, for calls that write
+	Call    tools.Call
+	// Sandboxed says the call would run inside the sandbox, which the
+	// decision may lift for it (Decision.Escalation).
+	Sandboxed bool
+	// Note says what undo could not take back of the call ("too large to
+	// checkpoint"); empty when it could.
+	Note string
+	// Blocked, for a sandboxed call, is what the sandbox blocked the last
+	// time this exact command ran in the session; empty when nothing. The
+	// user may want to lift the sandbox for it this time: Rules pass the
+	// request on to Next, when there is one, even when they cover it.
+	Blocked []string
+	// Server names the MCP server a call of KindExternal goes to, and
+	// ServerTool the tool as the server names it; Tool is then the tool
+	// as the model calls it (also through mcp_call), and Args the
+	// arguments as they will be sent.
+	Server, ServerTool string
+}
+
+// Decision is an approver's answer. Reason, when denying, is shown to the
+// model. Escalation, when allowing a sandboxed call, lifts part of the
+// sandbox for that call alone.
+type Decision struct {
+	Allow      bool
+	Reason     string
+	Escalation tools.Escalation
+}
+
+// Rules approve calls by configuration: everything (--yes), whole tools,
+// or commands (of the tools that run them) by prefix. What the rules do not allow goes to Next;
+// with no Next it is denied with Denial as the reason.
+type Rules struct {
+	All      bool
+	Tools    []string
+	Commands []string
+	Next     Approver
+	Denial   string
+}
+
+// Approve implements Approver. A tool rule does not cover a write into a
+// .git directory: git runs what its config and hooks name, later and
+// outside any sandbox, so a change there is always the user's decision.
+// --yes approves it; while commands are sandboxed, the file tools refuse
+// the paths the sandbox protects whoever approved.
+//
+// A command the sandbox blocked something of the last time it ran
+// (req.Blocked) goes to Next, when there is one, rules or --yes aside:
+// the user there can let it run outside the sandbox, or with the network.
+// Without a Next the rules decide as for any call.
+func (r Rules) Approve(ctx context.Context, req ApprovalRequest) (Decision, error) {
+	if len(req.Blocked) > 0 && r.Next != nil {
+		return r.Next.Approve(ctx, req) // someone who can lift the sandbox for it
+	}
+	if r.All || slices.Contains(r.Tools, req.Tool) && !(req.Kind == tools.KindWrite && inGitDir(req.Subject)) {
+		return Decision{Allow: true}, nil
+	}
+	if req.Kind == tools.KindExec && slices.ContainsFunc(r.Commands, func(p string) bool { return commandAllowed(req.Subject, p) }) {
+		return Decision{Allow: true}, nil
+	}
+	if r.Next != nil {
+		return r.Next.Approve(ctx, req)
+	}
+	return Decision{Reason: r.Denial}, nil
+}
+
+// inGitDir reports whether path (as a write's subject names it) is in a
+// .git directory, the workspace's or a nested repository's.
+func inGitDir(path string) bool {
+	return slices.Contains(strings.Split(filepath.ToSlash(filepath.Clean(path)), "/"), ".git")
+}

@@ -1,0 +1,152 @@
+package orchestrator
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"lathe/orchestrator/provider"
+	"lathe/prompts/human"
+)
+
+// Spill: the model is loaded with part of it on the CPU, which makes every
+// token slow. FitNumCtx is the window that would fit it all on the GPU
+// (the KV cache shrinks with it); 0 when no window would.
+type Spill struct {
+	Model     string
+	Size      int64 // memory the loaded model takes
+	VRAM      int64 // of which on the GPU
+	NumCtx    int
+	FitNumCtx int
+}
+
+// Text says it for people, with what to do.
+func (e Spill) Text() string {
+	s := fmt.Sprintf("%s runs partly on the CPU: %s of its %s are in GPU memory, with num_ctx %s",
+		e.Model, human.Bytes(e.VRAM), human.Bytes(e.Size), human.Thousands(e.NumCtx))
+	if e.FitNumCtx > 0 {
+		s += fmt.Sprintf("; num_ctx %s would fit it all on the GPU", human.Thousands(e.FitNumCtx))
+	}
+	return s
+}
+
+func (Spill) isEvent() {}
+
+// minNumCtx is the smallest window lathe suggests: below it, its own
+// prompt and a few turns no longer fit.
+const minNumCtx = 4096
+
+// checkFit asks the server, once per model, how the model is loaded, and
+// emits Spill when part of it is on the CPU.
+func (r *run) checkFit() {
+	s := r.s
+	srv, ok := s.opts.Provider.(provider.Server)
+	if !ok || s.fitChecked == s.model.Name || s.model.Remote != "" {
+		return
+	}
+	s.fitChecked = s.model.Name
+	loaded, err := srv.Loaded(r.ctx)
+	if err != nil {
+		if !errors.Is(err, context.Canceled) {
+			s.opts.Log.Debug().Err(err).Msg("cannot list the loaded models")
+		}
+		return
+	}
+	for _, l := range loaded {
+		if l.Name != s.model.Name || l.VRAM >= l.Size || l.Size == 0 {
+			continue
+		}
+		e := Spill{Model: l.Name, Size: l.Size, VRAM: max(l.VRAM, 0), NumCtx: s.model.NumCtx}
+		if kv := s.model.KVBytesPerToken; kv > 0 && l.VRAM > 0 {
+			spilled := l.Size - l.VRAM
+			fit := s.model.NumCtx - int((spilled+kv-1)/kv)
+			if fit = fit / 1024 * 1024; fit >= minNumCtx {
+				e.FitNumCtx = fit
+			}
+		}
+		s.opts.Log.Info().Str("model", e.Model).Int64("size", e.Size).Int64("size_vram", e.VRAM).
+			Int("num_ctx", e.NumCtx).Int("fit_num_ctx", e.FitNumCtx).Msg("the model spills to the CPU")
+		r.emit(e)
+		return
+	}
+}
+
+// SetNumCtx changes the context window for the rest of the session (the
+// model is loaded again with it on the next request). It must hold the
+// conversation as it stands.
+func (s *Session) SetNumCtx(n int) error {
+	if err := s.ops.begin(opModel); err != nil {
+		return err
+	}
+	defer s.end()
+	if n < minNumCtx {
+		return fmt.Errorf("num_ctx %d is below %d", n, minNumCtx)
+	}
+	if s.model.ContextLength > 0 && n > s.model.ContextLength {
+		return fmt.Errorf("num_ctx %d is above the model's %d", n, s.model.ContextLength)
+	}
+	if len(s.messages) > 1 && s.win.Next(s.messages) > n*9/10 {
+		return fmt.Errorf("the conversation takes about %s tokens: it would not fit num_ctx %s (compact it first)",
+			human.Thousands(s.win.Next(s.messages)), human.Thousands(n))
+	}
+	s.model.NumCtx, s.win.NumCtx = n, n
+	s.win.Forget()
+	s.cache = cacheState{}
+	s.fitChecked = "" // check again once loaded with it
+	return nil
+}
+
+// warm notes that the model was just used: the server keeps it loaded for
+// the keep-alive.
+func (s *Session) warm() {
+	if ka := s.opts.Config.KeepAlive.Duration; ka > 0 {
+		s.warmUntil.Store(s.opts.Now().Add(ka).UnixNano())
+	}
+}
+
+// loading reports whether the server will have to load the model before
+// it reads the prompt: it has not been used within its keep-alive, and
+// the server does not list it among those loaded (with this window).
+func (s *Session) loading(ctx context.Context) bool {
+	if s.opts.Now().UnixNano() < s.warmUntil.Load() {
+		return false
+	}
+	srv, ok := s.opts.Provider.(provider.Server)
+	if !ok || s.model.Remote != "" {
+		return false
+	}
+	ctx, cancel := context.WithTimeout(ctx, time.Second)
+	defer cancel()
+	loaded, err := srv.Loaded(ctx)
+	if err != nil {
+		return false // not known: say nothing of it
+	}
+	for _, l := range loaded {
+		if l.Name == s.model.Name && (l.ContextLength == 0 || l.ContextLength == s.model.NumCtx) {
+			return false
+		}
+	}
+	return true
+}
+
+// Preload has the server load the model now, with the session's window
+// and keep-alive, so that the first prompt does not wait for the load: a
+// UI calls it once the session is prepared, in the background. It is not
+// an operation of the session: a prompt may run meanwhile (its request
+// waits for the load on the server, as it would have).
+//
+// It reports whether it loaded the model: not for a server that cannot be
+// asked to, nor for a remote model.
+func (s *Session) Preload(ctx context.Context) (bool, error) {
+	model := s.Snapshot().Model
+	srv, ok := s.opts.Provider.(provider.Server)
+	if !ok || model.Name == "" || model.Remote != "" {
+		return false, nil
+	}
+	if err := srv.Preload(ctx, model); err != nil {
+		return false, err
+	}
+	s.warm()
+	return true, nil
+}

@@ -1,0 +1,61 @@
+package orchestrator
+
+import (
+	"testing"
+
+	"lathe/orchestrator/provider/ollama/ollamatest"
+)
+
+// TestSpill: a model loaded partly on the CPU is told once, with the
+// window that would fit it on the GPU, which the session can switch to.
+func TestSpill(t *testing.T) {
+	spilled := ollamatest.Model{Name: "qwen3:8b", LoadedSize: 10 << 30, LoadedVRAM: 8 << 30}
+	e := newEnv(t, []ollamatest.Option{ollamatest.WithModels(spilled)})
+	e.srv.Script(ollamatest.Reply{Content: "one"}, ollamatest.Reply{Content: "two"}, ollamatest.Reply{Content: "three"})
+	for _, p := range []string{"a", "b"} {
+		if _, err := e.run(t.Context(), p); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var spills []Spill
+	for _, ev := range e.events {
+		if s, ok := ev.(Spill); ok {
+			spills = append(spills, s)
+		}
+	}
+	// 2 GiB on the CPU at 144 KiB a token: 14,564 tokens fewer, rounded
+	// down to a multiple of 1,024.
+	if len(spills) != 1 || spills[0].FitNumCtx != 17408 || spills[0].NumCtx != 32768 {
+		t.Fatalf("spills %+v", spills)
+	}
+	if got, want := spills[0].Text(), "qwen3:8b runs partly on the CPU: 8.6 GB of its 10.7 GB are in GPU memory, "+
+		"with num_ctx 32,768; num_ctx 17,408 would fit it all on the GPU"; got != want {
+		t.Errorf("text %q\nwant %q", got, want)
+	}
+	if err := e.session.SetNumCtx(spills[0].FitNumCtx); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.run(t.Context(), "c"); err != nil {
+		t.Fatal(err)
+	}
+	reqs := e.srv.ChatRequests()
+	if got := reqs[len(reqs)-1].Options["num_ctx"]; got != float64(17408) {
+		t.Errorf("num_ctx after the switch: %v", got)
+	}
+	if err := e.session.SetNumCtx(1000); err == nil {
+		t.Error("a window below the minimum was taken")
+	}
+}
+
+func TestNoSpillWhenItFits(t *testing.T) {
+	e := newEnv(t, []ollamatest.Option{ollamatest.WithModels(ollamatest.Model{Name: "qwen3:8b", LoadedSize: 6 << 30})})
+	e.srv.Script(ollamatest.Reply{Content: "one"})
+	if _, err := e.run(t.Context(), "a"); err != nil {
+		t.Fatal(err)
+	}
+	for _, ev := range e.events {
+		if s, ok := ev.(Spill); ok {
+			t.Errorf("spill told for a model all on the GPU: %+v", s)
+		}
+	}
+}

@@ -1,0 +1,421 @@
+package orchestrator
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"lathe/orchestrator/mode"
+	"lathe/orchestrator/plan"
+	"lathe/orchestrator/provider"
+	"lathe/prompts"
+	"lathe/prompts/human"
+)
+
+// StopReason says why a run ended.
+type StopReason string
+
+const (
+	StopDone        StopReason = "done"           // the model answered without calling tools
+	StopMaxTurns    StopReason = "max_turns"      // the turn limit was reached
+	StopToolBudget  StopReason = "tool_budget"    // the tool-call budget was used up
+	StopTimeout     StopReason = "timeout"        // the wall-clock limit was reached
+	StopRepetition  StopReason = "repetition"     // the model kept making the same call
+	StopEmpty       StopReason = "empty_response" // the model gave empty replies
+	StopInterrupted StopReason = "interrupted"    // the user cancelled
+	StopPlanned     StopReason = "planned"        // plan mode proposed a plan, kept for the user to review
+	StopError       StopReason = "error"          // a failure; see the error
+)
+
+// Limit reports whether the run was stopped by one of its limits.
+func (r StopReason) Limit() bool {
+	return r == StopMaxTurns || r == StopToolBudget || r == StopTimeout || r == StopRepetition
+}
+
+// Result is how a run ended.
+type Result struct {
+	Text       string // the last reply's text: the answer when StopReason is done
+	StopReason StopReason
+	Turns      int
+	ToolCalls  int
+	Usage      Usage
+	Duration   time.Duration
+	Model      string
+	// SessionID is the id of the session as saved, to be resumed; empty
+	// when nothing was saved (no store, or the model was never reached).
+	SessionID  string
+	Recoveries Recoveries
+	// Repeated is the call the model repeated, with StopRepetition.
+	Repeated string
+	// Mode is the session's mode when the run ended.
+	Mode string
+	// Plan is the plan proposed, with StopPlanned; otherwise the plan
+	// build mode follows, its checklist as the run left it; nil for none.
+	Plan *plan.Plan
+	// Timing is where the run's time went, over its turns.
+	Timing RunTiming
+	// Images are the images sent to the model in the run: the prompt's,
+	// and those tools read.
+	Images []ImageInfo
+}
+
+// Usage counts tokens over a run, as the server reported them.
+type Usage struct {
+	PromptTokens     int // sum of the prompts' lengths
+	CompletionTokens int // sum of the replies' lengths
+}
+
+var errTimeout = errors.New("the time limit for this request was reached")
+
+// run is the state of one Run.
+type run struct {
+	s              *Session
+	ctx            context.Context
+	emit           func(Event)
+	start          time.Time
+	res            Result
+	budgetSpent    bool
+	repeats        *repetitions
+	nudged         bool        // an empty reply got its nudge
+	mu             sync.Mutex  // guards res while calls finish concurrently
+	runID          int64       // the run's record in the store
+	storeErr       atomic.Bool // the store failed; it is not written again (calls finish concurrently)
+	recompacted    bool        // an overflow was met with a harder compaction
+	change         *mode.Change
+	planned        *plan.Plan // a plan kept for the user: the run ends with it
+	created        bool       // the run created the session
+	windowFull     bool       // a reply of the run filled the context window
+	checkpointing  bool       // the run's file changes are kept (Options.Checkpoints)
+	announceNudged bool       // the last reply was nudged for announcing a call it did not make
+}
+
+// Run sends prompt as the user's next message and runs the loop until the
+// model answers without calling tools, a limit stops it, ctx is cancelled,
+// or something fails. The error is non-nil only with StopError; a
+// *BusyError when another operation is under way. emit receives every
+// event, from one goroutine at a time.
+func (s *Session) Run(ctx context.Context, prompt string, emit func(Event)) (Result, error) {
+	return s.RunPrompt(ctx, Prompt{Text: prompt}, emit)
+}
+
+// RunPrompt is Run with the images attached to the prompt. Images for a
+// model that cannot see them fail the run before anything is sent or
+// saved (provider.ErrNoVision).
+func (s *Session) RunPrompt(ctx context.Context, p Prompt, emit func(Event)) (Result, error) {
+	prompt := p.Text
+	if err := s.ops.begin(opRun); err != nil {
+		snap := s.Snapshot()
+		return Result{StopReason: StopError, SessionID: snap.SavedID(), Model: snap.Model.Name, Mode: snap.Mode}, err
+	}
+	defer s.end()
+	fresh := s.model.Name == ""
+	if p, err := s.prepare(ctx); err != nil {
+		name := p.Model.Name
+		if name == "" {
+			name = s.opts.Config.Model
+		}
+		return Result{StopReason: StopError, SessionID: s.savedID(), Model: name, Mode: s.mode.Name()}, err
+	}
+	if len(p.Images) > 0 && !s.sees() {
+		return Result{StopReason: StopError, SessionID: s.savedID(), Model: s.model.Name, Mode: s.mode.Name()}, s.noVision(ctx)
+	}
+	s.refreshFacts(ctx)
+	lim := s.opts.Config.Limits
+	if lim.Timeout.Duration > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeoutCause(ctx, lim.Timeout.Duration, errTimeout)
+		defer cancel()
+	}
+	var mu sync.Mutex
+	r := &run{s: s, ctx: ctx, start: s.opts.Now(), emit: func(e Event) {
+		mu.Lock()
+		defer mu.Unlock()
+		emit(e)
+	}, repeats: newRepetitions(lim.RepeatWarn, lim.RepeatStop)}
+	r.res = Result{Model: s.model.Name}
+	if fresh {
+		for _, skipped := range s.model.Skipped {
+			r.emit(Warning{Text: "passed over model " + skipped})
+		}
+		for _, note := range s.model.Notes {
+			r.emit(Warning{Text: note})
+		}
+	}
+	s.syncTools(ctx, len(s.messages) <= 1, true)
+	if notes := s.takeNotes(); len(notes) > 0 {
+		r.emit(ToolsChanged{Notes: notes})
+	}
+	r.begin(prompt)
+	r.record(provider.Message{Role: "user", Content: prompt, Images: p.Images})
+	if len(p.Images) > 0 {
+		r.attached(0, "prompt", p.Images)
+	}
+
+	err := r.loop(lim.MaxTurns)
+	r.res.Duration = s.opts.Now().Sub(r.start)
+	if err != nil {
+		r.res.StopReason = StopError
+	}
+	r.settle(err)
+	r.res.SessionID = s.savedID()
+	r.res.Mode, r.res.Plan = s.mode.Name(), mode.PlanOf(s.mode).Clone()
+	if r.planned != nil {
+		r.res.Plan = r.planned.Clone()
+	}
+	r.end(err)
+	rec := r.res.Recoveries
+	s.opts.Log.Debug().Int("turns", r.res.Turns).Int("tool_calls", r.res.ToolCalls).
+		Str("stop_reason", string(r.res.StopReason)).Dur("duration_ms", r.res.Duration).
+		Int("prompt_tokens", r.res.Usage.PromptTokens).Int("completion_tokens", r.res.Usage.CompletionTokens).
+		Int("text_calls", rec.TextCalls).Int("tool_names", rec.ToolNames).Int("argument_repairs", rec.ArgumentRepairs).
+		Int("think_leaks", rec.ThinkLeaks).Int("repetition_warnings", rec.RepetitionWarnings).
+		Int("empty_nudges", rec.EmptyNudges).Int("announced_nudges", rec.AnnouncedNudges).Msg("run finished")
+	return r.res, err
+}
+
+// loop runs turns until one of them ends the run, and sets the stop reason.
+func (r *run) loop(maxTurns int) error {
+	for {
+		if r.res.Turns == maxTurns {
+			r.res.StopReason = StopMaxTurns
+			return nil
+		}
+		r.res.Turns++
+		more, err := r.turn(r.res.Turns)
+		switch {
+		case r.ctx.Err() != nil && (err != nil || more):
+			// Cancelled while streaming or running tools; a cancel that
+			// lands after the final answer arrived changes nothing.
+			r.res.StopReason = r.cancelReason()
+			return nil
+		case err != nil:
+			return err
+		case r.budgetSpent:
+			r.res.StopReason = StopToolBudget
+			return nil
+		case r.repeats.stop != "":
+			r.res.StopReason, r.res.Repeated = StopRepetition, r.repeats.stop
+			return nil
+		case r.res.StopReason == StopEmpty || r.res.StopReason == StopInterrupted:
+			return nil
+		case r.planned != nil:
+			r.res.StopReason = StopPlanned
+			return nil
+		case !more:
+			r.res.StopReason = StopDone
+			return nil
+		}
+	}
+}
+
+// settle leaves the history valid for the next request when the run ended
+// before the model replied to the last user message (an interruption, a
+// failure): an empty reply is recorded, as for a process that died, so
+// that user and assistant messages keep alternating. A new session whose
+// first request failed before any reply is not kept at all: nothing in it
+// is worth resuming, and its prompt is the caller's to send again.
+func (r *run) settle(err error) {
+	s := r.s
+	if s.messages[len(s.messages)-1].Role != "user" {
+		return
+	}
+	if err != nil && r.created && len(s.messages) == 2 {
+		s.messages = s.messages[:1]
+		if st := s.opts.Recorder; st != nil && !r.storeErr.Load() {
+			if derr := st.Delete(r.storeCtx(), s.id); derr != nil {
+				s.opts.Log.Error().Err(derr).Msg("session store failed")
+			}
+		}
+		s.created, s.title, r.runID = false, "", 0
+		s.win.Forget()
+		return
+	}
+	r.recordNoReply()
+}
+
+// cancelReason tells a timeout from an interruption by the user.
+func (r *run) cancelReason() StopReason {
+	if errors.Is(context.Cause(r.ctx), errTimeout) {
+		return StopTimeout
+	}
+	return StopInterrupted
+}
+
+// turn is one model call and the calls it asks for. It reports whether the
+// model wants another turn (it called tools, or was nudged).
+func (r *run) turn(n int) (more bool, err error) {
+	s := r.s
+	if err := r.maybeCompact(); err != nil {
+		return false, err
+	}
+	view := s.win.View(s.messages)
+	sent := len(view)
+	reading := s.win.Next(s.messages)
+	if startsWith(view, s.cache.sent) {
+		reading -= s.cache.held
+	}
+	r.emit(TurnStarted{Turn: n, Messages: sent, Model: s.model.Name, Loading: s.loading(r.ctx), Reading: max(reading, 0)})
+	start := s.opts.Now()
+	rep, err := s.stream(r.ctx, n, r.emit)
+	if errors.Is(err, provider.ErrContextOverflow) && !r.recompacted {
+		// The estimate was short: summarize harder, and try once more.
+		r.recompacted = true
+		if cerr := r.compact(s.win.KeepRecent(s.messages, 2), true); cerr != nil {
+			return false, cerr
+		}
+		rep, err = s.stream(r.ctx, n, r.emit)
+	}
+	if errors.Is(err, provider.ErrContextOverflow) {
+		err = s.overflow(err)
+	}
+	if err == nil {
+		r.repair(n, rep)
+	}
+	if rep.done || !rep.empty() {
+		// A completed reply is recorded even when empty, so that user and
+		// assistant messages keep alternating as chat templates expect.
+		r.recordReply(rep)
+		s.win.Counted(rep.metrics, rep.sent, len(s.messages))
+	}
+	r.res.Text = rep.content.String()
+	r.res.Usage.PromptTokens += rep.metrics.PromptTokens
+	r.res.Usage.CompletionTokens += rep.metrics.CompletionTokens
+	if err != nil {
+		return false, err
+	}
+	if rep.metrics.Truncated {
+		r.emit(Warning{Text: fmt.Sprintf("the server counted fewer prompt tokens (%s) than the last request's: it cut the "+
+			"conversation to fit its window, silently; the model no longer sees all of it (give the server a larger "+
+			"context, or start a new session)", human.Thousands(rep.metrics.PromptTokens))})
+	}
+	timing := s.cache.timing(rep.sent, rep.metrics, rep.firstToken)
+	s.warm()
+	r.res.Timing.add(timing, rep.metrics)
+	r.checkFit()
+	if timing.Reloaded {
+		r.emit(Warning{Text: fmt.Sprintf("%s was loaded again before this turn (%s): it left memory between turns "+
+			"(keep_alive ran out, another program's model took its place, or another num_ctx was asked for)",
+			s.model.Name, human.Duration(timing.Load))})
+	}
+	full := rep.windowFull(s.model.NumCtx)
+	switch {
+	case full && r.windowFull:
+		return false, provider.Errorf(provider.ErrContextOverflow, nil,
+			"the model's replies keep filling the context window (%s tokens): it is probably repeating itself; "+
+				"rephrase the request, or try another model", human.Thousands(s.model.NumCtx))
+	case full:
+		r.windowFull = true
+		r.emit(Warning{Text: fmt.Sprintf("the reply filled the context window (%s tokens) and was cut off there",
+			human.Thousands(s.model.NumCtx))})
+	case rep.doneReason == "length":
+		r.emit(Warning{Text: "the reply was cut off at the output limit (options.num_predict)"})
+	}
+	_, planning := s.mode.(mode.Plan)
+	switch {
+	case full && len(rep.calls) == 0:
+		// Summarize it all, the cut reply included, and let the model go
+		// on from the summary and the note.
+		r.record(provider.Message{Role: "user", Content: prompts.WindowFull()})
+		if err := r.compact(0, false); err != nil {
+			return false, err
+		}
+		more = true
+	case strings.TrimSpace(rep.content.String()) == "" && len(rep.calls) == 0:
+		more = r.emptyReply()
+	case len(rep.calls) == 0 && planning:
+		if more, err = r.planFromReply(n); err != nil {
+			return false, err
+		}
+	case len(rep.calls) == 0 && r.announced(rep.content.String()):
+		more = true
+	default:
+		var shown []provider.Image
+		for _, c := range r.runCalls(n, rep.calls) {
+			s.messages = append(s.messages, c.message())
+			if img := c.result.Image; img != nil {
+				shown = append(shown, *img)
+			}
+		}
+		if len(shown) > 0 {
+			r.show(n, shown)
+		}
+		more = len(rep.calls) > 0
+	}
+	if len(rep.calls) > 0 {
+		r.announceNudged = false // "in a row" is broken by a call
+	}
+	if ch := r.change; ch != nil {
+		r.change = nil
+		if err := r.applyChange(ch); err != nil {
+			return false, err
+		}
+		more = true
+	}
+	s.publish() // the count for the UI
+	r.emit(TurnFinished{Turn: n, PromptTokens: rep.metrics.PromptTokens, CompletionTokens: rep.metrics.CompletionTokens,
+		Duration: s.opts.Now().Sub(start), EvalDuration: rep.metrics.EvalDuration, DoneReason: rep.doneReason, ToolCalls: len(rep.calls),
+		Timing: timing})
+	r.logTurn(n, sent, rep, timing, s.opts.Now().Sub(start))
+	return more, nil
+}
+
+// repair fixes a complete reply before it enters the history: loosely
+// written tool names, tool calls written as text, thinking left in the
+// content.
+func (r *run) repair(n int, rep *reply) {
+	r.resolveNames(rep.calls)
+	r.recoverTextCalls(n, rep)
+	if rep.thinkLeak {
+		r.res.Recoveries.ThinkLeaks++
+		r.s.opts.Log.Debug().Int("turn", n).Msg("moved <think> text out of the answer")
+	}
+}
+
+// announced nudges, in build mode, a reply that ends by announcing an
+// action it made no call for, unless the turn before was nudged so; it
+// reports whether it did.
+func (r *run) announced(text string) bool {
+	nudged := r.announceNudged
+	r.announceNudged = false
+	_, build := r.s.mode.(mode.Build)
+	if !build || nudged || !r.s.opts.Config.Limits.NudgeAnnouncements || !announces(text) {
+		return false
+	}
+	r.announceNudged = true
+	r.res.Recoveries.AnnouncedNudges++
+	r.record(provider.Message{Role: "user", Content: prompts.Announced()})
+	r.s.opts.Log.Debug().Msg("a reply announced a call it did not make: nudged")
+	return true
+}
+
+// emptyReply answers a reply with neither text nor calls: the first time
+// with a nudge and another turn, the second time by stopping the run.
+func (r *run) emptyReply() (more bool) {
+	if r.nudged {
+		r.res.StopReason = StopEmpty
+		return false
+	}
+	r.nudged = true
+	r.res.Recoveries.EmptyNudges++
+	r.record(provider.Message{Role: "user", Content: prompts.Nudge()})
+	r.s.opts.Log.Debug().Msg("empty reply: nudged")
+	return true
+}
+
+func (r *run) logTurn(n, sent int, rep *reply, t Timing, d time.Duration) {
+	ev := r.s.opts.Log.Debug().Int("turn", n).Int("messages", sent).
+		Int("prompt_tokens", rep.metrics.PromptTokens).Int("completion_tokens", rep.metrics.CompletionTokens).
+		Int("tool_calls", len(rep.calls)).Dur("duration_ms", d).Str("done_reason", rep.doneReason)
+	if e := rep.metrics.EvalDuration; e > 0 {
+		ev = ev.Float64("tokens_per_s", math.Round(float64(rep.metrics.CompletionTokens)/e.Seconds()*10)/10)
+	}
+	ev = ev.Dur("load_ms", t.Load).Dur("first_token_ms", t.FirstToken).Int("prefill_tokens", t.PrefillTokens).
+		Int("cached_tokens", t.CachedTokens).Float64("prefill_tps", math.Round(t.PrefillRate)).
+		Float64("decode_tps", math.Round(t.DecodeRate*10)/10).Bool("cache_miss", t.CacheMiss).Bool("reloaded", t.Reloaded)
+	ev.Msg("turn")
+}

@@ -1,0 +1,96 @@
+package openai
+
+import (
+	"bytes"
+	"encoding/json"
+	"slices"
+
+	oai "github.com/openai/openai-go/v3"
+
+	"lathe/orchestrator/provider"
+)
+
+// maxCallBytes bounds what one reply's tool calls may take, arguments
+// included: a server that streams arguments without end costs no more.
+const maxCallBytes = 8 << 20
+
+// callAssembler builds a reply's tool calls from their deltas. A call
+// comes as deltas that share an index: the first usually carries the id
+// and the name, the rest fragments of the arguments' JSON text, which are
+// joined as they come. It tolerates what servers do besides: the whole
+// call in one delta, the id or the name repeated on every delta, the
+// whole arguments sent again once complete, and calls of different
+// indexes interleaved; a delta with a new id and a name at an index whose
+// call is complete starts another call (servers that give every call
+// index 0).
+type callAssembler struct {
+	calls []*partialCall
+	byIdx map[int64]*partialCall
+	size  int
+}
+
+type partialCall struct {
+	index    int64
+	id, name string
+	args     bytes.Buffer
+}
+
+// add takes one delta's calls; it reports false when the calls grew past
+// maxCallBytes.
+func (a *callAssembler) add(deltas []oai.ChatCompletionChunkChoiceDeltaToolCall) bool {
+	for _, d := range deltas {
+		p := a.byIdx[d.Index]
+		id, name, frag := d.ID, d.Function.Name, d.Function.Arguments
+		if p != nil && id != "" && p.id != "" && id != p.id && name != "" && complete(p.args.Bytes()) {
+			p = nil // another call at the same index
+		}
+		if p == nil {
+			if a.byIdx == nil {
+				a.byIdx = map[int64]*partialCall{}
+			}
+			p = &partialCall{index: d.Index}
+			a.byIdx[d.Index] = p
+			a.calls = append(a.calls, p)
+		}
+		if p.id == "" {
+			p.id = id
+		}
+		if p.name == "" {
+			p.name = name
+		}
+		// The whole arguments again: compared before json.Valid reads
+		// them, which on every fragment would cost each delta as much as
+		// all that came before it.
+		if frag != "" && !(frag == string(p.args.Bytes()) && complete(p.args.Bytes())) {
+			p.args.WriteString(frag)
+			a.size += len(frag)
+		}
+		a.size += len(id) + len(name)
+	}
+	return a.size <= maxCallBytes
+}
+
+// complete reports whether b is a whole JSON value.
+func complete(b []byte) bool { return len(b) > 0 && json.Valid(b) }
+
+// result is the calls in the order they began. Arguments that are not
+// JSON (a call cut short, a model's slip) are kept as a JSON string of
+// their text, for the tool to refuse with a message and the model to see;
+// none are "{}".
+func (a *callAssembler) result() []provider.ToolCall {
+	out := make([]provider.ToolCall, 0, len(a.calls))
+	for i, p := range a.calls {
+		args := bytes.TrimSpace(p.args.Bytes())
+		var raw json.RawMessage
+		switch {
+		case len(args) == 0:
+			raw = json.RawMessage("{}")
+		case json.Valid(args):
+			raw = slices.Clone(args)
+		default:
+			raw, _ = json.Marshal(string(args))
+		}
+		out = append(out, provider.ToolCall{ID: p.id, Index: i, Name: p.name, Arguments: raw})
+	}
+	return out
+}

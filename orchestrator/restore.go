@@ -1,0 +1,159 @@
+package orchestrator
+
+import (
+	"context"
+	"encoding/json"
+
+	"lathe/orchestrator/mode"
+	"lathe/orchestrator/provider"
+	"lathe/orchestrator/session"
+)
+
+// restore continues a saved session, claimed first (one process at a time
+// uses a session): its id, its history, its compaction and its mode. Where the process died the history is mended, and the
+// mending is saved: a tool call without a result gets an "interrupted"
+// result, and a prompt without a reply an empty reply, so that the history
+// is valid for the model again. The model must be known.
+func (s *Session) restore(ctx context.Context, saved session.Saved) (*History, error) {
+	return s.restoreFrom(ctx, saved, true)
+}
+
+// restoreFrom is restore; with atStart, a mode asked for at start wins
+// over the saved one (not when taking the conversation up again after an
+// undo).
+func (s *Session) restoreFrom(ctx context.Context, saved session.Saved, atStart bool) (*History, error) {
+	if st := s.opts.Recorder; st != nil {
+		if err := st.Claim(ctx, saved.ID); err != nil {
+			return nil, err
+		}
+	}
+	msgs, mended := session.Mend(saved.Messages)
+	if err := s.restoreMode(saved.Modes); err != nil {
+		return nil, err
+	}
+	system, err := s.mode.Prompt(s.opts.Env)
+	if err != nil {
+		return nil, err
+	}
+	s.id, s.title, s.created = saved.ID, saved.Title, true
+	s.messages = append([]provider.Message{{Role: "system", Content: system}}, msgs...)
+	s.win.Compaction = saved.Compaction
+	s.recount(saved)
+	changed := len(saved.Modes) == 0 // a session saved before modes were: build mode, recorded now
+	if m := s.opts.Mode; atStart && m != nil && m.Name() != s.mode.Name() {
+		// A mode asked for at start wins over the saved one.
+		if err := s.setMode(mode.Own(m), "chosen at start"); err != nil {
+			return nil, err
+		}
+		changed = true
+	}
+	if st := s.opts.Recorder; st != nil {
+		for _, m := range mended {
+			m.Created = s.opts.Now()
+			if err := st.SaveMessage(ctx, s.id, m); err != nil {
+				return nil, err
+			}
+		}
+		if changed {
+			if err := st.SaveMode(ctx, s.id, s.modeRec); err != nil {
+				return nil, err
+			}
+		}
+	}
+	s.opts.Log.Debug().Str("session", s.id).Int("messages", len(msgs)).Int("mended", len(mended)).Msg("session restored")
+	return &History{ID: s.id, Title: s.title, Messages: s.history(msgs, saved.Messages, mended),
+		Compaction: saved.Compaction, Modes: saved.Modes}, nil
+}
+
+// recount takes up the server's last count of a restored conversation:
+// the last reply saved with one, unless the prompt changed after it (a
+// compaction, a mode change). Without one the window starts from an
+// estimate.
+func (s *Session) recount(saved session.Saved) {
+	s.win.Forget()
+	for i := len(saved.Messages) - 1; i >= 0; i-- {
+		m := saved.Messages[i]
+		if m.Counts == nil || m.Seq+1 >= len(s.messages) || s.messages[m.Seq+1].Role != "assistant" {
+			continue
+		}
+		if c := saved.Compaction; c != nil && (c.Created.After(m.Created) || c.Seq > m.Seq) {
+			return
+		}
+		if n := len(saved.Modes); n > 0 && saved.Modes[n-1].Created.After(m.Created) {
+			return
+		}
+		view := s.win.View(s.messages[:m.Seq+1])
+		s.win.Counted(provider.Metrics{PromptTokens: m.Counts.Prompt, CompletionTokens: m.Counts.Completion}, view, m.Seq+2)
+		return
+	}
+}
+
+// history pairs the restored messages with what was kept of each tool
+// result (saved, or mended), working out the subject of a call whose
+// result never said it.
+func (s *Session) history(msgs []provider.Message, saved, mended []session.Message) []session.Message {
+	meta, cut := map[int]*session.ToolMeta{}, map[int]bool{}
+	for _, list := range [][]session.Message{saved, mended} {
+		for _, m := range list {
+			if m.Tool != nil {
+				meta[m.Seq] = m.Tool
+			}
+			cut[m.Seq] = m.Cut
+		}
+	}
+	out := make([]session.Message, len(msgs))
+	var calls []provider.ToolCall // the calls of the last reply, by result
+	for i, m := range msgs {
+		out[i] = session.Message{Seq: i, Message: m}
+		switch {
+		case m.Role == "assistant":
+			calls = m.ToolCalls
+			out[i].Cut = cut[i]
+		case m.Role == "tool":
+			t := meta[i]
+			if t == nil {
+				t = &session.ToolMeta{Outcome: string(OutcomeInterrupted), Summary: "interrupted"}
+			}
+			if t.Subject == "" && len(calls) > 0 {
+				t.Subject = s.subjectOf(calls[0])
+			}
+			if len(calls) > 0 {
+				calls = calls[1:]
+			}
+			out[i].Tool = t
+		}
+	}
+	return out
+}
+
+// subjectOf is a call's key argument, worked out by its tool; empty when
+// the call does not validate.
+func (s *Session) subjectOf(c provider.ToolCall) string {
+	tool, ok := s.every.Lookup(c.Name)
+	if !ok {
+		return ""
+	}
+	call, err := tool.Prepare(json.RawMessage(c.Args()))
+	if err != nil {
+		return ""
+	}
+	return call.Subject()
+}
+
+// restoreMode takes a resumed session's mode from its last record.
+func (s *Session) restoreMode(recs []session.ModeRecord) error {
+	if len(recs) == 0 {
+		return nil
+	}
+	rec := recs[len(recs)-1]
+	m, err := mode.Parse(rec.Mode)
+	if err != nil {
+		return err
+	}
+	if _, ok := m.(mode.Build); ok && rec.Plan != nil {
+		m = mode.Build{Plan: rec.Plan.Clone()}
+	}
+	s.enter(m)
+	s.modeRec = rec
+	return nil
+}

@@ -1,0 +1,367 @@
+// Package orchestrator runs lathe's turn loop: it sends the conversation to the
+// model, streams the reply, runs the tools the model calls, and repeats until
+// the model answers or a limit stops it. A Session owns its conversation and
+// does one thing at a time.
+package orchestrator
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"sync/atomic"
+	"time"
+
+	"github.com/rs/zerolog"
+
+	"lathe/config"
+	"lathe/orchestrator/checkpoint"
+	"lathe/orchestrator/mode"
+	"lathe/orchestrator/plan"
+	"lathe/orchestrator/provider"
+	"lathe/orchestrator/session"
+	"lathe/orchestrator/textcall"
+	"lathe/orchestrator/window"
+	"lathe/prompts"
+	"lathe/tools"
+)
+
+// Options are a Session's collaborators and settings.
+type Options struct {
+	Provider provider.Provider
+	// Tools are the tools of build mode; the other modes offer some of
+	// them (see package mode).
+	Tools *tools.Registry
+	// Extra offers more tools, which may change between runs: the MCP
+	// servers'. Nil offers none.
+	Extra    ToolSource
+	Approver Approver
+	// Reviewer decides on the plans proposed in plan mode; nil stops the
+	// run with the plan (StopPlanned).
+	Reviewer mode.Reviewer
+	Log      zerolog.Logger
+	Config   config.Config
+	// Env is what the system prompts say of the environment.
+	Env prompts.Env
+	// Facts, when set, gives the facts remembered about the project, for
+	// the system prompt: read when the session is prepared and when a new
+	// conversation starts (Reset), never in between, so that the prompt
+	// stays the same from turn to turn.
+	Facts func(ctx context.Context) []string
+	// RepoMap, when set, gives the map of the repository for the system
+	// prompt, read as Facts is.
+	RepoMap func(ctx context.Context) string
+	// Mode is the mode to start in; nil means build mode, or for a
+	// resumed session the mode it was in.
+	Mode mode.Mode
+	// Recorder keeps the session durably; nil keeps nothing.
+	Recorder Recorder
+	// Checkpoints keeps what each run changes in the files, to take runs
+	// back (Undo, Redo, Rewind); nil keeps nothing. It needs a Recorder.
+	Checkpoints *checkpoint.Tracker
+	// Dir is the working directory, recorded with the session.
+	Dir string
+	// Previews asks for the diff of each write before it is approved, for
+	// a UI that shows it; without it no preview is computed.
+	Previews bool
+	// Now is the clock; nil means time.Now.
+	Now func() time.Time
+}
+
+// ToolSource offers tools besides the built-in ones: the MCP servers',
+// which start in the background, fail and change their lists.
+type ToolSource interface {
+	// Tools returns the tools to offer with a window of numCtx tokens, and
+	// what changed, one sentence each, to tell before the request that
+	// offers it. latest takes every list's latest version (a mode change
+	// or a reload: the prompt cache is lost anyway); otherwise a list
+	// offered before stays as it was, so that requests stay append-only
+	// within a run. run says a run starts.
+	Tools(ctx context.Context, numCtx int, latest, run bool) ([]tools.Tool, []string)
+}
+
+// Session is one conversation with one model. It does one operation at a
+// time (a run, a compaction, a model or mode switch...): an operation asked
+// for while another is under way fails at once with a *BusyError. Snapshot
+// may be called at any time.
+type Session struct {
+	opts    Options
+	resolve func(string) (string, bool) // a loosely written tool name to a registered one
+	every   *tools.Registry             // the tools of every mode
+	all     *tools.Registry             // build mode's tools: the built-in ones and the extra ones
+	extra   []tools.Tool                // the extra tools offered (Options.Extra)
+	notes   []string                    // what changed of the tools, not told yet
+
+	ops ops // what is under way, and the snapshot
+
+	// The rest belongs to the operation under way.
+	id         string
+	title      string
+	created    bool // the session is in the store
+	model      provider.ModelInfo
+	messages   []provider.Message // the whole history, system prompt first
+	mode       mode.Mode
+	tools      *tools.Registry    // the tools of the mode
+	modeRec    session.ModeRecord // the mode as stored; saved when the session is created
+	resume     *session.Saved     // restored by Prepare, once the model is known
+	win        window.Window
+	think      *bool      // the think value of every request (see thinkFor)
+	cache      cacheState // what the server's prompt cache holds of this session
+	fitChecked string     // the model whose GPU share was checked
+	// toolsSettled: the tools that cannot answer were left out (see
+	// settleTools).
+	toolsSettled bool
+	// factsStale: a new conversation started; the facts are read again
+	// before its first request (see refreshFacts).
+	factsStale bool
+	warmUntil  atomic.Int64 // until when (Unix ns) the server keeps the model loaded, as last used
+	blocked    blockedCommands
+}
+
+// New returns a session; Prepare (or Run) asks the model's server first.
+func New(opts Options) *Session {
+	if opts.Now == nil {
+		opts.Now = time.Now
+	}
+	s := &Session{opts: opts, id: newID()}
+	s.win.Shares = opts.Config.Context
+	m := mode.Own(opts.Mode)
+	s.offer(m)
+	s.modeRec = session.ModeRecord{Mode: m.Name(), Plan: mode.PlanOf(m).Clone(), Reason: "start"}
+	s.publish()
+	return s
+}
+
+// Prepared is what Prepare learned: the model, and for a resumed session
+// its history as restored.
+type Prepared struct {
+	Model provider.ModelInfo
+	// History is the resumed session's history, mended where the process
+	// died; nil for a new session.
+	History *History
+}
+
+// History is a resumed session's history as a UI shows it.
+type History struct {
+	ID, Title string
+	// Messages are the history as the model sees it (seq from 0), mended
+	// where the process died; every tool result has its ToolMeta.
+	Messages   []session.Message
+	Compaction *session.Compaction
+	Modes      []session.ModeRecord // in seq order
+}
+
+// Prepare chooses the model, checks that it can call tools, and fixes the
+// context window for the rest of the session; for a session to resume
+// (ResumeFrom), it then restores its history. Once it succeeded, later
+// calls return the model again.
+func (s *Session) Prepare(ctx context.Context) (Prepared, error) {
+	if err := s.ops.begin(opPrepare); err != nil {
+		return Prepared{}, err
+	}
+	defer s.end()
+	return s.prepare(ctx)
+}
+
+func (s *Session) prepare(ctx context.Context) (Prepared, error) {
+	if s.model.Name != "" {
+		return Prepared{Model: s.model}, nil
+	}
+	info, err := s.opts.Provider.Model(ctx, s.opts.Config.Model)
+	if err != nil {
+		return Prepared{Model: info}, err
+	}
+	s.settleTools(ctx)
+	s.readFacts(ctx)
+	system, err := s.mode.Prompt(s.opts.Env)
+	if err != nil {
+		return Prepared{Model: info}, err
+	}
+	s.model = info
+	s.win.NumCtx = info.NumCtx
+	s.think = thinkFor(s.opts.Config.Think, info)
+	s.messages = []provider.Message{{Role: "system", Content: system}}
+	p := Prepared{Model: info}
+	if saved := s.resume; saved != nil {
+		h, err := s.restore(ctx, *saved)
+		var inUse *session.InUseError
+		switch {
+		case errors.As(err, &inUse):
+			s.model = provider.ModelInfo{}
+			return p, err // it names the session
+		case err != nil:
+			s.model = provider.ModelInfo{} // not prepared: the next call tries again
+			return p, fmt.Errorf("resume session %s: %w", saved.ID, err)
+		}
+		s.resume, p.History = nil, h
+	}
+	s.syncTools(ctx, true, false)
+	s.opts.Log.Debug().Str("model", info.Name).Strs("capabilities", info.Capabilities).
+		Int("context_length", info.ContextLength).Int("num_ctx", info.NumCtx).Msg("model ready")
+	return p, nil
+}
+
+// settleTools leaves out, once, the tools that cannot answer in this
+// session (search_code without an embedding model): the tools offered
+// must be the same on every request.
+func (s *Session) settleTools(ctx context.Context) {
+	if s.toolsSettled {
+		return
+	}
+	s.toolsSettled = true
+	if avail := s.opts.Tools.Available(ctx); avail != s.opts.Tools {
+		s.opts.Tools = avail
+		s.offer(s.mode)
+	}
+}
+
+// readFacts reads the facts remembered about the project, and its map,
+// into the environment the system prompts render.
+func (s *Session) readFacts(ctx context.Context) {
+	if s.opts.Facts != nil {
+		s.opts.Env.Facts = s.opts.Facts(ctx)
+	}
+	if s.opts.RepoMap != nil {
+		s.opts.Env.RepoMap = s.opts.RepoMap(ctx)
+	}
+	s.factsStale = false
+}
+
+// refreshFacts reads the facts again for a new conversation (after
+// Reset), before its first request, and renders its system prompt with
+// them: Reset itself does no I/O, a UI calls it as the user types /new.
+func (s *Session) refreshFacts(ctx context.Context) {
+	if !s.factsStale || len(s.messages) != 1 {
+		return
+	}
+	s.readFacts(ctx)
+	if system, err := s.mode.Prompt(s.opts.Env); err == nil {
+		s.messages[0].Content = system
+	}
+}
+
+// thinkFor is the think value every request of a conversation with model
+// sends, side requests included: the configured one, else true for a model
+// that lists the thinking capability (what the server does with none; said
+// outright, so that no request differs), else none. A chat template may
+// render the conversation differently for each value, and the server would
+// read it all again on every switch.
+func thinkFor(configured *bool, model provider.ModelInfo) *bool {
+	switch {
+	case configured != nil:
+		return configured
+	case model.Lists("thinking"):
+		on := true
+		return &on
+	}
+	return nil
+}
+
+// thinking reports whether the model thinks before it answers.
+func (s *Session) thinking() bool { return s.think != nil && *s.think }
+
+// ResumeFrom makes the session continue a saved one: Prepare restores it
+// once the model is checked.
+func (s *Session) ResumeFrom(saved session.Saved) error {
+	if err := s.ops.begin(opResume); err != nil {
+		return err
+	}
+	defer s.end()
+	s.resume, s.id, s.title = &saved, saved.ID, saved.Title
+	return nil
+}
+
+// offer builds the tools of every mode from the built-in tools and the
+// extra ones, and enters m with them.
+func (s *Session) offer(m mode.Mode) {
+	s.all = s.opts.Tools
+	if len(s.extra) > 0 {
+		s.all = tools.NewRegistry(append(s.opts.Tools.All(), s.extra...)...)
+	}
+	s.every = mode.Every(s.all)
+	s.resolve = textcall.Resolver(s.every.Names())
+	s.enter(m)
+}
+
+// enter makes m the mode, with its tools.
+func (s *Session) enter(m mode.Mode) {
+	s.mode, s.tools = m, m.Tools(s.all)
+	s.win.Specs = provider.SpecsSize(s.tools.Specs())
+}
+
+// request is the chat request for the conversation so far. Everything but
+// the messages is the same value on every turn, and the messages only ever
+// grow, so each request starts with the bytes of the one before it.
+func (s *Session) request() *provider.Request {
+	return &provider.Request{
+		Model:    s.model,
+		Messages: s.win.View(s.messages),
+		Tools:    s.tools.Specs(),
+		Think:    s.think,
+	}
+}
+
+// end finishes an operation: the snapshot is brought up to date first.
+func (s *Session) end() {
+	s.publish()
+	s.ops.end()
+}
+
+// publish brings the snapshot up to date with the operation's state; only
+// the operation under way calls it.
+func (s *Session) publish() {
+	snap := Snapshot{ID: s.id, Title: s.title, Model: s.model, Mode: s.mode.Name(),
+		Plan: mode.PlanOf(s.mode).Clone(), Saved: s.created}
+	if s.model.Name != "" && len(s.messages) > 1 {
+		snap.Used, snap.Counted = s.win.Next(s.messages), s.win.Used() > 0
+	}
+	s.ops.publish(snap)
+}
+
+// Snapshot is the session as a UI shows it, taken between the steps of an
+// operation; safe to call at any time.
+type Snapshot struct {
+	ID    string
+	Title string
+	Model provider.ModelInfo // zero until prepared
+	Mode  string
+	Plan  *plan.Plan // build mode's plan; do not modify
+	// Used is how many tokens of the window the conversation takes: the
+	// server's last count and an estimate of what came after it, or an
+	// estimate of it all when no count holds (a new system prompt, a
+	// compaction, a model that never answered); 0 before the first prompt.
+	Used int
+	// Counted says whether Used starts from the server's count.
+	Counted bool
+	// Saved says whether the session is in the store, to be resumed by ID.
+	Saved bool
+	// Busy says what is under way; "" when the session is idle.
+	Busy string
+}
+
+// Snapshot returns the session as it stands.
+func (s *Session) Snapshot() Snapshot { return s.ops.snapshot() }
+
+// SavedID is the session's id when it is saved, to be resumed; empty when
+// it is not.
+func (s Snapshot) SavedID() string {
+	if !s.Saved {
+		return ""
+	}
+	return s.ID
+}
+
+// savedID is the session's id when it is saved; empty when it is not.
+func (s *Session) savedID() string {
+	if !s.created {
+		return ""
+	}
+	return s.id
+}
+
+func newID() string {
+	var b [8]byte
+	_, _ = rand.Read(b[:])
+	return hex.EncodeToString(b[:])
+}

@@ -1,0 +1,51 @@
+package session
+
+import (
+	"lathe/orchestrator/provider"
+	"lathe/prompts"
+)
+
+// Mend lays saved messages out in seq order, filling in what a dead process
+// never wrote: the results of calls that were running, and a reply to a
+// prompt left unanswered. It returns the history and the messages it added,
+// with their seq, to be saved.
+func Mend(saved []Message) ([]provider.Message, []Message) {
+	bySeq := make(map[int]provider.Message, len(saved))
+	last := -1
+	for _, m := range saved {
+		bySeq[m.Seq] = m.Message
+		last = max(last, m.Seq)
+	}
+	var out []provider.Message
+	var added []Message
+	fill := func(m provider.Message, meta *ToolMeta) {
+		added = append(added, Message{Seq: len(out), Message: m, Tool: meta})
+		out = append(out, m)
+	}
+	for seq := 0; seq <= last; seq++ {
+		m, ok := bySeq[seq]
+		if !ok {
+			// Messages are written in order but for the results of one
+			// reply's calls, which are filled in below; a gap elsewhere is
+			// damage, and the history stops before it, so that positions
+			// in it stay the positions in the store.
+			break
+		}
+		out = append(out, m)
+		for _, c := range m.ToolCalls {
+			if next, ok := bySeq[seq+1]; ok && next.Role == "tool" {
+				out = append(out, next)
+				seq++
+				continue
+			}
+			fill(provider.Message{Role: "tool", Content: prompts.InterruptedByExit(), ToolName: c.Name, ToolCallID: c.ID},
+				&ToolMeta{Outcome: "interrupted", Summary: "interrupted"})
+			seq++
+		}
+	}
+	if len(out) > 0 && out[len(out)-1].Role == "user" {
+		fill(provider.Message{Role: "assistant"}, nil)
+		added[len(added)-1].Cut = true // its process died before it came
+	}
+	return out, added
+}

@@ -1,0 +1,117 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"strings"
+	"unicode"
+
+	"lathe/orchestrator/session"
+	"lathe/prompts"
+)
+
+var _ interface {
+	Search(context.Context, session.SearchQuery) ([]session.Hit, error)
+} = (*DB)(nil)
+
+// snippetTokens is how many words a hit's snippet holds at most.
+const snippetTokens = 16
+
+// Search finds the saved messages that hold the query's words, best match
+// first (FTS5's bm25): every word when some message holds them all, else
+// any of them. lathe's own notes are not searched.
+func (db *DB) Search(ctx context.Context, q session.SearchQuery) ([]session.Hit, error) {
+	words := queryWords(q.Text)
+	if len(words) == 0 {
+		return nil, session.ErrNoWords
+	}
+	if q.Limit <= 0 {
+		q.Limit = 20
+	}
+	var hits []session.Hit
+	err := db.read(ctx, func(tx *sql.Tx) error {
+		var err error
+		hits, err = searchMessages(ctx, tx, q, ftsQuery(words, " "))
+		if some := meaningful(words); err == nil && len(hits) == 0 && len(words) > 1 && len(some) > 0 {
+			hits, err = searchMessages(ctx, tx, q, ftsQuery(some, " OR "))
+		}
+		return err
+	})
+	if err != nil {
+		return nil, fmt.Errorf("search messages: %w", err)
+	}
+	return hits, nil
+}
+
+func searchMessages(ctx context.Context, tx *sql.Tx, q session.SearchQuery, match string) ([]session.Hit, error) {
+	rows, err := tx.QueryContext(ctx, `SELECT m.session_id, s.title, s.dir, m.seq, m.role, m.created_at,
+			snippet(messages_fts, 0, ?, ?, '…', ?)
+		FROM messages_fts f
+		JOIN messages m ON m.rowid = f.rowid
+		JOIN sessions s ON s.id = m.session_id
+		WHERE messages_fts MATCH ? AND (? = '' OR s.dir = ?) AND m.session_id <> ?
+			AND NOT (m.role = 'user' AND substr(m.content, 1, ?) = ?)
+		ORDER BY bm25(messages_fts), m.created_at DESC
+		LIMIT ?`,
+		session.HitOpen, session.HitClose, snippetTokens, match, q.Dir, q.Dir, q.Exclude,
+		len(prompts.NotePrefix), prompts.NotePrefix, q.Limit)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var hits []session.Hit
+	for rows.Next() {
+		var h session.Hit
+		var at int64
+		if err := rows.Scan(&h.SessionID, &h.Title, &h.Dir, &h.Seq, &h.Role, &at, &h.Snippet); err != nil {
+			return nil, err
+		}
+		h.Created, h.Snippet = unstamp(at), oneLine(h.Snippet)
+		hits = append(hits, h)
+	}
+	return hits, rows.Err()
+}
+
+// queryWords are the words of a query as FTS5 would tokenize them:
+// letters, digits and underscores; the rest separates them. At most 32
+// are kept.
+func queryWords(text string) []string {
+	words := strings.FieldsFunc(text, func(r rune) bool {
+		return !unicode.IsLetter(r) && !unicode.IsDigit(r) && r != '_'
+	})
+	return words[:min(len(words), 32)]
+}
+
+// meaningful are the words that may find a message alone: not the short
+// and common ones ("it", "the", "how"), which any message holds.
+func meaningful(words []string) []string {
+	var out []string
+	for _, w := range words {
+		if len(w) > 2 && !stopWords[strings.ToLower(w)] {
+			out = append(out, w)
+		}
+	}
+	return out
+}
+
+var stopWords = map[string]bool{
+	"the": true, "and": true, "for": true, "with": true, "how": true, "what": true, "why": true, "who": true,
+	"was": true, "were": true, "are": true, "does": true, "did": true, "this": true, "that": true, "you": true,
+	"not": true, "from": true, "but": true, "can": true, "all": true, "any": true, "has": true, "have": true,
+	"its": true, "our": true, "out": true, "into": true, "when": true, "where": true, "which": true, "about": true,
+}
+
+// ftsQuery is an FTS5 query for words, each a quoted string (so that none
+// is read as an operator: AND, NOT, NEAR), joined by sep: " " for all of
+// them, " OR " for any.
+func ftsQuery(words []string, sep string) string {
+	quoted := make([]string, len(words))
+	for i, w := range words {
+		quoted[i] = `"` + strings.ReplaceAll(w, `"`, `""`) + `"`
+	}
+	return strings.Join(quoted, sep)
+}
+
+// oneLine puts text on one line: every run of whitespace a single space.
+func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }

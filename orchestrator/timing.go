@@ -1,0 +1,149 @@
+package orchestrator
+
+import (
+	"time"
+
+	"lathe/orchestrator/provider"
+)
+
+// Timing is where a turn's time went: the server's figures from the end of
+// its reply, and lathe's own clock.
+type Timing struct {
+	// Load is the server's load_duration: the model loaded (cold, or again).
+	Load time.Duration
+	// FirstToken is from sending the request to the first token (thinking,
+	// text or a call), on lathe's clock; 0 when none came.
+	FirstToken time.Duration
+	// PrefillTokens are the prompt tokens the server read: the prompt less
+	// what it had in its cache (CachedTokens).
+	PrefillTokens int
+	// PrefillRate and DecodeRate are tokens a second of reading the prompt
+	// and of writing the reply; 0 when not measured.
+	PrefillRate, DecodeRate float64
+	// CachedTokens is how much of the prompt the server had in its cache,
+	// as lathe reckons it: the previous request's prompt, when this request
+	// starts with the same messages and the model was not loaded again (the
+	// previous reply is in the cache too, but its tokens may not come out
+	// the same when the server renders it into the prompt, so it is not
+	// counted). The server's own count wins where it gives one.
+	CachedTokens int
+	// CacheMiss flags a prompt that took far longer to read than its new
+	// part would at the rate measured before: the server read it all.
+	CacheMiss bool
+	// Reloaded flags a load on a turn after the first: the model left
+	// memory between turns (keep_alive ran out, another program, another
+	// num_ctx).
+	Reloaded bool
+}
+
+// reloadAfter is the load time past which a turn after the first counts
+// as a reload: a loaded model answers in tens of milliseconds.
+const reloadAfter = 500 * time.Millisecond
+
+// cacheState is what lathe knows of the server's prompt cache for this
+// session: the last request's messages and the tokens of its prompt, and
+// the prefill rate measured so far.
+type cacheState struct {
+	sent  []provider.Message
+	held  int
+	rate  float64 // tokens a second, of the largest uncached read seen
+	turns int
+}
+
+// forget drops what the cache holds: another prompt prefix was sent.
+func (c *cacheState) forget() { c.sent, c.held = nil, 0 }
+
+// timing works out a turn's Timing from the messages it sent, the reply's
+// metrics and the time to its first token, and remembers what the server
+// holds now.
+func (c *cacheState) timing(sent []provider.Message, m provider.Metrics, first time.Duration) Timing {
+	t := Timing{Load: m.LoadDuration, FirstToken: first}
+	c.turns++
+	t.Reloaded = c.turns > 1 && m.LoadDuration > reloadAfter
+	if !t.Reloaded && startsWith(sent, c.sent) {
+		t.CachedTokens = min(c.held, m.PromptTokens)
+	}
+	if m.CachedReported { // the server's word; none held what lathe sent before is a miss
+		t.CacheMiss = t.CachedTokens > 0 && m.CachedTokens == 0
+		t.CachedTokens = min(m.CachedTokens, m.PromptTokens)
+	}
+	t.PrefillTokens = max(0, m.PromptTokens-t.CachedTokens)
+	if secs := m.PromptDuration.Seconds(); secs > 0 && t.PrefillTokens > 0 {
+		t.PrefillRate = float64(t.PrefillTokens) / secs
+		// Reading the new part took far longer than it would at the rate
+		// seen before: the server did not have the rest.
+		if !m.CachedReported && c.rate > 0 && t.CachedTokens > 0 && secs > 3*float64(t.PrefillTokens)/c.rate+0.25 {
+			t.CacheMiss = true
+			t.CachedTokens, t.PrefillTokens = 0, m.PromptTokens
+			t.PrefillRate = float64(m.PromptTokens) / secs
+		}
+		if t.PrefillTokens >= 64 {
+			c.rate = max(c.rate, t.PrefillRate)
+		}
+	}
+	if secs := m.EvalDuration.Seconds(); secs > 0 && m.CompletionTokens > 0 {
+		t.DecodeRate = float64(m.CompletionTokens) / secs
+	}
+	if m.PromptTokens > 0 {
+		c.sent, c.held = sent, m.PromptTokens
+	} else {
+		c.forget()
+	}
+	return t
+}
+
+// startsWith reports whether next starts with every message of prev.
+func startsWith(next, prev []provider.Message) bool {
+	if len(prev) == 0 || len(next) < len(prev) {
+		return false
+	}
+	for i := range prev {
+		a, b := prev[i], next[i]
+		if a.Role != b.Role || a.Content != b.Content || a.Thinking != b.Thinking || a.ToolCallID != b.ToolCallID ||
+			len(a.ToolCalls) != len(b.ToolCalls) || len(a.Images) != len(b.Images) {
+			return false
+		}
+	}
+	return true
+}
+
+// RunTiming sums a run's turns: loads, the first turn's wait for a token,
+// tokens read and cached, and the rates over the whole run.
+type RunTiming struct {
+	Load          time.Duration
+	FirstToken    time.Duration
+	PrefillTokens int
+	PrefillRate   float64
+	DecodeRate    float64
+	CachedTokens  int
+
+	prefillTime, decodeTime time.Duration
+	decoded                 int
+}
+
+// PrefillTime is how long the server spent reading prompts, over the
+// run's turns.
+func (r RunTiming) PrefillTime() time.Duration { return r.prefillTime }
+
+// DecodeTime is how long the server spent writing replies, over the
+// run's turns.
+func (r RunTiming) DecodeTime() time.Duration { return r.decodeTime }
+
+// add counts one turn in.
+func (r *RunTiming) add(t Timing, m provider.Metrics) {
+	r.Load += t.Load
+	if r.FirstToken == 0 {
+		r.FirstToken = t.FirstToken
+	}
+	r.PrefillTokens += t.PrefillTokens
+	r.CachedTokens += t.CachedTokens
+	r.prefillTime += m.PromptDuration
+	r.decodeTime += m.EvalDuration
+	r.decoded += m.CompletionTokens
+	if s := r.prefillTime.Seconds(); s > 0 {
+		r.PrefillRate = float64(r.PrefillTokens) / s
+	}
+	if s := r.decodeTime.Seconds(); s > 0 {
+		r.DecodeRate = float64(r.decoded) / s
+	}
+}

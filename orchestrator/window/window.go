@@ -1,0 +1,251 @@
+// Package window keeps a conversation inside the model's context window:
+// it counts the tokens the next request will take, decides when older turns
+// must be summarized and where to cut them, builds the view of the
+// conversation that requests send, and caps tool results to their share.
+package window
+
+import (
+	"fmt"
+	"math"
+	"strings"
+
+	"lathe/config"
+	"lathe/orchestrator/provider"
+	"lathe/orchestrator/session"
+	"lathe/prompts"
+	"lathe/tools"
+)
+
+// Window is the context window of one conversation. The zero value is not
+// usable: set NumCtx and Shares.
+//
+// Token counts are the server's where it gave them: the last request's
+// prompt and reply. What was appended since is estimated from its bytes,
+// at the density the server's counts show (bytes per token, measured on
+// each request counted): 4 bytes a token holds for prose and code in the
+// usual tokenizers, but file listings, logs and numbers come to 2 or less.
+type Window struct {
+	// NumCtx is the window's size in tokens.
+	NumCtx int
+	// Shares are how much of the window the parts may take.
+	Shares config.Context
+	// Specs is how many bytes the tool schemas add to every request.
+	Specs int
+	// Compaction is the latest summary: requests send it in place of the
+	// messages before its Seq. Nil before the first compaction.
+	Compaction *session.Compaction
+
+	used   int     // tokens the server counted for the last reply, prompt and output
+	usedAt int     // len(messages) when used was counted; 0 when nothing was
+	ratio  float64 // bytes a token, from the server's counts; 0 until it counted enough
+}
+
+const (
+	// defaultRatio is the density assumed before the server counted
+	// anything.
+	defaultRatio = 4.0
+	// frame is the tokens a message takes besides its text: the role and
+	// the markers a chat template puts around it.
+	frame = 8
+	// calibrateMin is the fewest bytes a request must have for its count
+	// to set the density: below that the framing guess weighs too much.
+	calibrateMin = 2048
+)
+
+// BytesPerToken is the density estimates use: measured from the server's
+// counts, or 4 until it counted a request.
+func (w *Window) BytesPerToken() float64 {
+	if w.ratio > 0 {
+		return w.ratio
+	}
+	return defaultRatio
+}
+
+// tokens estimates the tokens of n bytes of text.
+func (w *Window) tokens(n int) int {
+	return int(math.Ceil(float64(n) / w.BytesPerToken()))
+}
+
+// Bytes is how many bytes of text fit in n tokens.
+func (w *Window) Bytes(n int) int { return int(float64(n) * w.BytesPerToken()) }
+
+// Estimate is a token count of messages at the window's density, with a
+// few tokens of framing each.
+func (w *Window) Estimate(msgs []provider.Message) int {
+	b, frames := size(msgs)
+	return frame*frames + w.tokens(b) + imageTokens(msgs)
+}
+
+// imageTokens estimates the tokens of the images in msgs, which no
+// density of text tells.
+func imageTokens(msgs []provider.Message) int {
+	n := 0
+	for _, m := range msgs {
+		for _, img := range m.Images {
+			n += img.Tokens()
+		}
+	}
+	return n
+}
+
+// size is the bytes of text in msgs and how many framed parts (messages
+// and tool calls) hold them.
+func size(msgs []provider.Message) (bytes, frames int) {
+	for _, m := range msgs {
+		bytes += len(m.Content) + len(m.Thinking)
+		frames++
+		for _, c := range m.ToolCalls {
+			bytes += len(c.Name) + len(c.Arguments)
+			frames++
+		}
+	}
+	return bytes, frames
+}
+
+// Counted takes the server's count for the request that sent view (its
+// prompt, cached tokens included) and the reply to it (its output); msgs
+// is the length of the history with the reply. The count also sets the
+// density estimates use.
+func (w *Window) Counted(m provider.Metrics, view []provider.Message, msgs int) {
+	if m.PromptTokens <= 0 {
+		return
+	}
+	w.used, w.usedAt = m.PromptTokens+m.CompletionTokens, msgs
+	b, frames := size(view)
+	b += w.Specs
+	if t := m.PromptTokens - frame*frames - imageTokens(view); b >= calibrateMin && t > 0 {
+		w.ratio = min(8, max(1, float64(b)/float64(t)))
+	}
+}
+
+// Forget drops the last count: the prompt changed in a way appending does
+// not (a new system prompt, a compaction). The density stays.
+func (w *Window) Forget() { w.used, w.usedAt = 0, 0 }
+
+// Used is the last count, for people; 0 when nothing was counted since the
+// prompt last changed.
+func (w *Window) Used() int { return w.used }
+
+// Next is how many tokens the next request takes: what the server counted
+// for the last reply, plus an estimate of what was appended since; an
+// estimate of it all when nothing was counted yet.
+func (w *Window) Next(msgs []provider.Message) int {
+	if w.usedAt == 0 || w.usedAt > len(msgs) {
+		return w.Estimate(w.View(msgs)) + w.tokens(w.Specs)
+	}
+	return w.used + w.Estimate(msgs[w.usedAt:])
+}
+
+// Full reports whether the next request would fill more of the window than
+// the config allows before compacting, or leave less than room tokens, what
+// a summary request adds to the conversation (its instruction and reply):
+// when it is not full, the conversation can still be summarized in place.
+func (w *Window) Full(msgs []provider.Message, room int) bool {
+	next := w.Next(msgs)
+	return next > int(w.Shares.CompactAt*float64(w.NumCtx)) || next+room > w.NumCtx
+}
+
+// KeepRecent is how many tokens the recent messages kept after a summary
+// may take, divided by div: a share of what the system prompt and the
+// tool schemas leave of the window.
+func (w *Window) KeepRecent(msgs []provider.Message, div float64) int {
+	free := w.NumCtx - w.Estimate(msgs[:1]) - w.tokens(w.Specs)
+	return int(w.Shares.KeepRecent * float64(max(0, free)) / div)
+}
+
+// SummaryWords is how long a summary may be.
+func (w *Window) SummaryWords() int { return max(150, min(600, w.NumCtx/40)) }
+
+// View is the conversation as requests send it: the system prompt, then,
+// once compacted, the summary of what came before the compaction point
+// merged with the prompt that follows it, then the messages after it.
+// Between compactions it only grows, so requests stay append-only.
+func (w *Window) View(msgs []provider.Message) []provider.Message {
+	c := w.Compaction
+	if c == nil {
+		return msgs
+	}
+	rest := msgs[1+c.Seq:]
+	first := provider.Message{Role: "user", Content: prompts.SummaryHeader + "\n" + c.Summary}
+	switch {
+	case len(rest) > 0 && rest[0].Role == "user":
+		first.Content += "\n\n" + rest[0].Content
+		first.Images = rest[0].Images
+		rest = rest[1:]
+	case promptBefore(msgs, c.Seq) != "":
+		first.Content += "\n\n" + prompts.CurrentRequest + "\n" + promptBefore(msgs, c.Seq)
+	}
+	out := make([]provider.Message, 0, 2+len(rest))
+	return append(append(out, msgs[0], first), rest...)
+}
+
+// promptBefore is the user's last prompt before seq: the request a
+// compaction in the middle of a run must keep word for word.
+func promptBefore(msgs []provider.Message, seq int) string {
+	for i := seq; i >= 1; i-- {
+		if m := msgs[i]; m.Role == "user" && !prompts.IsNote(m.Content) {
+			return m.Content
+		}
+	}
+	return ""
+}
+
+// CompactedTo is the seq of the current compaction point; 0 for none.
+func (w *Window) CompactedTo() int {
+	if w.Compaction == nil {
+		return 0
+	}
+	return w.Compaction.Seq
+}
+
+// CutPoint chooses the next compaction point: the earliest message after
+// which the messages take at most budget tokens, where a round starts (a
+// prompt or a reply, never between a reply and the results of its calls),
+// and after the current point, so that it always moves forward. It reports
+// false when there is nothing to summarize.
+func (w *Window) CutPoint(msgs []provider.Message, budget int) (int, bool) {
+	hist := msgs[1:]
+	from := w.CompactedTo()
+	cut, total := -1, 0
+	for i := len(hist) - 1; i > from; i-- {
+		total += w.Estimate(hist[i : i+1])
+		if hist[i].Role == "tool" {
+			continue
+		}
+		if total > budget && cut >= 0 {
+			break
+		}
+		cut = i
+	}
+	return cut, cut > from
+}
+
+// Transcript writes the conversation as text for a summary request of its
+// own, cut to fit in room tokens (at nine tenths of the density measured,
+// to be safe: a summary that overflows too leaves nothing to fall back on).
+func (w *Window) Transcript(msgs []provider.Message, room int) string {
+	var b strings.Builder
+	if c := w.Compaction; c != nil {
+		b.WriteString(prompts.SummarySoFar + "\n" + c.Summary + "\n\n")
+	}
+	for _, m := range msgs[1+w.CompactedTo():] {
+		fmt.Fprintf(&b, "%s: %s\n", m.Role, m.Content)
+		for _, img := range m.Images {
+			fmt.Fprintf(&b, "[image: %s]\n", img.Name)
+		}
+		for _, c := range m.ToolCalls {
+			fmt.Fprintf(&b, "%s called %s %s\n", m.Role, c.Name, c.Args())
+		}
+	}
+	return tools.Cap(b.String(), max(256, w.Bytes(room)*9/10))
+}
+
+// CutResult cuts a tool result that would take more than its share of the
+// window, at the density measured, with a note on how to read the rest.
+func (w *Window) CutResult(content string) string {
+	limit := w.Bytes(int(w.Shares.ToolResult * float64(w.NumCtx)))
+	if len(content) <= limit {
+		return content
+	}
+	return tools.Cap(content, limit) + prompts.ResultCut(len(content))
+}

@@ -1,0 +1,125 @@
+package mcp
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+	"time"
+
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"lathe/prompts"
+	"lathe/prompts/human"
+	"lathe/tools"
+)
+
+// call calls one of the server's tools within the server's time limit.
+// Everything that goes wrong is a result for the model: a server that is
+// not running, a call that took too long (cancelled on the server), one
+// the server refused; ctx's end is the caller's to report.
+func (s *server) call(ctx context.Context, tool string, args json.RawMessage) (tools.Result, error) {
+	s.mu.Lock()
+	cs, state, why, gen := s.session, s.state, s.why, s.gen
+	s.calls++
+	token := "lathe-" + strconv.Itoa(s.calls)
+	s.progress[token] = func(text string) { tools.Progress(ctx, text) }
+	s.mu.Unlock()
+	defer func() {
+		s.mu.Lock()
+		delete(s.progress, token)
+		s.mu.Unlock()
+	}()
+	if cs == nil {
+		switch state {
+		case StateStarting:
+			why = "it is starting again"
+		case StateOff:
+			why = "it was turned off"
+		}
+		return tools.Errorf("server not running", prompts.MCPServerDown(s.name, why)), nil
+	}
+	limit := s.cfg.CallTimeout()
+	cctx, cancel := context.WithTimeout(ctx, limit)
+	defer cancel()
+	params := &sdk.CallToolParams{Name: tool, Arguments: args}
+	params.SetProgressToken(token)
+	res, err := cs.CallTool(cctx, params)
+	switch {
+	case ctx.Err() != nil:
+		// Cancelled: the SDK told the server so.
+		return tools.Result{Content: "cancelled on the server", IsError: true, Summary: "cancelled"}, nil
+	case errors.Is(cctx.Err(), context.DeadlineExceeded):
+		go s.checkAlive(gen)
+		return tools.Errorf("timed out after "+human.Duration(limit).String(), prompts.MCPTimeout(limit)), nil
+	case errors.Is(err, sdk.ErrConnectionClosed), errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF):
+		return tools.Errorf("server stopped", prompts.MCPServerDown(s.name, "it stopped during the call")), nil
+	case err != nil:
+		return tools.Errorf("failed", prompts.MCPFailed(s.name, human.Line(err.Error(), 300))), nil
+	case res == nil:
+		return tools.Errorf("failed", prompts.MCPFailed(s.name, "it sent no result")), nil
+	}
+	return result(res), nil
+}
+
+// pingTimeout bounds the ping that tells a slow call from a server that
+// stopped answering.
+const pingTimeout = 5 * time.Second
+
+// checkAlive pings a server after a call timed out: one that does not
+// answer is taken for crashed.
+func (s *server) checkAlive(gen int) {
+	s.mu.Lock()
+	cs := s.session
+	current := s.gen == gen && cs != nil
+	s.mu.Unlock()
+	if !current {
+		return
+	}
+	ctx, cancel := context.WithTimeout(s.m.ctx, pingTimeout)
+	defer cancel()
+	if err := cs.Ping(ctx, nil); err != nil && s.m.ctx.Err() == nil {
+		s.crashed(gen, "it stopped answering")
+	}
+}
+
+// onProgress passes a progress notification on to the call it is about.
+func (s *server) onProgress(p *sdk.ProgressNotificationParams) {
+	if p == nil {
+		return
+	}
+	token := fmt.Sprint(p.ProgressToken)
+	s.mu.Lock()
+	fn := s.progress[token]
+	s.mu.Unlock()
+	if fn != nil {
+		fn(progressText(p))
+	}
+}
+
+// progressText is a progress notification for a card: its message, and
+// how far: "3/10", or a percentage when the total is 1 or 100.
+func progressText(p *sdk.ProgressNotificationParams) string {
+	var how string
+	switch {
+	case p.Total == 1 && p.Progress <= 1:
+		how = fmt.Sprintf("%.0f%%", p.Progress*100)
+	case p.Total == 100:
+		how = fmt.Sprintf("%.0f%%", p.Progress)
+	case p.Total > 0:
+		how = fmt.Sprintf("%g/%g", p.Progress, p.Total)
+	case p.Progress > 0:
+		how = fmt.Sprintf("%g", p.Progress)
+	}
+	msg := human.Line(strings.TrimSpace(p.Message), 80)
+	switch {
+	case msg == "":
+		return how
+	case how == "":
+		return msg
+	}
+	return msg + " · " + how
+}

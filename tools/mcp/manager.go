@@ -1,0 +1,468 @@
+// Package mcp is lathe's MCP client: it starts the configured MCP servers in
+// the background, offers their tools to the model under names of their own
+// (SERVER__TOOL) with schemas trimmed for a small prompt, or through one tool
+// that searches them and one that calls them when they would take too much
+// of the context window, and calls them.
+package mcp
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/rs/zerolog"
+
+	"lathe/config"
+	"lathe/orchestrator/provider"
+	"lathe/prompts/human"
+	"lathe/tools"
+)
+
+// Options are a Manager's servers and settings.
+type Options struct {
+	// Servers are the configured servers, by name.
+	Servers map[string]config.MCPServer
+	// Trusted lets the project's servers start (--trust-project-mcp, or
+	// trust the user gave before).
+	Trusted bool
+	// Dir is the working directory, where stdio servers start unless
+	// their cwd says otherwise.
+	Dir string
+	// Environ is the environment stdio servers start with, their env on
+	// top.
+	Environ []string
+	// Getenv reads the variables bearer_token_env names.
+	Getenv func(string) string
+	Log    zerolog.Logger
+	// StderrLevel is the level what a stdio server writes on stderr is
+	// logged at, a line each (zero: debug).
+	StderrLevel zerolog.Level
+	// OutputBytes caps a call's result.
+	OutputBytes int
+	// Budget is the share of num_ctx the tool schemas may take.
+	Budget float64
+	// Wait makes a run's first request wait for the servers still
+	// starting (headless, where nobody would see them join later).
+	Wait bool
+	// Notify is told what happens in the background: a server that did
+	// not start, stopped or stopped answering. It must not block.
+	Notify func(Notice)
+	// Version is lathe's, told to the servers.
+	Version string
+	// StartTimeout bounds a server's start (default 30s).
+	StartTimeout time.Duration
+}
+
+// Notice is something a server did that the user should know.
+type Notice struct {
+	Server string
+	Text   string
+	Failed bool
+}
+
+// Manager runs the configured MCP servers and offers their tools. Its
+// methods are safe for concurrent use.
+type Manager struct {
+	opts    Options
+	ctx     context.Context
+	cancel  context.CancelFunc
+	wg      sync.WaitGroup
+	servers []*server // by name
+
+	mu      sync.Mutex
+	trusted bool
+	gateway bool // the tools last offered were the gateway's
+}
+
+// New returns a Manager for the servers; Start starts them.
+func New(opts Options) *Manager {
+	if opts.Getenv == nil {
+		opts.Getenv = func(string) string { return "" }
+	}
+	if opts.Notify == nil {
+		opts.Notify = func(Notice) {}
+	}
+	if opts.StartTimeout <= 0 {
+		opts.StartTimeout = defaultStartTimeout
+	}
+	if opts.Budget <= 0 {
+		opts.Budget = config.Defaults().MCP.Budget
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	m := &Manager{opts: opts, ctx: ctx, cancel: cancel, trusted: opts.Trusted}
+	for _, name := range slices.Sorted(maps.Keys(opts.Servers)) {
+		s := newServer(m, name, opts.Servers[name])
+		// What will not start is known before Start: a UI asks for the
+		// project's trust at once, and starts the rest after its first
+		// frame.
+		switch {
+		case !s.cfg.On():
+			s.setState(StateOff, "enabled = false")
+		case s.cfg.Project() && !m.trusted:
+			s.setState(StateUntrusted, "the project's: not trusted yet")
+		}
+		m.servers = append(m.servers, s)
+	}
+	return m
+}
+
+// Start starts every enabled server in the background and returns at once:
+// a project's only once trusted.
+func (m *Manager) Start() {
+	m.mu.Lock()
+	trusted := m.trusted
+	m.mu.Unlock()
+	for _, s := range m.servers {
+		switch {
+		case !s.cfg.On():
+			s.setState(StateOff, "enabled = false")
+		case s.cfg.Project() && !trusted:
+			s.setState(StateUntrusted, "the project's: not trusted yet")
+		default:
+			s.start()
+		}
+	}
+}
+
+// Untrusted lists the project's servers that wait for the user's trust.
+func (m *Manager) Untrusted() []string {
+	var out []string
+	for _, s := range m.servers {
+		if s.currentState() == StateUntrusted {
+			out = append(out, s.name)
+		}
+	}
+	return out
+}
+
+// Trust starts the project's servers.
+func (m *Manager) Trust() {
+	m.mu.Lock()
+	m.trusted = true
+	m.mu.Unlock()
+	for _, s := range m.servers {
+		if s.currentState() == StateUntrusted {
+			s.start()
+		}
+	}
+}
+
+// Close stops every server, waiting a few seconds at most.
+func (m *Manager) Close() {
+	m.cancel()
+	var wg sync.WaitGroup
+	for _, s := range m.servers {
+		wg.Go(func() { s.stop(StateOff, "lathe ended") })
+	}
+	done := make(chan struct{})
+	go func() {
+		wg.Wait()
+		m.wg.Wait()
+		close(done)
+	}()
+	select {
+	case <-done:
+	case <-time.After(5 * time.Second):
+	}
+}
+
+// SetEnabled turns a server on or off for the rest of the session: off, it
+// stops, and its tools leave the model's at the next request.
+func (m *Manager) SetEnabled(name string, on bool) error {
+	s := m.server(name)
+	switch {
+	case s == nil:
+		return fmt.Errorf("no MCP server is named %q", name)
+	case on && s.cfg.Project() && !m.isTrusted():
+		return fmt.Errorf("%s is the project's: trust the project's servers first", name)
+	case on:
+		s.start()
+	default:
+		s.stop(StateOff, "turned off for this session")
+	}
+	return nil
+}
+
+// Reload starts the failed servers again and reads every ready server's
+// tool list anew, waiting for both within ctx; the next request offers
+// what it found.
+func (m *Manager) Reload(ctx context.Context) {
+	var wg sync.WaitGroup
+	for _, s := range m.servers {
+		switch s.currentState() {
+		case StateFailed:
+			s.start()
+			wg.Go(func() { s.waitStarted(ctx) })
+		case StateReady:
+			wg.Go(func() { s.relistNow(ctx) })
+		}
+	}
+	wg.Wait()
+}
+
+func (m *Manager) isTrusted() bool {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.trusted
+}
+
+func (m *Manager) server(name string) *server {
+	for _, s := range m.servers {
+		if s.name == name {
+			return s
+		}
+	}
+	return nil
+}
+
+func (m *Manager) notify(n Notice) {
+	m.opts.Log.Warn().Str("server", n.Server).Msg(n.Text)
+	m.opts.Notify(n)
+}
+
+// Tools returns the tools to offer in a window of numCtx tokens, and what
+// changed, to tell the user before the request that offers it. At a run's
+// start (run), a server may be restarted once more in the run. A server's
+// tool list, once offered, stays as it was offered until latest (a mode
+// change or a reload), so that a server's list_changed never changes the
+// tools in the middle of a run; a server that became ready joins at once.
+// With Options.Wait, it first waits, within ctx, for the servers still
+// starting.
+func (m *Manager) Tools(ctx context.Context, numCtx int, latest, run bool) ([]tools.Tool, []string) {
+	for _, s := range m.servers {
+		if run {
+			s.mu.Lock()
+			s.restarts = 0
+			s.mu.Unlock()
+		}
+		if m.opts.Wait {
+			s.waitStarted(ctx)
+		}
+	}
+	var entries []entry
+	var notes []string
+	for _, s := range m.servers {
+		es, note := s.offer(latest)
+		entries = append(entries, es...)
+		if note != "" {
+			notes = append(notes, note)
+		}
+	}
+	if len(entries) == 0 {
+		return nil, notes
+	}
+	budget := int(m.opts.Budget * float64(numCtx))
+	tokens := specTokens(entries)
+	gateway := tokens > budget
+	m.mu.Lock()
+	changed := gateway != m.gateway
+	m.gateway = gateway
+	m.mu.Unlock()
+	if !gateway {
+		if changed {
+			notes = append(notes, fmt.Sprintf("MCP tools fit their budget again (~%s tokens): the model gets them by name", human.Thousands(tokens)))
+		}
+		out := make([]tools.Tool, len(entries))
+		for i, e := range entries {
+			out[i] = e.tool
+		}
+		return out, notes
+	}
+	if changed {
+		notes = append(notes, gatewayNote(len(entries), tokens, budget, m.opts.Budget))
+	}
+	return gatewayTools(entries, m.opts.OutputBytes), notes
+}
+
+// specTokens estimates what entries' specs add to a request, at 4 bytes a
+// token.
+func specTokens(entries []entry) int {
+	specs := make([]provider.ToolSpec, len(entries))
+	for i, e := range entries {
+		specs[i] = e.tool.Spec()
+	}
+	return (provider.SpecsSize(specs) + 3) / 4
+}
+
+// Status is a server as /mcp and lathe mcp list show it.
+type Status struct {
+	Name      string
+	Transport string // "stdio" or "http"
+	Target    string // the command line, or the URL
+	State     State
+	Why       string // why it failed, or is off
+	Project   bool   // declared by the project
+	Tools     []ToolStatus
+	// Tokens is about what its tools' schemas add to a request, trimmed
+	// as they are sent.
+	Tokens int
+}
+
+// ToolStatus is one tool of a server.
+type ToolStatus struct {
+	Name        string // as the model calls it
+	Tool        string // as the server does
+	Description string // its first sentence
+	ReadOnly    bool
+}
+
+// Servers returns every configured server, by name.
+func (m *Manager) Servers() []Status {
+	out := make([]Status, 0, len(m.servers))
+	for _, s := range m.servers {
+		out = append(out, s.status())
+	}
+	return out
+}
+
+// WaitStarted waits, within ctx, for every server still starting.
+func (m *Manager) WaitStarted(ctx context.Context) {
+	for _, s := range m.servers {
+		s.waitStarted(ctx)
+	}
+}
+
+func (s *server) setState(st State, why string) {
+	s.mu.Lock()
+	s.state, s.why = st, why
+	s.mu.Unlock()
+}
+
+func (s *server) currentState() State {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.state
+}
+
+// waitStarted waits, within ctx, for a start under way to end.
+func (s *server) waitStarted(ctx context.Context) {
+	s.mu.Lock()
+	ready := s.ready
+	s.mu.Unlock()
+	select {
+	case <-ready:
+	case <-ctx.Done():
+	}
+}
+
+// relistNow reads the tool list again and waits for it, within ctx.
+func (s *server) relistNow(ctx context.Context) {
+	s.mu.Lock()
+	cs, gen := s.session, s.gen
+	s.mu.Unlock()
+	if cs != nil {
+		s.listAgain(ctx, cs, gen)
+	}
+}
+
+// offer returns the server's tools to offer, and a note when they joined
+// or changed. A server turned off offers nothing; one that failed keeps
+// offering what it offered, whose calls are answered with why it is down.
+func (s *server) offer(latest bool) ([]entry, string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var note string
+	switch {
+	case s.state == StateOff || s.state == StateUntrusted:
+		s.offered = 0
+		return nil, ""
+	case s.state == StateReady && s.offered == 0:
+		s.offered = s.listGen
+		note = fmt.Sprintf("MCP server %s is ready: %s", s.name, human.Plural(len(s.entries(s.listGen)), "tool"))
+	case s.state == StateReady && latest && s.offered != s.listGen:
+		before := len(s.entries(s.offered))
+		s.offered = s.listGen
+		note = fmt.Sprintf("MCP server %s changed its tools: %d before, %d now", s.name, before, len(s.entries(s.listGen)))
+	case s.offered == 0:
+		return nil, ""
+	}
+	for g := range s.tools {
+		if g != s.offered && g != s.listGen {
+			delete(s.tools, g)
+		}
+	}
+	return s.entries(s.offered), note
+}
+
+// entries are the adapters of the tool list numbered gen, built once;
+// s.mu is held.
+func (s *server) entries(gen int) []entry {
+	if es, ok := s.tools[gen]; ok || gen != s.listGen {
+		return es
+	}
+	taken := map[string]bool{}
+	var es []entry
+	for _, t := range s.latest {
+		if len(s.cfg.Tools) > 0 && !slices.Contains(s.cfg.Tools, t.Name) {
+			continue
+		}
+		e := s.adapt(t, taken)
+		taken[e.tool.Name()] = true
+		es = append(es, e)
+	}
+	s.tools[gen] = es
+	return es
+}
+
+// adapt makes one of the server's tools a lathe tool.
+func (s *server) adapt(t *sdk.Tool, taken map[string]bool) entry {
+	schema, err := json.Marshal(t.InputSchema)
+	if err != nil || string(schema) == "null" {
+		schema = json.RawMessage(`{"type":"object"}`)
+	}
+	name := uniqueName(ToolName(s.name, t.Name), s.name, t.Name, taken)
+	desc := strings.TrimSpace(t.Description)
+	if desc == "" {
+		desc = strings.TrimSpace(t.Title)
+	}
+	if desc == "" && t.Annotations != nil {
+		desc = strings.TrimSpace(t.Annotations.Title)
+	}
+	readOnly := t.Annotations != nil && t.Annotations.ReadOnlyHint && s.cfg.HonoursReadOnly()
+	kind := tools.KindExternal
+	if readOnly {
+		kind = tools.KindRead
+	}
+	toolName := t.Name
+	return entry{
+		tool: tools.External(tools.ExternalSpec{
+			Spec:   provider.ToolSpec{Name: name, Description: firstSentence(desc), Parameters: minifySchema(schema)},
+			Schema: schema, Kind: kind, Limit: s.m.opts.OutputBytes,
+			Server: s.name, Tool: t.Name, Preapproved: s.cfg.Approve == "always",
+			Run: func(ctx context.Context, args json.RawMessage) (tools.Result, error) {
+				return s.call(ctx, toolName, args)
+			},
+		}),
+		server: s.name, name: t.Name, desc: desc, schema: schema, readOnly: readOnly,
+	}
+}
+
+// status is the server as /mcp shows it.
+func (s *server) status() Status {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	st := Status{Name: s.name, Transport: s.cfg.Transport(), State: s.state, Why: s.why, Project: s.cfg.Project()}
+	if s.cfg.URL != "" {
+		st.Target = s.cfg.URL
+	} else {
+		st.Target = strings.Join(append([]string{s.cfg.Command}, s.cfg.Args...), " ")
+	}
+	gen := s.offered
+	if gen == 0 || s.state == StateReady {
+		gen = s.listGen
+	}
+	es := s.entries(gen)
+	for _, e := range es {
+		st.Tools = append(st.Tools, ToolStatus{Name: e.tool.Name(), Tool: e.name, Description: e.tool.Spec().Description, ReadOnly: e.readOnly})
+	}
+	if len(es) > 0 {
+		st.Tokens = specTokens(es)
+	}
+	return st
+}

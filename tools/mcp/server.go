@@ -1,0 +1,393 @@
+package mcp
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"maps"
+	"net/http"
+	"os/exec"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"lathe/config"
+	"lathe/prompts/human"
+	"lathe/tools"
+)
+
+// State is where a server stands.
+type State string
+
+const (
+	StateOff       State = "off"       // disabled in the config, or for the session
+	StateUntrusted State = "untrusted" // the project's, not trusted yet
+	StateStarting  State = "starting"
+	StateReady     State = "ready"
+	StateFailed    State = "failed" // did not start, stopped, or stopped answering
+)
+
+// defaultStartTimeout bounds a server's start: the process (or the
+// connection) and the first exchange, initialize and the tool list.
+const defaultStartTimeout = 30 * time.Second
+
+// server is one configured MCP server and its connection.
+type server struct {
+	name string
+	cfg  config.MCPServer
+	m    *Manager
+
+	mu       sync.Mutex
+	state    State
+	why      string             // why it failed
+	session  *sdk.ClientSession // while ready
+	proc     *process           // the process of a stdio server, while it runs
+	gen      int                // counts connections: a watcher of an old one stands down
+	latest   []*sdk.Tool        // the server's tool list, as last listed
+	listGen  int                // counts lists: one more each time the list is read
+	offered  int                // the listGen of the list offered to the model; 0 before it joined
+	tools    map[int][]entry    // adapters built per listGen, so that specs stay the same values
+	restarts int                // restarts in this run
+	ready    chan struct{}      // closed when the start under way ends
+	progress map[string]func(string)
+	calls    int    // counts calls, for progress tokens
+	stderr   string // the last line the server wrote to stderr
+}
+
+// entry is one tool of a server, as offered to the model.
+type entry struct {
+	tool     tools.Tool
+	server   string
+	name     string // the server's own name for it
+	desc     string // whole
+	schema   json.RawMessage
+	readOnly bool
+}
+
+func newServer(m *Manager, name string, cfg config.MCPServer) *server {
+	s := &server{name: name, cfg: cfg, m: m, state: StateOff, tools: map[int][]entry{}, progress: map[string]func(string){}}
+	s.ready = make(chan struct{})
+	close(s.ready)
+	return s
+}
+
+// start connects to the server in the background, unless it is starting
+// or ready.
+func (s *server) start() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.state == StateStarting || s.state == StateReady {
+		return
+	}
+	s.state, s.why = StateStarting, ""
+	s.gen++
+	s.ready = make(chan struct{})
+	gen, ready := s.gen, s.ready
+	s.m.wg.Go(func() {
+		defer close(ready)
+		s.connect(gen)
+	})
+}
+
+// connect starts the server and lists its tools, within startTimeout.
+func (s *server) connect(gen int) {
+	ctx, cancel := context.WithTimeout(s.m.ctx, s.m.opts.StartTimeout)
+	defer cancel()
+	client := sdk.NewClient(&sdk.Implementation{Name: "lathe", Version: s.m.opts.Version}, &sdk.ClientOptions{
+		Logger:                      slog.New(slog.DiscardHandler),
+		ToolListChangedHandler:      func(context.Context, *sdk.ToolListChangedRequest) { s.relist(gen) },
+		ProgressNotificationHandler: func(_ context.Context, r *sdk.ProgressNotificationClientRequest) { s.onProgress(r.Params) },
+	})
+	transport, proc, err := s.transport()
+	if err != nil {
+		s.fail(gen, err.Error())
+		return
+	}
+	cs, err := client.Connect(ctx, transport, nil)
+	if err != nil {
+		why := s.startError(ctx, proc, err)
+		proc.kill()
+		s.fail(gen, why)
+		return
+	}
+	list, err := listTools(ctx, cs)
+	if err != nil {
+		why := s.startError(ctx, proc, err)
+		_ = cs.Close()
+		proc.kill()
+		s.fail(gen, why)
+		return
+	}
+	s.mu.Lock()
+	if s.gen != gen || s.m.ctx.Err() != nil {
+		s.mu.Unlock()
+		_ = cs.Close()
+		proc.kill()
+		return
+	}
+	s.state, s.session, s.proc = StateReady, cs, proc
+	s.setList(list)
+	s.mu.Unlock()
+	s.m.opts.Log.Info().Str("server", s.name).Int("tools", len(list)).Msg("mcp server ready")
+	s.m.wg.Go(func() { s.watch(cs, gen) })
+}
+
+// startError says why a start failed.
+func (s *server) startError(ctx context.Context, proc *process, err error) string {
+	why := err.Error()
+	switch {
+	case errors.Is(ctx.Err(), context.DeadlineExceeded):
+		why = fmt.Sprintf("it did not answer within %s", human.Duration(s.m.opts.StartTimeout))
+	case proc.exitedWithin(time.Second):
+		why = "it stopped: " + proc.status()
+	}
+	if line := s.lastStderr(); line != "" {
+		why += ": " + line
+	}
+	return why
+}
+
+// listTools reads the server's whole tool list, page after page.
+func listTools(ctx context.Context, cs *sdk.ClientSession) ([]*sdk.Tool, error) {
+	var list []*sdk.Tool
+	for t, err := range cs.Tools(ctx, nil) {
+		if err != nil {
+			return nil, fmt.Errorf("list its tools: %w", err)
+		}
+		list = append(list, t)
+		if len(list) > maxTools {
+			return nil, fmt.Errorf("it lists more than %d tools", maxTools)
+		}
+	}
+	return list, nil
+}
+
+// maxTools bounds a server's tool list: a server that lists endlessly
+// costs no more.
+const maxTools = 1000
+
+// setList takes a new tool list; s.mu is held.
+func (s *server) setList(list []*sdk.Tool) {
+	s.latest = list
+	s.listGen++
+}
+
+// relist reads the tool list again after the server said it changed. The
+// new list is offered at the next mode change or reload, never in the
+// middle of a run.
+func (s *server) relist(gen int) {
+	go func() {
+		s.mu.Lock()
+		cs := s.session
+		current := s.gen == gen && s.state == StateReady
+		s.mu.Unlock()
+		if !current {
+			return
+		}
+		ctx, cancel := context.WithTimeout(s.m.ctx, s.m.opts.StartTimeout)
+		defer cancel()
+		if n, ok := s.listAgain(ctx, cs, gen); ok {
+			s.m.opts.Log.Info().Str("server", s.name).Int("tools", n).Msg("mcp tool list changed")
+		}
+	}()
+}
+
+// listAgain reads the tool list of session cs, of start gen, again and
+// keeps it unless the server was started again since; a failure is
+// logged. It reports how many tools it kept.
+func (s *server) listAgain(ctx context.Context, cs *sdk.ClientSession, gen int) (int, bool) {
+	list, err := listTools(ctx, cs)
+	if err != nil {
+		s.m.opts.Log.Warn().Err(err).Str("server", s.name).Msg("mcp tools not listed again")
+		return 0, false
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.gen != gen {
+		return 0, false
+	}
+	s.setList(list)
+	return len(list), true
+}
+
+// watch waits for the connection to end. One that ends while the server
+// is in use is a crash: told once, and the server started again if it was
+// not already in this run.
+func (s *server) watch(cs *sdk.ClientSession, gen int) {
+	_ = cs.Wait()
+	s.mu.Lock()
+	if s.gen != gen || s.state != StateReady || s.m.ctx.Err() != nil {
+		s.mu.Unlock()
+		return
+	}
+	proc := s.proc
+	s.mu.Unlock()
+	why := "the connection closed"
+	if proc.exitedWithin(2 * time.Second) {
+		why = "it stopped: " + proc.status()
+	}
+	if line := s.lastStderr(); line != "" {
+		why += ": " + line
+	}
+	s.crashed(gen, why)
+}
+
+// crashed marks a server that stopped or stopped answering, and restarts
+// it once per run.
+func (s *server) crashed(gen int, why string) {
+	s.mu.Lock()
+	if s.gen != gen || s.state != StateReady {
+		s.mu.Unlock()
+		return
+	}
+	cs, proc := s.session, s.proc
+	s.session, s.proc = nil, nil
+	s.state, s.why = StateFailed, why
+	restart := s.restarts < 1
+	if restart {
+		s.restarts++
+	}
+	s.mu.Unlock()
+	if cs != nil {
+		go func() { _ = cs.Close() }()
+	}
+	proc.kill()
+	text := fmt.Sprintf("MCP server %s failed: %s", s.name, why)
+	if restart {
+		text += "; starting it again"
+	}
+	s.m.notify(Notice{Server: s.name, Text: text, Failed: true})
+	if restart {
+		s.start()
+	}
+}
+
+// fail marks a start that failed, and tells it once.
+func (s *server) fail(gen int, why string) {
+	s.mu.Lock()
+	if s.gen != gen {
+		s.mu.Unlock()
+		return
+	}
+	s.state, s.why = StateFailed, why
+	s.mu.Unlock()
+	if s.m.ctx.Err() == nil {
+		s.m.notify(Notice{Server: s.name, Text: fmt.Sprintf("MCP server %s did not start: %s", s.name, why), Failed: true})
+	}
+}
+
+// stop ends the connection, for good or until the next start.
+func (s *server) stop(state State, why string) {
+	s.mu.Lock()
+	s.gen++
+	cs, proc := s.session, s.proc
+	s.session, s.proc = nil, nil
+	s.state, s.why = state, why
+	s.mu.Unlock()
+	if cs != nil {
+		_ = cs.Close() // closes its stdin: a server is asked to end so
+	}
+	if !proc.exitedWithin(2 * time.Second) {
+		proc.kill()
+	}
+}
+
+// transport is how to reach the server: a process it starts (with the
+// process, to watch and kill), or an HTTP endpoint.
+func (s *server) transport() (sdk.Transport, *process, error) {
+	if s.cfg.URL != "" {
+		headers := maps.Clone(s.cfg.Headers)
+		if env := s.cfg.BearerTokenEnv; env != "" {
+			token := s.m.opts.Getenv(env)
+			if token == "" {
+				return nil, nil, fmt.Errorf("%s, which bearer_token_env names, is not set", env)
+			}
+			if headers == nil {
+				headers = map[string]string{}
+			}
+			headers["Authorization"] = "Bearer " + token
+		}
+		client := &http.Client{Transport: headerTransport{headers: headers, next: http.DefaultTransport}}
+		return &sdk.StreamableClientTransport{Endpoint: s.cfg.URL, HTTPClient: client, MaxRetries: 1}, nil, nil
+	}
+	cmd := exec.Command(s.cfg.Command, s.cfg.Args...)
+	cmd.Dir = s.m.opts.Dir
+	if s.cfg.Cwd != "" {
+		cmd.Dir = s.cfg.Cwd
+		if !strings.HasPrefix(cmd.Dir, "/") {
+			cmd.Dir = s.m.opts.Dir + "/" + cmd.Dir
+		}
+	}
+	cmd.Env = slices.Clone(s.m.opts.Environ)
+	for _, k := range slices.Sorted(maps.Keys(s.cfg.Env)) {
+		cmd.Env = append(cmd.Env, k+"="+s.cfg.Env[k])
+	}
+	cmd.Stderr = &lineWriter{line: s.stderrLine}
+	cmd.WaitDelay = time.Second // a child that keeps stderr open does not hold the exit back
+	proc, stdout, stdin, err := startProcess(cmd)
+	if err != nil {
+		return nil, nil, err
+	}
+	return &sdk.IOTransport{Reader: stdout, Writer: stdin}, proc, nil
+}
+
+// stderrLine logs a line the server wrote to stderr, and keeps it to say
+// why the server failed.
+func (s *server) stderrLine(line string) {
+	s.m.opts.Log.WithLevel(s.m.opts.StderrLevel).Str("server", s.name).Str("stderr", line).Msg("mcp server")
+	s.mu.Lock()
+	s.stderr = line
+	s.mu.Unlock()
+}
+
+func (s *server) lastStderr() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return human.Line(s.stderr, 200)
+}
+
+// headerTransport adds the configured headers to every request.
+type headerTransport struct {
+	headers map[string]string
+	next    http.RoundTripper
+}
+
+func (t headerTransport) RoundTrip(r *http.Request) (*http.Response, error) {
+	r = r.Clone(r.Context())
+	for k, v := range t.headers {
+		r.Header.Set(k, v)
+	}
+	return t.next.RoundTrip(r)
+}
+
+// lineWriter calls line for every line written to it, each at most 4 KiB:
+// a server that writes without end costs a bounded buffer.
+type lineWriter struct {
+	line func(string)
+	buf  []byte
+}
+
+func (w *lineWriter) Write(p []byte) (int, error) {
+	n := len(p)
+	for len(p) > 0 {
+		i := slices.Index(p, '\n')
+		if i < 0 {
+			w.buf = append(w.buf, p[:min(len(p), 4096-len(w.buf))]...)
+			break
+		}
+		w.buf = append(w.buf, p[:min(i, 4096-len(w.buf))]...)
+		if line := strings.TrimRight(string(w.buf), "\r"); strings.TrimSpace(line) != "" {
+			w.line(line)
+		}
+		w.buf, p = w.buf[:0], p[i+1:]
+	}
+	return n, nil
+}
+
+var _ io.Writer = (*lineWriter)(nil)

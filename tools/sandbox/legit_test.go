@@ -1,0 +1,189 @@
+//go:build linux
+
+package sandbox_test
+
+import (
+	"net"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	"lathe/tools/sandbox"
+)
+
+// TestLegitimate runs the everyday counterpart of each attack: it must
+// work, and nothing may be reported blocked.
+func TestLegitimate(t *testing.T) {
+	requireSandbox(t)
+	for _, tc := range []struct {
+		name  string
+		setup func(e *env) string
+		check func(t *testing.T, e *env, r result)
+	}{{
+		name:  "write, rename and remove in the workspace",
+		setup: func(*env) string { return "mkdir -p a/b && echo ok > a/b/f && mv a/b/f a/g && rm -r a/b && cat a/g" },
+		check: stdout("ok\n"),
+	}, {
+		name: "write in temp and cache",
+		setup: func(e *env) string {
+			return "echo t > $TMPDIR/t && echo c > $XDG_CACHE_HOME/c && mv $TMPDIR/t ./t && cat t $XDG_CACHE_HOME/c"
+		},
+		check: stdout("t\nc\n"),
+	}, {
+		name: "devices and standard streams",
+		setup: func(*env) string {
+			return "echo x > /dev/null; echo y 2>/dev/null >/dev/stdout; head -c 3 /dev/zero | wc -c"
+		},
+		check: stdout("y\n3\n"),
+	}, {
+		name:  "read outside and list the home directory",
+		setup: func(e *env) string { return "cat " + e.outside + "/victim.txt && ls -a ~ | grep -c ssh" },
+		check: stdout("victim1\n"),
+	}, {
+		name:  "signal own processes",
+		setup: func(*env) string { return "sleep 100 & kill $! && wait $!; echo $?" },
+		check: stdout("143\n"),
+	}, {
+		name: "git commit in an existing repository",
+		setup: func(e *env) string {
+			gitInit(e.t, e.ws)
+			return "echo a > a && git add a && git commit -qm second && git log --format=%s | head -1"
+		},
+		check: stdout("second\n"),
+	}, {
+		name: "git init and commit",
+		setup: func(*env) string {
+			return "git init -q && echo a > a && git add a && git commit -qm first && git log --format=%s"
+		},
+		check: func(t *testing.T, e *env, r result) {
+			stdout("first\n")(t, e, r)
+			if !exists(e.ws + "/.git/hooks/pre-commit.sample") {
+				t.Error("git init's sample hooks were removed")
+			}
+		},
+	}, {
+		name: "go build",
+		setup: func(e *env) string {
+			writeFile(e.t, e.ws+"/go.mod", "module hello\n\ngo 1.22\n")
+			writeFile(e.t, e.ws+"/main.go", "package main\n\nimport \"fmt\"\n\nfunc main() { fmt.Println(\"hello\") }\n")
+			return "go build -o hello . && ./hello"
+		},
+		check: stdout("hello\n"),
+	}} {
+		t.Run(tc.name, func(t *testing.T) {
+			e := newEnv(t)
+			command := tc.setup(e) // may change e.policy
+			r := e.run(e.policy, command)
+			t.Log(r)
+			if r.ExitCode != 0 {
+				t.Errorf("exit %d", r.ExitCode)
+			}
+			if len(r.Blocked) > 0 || len(r.Killed) > 0 {
+				t.Errorf("blocked %v, killed %v: want nothing", r.Blocked, r.Killed)
+			}
+			tc.check(t, e, r)
+		})
+	}
+}
+
+// TestNetworkGranted connects to the loopback server refused in
+// TestNetworkRefused, with the network granted.
+func TestNetworkGranted(t *testing.T) {
+	requireSandbox(t)
+	e := newEnv(t)
+	l, err := net.Listen("tcp4", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	go func() {
+		if c, err := l.Accept(); err == nil {
+			c.Write([]byte("hello\n"))
+			c.Close()
+		}
+	}()
+	p := e.policy
+	p.Network = true
+	r := e.run(p, "exec 3<>/dev/tcp/127.0.0.1/"+strconv.Itoa(l.Addr().(*net.TCPAddr).Port)+" && head -1 <&3")
+	t.Log(r)
+	if r.stdout != "hello\n" || len(r.Blocked) > 0 {
+		t.Errorf("want hello and nothing blocked")
+	}
+}
+
+// TestReadOnly writes nowhere, not even in the workspace; it still reads.
+func TestReadOnly(t *testing.T) {
+	requireSandbox(t)
+	e := newEnv(t)
+	p := e.policy
+	p.Mode = sandbox.ReadOnly
+	writeFile(t, e.ws+"/in.txt", "in")
+	r := e.run(p, "cat in.txt; echo x > out.txt; echo y > $TMPDIR/t; echo z > /dev/null && echo null-ok")
+	t.Log(r)
+	if r.stdout != "innull-ok\n" {
+		t.Errorf("stdout %q", r.stdout)
+	}
+	for _, f := range []string{e.ws + "/out.txt", e.tmp + "/t"} {
+		if exists(f) {
+			t.Errorf("%s written in read-only mode", f)
+		}
+	}
+	if !r.blocked(sandbox.OpWrite, e.ws+"/out.txt") {
+		t.Error("write in the workspace not reported")
+	}
+}
+
+// TestLinkedWorktree commits from a linked worktree, whose git
+// directories are outside it: DefaultPolicy makes them writable, and
+// protects the main repository's hooks.
+func TestLinkedWorktree(t *testing.T) {
+	requireSandbox(t)
+	e := newEnv(t)
+	main := filepath.Join(e.base, "main")
+	mkdir(t, main)
+	gitInit(t, main)
+	wt := filepath.Join(e.base, "wt")
+	if out, err := exec.Command("git", "-C", main, "worktree", "add", "-q", "-b", "side", wt).CombinedOutput(); err != nil {
+		t.Fatalf("git worktree add: %v\n%s", err, out)
+	}
+	p := sandbox.DefaultPolicy(wt, e.home, e.getenv)
+	r := e.run(p, "cd "+wt+" && echo a > a && git add a && git commit -qm side && echo evil > "+main+"/.git/hooks/pre-commit")
+	t.Log(r)
+	out, _ := exec.Command("git", "-C", main, "log", "--format=%s", "side").Output()
+	if !strings.HasPrefix(string(out), "side\n") {
+		t.Errorf("commit from the worktree missing: %q", out)
+	}
+	if exists(main + "/.git/hooks/pre-commit") {
+		t.Error("hook planted in the main repository")
+	}
+	if !r.blocked(sandbox.OpChange, main+"/.git/hooks") {
+		t.Error("hook change not reported")
+	}
+}
+
+func stdout(want string) func(*testing.T, *env, result) {
+	return func(t *testing.T, _ *env, r result) {
+		t.Helper()
+		if r.stdout != want {
+			t.Errorf("stdout %q, want %q", r.stdout, want)
+		}
+	}
+}
+
+// TestCommandBytes sends a command that is not UTF-8, and a long one:
+// both reach bash exactly.
+func TestCommandBytes(t *testing.T) {
+	e := newEnv(t)
+	p := e.policy
+	p.Mode = sandbox.Off
+	r := e.run(p, "printf '%s' '\xff\xfe' | od -An -tx1")
+	if strings.TrimSpace(r.stdout) != "ff fe" {
+		t.Errorf("bytes: %q", r.stdout)
+	}
+	long := ": '" + strings.Repeat("x", 100<<10) + "'; echo done"
+	if r := e.run(p, long); r.stdout != "done\n" {
+		t.Errorf("long command: %q %q", r.stdout, r.stderr)
+	}
+}

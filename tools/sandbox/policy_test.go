@@ -1,0 +1,95 @@
+//go:build linux
+
+package sandbox_test
+
+import (
+	"path/filepath"
+	"slices"
+	"testing"
+
+	"lathe/tools/sandbox"
+)
+
+func TestDefaultPolicy(t *testing.T) {
+	e := newEnv(t)
+	p := e.policy
+	if p.Mode != sandbox.WorkspaceWrite || p.Network || p.Workspace != e.ws {
+		t.Errorf("policy %+v", p)
+	}
+	for _, w := range []string{e.tmp, e.cache, goCache(), filepath.Join(e.cache, "mod")} {
+		if !slices.Contains(p.Writable, w) {
+			t.Errorf("writable lacks %s: %v", w, p.Writable)
+		}
+	}
+	for _, s := range append(secrets, ".config/lathe") {
+		top := filepath.Join(e.home, s)
+		for !slices.Contains(p.ReadDeny, top) && top != e.home {
+			top = filepath.Dir(top)
+		}
+		if top == e.home {
+			t.Errorf("read-deny does not cover %s: %v", s, p.ReadDeny)
+		}
+	}
+	if !slices.Contains(p.ReadDeny, e.data) {
+		t.Errorf("read-deny lacks lathe's data directory")
+	}
+	for _, prot := range []string{".git/hooks", ".git/config"} {
+		if !slices.Contains(p.Protected, filepath.Join(e.ws, prot)) {
+			t.Errorf("protected lacks %s: %v", prot, p.Protected)
+		}
+	}
+}
+
+func TestDefaultPolicyEnvironment(t *testing.T) {
+	ws, home := t.TempDir(), t.TempDir()
+	for _, tc := range []struct {
+		name string
+		env  map[string]string
+		want []string
+		not  []string
+	}{
+		{"bare", nil, []string{"/tmp", home + "/.cache", home + "/go/pkg/mod"}, nil},
+		{"gopath", map[string]string{"GOPATH": "/gp:/other"}, []string{"/gp/pkg/mod"}, []string{home + "/go/pkg/mod"}},
+		{"relative values ignored", map[string]string{"TMPDIR": "tmp", "XDG_CACHE_HOME": "c", "GOCACHE": "gc"}, []string{"/tmp", home + "/.cache"}, []string{"tmp", "c", "gc"}},
+		{"xdg", map[string]string{"XDG_CACHE_HOME": "/xc", "TMPDIR": "/t/"}, []string{"/xc", "/t"}, []string{home + "/.cache", "/tmp"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			p := sandbox.DefaultPolicy(ws, home, func(k string) string { return tc.env[k] })
+			for _, w := range tc.want {
+				if !slices.Contains(p.Writable, w) {
+					t.Errorf("writable lacks %s: %v", w, p.Writable)
+				}
+			}
+			for _, w := range tc.not {
+				if slices.Contains(p.Writable, w) {
+					t.Errorf("writable has %s: %v", w, p.Writable)
+				}
+			}
+		})
+	}
+}
+
+func TestCommandValidates(t *testing.T) {
+	for _, p := range []sandbox.Policy{
+		{Mode: sandbox.WorkspaceWrite, Workspace: "rel"},
+		{Mode: "full", Workspace: "/w"},
+		{Mode: sandbox.Off, Workspace: "/w", Writable: []string{"rel"}},
+	} {
+		if _, err := sandbox.Command(t.Context(), exe(t), p, "true"); err == nil {
+			t.Errorf("Command accepted %+v", p)
+		}
+	}
+}
+
+// TestMissingWorkspace: a command that cannot start is an error, not a
+// report.
+func TestMissingWorkspace(t *testing.T) {
+	p := sandbox.Policy{Mode: sandbox.Off, Workspace: filepath.Join(t.TempDir(), "gone")}
+	cmd, err := sandbox.Command(t.Context(), exe(t), p, "true")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := cmd.Run(); err == nil {
+		t.Error("ran in a missing workspace")
+	}
+}

@@ -1,0 +1,316 @@
+package cli
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/charmbracelet/x/term"
+
+	"lathe/config"
+	"lathe/orchestrator"
+	"lathe/orchestrator/provider"
+	"lathe/orchestrator/provider/ollama"
+	"lathe/orchestrator/provider/openai"
+	"lathe/prompts/human"
+	"lathe/tools/sandbox"
+)
+
+// minOllama is the oldest Ollama lathe runs with: the first that takes
+// truncate and shift, without which a conversation too long for the
+// window is cut silently.
+const minOllama = "0.12.6"
+
+// check is one line of lathe doctor.
+type check struct {
+	Name   string `json:"check"`
+	OK     bool   `json:"ok"`
+	Detail string `json:"detail"`
+	// More are lines that complete Detail.
+	More   []string `json:"more,omitempty"`
+	Advice string   `json:"advice,omitempty"`
+	// fatal: lathe cannot run when this check fails.
+	fatal bool
+}
+
+// doctor checks what lathe needs and says what to do about what is
+// missing; it fails (exit 1) when lathe cannot run.
+func (cmd command) doctor(ctx context.Context, stdout io.Writer) error {
+	loaded, err := config.Load(config.Sources{Getenv: cmd.env.get, ProjectDir: cmd.dir, Flags: cmd.flags})
+	var checks []check
+	add := func(c check) { checks = append(checks, c) }
+	if err != nil {
+		add(check{Name: "config", Detail: err.Error(), Advice: "fix the file named", fatal: true})
+		return report(stdout, checks, cmd.json)
+	}
+	cfg := loaded.Config
+	be, err := newBackend(cfg)
+	switch {
+	case err != nil:
+		add(check{Name: "config", Detail: err.Error(), Advice: "fix the file named", fatal: true})
+	case be.pool != nil:
+		checkHosts(ctx, be, cfg, add)
+	case cfg.Provider == config.ProviderOpenAI:
+		checkOpenAI(ctx, be.provider.(*openai.Client), cfg, add)
+	default:
+		client := be.provider.(*ollama.Client)
+		if cmd.checkServer(ctx, client, cfg, add) {
+			cmd.checkEmbedding(ctx, client, cfg, add)
+		}
+	}
+	files := "none (the defaults)"
+	if len(loaded.Files) > 0 {
+		files = strings.Join(loaded.Files, ", ")
+	}
+	add(check{Name: "config", OK: true, Detail: "read: " + files})
+	for _, w := range loaded.Warnings {
+		add(check{Name: "config", Detail: w})
+	}
+	cmd.checkStore(add)
+	cmd.checkSandbox(cfg, add)
+	cmd.checkTerminal(cfg, add)
+	return report(stdout, checks, cmd.json)
+}
+
+// checkServer checks the server, its version, its models and the model
+// lathe would use; it reports whether the server answered.
+func (cmd command) checkServer(ctx context.Context, c *ollama.Client, cfg config.Config, add func(check)) bool {
+	v, err := c.Version(ctx)
+	if err != nil {
+		add(check{Name: "ollama", Detail: err.Error(), fatal: true})
+		return false
+	}
+	if older(v, minOllama) {
+		add(check{Name: "ollama", Detail: fmt.Sprintf("Ollama %s at %s", v, c.URL()), fatal: true,
+			Advice: fmt.Sprintf("lathe needs Ollama %s or newer (older ones cut a conversation too long for the window silently): upgrade it", minOllama)})
+	} else {
+		add(check{Name: "ollama", OK: true, Detail: fmt.Sprintf("Ollama %s at %s", v, c.URL())})
+	}
+	models, err := c.Models(ctx)
+	if err != nil {
+		add(check{Name: "models", Detail: err.Error()})
+		return true
+	}
+	if len(models) == 0 {
+		add(check{Name: "models", Detail: "no model is installed", Advice: `run "ollama pull ` + ollama.SuggestedModel + `"`, fatal: true})
+	}
+	for _, m := range models {
+		info, _ := c.Model(ctx, m.Name) // the capabilities come with a refusal too
+		var what []string
+		switch {
+		case m.Broken != "":
+			what = append(what, "unavailable: "+m.Broken)
+		case m.Remote != "":
+			what = append(what, "cloud ("+m.Remote+"): not chosen by default")
+		}
+		what = append(what, capabilityList(info))
+		if info.ContextLength > 0 {
+			what = append(what, "context "+human.Thousands(info.ContextLength))
+		}
+		add(check{Name: "model", OK: m.Broken == "" && m.Tools, Detail: m.Name + ": " + strings.Join(what, ", ")})
+	}
+	info, err := c.Model(ctx, cfg.Model)
+	switch {
+	case err != nil:
+		add(check{Name: "model to use", Detail: err.Error(), fatal: true})
+	default:
+		why := "as configured"
+		if cfg.Model == "" {
+			why = "chosen: the newest local model with tool support (set model in your config, or -m, to choose)"
+		}
+		add(check{Name: "model to use", OK: true, Detail: info.Name + ", " + why})
+		detail := fmt.Sprintf("%s tokens (options.num_ctx %s", human.Thousands(info.NumCtx), human.Thousands(cfg.Options.NumCtx))
+		if info.ContextLength > 0 {
+			detail += ", the model's maximum " + human.Thousands(info.ContextLength)
+		}
+		detail += ")"
+		if info.KVBytesPerToken > 0 {
+			detail += fmt.Sprintf("; its KV cache takes about %s at 16 bits", human.Bytes(int64(info.NumCtx)*info.KVBytesPerToken))
+		}
+		add(check{Name: "num_ctx", OK: true, Detail: detail})
+	}
+	loaded, err := c.Loaded(ctx)
+	if err != nil {
+		return true
+	}
+	if len(loaded) == 0 {
+		add(check{Name: "loaded", OK: true, Detail: "no model is loaded (the first request loads it)"})
+	}
+	for _, l := range loaded {
+		gpu := "all on the GPU"
+		ok := l.VRAM >= l.Size
+		if !ok {
+			gpu = fmt.Sprintf("%s of %s on the GPU, the rest on the CPU", human.Bytes(max(l.VRAM, 0)), human.Bytes(l.Size))
+		}
+		c := check{Name: "loaded", OK: ok, Detail: fmt.Sprintf("%s with num_ctx %s: %s", l.Name, human.Thousands(l.ContextLength), gpu)}
+		if !ok {
+			c.Advice = "a smaller num_ctx, or a smaller model, would make every token faster"
+		}
+		add(c)
+	}
+	return true
+}
+
+// checkEmbedding says whether the code search tool can be offered: the embedding
+// model, and how much of the project its index holds. Without one lathe
+// runs, without it.
+func (cmd command) checkEmbedding(ctx context.Context, c *ollama.Client, cfg config.Config, add func(check)) {
+	if !cfg.Index.Enabled {
+		add(check{Name: "embedding", OK: true, Detail: "the code index is off (index.enabled = false): the code search tool is not offered"})
+		return
+	}
+	model, err := c.EmbeddingModel(ctx, cfg.Index.Model)
+	if err != nil {
+		add(check{Name: "embedding", Detail: err.Error(),
+			Advice: "the code search tool, which finds code by what it does, needs one; lathe runs without it"})
+		return
+	}
+	detail := model + ": the code search tool is offered; "
+	files, chunks := 0, 0
+	indexed := ""
+	if db, err := openSaved(cmd.env.get); err == nil && db != nil {
+		indexed, _ = db.IndexModel(ctx, cmd.dir)
+		files, chunks, _ = db.IndexStats(ctx, cmd.dir)
+		db.Close()
+	}
+	switch {
+	case indexed == "":
+		detail += "this project has no index yet (the interactive UI builds it while the model is idle; lathe index builds it now)"
+	case indexed != model:
+		detail += fmt.Sprintf("this project's index was made with %s: it is made anew with %s when next brought up to date", indexed, model)
+	default:
+		detail += fmt.Sprintf("this project's index holds %s, %s", human.Plural(files, "file"), human.Plural(chunks, "chunk"))
+	}
+	add(check{Name: "embedding", OK: true, Detail: detail})
+}
+
+// capabilityList names the capabilities lathe cares about.
+func capabilityList(info provider.ModelInfo) string {
+	var out []string
+	for _, c := range []string{"tools", "vision", "thinking", "embedding"} {
+		if info.Lists(c) {
+			out = append(out, c)
+		}
+	}
+	if info.Capabilities == nil {
+		return "capabilities not listed"
+	}
+	if !info.Lists("tools") {
+		out = append(out, "no tools")
+	}
+	return strings.Join(out, " ")
+}
+
+// checkStore says where sessions are kept, and how much they take.
+func (cmd command) checkStore(add func(check)) {
+	path, err := storePath(cmd.env.get)
+	if err != nil {
+		add(check{Name: "sessions", Detail: err.Error(), Advice: "sessions will not be saved"})
+		return
+	}
+	fi, err := os.Stat(path)
+	switch {
+	case errors.Is(err, os.ErrNotExist):
+		add(check{Name: "sessions", OK: true, Detail: path + " (made when the first session is saved)"})
+	case err != nil:
+		add(check{Name: "sessions", Detail: err.Error()})
+	default:
+		add(check{Name: "sessions", OK: true, Detail: fmt.Sprintf("%s, %s", path, human.Bytes(fi.Size()))})
+	}
+}
+
+// checkSandbox says how commands will be confined here, and what cannot be.
+func (cmd command) checkSandbox(cfg config.Config, add func(check)) {
+	conf, warning := cmd.confinement(cfg, cmd.dir)
+	if conf == nil {
+		add(check{Name: "sandbox", OK: cfg.Sandbox.Mode == string(sandbox.Off), Detail: warning})
+		return
+	}
+	s := sandbox.Probe(sandbox.ProbeOptions{Unsupported: cmd.env.get(noSandboxEnv) != ""})
+	ok := conf.Refused == nil && (s.Confines() || conf.Policy.Mode == sandbox.Off)
+	lines := s.Describe(conf.Policy)
+	c := check{Name: "sandbox", OK: ok, Detail: lines[0], More: lines[1:]}
+	if warning != "" {
+		c.Advice = warning
+	}
+	add(c)
+}
+
+// checkTerminal says what the interactive UI would have to work with.
+func (cmd command) checkTerminal(cfg config.Config, add func(check)) {
+	if !isTerminal(os.Stdout) {
+		add(check{Name: "terminal", OK: true, Detail: "stdout is not a terminal: the interactive UI needs one (-p works anywhere)"})
+		return
+	}
+	w, h, _ := term.GetSize(os.Stdout.Fd())
+	colour := "colour"
+	if cfg.NoColor {
+		colour = "no colour (NO_COLOR)"
+	}
+	c := check{Name: "terminal", OK: w >= 60 && h >= 12, Detail: fmt.Sprintf("%d×%d, %s", w, h, colour)}
+	if !c.OK {
+		c.Advice = "the interactive UI wants at least 60×12"
+	}
+	add(c)
+}
+
+// report prints the checks, one line each, or as JSON; it fails when a
+// check lathe cannot run without failed.
+func report(w io.Writer, checks []check, asJSON bool) error {
+	if asJSON {
+		b, err := json.MarshalIndent(checks, "", "  ")
+		if err != nil {
+			return err
+		}
+		if _, err := fmt.Fprintf(w, "%s\n", b); err != nil {
+			return err
+		}
+	} else {
+		for _, c := range checks {
+			mark := "✓"
+			if !c.OK {
+				mark = "✗"
+			}
+			line := fmt.Sprintf("%s %s: %s", mark, c.Name, human.Visible(c.Detail))
+			if c.Advice != "" {
+				line += " — " + human.Visible(c.Advice)
+			}
+			for _, more := range c.More {
+				line += "\n    " + human.Visible(more)
+			}
+			if _, err := fmt.Fprintln(w, line); err != nil {
+				return err
+			}
+		}
+	}
+	if slices.ContainsFunc(checks, func(c check) bool { return c.fatal && !c.OK }) {
+		return &stopped{reason: orchestrator.StopError, msg: "lathe cannot run here: see the ✗ lines above"}
+	}
+	return nil
+}
+
+// older reports whether version a is older than b ("0.17.4" < "0.18";
+// anything not a version counts as new: a build from source).
+func older(a, b string) bool {
+	pa, pb := strings.Split(strings.TrimPrefix(a, "v"), "."), strings.Split(b, ".")
+	for i := range pb {
+		if i >= len(pa) {
+			return true
+		}
+		x, err1 := strconv.Atoi(strings.SplitN(pa[i], "-", 2)[0])
+		y, err2 := strconv.Atoi(pb[i])
+		if err1 != nil || err2 != nil {
+			return false
+		}
+		if x != y {
+			return x < y
+		}
+	}
+	return false
+}

@@ -1,0 +1,146 @@
+package cli
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/rs/zerolog"
+
+	"lathe/config"
+	"lathe/prompts/human"
+	"lathe/tools/mcp"
+)
+
+// mcpList is lathe mcp list: every configured server, started (the
+// project's only when trusted), with its state and its tools. It fails
+// (exit 1) when a server that should have started did not.
+func (cmd command) mcpList(ctx context.Context, stdout, stderr io.Writer) error {
+	loaded, err := config.Load(config.Sources{Getenv: cmd.env.get, ProjectDir: cmd.dir, Flags: cmd.flags})
+	if err != nil {
+		return err
+	}
+	for _, w := range loaded.Warnings {
+		warn(stderr, w)
+	}
+	e := &engine{}
+	defer e.close()
+	if err := cmd.wireMCP(e, loaded, cmd.dir, zerolog.Nop()); err != nil {
+		return err
+	}
+	for _, w := range e.warnings {
+		warn(stderr, w)
+	}
+	var list []mcp.Status
+	if e.mcp != nil {
+		e.mcp.WaitStarted(ctx)
+		list = e.mcp.Servers()
+	}
+	if cmd.json {
+		err = writeMCPJSON(stdout, list, loaded.MCP.Servers)
+	} else {
+		err = writeMCPText(stdout, list, loaded)
+	}
+	if err != nil {
+		return err
+	}
+	var failed []string
+	for _, s := range list {
+		if s.State == mcp.StateFailed {
+			failed = append(failed, s.Name)
+		}
+	}
+	if len(failed) > 0 {
+		return errors.New("MCP servers that did not start: " + strings.Join(failed, ", "))
+	}
+	return nil
+}
+
+// writeMCPText prints the servers as a table, each with its tools below.
+func writeMCPText(w io.Writer, list []mcp.Status, loaded config.Loaded) error {
+	if len(list) == 0 {
+		_, err := fmt.Fprintln(w, "No MCP server is configured: add one under [mcp.servers.NAME] in your config (see the README's MCP section).")
+		return err
+	}
+	total := 0
+	for _, s := range list {
+		state := string(s.State)
+		if s.Why != "" && s.State != mcp.StateReady {
+			state += ": " + s.Why
+		}
+		if s.State == mcp.StateUntrusted {
+			state += " (pass --trust-project-mcp, or trust them in the UI)"
+		}
+		line := fmt.Sprintf("%s  %s  %s  %s", s.Name, s.Transport, human.Line(s.Target, 50), state)
+		if s.State == mcp.StateReady {
+			line += fmt.Sprintf("  %s  ~%s tokens", human.Plural(len(s.Tools), "tool"), human.Thousands(s.Tokens))
+			total += s.Tokens
+		}
+		fmt.Fprintln(w, line)
+		approve := "asks first"
+		if loaded.MCP.Servers[s.Name].Approve == "always" {
+			approve = "approved by your config"
+		}
+		tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+		for _, t := range s.Tools {
+			how := approve
+			if t.ReadOnly {
+				how = "reads"
+			}
+			fmt.Fprintf(tw, "  %s\t%s\t%s\n", t.Name, how, human.Line(t.Description, 70))
+		}
+		if err := tw.Flush(); err != nil {
+			return err
+		}
+	}
+	numCtx := loaded.Options.NumCtx
+	budget := int(loaded.MCP.Budget * float64(numCtx))
+	_, err := fmt.Fprintf(w, "MCP tools take ~%s tokens; their budget is %s (%.0f%% of options.num_ctx %s): %s\n",
+		human.Thousands(total), human.Thousands(budget), loaded.MCP.Budget*100, human.Thousands(numCtx), mcp.Offered(total > budget))
+	return err
+}
+
+// mcpServerJSON is a server as lathe mcp list --json prints it.
+type mcpServerJSON struct {
+	Name      string        `json:"name"`
+	Transport string        `json:"transport"`
+	Target    string        `json:"target"`
+	State     string        `json:"state"`
+	Error     string        `json:"error,omitempty"`
+	Project   bool          `json:"project"`
+	Approve   string        `json:"approve"`
+	Tokens    int           `json:"tokens"`
+	Tools     []mcpToolJSON `json:"tools"`
+}
+
+type mcpToolJSON struct {
+	Name        string `json:"name"`
+	Tool        string `json:"tool"`
+	Description string `json:"description"`
+	ReadOnly    bool   `json:"read_only"`
+}
+
+func writeMCPJSON(w io.Writer, list []mcp.Status, servers map[string]config.MCPServer) error {
+	out := make([]mcpServerJSON, 0, len(list))
+	for _, s := range list {
+		j := mcpServerJSON{Name: s.Name, Transport: s.Transport, Target: s.Target, State: string(s.State), Project: s.Project,
+			Approve: "ask", Tokens: s.Tokens, Tools: []mcpToolJSON{}}
+		if servers[s.Name].Approve == "always" {
+			j.Approve = "always"
+		}
+		if s.State != mcp.StateReady {
+			j.Error = s.Why
+		}
+		for _, t := range s.Tools {
+			j.Tools = append(j.Tools, mcpToolJSON{t.Name, t.Tool, t.Description, t.ReadOnly})
+		}
+		out = append(out, j)
+	}
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(out)
+}

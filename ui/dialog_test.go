@@ -1,0 +1,220 @@
+package ui
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/charmbracelet/x/ansi"
+
+	"lathe/orchestrator"
+	"lathe/orchestrator/plan"
+	"lathe/prompts/human"
+	"lathe/tools"
+)
+
+// TestApprovalDialogScrollsThroughItAll checks that a long change or
+// command shows as many of its lines as fit, says where the view is, and
+// scrolls through every line before the user decides.
+func TestApprovalDialogScrollsThroughItAll(t *testing.T) {
+	var diff, command strings.Builder
+	diff.WriteString("--- parse.go\n+++ parse.go\n@@ -1,150 +1,150 @@\n")
+	for i := range 150 {
+		fmt.Fprintf(&diff, "-\told%d()\n+\tnew%d()\n", i, i)
+		fmt.Fprintf(&command, "echo %d\n", i)
+	}
+	st, keys := newTheme(true, true), newKeyMap()
+	for _, tc := range []struct {
+		name  string
+		req   orchestrator.ApprovalRequest
+		lines int // of the body
+		mark  string
+	}{
+		{"diff", orchestrator.ApprovalRequest{Tool: "write_file", Kind: tools.KindWrite, Subject: "parse.go", Preview: diff.String()}, 301, "    "},
+		{"command", orchestrator.ApprovalRequest{Tool: "shell", Kind: tools.KindExec, Subject: strings.TrimSuffix(command.String(), "\n")}, 150, "  $ "},
+	} {
+		for _, height := range []int{6, 12, 40} {
+			d := newApprovalDialog(approvalAsk{req: tc.req}, &dialogApprover{}, "/home/dev/proj")
+			seen := map[string]bool{}
+			for range 400 {
+				view := strings.Split(ansi.Strip(d.view(80, height, &st, keys)), "\n")
+				if len(view) > height {
+					t.Fatalf("%s in %d lines: %d lines", tc.name, height, len(view))
+				}
+				var first, last, total int
+				for _, l := range view {
+					switch {
+					case strings.Contains(l, "· ↑↓ pgup pgdn scroll"):
+						fmt.Sscanf(strings.TrimSpace(l), "lines %d–%d of %d", &first, &last, &total)
+					case strings.HasPrefix(l, tc.mark):
+						seen[l] = true
+					}
+				}
+				if total != tc.lines {
+					t.Fatalf("%s in %d lines: the view says %d lines in all, want %d:\n%s", tc.name, height, total, tc.lines, strings.Join(view, "\n"))
+				}
+				if last == total {
+					break
+				}
+				d.update(keyPress("pgdown"), keys)
+			}
+			if len(seen) != tc.lines {
+				t.Errorf("%s in %d lines: scrolling showed %d distinct lines, want all %d", tc.name, height, len(seen), tc.lines)
+			}
+		}
+	}
+}
+
+// TestApprovalDialogEscapesControlCharacters: a carriage return or an
+// escape sequence in a command cannot hide what will run (F5).
+func TestApprovalDialogEscapesControlCharacters(t *testing.T) {
+	evil := "go test ./...;touch pwned #\rgo test ./...                 "
+	st, keys := newTheme(true, true), newKeyMap()
+	for _, req := range []orchestrator.ApprovalRequest{
+		{Tool: "shell", Kind: tools.KindExec, Subject: evil},
+		{Tool: "shell", Kind: tools.KindExec, Subject: "echo harmless\x1b[8m; rm -rf ~"},
+		{Tool: "write_file", Kind: tools.KindWrite, Subject: "src/evil.sh\rREADME.md   "},
+	} {
+		d := newApprovalDialog(approvalAsk{req: req}, &dialogApprover{}, "/home/dev/proj")
+		view := d.view(80, 20, &st, keys)
+		if strings.ContainsAny(view, "\r") || strings.Contains(ansi.Strip(view), "\x1b") {
+			t.Errorf("the dialog holds a raw control character:\n%q", view)
+		}
+		if !strings.Contains(view, human.Visible(req.Subject)) && !strings.Contains(view, `\r`) && !strings.Contains(view, `\x1b`) {
+			t.Errorf("the dialog does not show the escaped subject:\n%s", view)
+		}
+	}
+}
+
+// TestReasonInputsShowTheirPlaceholder: the inputs for a denial's reason
+// and a plan's feedback show their whole placeholder (B3), which says what
+// enter does.
+func TestReasonInputsShowTheirPlaceholder(t *testing.T) {
+	st, keys := newTheme(true, true), newKeyMap()
+	d := newApprovalDialog(approvalAsk{req: orchestrator.ApprovalRequest{Tool: "shell", Kind: tools.KindExec, Subject: "ls"}},
+		&dialogApprover{}, "/p")
+	d.update(keyPress("n"), keys)
+	if v := ansi.Strip(d.view(80, 10, &st, keys)); !strings.Contains(v, "ptional, the model sees it; enter to deny") {
+		t.Errorf("reason input:\n%s", v)
+	}
+	p := newPlanDialog(planAsk{plan: plan.Plan{Summary: "s", Steps: []plan.Step{{Text: "a"}}}}, nil)
+	p.update(keyPress("n"), keys)
+	if v := ansi.Strip(p.view(80, 10, &st, keys)); !strings.Contains(v, "hat to change; enter rejects the plan with it") {
+		t.Errorf("feedback input:\n%s", v)
+	}
+}
+
+// TestApprovalDialogLiftsTheSandboxOnce: a sandboxed command may be run
+// outside the sandbox, or with network, by a choice of its own; the
+// choices show only for a sandboxed call, and nothing is remembered.
+func TestApprovalDialogLiftsTheSandboxOnce(t *testing.T) {
+	st, keys := newTheme(true, true), newKeyMap()
+	for _, tc := range []struct {
+		key  string
+		want tools.Escalation
+	}{{"o", tools.Escalation{Unconfined: true}}, {"w", tools.Escalation{Network: true}}, {"y", tools.Escalation{}}} {
+		approver := &dialogApprover{}
+		req := orchestrator.ApprovalRequest{Tool: "shell", Kind: tools.KindExec, Subject: "npm install", Sandboxed: true}
+		reply := make(chan orchestrator.Decision, 1)
+		d := newApprovalDialog(approvalAsk{req: req, reply: reply}, approver, "/p")
+		v := ansi.Strip(d.view(100, 10, &st, keys))
+		if !strings.Contains(v, "o run outside the sandbox") || !strings.Contains(v, "w with network") {
+			t.Fatalf("the choices:\n%s", v)
+		}
+		if closed, _ := d.update(keyPress(tc.key), keys); !closed {
+			t.Fatalf("%s did not answer", tc.key)
+		}
+		if got := <-reply; !got.Allow || got.Escalation != tc.want {
+			t.Errorf("%s: decision %+v, want allowed with %+v", tc.key, got, tc.want)
+		}
+		if names, commands := approver.grants(); len(names)+len(commands) != 0 {
+			t.Errorf("%s: remembered %v %v", tc.key, names, commands)
+		}
+	}
+	plain := newApprovalDialog(approvalAsk{req: orchestrator.ApprovalRequest{Tool: "shell", Kind: tools.KindExec, Subject: "ls"},
+		reply: make(chan orchestrator.Decision, 1)}, &dialogApprover{}, "/p")
+	if v := ansi.Strip(plain.view(100, 10, &st, keys)); strings.Contains(v, "sandbox") {
+		t.Errorf("an unconfined call offers to lift the sandbox:\n%s", v)
+	}
+	if closed, _ := plain.update(keyPress("o"), keys); closed {
+		t.Error("o answered for a call the sandbox does not confine")
+	}
+}
+
+// TestApprovalDialogSaysWhatUndoCannotRestore: the note of a write undo
+// could not take back shows before it is approved.
+func TestApprovalDialogSaysWhatUndoCannotRestore(t *testing.T) {
+	st, keys := newTheme(true, true), newKeyMap()
+	req := orchestrator.ApprovalRequest{Tool: "write_file", Kind: tools.KindWrite, Subject: "big.bin",
+		Note: "too large to checkpoint (12 MB, over 10 MB): undo cannot restore it"}
+	d := newApprovalDialog(approvalAsk{req: req}, &dialogApprover{}, "/p")
+	if v := ansi.Strip(d.view(100, 10, &st, keys)); !strings.Contains(v, "! too large to checkpoint (12 MB, over 10 MB): undo cannot restore it") {
+		t.Errorf("view:\n%s", v)
+	}
+}
+
+// TestBlockedCommandIsAskedAgain: a command the sandbox blocked something
+// of the last time is asked about, with the choices that lift the
+// sandbox and what it blocked, though --yes and a grant of that command
+// would allow it; "o" runs it outside the sandbox, once. Without a block,
+// the same request is allowed without asking.
+func TestBlockedCommandIsAskedAgain(t *testing.T) {
+	m, _ := testModel(t)
+	m.opts.Engine.Config.Approval.All = true
+	req := orchestrator.ApprovalRequest{Tool: "shell", Kind: tools.KindExec, Subject: "npm install", Sandboxed: true}
+	m.approver.grant(req)
+	done, cancel := context.WithCancel(t.Context())
+	cancel() // asking would block: a cancelled ctx makes it fail at once
+	if d, err := m.approvals().Approve(done, req); err != nil || !d.Allow {
+		t.Fatalf("not blocked: %+v, %v; want allowed without asking", d, err)
+	}
+
+	req.Blocked = []string{"write to /usr/lib/node_modules", "network: socket(AF_INET, SOCK_STREAM) by node"}
+	decided := make(chan orchestrator.Decision, 1)
+	go func() {
+		d, _ := m.approvals().Approve(t.Context(), req)
+		decided <- d
+	}()
+	var ask approvalAsk
+	select {
+	case v := <-m.bridge.ch:
+		ask = v.(approvalAsk)
+	case d := <-decided:
+		t.Fatalf("decided without asking: %+v", d)
+	}
+	m.beginRun("install")
+	events(m, orchestrator.TurnStarted{Turn: 1}, orchestrator.ToolStarted{Turn: 1, Name: "shell", Subject: req.Subject}, ask)
+	s := screen(m)
+	for _, want := range []string{"! the sandbox blocked it last time: write to /usr/lib/node_modules; network:",
+		"o run outside the sandbox", "w with network"} {
+		if !strings.Contains(s, want) {
+			t.Errorf("the dialog lacks %q:\n%s", want, s)
+		}
+	}
+	press(m, "o")
+	if d := <-decided; !d.Allow || d.Escalation != (tools.Escalation{Unconfined: true}) {
+		t.Errorf("decision %+v, want allowed outside the sandbox", d)
+	}
+}
+
+// TestApprovalDialogShowsTheFact: a fact to remember is shown whole,
+// wrapped, its control characters escaped, and y allows it.
+func TestApprovalDialogShowsTheFact(t *testing.T) {
+	fact := "Tests run with `make check`, which also runs the linter; never edit generated/ by hand\x1b[8m."
+	st, keys := newTheme(true, true), newKeyMap()
+	reply := make(chan orchestrator.Decision, 1)
+	d := newApprovalDialog(approvalAsk{req: orchestrator.ApprovalRequest{Tool: "remember", Kind: tools.KindMemory, Subject: fact}, reply: reply},
+		&dialogApprover{}, "/home/dev/proj")
+	view := ansi.Strip(d.view(50, 20, &st, keys))
+	if !strings.Contains(view, "? Remember this about /home/dev/proj, for its") {
+		t.Errorf("title:\n%s", view)
+	}
+	joined := strings.Join(strings.Fields(view), " ")
+	if !strings.Contains(joined, "Tests run with `make check`, which also runs the linter; never edit generated/ by hand\\x1b[8m.") {
+		t.Errorf("the fact is not shown whole and escaped:\n%s", view)
+	}
+	if closed, _ := d.update(keyPress("y"), keys); !closed || !(<-reply).Allow {
+		t.Error("y does not allow it")
+	}
+}

@@ -1,0 +1,127 @@
+package ui
+
+import (
+	"fmt"
+	"lathe/prompts/human"
+
+	"lathe/orchestrator"
+	"lathe/orchestrator/provider"
+	"lathe/orchestrator/session"
+	"lathe/prompts"
+	"lathe/tools"
+)
+
+// showHistory fills the transcript with a restored session: prompts,
+// answers, folded thinking and tool cards, as they were shown when they
+// happened, and a mark where older messages were summarized for the model.
+func (m *model) showHistory(h *orchestrator.History) {
+	m.transcript.clear()
+	msgs := h.Messages
+	compactedAt := -1
+	if h.Compaction != nil {
+		compactedAt = h.Compaction.Seq
+	}
+	modes := h.Modes
+	m.mode.shown, m.mode.item = "build", -1
+	m.seqItems = map[int]int{}
+	for i := 0; i < len(msgs); i++ {
+		m.seqItems[msgs[i].Seq] = len(m.transcript.items)
+		if i == compactedAt {
+			m.notice(noticeInfo, "", "↑ Summarized for the model from here up; the messages are kept.")
+		}
+		for len(modes) > 0 && modes[0].Seq <= i {
+			m.showMode(modes[0])
+			modes = modes[1:]
+		}
+		msg := msgs[i].Message
+		switch msg.Role {
+		case "user":
+			if !prompts.IsNote(msg.Content) { // told by the mode's notice
+				m.transcript.add(&userItem{text: msg.Content})
+			}
+		case "assistant":
+			m.showReply(msg)
+			if msgs[i].Cut {
+				m.notice(noticeInfo, "", "⊘ Interrupted.")
+			}
+			i += m.showCalls(msg.ToolCalls, msgs[i+1:])
+		}
+	}
+	for _, rec := range modes {
+		m.showMode(rec) // a switch after the last message
+	}
+	title := h.Title
+	if title == "" {
+		title = session.ShortID(h.ID)
+	}
+	m.notice(noticeInfo, "", fmt.Sprintf("Resumed %q: %s.", title, human.Plural(len(msgs), "message")))
+	m.transcript.scrollToBottom()
+	if at := m.resumeAt; at >= 0 {
+		m.resumeAt = -1
+		m.transcript.settle() // the heights above the message, measured
+		if !m.revealSeq(at) {
+			m.setStatusNote("the message found is no longer in the conversation")
+		}
+	}
+}
+
+// showMode adds a mode record: where the session changed mode, and the
+// plan build mode followed, with its checklist as it was left.
+func (m *model) showMode(rec session.ModeRecord) {
+	if rec.Mode == m.mode.shown && rec.Plan == nil {
+		return // the start in build mode, or a switch back and forth
+	}
+	m.mode.shown, m.mode.item = rec.Mode, -1
+	text := "▸ " + rec.Mode + " mode"
+	if rec.Reason != "" && rec.Reason != "start" {
+		text += " (" + rec.Reason + ")"
+	}
+	m.notice(noticeInfo, "", text+".")
+	if rec.Plan != nil {
+		m.transcript.add(&planItem{plan: rec.Plan, state: planApproved})
+		m.mode.item = len(m.transcript.items) - 1
+	}
+}
+
+// showReply adds an assistant message's thinking, folded, and its text.
+func (m *model) showReply(msg provider.Message) {
+	if msg.Thinking != "" {
+		t := &thinkingItem{done: true}
+		t.add(msg.Thinking)
+		m.transcript.add(t)
+	}
+	if msg.Content != "" {
+		m.transcript.add(&answerItem{pending: tabsToSpaces(msg.Content), renderer: m.markdown()})
+	}
+}
+
+// showCalls adds a finished card for each call, paired with its result
+// among the messages that follow, and returns how many results it used.
+func (m *model) showCalls(calls []provider.ToolCall, rest []session.Message) int {
+	every := m.every
+	used := 0
+	for i, c := range calls {
+		if i >= len(rest) || rest[i].Message.Role != "tool" {
+			break
+		}
+		kind := tools.KindRead
+		if t, ok := every.Lookup(c.Name); ok {
+			kind = t.Kind()
+		}
+		meta := rest[i].Tool
+		if meta == nil {
+			meta = &session.ToolMeta{Outcome: string(orchestrator.OutcomeInterrupted), Summary: "interrupted"}
+		}
+		card := &toolCard{start: orchestrator.ToolStarted{Index: i, ID: c.ID, Name: c.Name, Kind: kind, Args: c.Args(), Subject: meta.Subject}}
+		end := orchestrator.ToolFinished{Index: i, Name: c.Name, Kind: kind, Subject: meta.Subject, Outcome: orchestrator.Outcome(meta.Outcome),
+			Duration: meta.Duration}
+		end.Result.Content, end.Result.Summary = rest[i].Message.Content, meta.Summary
+		used++
+		if kind == tools.KindUI && end.Outcome == orchestrator.OutcomeOK {
+			continue // the plan's checklist shows it
+		}
+		card.finish(end)
+		m.transcript.add(card)
+	}
+	return used
+}

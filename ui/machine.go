@@ -1,0 +1,151 @@
+package ui
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"charm.land/bubbles/v2/key"
+	tea "charm.land/bubbletea/v2"
+
+	"lathe/orchestrator"
+	"lathe/prompts/human"
+)
+
+// What lathe sees of the machine: the model loaded ahead of the first
+// prompt, a model that spills onto the CPU, and how the context window is
+// used.
+
+type (
+	// preloaded ends the background load of the model.
+	preloaded struct {
+		model  string
+		loaded bool
+		err    error
+	}
+	// numCtxSet ends a switch of the context window.
+	numCtxSet struct {
+		numCtx int
+		err    error
+	}
+)
+
+// preload has the server load the model in the background, once it is
+// ready: the first prompt does not wait for the load. The status line
+// says "loading", then "ready"; a prompt sent meanwhile just
+// waits for the load on the server.
+func (m *model) preload() tea.Cmd {
+	if m.stopPreload != nil {
+		m.stopPreload()
+	}
+	ctx, cancel := context.WithCancel(m.ctx)
+	m.stopPreload, m.loading = cancel, m.info.Name
+	s, name := m.session, m.info.Name
+	return func() tea.Msg {
+		defer cancel()
+		loaded, err := s.Preload(ctx)
+		return preloaded{name, loaded, err}
+	}
+}
+
+func (m *model) preloadedMsg(msg preloaded) {
+	if msg.model != m.loading {
+		return // another model's, since switched away from
+	}
+	m.stopPreload, m.loading = nil, ""
+	if msg.loaded && m.run == nil {
+		m.setStatusNote(msg.model + " is ready")
+	}
+}
+
+// spilled offers, once the request is done, the window that would fit
+// the model on the GPU.
+func (m *model) spilled(e orchestrator.Spill) {
+	m.notice(noticeWarn, "", e.Text()+".")
+	if e.FitNumCtx > 0 {
+		m.spill = &e
+	}
+}
+
+// offerFit opens the offer of a window that fits the GPU, after a run.
+func (m *model) offerFit() {
+	if m.spill == nil || m.dialog != nil || m.run != nil {
+		return
+	}
+	m.dialog = &fitDialog{m: m, spill: *m.spill}
+	m.spill = nil
+}
+
+// fitDialog asks whether to use the window that fits the model on the
+// GPU for the rest of the session.
+type fitDialog struct {
+	m     *model
+	spill orchestrator.Spill
+}
+
+func (d *fitDialog) update(msg tea.KeyPressMsg, keys keyMap) (bool, tea.Cmd) {
+	switch {
+	case key.Matches(msg, keys.Allow):
+		return true, d.m.setNumCtx(d.spill.FitNumCtx)
+	case key.Matches(msg, keys.Deny), key.Matches(msg, keys.Interrupt):
+		return true, nil
+	}
+	return false, nil
+}
+
+func (d *fitDialog) hint() string { return "a smaller window?" }
+func (d *fitDialog) cancel()      {}
+
+func (d *fitDialog) view(width, _ int, st *theme, keys keyMap) string {
+	title := fmt.Sprintf("? Use num_ctx %s for this session, so that %s fits on the GPU?",
+		human.Thousands(d.spill.FitNumCtx), d.spill.Model)
+	lines := append([]string{st.rule.Render(strings.Repeat("─", width))}, wrap(title, width, " ", "   ", st.dialogTitle)...)
+	lines = append(lines, wrap("The model is loaded again with it, and the conversation must fit it; set options.num_ctx in your config to keep it.",
+		width, "   ", "   ", st.meta)...)
+	k := func(b key.Binding, text string) string { return st.key.Render(b.Help().Key) + " " + text }
+	return strings.Join(append(lines, joinWrapped([]string{k(keys.Allow, "use it"), k(keys.Interrupt, "keep "+human.Thousands(d.spill.NumCtx))},
+		st.meta.Render("  ·  "), width)...), "\n")
+}
+
+// setNumCtx switches the session's window.
+func (m *model) setNumCtx(n int) tea.Cmd {
+	s := m.session
+	return func() tea.Msg { return numCtxSet{n, s.SetNumCtx(n)} }
+}
+
+func (m *model) numCtxSetMsg(msg numCtxSet) {
+	if msg.err != nil {
+		m.notice(noticeError, "Cannot change the window", msg.err.Error())
+		return
+	}
+	m.info.NumCtx = msg.numCtx
+	m.notice(noticeInfo, "", fmt.Sprintf("num_ctx is %s for this session.", human.Thousands(msg.numCtx)))
+}
+
+// cmdContext shows how the context window is used.
+func (m *model) cmdContext(string) tea.Cmd {
+	if m.refuseBusy() {
+		return nil
+	}
+	u := m.session.Context()
+	if u.NumCtx == 0 {
+		m.setStatusNote("no model is ready yet: /model chooses one")
+		return nil
+	}
+	m.transcript.add(&helpItem{title: "Context window", commands: contextRows(u)})
+	m.transcript.reveal(len(m.transcript.items) - 1)
+	return nil
+}
+
+// contextRows are the parts of the window, in tokens and shares of it.
+func contextRows(u orchestrator.ContextUse) [][2]string {
+	var rows [][2]string
+	for _, p := range u.Parts() {
+		mark := ""
+		if p.Estimated {
+			mark = "~"
+		}
+		rows = append(rows, [2]string{p.Name, fmt.Sprintf("%s%s  %d%%", mark, human.Thousands(p.Tokens), p.Tokens*100/max(u.NumCtx, 1))})
+	}
+	return append(rows, [2]string{"window", human.Thousands(u.NumCtx) + " tokens (~ estimated; the rest the server's count)"})
+}

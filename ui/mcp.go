@@ -1,0 +1,256 @@
+package ui
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	"charm.land/bubbles/v2/key"
+	tea "charm.land/bubbletea/v2"
+
+	"lathe/prompts/human"
+	"lathe/tools/mcp"
+)
+
+// opMCP is an MCP server being started, stopped or its tools read again.
+const opMCP = "updating the MCP servers"
+
+// mcpNoticeMsg is what an MCP server did in the background: failed,
+// stopped, came back.
+type mcpNoticeMsg struct{ n mcp.Notice }
+
+// listenMCP waits for the next notice of the MCP servers.
+// mcpStartAfter is how long after the program starts the MCP servers are
+// started: once the first frame is out (8 ms at most), so that starting
+// their processes does not compete with it for the CPU.
+const mcpStartAfter = 50 * time.Millisecond
+
+// startMCP starts the MCP servers, in the background, after the first
+// frame.
+func (m *model) startMCP() tea.Cmd {
+	mgr := m.opts.MCP
+	if mgr == nil {
+		return nil
+	}
+	return tea.Tick(mcpStartAfter, func(time.Time) tea.Msg {
+		mgr.Start()
+		return nil
+	})
+}
+
+func (m *model) listenMCP() tea.Cmd {
+	ch := m.opts.MCPNotices
+	if ch == nil {
+		return nil
+	}
+	done := m.ctx.Done()
+	return func() tea.Msg {
+		select {
+		case n := <-ch:
+			return mcpNoticeMsg{n}
+		case <-done:
+			return nil
+		}
+	}
+}
+
+// mcpNotice tells a server's notice, once, and listens for the next.
+func (m *model) mcpNotice(msg mcpNoticeMsg) tea.Cmd {
+	kind := noticeInfo
+	if msg.n.Failed {
+		kind = noticeWarn
+	}
+	m.notice(kind, "", sentence(msg.n.Text))
+	return m.listenMCP()
+}
+
+// offerTrust asks, at start, whether to start the MCP servers the project
+// declares.
+func (m *model) offerTrust() {
+	if m.opts.MCP == nil || m.dialog != nil {
+		return
+	}
+	if names := m.opts.MCP.Untrusted(); len(names) > 0 {
+		m.dialog = &trustDialog{m: m, servers: m.mcpTargets(names)}
+	}
+}
+
+// mcpTargets are the servers named, each with what it runs or where it is.
+func (m *model) mcpTargets(names []string) []string {
+	var out []string
+	for _, s := range m.opts.MCP.Servers() {
+		for _, n := range names {
+			if s.Name == n {
+				out = append(out, s.Name+": "+s.Target)
+			}
+		}
+	}
+	return out
+}
+
+// trustDialog asks whether to start the project's MCP servers: programs a
+// cloned repository names, which must not start unasked.
+type trustDialog struct {
+	m       *model
+	servers []string // "name: command args" or "name: URL"
+}
+
+func (d *trustDialog) update(msg tea.KeyPressMsg, keys keyMap) (bool, tea.Cmd) {
+	switch {
+	case key.Matches(msg, keys.Allow):
+		return true, d.m.trustMCP()
+	case key.Matches(msg, keys.Deny), key.Matches(msg, keys.Interrupt):
+		d.m.notice(noticeInfo, "", "The project's MCP servers were not started; /mcp trust starts them.")
+		return true, nil
+	}
+	return false, nil
+}
+
+func (d *trustDialog) hint() string { return "start the project's MCP servers?" }
+func (d *trustDialog) cancel()      {}
+
+func (d *trustDialog) view(width, _ int, st *theme, keys keyMap) string {
+	lines := append([]string{st.rule.Render(strings.Repeat("─", width))},
+		wrap("? This project declares MCP servers. Start them? They run as you, outside the sandbox.", width, " ", "   ", st.dialogTitle)...)
+	for _, s := range d.servers {
+		lines = append(lines, indent+st.subject.Render(human.Line(human.Visible(s), max(width-4, 10))))
+	}
+	k := func(b key.Binding, text string) string { return st.key.Render(b.Help().Key) + " " + text }
+	return strings.Join(append(lines, joinWrapped([]string{k(keys.Allow, "start them, and remember these servers"),
+		k(keys.Interrupt, "not now")}, st.meta.Render("  ·  "), width)...), "\n")
+}
+
+// mcpTrusted ends /mcp trust, or the start-up question: the trust was kept
+// (or could not be).
+type mcpTrusted struct{ err error }
+
+// trustMCP starts the project's servers and keeps the trust given, for
+// these very servers, in the trust file.
+func (m *model) trustMCP() tea.Cmd {
+	mgr, keep := m.opts.MCP, m.opts.TrustProject
+	return func() tea.Msg {
+		mgr.Trust()
+		var err error
+		if keep != nil {
+			err = keep()
+		}
+		return mcpTrusted{err}
+	}
+}
+
+func (m *model) mcpTrustedMsg(msg mcpTrusted) {
+	if msg.err != nil {
+		m.notice(noticeWarn, "", "The project's MCP servers start now, but lathe will ask again next time: "+msg.err.Error())
+		return
+	}
+	m.notice(noticeInfo, "", "Starting the project's MCP servers; their tools join the next request once they are ready.")
+}
+
+// cmdMCP is /mcp: the servers, their state, tools and share of the
+// window; /mcp on NAME, /mcp off NAME, /mcp reload, /mcp trust.
+func (m *model) cmdMCP(arg string) tea.Cmd {
+	mgr := m.opts.MCP
+	if mgr == nil {
+		m.notice(noticeInfo, "", "No MCP server is configured: add one under [mcp.servers.NAME] in your config.")
+		return nil
+	}
+	verb, name, _ := strings.Cut(arg, " ")
+	name = strings.TrimSpace(name)
+	switch verb {
+	case "":
+		m.transcript.add(m.mcpTable())
+		return nil
+	case "trust":
+		if len(mgr.Untrusted()) == 0 {
+			m.notice(noticeInfo, "", "No project MCP server waits for trust.")
+			return nil
+		}
+		return m.trustMCP()
+	case "on", "off":
+		if m.refuseBusy() {
+			return nil
+		}
+		m.op = opMCP
+		on := verb == "on"
+		return func() tea.Msg { return mcpToggled{name: name, on: on, err: mgr.SetEnabled(name, on)} }
+	case "reload":
+		if m.refuseBusy() {
+			return nil
+		}
+		m.op = opMCP
+		ctx, session := m.ctx, m.session
+		return func() tea.Msg {
+			mgr.Reload(ctx)
+			notes, err := session.ReloadTools(ctx)
+			return mcpReloaded{notes: notes, err: err}
+		}
+	}
+	m.notice(noticeWarn, "", "/mcp takes on NAME, off NAME, reload or trust")
+	return nil
+}
+
+// mcpTable lists the servers: state, tools, and what their schemas take
+// of the window.
+func (m *model) mcpTable() *tableItem {
+	item := &tableItem{title: "MCP servers"}
+	numCtx := m.info.NumCtx
+	for _, s := range m.opts.MCP.Servers() {
+		state := string(s.State)
+		if s.Why != "" && s.State != mcp.StateReady {
+			state += ": " + s.Why
+		}
+		if s.State == mcp.StateReady {
+			state += " · " + human.Plural(len(s.Tools), "tool") + " · ~" + human.Thousands(s.Tokens) + " tokens"
+			if numCtx > 0 {
+				state += fmt.Sprintf(" (%.1f%% of the window)", float64(s.Tokens)*100/float64(numCtx))
+			}
+		}
+		item.rows = append(item.rows, [2]string{s.Name, state})
+	}
+	item.foot = "/mcp off NAME and /mcp on NAME turn a server off or on for this session; /mcp reload starts the failed ones again and reads every list anew (the next request reads the whole prompt once)."
+	if len(m.opts.MCP.Untrusted()) > 0 {
+		item.foot += " /mcp trust starts the project's servers."
+	}
+	return item
+}
+
+// mcpToggled ends /mcp on or off.
+type mcpToggled struct {
+	name string
+	on   bool
+	err  error
+}
+
+func (m *model) mcpToggledMsg(msg mcpToggled) tea.Cmd {
+	m.op = ""
+	switch {
+	case msg.err != nil:
+		m.notice(noticeWarn, "", sentence(msg.err.Error()))
+	case msg.on:
+		m.notice(noticeInfo, "", fmt.Sprintf("Starting the MCP server %s; its tools join the next request once it is ready.", msg.name))
+	default:
+		m.notice(noticeInfo, "", fmt.Sprintf("The MCP server %s is off for this session; its tools leave the next request.", msg.name))
+	}
+	return m.next()
+}
+
+// mcpReloaded ends /mcp reload.
+type mcpReloaded struct {
+	notes []string
+	err   error
+}
+
+func (m *model) mcpReloadedMsg(msg mcpReloaded) tea.Cmd {
+	m.op = ""
+	switch {
+	case msg.err != nil:
+		m.notice(noticeError, "Cannot reload the MCP tools", msg.err.Error())
+	case len(msg.notes) == 0:
+		m.notice(noticeInfo, "", "The MCP tools are as they were.")
+	default:
+		for _, n := range msg.notes {
+			m.notice(noticeInfo, "", sentence(n))
+		}
+	}
+	return m.next()
+}

@@ -1,0 +1,201 @@
+package ui
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	tea "charm.land/bubbletea/v2"
+
+	"lathe/orchestrator/session"
+	"lathe/prompts"
+	"lathe/prompts/human"
+)
+
+// Memory is what /search and /memory reach: the saved messages and the
+// facts remembered (session/sqlite's DB).
+type Memory interface {
+	Search(ctx context.Context, q session.SearchQuery) ([]session.Hit, error)
+	Facts(ctx context.Context, dir string) ([]session.Fact, error)
+	EditFact(ctx context.Context, dir string, id int64, text string, at time.Time) error
+	DeleteFact(ctx context.Context, dir string, id int64) error
+}
+
+// searchPicker lists the messages /search found; Enter resumes the
+// session of the one chosen, at that message.
+type searchPicker struct {
+	listPanel
+	hits []session.Hit
+}
+
+type (
+	// searchMsg carries what /search found.
+	searchMsg struct {
+		query string
+		hits  []session.Hit
+		err   error
+	}
+	// factsMsg carries the facts /memory lists.
+	factsMsg struct {
+		facts []session.Fact
+		err   error
+	}
+	// factChanged ends /memory rm and /memory edit.
+	factChanged struct {
+		done string // what was done, for the notice
+		err  error
+	}
+)
+
+func (m *model) cmdSearch(arg string) tea.Cmd {
+	mem := m.opts.Memory
+	query := strings.TrimSpace(arg)
+	switch {
+	case mem == nil:
+		m.notice(noticeWarn, "", "sessions are not being saved, so there is nothing to search")
+		return nil
+	case query == "":
+		m.setStatusNote("/search WORDS: the words to look for")
+		return nil
+	case m.refuseBusy():
+		return nil
+	}
+	m.search = &searchPicker{listPanel: listPanel{title: fmt.Sprintf("Messages of this directory's sessions holding %q", query),
+		waiting: "searching…", empty: "no saved message holds them", action: "resume there", loading: true}}
+	ctx, dir := m.ctx, m.opts.Dir
+	return func() tea.Msg {
+		hits, err := mem.Search(ctx, session.SearchQuery{Text: query, Dir: dir, Limit: 50})
+		return searchMsg{query, hits, err}
+	}
+}
+
+func (m *model) searched(msg searchMsg) {
+	if m.search == nil {
+		return
+	}
+	if msg.err != nil {
+		m.search = nil
+		m.notice(noticeError, "Cannot search", msg.err.Error())
+		return
+	}
+	m.search.hits = msg.hits
+	m.search.loaded(len(msg.hits), 0)
+}
+
+// searchKey moves through the hits; Enter resumes the session of the one
+// chosen, scrolled to it.
+func (m *model) searchKey(msg tea.KeyPressMsg) tea.Cmd {
+	p := m.search
+	chosen, closed := p.key(msg, m.keys)
+	if closed || chosen {
+		m.search = nil
+	}
+	if !chosen {
+		return nil
+	}
+	h, ctx, st := p.hits[p.cursor], m.ctx, m.opts.Catalog
+	if h.SessionID == m.session.Snapshot().ID {
+		if !m.revealSeq(h.Seq) {
+			m.setStatusNote("that message is in this session")
+		}
+		return nil
+	}
+	if st == nil {
+		return nil
+	}
+	return func() tea.Msg {
+		saved, err := st.Load(ctx, h.SessionID)
+		return sessionLoaded{saved: saved, err: err, at: h.Seq, atSet: true}
+	}
+}
+
+// row is a hit as the picker shows it: the session, the message's age
+// and role, the words around what was found.
+func (p *searchPicker) row(i int, now time.Time, st *theme) string {
+	h := p.hits[i]
+	snippet := h.SnippetWith("", "")
+	return fmt.Sprintf("%s  %5s  %-9s %s — %s", session.ShortID(h.SessionID), human.Ago(now.Sub(h.Created)),
+		h.Role, h.Title, snippet)
+}
+
+// revealSeq scrolls the transcript to the message seq of the session
+// shown from its history; false when it is not there (the session was
+// not resumed, or the message came after).
+func (m *model) revealSeq(seq int) bool {
+	i, ok := m.seqItems[seq]
+	if !ok || i >= len(m.transcript.items) {
+		return false
+	}
+	m.transcript.revealTop(i)
+	return true
+}
+
+// cmdMemory lists the facts remembered about the directory, or with "rm
+// N" forgets one, with "edit N TEXT" rewrites one.
+func (m *model) cmdMemory(arg string) tea.Cmd {
+	mem := m.opts.Memory
+	if mem == nil {
+		m.notice(noticeWarn, "", "sessions are not being saved, so nothing is remembered")
+		return nil
+	}
+	ctx, dir, now := m.ctx, m.opts.Dir, m.now()
+	verb, rest, _ := strings.Cut(strings.TrimSpace(arg), " ")
+	switch verb {
+	case "":
+		return func() tea.Msg {
+			facts, err := mem.Facts(ctx, dir)
+			return factsMsg{facts, err}
+		}
+	case "rm", "edit":
+		idText, text, _ := strings.Cut(strings.TrimSpace(rest), " ")
+		id, err := strconv.ParseInt(idText, 10, 64)
+		if err != nil || verb == "edit" && strings.TrimSpace(text) == "" {
+			m.setStatusNote("/memory " + verb + " N" + map[string]string{"rm": "", "edit": " TEXT"}[verb] + ": N is a fact's number in /memory")
+			return nil
+		}
+		return func() tea.Msg {
+			if verb == "rm" {
+				return factChanged{fmt.Sprintf("Forgot fact %d.", id), mem.DeleteFact(ctx, dir, id)}
+			}
+			return factChanged{fmt.Sprintf("Fact %d rewritten.", id), mem.EditFact(ctx, dir, id, text, now)}
+		}
+	}
+	m.setStatusNote("/memory, /memory rm N or /memory edit N TEXT")
+	return nil
+}
+
+func (m *model) factsListed(msg factsMsg) {
+	if msg.err != nil {
+		m.notice(noticeError, "Cannot list the facts", msg.err.Error())
+		return
+	}
+	if len(msg.facts) == 0 {
+		m.notice(noticeInfo, "", "Nothing is remembered about this directory. The model proposes facts in build mode; you approve each.")
+		return
+	}
+	texts := make([]string, len(msg.facts))
+	for i, f := range msg.facts {
+		texts[i] = f.Text
+	}
+	left := prompts.FactsLeftOut(texts)
+	item := &tableItem{title: "Remembered about this directory, oldest first"}
+	for i, f := range msg.facts {
+		text := f.Text
+		if i < left {
+			text += " (left out of the prompt for room)"
+		}
+		item.rows = append(item.rows, [2]string{strconv.FormatInt(f.ID, 10), text})
+	}
+	item.foot = "They go into the system prompt of new conversations (/new). /memory rm N forgets one, /memory edit N TEXT rewrites it."
+	m.transcript.add(item)
+}
+
+func (m *model) factChangedMsg(msg factChanged) {
+	if msg.err != nil {
+		m.notice(noticeError, "", msg.err.Error())
+		return
+	}
+	m.notice(noticeInfo, "", msg.done+" New conversations (/new) see the change.")
+}

@@ -1,0 +1,334 @@
+package ui
+
+import (
+	"cmp"
+	"context"
+	"io"
+	"lathe/config"
+	"lathe/ui/markdown"
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
+
+	tea "charm.land/bubbletea/v2"
+	"charm.land/lipgloss/v2"
+
+	"lathe/orchestrator"
+	"lathe/orchestrator/mode"
+	"lathe/orchestrator/provider"
+	"lathe/orchestrator/session"
+	"lathe/tools"
+	"lathe/tools/mcp"
+)
+
+// Options is what the interactive mode runs with.
+type Options struct {
+	// Engine configures each session; the TUI adds its own approver in
+	// front of Engine.Approver's place.
+	Engine orchestrator.Options
+	// Puller downloads a missing model; nil when the server cannot.
+	Puller provider.Puller
+	// Suggested is the model to offer pulling when none is installed;
+	// empty for a server lathe cannot pull into (OpenAI-compatible), for
+	// which nothing is offered.
+	Suggested string
+	// Server names the model's server on screens ("http://127.0.0.1:11434").
+	Server string
+	// Catalog lists and loads saved sessions; nil when none are kept.
+	Catalog session.Catalog
+	// Resume is a saved session to continue; nil starts a new one.
+	Resume *session.Saved
+	Dir    string // the working directory
+	Home   string // shown as "~" in the status line
+	// NoColor picks a markdown style without colour; the renderer drops
+	// colours by itself.
+	NoColor bool
+	// Input and Output are the terminal's; nil means the process's own.
+	// Once the program ends, a hint to resume the session goes to Output
+	// (none when it is nil). The size is for tests.
+	Input         io.Reader
+	Output        io.Writer
+	Width, Height int
+	// Environ is the environment, from which the colour profile is read.
+	Environ []string
+	// FPS is how many frames a second are drawn at most (1 to 120); zero
+	// means config.DefaultFPS.
+	FPS int
+	// Warnings are what lathe noticed at start that does not stop it (a
+	// project's approval rules ignored, AGENTS.md cut): shown first.
+	Warnings []string
+	// Indexer, when set, brings the code index up to date in the
+	// background while the model is idle.
+	Indexer Indexer
+	// Memory, when set, is what /search and /memory reach.
+	Memory Memory
+	// MCP runs the MCP servers, whose tools Engine.Extra offers; nil when
+	// none is configured. MCPNotices are what they do in the background.
+	MCP        *mcp.Manager
+	MCPNotices <-chan mcp.Notice
+	// TrustProject keeps the user's trust in the project's MCP servers,
+	// for the next start.
+	TrustProject func() error
+}
+
+// model is the root of the TUI: it routes messages, owns the layout, and
+// holds the session.
+type model struct {
+	ctx      context.Context
+	opts     Options
+	keys     keyMap
+	st       theme
+	md       *markdown.Renderer // created by the first answer
+	bridge   *bridge
+	approver *dialogApprover
+	reviewer *dialogReviewer
+	session  *orchestrator.Session
+	every    *tools.Registry // the tools of every mode
+	now      func() time.Time
+
+	width, height int
+	phase         phase
+	info          provider.ModelInfo
+	startErr      error
+	offer         string // the model a pull is offered for
+	retries       int    // how often the user retried reaching the server
+	retrying      bool   // a retry is under way
+	pull          *pullState
+
+	transcript  transcript
+	input       input
+	dialog      dialog
+	picker      *modelPicker
+	completion  int    // the highlighted completion
+	popupClosed bool   // Esc closed the completion popup; an edit opens it again
+	bottomView  string // the bottom panel, rendered by layout
+
+	resumed  *session.Saved // shown once the session is prepared
+	titled   bool           // the model was asked for a title
+	sessions *sessionPicker
+	rewind   *rewindPicker
+
+	stopPreload context.CancelFunc    // stops the model's background load
+	loading     string                // the model being loaded in the background
+	spill       *orchestrator.Spill   // a window that fits the GPU, to offer after the run
+	op          string                // what is under way besides a request (see busy); "" for nothing
+	queued      []orchestrator.Prompt // prompts typed while something was under way, sent in order
+	clipboard   *clipboardSetup       // in tests, the clipboard tools; nil: the system's
+
+	mode   modeState
+	gate   *idleGate  // open while the model is idle, for the indexer
+	index  indexState // the background indexing
+	search *searchPicker
+	// seqItems maps a message of the session shown from its history to
+	// its item in the transcript; resumeAt is the message to show first
+	// once a session loaded from /search is (-1: none).
+	seqItems map[int]int
+	resumeAt int
+	run      *runState
+	runs     sync.WaitGroup
+	usage    usage
+	status   statusMemo
+	rule     struct {
+		width int
+		line  string
+	} // the rule above the input, rendered once per width
+	quitArmed bool // a second Ctrl+C quits, until quitAt+quitWindow
+	quitAt    time.Time
+	note      string
+	title     string // the session's title, once the model gave one
+	frame     int
+	ticking   bool
+	interval  time.Duration // between two frames: a second / Options.FPS
+	pace      pacer
+	program   *tea.Program // set before it runs, for the pacer
+}
+
+// runState is a prompt being answered.
+type runState struct {
+	cancel   context.CancelFunc
+	prompt   orchestrator.Prompt // what was sent
+	turn     int
+	answer   int // transcript index of this turn's answer; -1 for none
+	thinking int // transcript index of this turn's thinking; -1 for none
+	plan     int // transcript index of the plan proposed last; -1 for none
+	cards    map[int]int
+	dirty    map[int]bool // items changed since the last frame
+	stopping bool         // interrupted, waiting for the run to end
+	arrived  bool         // the model sent something: text, thinking, a call
+	asking   bool         // a request is out, its reply not complete
+	streamed bool         // the reply has sent a token
+	heard    time.Time    // when the request went out, or its last token came
+	waitFor  string       // what the request waits for before its first token
+}
+
+func newModel(ctx context.Context, opts Options) *model {
+	st := newTheme(opts.NoColor, true)
+	m := &model{
+		ctx:    ctx,
+		opts:   opts,
+		keys:   newKeyMap(),
+		st:     st,
+		now:    opts.Engine.Now,
+		width:  max(opts.Width, 20),
+		height: max(opts.Height, 10),
+	}
+	if m.now == nil {
+		m.now = time.Now
+	}
+	m.interval = time.Second / time.Duration(cmp.Or(opts.FPS, config.DefaultFPS))
+	m.bridge = newBridge(m.interval)
+	// The renderer starts fast (tui.go): the first idle check slows it.
+	m.pace.frame, m.pace.echo = m.interval, echoInterval
+	m.gate = newIdleGate()
+	m.resumeAt = -1
+	m.every = mode.Every(opts.Engine.Tools)
+	m.approver = &dialogApprover{b: m.bridge}
+	m.reviewer = &dialogReviewer{b: m.bridge}
+	m.transcript = newTranscript(&m.st)
+	m.input = newInput(m.keys)
+	for _, w := range opts.Warnings {
+		m.notice(noticeWarn, "", w)
+	}
+	m.session = m.newSession()
+	m.syncMode()
+	m.mode.item, m.mode.shown = -1, "build" // a mode chosen at start is told with the first prompt
+	m.offerTrust()
+	if saved := opts.Resume; saved != nil {
+		_ = m.session.ResumeFrom(*saved) // a new session is idle
+		m.titled = true
+	}
+	m.layout()
+	return m
+}
+
+// newSession builds a session that asks the user what the config does
+// not allow.
+func (m *model) newSession() *orchestrator.Session {
+	o := m.opts.Engine
+	o.Approver = m.approvals()
+	o.Previews = true
+	o.Reviewer = m.reviewer
+	return orchestrator.New(o)
+}
+
+// approvals decides on calls: the config's rules (--yes included), then
+// the user, through the dialog. A command the sandbox blocked something
+// of the last time it ran goes to the user whatever the rules say.
+func (m *model) approvals() orchestrator.Approver {
+	a := m.opts.Engine.Config.Approval
+	return orchestrator.Rules{All: a.All, Tools: a.Tools, Commands: a.Commands, Next: m.approver}
+}
+
+// Init asks Ollama about the model, listens to the engine, asks the
+// terminal for its background colour, and reads the prompts of earlier
+// sessions.
+func (m *model) Init() tea.Cmd {
+	return tea.Batch(m.prepare(), m.bridge.wait(), tea.RequestBackgroundColor, m.loadPrompts(), m.listenMCP(), m.startMCP())
+}
+
+// promptHistory is how many prompts of earlier sessions Up can recall.
+const promptHistory = 500
+
+// promptsMsg carries the prompts of earlier sessions in the directory,
+// newest first.
+type promptsMsg struct{ prompts []string }
+
+// loadPrompts reads the prompts of earlier sessions in the directory, for
+// Up to recall; nil when no sessions are kept.
+func (m *model) loadPrompts() tea.Cmd {
+	catalog := m.opts.Catalog
+	if catalog == nil {
+		return nil
+	}
+	ctx, dir, log := m.ctx, m.opts.Dir, m.opts.Engine.Log
+	return func() tea.Msg {
+		list, err := catalog.Prompts(ctx, dir, promptHistory)
+		if err != nil {
+			log.Warn().Err(err).Msg("prompt history")
+			return nil
+		}
+		return promptsMsg{list}
+	}
+}
+
+// View joins what Update prepared: the transcript window, the bottom
+// panel (input, dialog or picker), and the status line.
+func (m *model) View() tea.View {
+
+	var content string
+	if screen, ok := m.screen(); ok {
+		content = screen
+	} else {
+		content = m.transcript.view() + "\n" + m.bottomView + "\n" + m.statusLine()
+	}
+	v := tea.NewView(content)
+	v.AltScreen = true
+	v.MouseMode = tea.MouseModeCellMotion
+	v.WindowTitle = "lathe · " + filepath.Base(m.opts.Dir)
+	if m.title != "" {
+		v.WindowTitle = "lathe · " + m.title
+	}
+	return v
+}
+
+// bottom is the panel under the transcript.
+func (m *model) bottom() string {
+	room := m.height / 2
+	switch {
+	case m.dialog != nil:
+		return m.dialog.view(m.width, room, &m.st, m.keys)
+	case m.picker != nil:
+		return m.picker.view(m.width, room, &m.st, func(i int) string { return m.picker.row(i, m.info.Name, &m.st) })
+	case m.sessions != nil:
+		now, id := time.Now(), m.session.Snapshot().ID
+		return m.sessions.view(m.width, room, &m.st, func(i int) string { return m.sessions.row(i, id, now) })
+	case m.rewind != nil:
+		return m.rewind.view(m.width, room, &m.st, m.rewind.row)
+	case m.search != nil:
+		now := time.Now()
+		return m.search.view(m.width, room, &m.st, func(i int) string { return m.search.row(i, now, &m.st) })
+	}
+	var lines []string
+	if w := m.waiting(); w != "" {
+		lines = append(lines, w)
+	}
+	if m.rule.width != m.width {
+		m.rule.width, m.rule.line = m.width, m.st.rule.Render(strings.Repeat("─", m.width))
+	}
+	lines = append(append(lines, m.rule.line), m.queueView()...)
+	in := m.input.view()
+	// The popup leaves a line of transcript and the status line, and takes
+	// at most half the screen.
+	rows := min(m.height/2-2, m.height-2-len(lines)-lipgloss.Height(in))
+	lines = append(lines, m.popupView(rows)...)
+	return strings.Join(append(lines, in), "\n")
+}
+
+// layout sizes the parts after anything that may change them, and renders
+// the bottom panel for View.
+func (m *model) layout() {
+	m.input.setWidth(m.width)
+	m.bottomView = m.bottom()
+	m.transcript.setSize(m.width-2, m.height-strings.Count(m.bottomView, "\n")-2)
+	m.transcript.settle()
+}
+
+// notice adds a notice to the transcript, unless the transcript ends
+// with the same one: a warning repeated, a command run twice.
+func (m *model) notice(kind noticeKind, title, text string) {
+	if n := len(m.transcript.items); n > 0 {
+		if last, ok := m.transcript.items[n-1].(*noticeItem); ok && last.kind == kind && last.title == title && last.text == text {
+			return
+		}
+	}
+	m.transcript.add(&noticeItem{kind: kind, title: title, text: text})
+}
+
+// quit ends the program; a running request is cancelled first.
+func (m *model) quit() tea.Cmd {
+	if m.run != nil {
+		m.run.cancel()
+	}
+	return tea.Quit
+}

@@ -1,0 +1,408 @@
+package ui
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"charm.land/bubbles/v2/key"
+	tea "charm.land/bubbletea/v2"
+	"charm.land/lipgloss/v2"
+
+	"lathe/orchestrator"
+	"lathe/orchestrator/mode"
+	"lathe/orchestrator/plan"
+	"lathe/prompts/human"
+)
+
+// modeHelp says what each mode does, for /mode and the notices of a
+// switch.
+var modeHelp = map[string]string{
+	"build": "every tool; changes files and runs commands, asking first as configured",
+	"plan":  "read-only tools; the model investigates and proposes a plan for you to approve",
+	"ask":   "read-only tools; the model answers questions about the code",
+}
+
+// modeState is the session's mode as the TUI shows it. The engine's
+// goroutine changes the session's mode during a run, so the TUI keeps its
+// own copy, moved on by events.
+type modeState struct {
+	name  string
+	plan  *plan.Plan // build mode's plan, a copy
+	item  int        // transcript index of the plan being carried out; -1 for none
+	shown string     // the mode the transcript last said the session was in
+}
+
+// syncMode reads the session's mode.
+func (m *model) syncMode() {
+	snap := m.session.Snapshot()
+	m.mode.name, m.mode.plan = snap.Mode, snap.Plan.Clone()
+}
+
+// currentMode is the session's mode as the TUI knows it.
+func (m *model) currentMode() mode.Mode {
+	md, err := mode.Parse(m.mode.name)
+	if err != nil {
+		return mode.Build{}
+	}
+	if m.mode.plan != nil {
+		return mode.Build{Plan: m.mode.plan}
+	}
+	return md
+}
+
+// setMode switches the session to mode, the user's choice; with say, the
+// transcript tells so at once, else with the next prompt.
+func (m *model) setMode(md mode.Mode, reason string, say bool) tea.Cmd {
+	if m.refuseBusy() {
+		return nil
+	}
+	m.op = opMode
+	ctx, session, hadPlan := m.ctx, m.session, m.mode.plan != nil
+	return func() tea.Msg {
+		return modeSet{err: session.SetMode(ctx, md, reason), say: say, hadPlan: hadPlan}
+	}
+}
+
+// modeSet ends a mode change: the session saved it (or failed to).
+type modeSet struct {
+	err     error
+	say     bool // tell it in the transcript now, not with the next prompt
+	hadPlan bool
+}
+
+func (m *model) modeSet(msg modeSet) tea.Cmd {
+	m.op, m.note = "", ""
+	if msg.err != nil {
+		m.notice(noticeError, "Cannot change the mode", msg.err.Error())
+		return m.next()
+	}
+	m.syncMode()
+	m.mode.item = -1
+	note := m.mode.name + " mode: " + modeHelp[m.mode.name]
+	if msg.hadPlan {
+		note += " (the plan is dropped)"
+	}
+	if msg.say {
+		m.mode.shown = m.mode.name
+		m.notice(noticeInfo, "", "▸ "+note+".")
+	} else {
+		m.setStatusNote(m.mode.name + " mode")
+	}
+	return m.next()
+}
+
+// cycleMode is Shift+Tab: the next mode, told with the next prompt.
+func (m *model) cycleMode() tea.Cmd {
+	return m.setMode(mode.Next(m.currentMode()), "shift+tab", false)
+}
+
+func (m *model) cmdMode(arg string) tea.Cmd {
+	if arg == "" {
+		item := &tableItem{title: "Modes", foot: "/mode NAME switches; " + m.keys.CycleMode.Help().Key + " cycles."}
+		for _, name := range mode.Names() {
+			mark := "  "
+			if name == m.mode.name {
+				mark = "› "
+			}
+			item.rows = append(item.rows, [2]string{mark + name, modeHelp[name]})
+		}
+		m.transcript.add(item)
+		return nil
+	}
+	md, err := mode.Parse(arg)
+	if err != nil {
+		m.notice(noticeWarn, "", err.Error())
+		return nil
+	}
+	if md.Name() == m.mode.name {
+		m.notice(noticeInfo, "", "Already in "+md.Name()+" mode.")
+		return nil
+	}
+	return m.setMode(md, "/mode "+md.Name(), true)
+}
+
+// sayMode tells, before a prompt, the mode the user switched to since
+// the transcript last said.
+func (m *model) sayMode() {
+	if m.mode.name != m.mode.shown {
+		m.notice(noticeInfo, "", "▸ "+m.mode.name+" mode: "+modeHelp[m.mode.name]+".")
+		m.mode.shown = m.mode.name
+	}
+}
+
+// modeChanged follows a transition the model made.
+func (m *model) modeChanged(e orchestrator.ModeChanged) {
+	m.mode.name, m.mode.plan, m.mode.shown = e.To, e.Plan, e.To
+	why := e.Reason
+	if e.Plan != nil {
+		why = "the plan was approved; the model carries it out and checks off its steps"
+		if r := m.run; r != nil && r.plan >= 0 {
+			m.transcript.items[r.plan].(*planItem).set(e.Plan, planApproved)
+			r.dirty[r.plan] = true
+			m.mode.item = r.plan
+		}
+	}
+	m.notice(noticeInfo, "", "▸ "+e.To+" mode: "+why+".")
+}
+
+// planProposed shows a plan the model proposed; a dialog asks about it
+// next.
+func (m *model) planProposed(e orchestrator.PlanProposed) {
+	r := m.run
+	if r == nil {
+		return
+	}
+	r.arrived = true
+	m.replied()
+	m.endThinking()
+	m.endAnswer()
+	m.transcript.add(&planItem{plan: e.Plan, state: planProposed})
+	r.plan = len(m.transcript.items) - 1
+}
+
+// planUpdated moves the checklist on.
+func (m *model) planUpdated(e orchestrator.PlanUpdated) {
+	m.mode.plan = e.Plan
+	if i := m.mode.item; i >= 0 && i < len(m.transcript.items) {
+		if p, ok := m.transcript.items[i].(*planItem); ok {
+			p.set(e.Plan, planApproved)
+			if r := m.run; r != nil {
+				r.dirty[i] = true
+			} else {
+				m.transcript.changed(i)
+			}
+		}
+	}
+}
+
+// planReviewed marks the proposed plan with the user's verdict.
+func (m *model) planReviewed(rv mode.Verdict) {
+	r := m.run
+	if r == nil || r.plan < 0 {
+		return
+	}
+	p := m.transcript.items[r.plan].(*planItem)
+	switch rv.Decision {
+	case mode.Reject:
+		p.state, p.feedback = planRejected, rv.Feedback
+	case mode.Keep:
+		p.state = planKept
+	}
+	r.dirty[r.plan] = true
+}
+
+// modeStatus is the status line's mode, styled: "plan", "build · plan
+// 2/5". Plan and ask mode stand out; build mode is the usual one.
+func (m *model) modeStatus(s statusState) string {
+	style := m.st.status
+	switch s.mode {
+	case "plan":
+		style = m.st.modePlan
+	case "ask":
+		style = m.st.modeAsk
+	}
+	out := style.Render(s.mode)
+	if s.planLen > 0 {
+		out += m.st.status.Render(fmt.Sprintf(" · plan %d/%d", s.planDone, s.planLen))
+	}
+	return out
+}
+
+// planAsk is a proposed plan waiting for the user's review.
+type planAsk struct {
+	plan  plan.Plan
+	reply chan mode.Verdict // buffered: answering never blocks
+}
+
+// dialogReviewer asks the user about proposed plans through the TUI.
+type dialogReviewer struct{ b *bridge }
+
+// Review implements orchestrator.Reviewer.
+func (r *dialogReviewer) Review(ctx context.Context, p plan.Plan) (mode.Verdict, error) {
+	ask := planAsk{plan: p, reply: make(chan mode.Verdict, 1)}
+	return askUser(ctx, r.b, ask, ask.reply)
+}
+
+// startAsk is a start_task waiting for the user: may ask mode give way to
+// build mode, to work on goal?
+type startAsk struct {
+	goal  string
+	reply chan mode.Verdict // buffered: answering never blocks
+}
+
+// StartTask implements orchestrator.Reviewer.
+func (r *dialogReviewer) StartTask(ctx context.Context, goal string) (mode.Verdict, error) {
+	ask := startAsk{goal: goal, reply: make(chan mode.Verdict, 1)}
+	return askUser(ctx, r.b, ask, ask.reply)
+}
+
+// startDialog asks whether ask mode may switch to build mode to work on
+// the model's goal, or stay, with a reason for the model.
+type startDialog struct {
+	ask    startAsk
+	reason reasonField // why it stays
+}
+
+func newStartDialog(ask startAsk) *startDialog {
+	return &startDialog{ask: ask, reason: newReasonField("reason: ", "optional, the model sees it; enter keeps ask mode")}
+}
+
+func (d *startDialog) update(msg tea.KeyPressMsg, keys keyMap) (bool, tea.Cmd) {
+	if d.reason.open {
+		text, sent, cmd := d.reason.update(msg, keys)
+		if sent {
+			d.ask.reply <- mode.Verdict{Decision: mode.Reject, Feedback: text}
+			return true, nil
+		}
+		return false, cmd
+	}
+	switch {
+	case key.Matches(msg, keys.Allow):
+		d.ask.reply <- mode.Verdict{Decision: mode.Approve}
+		return true, nil
+	case key.Matches(msg, keys.Deny):
+		return false, d.reason.start()
+	case key.Matches(msg, keys.Interrupt):
+		d.ask.reply <- mode.Verdict{Decision: mode.Reject}
+		return true, nil
+	}
+	return false, nil
+}
+
+func (d *startDialog) hint() string { return "leave ask mode?" }
+
+func (d *startDialog) cancel() { d.ask.reply <- mode.Verdict{Decision: mode.Reject} }
+
+func (d *startDialog) view(width, _ int, st *theme, keys keyMap) string {
+	lines := append([]string{st.rule.Render(strings.Repeat("─", width))},
+		wrap("? Leave ask mode for build mode, to work on this?", width, " ", "   ", st.dialogTitle)...)
+	lines = append(lines, wrap(human.Visible(d.ask.goal), width, "   ", "   ", st.plain)...)
+	if d.reason.open {
+		return strings.Join(append(lines, d.reason.view(width)), "\n")
+	}
+	k := func(b key.Binding, text string) string { return st.key.Render(b.Help().Key) + " " + text }
+	return strings.Join(append(lines, joinWrapped([]string{
+		k(keys.Allow, "switch to build mode"),
+		k(keys.Deny, "stay, with a reason"),
+		k(keys.Interrupt, "stay"),
+	}, st.meta.Render("  ·  "), width)...), "\n")
+}
+
+// planDialog asks whether to carry out the plan shown above it in the
+// transcript, reject it with feedback, or keep it and stop.
+type planDialog struct {
+	ask      planAsk
+	m        *model      // told the verdict, to mark the plan
+	feedback reasonField // the feedback of a rejection
+}
+
+func newPlanDialog(ask planAsk, m *model) *planDialog {
+	return &planDialog{ask: ask, m: m,
+		feedback: newReasonField("feedback: ", "what to change; enter rejects the plan with it")}
+}
+
+func (d *planDialog) update(msg tea.KeyPressMsg, keys keyMap) (bool, tea.Cmd) {
+	if d.feedback.open {
+		text, sent, cmd := d.feedback.update(msg, keys)
+		if sent {
+			return d.answer(mode.Verdict{Decision: mode.Reject, Feedback: text}), nil
+		}
+		return false, cmd
+	}
+	switch {
+	case key.Matches(msg, keys.Allow):
+		return d.answer(mode.Verdict{Decision: mode.Approve}), nil
+	case key.Matches(msg, keys.Deny):
+		return false, d.feedback.start()
+	case key.Matches(msg, keys.Interrupt):
+		return d.answer(mode.Verdict{Decision: mode.Keep}), nil
+	}
+	return false, nil
+}
+
+func (d *planDialog) answer(rv mode.Verdict) bool {
+	d.ask.reply <- rv
+	d.m.planReviewed(rv)
+	return true
+}
+
+func (d *planDialog) hint() string { return "plan review" }
+
+func (d *planDialog) cancel() { d.ask.reply <- mode.Verdict{Decision: mode.Keep} }
+
+func (d *planDialog) view(width, _ int, st *theme, keys keyMap) string {
+	title := fmt.Sprintf("? Carry out this plan of %s in build mode?", human.Plural(len(d.ask.plan.Steps), "step"))
+	lines := append([]string{st.rule.Render(strings.Repeat("─", width))}, wrap(title, width, " ", "   ", st.dialogTitle)...)
+	if d.feedback.open {
+		return strings.Join(append(lines, d.feedback.view(width)), "\n")
+	}
+	k := func(b key.Binding, text string) string { return st.key.Render(b.Help().Key) + " " + text }
+	return strings.Join(append(lines, joinWrapped([]string{
+		k(keys.Allow, "approve and build"),
+		k(keys.Deny, "reject with feedback"),
+		k(keys.Interrupt, "keep it and stop"),
+	}, st.meta.Render("  ·  "), width)...), "\n")
+}
+
+// planState is where a plan in the transcript stands.
+type planState int
+
+const (
+	planProposed planState = iota
+	planApproved
+	planRejected
+	planKept
+)
+
+// planItem is a plan in the transcript: proposed, then approved (its
+// checklist kept current), rejected or kept for later.
+type planItem struct {
+	plan     *plan.Plan
+	state    planState
+	feedback string
+	r        render
+}
+
+func (p *planItem) set(plan *plan.Plan, state planState) {
+	p.plan, p.state = plan, state
+	p.r.invalidate()
+}
+
+func (p *planItem) invalidate() { p.r.invalidate() }
+
+func (p *planItem) lines(width int, st *theme) []string {
+	if l, ok := p.r.get(width); ok {
+		return l
+	}
+	var label string
+	switch p.state {
+	case planProposed:
+		label = "Plan proposed"
+	case planApproved:
+		label = "Plan"
+	case planRejected:
+		label = "Plan rejected"
+	case planKept:
+		label = "Plan kept: reply to revise it, or /mode build to work without it"
+	}
+	out := []string{indent + st.statusKey.Render("▣ "+label)}
+	out = append(out, wrap(p.plan.Summary, width, indent+"  ", indent+"  ", st.user)...)
+	for i, step := range p.plan.Steps {
+		style := st.notice
+		switch step.Status {
+		case plan.Done:
+			style = st.ok
+		case plan.InProgress:
+			style = st.accent
+		case plan.Skipped:
+			style = st.dim
+		}
+		first := fmt.Sprintf("%s%s %d. ", indent+"  ", style.Render(step.Status.Mark()), i+1)
+		out = append(out, wrap(step.Text, width, first, strings.Repeat(" ", lipgloss.Width(first)), st.plain)...)
+	}
+	if p.state == planRejected && p.feedback != "" {
+		out = append(out, wrap("feedback: "+p.feedback, width, indent+"  ", indent+"  ", st.warn)...)
+	}
+	return p.r.set(width, append(out, ""))
+}

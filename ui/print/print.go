@@ -1,0 +1,223 @@
+// Package print shows a one-shot (-p) run: the answer or a JSON result on
+// stdout, a line per tool call and the warnings on stderr, all from the
+// agent's events; and the list of saved sessions.
+package print
+
+import (
+	"fmt"
+	"io"
+	"lathe/prompts/human"
+	"strings"
+	"sync"
+	"unicode"
+
+	"charm.land/lipgloss/v2"
+	"github.com/charmbracelet/x/ansi"
+
+	"lathe/orchestrator"
+	"lathe/orchestrator/plan"
+)
+
+// Format is a one-shot output format.
+type Format string
+
+const (
+	FormatText       Format = "text"
+	FormatJSON       Format = "json"
+	FormatStreamJSON Format = "stream-json"
+)
+
+// ParseFormat checks an --output-format value.
+func ParseFormat(s string) (Format, error) {
+	switch f := Format(s); f {
+	case FormatText, FormatJSON, FormatStreamJSON:
+		return f, nil
+	}
+	return "", fmt.Errorf("unknown output format %q: use text, json or stream-json", s)
+}
+
+// Printer prints a one-shot run. stdout gets the answer only: the final
+// text, one JSON object, or one JSON event per line. stderr gets a line per
+// tool call and warnings. Thinking is never printed.
+type Printer struct {
+	format   Format
+	stdout   io.Writer
+	stderr   io.Writer
+	marks    marks
+	events   *eventEncoder // stream-json only
+	terminal bool          // stdout is a terminal
+	progress *progress     // nil but in text format on a terminal's stderr
+	mu       sync.Mutex    // the progress line is redrawn between events
+	denied   int           // calls the approval rules did not allow
+}
+
+// Options say where a printer's output goes.
+type Options struct {
+	// Color styles the stderr lines.
+	Color bool
+	// Terminal says that stdout is a terminal: the answer is printed
+	// without the control sequences a model's text may hold.
+	Terminal bool
+	// Progress says that stderr is a terminal: in text format, a line
+	// there shows how long the model has been silent (see progress).
+	Progress bool
+}
+
+// deniedHint follows the first call a one-shot run was not allowed to
+// make: nobody is there to ask.
+const deniedHint = "(lathe -p cannot ask: pass --yes, or allow it with an [approval] rule in your config)"
+
+// New returns a printer.
+func New(format Format, stdout, stderr io.Writer, opts Options) *Printer {
+	h := &Printer{format: format, stdout: stdout, stderr: stderr, marks: newMarks(opts.Color), terminal: opts.Terminal}
+	switch {
+	case format == FormatStreamJSON:
+		h.events = newEventEncoder(stdout)
+	case format == FormatText && opts.Progress:
+		h.progress = &progress{w: stderr, lock: &h.mu}
+	}
+	return h
+}
+
+// Event consumes one agent event.
+func (h *Printer) Event(e orchestrator.Event) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.progress != nil {
+		h.progress.event(e)
+	}
+	switch e := e.(type) {
+	case orchestrator.ToolFinished:
+		fmt.Fprintln(h.stderr, h.marks.toolLine(e))
+		if e.NotApproved {
+			if h.denied++; h.denied == 1 {
+				fmt.Fprintln(h.stderr, deniedHint)
+			}
+		}
+	case orchestrator.Warning:
+		fmt.Fprintln(h.stderr, "lathe: warning: "+e.Text)
+	case orchestrator.Spill:
+		fmt.Fprintf(h.stderr, "lathe: warning: %s: set options.num_ctx in your config to use it\n", e.Text())
+	case orchestrator.Compacted:
+		fmt.Fprintf(h.stderr, "lathe: compacted the conversation: %s summarized for the model (%d → %d tokens)\n",
+			human.Plural(e.Summarized, "older message"), e.Before, e.After)
+	case orchestrator.ModeChanged:
+		fmt.Fprintf(h.stderr, "lathe: %s mode → %s mode (%s)\n", e.From, e.To, human.Line(e.Reason, 100))
+	case orchestrator.ImagesAttached:
+		for _, img := range e.Images {
+			fmt.Fprintf(h.stderr, "lathe: image %s %d×%d (%s, ~%s tokens) sent to the model\n",
+				human.Visible(img.Name), img.Width, img.Height, human.Bytes(int64(img.Bytes)), human.Thousands(img.Tokens))
+		}
+	case orchestrator.ToolsChanged:
+		for _, n := range e.Notes {
+			fmt.Fprintln(h.stderr, "lathe: "+n)
+		}
+	case orchestrator.PlanProposed:
+		fmt.Fprintf(h.stderr, "lathe: plan proposed: %s (%s)\n", human.Line(e.Plan.Summary, 100), human.Plural(len(e.Plan.Steps), "step"))
+	}
+	if h.events != nil {
+		h.events.event(e)
+	}
+}
+
+// Finish prints the run's outcome to stdout: the answer in text format, the
+// result object in the JSON formats. failure is the run's error, if any.
+func (h *Printer) Finish(res orchestrator.Result, failure error) error {
+	if h.progress != nil {
+		h.progress.stop()
+	}
+	if h.format == FormatText {
+		if res.StopReason == orchestrator.StopPlanned {
+			_, err := io.WriteString(h.stdout, PlanText(res.Plan))
+			return err
+		}
+		if res.StopReason != orchestrator.StopDone || res.Text == "" {
+			return nil
+		}
+		text := strings.TrimSpace(res.Text)
+		if h.terminal {
+			text = forTerminal(text)
+		}
+		_, err := fmt.Fprintln(h.stdout, text)
+		return err
+	}
+	return writeJSONLine(h.stdout, newResultJSON(res, h.denied, failure))
+}
+
+// PlanText is a plan as text: its summary, then its numbered steps, each
+// with its status once the plan is under way.
+func PlanText(p *plan.Plan) string {
+	if p == nil {
+		return ""
+	}
+	var b strings.Builder
+	b.WriteString(strings.TrimSpace(p.Summary) + "\n\n")
+	started := false
+	for _, st := range p.Steps {
+		started = started || st.Status != plan.Pending
+	}
+	if started {
+		b.WriteString(p.Checklist())
+		return b.String()
+	}
+	for i, st := range p.Steps {
+		fmt.Fprintf(&b, "%d. %s\n", i+1, st.Text)
+	}
+	return b.String()
+}
+
+// marks styles the per-call lines on stderr.
+type marks struct {
+	ok, failed, denied, name lipgloss.Style
+}
+
+func newMarks(color bool) marks {
+	if !color {
+		return marks{}
+	}
+	return marks{
+		ok:     lipgloss.NewStyle().Foreground(lipgloss.Green),
+		failed: lipgloss.NewStyle().Foreground(lipgloss.Red),
+		denied: lipgloss.NewStyle().Foreground(lipgloss.Yellow),
+		name:   lipgloss.NewStyle().Bold(true),
+	}
+}
+
+// toolLine is "✓ write_file test.txt: created, 1 line (3ms)".
+func (m marks) toolLine(e orchestrator.ToolFinished) string {
+	var mark string
+	switch e.Outcome {
+	case orchestrator.OutcomeOK:
+		mark = m.ok.Render("✓")
+	case orchestrator.OutcomeDenied, orchestrator.OutcomeSkipped, orchestrator.OutcomeInterrupted:
+		mark = m.denied.Render("⊘")
+	default:
+		mark = m.failed.Render("✗")
+	}
+	line := mark + " " + m.name.Render(e.Name)
+	if e.Subject != "" {
+		line += " " + human.Line(e.Subject, 80)
+	}
+	summary := e.Result.Summary
+	if summary == "" {
+		summary = string(e.Outcome)
+	}
+	line += ": " + summary
+	if e.Duration > 0 {
+		line += fmt.Sprintf(" (%s)", human.Duration(e.Duration))
+	}
+	return line
+}
+
+// forTerminal takes out of a model's text what a terminal would act on
+// rather than print: escape sequences (which could set the clipboard,
+// clear the screen or retitle the window) and other control characters
+// but tabs and line feeds.
+func forTerminal(s string) string {
+	return strings.Map(func(r rune) rune {
+		if r != '\n' && r != '\t' && (unicode.IsControl(r) || r == '\u2028' || r == '\u2029') {
+			return -1
+		}
+		return r
+	}, ansi.Strip(s))
+}

@@ -1,0 +1,69 @@
+package print
+
+import (
+	"fmt"
+	"io"
+	"text/tabwriter"
+	"time"
+
+	"lathe/orchestrator/session"
+	"lathe/prompts/human"
+)
+
+// Sessions writes the sessions as a table: id, age, model, messages,
+// how the last run ended, title; with dirs, the directory of each too.
+func Sessions(w io.Writer, list []session.Summary, now time.Time, dirs bool) error {
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	header := "ID\tAGE\tMODEL\tMESSAGES\tLAST RUN\tTITLE"
+	if dirs {
+		header = "ID\tAGE\tMODEL\tMESSAGES\tLAST RUN\tDIR\tTITLE"
+	}
+	fmt.Fprintln(tw, header)
+	for _, s := range list {
+		last := "-"
+		if s.LastRun != nil {
+			last = s.LastRun.Ending()
+		}
+		if s.Undone > 0 {
+			last += fmt.Sprintf(", %d undone", s.Undone)
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%s\t", session.ShortID(s.ID), human.Ago(now.Sub(s.Updated)), s.Model, s.Messages, last)
+		if dirs {
+			fmt.Fprintf(tw, "%s\t", s.Dir)
+		}
+		fmt.Fprintln(tw, s.Title)
+	}
+	return tw.Flush()
+}
+
+// sessionJSON is a session as lathe sessions --json lists it.
+type sessionJSON struct {
+	ID       string    `json:"id"`
+	Title    string    `json:"title"`
+	Dir      string    `json:"dir"`
+	Model    string    `json:"model"`
+	Created  time.Time `json:"created"`
+	Updated  time.Time `json:"updated"`
+	Messages int       `json:"messages"`
+	// LastRun is how the last run ended: its stop reason, or
+	// "interrupted" when the process died; null before any run.
+	LastRun *string `json:"last_run"`
+	// Undone counts the runs taken back (lathe undo, /undo, /rewind).
+	Undone int `json:"undone"`
+}
+
+// SessionsJSON writes the sessions as one JSON array ([] for none), times
+// in UTC.
+func SessionsJSON(w io.Writer, list []session.Summary) error {
+	out := make([]sessionJSON, 0, len(list))
+	for _, s := range list {
+		j := sessionJSON{ID: s.ID, Title: s.Title, Dir: s.Dir, Model: s.Model,
+			Created: s.Created.UTC(), Updated: s.Updated.UTC(), Messages: s.Messages, Undone: s.Undone}
+		if s.LastRun != nil {
+			ending := s.LastRun.Ending()
+			j.LastRun = &ending
+		}
+		out = append(out, j)
+	}
+	return writeIndented(w, out)
+}

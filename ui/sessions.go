@@ -1,0 +1,190 @@
+package ui
+
+import (
+	"fmt"
+	"lathe/prompts/human"
+	"time"
+
+	tea "charm.land/bubbletea/v2"
+
+	"lathe/orchestrator"
+	"lathe/orchestrator/session"
+)
+
+// sessionPicker lists the saved sessions of the working directory and
+// resumes the one chosen. It takes the input's place.
+type sessionPicker struct {
+	listPanel
+	list []session.Summary
+}
+
+type (
+	// sessionsMsg carries the saved sessions, or why they could not be listed.
+	sessionsMsg struct {
+		list []session.Summary
+		err  error
+	}
+	// sessionLoaded carries a saved session to resume; with atSet, the
+	// transcript is shown from message at on (a /search hit).
+	sessionLoaded struct {
+		saved session.Saved
+		err   error
+		at    int
+		atSet bool
+	}
+	// titleMsg carries the title the model gave the session.
+	titleMsg struct{ title string }
+	// compactDone ends a /compact; it comes through the bridge after the
+	// Compacted event.
+	compactDone struct{ err error }
+)
+
+func (m *model) cmdSessions(string) tea.Cmd {
+	st := m.opts.Catalog
+	switch {
+	case m.refuseBusy():
+		return nil
+	case st == nil:
+		m.notice(noticeWarn, "", "sessions are not being saved, so there are none to resume")
+		return nil
+	}
+	m.sessions = &sessionPicker{listPanel: listPanel{title: "Resume a session", waiting: "listing sessions…",
+		empty: "no saved session in this directory", action: "resume", loading: true}}
+	ctx, dir := m.ctx, m.opts.Dir
+	return func() tea.Msg {
+		list, err := st.List(ctx, dir)
+		return sessionsMsg{list, err}
+	}
+}
+
+func (m *model) sessionsListed(msg sessionsMsg) {
+	if m.sessions == nil {
+		return
+	}
+	if msg.err != nil {
+		m.sessions = nil
+		m.notice(noticeError, "Cannot list sessions", msg.err.Error())
+		return
+	}
+	m.sessions.list = msg.list
+	m.sessions.loaded(len(msg.list), 0)
+}
+
+func (m *model) sessionsKey(msg tea.KeyPressMsg) tea.Cmd {
+	p := m.sessions
+	chosen, closed := p.key(msg, m.keys)
+	if closed || chosen {
+		m.sessions = nil
+	}
+	if !chosen {
+		return nil
+	}
+	id, ctx, st := p.list[p.cursor].ID, m.ctx, m.opts.Catalog
+	if id == m.session.Snapshot().ID {
+		m.setStatusNote("already in this session")
+		return nil
+	}
+	return func() tea.Msg {
+		saved, err := st.Load(ctx, id)
+		return sessionLoaded{saved: saved, err: err}
+	}
+}
+
+// sessionLoaded switches to a saved session: a new session value resumes
+// it once prepared.
+func (m *model) sessionLoaded(msg sessionLoaded) tea.Cmd {
+	if msg.err != nil {
+		m.notice(noticeError, "Cannot resume", msg.err.Error())
+		return nil
+	}
+	if msg.saved.Model != "" {
+		m.opts.Engine.Config.Model = msg.saved.Model
+	}
+	m.opts.Engine.Mode = nil // the session goes on in its own mode
+	m.approver.clear()       // what was allowed for the session left was for that one
+	old, ctx := m.session, m.ctx
+	m.session = m.newSession()
+	_ = m.session.ResumeFrom(msg.saved) // a new session is idle
+	m.titled, m.title, m.usage = true, msg.saved.Title, usage{}
+	m.resumeAt = -1
+	if msg.atSet {
+		m.resumeAt = msg.at
+	}
+	prepare := m.prepare()
+	return func() tea.Msg {
+		_ = old.Close(ctx) // busy naming itself: its claim goes when lathe ends
+		return prepare()
+	}
+}
+
+func (m *model) cmdNew(string) tea.Cmd {
+	if m.refuseBusy() {
+		return nil
+	}
+	if err := m.session.Reset(); err != nil {
+		m.setStatusNote(err.Error())
+		return nil
+	}
+	m.approver.clear() // what was allowed for the session was for that one
+	m.syncMode()
+	m.mode.item = -1
+	m.transcript.clear()
+	m.usage, m.titled, m.title = usage{}, false, ""
+	m.notice(noticeInfo, "", "New conversation.")
+	return nil
+}
+
+func (m *model) cmdCompact(string) tea.Cmd {
+	if m.refuseBusy() {
+		return nil
+	}
+	if m.phase != phaseReady {
+		m.setStatusNote("no model is ready yet: /model chooses one")
+		return nil
+	}
+	m.op = opCompact
+	ctx, session, b := m.ctx, m.session, m.bridge
+	m.runs.Add(1)
+	return func() tea.Msg {
+		defer m.runs.Done()
+		b.send(compactDone{session.Compact(ctx, b.emit)})
+		return nil
+	}
+}
+
+// askTitle asks the model, once per session, for a title after its first
+// answer; the session starts with its first prompt as the title.
+func (m *model) askTitle(stop orchestrator.StopReason) tea.Cmd {
+	if m.titled || stop != orchestrator.StopDone || m.opts.Engine.Recorder == nil {
+		return nil
+	}
+	m.titled = true
+	titler := m.session.Titler()
+	if titler == nil {
+		return nil
+	}
+	ctx, log := m.ctx, m.opts.Engine.Log
+	m.runs.Add(1) // quitting waits for it, as for a run
+	return func() tea.Msg {
+		defer m.runs.Done()
+		title, err := titler(ctx)
+		if err != nil {
+			log.Warn().Err(err).Msg("session title")
+		}
+		return titleMsg{title}
+	}
+}
+
+// row is a session as the picker shows it.
+func (p *sessionPicker) row(i int, current string, now time.Time) string {
+	s := p.list[i]
+	last := "-"
+	if s.LastRun != nil {
+		last = string(s.LastRun.Ending())
+	}
+	title := s.Title
+	if s.ID == current {
+		title += " (current)"
+	}
+	return fmt.Sprintf("%s  %5s  %3d msgs  %-11s %s", session.ShortID(s.ID), human.Ago(now.Sub(s.Updated)), s.Messages, last, title)
+}

@@ -1,0 +1,155 @@
+package ui
+
+import (
+	"cmp"
+	"fmt"
+	"lathe/prompts/human"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/charmbracelet/x/ansi"
+)
+
+// usage is what the last reply told about the speed: its decode rate, the
+// share of its prompt the server had cached, and its load when long.
+type usage struct {
+	tokPerSec float64 // of the last reply
+	cached    int     // percent of the prompt; -1 when not known
+	load      time.Duration
+}
+
+// statusState is everything the status line shows. Bubble Tea calls View
+// after every message, a streamed token's included: the line is rendered
+// again only when this changes.
+type statusState struct {
+	model, mode, hint string
+	planDone, planLen int // the plan's progress; planLen 0 without one
+	all               bool
+	used, numCtx      int
+	counted           bool
+	turn              int
+	usage             usage
+	width             int
+}
+
+// statusMemo is the last status line rendered, and what it showed.
+type statusMemo struct {
+	state statusState
+	line  string
+}
+
+// statusLine renders the bottom line: model, mode, directory, context use,
+// turn while running, speed, and a hint or note on the right.
+func (m *model) statusLine() string {
+	s := m.statusState()
+	if m.status.line == "" || s != m.status.state {
+		m.status = statusMemo{s, m.renderStatus(s)}
+	}
+	return m.status.line
+}
+
+func (m *model) statusState() statusState {
+	s := statusState{model: m.info.Name, mode: m.mode.name, hint: m.hint(), all: m.opts.Engine.Config.Approval.All,
+		numCtx: m.info.NumCtx, usage: m.usage, width: m.width}
+	if s.model == "" {
+		s.model = cmp.Or(m.opts.Engine.Config.Model, "no model")
+	}
+	if p := m.mode.plan; p != nil {
+		s.planDone, s.planLen = p.Finished(), len(p.Steps)
+	}
+	if s.numCtx > 0 {
+		// The session's own count: the server's, or "~" an estimate.
+		snap := m.session.Snapshot()
+		s.used, s.counted = snap.Used, snap.Counted
+	}
+	if m.run != nil {
+		s.turn = m.run.turn
+	}
+	return s
+}
+
+func (m *model) renderStatus(s statusState) string {
+	st := &m.st
+	sep := st.status.Render(" · ")
+	parts := []string{st.statusKey.Render(s.model), m.modeStatus(s)}
+	if s.all {
+		parts = append(parts, st.approveAll.Render("--yes"))
+	}
+	if s.numCtx > 0 {
+		approx := ""
+		if s.used > 0 && !s.counted {
+			approx = "~"
+		}
+		parts = append(parts, st.status.Render(fmt.Sprintf("ctx %d%% %s%s/%s",
+			s.used*100/s.numCtx, approx, human.Thousands(s.used), human.Thousands(s.numCtx))))
+	}
+	if s.turn > 0 {
+		parts = append(parts, st.status.Render(fmt.Sprintf("turn %d/%d", s.turn, m.opts.Engine.Config.Limits.MaxTurns)))
+	}
+	if u := s.usage; u.tokPerSec > 0 {
+		speed := fmt.Sprintf("%.0f tok/s", u.tokPerSec)
+		if u.cached >= 0 {
+			speed += fmt.Sprintf(" · cache %d%%", u.cached)
+		}
+		if u.load >= time.Second {
+			speed += " · load " + elapsed(u.load)
+		}
+		parts = append(parts, st.status.Render(speed))
+	}
+	left := " " + strings.Join(parts, sep)
+	right := st.status.Render(s.hint) + " "
+	dir := st.status.Render(shortDir(m.opts.Dir, m.opts.Home))
+	// The directory gives way first, then the end of the left side: the
+	// hint (a note, the key that matters now) is what the user needs.
+	for _, try := range []string{left + sep + dir, left} {
+		if gap := s.width - ansi.StringWidth(try) - ansi.StringWidth(right); gap >= 1 {
+			return try + strings.Repeat(" ", gap) + right
+		}
+	}
+	if room := s.width - ansi.StringWidth(right) - 1; room >= 12 {
+		left = ansi.Truncate(left, room, "…")
+		return left + strings.Repeat(" ", s.width-ansi.StringWidth(left)-ansi.StringWidth(right)) + right
+	}
+	return ansi.Truncate(left, s.width, "…")
+}
+
+// hint is the right side of the status line: a note, or the key that
+// matters now.
+func (m *model) hint() string {
+	switch {
+	case m.note != "":
+		return m.note
+	case m.quitArmed:
+		return "ctrl+c again to quit"
+	case m.dialog != nil:
+		return m.dialog.hint()
+	case m.run != nil && m.run.stopping:
+		return "interrupting…"
+	case m.run != nil:
+		return "esc interrupt"
+	case m.op != "":
+		return m.op + "…"
+	case m.loading != "" && m.run == nil:
+		return "loading " + m.loading + "…"
+	case m.indexNote() != "":
+		return m.indexNote()
+	}
+	return "/help"
+}
+
+// setStatusNote shows a note on the status line until the next key.
+func (m *model) setStatusNote(s string) { m.note = s }
+
+// shortDir writes dir with the home directory as "~".
+func shortDir(dir, home string) string {
+	if home != "" {
+		if rel, err := filepath.Rel(home, dir); err == nil && filepath.IsLocal(rel) {
+			return filepath.Join("~", rel)
+		}
+		if dir == home {
+			return "~"
+		}
+	}
+	return dir
+}

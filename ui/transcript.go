@@ -1,0 +1,297 @@
+package ui
+
+import (
+	"sort"
+	"strings"
+)
+
+// item is one block of the transcript: a prompt, an answer, thinking, a
+// tool card, a notice.
+type item interface {
+	// lines renders the item at width, from its cache while it is valid.
+	// The slice belongs to the item: callers must not modify it.
+	lines(width int, st *theme) []string
+	// invalidate drops the cache: the next lines call renders again.
+	// Streamed content is only rendered then, once a frame.
+	invalidate()
+}
+
+// foldable items can be selected and expanded.
+type foldable interface {
+	item
+	toggle()
+}
+
+// render is an item's render cache: valid for one width until invalidated.
+type render struct {
+	width int
+	lines []string
+	valid bool
+}
+
+func (r *render) get(width int) ([]string, bool) {
+	return r.lines, r.valid && r.width == width
+}
+
+func (r *render) set(width int, lines []string) []string {
+	r.width, r.lines, r.valid = width, lines, true
+	return lines
+}
+
+func (r *render) invalidate() { r.valid = false }
+
+// changed re-renders item i after its content changed.
+func (t *transcript) changed(i int) {
+	t.items[i].invalidate()
+	t.measure(i)
+}
+
+// estimator items can guess their height without rendering.
+type estimator interface {
+	estimate(width int) int
+}
+
+// transcript is the scrollable list of items. It keeps each item's height
+// at the current width and the running sums of heights, so that showing a
+// window costs as much as the window, whatever the length of the session.
+// An item is rendered, and so measured, only once it comes into view (see
+// settle): before that its height is a guess. A resumed session of
+// thousands of messages costs its last screen, not its length.
+type transcript struct {
+	items    []item
+	heights  []int
+	measured []bool // heights[i] is the rendered height, not a guess
+	sums     []int  // sums[i] is the height of items[:i]
+	selected int    // index of the selected item; -1 for none
+	offset   int    // first visible line when not following
+	follow   bool   // stick to the bottom as content grows
+	width    int
+	height   int
+	st       *theme
+	// gen counts the changes to what items show (each measure, a
+	// remeasure, an item added): view's result is kept while neither it
+	// nor the window moves, as between two frames of a stream, when
+	// Bubble Tea still calls View after every token.
+	gen    int
+	shown  viewKey
+	viewed string
+}
+
+// viewKey is what decides the transcript's view.
+type viewKey struct{ gen, top, selected, width, height int }
+
+func newTranscript(st *theme) transcript {
+	return transcript{selected: -1, follow: true, st: st, sums: []int{0}}
+}
+
+// add appends an item, its height guessed until it comes into view.
+func (t *transcript) add(it item) {
+	h := guess(it, t.width)
+	t.gen++
+	t.items = append(t.items, it)
+	t.heights = append(t.heights, h)
+	t.measured = append(t.measured, false)
+	t.sums = append(t.sums, t.sums[len(t.sums)-1]+h)
+}
+
+// addStreamed appends an item whose content streams in, measured at once
+// while it is empty (which costs nothing): what streams in renders at the
+// next frame (changed), never before.
+func (t *transcript) addStreamed(it item) {
+	t.items = append(t.items, it)
+	t.heights = append(t.heights, 0)
+	t.measured = append(t.measured, false)
+	t.sums = append(t.sums, t.sums[len(t.sums)-1])
+	t.measure(len(t.items) - 1)
+}
+
+// guess is an item's height before it is rendered.
+func guess(it item, width int) int {
+	if e, ok := it.(estimator); ok {
+		return max(e.estimate(max(width, 1)), 1)
+	}
+	return 2
+}
+
+// clear removes every item.
+func (t *transcript) clear() {
+	t.items, t.heights, t.measured, t.sums = nil, nil, nil, []int{0}
+	t.gen++
+	t.selected, t.offset, t.follow = -1, 0, true
+}
+
+// setSize changes the window; items re-render at the new width as they
+// are measured.
+func (t *transcript) setSize(width, height int) {
+	resized := width != t.width
+	t.width, t.height = width, max(height, 1)
+	if resized {
+		t.remeasure()
+	}
+}
+
+// remeasure drops every item's rendering: after a resize or a style
+// change. They render again as they come into view; until then their
+// heights are guesses.
+func (t *transcript) remeasure() {
+	t.gen++
+	for i, it := range t.items {
+		it.invalidate()
+		t.measured[i] = false
+	}
+}
+
+// measure renders item i, and updates its height and the sums after it.
+func (t *transcript) measure(i int) {
+	h := len(t.items[i].lines(t.width, t.st))
+	t.gen++
+	t.measured[i] = true
+	if h == t.heights[i] {
+		return
+	}
+	t.heights[i] = h
+	t.resum(i)
+}
+
+// settle measures the items in view, and those that come into view as
+// guesses are replaced by heights, until the window holds still. Only
+// what the window shows is rendered.
+func (t *transcript) settle() {
+	for range 64 {
+		top := t.top()
+		moved := false
+		i := sort.Search(len(t.items), func(i int) bool { return t.sums[i+1] > top })
+		for ; i < len(t.items) && t.sums[i] < top+t.height; i++ {
+			if !t.measured[i] {
+				t.measure(i)
+				moved = true
+			}
+		}
+		if !moved {
+			return
+		}
+	}
+}
+
+func (t *transcript) resum(from int) {
+	for i := from; i < len(t.items); i++ {
+		t.sums[i+1] = t.sums[i] + t.heights[i]
+	}
+}
+
+func (t *transcript) total() int { return t.sums[len(t.items)] }
+
+// top is the first visible line.
+func (t *transcript) top() int {
+	maxTop := max(0, t.total()-t.height)
+	if t.follow {
+		return maxTop
+	}
+	return min(max(t.offset, 0), maxTop)
+}
+
+// scroll moves the window by delta lines; reaching the bottom resumes
+// following the stream.
+func (t *transcript) scroll(delta int) {
+	t.offset = t.top() + delta
+	maxTop := max(0, t.total()-t.height)
+	t.offset = min(max(t.offset, 0), maxTop)
+	t.follow = t.offset >= maxTop
+}
+
+func (t *transcript) scrollToTop() { t.offset, t.follow = 0, t.total() <= t.height }
+
+func (t *transcript) scrollToBottom() { t.follow = true }
+
+// view returns exactly height lines: the visible part of the transcript,
+// padded below when it is shorter.
+func (t *transcript) view() string {
+	top := t.top()
+	key := viewKey{t.gen, top, t.selected, t.width, t.height}
+	if key == t.shown && t.viewed != "" {
+		return t.viewed
+	}
+	var b strings.Builder
+	written := 0
+	i := sort.Search(len(t.items), func(i int) bool { return t.sums[i+1] > top })
+	for ; i < len(t.items) && written < t.height; i++ {
+		lines := t.items[i].lines(t.width, t.st)
+		start := max(0, top-t.sums[i])
+		bar := i == t.selected
+		for _, l := range lines[min(start, len(lines)):] {
+			if written == t.height {
+				break
+			}
+			if written > 0 {
+				b.WriteByte('\n')
+			}
+			if bar {
+				l = t.st.selectedBar.Render("▌") + l
+			}
+			b.WriteString(l)
+			written++
+		}
+	}
+	for ; written < t.height; written++ {
+		if written > 0 {
+			b.WriteByte('\n')
+		}
+	}
+	t.shown, t.viewed = key, b.String()
+	return t.viewed
+}
+
+// selectStep moves the selection among foldable items by dir (-1, +1),
+// starting from the bottom, and scrolls it into view.
+func (t *transcript) selectStep(dir int) {
+	i := t.selected
+	if i < 0 {
+		i = len(t.items)
+	}
+	for i += dir; i >= 0 && i < len(t.items); i += dir {
+		if _, ok := t.items[i].(foldable); ok {
+			t.selected = i
+			t.reveal(i)
+			return
+		}
+	}
+}
+
+// toggleSelected expands or folds the selected item, or the last foldable
+// one when nothing is selected.
+func (t *transcript) toggleSelected() {
+	i := t.selected
+	if i < 0 {
+		for i = len(t.items) - 1; i >= 0; i-- {
+			if _, ok := t.items[i].(foldable); ok {
+				break
+			}
+		}
+	}
+	if i < 0 {
+		return
+	}
+	t.items[i].(foldable).toggle()
+	t.measure(i)
+	t.reveal(i)
+}
+
+// revealTop scrolls so that item i starts at the top of the window (or
+// as near as the end of the transcript allows).
+func (t *transcript) revealTop(i int) {
+	t.offset, t.follow = t.sums[i], false
+	t.scroll(0)
+}
+
+// reveal scrolls so that item i's first line is visible.
+func (t *transcript) reveal(i int) {
+	top := t.top()
+	switch start := t.sums[i]; {
+	case start < top:
+		t.offset, t.follow = start, false
+	case start >= top+t.height:
+		t.offset = min(start, t.sums[i+1]-t.height)
+		t.follow = false
+		t.scroll(0)
+	}
+}

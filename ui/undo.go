@@ -1,0 +1,457 @@
+package ui
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+
+	"charm.land/bubbles/v2/key"
+	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/x/ansi"
+
+	"lathe/orchestrator"
+	"lathe/orchestrator/checkpoint"
+	"lathe/orchestrator/session"
+	"lathe/prompts/human"
+)
+
+// Undo, redo and rewind take runs back: their file changes, and their
+// exchanges from what the model sees next. Each shows what it will do and
+// asks first; the exchanges taken back stay in the transcript, marked.
+
+type (
+	// undoPlanned carries what an undo or redo would do, and the prompt
+	// of the run it takes back (or does again).
+	undoPlanned struct {
+		plan   checkpoint.Plan
+		prompt string
+		err    error
+	}
+	// undoApplied ends an undo, a redo or a rewind.
+	undoApplied struct {
+		redo    bool
+		runs    int    // how many runs were taken back (or done again)
+		prompt  string // the (oldest) prompt taken back, or done again
+		outcome checkpoint.Outcome
+		err     error
+	}
+	// turnsMsg carries the runs /rewind can go back to.
+	turnsMsg struct {
+		turns []orchestrator.Turn
+		err   error
+	}
+)
+
+func (m *model) cmdUndo(string) tea.Cmd { return m.planUndo(false) }
+func (m *model) cmdRedo(string) tea.Cmd { return m.planUndo(true) }
+
+// planUndo works out, off the UI's goroutine, what undoing the last run
+// (or doing the last undone one again) would do.
+func (m *model) planUndo(redo bool) tea.Cmd {
+	if m.refuseBusy() {
+		return nil
+	}
+	ctx, s := m.ctx, m.session
+	return func() tea.Msg {
+		var plan checkpoint.Plan
+		var err error
+		if redo {
+			plan, err = s.PlanRedo(ctx)
+		} else {
+			plan, err = s.PlanUndo(ctx)
+		}
+		if err != nil {
+			return undoPlanned{err: err}
+		}
+		return undoPlanned{plan: plan, prompt: promptOf(ctx, s, plan.Runs[0].ID)}
+	}
+}
+
+// promptOf is the prompt of the run of checkpoint id, when the history
+// still has it.
+func promptOf(ctx context.Context, s *orchestrator.Session, id int64) string {
+	turns, _ := s.Turns(ctx)
+	for _, t := range turns {
+		if t.Checkpoint.ID == id {
+			return t.Prompt
+		}
+	}
+	return ""
+}
+
+// undoPlannedMsg shows the plan and asks whether to carry it out.
+func (m *model) undoPlannedMsg(msg undoPlanned) {
+	switch {
+	case errors.Is(msg.err, checkpoint.ErrNothingToUndo):
+		m.notice(noticeInfo, "", "Nothing to undo.")
+	case errors.Is(msg.err, session.ErrNothingToRedo):
+		m.notice(noticeInfo, "", "Nothing to redo: there was no undo, or the conversation went on since.")
+	case msg.err != nil:
+		m.notice(noticeError, "Cannot undo", msg.err.Error())
+	default:
+		if msg.prompt == "" {
+			msg.prompt = m.undonePrompt(msg.plan.Redo)
+		}
+		m.dialog = &undoDialog{m: m, plan: msg.plan, prompt: msg.prompt}
+	}
+}
+
+// undonePrompt is, for a redo, the prompt of the last item marked undone.
+func (m *model) undonePrompt(redo bool) string {
+	if !redo {
+		return ""
+	}
+	for i := len(m.transcript.items) - 1; i >= 0; i-- {
+		if u, ok := m.transcript.items[i].(*undoneItem); ok {
+			if p, ok := u.inner.(*userItem); ok {
+				return p.text
+			}
+		}
+	}
+	return ""
+}
+
+// undoDialog shows what an undo, a redo or a rewind will do to each file,
+// the diffs scrollable, and asks first.
+type undoDialog struct {
+	m      *model
+	plan   checkpoint.Plan
+	prompt string
+	window scrollWindow
+}
+
+func (d *undoDialog) update(msg tea.KeyPressMsg, keys keyMap) (bool, tea.Cmd) {
+	if d.window.key(msg, keys, len(d.lines())) {
+		return false, nil
+	}
+	switch {
+	case key.Matches(msg, keys.Allow):
+		return true, d.m.applyUndo(d.plan, d.prompt, false)
+	case d.plan.Conflicts() && key.Matches(msg, keys.Force):
+		return true, d.m.applyUndo(d.plan, d.prompt, true)
+	case key.Matches(msg, keys.Deny), key.Matches(msg, keys.Interrupt):
+		d.m.notice(noticeInfo, "", "Nothing "+d.done()+".")
+		return true, nil
+	}
+	return false, nil
+}
+
+// rewind reports whether the dialog takes more than one run back.
+func (d *undoDialog) rewind() bool { return len(d.plan.Runs) > 1 }
+
+func (d *undoDialog) verb() string {
+	switch {
+	case d.plan.Redo:
+		return "redo"
+	case d.rewind():
+		return "rewind"
+	}
+	return "undo"
+}
+
+func (d *undoDialog) done() string {
+	switch {
+	case d.plan.Redo:
+		return "redone"
+	case d.rewind():
+		return "rewound"
+	}
+	return "undone"
+}
+
+func (d *undoDialog) hint() string { return d.verb() + "?" }
+func (d *undoDialog) cancel()      {}
+
+// undoLine is a line the undo dialog lists, rendered as its kind says.
+type undoLine struct {
+	kind undoLineKind
+	text string
+}
+
+type undoLineKind int
+
+const (
+	lineFile  undoLineKind = iota // a file and what becomes of it
+	lineWarn                      // a file left alone, and why
+	lineLabel                     // what the diff below it shows
+	lineHead                      // a diff's names of what it compares
+	lineDiff
+)
+
+// lines are what the dialog lists: each file, what becomes of it, and
+// the diff; for a file changed since, the three versions as two diffs,
+// each naming what it compares: what changed since lathe left it, and
+// what forcing makes of it now.
+func (d *undoDialog) lines() []undoLine {
+	var out []undoLine
+	add := func(kind undoLineKind, text string) { out = append(out, undoLine{kind, text}) }
+	diff := func(s string, heads bool) {
+		for _, l := range strings.Split(strings.TrimRight(s, "\n"), "\n") {
+			switch {
+			case strings.HasPrefix(l, "--- ") || strings.HasPrefix(l, "+++ "):
+				if heads {
+					add(lineHead, l)
+				}
+			case l != "":
+				add(lineDiff, l)
+			}
+		}
+	}
+	if len(d.plan.Actions) == 0 {
+		add(lineFile, "it changed no files")
+	}
+	left := "changed since lathe left it:"
+	if d.plan.Redo {
+		left = "changed since the undo left it:"
+	}
+	for _, a := range d.plan.Actions {
+		switch {
+		case a.Conflict:
+			add(lineWarn, fmt.Sprintf("! %s: %s, so it is left alone (f overwrites it):", a.Path, a.Why))
+			add(lineLabel, left)
+			diff(a.Since, true)
+			add(lineLabel, "what f would do:")
+			diff(a.Diff, true)
+		case a.Do == checkpoint.Refuse:
+			add(lineWarn, fmt.Sprintf("! %s: %s", a.Path, a.Why))
+		case a.Do == checkpoint.Keep:
+			add(lineFile, a.Path+": already so")
+		default:
+			add(lineFile, string(a.Do)+" "+a.Path)
+			diff(a.Diff, false)
+		}
+	}
+	return out
+}
+
+func (d *undoDialog) view(width, height int, st *theme, keys keyMap) string {
+	what, to := "Undo the last request", ": "
+	switch {
+	case d.plan.Redo:
+		what = "Redo the request undone last"
+	case d.rewind():
+		what, to = fmt.Sprintf("Rewind, undoing the last %d requests", len(d.plan.Runs)), ", to before: "
+	}
+	if d.prompt != "" {
+		what += to + human.Line(d.prompt, 60)
+	}
+	head := append([]string{st.rule.Render(strings.Repeat("─", width))},
+		wrap("? "+what+"?", width, " ", "   ", st.dialogTitle)...)
+	k := func(b key.Binding, text string) string { return st.key.Render(b.Help().Key) + " " + text }
+	choices := []string{k(keys.Allow, d.verb())}
+	if d.plan.Conflicts() {
+		choices = append(choices, k(keys.Force, d.verb()+", overwriting what changed since"))
+	}
+	foot := joinWrapped(append(choices, k(keys.Interrupt, "cancel")), st.meta.Render("  ·  "), width)
+	room := max(height-len(head)-len(foot), 1)
+	lines := d.lines()
+	first, last := d.window.fit(len(lines), room)
+	var body []string
+	for _, l := range lines[first:last] {
+		switch l.kind {
+		case lineWarn:
+			body = append(body, indent+st.warn.Render(ansi.Truncate(l.text, width-4, "…")))
+		case lineFile:
+			body = append(body, indent+st.subject.Render(ansi.Truncate(l.text, width-4, "…")))
+		case lineLabel:
+			body = append(body, indent+"  "+st.meta.Render(ansi.Truncate(l.text, width-6, "…")))
+		case lineHead:
+			body = append(body, indent+"  "+st.meta.Render(ansi.Truncate(l.text, width-6, "…")))
+		default:
+			body = append(body, diffLine(l.text, width, st))
+		}
+	}
+	if where := d.window.where(len(lines)); where != "" {
+		body = append(body, indent+"  "+st.meta.Render(where))
+	}
+	return strings.Join(append(append(head, body...), foot...), "\n")
+}
+
+// applyUndo carries the plan out, off the UI's goroutine.
+func (m *model) applyUndo(plan checkpoint.Plan, prompt string, force bool) tea.Cmd {
+	m.op = opUndo
+	ctx, s := m.ctx, m.session
+	return func() tea.Msg {
+		out, _, err := s.ApplyPlan(ctx, plan, force)
+		return undoApplied{redo: plan.Redo, runs: len(plan.Runs), prompt: prompt, outcome: out, err: err}
+	}
+}
+
+// undoAppliedMsg marks the exchanges taken back (or clears the mark of
+// those done again) and says what became of each file.
+func (m *model) undoAppliedMsg(msg undoApplied) {
+	m.op = ""
+	var done, left []string
+	for _, a := range msg.outcome.Done {
+		done = append(done, a.Do.Done()+" "+a.Path)
+	}
+	for _, a := range msg.outcome.Refused {
+		left = append(left, a.Path+" ("+a.Why+")")
+	}
+	if msg.redo {
+		m.unmarkUndone(msg.prompt)
+	} else {
+		m.markUndone(msg.prompt)
+	}
+	title := "Undone"
+	switch {
+	case msg.redo:
+		title = "Redone"
+	case msg.runs > 1:
+		title = fmt.Sprintf("Rewound: %d requests undone", msg.runs)
+	}
+	text := "No file to restore"
+	if len(done) > 0 {
+		text = strings.Join(done, ", ")
+	}
+	if len(left) > 0 {
+		text += "; left alone: " + strings.Join(left, ", ")
+	}
+	if msg.err != nil {
+		m.notice(noticeError, title+" in part", text+"; then: "+msg.err.Error())
+		return
+	}
+	switch {
+	case msg.runs > 1:
+		text += ". The model no longer sees those exchanges."
+	case !msg.redo:
+		text += ". The model no longer sees that exchange."
+	}
+	m.notice(noticeInfo, title, text)
+}
+
+// markUndone marks, from the last prompt reading prompt on, the items of
+// the transcript as undone.
+func (m *model) markUndone(prompt string) {
+	items := m.transcript.items
+	from := -1
+	for i := len(items) - 1; i >= 0; i-- {
+		if u, ok := items[i].(*userItem); ok && u.text == prompt {
+			from = i
+			break
+		}
+	}
+	if from < 0 {
+		return
+	}
+	for i := from; i < len(items); i++ {
+		if _, ok := items[i].(*undoneItem); !ok {
+			items[i] = &undoneItem{inner: items[i]}
+			m.transcript.changed(i)
+		}
+	}
+}
+
+// unmarkUndone clears the marks of the items undone from the last prompt
+// reading prompt on.
+func (m *model) unmarkUndone(prompt string) {
+	items := m.transcript.items
+	for i := len(items) - 1; i >= 0; i-- {
+		u, ok := items[i].(*undoneItem)
+		if !ok {
+			continue
+		}
+		items[i] = u.inner
+		m.transcript.changed(i)
+		if p, ok := u.inner.(*userItem); ok && p.text == prompt {
+			return
+		}
+	}
+}
+
+// undoneItem is an item of an exchange taken back: dimmed, its prompt
+// marked.
+type undoneItem struct {
+	inner item
+	r     render
+}
+
+func (u *undoneItem) lines(width int, st *theme) []string {
+	if l, ok := u.r.get(width); ok {
+		return l
+	}
+	inner := u.inner.lines(width, st)
+	out := make([]string, len(inner))
+	for i, l := range inner {
+		out[i] = st.dim.Render(ansi.Strip(l))
+	}
+	if _, ok := u.inner.(*userItem); ok && len(out) > 0 {
+		out = append([]string{st.warn.Render("↶ undone")}, out...)
+	}
+	return u.r.set(width, out)
+}
+
+func (u *undoneItem) invalidate() {
+	u.r.invalidate()
+	u.inner.invalidate()
+}
+
+// rewindPicker lists the runs of the session, newest first, to go back to.
+type rewindPicker struct {
+	listPanel
+	turns []orchestrator.Turn // newest first
+}
+
+func (m *model) cmdRewind(string) tea.Cmd {
+	if m.refuseBusy() {
+		return nil
+	}
+	m.rewind = &rewindPicker{listPanel: listPanel{title: "Rewind to before a request: it and every later one are undone",
+		waiting: "listing the requests…", empty: "no request of this session to rewind to", action: "rewind", loading: true}}
+	ctx, s := m.ctx, m.session
+	return func() tea.Msg {
+		turns, err := s.Turns(ctx)
+		return turnsMsg{turns, err}
+	}
+}
+
+func (m *model) turnsListed(msg turnsMsg) {
+	if m.rewind == nil {
+		return
+	}
+	if msg.err != nil {
+		m.rewind = nil
+		if errors.Is(msg.err, orchestrator.ErrNoCheckpoints) {
+			m.notice(noticeInfo, "", "Nothing to rewind: this session keeps no checkpoints yet.")
+		} else {
+			m.notice(noticeError, "Cannot rewind", msg.err.Error())
+		}
+		return
+	}
+	for i, j := 0, len(msg.turns)-1; i < j; i, j = i+1, j-1 {
+		msg.turns[i], msg.turns[j] = msg.turns[j], msg.turns[i]
+	}
+	m.rewind.turns = msg.turns
+	m.rewind.loaded(len(msg.turns), 0)
+}
+
+func (p *rewindPicker) row(i int) string {
+	t := p.turns[i]
+	files := human.Plural(len(t.Checkpoint.Files), "file")
+	prompt := t.Prompt
+	if prompt == "" {
+		prompt = "(not in the conversation)"
+	}
+	return fmt.Sprintf("%s  %-9s  %s", t.Checkpoint.Created.Local().Format("15:04"), files, human.Line(prompt, 60))
+}
+
+// rewindKey handles a key while the rewind picker is open: Enter works
+// out what rewinding to the request chosen does (it and every later one
+// undone), to show it and ask, as /undo does.
+func (m *model) rewindKey(msg tea.KeyPressMsg) tea.Cmd {
+	p := m.rewind
+	chosen, closed := p.key(msg, m.keys)
+	if closed || chosen {
+		m.rewind = nil
+	}
+	if !chosen {
+		return nil
+	}
+	t := p.turns[p.cursor]
+	ctx, s := m.ctx, m.session
+	return func() tea.Msg {
+		plan, err := s.PlanRewind(ctx, t.Checkpoint.ID)
+		return undoPlanned{plan: plan, prompt: t.Prompt, err: err}
+	}
+}

@@ -1,0 +1,401 @@
+package ui
+
+import (
+	"lathe/orchestrator/provider"
+	"slices"
+	"strings"
+	"time"
+
+	"charm.land/bubbles/v2/key"
+	tea "charm.land/bubbletea/v2"
+
+	"lathe/orchestrator"
+)
+
+// frameMsg paces rendering while something streams or spins.
+type frameMsg struct{}
+
+// Update routes a message to its handler, then lays the screen out again.
+func (m *model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
+	var cmd tea.Cmd
+	if m.pace.reset == nil && m.program != nil {
+		if t := rendererTicker(m.program); t != nil {
+			m.pace.reset = t.Reset
+		}
+	}
+	if _, ok := msg.(idleCheck); ok {
+		return m, m.pace.idle(m.now(), m.animating())
+	}
+	var key bool
+	switch msg.(type) {
+	case tea.KeyPressMsg, tea.PasteMsg, tea.MouseMsg, tea.WindowSizeMsg:
+		key = true
+	}
+	paced := m.pace.heard(m.now(), key)
+	switch msg := msg.(type) {
+	case tea.WindowSizeMsg:
+		m.width, m.height = msg.Width, msg.Height
+	case tea.BackgroundColorMsg:
+		m.background(msg.IsDark())
+	case tea.KeyPressMsg:
+		cmd = m.key(msg)
+	case tea.MouseWheelMsg:
+		m.wheel(msg)
+	case tea.PasteMsg:
+		if m.dialog == nil && m.picker == nil && m.sessions == nil && m.rewind == nil && m.search == nil { // else a panel hides the input
+			cmd = m.paste(msg)
+		}
+	case imagesRead:
+		cmd = m.imagesArrived(msg)
+	case clipboardRead:
+		cmd = m.clipboardArrived(msg)
+	case engineMsg:
+		cmd = m.engine(msg)
+	case frameMsg:
+		cmd = m.onFrame()
+	case preparedMsg:
+		if cmd = m.prepared(msg); cmd == nil {
+			cmd = m.next()
+			if m.phase == phaseReady {
+				cmd = tea.Batch(cmd, m.preload(), m.startIndex())
+			}
+		}
+	case modelsMsg:
+		m.modelsListed(msg)
+	case modelSwitched:
+		cmd = m.modelSwitched(msg)
+	case modeSet:
+		cmd = m.modeSet(msg)
+	case sessionsMsg:
+		m.sessionsListed(msg)
+	case preloaded:
+		m.preloadedMsg(msg)
+	case numCtxSet:
+		m.numCtxSetMsg(msg)
+	case undoPlanned:
+		m.undoPlannedMsg(msg)
+	case undoApplied:
+		m.undoAppliedMsg(msg)
+	case turnsMsg:
+		m.turnsListed(msg)
+	case sessionLoaded:
+		cmd = m.sessionLoaded(msg)
+	case promptsMsg:
+		m.input.earlier(msg.prompts)
+	case quitExpiredMsg:
+		m.quitTimeout()
+	case titleMsg:
+		if msg.title != "" {
+			m.title = msg.title
+		}
+	case searchMsg:
+		m.searched(msg)
+	case factsMsg:
+		m.factsListed(msg)
+	case factChanged:
+		m.factChangedMsg(msg)
+	case mcpNoticeMsg:
+		cmd = m.mcpNotice(msg)
+	case mcpTrusted:
+		m.mcpTrustedMsg(msg)
+	case mcpToggled:
+		cmd = m.mcpToggledMsg(msg)
+	case mcpReloaded:
+		cmd = m.mcpReloadedMsg(msg)
+	default:
+		cmd = m.input.update(msg, m.keys) // cursor blink and the like
+	}
+	m.layout()
+	if paced != nil {
+		cmd = tea.Batch(cmd, paced)
+	}
+	m.gate.set(m.idle())
+	return m, cmd
+}
+
+// keyIs reports whether msg is one of b's keys.
+func keyIs(msg tea.KeyPressMsg, b key.Binding) bool { return key.Matches(msg, b) }
+
+// key routes a key press: quitting first, then the screen or panel that
+// has the focus, then the transcript keys, then the input.
+func (m *model) key(msg tea.KeyPressMsg) tea.Cmd {
+	m.note = ""
+	if keyIs(msg, m.keys.Quit) {
+		return m.ctrlC()
+	}
+	m.quitArmed = false
+	if cmd, handled := m.startupKey(msg); handled {
+		return cmd
+	}
+	switch {
+	case m.dialog != nil:
+		return m.dialogKey(msg)
+	case (m.picker != nil || m.sessions != nil || m.rewind != nil || m.search != nil) && m.scrollKey(msg):
+		return nil // the transcript above a picker scrolls
+	case m.picker != nil:
+		return m.pickerKey(msg)
+	case m.sessions != nil:
+		return m.sessionsKey(msg)
+	case m.rewind != nil:
+		return m.rewindKey(msg)
+	case m.search != nil:
+		return m.searchKey(msg)
+	}
+	if cmd, handled := m.transcriptKey(msg); handled {
+		return cmd
+	}
+	if cmd, handled := m.completionKey(msg); handled {
+		return cmd
+	}
+	if keyIs(msg, m.keys.CycleMode) {
+		return m.cycleMode()
+	}
+	if keyIs(msg, m.keys.Send) {
+		m.popupClosed = false
+		return m.send(m.input.take())
+	}
+	if keyIs(msg, m.keys.PasteImage) {
+		return m.pasteImage(msg)
+	}
+	m.completion = 0
+	before := m.input.value()
+	if before == "" && keyIs(msg, m.keys.Detach) && m.input.detach() {
+		return nil
+	}
+	cmd := m.input.update(msg, m.keys)
+	if m.input.value() != before {
+		m.popupClosed = false // an edit opens it again
+		if msg.Text == " " {
+			cmd = tea.Batch(cmd, m.typedAtPath())
+		}
+	}
+	return cmd
+}
+
+// quitWindow is how soon a second Ctrl+C must follow the first to quit.
+const quitWindow = 2 * time.Second
+
+// quitExpiredMsg ends the time a second Ctrl+C quits in.
+type quitExpiredMsg struct{}
+
+// ctrlC interrupts the running request, or clears a typed prompt; else
+// it arms quitting, and a second press soon after quits. On the screens
+// before the session (the server unreachable, a model to pull) it quits
+// at once, as they say.
+func (m *model) ctrlC() tea.Cmd {
+	now := m.now()
+	switch {
+	case m.quitArmed && now.Sub(m.quitAt) < quitWindow:
+		return m.quit()
+	case m.phase == phaseOffline || m.phase == phaseOffer || m.phase == phaseConnecting && m.retrying:
+		return m.quit()
+	case m.run != nil:
+		m.interrupt()
+	case m.input.value() != "":
+		m.input.set("")
+		return nil
+	}
+	m.quitArmed, m.quitAt = true, now
+	return tea.Tick(quitWindow, func(time.Time) tea.Msg { return quitExpiredMsg{} })
+}
+
+// quitTimeout disarms quitting once its time is over.
+func (m *model) quitTimeout() {
+	if m.quitArmed && m.now().Sub(m.quitAt) >= quitWindow {
+		m.quitArmed = false
+	}
+}
+
+// transcriptKey handles scrolling, selection and Esc.
+func (m *model) transcriptKey(msg tea.KeyPressMsg) (tea.Cmd, bool) {
+	t := &m.transcript
+	switch {
+	case m.scrollKey(msg):
+	case keyIs(msg, m.keys.Interrupt):
+		m.escape()
+	case keyIs(msg, m.keys.SelectPrev):
+		t.selectStep(-1)
+	case keyIs(msg, m.keys.SelectNext):
+		t.selectStep(+1)
+	case keyIs(msg, m.keys.Expand):
+		t.toggleSelected()
+	default:
+		return nil, false
+	}
+	return nil, true
+}
+
+// scrollKey scrolls the transcript by a page or to an end, and reports
+// whether msg was such a key.
+func (m *model) scrollKey(msg tea.KeyPressMsg) bool {
+	t := &m.transcript
+	switch {
+	case keyIs(msg, m.keys.PageUp):
+		t.scroll(-max(t.height-2, 1))
+	case keyIs(msg, m.keys.PageDown):
+		t.scroll(max(t.height-2, 1))
+	case keyIs(msg, m.keys.Top):
+		t.scrollToTop()
+	case keyIs(msg, m.keys.Bottom):
+		t.scrollToBottom()
+	default:
+		return false
+	}
+	return true
+}
+
+// escape closes what is open, or interrupts the running request.
+func (m *model) escape() {
+	switch {
+	case len(m.popup()) > 0:
+		m.popupClosed = true
+	case m.run != nil && !m.run.stopping:
+		m.interrupt()
+	case m.transcript.selected >= 0:
+		m.transcript.selected = -1
+	}
+}
+
+// popup is what the completion popup offers: nothing while the input
+// shows a prompt recalled from the history, unchanged (Up and Down go on
+// through the history), or once Esc closed it.
+func (m *model) popup() []slashCommand {
+	if m.popupClosed || m.input.recalled() {
+		return nil
+	}
+	return completions(m.input.value())
+}
+
+// interrupt stops the running request: what arrived stays, a question it
+// asks is answered as stopped, and the prompts queued behind it go back
+// into the input.
+func (m *model) interrupt() {
+	r := m.run
+	if r == nil || r.stopping {
+		return
+	}
+	r.stopping = true
+	r.cancel()
+	m.unqueue()
+	if m.dialog != nil {
+		m.dialog.cancel()
+		m.dialog = nil
+		m.setWaiting(false)
+	}
+}
+
+// completionKey moves through and accepts slash-command completions.
+func (m *model) completionKey(msg tea.KeyPressMsg) (tea.Cmd, bool) {
+	cs := m.popup()
+	if len(cs) == 0 {
+		return nil, false
+	}
+	m.completion = min(m.completion, len(cs)-1)
+	switch {
+	case keyIs(msg, m.keys.Prev):
+		m.completion = max(m.completion-1, 0)
+	case keyIs(msg, m.keys.Next):
+		m.completion = min(m.completion+1, len(cs)-1)
+	case keyIs(msg, m.keys.Complete):
+		m.input.set("/" + cs[m.completion].name + " ")
+	case keyIs(msg, m.keys.Send) && "/"+cs[m.completion].name != m.input.value():
+		m.input.set("/" + cs[m.completion].name)
+		return m.send(m.input.take()), true
+	default:
+		return nil, false
+	}
+	return nil, true
+}
+
+func (m *model) wheel(msg tea.MouseWheelMsg) {
+	switch msg.Mouse().Button {
+	case tea.MouseWheelUp:
+		m.transcript.scroll(-3)
+	case tea.MouseWheelDown:
+		m.transcript.scroll(3)
+	}
+}
+
+// background picks the markdown style for the terminal's background, the
+// only style that depends on it. Answers from then on use it; an answer
+// already shown keeps its renderer, and so its look.
+func (m *model) background(dark bool) {
+	m.st.markdown = markdownStyle(m.opts.NoColor, dark)
+}
+
+// send handles an entered line: a slash command, or a prompt for the model.
+func (m *model) send(text string) tea.Cmd {
+	switch {
+	case text == "":
+		return nil
+	case strings.HasPrefix(text, "/"):
+		m.completion = 0
+		return m.runCommand(text)
+	}
+	if paths, rest := atPaths(text); len(paths) > 0 {
+		return m.readImages(paths, imagesRead{send: &rest, text: text})
+	}
+	if paths, ok := pastedPaths(text); ok {
+		// Only paths typed: they are attached, for a request to follow.
+		return m.readImages(paths, imagesRead{text: text})
+	}
+	p := orchestrator.Prompt{Text: text, Images: m.input.takeImages()}
+	switch {
+	case m.phase == phaseConnecting || m.busy() != "":
+		m.queue(p)
+		return nil
+	case m.phase != phaseReady:
+		m.input.set(text) // kept for when a model is ready
+		m.input.attach(p.Images...)
+		m.setStatusNote("no model is ready yet: /model chooses one")
+		return nil
+	}
+	return m.startRun(p)
+}
+
+func (m *model) dialogKey(msg tea.KeyPressMsg) tea.Cmd {
+	closed, cmd := m.dialog.update(msg, m.keys)
+	if !closed {
+		return cmd
+	}
+	if d, ok := m.dialog.(*approvalDialog); ok {
+		if d.denied != "" {
+			m.denied(d.ask.req, d.denied)
+		}
+		switch {
+		case d.escalated.Unconfined:
+			m.notice(noticeWarn, "", "This command runs outside the sandbox, as you chose (this once).")
+		case d.escalated.Network:
+			m.notice(noticeWarn, "", "This command runs with network access, as you chose (this once).")
+		}
+	}
+	m.dialog = nil
+	m.setWaiting(false)
+	return tea.Batch(cmd, m.animate()) // the request goes on
+}
+
+func (m *model) modelsListed(msg modelsMsg) {
+	if m.picker == nil {
+		return
+	}
+	if msg.err != nil {
+		m.picker = nil
+		m.notice(noticeError, "Cannot list models", msg.err.Error())
+		return
+	}
+	current := slices.IndexFunc(msg.models, func(md provider.ModelSummary) bool { return md.Name == m.info.Name })
+	m.picker.models = msg.models
+	m.picker.loaded(len(msg.models), current)
+}
+
+func (m *model) modelSwitched(msg modelSwitched) tea.Cmd {
+	m.note, m.op = "", ""
+	if msg.err != nil {
+		m.notice(noticeError, "Cannot switch model", msg.err.Error())
+		return m.next()
+	}
+	m.info, m.phase = msg.info, phaseReady
+	m.usage = usage{}
+	m.notice(noticeInfo, "", "Now using "+msg.info.Name+".")
+	return tea.Batch(m.next(), m.preload())
+}
