@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -50,5 +51,49 @@ func TestHelp(t *testing.T) {
 		if !strings.Contains(usage, want) {
 			t.Errorf("the help does not say %q", want)
 		}
+	}
+}
+
+// TestParse: the words name the command wherever the flags stand, and a
+// flag is taken only by the commands that declare it; a refusal names
+// those that take it.
+func TestParse(t *testing.T) {
+	dir := t.TempDir()
+	tests := []struct {
+		name string
+		args []string
+		want string // the command's type, or the usage error
+	}{
+		{"session", []string{"-p", "hi"}, "*cli.sessionCommand"},
+		{"flags before the words", []string{"-C", dir, "--json", "sessions"}, "*cli.sessionsList"},
+		{"flags after the words", []string{"sessions", "rm", "x", "-C", dir}, "*cli.sessionsRm"},
+		{"two words", []string{"eval", "show", "3", "--csv"}, "*cli.evalShow"},
+		{"a suite", []string{"eval", "./suite", "-m", "a,b"}, "*cli.evalRun"},
+		{"help wins", []string{"sessions", "--help"}, "cli.helpCommand"},
+		{"version wins", []string{"--version", "-p", "hi"}, "cli.versionCommand"},
+		{"not the command's", []string{"sessions", "rm", "x", "--all"}, "sessions rm: --all cannot go with it"},
+		{"two not the command's", []string{"doctor", "--yes", "--csv"}, "doctor: --yes, --csv cannot go with it"},
+		{"one owner", []string{"--repeat", "3"}, "--repeat: only lathe eval takes it"},
+		{"the owner is named", []string{"--force"}, "--force: only lathe undo takes it"},
+		{"several owners", []string{"--all"}, "--all: only lathe sessions and lathe memory take it"},
+		{"json", []string{"-p", "hi", "--json"}, "--json: only lathe sessions takes it (with -p, use --output-format json)"},
+		{"a session's flag", []string{"sessions", "-p", "hi"}, "sessions: --prompt cannot go with it"},
+		{"resume flags of context", []string{"context", "--continue", "--resume", "x"}, "--continue and --resume cannot go together"},
+		{"unknown word", []string{"say", "hi"}, `unexpected argument "say": the request goes with -p (quote it), and the subcommands are sessions, memory, index, undo, doctor, context, eval, mcp, help`},
+		{"memory alone", []string{"memory"}, "memory: say list or rm"},
+		{"a bad value", []string{"--max-turns", "abc"}, `--max-turns: "abc" is not a valid value`},
+		{"words before flags", []string{"sessions", "rm", "--help"}, "sessions rm: give the id of the session to remove (lathe sessions lists them)"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			cmd, err := parse(&Factory{Env: newEnv(nil)}, tt.args)
+			got := fmt.Sprintf("%T", cmd)
+			if err != nil {
+				got = err.Error()
+			}
+			if got != tt.want {
+				t.Errorf("parse(%q) = %s, want %s", tt.args, got, tt.want)
+			}
+		})
 	}
 }

@@ -12,12 +12,13 @@ import (
 	"strings"
 
 	"github.com/charmbracelet/x/term"
+	"github.com/spf13/pflag"
 
 	"lathe/config"
 	"lathe/orchestrator"
+	"lathe/orchestrator/engine"
 	"lathe/orchestrator/provider"
 	"lathe/orchestrator/provider/ollama"
-	"lathe/orchestrator/provider/openai"
 	"lathe/prompts/human"
 	"lathe/tools/sandbox"
 )
@@ -39,29 +40,47 @@ type check struct {
 	fatal bool
 }
 
-// doctor checks what lathe needs and says what to do about what is
-// missing; it fails (exit 1) when lathe cannot run.
-func (cmd command) doctor(ctx context.Context, stdout io.Writer) error {
-	loaded, err := config.Load(config.Sources{Getenv: cmd.env.get, ProjectDir: cmd.dir, Flags: cmd.flags})
+// doctorCommand is lathe doctor: it checks what lathe needs and says
+// what to do about what is missing; it fails (exit 1) when lathe cannot
+// run.
+type doctorCommand struct {
+	f    *Factory
+	json bool
+}
+
+func newDoctor(f *Factory) command { return &doctorCommand{f: f} }
+
+func (c *doctorCommand) define(fs *pflag.FlagSet) {
+	c.f.dirFlag(fs)
+	fs.BoolVar(&c.json, "json", false, "")
+	fs.StringVarP(&c.f.Flags.Model, "model", "m", "", "")
+	fs.StringVar(&c.f.Flags.Provider, "provider", "", "")
+	fs.StringVar(&c.f.Flags.BaseURL, "base-url", "", "")
+}
+
+func (c *doctorCommand) words(args []string) error  { return noWords("doctor", args) }
+func (c *doctorCommand) check(*pflag.FlagSet) error { return nil }
+
+func (c *doctorCommand) run(ctx context.Context) error {
+	loaded, err := c.f.Config()
 	var checks []check
 	add := func(c check) { checks = append(checks, c) }
 	if err != nil {
 		add(check{Name: "config", Detail: err.Error(), Advice: "fix the file named", fatal: true})
-		return report(stdout, checks, cmd.json)
+		return report(c.f.Out, checks, c.json)
 	}
 	cfg := loaded.Config
-	be, err := newBackend(cfg)
+	be, err := engine.NewBackend(cfg)
 	switch {
 	case err != nil:
 		add(check{Name: "config", Detail: err.Error(), Advice: "fix the file named", fatal: true})
-	case be.pool != nil:
+	case be.Pool != nil:
 		checkHosts(ctx, be, cfg, add)
-	case cfg.Provider == config.ProviderOpenAI:
-		checkOpenAI(ctx, be.provider.(*openai.Client), cfg, add)
+	case be.OpenAI != nil:
+		checkOpenAI(ctx, be.OpenAI, cfg, add)
 	default:
-		client := be.provider.(*ollama.Client)
-		if cmd.checkServer(ctx, client, cfg, add) {
-			cmd.checkEmbedding(ctx, client, cfg, add)
+		if checkServer(ctx, be.Ollama, cfg, add) {
+			c.checkEmbedding(ctx, be.Ollama, cfg, add)
 		}
 	}
 	files := "none (the defaults)"
@@ -72,15 +91,15 @@ func (cmd command) doctor(ctx context.Context, stdout io.Writer) error {
 	for _, w := range loaded.Warnings {
 		add(check{Name: "config", Detail: w})
 	}
-	cmd.checkStore(add)
-	cmd.checkSandbox(cfg, add)
-	cmd.checkTerminal(cfg, add)
-	return report(stdout, checks, cmd.json)
+	c.checkStore(add)
+	c.checkSandbox(cfg, add)
+	checkTerminal(c.f.Out, cfg, add)
+	return report(c.f.Out, checks, c.json)
 }
 
 // checkServer checks the server, its version, its models and the model
 // lathe would use; it reports whether the server answered.
-func (cmd command) checkServer(ctx context.Context, c *ollama.Client, cfg config.Config, add func(check)) bool {
+func checkServer(ctx context.Context, c *ollama.Client, cfg config.Config, add func(check)) bool {
 	v, err := c.Version(ctx)
 	if err != nil {
 		add(check{Name: "ollama", Detail: err.Error(), fatal: true})
@@ -160,12 +179,12 @@ func (cmd command) checkServer(ctx context.Context, c *ollama.Client, cfg config
 // checkEmbedding says whether the code search tool can be offered: the embedding
 // model, and how much of the project its index holds. Without one lathe
 // runs, without it.
-func (cmd command) checkEmbedding(ctx context.Context, c *ollama.Client, cfg config.Config, add func(check)) {
+func (c *doctorCommand) checkEmbedding(ctx context.Context, client *ollama.Client, cfg config.Config, add func(check)) {
 	if !cfg.Index.Enabled {
 		add(check{Name: "embedding", OK: true, Detail: "the code index is off (index.enabled = false): the code search tool is not offered"})
 		return
 	}
-	model, err := c.EmbeddingModel(ctx, cfg.Index.Model)
+	model, err := client.EmbeddingModel(ctx, cfg.Index.Model)
 	if err != nil {
 		add(check{Name: "embedding", Detail: err.Error(),
 			Advice: "the code search tool, which finds code by what it does, needs one; lathe runs without it"})
@@ -174,10 +193,9 @@ func (cmd command) checkEmbedding(ctx context.Context, c *ollama.Client, cfg con
 	detail := model + ": the code search tool is offered; "
 	files, chunks := 0, 0
 	indexed := ""
-	if db, err := openSaved(cmd.env.get); err == nil && db != nil {
-		indexed, _ = db.IndexModel(ctx, cmd.dir)
-		files, chunks, _ = db.IndexStats(ctx, cmd.dir)
-		db.Close()
+	if db, err := c.f.Saved(); err == nil && db != nil {
+		indexed, _ = db.IndexModel(ctx, c.f.Dir)
+		files, chunks, _ = db.IndexStats(ctx, c.f.Dir)
 	}
 	switch {
 	case indexed == "":
@@ -208,8 +226,8 @@ func capabilityList(info provider.ModelInfo) string {
 }
 
 // checkStore says where sessions are kept, and how much they take.
-func (cmd command) checkStore(add func(check)) {
-	path, err := storePath(cmd.env.get)
+func (c *doctorCommand) checkStore(add func(check)) {
+	path, err := c.f.StorePath()
 	if err != nil {
 		add(check{Name: "sessions", Detail: err.Error(), Advice: "sessions will not be saved"})
 		return
@@ -226,29 +244,30 @@ func (cmd command) checkStore(add func(check)) {
 }
 
 // checkSandbox says how commands will be confined here, and what cannot be.
-func (cmd command) checkSandbox(cfg config.Config, add func(check)) {
-	conf, warning := cmd.confinement(cfg, cmd.dir)
+func (c *doctorCommand) checkSandbox(cfg config.Config, add func(check)) {
+	conf, warning := engine.Confinement(cfg, c.f.Dir, c.f.Env.get)
 	if conf == nil {
 		add(check{Name: "sandbox", OK: cfg.Sandbox.Mode == string(sandbox.Off), Detail: warning})
 		return
 	}
-	s := sandbox.Probe(sandbox.ProbeOptions{Unsupported: cmd.env.get(noSandboxEnv) != ""})
+	s := engine.Probe(c.f.Env.get)
 	ok := conf.Refused == nil && (s.Confines() || conf.Policy.Mode == sandbox.Off)
 	lines := s.Describe(conf.Policy)
-	c := check{Name: "sandbox", OK: ok, Detail: lines[0], More: lines[1:]}
+	sc := check{Name: "sandbox", OK: ok, Detail: lines[0], More: lines[1:]}
 	if warning != "" {
-		c.Advice = warning
+		sc.Advice = warning
 	}
-	add(c)
+	add(sc)
 }
 
 // checkTerminal says what the interactive UI would have to work with.
-func (cmd command) checkTerminal(cfg config.Config, add func(check)) {
-	if !isTerminal(os.Stdout) {
+func checkTerminal(stdout io.Writer, cfg config.Config, add func(check)) {
+	out, ok := stdout.(*os.File)
+	if !ok || !isTerminal(out) {
 		add(check{Name: "terminal", OK: true, Detail: "stdout is not a terminal: the interactive UI needs one (-p works anywhere)"})
 		return
 	}
-	w, h, _ := term.GetSize(os.Stdout.Fd())
+	w, h, _ := term.GetSize(out.Fd())
 	colour := "colour"
 	if cfg.NoColor {
 		colour = "no colour (NO_COLOR)"

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"lathe/config"
+	"lathe/orchestrator/engine"
 	"lathe/orchestrator/provider"
 	"lathe/orchestrator/provider/openai"
 	"lathe/prompts/human"
@@ -63,9 +64,9 @@ func checkModelToUse(ctx context.Context, p provider.Provider, cfg config.Config
 
 // checkHosts lists each of [[hosts]]: whether it answers, what it serves
 // and has loaded; then the host and model lathe would use.
-func checkHosts(ctx context.Context, be backend, cfg config.Config, add func(check)) {
+func checkHosts(ctx context.Context, be engine.Backend, cfg config.Config, add func(check)) {
 	up := 0
-	for i, st := range be.pool.Statuses(ctx) {
+	for i, st := range be.Pool.Statuses(ctx) {
 		name := fmt.Sprintf("host %d", i+1)
 		if st.Err != nil {
 			add(check{Name: name, Detail: st.Err.Error()})
@@ -89,8 +90,8 @@ func checkHosts(ctx context.Context, be backend, cfg config.Config, add func(che
 		add(check{Name: "hosts", Detail: "no host answers", fatal: true})
 		return
 	}
-	checkModelToUse(ctx, be.pool, cfg, add)
-	if h, ok := be.pool.Current(); ok {
+	checkModelToUse(ctx, be.Pool, cfg, add)
+	if h, ok := be.Pool.Current(); ok {
 		add(check{Name: "host to use", OK: true, Detail: h.URL})
 	}
 }

@@ -81,8 +81,3 @@ func exit(stderr io.Writer, err error) int {
 	}
 	return code
 }
-
-// warn tells the user of a problem that does not stop lathe, on stderr.
-func warn(stderr io.Writer, text string) {
-	fmt.Fprintf(stderr, "lathe: warning: %s\n", text)
-}

@@ -5,6 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"strings"
+
+	"github.com/spf13/pflag"
 
 	"lathe/orchestrator/session"
 	"lathe/orchestrator/session/sqlite"
@@ -13,48 +16,75 @@ import (
 // resumption is the session --continue or --resume picks up, and the
 // store it is kept in.
 type resumption struct {
-	db    *sqlite.DB
-	saved *session.Saved
+	db           *sqlite.DB
+	savedSession *session.Saved
 	// note says that the session is continued in its own directory,
 	// not the one lathe was started in; "" when they are the same.
 	note string
 }
 
-// resumeSession opens the store and loads the session --continue or
-// --resume asks for, and makes the session's directory the working
-// directory: its tools work where its files are. It returns nil when
-// neither flag was given. A session that does not exist, or whose
-// directory does not, is a usage error; a database that fails is not.
-func (cmd *command) resumeSession(ctx context.Context) (*resumption, error) {
-	if !cmd.cont && cmd.resume == "" {
+// saved is the session to resume; nil for none.
+func (r *resumption) saved() *session.Saved {
+	if r == nil {
+		return nil
+	}
+	return r.savedSession
+}
+
+// resumeFlags are --continue and --resume ID.
+type resumeFlags struct {
+	cont bool   // --continue
+	id   string // --resume ID
+}
+
+func (rf *resumeFlags) define(fs *pflag.FlagSet) {
+	fs.BoolVar(&rf.cont, "continue", false, "")
+	fs.StringVar(&rf.id, "resume", "", "")
+}
+
+func (rf *resumeFlags) check(fs *pflag.FlagSet) error {
+	switch {
+	case rf.cont && fs.Changed("resume"):
+		return usagef("--continue and --resume cannot go together")
+	case fs.Changed("resume") && strings.TrimSpace(rf.id) == "":
+		return usagef("--resume needs a session id (lathe sessions lists them)")
+	}
+	return nil
+}
+
+// session opens the store and loads the session --continue or --resume
+// asks for, and makes the session's directory the working directory: its
+// tools work where its files are. It returns nil when neither flag was
+// given. A session that does not exist, or whose directory does not, is a
+// usage error; a database that fails is not.
+func (rf *resumeFlags) session(ctx context.Context, f *Factory) (*resumption, error) {
+	if !rf.cont && rf.id == "" {
 		return nil, nil
 	}
-	db, err := openSaved(cmd.env.get)
+	db, err := f.Saved()
 	if err != nil {
 		return nil, fmt.Errorf("sessions: %w", err)
 	}
-	saved, err := cmd.savedSession(ctx, db)
-	if err == nil {
-		var note string
-		if note, err = cmd.moveTo(saved); err == nil {
-			return &resumption{db: db, saved: saved, note: note}, nil
-		}
+	saved, err := rf.load(ctx, f, db)
+	if err != nil {
+		return nil, err
 	}
-	if db != nil {
-		db.Close()
+	note, err := moveTo(f, saved)
+	if err != nil {
+		return nil, err
 	}
-	return nil, err
+	return &resumption{db: db, savedSession: saved, note: note}, nil
 }
 
-// savedSession loads the session --continue or --resume asks for from db
-// (nil when no session was ever saved).
-func (cmd *command) savedSession(ctx context.Context, db *sqlite.DB) (*session.Saved, error) {
+// load loads the session --continue or --resume asks for from db (nil
+// when no session was ever saved).
+func (rf *resumeFlags) load(ctx context.Context, f *Factory, db *sqlite.DB) (*session.Saved, error) {
 	var id string
 	var err error
-	if cmd.resume != "" {
-		id, err = findSession(ctx, db, cmd.resume)
+	if rf.id != "" {
+		id, err = findSession(ctx, db, rf.id)
 	} else {
-		id, err = latestSession(ctx, db, cmd.dir)
+		id, err = latestSession(ctx, db, f.Dir)
 	}
 	if err != nil {
 		return nil, err
@@ -81,19 +111,19 @@ func latestSession(ctx context.Context, db *sqlite.DB, dir string) (string, erro
 
 // moveTo makes the directory saved was kept in the working directory,
 // and says so when it was not already.
-func (cmd *command) moveTo(saved *session.Saved) (note string, err error) {
-	if sameDir(saved.Dir, cmd.dir) {
+func moveTo(f *Factory, saved *session.Saved) (note string, err error) {
+	if sameDir(saved.Dir, f.Dir) {
 		return "", nil
 	}
-	if cmd.dirSet {
+	if f.DirSet {
 		return "", usagef("session %s belongs to %s, not -C %s: leave out -C to continue it there",
-			saved.ID, saved.Dir, cmd.dir)
+			saved.ID, saved.Dir, f.Dir)
 	}
 	if info, err := os.Stat(saved.Dir); err != nil || !info.IsDir() {
 		return "", usagef("session %s was saved in %s, which no longer exists: it cannot be continued",
 			saved.ID, saved.Dir)
 	}
-	cmd.dir = saved.Dir
+	f.Dir = saved.Dir
 	return fmt.Sprintf("resuming session %s of %s: working there", saved.ID, saved.Dir), nil
 }
 

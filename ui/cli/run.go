@@ -13,10 +13,11 @@ import (
 // asks, and returns the exit code. environ is the environment (KEY=VALUE),
 // read nowhere else.
 func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer, environ []string) int {
-	cmd, err := parseArgs(args)
+	f := &Factory{In: stdin, Out: stdout, ErrOut: stderr, Env: newEnv(environ)}
+	defer f.close()
+	cmd, err := parse(f, args)
 	if err == nil {
-		cmd.env = newEnv(environ)
-		err = cmd.do(ctx, stdin, stdout, stderr)
+		err = cmd.run(ctx)
 	}
 	return exit(stderr, err)
 }

@@ -4,98 +4,112 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
-	"io/fs"
-	"os"
-	"path/filepath"
 	"slices"
+	"strings"
 	"time"
 
-	"lathe/config"
+	"github.com/spf13/pflag"
+
 	"lathe/orchestrator/session"
 	"lathe/orchestrator/session/sqlite"
 	"lathe/prompts/human"
 	"lathe/ui/print"
 )
 
-// storePath is the session database in the data directory.
-func storePath(getenv func(string) string) (string, error) {
-	dir := config.DataDir(getenv)
-	if dir == "" {
-		return "", errors.New("no data directory: set XDG_DATA_HOME or HOME")
-	}
-	return filepath.Join(dir, "lathe.db"), nil
+// scope is the directory the sessions and memory commands look at: the
+// working directory, or "" (every directory) with --all.
+type scope struct {
+	f   *Factory
+	all bool
 }
 
-// openSaved opens the session database when there is one: nil (and no
-// error) when no session was ever saved, so that looking creates nothing.
-func openSaved(getenv func(string) string) (*sqlite.DB, error) {
-	path, err := storePath(getenv)
-	if err != nil {
-		return nil, err
-	}
-	if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {
-		return nil, nil
-	}
-	return sqlite.Open(path)
-}
+func (s *scope) define(fs *pflag.FlagSet) { fs.BoolVar(&s.all, "all", false, "") }
 
-// sessions runs lathe sessions and its subcommands.
-func (cmd command) sessions(ctx context.Context, stdout, stderr io.Writer) error {
-	db, err := openSaved(cmd.env.get)
-	if err != nil {
-		return fmt.Errorf("sessions: %w", err)
-	}
-	if db != nil {
-		defer db.Close()
-	}
-	switch cmd.sub {
-	case "sessions rm":
-		return cmd.removeSessions(ctx, db, stdout)
-	case "sessions prune":
-		return cmd.pruneSessions(ctx, db, stdout)
-	}
-	return cmd.listSessions(ctx, db, stdout, stderr)
-}
-
-// scope is the directory the sessions subcommands look at: the working
-// directory, or "" (every directory) with --all.
-func (cmd command) scope() string {
-	if cmd.all {
+func (s *scope) dir() string {
+	if s.all {
 		return ""
 	}
-	return cmd.dir
+	return s.f.Dir
 }
 
-// listSessions prints the saved sessions of the working directory (of
-// every directory with --all), newest first, as a table or as JSON.
-func (cmd command) listSessions(ctx context.Context, db *sqlite.DB, stdout, stderr io.Writer) error {
-	var list []session.Summary
-	if db != nil {
-		var err error
-		if list, err = db.List(ctx, cmd.scope()); err != nil {
-			return fmt.Errorf("sessions: %w", err)
-		}
-	}
-	switch {
-	case cmd.json:
-		return print.SessionsJSON(stdout, list)
-	case len(list) > 0:
-		return print.Sessions(stdout, list, time.Now(), cmd.all)
-	case cmd.all:
-		fmt.Fprintln(stderr, "lathe: no saved session")
-	default:
-		fmt.Fprintf(stderr, "lathe: no saved session in %s\n", cmd.dir)
+// sessionsList is lathe sessions: the saved sessions of the working
+// directory (of every directory with --all), newest first, as a table or
+// as JSON.
+type sessionsList struct {
+	scope
+	json bool
+}
+
+func newSessionsList(f *Factory) command { return &sessionsList{scope: scope{f: f}} }
+
+func (c *sessionsList) define(fs *pflag.FlagSet) {
+	c.f.dirFlag(fs)
+	fs.BoolVar(&c.json, "json", false, "")
+	c.scope.define(fs)
+}
+
+func (c *sessionsList) words(args []string) error {
+	if len(args) > 0 {
+		return usagef("sessions: unexpected argument %q (the subcommands of sessions are rm, prune and search)", args[0])
 	}
 	return nil
 }
 
-// removeSessions removes the sessions named by id or prefix: every one
-// is found first, so that a mistyped id removes nothing. A session
-// another lathe uses is not removed.
-func (cmd command) removeSessions(ctx context.Context, db *sqlite.DB, stdout io.Writer) error {
+func (c *sessionsList) check(*pflag.FlagSet) error { return nil }
+
+func (c *sessionsList) run(ctx context.Context) error {
+	db, err := c.f.Saved()
+	if err != nil {
+		return fmt.Errorf("sessions: %w", err)
+	}
+	var list []session.Summary
+	if db != nil {
+		if list, err = db.List(ctx, c.dir()); err != nil {
+			return fmt.Errorf("sessions: %w", err)
+		}
+	}
+	switch {
+	case c.json:
+		return print.SessionsJSON(c.f.Out, list)
+	case len(list) > 0:
+		return print.Sessions(c.f.Out, list, time.Now(), c.all)
+	case c.all:
+		fmt.Fprintln(c.f.ErrOut, "lathe: no saved session")
+	default:
+		fmt.Fprintf(c.f.ErrOut, "lathe: no saved session in %s\n", c.f.Dir)
+	}
+	return nil
+}
+
+// sessionsRm is lathe sessions rm: it removes the sessions named by id
+// or prefix. Every one is found first, so that a mistyped id removes
+// nothing; a session another lathe uses is not removed.
+type sessionsRm struct {
+	f   *Factory
+	ids []string
+}
+
+func newSessionsRm(f *Factory) command { return &sessionsRm{f: f} }
+
+func (c *sessionsRm) define(fs *pflag.FlagSet) { c.f.dirFlag(fs) }
+
+func (c *sessionsRm) words(args []string) error {
+	if len(args) == 0 {
+		return usagef("sessions rm: give the id of the session to remove (lathe sessions lists them)")
+	}
+	c.ids = args
+	return nil
+}
+
+func (c *sessionsRm) check(*pflag.FlagSet) error { return nil }
+
+func (c *sessionsRm) run(ctx context.Context) error {
+	db, err := c.f.Saved()
+	if err != nil {
+		return fmt.Errorf("sessions: %w", err)
+	}
 	var ids []string
-	for _, arg := range cmd.ids {
+	for _, arg := range c.ids {
 		id, err := findSession(ctx, db, arg)
 		if err != nil {
 			return err
@@ -116,7 +130,7 @@ func (cmd command) removeSessions(ctx context.Context, db *sqlite.DB, stdout io.
 			errs = append(errs, err)
 			continue
 		}
-		fmt.Fprintf(stdout, "removed %s  %s\n", id, titles[id])
+		fmt.Fprintf(c.f.Out, "removed %s  %s\n", id, titles[id])
 	}
 	return errors.Join(errs...)
 }
@@ -137,16 +151,56 @@ func findSession(ctx context.Context, db *sqlite.DB, prefix string) (string, err
 	return id, err
 }
 
-// pruneSessions removes the sessions of the working directory (of every
-// directory with --all) last updated longer ago than --older-than, but
-// those another lathe uses; with --dry-run it lists them instead.
-func (cmd command) pruneSessions(ctx context.Context, db *sqlite.DB, stdout io.Writer) error {
+// sessionsPrune is lathe sessions prune: it removes the sessions of the
+// working directory (of every directory with --all) last updated longer
+// ago than --older-than, but those another lathe uses; with --dry-run it
+// lists them instead.
+type sessionsPrune struct {
+	scope
+	olderThan string
+	age       time.Duration
+	dryRun    bool
+}
+
+func newSessionsPrune(f *Factory) command { return &sessionsPrune{scope: scope{f: f}} }
+
+func (c *sessionsPrune) define(fs *pflag.FlagSet) {
+	c.f.dirFlag(fs)
+	fs.StringVar(&c.olderThan, "older-than", "", "")
+	c.scope.define(fs)
+	fs.BoolVar(&c.dryRun, "dry-run", false, "")
+}
+
+func (c *sessionsPrune) words(args []string) error {
+	if len(args) > 0 {
+		return usagef("sessions prune: unexpected argument %q (the age goes with --older-than)", args[0])
+	}
+	return nil
+}
+
+func (c *sessionsPrune) check(fs *pflag.FlagSet) error {
+	if !fs.Changed("older-than") {
+		return usagef("sessions prune: say which sessions with --older-than, for example --older-than 30d")
+	}
+	age, err := parseAge(c.olderThan)
+	if err != nil {
+		return usagef("--older-than: %q is not an age: use days, hours or minutes, such as 30d, 12h or 90m", c.olderThan)
+	}
+	c.age = age
+	return nil
+}
+
+func (c *sessionsPrune) run(ctx context.Context) error {
+	db, err := c.f.Saved()
+	if err != nil {
+		return fmt.Errorf("sessions: %w", err)
+	}
 	now := time.Now()
-	before := now.Add(-cmd.olderThan)
-	if cmd.dryRun {
+	before := now.Add(-c.age)
+	if c.dryRun {
 		var old []session.Summary
 		if db != nil {
-			list, err := db.List(ctx, cmd.scope())
+			list, err := db.List(ctx, c.dir())
 			if err != nil {
 				return fmt.Errorf("sessions prune: %w", err)
 			}
@@ -157,20 +211,71 @@ func (cmd command) pruneSessions(ctx context.Context, db *sqlite.DB, stdout io.W
 			}
 		}
 		if len(old) > 0 {
-			if err := print.Sessions(stdout, old, now, cmd.all); err != nil {
+			if err := print.Sessions(c.f.Out, old, now, c.all); err != nil {
 				return err
 			}
 		}
-		_, err := fmt.Fprintf(stdout, "%s would be removed\n", human.Plural(len(old), "session"))
+		_, err := fmt.Fprintf(c.f.Out, "%s would be removed\n", human.Plural(len(old), "session"))
 		return err
 	}
 	n := 0
 	if db != nil {
-		var err error
-		if n, err = db.Prune(ctx, cmd.scope(), before); err != nil {
+		if n, err = db.Prune(ctx, c.dir(), before); err != nil {
 			return fmt.Errorf("sessions prune: %w", err)
 		}
 	}
-	_, err := fmt.Fprintf(stdout, "removed %s\n", human.Plural(n, "session"))
+	_, err = fmt.Fprintf(c.f.Out, "removed %s\n", human.Plural(n, "session"))
 	return err
+}
+
+// sessionsSearch is lathe sessions search: the saved messages of the
+// directory's sessions (of every one with --all) holding the words, best
+// first.
+type sessionsSearch struct {
+	scope
+	query string
+	json  bool
+}
+
+func newSessionsSearch(f *Factory) command { return &sessionsSearch{scope: scope{f: f}} }
+
+func (c *sessionsSearch) define(fs *pflag.FlagSet) {
+	c.f.dirFlag(fs)
+	fs.BoolVar(&c.json, "json", false, "")
+	c.scope.define(fs)
+}
+
+func (c *sessionsSearch) words(args []string) error {
+	c.query = strings.TrimSpace(strings.Join(args, " "))
+	if c.query == "" {
+		return usagef("sessions search: give the words to look for")
+	}
+	return nil
+}
+
+func (c *sessionsSearch) check(*pflag.FlagSet) error { return nil }
+
+func (c *sessionsSearch) run(ctx context.Context) error {
+	db, err := c.f.Saved()
+	if err != nil {
+		return fmt.Errorf("sessions: %w", err)
+	}
+	var hits []session.Hit
+	if db != nil {
+		hits, err = db.Search(ctx, session.SearchQuery{Text: c.query, Dir: c.dir(), Limit: 50})
+		if errors.Is(err, session.ErrNoWords) {
+			return usagef("sessions search: %q has no words to look for", c.query)
+		}
+		if err != nil {
+			return fmt.Errorf("sessions search: %w", err)
+		}
+	}
+	switch {
+	case c.json:
+		return print.HitsJSON(c.f.Out, hits)
+	case len(hits) > 0:
+		return print.Hits(c.f.Out, hits, time.Now(), c.all)
+	}
+	fmt.Fprintf(c.f.ErrOut, "lathe: no saved message holds %q\n", c.query)
+	return nil
 }

@@ -9,31 +9,61 @@ import (
 	"time"
 
 	"github.com/rs/zerolog"
+	"github.com/spf13/pflag"
 
-	"lathe/config"
 	"lathe/orchestrator"
 	"lathe/orchestrator/checkpoint"
+	"lathe/orchestrator/engine"
 	"lathe/orchestrator/session"
 	"lathe/prompts/human"
 )
 
-// undo runs lathe undo: it takes back the file changes of a session's last
-// run (the latest session of the directory, or --session ID), and its
-// exchange from the conversation; --list lists the runs instead.
-func (cmd command) undo(ctx context.Context, stdin io.Reader, stdout, stderr io.Writer) error {
-	db, err := openSaved(cmd.env.get)
+// undoCommand is lathe undo: it takes back the file changes of a
+// session's last run (the latest session of the directory, or --session
+// ID), and its exchange from the conversation; --list lists the runs
+// instead.
+type undoCommand struct {
+	f       *Factory
+	cont    bool   // --continue: the latest session, as the default is
+	session string // --session ID
+	list    bool
+	force   bool
+}
+
+func newUndo(f *Factory) command { return &undoCommand{f: f} }
+
+func (c *undoCommand) define(fs *pflag.FlagSet) {
+	c.f.dirFlag(fs)
+	fs.BoolVar(&c.cont, "continue", false, "")
+	fs.StringVar(&c.session, "session", "", "")
+	fs.BoolVar(&c.list, "list", false, "")
+	fs.BoolVar(&c.f.Flags.Yes, "yes", false, "")
+	fs.BoolVar(&c.force, "force", false, "")
+}
+
+func (c *undoCommand) words(args []string) error { return noWords("undo", args) }
+
+func (c *undoCommand) check(*pflag.FlagSet) error {
+	if c.cont && c.session != "" {
+		return usagef("undo: --continue and --session cannot go together")
+	}
+	return nil
+}
+
+func (c *undoCommand) run(ctx context.Context) error {
+	f := c.f
+	db, err := f.Saved()
 	if err != nil {
 		return fmt.Errorf("undo: %w", err)
 	}
 	if db == nil {
 		return usagef("undo: no session was ever saved")
 	}
-	defer db.Close()
 	var id string
-	if cmd.session != "" {
-		id, err = findSession(ctx, db, cmd.session)
+	if c.session != "" {
+		id, err = findSession(ctx, db, c.session)
 	} else {
-		id, err = latestSession(ctx, db, cmd.dir)
+		id, err = latestSession(ctx, db, f.Dir)
 	}
 	if err != nil {
 		return err
@@ -42,11 +72,12 @@ func (cmd command) undo(ctx context.Context, stdin io.Reader, stdout, stderr io.
 	if err != nil {
 		return err
 	}
-	loaded, err := config.Load(config.Sources{Getenv: cmd.env.get, ProjectDir: saved.Dir, Flags: cmd.flags})
+	f.Dir = saved.Dir // the session's config, where its files are
+	loaded, err := f.Config()
 	if err != nil {
 		return err
 	}
-	tracker, err := checkpoint.New(db, saved.Dir, trackerOptions(loaded.Undo, zerolog.Nop()))
+	tracker, err := checkpoint.New(db, saved.Dir, engine.TrackerOptions(loaded.Undo, zerolog.Nop()))
 	if err != nil {
 		return fmt.Errorf("undo: the session's directory: %w", err)
 	}
@@ -55,8 +86,8 @@ func (cmd command) undo(ctx context.Context, stdin io.Reader, stdout, stderr io.
 	if err != nil {
 		return err
 	}
-	if cmd.list {
-		return listCheckpoints(stdout, saved, cps)
+	if c.list {
+		return listCheckpoints(f.Out, saved, cps)
 	}
 	last, _ := checkpoint.Last(cps)
 	if last == nil {
@@ -69,30 +100,30 @@ func (cmd command) undo(ctx context.Context, stdin io.Reader, stdout, stderr io.
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(stdout, "Undo the last request of session %s: %q\n", id, promptAt(saved, last.Seq))
-	printPlan(stdout, plan, cmd.force)
-	if !cmd.flags.Yes {
-		if !isTerminal(stdin) {
+	fmt.Fprintf(f.Out, "Undo the last request of session %s: %q\n", id, promptAt(saved, last.Seq))
+	printPlan(f.Out, plan, c.force)
+	if !f.Flags.Yes {
+		if !isTerminal(f.In) {
 			return usagef("undo asks first, and cannot here: pass --yes to undo without asking")
 		}
-		fmt.Fprint(stdout, "Undo it? [y/N] ")
-		answer, _ := bufio.NewReader(stdin).ReadString('\n')
+		fmt.Fprint(f.Out, "Undo it? [y/N] ")
+		answer, _ := bufio.NewReader(f.In).ReadString('\n')
 		if a := strings.ToLower(strings.TrimSpace(answer)); a != "y" && a != "yes" {
-			fmt.Fprintln(stdout, "Nothing undone.")
+			fmt.Fprintln(f.Out, "Nothing undone.")
 			return nil
 		}
 	}
-	out, err := tracker.Apply(ctx, plan, cmd.force)
+	out, err := tracker.Apply(ctx, plan, c.force)
 	for _, a := range out.Done {
-		fmt.Fprintf(stdout, "%s %s\n", a.Do.Done(), a.Path)
+		fmt.Fprintf(f.Out, "%s %s\n", a.Do.Done(), a.Path)
 	}
 	for _, a := range out.Refused {
-		fmt.Fprintf(stderr, "lathe: left %s: %s\n", a.Path, a.Why)
+		fmt.Fprintf(f.ErrOut, "lathe: left %s: %s\n", a.Path, a.Why)
 	}
 	if err != nil {
 		return err
 	}
-	fmt.Fprintln(stdout, "The request and its answer are taken back from the conversation.")
+	fmt.Fprintln(f.Out, "The request and its answer are taken back from the conversation.")
 	return nil
 }
 

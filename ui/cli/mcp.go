@@ -10,8 +10,10 @@ import (
 	"text/tabwriter"
 
 	"github.com/rs/zerolog"
+	"github.com/spf13/pflag"
 
 	"lathe/config"
+	"lathe/orchestrator/engine"
 	"lathe/prompts/human"
 	"lathe/tools/mcp"
 )
@@ -19,31 +21,47 @@ import (
 // mcpList is lathe mcp list: every configured server, started (the
 // project's only when trusted), with its state and its tools. It fails
 // (exit 1) when a server that should have started did not.
-func (cmd command) mcpList(ctx context.Context, stdout, stderr io.Writer) error {
-	loaded, err := config.Load(config.Sources{Getenv: cmd.env.get, ProjectDir: cmd.dir, Flags: cmd.flags})
+type mcpList struct {
+	f     *Factory
+	json  bool
+	trust bool
+}
+
+func newMCPList(f *Factory) command { return &mcpList{f: f} }
+
+func (c *mcpList) define(fs *pflag.FlagSet) {
+	c.f.dirFlag(fs)
+	fs.BoolVar(&c.json, "json", false, "")
+	fs.BoolVar(&c.trust, "trust-project-mcp", false, "")
+}
+
+func (c *mcpList) words(args []string) error  { return noWords("mcp list", args) }
+func (c *mcpList) check(*pflag.FlagSet) error { return nil }
+
+func (c *mcpList) run(ctx context.Context) error {
+	f := c.f
+	loaded, err := f.Config()
 	if err != nil {
 		return err
 	}
 	for _, w := range loaded.Warnings {
-		warn(stderr, w)
+		f.warn(w)
 	}
-	e := &engine{}
-	defer e.close()
-	if err := cmd.wireMCP(e, loaded, cmd.dir, zerolog.Nop()); err != nil {
-		return err
-	}
-	for _, w := range e.warnings {
-		warn(stderr, w)
+	m := engine.NewMCP(loaded, engine.MCPEnv{Dir: f.Dir, Environ: f.Env.list, Getenv: f.Env.get, Log: zerolog.Nop(),
+		Headless: true, Trust: c.trust, Version: buildVersion()})
+	if m.Warning != "" {
+		f.warn(m.Warning)
 	}
 	var list []mcp.Status
-	if e.mcp != nil {
-		e.mcp.WaitStarted(ctx)
-		list = e.mcp.Servers()
+	if m.Manager != nil {
+		defer m.Manager.Close()
+		m.Manager.WaitStarted(ctx)
+		list = m.Manager.Servers()
 	}
-	if cmd.json {
-		err = writeMCPJSON(stdout, list, loaded.MCP.Servers)
+	if c.json {
+		err = writeMCPJSON(f.Out, list, loaded.MCP.Servers)
 	} else {
-		err = writeMCPText(stdout, list, loaded)
+		err = writeMCPText(f.Out, list, loaded)
 	}
 	if err != nil {
 		return err

@@ -1,4 +1,4 @@
-package cli
+package engine
 
 import (
 	"context"
@@ -42,7 +42,7 @@ func TestBackgroundIndexer(t *testing.T) {
 		srv := ollamatest.New(t, ollamatest.WithModels(c.models...))
 		u, _ := url.Parse(srv.URL())
 		cfg := config.Defaults()
-		ix := &indexer{ws: ws, store: db, client: ollama.New(ollama.Options{URL: u, Options: cfg.Options}), cfg: cfg.Index, log: zerolog.Nop()}
+		ix := NewIndexer(ws, db, ollama.New(ollama.Options{URL: u, Options: cfg.Options}), cfg.Index, zerolog.Nop())
 		waits := 0
 		got, err := ix.Index(t.Context(), func(context.Context) error { waits++; return nil }, func(int, int) {})
 		if err != nil || !strings.HasPrefix(got, c.want) {

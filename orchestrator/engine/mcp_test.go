@@ -1,4 +1,4 @@
-package cli
+package engine
 
 import (
 	"net/http/httptest"
@@ -13,7 +13,7 @@ import (
 
 // TestMCPStartedByWhoNeedsThem: a one-shot run and a subcommand start the
 // MCP servers as they are wired; the interactive UI leaves that to itself,
-// once its first frame is out (tui's TestMCPStartsAfterTheFirstFrame).
+// once its first frame is out (ui's TestMCPStartsAfterTheFirstFrame).
 func TestMCPStartedByWhoNeedsThem(t *testing.T) {
 	srv := httptest.NewServer(mcptest.Handler(mcptest.Options{}))
 	t.Cleanup(srv.Close)
@@ -24,15 +24,12 @@ func TestMCPStartedByWhoNeedsThem(t *testing.T) {
 	}{{"interactive", false, mcp.StateOff}, {"one-shot", true, mcp.StateReady}} {
 		loaded := config.Loaded{Config: config.Defaults()}
 		loaded.MCP.Servers = map[string]config.MCPServer{"t": {URL: srv.URL}}
-		cmd := command{oneShot: c.oneShot, env: newEnv(nil)}
-		e := &engine{}
-		if err := cmd.wireMCP(e, loaded, t.TempDir(), zerolog.Nop()); err != nil {
-			t.Fatal(err)
-		}
-		e.mcp.WaitStarted(t.Context())
-		if got := e.mcp.Servers()[0].State; got != c.want {
+		m := NewMCP(loaded, MCPEnv{Dir: t.TempDir(), Getenv: func(string) string { return "" }, Log: zerolog.Nop(),
+			Headless: c.oneShot})
+		m.Manager.WaitStarted(t.Context())
+		if got := m.Manager.Servers()[0].State; got != c.want {
 			t.Errorf("%s: the server is %s once wired, want %s", c.name, got, c.want)
 		}
-		e.mcp.Close()
+		m.Manager.Close()
 	}
 }

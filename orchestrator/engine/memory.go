@@ -1,4 +1,4 @@
-package cli
+package engine
 
 import (
 	"context"
@@ -25,12 +25,13 @@ type memoryWiring struct {
 	tools   []tools.Tool
 	facts   func(ctx context.Context) []string
 	repoMap func(ctx context.Context) string
-	indexer *indexer
+	indexer *Indexer
 }
 
 // wireMemory wires the memory of the project in ws, kept in store, as
-// the config says.
-func (cmd command) wireMemory(ws *tools.Workspace, store memoryStore, client *ollama.Client, cfg config.Config,
+// the config says. Headless, the code index is only read: a one-shot
+// run searches an index made before.
+func wireMemory(ws *tools.Workspace, store Store, client *ollama.Client, cfg config.Config, headless bool,
 	log zerolog.Logger) *memoryWiring {
 	dir := ws.Dir()
 	w := &memoryWiring{}
@@ -53,10 +54,8 @@ func (cmd command) wireMemory(ws *tools.Workspace, store memoryStore, client *ol
 		}
 	}
 	if cfg.Index.Enabled {
-		// The UI indexes in the background; a one-shot run searches an
-		// index made before.
-		background := cfg.Index.Background && !cmd.oneShot
-		ix := &indexer{ws: ws, store: store, client: client, cfg: cfg.Index, log: log}
+		background := cfg.Index.Background && !headless
+		ix := NewIndexer(ws, store, client, cfg.Index, log)
 		m.Code = codeindex.NewSearcher(store, client)
 		m.CodeStatus = ix.status
 		m.CodeAvailable = func(ctx context.Context) bool { return ix.available(ctx, background) }
@@ -77,11 +76,11 @@ func (cmd command) wireMemory(ws *tools.Workspace, store memoryStore, client *ol
 	return w
 }
 
-// indexer brings the project's code index up to date with the embedding
+// Indexer brings the project's code index up to date with the embedding
 // model installed.
-type indexer struct {
+type Indexer struct {
 	ws     *tools.Workspace
-	store  memoryStore
+	store  codeindex.Store
 	client *ollama.Client
 	cfg    config.Index
 	log    zerolog.Logger
@@ -91,10 +90,16 @@ type indexer struct {
 	progress atomic.Pointer[codeindex.Progress]
 }
 
+// NewIndexer is the indexer of the project in ws, kept in store, with
+// the embedding models client serves.
+func NewIndexer(ws *tools.Workspace, store codeindex.Store, client *ollama.Client, cfg config.Index, log zerolog.Logger) *Indexer {
+	return &Indexer{ws: ws, store: store, client: client, cfg: cfg, log: log}
+}
+
 // available says whether the code search tool can answer: with background
 // indexing, when an embedding model is installed; without, when the
 // project has an index whose model is still installed.
-func (ix *indexer) available(ctx context.Context, background bool) bool {
+func (ix *Indexer) available(ctx context.Context, background bool) bool {
 	want := ix.cfg.Model
 	if !background {
 		m, err := ix.store.IndexModel(ctx, ix.ws.Dir())
@@ -114,8 +119,28 @@ func (ix *indexer) available(ctx context.Context, background bool) bool {
 	return true
 }
 
+// Model is the embedding model the index is made with: the configured
+// one, or the one installed; found once.
+func (ix *Indexer) Model(ctx context.Context) (string, error) {
+	ix.mu.Lock()
+	defer ix.mu.Unlock()
+	return ix.findModel(ctx)
+}
+
+// findModel is Model, with ix.mu held.
+func (ix *Indexer) findModel(ctx context.Context) (string, error) {
+	if ix.model == "" {
+		model, err := ix.client.EmbeddingModel(ctx, ix.cfg.Model)
+		if err != nil {
+			return "", err
+		}
+		ix.model = model
+	}
+	return ix.model, nil
+}
+
 // status says how far a running update has got; "" when none runs.
-func (ix *indexer) status() string {
+func (ix *Indexer) status() string {
 	p := ix.progress.Load()
 	if p == nil {
 		return ""
@@ -123,18 +148,14 @@ func (ix *indexer) status() string {
 	return fmt.Sprintf("the index is being built: %d of %d files looked at so far", p.Done, p.Files)
 }
 
-// update brings the index up to date, waiting for wait (nil: none)
+// Update brings the index up to date, waiting for wait (nil: none)
 // before each request to the model server and telling progress (nil:
 // no one) of each file.
-func (ix *indexer) update(ctx context.Context, wait func(context.Context) error, progress func(codeindex.Progress)) (codeindex.Stats, error) {
+func (ix *Indexer) Update(ctx context.Context, wait func(context.Context) error, progress func(codeindex.Progress)) (codeindex.Stats, error) {
 	ix.mu.Lock()
 	defer ix.mu.Unlock()
-	if ix.model == "" {
-		model, err := ix.client.EmbeddingModel(ctx, ix.cfg.Model)
-		if err != nil {
-			return codeindex.Stats{}, err
-		}
-		ix.model = model
+	if _, err := ix.findModel(ctx); err != nil {
+		return codeindex.Stats{}, err
 	}
 	defer ix.progress.Store(nil)
 	ix.progress.Store(&codeindex.Progress{})
@@ -150,12 +171,12 @@ func (ix *indexer) update(ctx context.Context, wait func(context.Context) error,
 	})
 }
 
-// Index implements tui.Indexer. Without an embedding model there is no
+// Index implements ui.Indexer. Without an embedding model there is no
 // index to keep, and nothing to say but in the log: lathe doctor tells
 // what to pull.
-func (ix *indexer) Index(ctx context.Context, wait func(context.Context) error, progress func(done, total int)) (string, error) {
+func (ix *Indexer) Index(ctx context.Context, wait func(context.Context) error, progress func(done, total int)) (string, error) {
 	start := time.Now()
-	st, err := ix.update(ctx, wait, func(p codeindex.Progress) { progress(p.Done, p.Files) })
+	st, err := ix.Update(ctx, wait, func(p codeindex.Progress) { progress(p.Done, p.Files) })
 	if errors.Is(err, provider.ErrNoModel) {
 		ix.log.Info().Err(err).Msg("no code index")
 		return "no embedding model", nil
@@ -163,11 +184,11 @@ func (ix *indexer) Index(ctx context.Context, wait func(context.Context) error, 
 	if err != nil {
 		return "", err
 	}
-	return indexSummary(st, time.Since(start)), nil
+	return IndexSummary(st, time.Since(start)), nil
 }
 
-// indexSummary says what an update did, in a line.
-func indexSummary(st codeindex.Stats, took time.Duration) string {
+// IndexSummary says what an update did, in a line.
+func IndexSummary(st codeindex.Stats, took time.Duration) string {
 	s := fmt.Sprintf("the code index holds %s, %s (%s): %d read and embedded, %d unchanged",
 		human.Plural(st.Files, "file"), human.Plural(st.Chunks, "chunk"), st.Model, st.Indexed, st.Unchanged)
 	if st.Removed > 0 {

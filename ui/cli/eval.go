@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"runtime/debug"
 	"slices"
@@ -15,6 +14,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"lathe/config"
+	"lathe/orchestrator/engine"
 	"lathe/orchestrator/eval"
 	"lathe/orchestrator/provider"
 	"lathe/orchestrator/provider/ollama"
@@ -30,65 +30,70 @@ const (
 	maxJobs   = 16
 )
 
-// evalCommand reads the words after "eval": show [ID], compare A B,
-// resume [ID], or the suite.
-func (cmd *command) evalCommand(words []string) error {
-	cmd.sub = "eval"
-	if len(words) > 0 {
-		switch words[0] {
-		case "show", "resume":
-			cmd.sub, cmd.evalArgs = "eval "+words[0], words[1:]
-			if len(cmd.evalArgs) > 1 {
-				return usagef("eval %s: one experiment id at most, not %q", words[0], strings.Join(cmd.evalArgs, " "))
-			}
-			return nil
-		case "compare":
-			cmd.sub, cmd.evalArgs = "eval compare", words[1:]
-			if len(cmd.evalArgs) != 2 {
-				return usagef("eval compare: give two experiment ids, e.g. lathe eval compare 3 4")
-			}
-			return nil
-		}
+// evalRun is lathe eval SUITE: it runs a new experiment and shows its
+// results.
+type evalRun struct {
+	f       *Factory
+	suite   []string
+	models  string // -m: a list of models
+	builtin bool
+	repeat  int
+	jobs    int
+}
+
+func newEvalRun(f *Factory) command { return &evalRun{f: f} }
+
+func (c *evalRun) define(fs *pflag.FlagSet) {
+	c.f.dirFlag(fs)
+	fs.StringVarP(&c.models, "model", "m", "", "")
+	fs.BoolVar(&c.builtin, "builtin", false, "")
+	fs.IntVar(&c.repeat, "repeat", 1, "")
+	fs.IntVar(&c.jobs, "jobs", 1, "")
+	fs.StringVar(&c.f.Flags.Sandbox, "sandbox", "", "")
+}
+
+func (c *evalRun) words(args []string) error { c.suite = args; return nil }
+
+func (c *evalRun) check(fs *pflag.FlagSet) error {
+	switch {
+	case c.builtin && len(c.suite) > 0:
+		return usagef("eval: --builtin runs the built-in suite: give no suite with it")
+	case !c.builtin && len(c.suite) != 1:
+		return usagef("eval: give one suite directory (or --builtin), e.g. lathe eval ./suite -m qwen3:8b")
+	case strings.TrimSpace(c.models) == "":
+		return usagef("eval: say which models with -m, e.g. -m qwen3:8b,devstral")
+	case c.repeat < 1 || c.repeat > maxRepeat:
+		return usagef("--repeat must be between 1 and %d", maxRepeat)
+	case c.jobs < 1 || c.jobs > maxJobs:
+		return usagef("--jobs must be between 1 and %d", maxJobs)
 	}
-	cmd.evalArgs = words
+	if err := checkSandbox(fs, c.f.Flags.Sandbox); err != nil {
+		return err
+	}
+	_, err := evalModels(c.models)
+	return err
+}
+
+// experimentIDs checks the number of ids an eval subcommand takes: one at most, or
+// exactly want.
+func experimentIDs(name string, args []string, want int) error {
+	switch {
+	case want == 2 && len(args) != 2:
+		return usagef("eval compare: give two experiment ids, e.g. lathe eval compare 3 4")
+	case want == 1 && len(args) > 1:
+		return usagef("%s: one experiment id at most, not %q", name, strings.Join(args, " "))
+	}
 	return nil
 }
 
-// evalFlags checks lathe eval's arguments and flags.
-func (cmd *command) evalFlags(fs *pflag.FlagSet) error {
-	for _, id := range cmd.evalArgs {
-		if cmd.sub == "eval" {
-			break
-		}
+// checkIDs checks that the experiment ids are numbers.
+func checkIDs(name string, args []string) error {
+	for _, id := range args {
 		if n, err := strconv.ParseInt(id, 10, 64); err != nil || n < 1 {
-			return usagef("%s: %q is not an experiment id (a number, as lathe eval show prints)", cmd.sub, id)
+			return usagef("%s: %q is not an experiment id (a number, as lathe eval show prints)", name, id)
 		}
 	}
-	switch cmd.sub {
-	case "eval show":
-		if cmd.json && cmd.csv {
-			return usagef("eval show: --json and --csv cannot go together")
-		}
-		return nil
-	case "eval compare", "eval resume":
-		return nil
-	}
-	switch {
-	case cmd.builtin && len(cmd.evalArgs) > 0:
-		return usagef("eval: --builtin runs the built-in suite: give no suite with it")
-	case !cmd.builtin && len(cmd.evalArgs) != 1:
-		return usagef("eval: give one suite directory (or --builtin), e.g. lathe eval ./suite -m qwen3:8b")
-	case strings.TrimSpace(cmd.flags.Model) == "":
-		return usagef("eval: say which models with -m, e.g. -m qwen3:8b,devstral")
-	case cmd.repeat < 1 || cmd.repeat > maxRepeat:
-		return usagef("--repeat must be between 1 and %d", maxRepeat)
-	case cmd.jobs < 1 || cmd.jobs > maxJobs:
-		return usagef("--jobs must be between 1 and %d", maxJobs)
-	case fs.Changed("sandbox") && !slices.Contains([]string{"workspace-write", "read-only", "off"}, cmd.flags.Sandbox):
-		return usagef("--sandbox: unknown mode %q: use workspace-write, read-only or off", cmd.flags.Sandbox)
-	}
-	_, err := evalModels(cmd.flags.Model)
-	return err
+	return nil
 }
 
 // evalModels splits -m's list of models.
@@ -107,65 +112,51 @@ func evalModels(list string) ([]string, error) {
 	return models, nil
 }
 
-// eval runs lathe eval and its subcommands.
-func (cmd command) eval(ctx context.Context, stdout, stderr io.Writer) error {
-	switch cmd.sub {
-	case "eval show":
-		return cmd.evalShow(ctx, stdout)
-	case "eval compare":
-		return cmd.evalCompare(ctx, stdout)
-	case "eval resume":
-		return cmd.evalResume(ctx, stdout, stderr)
-	}
-	return cmd.evalRun(ctx, stdout, stderr)
-}
-
-// evalRun runs a new experiment and shows its results.
-func (cmd command) evalRun(ctx context.Context, stdout, stderr io.Writer) error {
-	loaded, err := config.Load(config.Sources{Getenv: cmd.env.get, ProjectDir: cmd.dir, Flags: config.Flags{Sandbox: cmd.flags.Sandbox}})
+func (c *evalRun) run(ctx context.Context) error {
+	f := c.f
+	loaded, err := f.Config()
 	if err != nil {
 		return err
 	}
-	suite, cleanup, err := openSuite(cmd.builtin, cmd.evalArgs)
+	suite, cleanup, err := openSuite(c.builtin, c.suite)
 	if err != nil {
 		return err
 	}
 	defer cleanup()
 	if len(suite.Tasks) == 0 {
 		for _, b := range suite.Bad {
-			fmt.Fprintf(stderr, "lathe: %v\n", b)
+			fmt.Fprintf(f.ErrOut, "lathe: %v\n", b)
 		}
 		return usagef("eval: no task of %s can be read", suite.Name)
 	}
-	db, err := openStore(cmd.env.get)
+	db, err := f.Store()
 	if err != nil {
 		return err
 	}
-	defer db.Close()
-	models, _ := evalModels(cmd.flags.Model)
+	models, _ := evalModels(c.models)
 	// Attempts run with --yes: where commands cannot be confined, they
 	// are refused; said once here, not in every attempt's output.
 	yes := loaded.Config
 	yes.Approval.All = true
-	if _, w := cmd.confinement(yes, cmd.dir); w != "" {
-		warn(stderr, w)
+	if _, w := engine.Confinement(yes, f.Dir, f.Env.get); w != "" {
+		f.warn(w)
 	}
-	r, err := cmd.runner(loaded.Config, db, stderr)
+	r, err := runner(f, loaded.Config, db)
 	if err != nil {
 		return err
 	}
-	id, err := r.Start(ctx, eval.Plan{Suite: suite, Models: models, Repeat: cmd.repeat, Jobs: cmd.jobs,
+	id, err := r.Start(ctx, eval.Plan{Suite: suite, Models: models, Repeat: c.repeat, Jobs: c.jobs,
 		Sandbox: loaded.Config.Sandbox.Mode, Version: versionLine(debug.ReadBuildInfo())})
-	return cmd.evalEnd(ctx, db, id, err, stdout, stderr)
+	return evalEnd(ctx, f, db, id, err)
 }
 
 // evalEnd shows experiment id once run (err is how running it went).
-func (cmd command) evalEnd(ctx context.Context, db *sqlite.DB, id int64, err error, stdout, stderr io.Writer) error {
+func evalEnd(ctx context.Context, f *Factory, db *sqlite.DB, id int64, err error) error {
 	if id == 0 {
 		return err
 	}
 	if errors.Is(err, context.Canceled) {
-		fmt.Fprintf(stderr, "lathe: experiment %d interrupted: lathe eval resume %d runs what is left\n", id, id)
+		fmt.Fprintf(f.ErrOut, "lathe: experiment %d interrupted: lathe eval resume %d runs what is left\n", id, id)
 		return err
 	}
 	if err != nil {
@@ -175,22 +166,22 @@ func (cmd command) evalEnd(ctx context.Context, db *sqlite.DB, id int64, err err
 	if err != nil {
 		return err
 	}
-	fmt.Fprintln(stdout)
-	return eval.Show(stdout, e, time.Now())
+	fmt.Fprintln(f.Out)
+	return eval.Show(f.Out, e, time.Now())
 }
 
 // runner is the experiment runner, wired: its store, the server's models,
 // lathe itself to run attempts with.
-func (cmd command) runner(cfg config.Config, db *sqlite.DB, stderr io.Writer) (*eval.Runner, error) {
+func runner(f *Factory, cfg config.Config, db *sqlite.DB) (*eval.Runner, error) {
 	exe, err := os.Executable()
 	if err != nil {
 		return nil, fmt.Errorf("eval: find lathe's executable: %w", err)
 	}
-	client := ollamaClient(cfg, cfg.OllamaURL)
+	client := engine.OllamaClient(cfg, cfg.OllamaURL)
 	// The check runs the model's code: in the sandbox, as the model's
 	// commands did.
 	policyFor := func(dir string) (sandbox.Policy, bool) {
-		conf, _ := cmd.confinement(cfg, dir)
+		conf, _ := engine.Confinement(cfg, dir, f.Env.get)
 		if conf == nil || conf.Refused != nil || conf.Policy.Mode == sandbox.Off {
 			return sandbox.Policy{}, false
 		}
@@ -199,9 +190,9 @@ func (cmd command) runner(cfg config.Config, db *sqlite.DB, stderr io.Writer) (*
 	return &eval.Runner{
 		Store:    db,
 		Models:   &serverModels{c: client, infos: map[string]provider.ModelInfo{}},
-		Lathe:    eval.Lathe{Exe: exe, Args0: "lathe", Env: cmd.env.list},
+		Lathe:    eval.Lathe{Exe: exe, Args0: "lathe", Env: f.Env.list},
 		Check:    eval.ConfinedCheck(exe, policyFor),
-		Progress: eval.NewProgress(stderr, isTerminal(stderr)),
+		Progress: eval.NewProgress(f.ErrOut, isTerminal(f.ErrOut)),
 	}, nil
 }
 
@@ -233,15 +224,6 @@ func isDir(path string) bool {
 	return err == nil && info.IsDir()
 }
 
-// openStore opens (or creates) the database experiments are kept in.
-func openStore(getenv func(string) string) (*sqlite.DB, error) {
-	path, err := storePath(getenv)
-	if err != nil {
-		return nil, err
-	}
-	return sqlite.Open(path)
-}
-
 // experiment loads the experiment of id (the latest when "") from db,
 // which is nil when nothing was ever saved.
 func experiment(ctx context.Context, db *sqlite.DB, id string) (session.Experiment, error) {
@@ -268,65 +250,120 @@ func experiment(ctx context.Context, db *sqlite.DB, id string) (session.Experime
 	return e, err
 }
 
-// evalShow runs lathe eval show.
-func (cmd command) evalShow(ctx context.Context, stdout io.Writer) error {
-	db, err := openSaved(cmd.env.get)
+// evalShow is lathe eval show [ID]: an experiment's results (the
+// latest's).
+type evalShow struct {
+	f         *Factory
+	id        []string
+	json, csv bool
+}
+
+func newEvalShow(f *Factory) command { return &evalShow{f: f} }
+
+func (c *evalShow) define(fs *pflag.FlagSet) {
+	c.f.dirFlag(fs)
+	fs.BoolVar(&c.json, "json", false, "")
+	fs.BoolVar(&c.csv, "csv", false, "")
+}
+
+func (c *evalShow) words(args []string) error {
+	c.id = args
+	return experimentIDs("eval show", args, 1)
+}
+
+func (c *evalShow) check(*pflag.FlagSet) error {
+	if err := checkIDs("eval show", c.id); err != nil {
+		return err
+	}
+	if c.json && c.csv {
+		return usagef("eval show: --json and --csv cannot go together")
+	}
+	return nil
+}
+
+func (c *evalShow) run(ctx context.Context) error {
+	db, err := c.f.Saved()
 	if err != nil {
 		return err
 	}
-	if db != nil {
-		defer db.Close()
-	}
-	e, err := experiment(ctx, db, first(cmd.evalArgs))
+	e, err := experiment(ctx, db, first(c.id))
 	if err != nil {
 		return err
 	}
 	switch {
-	case cmd.json:
-		return eval.ShowJSON(stdout, e, time.Now())
-	case cmd.csv:
-		return eval.ShowCSV(stdout, e, time.Now())
+	case c.json:
+		return eval.ShowJSON(c.f.Out, e, time.Now())
+	case c.csv:
+		return eval.ShowCSV(c.f.Out, e, time.Now())
 	}
-	return eval.Show(stdout, e, time.Now())
+	return eval.Show(c.f.Out, e, time.Now())
 }
 
-// evalCompare runs lathe eval compare.
-func (cmd command) evalCompare(ctx context.Context, stdout io.Writer) error {
-	db, err := openSaved(cmd.env.get)
+// evalCompare is lathe eval compare A B: what changed, task by task.
+type evalCompare struct {
+	f   *Factory
+	ids []string
+}
+
+func newEvalCompare(f *Factory) command { return &evalCompare{f: f} }
+
+func (c *evalCompare) define(fs *pflag.FlagSet) { c.f.dirFlag(fs) }
+
+func (c *evalCompare) words(args []string) error {
+	c.ids = args
+	return experimentIDs("eval compare", args, 2)
+}
+
+func (c *evalCompare) check(*pflag.FlagSet) error { return checkIDs("eval compare", c.ids) }
+
+func (c *evalCompare) run(ctx context.Context) error {
+	db, err := c.f.Saved()
 	if err != nil {
 		return err
 	}
-	if db != nil {
-		defer db.Close()
-	}
-	a, err := experiment(ctx, db, cmd.evalArgs[0])
+	a, err := experiment(ctx, db, c.ids[0])
 	if err != nil {
 		return err
 	}
-	b, err := experiment(ctx, db, cmd.evalArgs[1])
+	b, err := experiment(ctx, db, c.ids[1])
 	if err != nil {
 		return err
 	}
-	if err := eval.Compare(stdout, a, b, time.Now()); err != nil {
+	if err := eval.Compare(c.f.Out, a, b, time.Now()); err != nil {
 		return usageError{err.Error()}
 	}
 	return nil
 }
 
-// evalResume runs lathe eval resume.
-func (cmd command) evalResume(ctx context.Context, stdout, stderr io.Writer) error {
-	db, err := openSaved(cmd.env.get)
+// evalResume is lathe eval resume [ID]: it runs again the attempts of an
+// experiment that have no result.
+type evalResume struct {
+	f  *Factory
+	id []string
+}
+
+func newEvalResume(f *Factory) command { return &evalResume{f: f} }
+
+func (c *evalResume) define(fs *pflag.FlagSet) { c.f.dirFlag(fs) }
+
+func (c *evalResume) words(args []string) error {
+	c.id = args
+	return experimentIDs("eval resume", args, 1)
+}
+
+func (c *evalResume) check(*pflag.FlagSet) error { return checkIDs("eval resume", c.id) }
+
+func (c *evalResume) run(ctx context.Context) error {
+	f := c.f
+	db, err := f.Saved()
 	if err != nil {
 		return err
 	}
-	if db != nil {
-		defer db.Close()
-	}
-	e, err := experiment(ctx, db, first(cmd.evalArgs))
+	e, err := experiment(ctx, db, first(c.id))
 	if err != nil {
 		return err
 	}
-	loaded, err := config.Load(config.Sources{Getenv: cmd.env.get, ProjectDir: cmd.dir})
+	loaded, err := f.Config()
 	if err != nil {
 		return err
 	}
@@ -339,7 +376,7 @@ func (cmd command) evalResume(ctx context.Context, stdout, stderr io.Writer) err
 		return err
 	}
 	defer cleanup()
-	r, err := cmd.runner(loaded.Config, db, stderr)
+	r, err := runner(f, loaded.Config, db)
 	if err != nil {
 		return err
 	}
@@ -353,9 +390,9 @@ func (cmd command) evalResume(ctx context.Context, stdout, stderr io.Writer) err
 			msg += fmt.Sprintf(": %s still running, alive in the last %s (another lathe eval?)",
 				human.Plural(running, "attempt"), eval.StaleAfter)
 		}
-		fmt.Fprintln(stderr, "lathe: "+msg)
+		fmt.Fprintln(f.ErrOut, "lathe: "+msg)
 	}
-	return cmd.evalEnd(ctx, db, e.ID, err, stdout, stderr)
+	return evalEnd(ctx, f, db, e.ID, err)
 }
 
 func first(args []string) string {

@@ -1,0 +1,412 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"runtime/debug"
+	"slices"
+	"strings"
+	"sync"
+
+	"github.com/charmbracelet/x/term"
+	"github.com/rs/zerolog"
+	"github.com/spf13/pflag"
+
+	"lathe/config"
+	"lathe/orchestrator"
+	"lathe/orchestrator/engine"
+	"lathe/orchestrator/mode"
+	"lathe/orchestrator/provider"
+	"lathe/orchestrator/provider/images"
+	"lathe/orchestrator/session"
+	"lathe/orchestrator/session/sqlite"
+	"lathe/tools/mcp"
+	"lathe/ui"
+	"lathe/ui/print"
+)
+
+// sessionCommand is lathe without a subcommand: the interactive UI, or
+// with -p a one-shot run.
+type sessionCommand struct {
+	f        *Factory
+	prompt   string
+	oneShot  bool // -p was given
+	format   string
+	resume   resumeFlags
+	modeName string
+	mode     mode.Mode // --mode; nil when not given
+	images   []string  // --image PATH, in order
+	trustMCP bool
+}
+
+func newSession(f *Factory) command { return &sessionCommand{f: f} }
+
+func (c *sessionCommand) define(fs *pflag.FlagSet) {
+	fs.StringVarP(&c.prompt, "prompt", "p", "", "")
+	fs.StringVarP(&c.f.Flags.Model, "model", "m", "", "")
+	c.f.dirFlag(fs)
+	fs.BoolVar(&c.f.Flags.Yes, "yes", false, "")
+	fs.IntVar(&c.f.Flags.MaxTurns, "max-turns", 0, "")
+	fs.StringVar(&c.format, "output-format", string(print.FormatText), "")
+	c.resume.define(fs)
+	fs.StringVar(&c.modeName, "mode", "", "")
+	fs.StringVar(&c.f.Flags.Sandbox, "sandbox", "", "")
+	fs.StringVar(&c.f.Flags.Provider, "provider", "", "")
+	fs.StringVar(&c.f.Flags.BaseURL, "base-url", "", "")
+	fs.StringArrayVar(&c.images, "image", nil, "")
+	fs.BoolVar(&c.trustMCP, "trust-project-mcp", false, "")
+}
+
+func (c *sessionCommand) words(args []string) error { return noWords("", args) }
+
+func (c *sessionCommand) check(fs *pflag.FlagSet) error {
+	c.oneShot = fs.Changed("prompt")
+	flags := c.f.Flags
+	if err := c.resume.check(fs); err != nil {
+		return err
+	}
+	switch {
+	case fs.Changed("max-turns") && (flags.MaxTurns < 1 || flags.MaxTurns > config.MaxTurns):
+		return usagef("--max-turns must be between 1 and %d", config.MaxTurns)
+	case fs.Changed("output-format") && !c.oneShot:
+		return usagef("--output-format needs -p")
+	case fs.Changed("provider") && !slices.Contains([]string{config.ProviderOllama, config.ProviderOpenAI}, flags.Provider):
+		return usagef("--provider: unknown provider %q: use ollama or openai", flags.Provider)
+	case fs.Changed("base-url") && strings.TrimSpace(flags.BaseURL) == "":
+		return usagef("--base-url needs a URL, such as http://127.0.0.1:8080/v1")
+	case fs.Changed("image") && !c.oneShot:
+		return usagef("--image needs -p (in the interactive UI, paste the image's path, or write @path)")
+	}
+	if err := checkSandbox(fs, flags.Sandbox); err != nil {
+		return err
+	}
+	if fs.Changed("mode") {
+		m, err := mode.Parse(c.modeName)
+		if err != nil {
+			return usagef("--mode: %v", err)
+		}
+		c.mode = m
+	}
+	if _, err := print.ParseFormat(c.format); err != nil {
+		return usageError{err.Error()}
+	}
+	return nil
+}
+
+// checkSandbox checks --sandbox.
+func checkSandbox(fs *pflag.FlagSet, mode string) error {
+	if fs.Changed("sandbox") && !slices.Contains([]string{"workspace-write", "read-only", "off"}, mode) {
+		return usagef("--sandbox: unknown mode %q: use workspace-write, read-only or off", mode)
+	}
+	return nil
+}
+
+func (c *sessionCommand) run(ctx context.Context) error {
+	f := c.f
+	var prompt string
+	if c.oneShot {
+		var err error
+		if prompt, err = readPrompt(c.prompt, f.In); err != nil {
+			return err
+		}
+	} else if !isTerminal(f.In) || !isTerminal(f.Out) {
+		return usagef(`the interactive mode needs a terminal; for scripts use lathe -p "your request"`)
+	}
+	r, err := c.resume.session(ctx, f) // before the config: the session's directory may be another
+	if err != nil {
+		return err
+	}
+	loaded, err := f.Config()
+	if err != nil {
+		return err
+	}
+	if c.oneShot {
+		imgs, err := readImages(c.images, loaded.Images)
+		if err != nil {
+			return err
+		}
+		return c.runOnce(ctx, orchestrator.Prompt{Text: prompt, Images: imgs}, loaded, r)
+	}
+	return c.interactive(ctx, loaded, r)
+}
+
+// runOnce runs one prompt to completion with the printer for the chosen
+// format.
+func (c *sessionCommand) runOnce(ctx context.Context, prompt orchestrator.Prompt, loaded config.Loaded, r *resumption) error {
+	f, cfg := c.f, loaded.Config
+	color := !cfg.NoColor && isTerminal(f.ErrOut)
+	log := zerolog.New(zerolog.ConsoleWriter{Out: f.ErrOut, NoColor: !color, TimeFormat: "15:04:05"}).
+		Level(cfg.LogLevel).With().Timestamp().Logger()
+	st := storeFor(f, r, true)
+	defer st.close()
+	e, err := engine.New(ctx, loaded, c.engineEnv(r, st, log))
+	if err != nil {
+		return workspaceUsage(err)
+	}
+	defer e.Close()
+	if r != nil && r.note != "" {
+		fmt.Fprintln(f.ErrOut, "lathe: "+r.note)
+	}
+	for _, w := range append(loaded.Warnings, e.Warnings...) {
+		f.warn(w)
+	}
+	opts := e.Options
+	opts.Approver = orchestrator.Rules{
+		All: cfg.Approval.All, Tools: cfg.Approval.Tools, Commands: cfg.Approval.Commands,
+		Denial: "lathe is running non-interactively without --yes, so it cannot change files or run commands; " +
+			"say what you would do instead",
+	}
+	if f.Flags.Yes {
+		// --yes carries a plan out and lets ask mode start a task; without
+		// it the plan is printed, for the user to review, and ask mode
+		// stays (approval rules in a config file are not enough).
+		opts.Reviewer = mode.ApproveAll{}
+	}
+	s := orchestrator.New(opts)
+	saved := r.saved()
+	if saved != nil {
+		_ = s.ResumeFrom(*saved) // a new session is idle
+	}
+	log.Debug().Str("session", s.Snapshot().ID).Bool("resumed", saved != nil).Msg("session")
+	format, _ := print.ParseFormat(c.format)
+	printer := print.New(format, f.Out, f.ErrOut,
+		print.Options{Color: color, Terminal: isTerminal(f.Out), Progress: isTerminal(f.ErrOut)})
+	emit, stopNotices := serialized(printer.Event, e.Notices)
+	if e.MCP != nil {
+		if names := e.MCP.Untrusted(); len(names) > 0 {
+			emit(orchestrator.Warning{Text: engine.UntrustedNote(names, true)})
+		}
+	}
+	res, runErr := s.RunPrompt(ctx, prompt, emit)
+	stopNotices()
+	if inUse := (*session.InUseError)(nil); errors.As(runErr, &inUse) {
+		flag := "--continue"
+		if c.resume.id != "" {
+			flag = "--resume"
+		}
+		runErr = fmt.Errorf("%w: wait for it to end, or leave out %s to start a new session", runErr, flag)
+	}
+	if err := printer.Finish(res, runErr); err != nil {
+		return fmt.Errorf("write output: %w", err)
+	}
+	switch {
+	case res.StopReason == orchestrator.StopDone || res.StopReason == orchestrator.StopPlanned:
+		return nil
+	case runErr != nil:
+		return runErr
+	}
+	return &stopped{reason: res.StopReason, msg: res.Explain(cfg.Limits)}
+}
+
+// engineEnv is what the session's engine is wired in.
+func (c *sessionCommand) engineEnv(r *resumption, st sessionStore, log zerolog.Logger) engine.Env {
+	return engine.Env{
+		Dir: c.f.Dir, Environ: c.f.Env.list, Getenv: c.f.Env.get,
+		Store: st.store, StoreErr: st.err, Saved: r.saved(), ModelSet: c.f.Flags.Model != "",
+		Mode: c.mode, Headless: c.oneShot, TrustProjectMCP: c.trustMCP, Version: buildVersion(), Log: log,
+	}
+}
+
+// interactive runs the TUI, logging to a file: nothing may print behind
+// its back. Warnings are shown in the TUI.
+func (c *sessionCommand) interactive(ctx context.Context, loaded config.Loaded, r *resumption) error {
+	f, cfg := c.f, loaded.Config
+	// The UI's live heap is small and most of its garbage is the stream's
+	// chunks: collecting at 5× growth, within 256 MiB, costs less CPU per
+	// streamed token (README, "Measured"). GOGC or GOMEMLIMIT, when set,
+	// decide instead.
+	if f.Env.get("GOGC") == "" && f.Env.get("GOMEMLIMIT") == "" {
+		debug.SetGCPercent(400)
+		debug.SetMemoryLimit(256 << 20)
+	}
+	logFile, err := openLog(config.StateDir(f.Env.get))
+	if err != nil {
+		return fmt.Errorf("log: %w", err)
+	}
+	defer logFile.Close()
+	log := zerolog.New(logFile).Level(cfg.LogLevel).With().Timestamp().Logger()
+	st := storeFor(f, r, false)
+	defer st.close()
+	e, err := engine.New(ctx, loaded, c.engineEnv(r, st, log))
+	if err != nil {
+		return workspaceUsage(err)
+	}
+	defer e.Close()
+	var notes []string
+	if r != nil && r.note != "" {
+		notes = append(notes, r.note)
+	}
+	opts := ui.Options{
+		Engine: e.Options, Puller: e.Backend.Puller, Suggested: e.Backend.Suggested, Server: e.Backend.URL,
+		Resume: r.saved(), Dir: e.Options.Dir, Home: f.Env.get("HOME"), NoColor: cfg.NoColor, Input: f.In, Output: f.Out,
+		Environ: f.Env.list, FPS: cfg.TUI.FPS, Warnings: slices.Concat(notes, loaded.Warnings, e.Warnings),
+		MCP: e.MCP, MCPNotices: e.Notices, TrustProject: engine.KeepTrust(loaded, e.Options.Dir, f.Env.get),
+	}
+	if st.db != nil {
+		opts.Catalog, opts.Memory = st.db, st.db
+	}
+	if e.Indexer != nil {
+		opts.Indexer = e.Indexer
+	}
+	return ui.Run(ctx, opts)
+}
+
+// sessionStore is the store a session records in, and what closes it.
+type sessionStore struct {
+	store engine.Store
+	db    *sqlite.DB // the store when it is open: the UI lists its sessions
+	err   error      // why there is none
+	lazy  *sqlite.Lazy
+}
+
+// storeFor is the store of a session: the resumed session's (r), or for
+// a new headless one a database opened when it is first written to, so
+// that a run that never reaches the model leaves nothing behind, or for
+// the UI the database, opened now.
+func storeFor(f *Factory, r *resumption, headless bool) sessionStore {
+	if r != nil {
+		return sessionStore{store: r.db, db: r.db}
+	}
+	path, err := f.StorePath()
+	switch {
+	case err != nil:
+		return sessionStore{err: err}
+	case headless:
+		lazy := sqlite.NewLazy(path)
+		return sessionStore{store: lazy, lazy: lazy}
+	}
+	db, err := f.Store()
+	if err != nil {
+		return sessionStore{err: err}
+	}
+	return sessionStore{store: db, db: db}
+}
+
+// close closes the lazily opened store; the factory closes the others.
+func (s sessionStore) close() {
+	if s.lazy != nil {
+		s.lazy.Close()
+	}
+}
+
+// workspaceUsage makes a working directory no session can work in a
+// usage error.
+func workspaceUsage(err error) error {
+	if ws := (*engine.WorkspaceError)(nil); errors.As(err, &ws) {
+		return usageError{ws.Error()}
+	}
+	return err
+}
+
+// readImages reads the images of --image, in order; a file that is not an
+// image lathe can attach, or too large, is a usage error naming it.
+func readImages(paths []string, lim config.Images) ([]provider.Image, error) {
+	var out []provider.Image
+	for _, p := range paths {
+		img, err := images.Read(p, images.Limits{MaxEdge: lim.MaxEdge, MaxBytes: lim.MaxBytes})
+		if err != nil {
+			return nil, usagef("--image %v", err)
+		}
+		out = append(out, img)
+	}
+	return out, nil
+}
+
+// readPrompt returns the request: the -p text, with piped stdin appended,
+// or all of stdin for "-p -".
+func readPrompt(flag string, stdin io.Reader) (string, error) {
+	var piped string
+	if flag == "-" || stdinPiped(stdin) {
+		b, err := io.ReadAll(stdin)
+		if err != nil {
+			return "", fmt.Errorf("read stdin: %w", err)
+		}
+		piped = strings.TrimRight(string(b), "\n")
+	}
+	prompt := strings.TrimSpace(flag)
+	switch {
+	case flag == "-":
+		prompt = piped
+	case piped != "":
+		prompt += "\n\n" + piped
+	}
+	if strings.TrimSpace(prompt) == "" {
+		return "", usagef("the prompt is empty")
+	}
+	return prompt, nil
+}
+
+// stdinPiped reports whether stdin is a pipe or a file rather than a
+// terminal or /dev/null.
+func stdinPiped(stdin io.Reader) bool {
+	f, ok := stdin.(*os.File)
+	if !ok {
+		return stdin != nil
+	}
+	info, err := f.Stat()
+	return err == nil && info.Mode()&os.ModeCharDevice == 0
+}
+
+// isTerminal reports whether v (stdin, stdout or stderr) is a terminal
+// (not merely a character device, as /dev/null is).
+func isTerminal(v any) bool {
+	f, ok := v.(*os.File)
+	return ok && term.IsTerminal(f.Fd())
+}
+
+// openLog opens the log file in dir, creating both as needed.
+func openLog(dir string) (*os.File, error) {
+	if dir == "" {
+		return os.OpenFile(os.DevNull, os.O_WRONLY, 0)
+	}
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return nil, err
+	}
+	return os.OpenFile(filepath.Join(dir, "lathe.log"), os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o600)
+}
+
+// serialized returns fn behind a lock, through which the MCP servers'
+// notices are printed too, as warnings, while the run goes on; stop ends
+// that, printing the notices still queued.
+func serialized(fn func(orchestrator.Event), notices <-chan mcp.Notice) (emit func(orchestrator.Event), stop func()) {
+	var mu sync.Mutex
+	emit = func(ev orchestrator.Event) {
+		mu.Lock()
+		defer mu.Unlock()
+		fn(ev)
+	}
+	if notices == nil {
+		return emit, func() {}
+	}
+	done := make(chan struct{})
+	var wg sync.WaitGroup
+	wg.Go(func() {
+		for {
+			select {
+			case n := <-notices:
+				emit(orchestrator.Warning{Text: n.Text})
+			case <-done:
+				return
+			}
+		}
+	})
+	return emit, func() {
+		close(done)
+		wg.Wait()
+		for {
+			select {
+			case n := <-notices:
+				emit(orchestrator.Warning{Text: n.Text})
+			default:
+				return
+			}
+		}
+	}
+}
+
+// buildVersion is lathe's module version, told to MCP servers.
+func buildVersion() string { return moduleVersion(debug.ReadBuildInfo()) }
