@@ -128,7 +128,7 @@ func TestBlockedCommandIsAskedAgain(t *testing.T) {
 			t.Errorf("rules %+v: ran %+v, want %+v; asked %+v", rules, probe.ran, want, user.asked)
 		}
 		// The last call was blocked again; a new conversation has no memory of it.
-		if err := e.session.Reset(); err != nil {
+		if err := e.session.Reset(t.Context()); err != nil {
 			t.Fatal(err)
 		}
 		script(e, "make install")

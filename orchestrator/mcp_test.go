@@ -26,7 +26,7 @@ func mcpEnv(t *testing.T, replies []ollamatest.Reply, cfg config.MCPServer, opts
 	srv := httptest.NewServer(mcptest.Handler(mcptest.Options{}))
 	t.Cleanup(srv.Close)
 	cfg.URL = srv.URL
-	m := mcp.New(mcp.Options{Servers: map[string]config.MCPServer{"t": cfg}, Wait: true, Log: zerolog.Nop()})
+	m := mcp.New(t.Context(), mcp.Options{Servers: map[string]config.MCPServer{"t": cfg}, Wait: true, Log: zerolog.Nop()})
 	m.Start()
 	t.Cleanup(m.Close)
 	e := newEnv(t, nil, append([]envOption{func(o *Options) { o.Extra = m }}, opts...)...)
@@ -246,7 +246,7 @@ func TestMCPImages(t *testing.T) {
 		}
 		srv := httptest.NewServer(mcptest.Handler(mcptest.Options{}))
 		t.Cleanup(srv.Close)
-		m := mcp.New(mcp.Options{Servers: map[string]config.MCPServer{"t": {URL: srv.URL}}, Wait: true, Log: zerolog.Nop()})
+		m := mcp.New(t.Context(), mcp.Options{Servers: map[string]config.MCPServer{"t": {URL: srv.URL}}, Wait: true, Log: zerolog.Nop()})
 		m.Start()
 		t.Cleanup(m.Close)
 		e := newEnv(t, []ollamatest.Option{ollamatest.WithModels(ollamatest.Model{Name: "qwen3:8b", Capabilities: caps})},

@@ -96,7 +96,7 @@ func TestRememberAsksAndKeepsThePromptStable(t *testing.T) {
 		t.Error("a fact remembered during the conversation changed its system prompt")
 	}
 
-	if err := e.session.Reset(); err != nil {
+	if err := e.session.Reset(t.Context()); err != nil {
 		t.Fatal(err)
 	}
 	e.srv.Script(ollamatest.Reply{Content: "new"})
@@ -146,7 +146,7 @@ func TestRecallLeavesOutThisSession(t *testing.T) {
 		t.Fatal(err)
 	}
 	first := e.session.Snapshot().ID
-	if err := e.session.Reset(); err != nil {
+	if err := e.session.Reset(t.Context()); err != nil {
 		t.Fatal(err)
 	}
 	e.srv.Script(

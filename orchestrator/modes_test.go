@@ -712,7 +712,7 @@ func TestNewSessionDropsThePlan(t *testing.T) {
 		if _, err := e.run(t.Context(), "first"); err != nil {
 			t.Fatal(err)
 		}
-		e.session.Reset()
+		e.session.Reset(t.Context())
 		e.srv.Script(ollamatest.Reply{Content: "two"})
 		if _, ok := c.mode.(mode.Plan); ok {
 			e.srv.Script(ollamatest.Reply{Content: `{"summary":"","steps":[]}`})

@@ -42,7 +42,7 @@ func (s *Session) restoreFrom(ctx context.Context, saved session.Saved, atStart 
 	changed := len(saved.Modes) == 0 // a session saved before modes were: build mode, recorded now
 	if m := s.opts.Mode; atStart && m != nil && m.Name() != s.mode.Name() {
 		// A mode asked for at start wins over the saved one.
-		if err := s.setMode(mode.Own(m), "chosen at start"); err != nil {
+		if err := s.setMode(ctx, mode.Own(m), "chosen at start"); err != nil {
 			return nil, err
 		}
 		changed = true

@@ -43,7 +43,7 @@ func (r *run) follow(ch mode.Change) Outcome {
 func (r *run) applyChange(ch *mode.Change) error {
 	s := r.s
 	from := s.mode.Name()
-	if err := s.setMode(ch.Next, ch.Reason); err != nil {
+	if err := s.setMode(r.ctx, ch.Next, ch.Reason); err != nil {
 		return err
 	}
 	r.record(provider.Message{Role: "user", Content: ch.Note})

@@ -76,7 +76,7 @@ func (c *editFileCall) Run(ctx context.Context) (Result, error) {
 	if ee != nil {
 		return ee.result(), nil
 	}
-	note, err := c.ws.writeAtomic(p.target, []byte(p.edit.out), p.mode)
+	note, err := c.ws.writeAtomic(ctx, p.target, []byte(p.edit.out), p.mode)
 	if err != nil {
 		return Errorf("failed", err.Error()), nil
 	}

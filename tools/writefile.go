@@ -82,7 +82,7 @@ func (c *writeFileCall) Run(ctx context.Context) (Result, error) {
 	if err != nil {
 		return Errorf("failed", err.Error()), nil
 	}
-	note, err := c.ws.writeAtomic(target, []byte(c.content), mode)
+	note, err := c.ws.writeAtomic(ctx, target, []byte(c.content), mode)
 	if err != nil {
 		return Errorf("failed", err.Error()), nil
 	}

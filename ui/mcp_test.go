@@ -26,7 +26,7 @@ func mcpModel(t *testing.T, project bool) (*model, *mcp.Manager, *bool) {
 	if project {
 		cfg.Origin = "/home/dev/proj/.mcp.json"
 	}
-	mgr := mcp.New(mcp.Options{Servers: map[string]config.MCPServer{"t": cfg}, Log: zerolog.Nop()})
+	mgr := mcp.New(t.Context(), mcp.Options{Servers: map[string]config.MCPServer{"t": cfg}, Log: zerolog.Nop()})
 	mgr.Start()
 	t.Cleanup(mgr.Close)
 	mgr.WaitStarted(t.Context())
@@ -144,7 +144,7 @@ func TestMCPNotice(t *testing.T) {
 func TestMCPStartsAfterTheFirstFrame(t *testing.T) {
 	srv := httptest.NewServer(mcptest.Handler(mcptest.Options{}))
 	t.Cleanup(srv.Close)
-	mgr := mcp.New(mcp.Options{Servers: map[string]config.MCPServer{
+	mgr := mcp.New(t.Context(), mcp.Options{Servers: map[string]config.MCPServer{
 		"mine":    {URL: srv.URL},
 		"project": {URL: srv.URL, Origin: "/home/dev/proj/.mcp.json"},
 	}, Log: zerolog.Nop()})

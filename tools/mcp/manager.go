@@ -80,8 +80,12 @@ type Manager struct {
 	gateway bool // the tools last offered were the gateway's
 }
 
-// New returns a Manager for the servers; Start starts them.
-func New(opts Options) *Manager {
+// New returns a Manager for the servers; Start starts them. ctx bounds
+// what the Manager does in the background (starting servers, reading their
+// tool lists again, checking on one that stopped answering): once it is
+// done nothing more starts and nothing more is reported. Close stops the
+// servers.
+func New(ctx context.Context, opts Options) *Manager {
 	if opts.Getenv == nil {
 		opts.Getenv = func(string) string { return "" }
 	}
@@ -94,7 +98,7 @@ func New(opts Options) *Manager {
 	if opts.Budget <= 0 {
 		opts.Budget = config.Defaults().MCP.Budget
 	}
-	ctx, cancel := context.WithCancel(context.Background())
+	ctx, cancel := context.WithCancel(ctx)
 	m := &Manager{opts: opts, ctx: ctx, cancel: cancel, trusted: opts.Trusted}
 	for _, name := range slices.Sorted(maps.Keys(opts.Servers)) {
 		s := newServer(m, name, opts.Servers[name])

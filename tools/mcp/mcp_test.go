@@ -80,7 +80,7 @@ func start(t *testing.T, opts Options) (*Manager, *notices) {
 	opts.Dir = t.TempDir()
 	opts.Wait = true
 	opts.Log = zerolog.Nop()
-	m := New(opts)
+	m := New(t.Context(), opts)
 	m.Start()
 	t.Cleanup(m.Close)
 	return m, n

@@ -28,7 +28,7 @@ func (cmd command) contextUse(ctx context.Context, stdout, stderr io.Writer) err
 		return err
 	}
 	cmd.oneShot = true // a store opened only to save, which looking never does
-	e, err := cmd.wire(loaded, r, zerolog.Nop())
+	e, err := cmd.wire(ctx, loaded, r, zerolog.Nop())
 	if err != nil {
 		return err
 	}

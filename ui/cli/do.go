@@ -89,7 +89,7 @@ func (cmd command) oneShotRun(ctx context.Context, prompt orchestrator.Prompt, l
 	color := !cfg.NoColor && isTerminal(stderr)
 	log := zerolog.New(zerolog.ConsoleWriter{Out: stderr, NoColor: !color, TimeFormat: "15:04:05"}).
 		Level(cfg.LogLevel).With().Timestamp().Logger()
-	e, err := cmd.wire(loaded, r, log)
+	e, err := cmd.wire(ctx, loaded, r, log)
 	if err != nil {
 		return err
 	}
@@ -177,7 +177,7 @@ func (cmd command) interactive(ctx context.Context, loaded config.Loaded, r *res
 	}
 	defer logFile.Close()
 	log := zerolog.New(logFile).Level(cfg.LogLevel).With().Timestamp().Logger()
-	e, err := cmd.wire(loaded, r, log)
+	e, err := cmd.wire(ctx, loaded, r, log)
 	if err != nil {
 		return err
 	}

@@ -174,7 +174,7 @@ func (cmd command) checkEmbedding(ctx context.Context, c *ollama.Client, cfg con
 	detail := model + ": the code search tool is offered; "
 	files, chunks := 0, 0
 	indexed := ""
-	if db, err := openSaved(cmd.env.get); err == nil && db != nil {
+	if db, err := openSaved(ctx, cmd.env.get); err == nil && db != nil {
 		indexed, _ = db.IndexModel(ctx, cmd.dir)
 		files, chunks, _ = db.IndexStats(ctx, cmd.dir)
 		db.Close()

@@ -137,7 +137,7 @@ func (cmd command) evalRun(ctx context.Context, stdout, stderr io.Writer) error 
 		}
 		return usagef("eval: no task of %s can be read", suite.Name)
 	}
-	db, err := openStore(cmd.env.get)
+	db, err := openStore(ctx, cmd.env.get)
 	if err != nil {
 		return err
 	}
@@ -234,12 +234,12 @@ func isDir(path string) bool {
 }
 
 // openStore opens (or creates) the database experiments are kept in.
-func openStore(getenv func(string) string) (*sqlite.DB, error) {
+func openStore(ctx context.Context, getenv func(string) string) (*sqlite.DB, error) {
 	path, err := storePath(getenv)
 	if err != nil {
 		return nil, err
 	}
-	return sqlite.Open(path)
+	return sqlite.Open(ctx, path)
 }
 
 // experiment loads the experiment of id (the latest when "") from db,
@@ -270,7 +270,7 @@ func experiment(ctx context.Context, db *sqlite.DB, id string) (session.Experime
 
 // evalShow runs lathe eval show.
 func (cmd command) evalShow(ctx context.Context, stdout io.Writer) error {
-	db, err := openSaved(cmd.env.get)
+	db, err := openSaved(ctx, cmd.env.get)
 	if err != nil {
 		return err
 	}
@@ -292,7 +292,7 @@ func (cmd command) evalShow(ctx context.Context, stdout io.Writer) error {
 
 // evalCompare runs lathe eval compare.
 func (cmd command) evalCompare(ctx context.Context, stdout io.Writer) error {
-	db, err := openSaved(cmd.env.get)
+	db, err := openSaved(ctx, cmd.env.get)
 	if err != nil {
 		return err
 	}
@@ -315,7 +315,7 @@ func (cmd command) evalCompare(ctx context.Context, stdout io.Writer) error {
 
 // evalResume runs lathe eval resume.
 func (cmd command) evalResume(ctx context.Context, stdout, stderr io.Writer) error {
-	db, err := openSaved(cmd.env.get)
+	db, err := openSaved(ctx, cmd.env.get)
 	if err != nil {
 		return err
 	}

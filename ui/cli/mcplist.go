@@ -29,7 +29,7 @@ func (cmd command) mcpList(ctx context.Context, stdout, stderr io.Writer) error 
 	}
 	e := &engine{}
 	defer e.close()
-	if err := cmd.wireMCP(e, loaded, cmd.dir, zerolog.Nop()); err != nil {
+	if err := cmd.wireMCP(ctx, e, loaded, cmd.dir, zerolog.Nop()); err != nil {
 		return err
 	}
 	for _, w := range e.warnings {

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"path/filepath"
@@ -20,7 +21,7 @@ import (
 // background: nothing waits for them here. The project's servers start
 // only when trusted: with --trust-project-mcp, or when the user trusted
 // these very servers before (the trust file); the UI asks otherwise.
-func (cmd command) wireMCP(e *engine, loaded config.Loaded, dir string, log zerolog.Logger) error {
+func (cmd command) wireMCP(ctx context.Context, e *engine, loaded config.Loaded, dir string, log zerolog.Logger) error {
 	servers := loaded.MCP.Servers
 	if len(servers) == 0 {
 		return nil
@@ -36,7 +37,7 @@ func (cmd command) wireMCP(e *engine, loaded config.Loaded, dir string, log zero
 	if headless {
 		level = zerolog.DebugLevel // stderr is lathe's own: only with LOG_LEVEL=debug
 	}
-	e.mcp = mcp.New(mcp.Options{
+	e.mcp = mcp.New(ctx, mcp.Options{
 		Servers: servers, Trusted: trusted, Dir: dir, Environ: cmd.env.list, Getenv: cmd.env.get,
 		Log: log, StderrLevel: level,
 		OutputBytes: loaded.Limits.ToolOutputBytes, Budget: loaded.MCP.Budget,

@@ -26,7 +26,7 @@ func TestMCPStartedByWhoNeedsThem(t *testing.T) {
 		loaded.MCP.Servers = map[string]config.MCPServer{"t": {URL: srv.URL}}
 		cmd := command{oneShot: c.oneShot, env: newEnv(nil)}
 		e := &engine{}
-		if err := cmd.wireMCP(e, loaded, t.TempDir(), zerolog.Nop()); err != nil {
+		if err := cmd.wireMCP(t.Context(), e, loaded, t.TempDir(), zerolog.Nop()); err != nil {
 			t.Fatal(err)
 		}
 		e.mcp.WaitStarted(t.Context())

@@ -21,7 +21,7 @@ import (
 // directory's sessions (of every one with --all) holding the words, best
 // first.
 func (cmd command) searchSessions(ctx context.Context, stdout, stderr io.Writer) error {
-	db, err := openSaved(cmd.env.get)
+	db, err := openSaved(ctx, cmd.env.get)
 	if err != nil {
 		return fmt.Errorf("sessions: %w", err)
 	}
@@ -48,7 +48,7 @@ func (cmd command) searchSessions(ctx context.Context, stdout, stderr io.Writer)
 
 // memory runs lathe memory list and rm.
 func (cmd command) memory(ctx context.Context, stdout, stderr io.Writer) error {
-	db, err := openSaved(cmd.env.get)
+	db, err := openSaved(ctx, cmd.env.get)
 	if err != nil {
 		return fmt.Errorf("memory: %w", err)
 	}
@@ -131,7 +131,7 @@ func (cmd command) index(ctx context.Context, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	db, err := sqlite.Open(path)
+	db, err := sqlite.Open(ctx, path)
 	if err != nil {
 		return fmt.Errorf("index: %w", err)
 	}

@@ -29,7 +29,7 @@ func (cmd *command) resumeSession(ctx context.Context) (*resumption, error) {
 	if !cmd.cont && cmd.resume == "" {
 		return nil, nil
 	}
-	db, err := openSaved(cmd.env.get)
+	db, err := openSaved(ctx, cmd.env.get)
 	if err != nil {
 		return nil, fmt.Errorf("sessions: %w", err)
 	}

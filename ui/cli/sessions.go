@@ -29,7 +29,7 @@ func storePath(getenv func(string) string) (string, error) {
 
 // openSaved opens the session database when there is one: nil (and no
 // error) when no session was ever saved, so that looking creates nothing.
-func openSaved(getenv func(string) string) (*sqlite.DB, error) {
+func openSaved(ctx context.Context, getenv func(string) string) (*sqlite.DB, error) {
 	path, err := storePath(getenv)
 	if err != nil {
 		return nil, err
@@ -37,12 +37,12 @@ func openSaved(getenv func(string) string) (*sqlite.DB, error) {
 	if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
 	}
-	return sqlite.Open(path)
+	return sqlite.Open(ctx, path)
 }
 
 // sessions runs lathe sessions and its subcommands.
 func (cmd command) sessions(ctx context.Context, stdout, stderr io.Writer) error {
-	db, err := openSaved(cmd.env.get)
+	db, err := openSaved(ctx, cmd.env.get)
 	if err != nil {
 		return fmt.Errorf("sessions: %w", err)
 	}

@@ -21,7 +21,7 @@ import (
 // run (the latest session of the directory, or --session ID), and its
 // exchange from the conversation; --list lists the runs instead.
 func (cmd command) undo(ctx context.Context, stdin io.Reader, stdout, stderr io.Writer) error {
-	db, err := openSaved(cmd.env.get)
+	db, err := openSaved(ctx, cmd.env.get)
 	if err != nil {
 		return fmt.Errorf("undo: %w", err)
 	}

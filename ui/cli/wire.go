@@ -63,7 +63,7 @@ var (
 // instructions, sets up the session store (the one the session to resume,
 // r, is in; nil for a new session) and builds the model backend:
 // everything a session needs.
-func (cmd command) wire(loaded config.Loaded, r *resumption, log zerolog.Logger) (*engine, error) {
+func (cmd command) wire(ctx context.Context, loaded config.Loaded, r *resumption, log zerolog.Logger) (*engine, error) {
 	cfg := loaded.Config
 	ws, err := tools.OpenWorkspace(cmd.dir)
 	if err != nil {
@@ -105,7 +105,7 @@ func (cmd command) wire(loaded config.Loaded, r *resumption, log zerolog.Logger)
 	default:
 		// The interactive UI lists the saved sessions: it opens the store
 		// at once.
-		if e.db, err = sqlite.Open(path); err != nil {
+		if e.db, err = sqlite.Open(ctx, path); err != nil {
 			e.warn("sessions are not saved: " + err.Error())
 			break
 		}
@@ -148,7 +148,7 @@ func (cmd command) wire(loaded config.Loaded, r *resumption, log zerolog.Logger)
 	if mem != nil {
 		e.opts.Facts, e.opts.RepoMap, e.indexer = mem.facts, mem.repoMap, mem.indexer
 	}
-	if err := cmd.wireMCP(e, loaded, ws.Dir(), log); err != nil {
+	if err := cmd.wireMCP(ctx, e, loaded, ws.Dir(), log); err != nil {
 		e.close()
 		return nil, err
 	}

@@ -240,7 +240,7 @@ func checkModesCascade(t *testing.T, db *DB, id string) {
 // the snapshot the rest comes from, while another handle writes.
 func TestLoadSessionModesSnapshot(t *testing.T) {
 	db := openTest(t)
-	other, err := Open(db.path)
+	other, err := Open(t.Context(), db.path)
 	if err != nil {
 		t.Fatal(err)
 	}

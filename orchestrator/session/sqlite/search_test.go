@@ -203,7 +203,7 @@ func TestSearchAfterUpgrade(t *testing.T) {
 	}
 	old.Close()
 
-	db, err := Open(path)
+	db, err := Open(t.Context(), path)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -47,8 +47,8 @@ type DB struct {
 // Open opens the database at path, creating it and its directory (0700)
 // if needed, and brings its schema up to date. It fails with
 // ErrNewerSchema when the file was written by a newer lathe.
-func Open(path string) (*DB, error) {
-	db, err := open(context.Background(), path, migrations())
+func Open(ctx context.Context, path string) (*DB, error) {
+	db, err := open(ctx, path, migrations())
 	if err != nil {
 		return nil, fmt.Errorf("open store %s: %w", path, err)
 	}

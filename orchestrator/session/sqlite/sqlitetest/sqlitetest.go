@@ -13,7 +13,7 @@ import (
 // when the test ends.
 func Open(t testing.TB) *sqlite.DB {
 	t.Helper()
-	db, err := sqlite.Open(filepath.Join(t.TempDir(), "lathe.db"))
+	db, err := sqlite.Open(t.Context(), filepath.Join(t.TempDir(), "lathe.db"))
 	if err != nil {
 		t.Fatal(err)
 	}
