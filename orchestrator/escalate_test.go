@@ -42,7 +42,7 @@ type sandboxedCall struct {
 func (c *sandboxedCall) Subject() string             { return c.command }
 func (c *sandboxedCall) Confined() bool              { return c.p.confined }
 func (c *sandboxedCall) Escalate(e tools.Escalation) { c.e = e }
-func (c *sandboxedCall) Run(context.Context) (tools.Result, error) {
+func (c *sandboxedCall) Run(context.Context, tools.Caller) (tools.Result, error) {
 	c.p.ran = append(c.p.ran, c.e)
 	if c.p.confined && !c.e.Unconfined {
 		return tools.Result{Content: "exit 1", IsError: true, Summary: "exit 1", Blocked: c.p.blocked}, nil

@@ -8,6 +8,7 @@ import (
 	"lathe/orchestrator/plan"
 	"lathe/orchestrator/provider"
 	"lathe/prompts"
+	"lathe/tools"
 )
 
 // transition handles a call of a transition tool: the mode decides what
@@ -16,7 +17,7 @@ import (
 func (r *run) transition(turn int, c *callState, t *mode.Transition) {
 	r.emit(ToolStarted{Turn: turn, Index: c.index, ID: c.call.ID, Name: c.call.Name, Kind: c.kind, Args: c.args, Subject: c.subject})
 	ch := mode.Handle(r.ctx, t, r.s.opts.Reviewer, func(p *plan.Plan) { r.emit(PlanProposed{Turn: turn, Plan: p}) })
-	res, _ := c.prepared.Run(r.ctx) // the result Handle set, with the note on repaired arguments
+	res, _ := c.prepared.Run(r.ctx, tools.Caller{Session: r.s.id}) // the result Handle set, with the note on repaired arguments
 	c.result, c.outcome = res, r.follow(ch)
 	r.finish(turn, c)
 }

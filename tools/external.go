@@ -27,8 +27,9 @@ type ExternalSpec struct {
 	Server, Tool string
 	// Preapproved: the user's config approves every call of the tool.
 	Preapproved bool
-	// Run calls the tool with arguments that are a JSON object.
-	Run func(ctx context.Context, args json.RawMessage) (Result, error)
+	// Run calls the tool for caller with arguments that are a JSON
+	// object.
+	Run func(ctx context.Context, caller Caller, args json.RawMessage) (Result, error)
 }
 
 // Origin is what a call to another program's tool says of where it goes,
@@ -228,8 +229,8 @@ func (c *externalCall) Origin() (server, tool, name string) {
 }
 
 // Run implements Call: the result is capped, and told what was repaired.
-func (c *externalCall) Run(ctx context.Context) (Result, error) {
-	res, err := c.tool.spec.Run(ctx, c.args)
+func (c *externalCall) Run(ctx context.Context, caller Caller) (Result, error) {
+	res, err := c.tool.spec.Run(ctx, caller, c.args)
 	res.Content = Cap(res.Content, c.tool.spec.Limit) + c.note
 	if len(c.repairs) > 0 {
 		res.Repairs = append(slices.Clone(c.repairs), res.Repairs...)

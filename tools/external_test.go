@@ -17,7 +17,7 @@ func TestExternal(t *testing.T) {
 	tool := External(ExternalSpec{
 		Spec: provider.ToolSpec{Name: "s__t", Parameters: json.RawMessage(schema)},
 		Kind: KindExternal, Limit: 1024, Server: "s", Tool: "t",
-		Run: func(_ context.Context, args json.RawMessage) (Result, error) {
+		Run: func(_ context.Context, _ Caller, args json.RawMessage) (Result, error) {
 			sent = args
 			return Result{Content: "ok"}, nil
 		},
@@ -38,7 +38,7 @@ func TestExternal(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			res, err := call.Run(t.Context())
+			res, err := call.Run(t.Context(), Caller{})
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -44,17 +44,19 @@ func (t *funcTool[T]) Prepare(raw json.RawMessage) (Call, error) {
 }
 
 // RunFunc is a call whose key argument is subject and whose work is run.
-func RunFunc(subject string, run func(context.Context) (Result, error)) Call {
+func RunFunc(subject string, run func(context.Context, Caller) (Result, error)) Call {
 	return funcCall{subject: subject, run: run}
 }
 
 type funcCall struct {
 	subject string
-	run     func(context.Context) (Result, error)
+	run     func(context.Context, Caller) (Result, error)
 }
 
-func (c funcCall) Subject() string                         { return c.subject }
-func (c funcCall) Run(ctx context.Context) (Result, error) { return c.run(ctx) }
+func (c funcCall) Subject() string { return c.subject }
+func (c funcCall) Run(ctx context.Context, caller Caller) (Result, error) {
+	return c.run(ctx, caller)
+}
 
 // OneOf checks that v is one of the values allowed, and says which are
 // when it is not.

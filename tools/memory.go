@@ -100,17 +100,3 @@ func (r *Registry) Available(ctx context.Context) *Registry {
 	}
 	return NewRegistry(kept...)
 }
-
-type sessionKey struct{}
-
-// WithSession returns ctx for the calls of session id: a tool that looks
-// at earlier sessions leaves this one out.
-func WithSession(ctx context.Context, id string) context.Context {
-	return context.WithValue(ctx, sessionKey{}, id)
-}
-
-// SessionOf is the id of the session a call runs in; "" when unknown.
-func SessionOf(ctx context.Context) string {
-	id, _ := ctx.Value(sessionKey{}).(string)
-	return id
-}

@@ -15,13 +15,14 @@ import (
 
 var memDay = time.Date(2026, 11, 20, 10, 0, 0, 0, time.UTC)
 
+// runTool runs a call of tool in session "aaaa000000000002".
 func runTool(t *testing.T, ctx context.Context, tool Tool, args string) (Result, string) {
 	t.Helper()
 	call, err := tool.Prepare(json.RawMessage(args))
 	if err != nil {
 		return Result{}, err.Error()
 	}
-	res, err := call.Run(ctx)
+	res, err := call.Run(ctx, Caller{Session: "aaaa000000000002"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -59,7 +60,7 @@ func TestRecall(t *testing.T) {
 	if recall.Kind() != KindRead {
 		t.Errorf("recall is of kind %v", recall.Kind())
 	}
-	res, _ := runTool(t, WithSession(ctx, "aaaa000000000002"), recall, `{"query":"make check"}`)
+	res, _ := runTool(t, ctx, recall, `{"query":"make check"}`)
 	want := "1 message of earlier sessions matches:\n" +
 		`- session aaaa000000000001 (` + memDay.Local().Format("2006-01-02") + `, "about 0001"), assistant: The tests run with make check.`
 	if res.Content != want || res.IsError || res.Summary != "1 message" {
@@ -95,7 +96,7 @@ func TestRemember(t *testing.T) {
 	if len(facts) != 0 {
 		t.Fatal("a fact is kept before the call runs (and is approved)")
 	}
-	res, err := call.Run(ctx)
+	res, err := call.Run(ctx, Caller{})
 	if err != nil || res.IsError || !strings.Contains(res.Content, "next sessions") {
 		t.Errorf("result %+v, %v", res, err)
 	}

@@ -47,12 +47,13 @@ func (t *recall) Prepare(raw json.RawMessage) (Call, error) {
 		if q == "" {
 			return nil, fmt.Errorf("argument %q is empty: give words to look for", "query")
 		}
-		return RunFunc(q, func(ctx context.Context) (Result, error) { return t.run(ctx, q) }), nil
+		return RunFunc(q, func(ctx context.Context, c Caller) (Result, error) { return t.run(ctx, q, c.Session) }), nil
 	})
 }
 
-func (t *recall) run(ctx context.Context, q string) (Result, error) {
-	hits, err := t.m.Sessions.Search(ctx, session.SearchQuery{Text: q, Dir: t.m.Dir, Exclude: SessionOf(ctx), Limit: recallLimit})
+// run searches for q in the sessions but current.
+func (t *recall) run(ctx context.Context, q, current string) (Result, error) {
+	hits, err := t.m.Sessions.Search(ctx, session.SearchQuery{Text: q, Dir: t.m.Dir, Exclude: current, Limit: recallLimit})
 	switch {
 	case errors.Is(err, session.ErrNoWords):
 		return Errorf("no words", "the query has no words to look for"), nil

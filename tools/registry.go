@@ -115,8 +115,8 @@ type capped struct {
 // their own tools themselves (see Func).
 func (c capped) Unwrap() Call { return c.Call }
 
-func (c capped) Run(ctx context.Context) (Result, error) {
-	res, err := c.Call.Run(ctx)
+func (c capped) Run(ctx context.Context, caller Caller) (Result, error) {
+	res, err := c.Call.Run(ctx, caller)
 	res.Content = Cap(res.Content, c.limit) + c.note
 	if len(c.repairs) > 0 {
 		res.Repairs = append(slices.Clone(c.repairs), res.Repairs...)

@@ -42,7 +42,7 @@ func (t *remember) Prepare(raw json.RawMessage) (Call, error) {
 		if err != nil {
 			return nil, err
 		}
-		return RunFunc(fact, func(ctx context.Context) (Result, error) {
+		return RunFunc(fact, func(ctx context.Context, _ Caller) (Result, error) {
 			if _, err := t.m.Facts.AddFact(ctx, t.m.Dir, fact, t.m.Now()); err != nil {
 				return Result{}, err
 			}

@@ -60,7 +60,7 @@ func (t *searchCode) Prepare(raw json.RawMessage) (Call, error) {
 		case len(q) > maxQuery:
 			return nil, fmt.Errorf("argument %q is too long: describe the code in a sentence or two", "query")
 		}
-		return RunFunc(q, func(ctx context.Context) (Result, error) { return t.run(ctx, q) }), nil
+		return RunFunc(q, func(ctx context.Context, _ Caller) (Result, error) { return t.run(ctx, q) }), nil
 	})
 }
 

@@ -67,7 +67,7 @@ type writeFileCall struct {
 
 func (c *writeFileCall) Subject() string { return c.rel }
 
-func (c *writeFileCall) Run(ctx context.Context) (Result, error) {
+func (c *writeFileCall) Run(ctx context.Context, _ Caller) (Result, error) {
 	if err := ctx.Err(); err != nil {
 		return Result{}, err
 	}

@@ -86,7 +86,7 @@ func (g *gateway) search(readOnly bool) tools.Tool {
 			if q == "" {
 				return nil, errors.New(`argument "query" is empty: say what you want to do`)
 			}
-			return tools.RunFunc(q, func(context.Context) (tools.Result, error) {
+			return tools.RunFunc(q, func(context.Context, tools.Caller) (tools.Result, error) {
 				return g.find(q, readOnly), nil
 			}), nil
 		})

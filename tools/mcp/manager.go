@@ -439,8 +439,8 @@ func (s *server) adapt(t *sdk.Tool, taken map[string]bool) entry {
 			Spec:   provider.ToolSpec{Name: name, Description: firstSentence(desc), Parameters: minifySchema(schema)},
 			Schema: schema, Kind: kind, Limit: s.m.opts.OutputBytes,
 			Server: s.name, Tool: t.Name, Preapproved: s.cfg.Approve == "always",
-			Run: func(ctx context.Context, args json.RawMessage) (tools.Result, error) {
-				return s.call(ctx, toolName, args)
+			Run: func(ctx context.Context, caller tools.Caller, args json.RawMessage) (tools.Result, error) {
+				return s.call(ctx, caller, toolName, args)
 			},
 		}),
 		server: s.name, name: t.Name, desc: desc, schema: schema, readOnly: readOnly,

@@ -102,11 +102,17 @@ func toolsOf(t *testing.T, m *Manager, numCtx int, latest, run bool) (map[string
 // run prepares and runs a call.
 func run(t *testing.T, ctx context.Context, tl tools.Tool, args string) tools.Result {
 	t.Helper()
+	return runFor(t, ctx, tools.Caller{}, tl, args)
+}
+
+// runFor prepares and runs a call for caller.
+func runFor(t *testing.T, ctx context.Context, caller tools.Caller, tl tools.Tool, args string) tools.Result {
+	t.Helper()
 	call, err := tl.Prepare(json.RawMessage(args))
 	if err != nil {
 		t.Fatalf("%s %s: %v", tl.Name(), args, err)
 	}
-	res, err := call.Run(ctx)
+	res, err := call.Run(ctx, caller)
 	if err != nil {
 		t.Fatalf("%s %s: %v", tl.Name(), args, err)
 	}
@@ -157,9 +163,10 @@ func TestStdioServer(t *testing.T) {
 		t.Errorf("picture = %q, %d images", res.Content, len(res.Images))
 	}
 	progress := make(chan string, 3)
-	ctx, cancel := context.WithCancel(tools.WithProgress(t.Context(), func(s string) { progress <- s }))
+	ctx, cancel := context.WithCancel(t.Context())
 	done := make(chan tools.Result)
-	go func() { done <- run(t, ctx, byName["t__slow"], `{}`) }()
+	caller := tools.Caller{Progress: func(s string) { progress <- s }}
+	go func() { done <- runFor(t, ctx, caller, byName["t__slow"], `{}`) }()
 	for _, want := range []string{"counting · 1/3", "counting · 2/3", "counting · 3/3"} {
 		if got := <-progress; got != want {
 			t.Errorf("progress %q, want %q", got, want)
@@ -226,14 +233,14 @@ func TestHangCancelled(t *testing.T) {
 	byName, _, _ := toolsOf(t, m, 32768, false, true)
 	hang := byName["t__hang"]
 	started := make(chan string, 1)
-	ctx, cancel := context.WithCancel(tools.WithProgress(t.Context(), func(s string) { started <- s }))
+	ctx, cancel := context.WithCancel(t.Context())
 	call, err := hang.Prepare(nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	done := make(chan tools.Result)
 	go func() {
-		res, _ := call.Run(ctx)
+		res, _ := call.Run(ctx, tools.Caller{Progress: func(s string) { started <- s }})
 		done <- res
 	}()
 	<-started // the server has the call
@@ -391,7 +398,7 @@ func TestBudgetGateway(t *testing.T) {
 	} else if server, tool, name := o.Origin(); server != "t" || tool != "add" || name != "t__add" {
 		t.Errorf("origin = %s %s %s", server, tool, name)
 	}
-	if res, err := c.Run(t.Context()); err != nil || !strings.HasPrefix(res.Content, "3") {
+	if res, err := c.Run(t.Context(), tools.Caller{}); err != nil || !strings.HasPrefix(res.Content, "3") {
 		t.Errorf("mcp_call add = %+v %v", res, err)
 	}
 	if _, err := call.Prepare(json.RawMessage(`{"tool":"t__nope"}`)); err == nil || !strings.Contains(err.Error(), `no MCP tool is named "t__nope"`) {
