@@ -287,7 +287,7 @@ func TestPlanApprovedIsBuilt(t *testing.T) {
 	st.mu.Unlock()
 	switchSeq := len(reqs[2].Messages) - 2 // the note, after the system prompt
 	if len(recs) != 2 || recs[0].Mode != "plan" || recs[switchSeq].Mode != "build" ||
-		statuses(recs[switchSeq].Plan) != "done done" || recs[switchSeq].Reason != "plan approved" {
+		statuses(plan.FromRecord(recs[switchSeq].Plan)) != "done done" || recs[switchSeq].Reason != "plan approved" {
 		t.Errorf("mode records %+v (switch at %d)", recs, switchSeq)
 	}
 }

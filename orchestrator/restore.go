@@ -5,8 +5,10 @@ import (
 	"encoding/json"
 
 	"lathe/orchestrator/mode"
+	"lathe/orchestrator/plan"
 	"lathe/orchestrator/provider"
 	"lathe/orchestrator/session"
+	"lathe/prompts"
 )
 
 // restore continues a saved session, claimed first (one process at a time
@@ -27,7 +29,7 @@ func (s *Session) restoreFrom(ctx context.Context, saved session.Saved, atStart 
 			return nil, err
 		}
 	}
-	msgs, mended := session.Mend(saved.Messages)
+	msgs, mended := session.Mend(saved.Messages, prompts.InterruptedByExit())
 	if err := s.restoreMode(saved.Modes); err != nil {
 		return nil, err
 	}
@@ -151,7 +153,7 @@ func (s *Session) restoreMode(recs []session.ModeRecord) error {
 		return err
 	}
 	if _, ok := m.(mode.Build); ok && rec.Plan != nil {
-		m = mode.Build{Plan: rec.Plan.Clone()}
+		m = mode.Build{Plan: plan.FromRecord(rec.Plan)}
 	}
 	s.enter(m)
 	s.modeRec = rec

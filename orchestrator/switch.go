@@ -121,7 +121,7 @@ func (s *Session) setMode(ctx context.Context, m mode.Mode, reason string) error
 	from := s.mode.Name()
 	s.enter(m)
 	s.syncTools(ctx, true, false) // the cache is lost anyway: the latest tools join
-	s.modeRec = session.ModeRecord{Seq: max(0, len(s.messages)-1), Mode: m.Name(), Plan: mode.PlanOf(m).Clone(),
+	s.modeRec = session.ModeRecord{Seq: max(0, len(s.messages)-1), Mode: m.Name(), Plan: mode.PlanOf(m).Record(),
 		Reason: reason, Created: s.opts.Now()}
 	s.win.Forget() // a new system prompt: the count no longer holds
 	s.opts.Log.Debug().Str("from", from).Str("to", m.Name()).Str("reason", reason).

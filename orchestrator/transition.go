@@ -64,7 +64,7 @@ func (r *run) shown() {
 	if p == nil {
 		return
 	}
-	s.modeRec.Plan = p.Clone()
+	s.modeRec.Plan = p.Record()
 	r.saveMode()
 	s.publish()
 	r.emit(PlanUpdated{Plan: p.Clone()})

@@ -239,7 +239,7 @@ func openStore(ctx context.Context, getenv func(string) string) (*sqlite.DB, err
 	if err != nil {
 		return nil, err
 	}
-	return sqlite.Open(ctx, path)
+	return sqlite.Open(ctx, path, storeOptions())
 }
 
 // experiment loads the experiment of id (the latest when "") from db,

@@ -131,7 +131,7 @@ func (cmd command) index(ctx context.Context, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	db, err := sqlite.Open(ctx, path)
+	db, err := sqlite.Open(ctx, path, storeOptions())
 	if err != nil {
 		return fmt.Errorf("index: %w", err)
 	}

@@ -14,6 +14,7 @@ import (
 	"lathe/config"
 	"lathe/orchestrator/session"
 	"lathe/orchestrator/session/sqlite"
+	"lathe/prompts"
 	"lathe/prompts/human"
 	"lathe/ui/print"
 )
@@ -27,6 +28,10 @@ func storePath(getenv func(string) string) (string, error) {
 	return filepath.Join(dir, "lathe.db"), nil
 }
 
+// storeOptions are the session database's: lathe's notes are told apart
+// from what the user wrote.
+func storeOptions() sqlite.Options { return sqlite.Options{NotePrefix: prompts.NotePrefix} }
+
 // openSaved opens the session database when there is one: nil (and no
 // error) when no session was ever saved, so that looking creates nothing.
 func openSaved(ctx context.Context, getenv func(string) string) (*sqlite.DB, error) {
@@ -37,7 +42,7 @@ func openSaved(ctx context.Context, getenv func(string) string) (*sqlite.DB, err
 	if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
 	}
-	return sqlite.Open(ctx, path)
+	return sqlite.Open(ctx, path, storeOptions())
 }
 
 // sessions runs lathe sessions and its subcommands.

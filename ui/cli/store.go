@@ -35,7 +35,7 @@ func (s *lazyStore) open(ctx context.Context) (*sqlite.DB, error) {
 	defer s.mu.Unlock()
 	if !s.done {
 		s.done = true
-		s.db, s.err = sqlite.Open(ctx, s.path)
+		s.db, s.err = sqlite.Open(ctx, s.path, storeOptions())
 	}
 	return s.db, s.err
 }

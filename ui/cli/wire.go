@@ -105,7 +105,7 @@ func (cmd command) wire(ctx context.Context, loaded config.Loaded, r *resumption
 	default:
 		// The interactive UI lists the saved sessions: it opens the store
 		// at once.
-		if e.db, err = sqlite.Open(ctx, path); err != nil {
+		if e.db, err = sqlite.Open(ctx, path, storeOptions()); err != nil {
 			e.warn("sessions are not saved: " + err.Error())
 			break
 		}
