@@ -7,7 +7,6 @@ import (
 	"slices"
 	"strings"
 
-	"lathe/config"
 	"lathe/orchestrator/provider"
 )
 
@@ -21,7 +20,7 @@ type ExternalSpec struct {
 	// the prompt); nil means Spec.Parameters.
 	Schema json.RawMessage
 	Kind   Kind
-	// Limit caps a result's content.
+	// Limit caps a result's content; zero means DefaultOutputBytes.
 	Limit int
 	// Server and Tool name the tool where it lives.
 	Server, Tool string
@@ -70,7 +69,7 @@ func External(spec ExternalSpec) Tool {
 		schema = spec.Spec.Parameters
 	}
 	if spec.Limit <= 0 {
-		spec.Limit = config.Defaults().Limits.ToolOutputBytes
+		spec.Limit = DefaultOutputBytes
 	}
 	t := &externalTool{spec: spec}
 	t.params, t.closed = schemaParams(schema)

@@ -43,9 +43,11 @@ type Options struct {
 	// StderrLevel is the level what a stdio server writes on stderr is
 	// logged at, a line each (zero: debug).
 	StderrLevel zerolog.Level
-	// OutputBytes caps a call's result.
+	// OutputBytes caps a call's result (limits.tool_output_bytes; zero
+	// means tools.DefaultOutputBytes).
 	OutputBytes int
-	// Budget is the share of num_ctx the tool schemas may take.
+	// Budget is the share of num_ctx the tool schemas may take
+	// (mcp.budget; zero means DefaultBudget).
 	Budget float64
 	// Wait makes a run's first request wait for the servers still
 	// starting (headless, where nobody would see them join later).
@@ -58,6 +60,10 @@ type Options struct {
 	// StartTimeout bounds a server's start (default 30s).
 	StartTimeout time.Duration
 }
+
+// DefaultBudget is the share of num_ctx the tool schemas may take when
+// the caller sets none.
+const DefaultBudget = 0.1
 
 // Notice is something a server did that the user should know.
 type Notice struct {
@@ -96,7 +102,7 @@ func New(ctx context.Context, opts Options) *Manager {
 		opts.StartTimeout = defaultStartTimeout
 	}
 	if opts.Budget <= 0 {
-		opts.Budget = config.Defaults().MCP.Budget
+		opts.Budget = DefaultBudget
 	}
 	ctx, cancel := context.WithCancel(ctx)
 	m := &Manager{opts: opts, ctx: ctx, cancel: cancel, trusted: opts.Trusted}
@@ -281,7 +287,7 @@ func (m *Manager) Tools(ctx context.Context, numCtx int, latest, run bool) ([]to
 	if changed {
 		notes = append(notes, gatewayNote(len(entries), tokens, budget, m.opts.Budget))
 	}
-	return gatewayTools(entries, m.opts.OutputBytes), notes
+	return gatewayTools(entries), notes
 }
 
 // specTokens estimates what entries' specs add to a request, at 4 bytes a
