@@ -21,6 +21,7 @@ import (
 	"lathe/prompts"
 	"lathe/tools"
 	"lathe/tools/codeindex"
+	"lathe/tools/memory"
 )
 
 func withMode(m mode.Mode) envOption { return func(o *Options) { o.Mode = m } }
@@ -667,7 +668,7 @@ func TestEveryModeFitsThePromptBudget(t *testing.T) {
 	// Every tool, the three memory tools included (search_code as with an
 	// embedding model installed).
 	all := append(tools.Default(ws, tools.Options{}).All(),
-		tools.MemoryTools(ws, tools.Memory{Dir: ws.Dir(), Sessions: db, Facts: db, Code: codeindex.NewSearcher(db, nil)})...)
+		memory.Tools(ws, memory.Options{Dir: ws.Dir(), Sessions: db, Facts: db, Code: codeindex.NewSearcher(db, nil)})...)
 	for _, m := range []mode.Mode{mode.Ask{}, mode.Plan{}, mode.Build{}, mode.Build{Plan: pl}} {
 		e := newEnv(t, nil, withMode(m), func(o *Options) { o.Tools = tools.NewRegistry(all...) })
 		e.srv.Script(ollamatest.Reply{Content: "ok"})

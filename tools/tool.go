@@ -59,6 +59,21 @@ func (c Caller) Report(text string) {
 	}
 }
 
+// Aid is a tool that looks things up or keeps them for later (earlier
+// sessions, facts, the code index) rather than doing the work. Build mode
+// following an approved plan leaves the aids out: the plan was made with
+// them, and its steps and checklist take their room in the prompt.
+type Aid interface {
+	Aid()
+}
+
+// Optional is a tool offered only when what it needs is there (a model
+// installed, say): a session asks once, before its first request, and
+// keeps the answer, so that its requests stay the same.
+type Optional interface {
+	Available(ctx context.Context) bool
+}
+
 // findCall returns the first call of type T in c and the calls it wraps
 // (the registry wraps each tool's own call; see capped.Unwrap).
 func findCall[T any](c Call) (T, bool) {
@@ -149,6 +164,19 @@ func (r *Registry) Lookup(name string) (Tool, bool) {
 		}
 	}
 	return nil, false
+}
+
+// Available returns the registry of r's tools that are available: those
+// that are not Optional, and the Optional ones that say so.
+func (r *Registry) Available(ctx context.Context) *Registry {
+	kept := slices.DeleteFunc(r.All(), func(t Tool) bool {
+		o, ok := t.(Optional)
+		return ok && !o.Available(ctx)
+	})
+	if len(kept) == len(r.tools) {
+		return r
+	}
+	return NewRegistry(kept...)
 }
 
 // Names returns the tool names in registry order.

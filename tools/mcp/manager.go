@@ -441,7 +441,7 @@ func (s *server) adapt(t *sdk.Tool, taken map[string]bool) entry {
 	}
 	toolName := t.Name
 	return entry{
-		tool: tools.External(tools.ExternalSpec{
+		tool: external(externalSpec{
 			Spec:   provider.ToolSpec{Name: name, Description: firstSentence(desc), Parameters: minifySchema(schema)},
 			Schema: schema, Kind: kind, Limit: s.m.opts.OutputBytes,
 			Server: s.name, Tool: t.Name, Preapproved: s.cfg.Approve == "always",

@@ -16,6 +16,7 @@ import (
 	"lathe/prompts/human"
 	"lathe/tools"
 	"lathe/tools/codeindex"
+	"lathe/tools/memory"
 )
 
 // memoryWiring is what lathe remembers of the project, wired for a
@@ -34,7 +35,7 @@ func (cmd command) wireMemory(ws *tools.Workspace, store memoryStore, client *ol
 	log zerolog.Logger) *memoryWiring {
 	dir := ws.Dir()
 	w := &memoryWiring{}
-	m := tools.Memory{Dir: dir}
+	m := memory.Options{Dir: dir}
 	if cfg.Memory.Recall {
 		m.Sessions = store
 	}
@@ -73,7 +74,7 @@ func (cmd command) wireMemory(ws *tools.Workspace, store memoryStore, client *ol
 			return codeindex.Map(ctx, ws.Root(), files, n)
 		}
 	}
-	w.tools = tools.MemoryTools(ws, m)
+	w.tools = memory.Tools(ws, m)
 	return w
 }
 

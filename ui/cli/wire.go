@@ -77,13 +77,6 @@ func (cmd command) wire(ctx context.Context, loaded config.Loaded, r *resumption
 	e := &engine{closers: []func() error{ws.Close}, backend: be}
 	conf, warning := cmd.confinement(cfg, ws.Dir())
 	e.warn(warning)
-	registry := tools.Default(ws, tools.Options{
-		MaxOutputBytes: cfg.Limits.ToolOutputBytes,
-		ShellTimeout:   cfg.Limits.ShellTimeout.Duration,
-		Env:            cmd.env.list,
-		Confinement:    conf,
-		Images:         images.Limits{MaxEdge: cfg.Images.MaxEdge, MaxBytes: cfg.Images.MaxBytes},
-	})
 	instructions, w := readInstructions(ws.Dir())
 	e.warn(w)
 	log.Debug().Str("server", be.url).Str("provider", cmp.Or(cfg.Provider, config.ProviderOllama)).Strs("config_files", loaded.Files).
@@ -126,10 +119,18 @@ func (cmd command) wire(ctx context.Context, loaded config.Loaded, r *resumption
 		store = st
 	}
 	var mem *memoryWiring
+	var memTools []tools.Tool
 	if store != nil {
 		mem = cmd.wireMemory(ws, store, client, cfg, log)
-		registry = tools.NewRegistry(append(registry.All(), mem.tools...)...)
+		memTools = mem.tools
 	}
+	registry := tools.Default(ws, tools.Options{
+		MaxOutputBytes: cfg.Limits.ToolOutputBytes,
+		ShellTimeout:   cfg.Limits.ShellTimeout.Duration,
+		Env:            cmd.env.list,
+		Confinement:    conf,
+		Images:         images.Limits{MaxEdge: cfg.Images.MaxEdge, MaxBytes: cfg.Images.MaxBytes},
+	}, memTools...)
 	if err := checkApprovalTools(loaded, registry); err != nil {
 		e.close()
 		return nil, err
