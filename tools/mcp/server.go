@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"log/slog"
 	"maps"
 	"net/http"
 	"os/exec"
@@ -100,7 +99,7 @@ func (s *server) connect(gen int) {
 	ctx, cancel := context.WithTimeout(s.m.ctx, s.m.opts.StartTimeout)
 	defer cancel()
 	client := sdk.NewClient(&sdk.Implementation{Name: "lathe", Version: s.m.opts.Version}, &sdk.ClientOptions{
-		Logger:                      slog.New(slog.DiscardHandler),
+		Logger:                      sdkLogger(s.m.opts.Log.With().Str("server", s.name).Logger()),
 		ToolListChangedHandler:      func(context.Context, *sdk.ToolListChangedRequest) { s.relist(gen) },
 		ProgressNotificationHandler: func(_ context.Context, r *sdk.ProgressNotificationClientRequest) { s.onProgress(r.Params) },
 	})

@@ -88,7 +88,7 @@ func (cmd command) oneShotRun(ctx context.Context, prompt orchestrator.Prompt, l
 	cfg := loaded.Config
 	color := !cfg.NoColor && isTerminal(stderr)
 	log := zerolog.New(zerolog.ConsoleWriter{Out: stderr, NoColor: !color, TimeFormat: "15:04:05"}).
-		Level(cfg.LogLevel).With().Timestamp().Logger()
+		Level(logLevel(cfg.LogLevel)).With().Timestamp().Logger()
 	e, err := cmd.wire(ctx, loaded, r, log)
 	if err != nil {
 		return err
@@ -176,7 +176,7 @@ func (cmd command) interactive(ctx context.Context, loaded config.Loaded, r *res
 		return fmt.Errorf("log: %w", err)
 	}
 	defer logFile.Close()
-	log := zerolog.New(logFile).Level(cfg.LogLevel).With().Timestamp().Logger()
+	log := zerolog.New(logFile).Level(logLevel(cfg.LogLevel)).With().Timestamp().Logger()
 	e, err := cmd.wire(ctx, loaded, r, log)
 	if err != nil {
 		return err
@@ -202,6 +202,19 @@ func (cmd command) interactive(ctx context.Context, loaded config.Loaded, r *res
 }
 
 // isTerminal reports whether v (stdin, stdout or stderr) is a terminal
+// logLevel is the logger's level for the config's.
+func logLevel(l config.LogLevel) zerolog.Level {
+	switch l {
+	case config.LogDebug:
+		return zerolog.DebugLevel
+	case config.LogInfo:
+		return zerolog.InfoLevel
+	case config.LogError:
+		return zerolog.ErrorLevel
+	}
+	return zerolog.WarnLevel
+}
+
 // (not merely a character device, as /dev/null is).
 func isTerminal(v any) bool {
 	f, ok := v.(*os.File)
