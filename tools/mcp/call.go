@@ -43,7 +43,7 @@ func (s *server) call(ctx context.Context, caller tools.Caller, tool string, arg
 		}
 		return tools.Errorf("server not running", prompts.MCPServerDown(s.name, why)), nil
 	}
-	limit := s.cfg.CallTimeout()
+	limit := s.cfg.callTimeout()
 	cctx, cancel := context.WithTimeout(ctx, limit)
 	defer cancel()
 	params := &sdk.CallToolParams{Name: tool, Arguments: args}

@@ -18,7 +18,6 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/rs/zerolog"
 
-	"lathe/config"
 	"lathe/orchestrator/provider"
 	"lathe/prompts/human"
 	"lathe/tools"
@@ -27,7 +26,7 @@ import (
 // Options are a Manager's servers and settings.
 type Options struct {
 	// Servers are the configured servers, by name.
-	Servers map[string]config.MCPServer
+	Servers map[string]Server
 	// Trusted lets the project's servers start (--trust-project-mcp, or
 	// trust the user gave before).
 	Trusted bool
@@ -112,9 +111,9 @@ func New(ctx context.Context, opts Options) *Manager {
 		// project's trust at once, and starts the rest after its first
 		// frame.
 		switch {
-		case !s.cfg.On():
+		case s.cfg.Off:
 			s.setState(StateOff, "enabled = false")
-		case s.cfg.Project() && !m.trusted:
+		case s.cfg.Project && !m.trusted:
 			s.setState(StateUntrusted, "the project's: not trusted yet")
 		}
 		m.servers = append(m.servers, s)
@@ -130,9 +129,9 @@ func (m *Manager) Start() {
 	m.mu.Unlock()
 	for _, s := range m.servers {
 		switch {
-		case !s.cfg.On():
+		case s.cfg.Off:
 			s.setState(StateOff, "enabled = false")
-		case s.cfg.Project() && !trusted:
+		case s.cfg.Project && !trusted:
 			s.setState(StateUntrusted, "the project's: not trusted yet")
 		default:
 			s.start()
@@ -189,7 +188,7 @@ func (m *Manager) SetEnabled(name string, on bool) error {
 	switch {
 	case s == nil:
 		return fmt.Errorf("no MCP server is named %q", name)
-	case on && s.cfg.Project() && !m.isTrusted():
+	case on && s.cfg.Project && !m.isTrusted():
 		return fmt.Errorf("%s is the project's: trust the project's servers first", name)
 	case on:
 		s.start()
@@ -434,7 +433,7 @@ func (s *server) adapt(t *sdk.Tool, taken map[string]bool) entry {
 	if desc == "" && t.Annotations != nil {
 		desc = strings.TrimSpace(t.Annotations.Title)
 	}
-	readOnly := t.Annotations != nil && t.Annotations.ReadOnlyHint && s.cfg.HonoursReadOnly()
+	readOnly := t.Annotations != nil && t.Annotations.ReadOnlyHint && !s.cfg.IgnoreReadOnly
 	kind := tools.KindExternal
 	if readOnly {
 		kind = tools.KindRead
@@ -444,7 +443,7 @@ func (s *server) adapt(t *sdk.Tool, taken map[string]bool) entry {
 		tool: external(externalSpec{
 			Spec:   provider.ToolSpec{Name: name, Description: firstSentence(desc), Parameters: minifySchema(schema)},
 			Schema: schema, Kind: kind, Limit: s.m.opts.OutputBytes,
-			Server: s.name, Tool: t.Name, Preapproved: s.cfg.Approve == "always",
+			Server: s.name, Tool: t.Name, Preapproved: s.cfg.Preapproved,
 			Run: func(ctx context.Context, caller tools.Caller, args json.RawMessage) (tools.Result, error) {
 				return s.call(ctx, caller, toolName, args)
 			},
@@ -457,7 +456,7 @@ func (s *server) adapt(t *sdk.Tool, taken map[string]bool) entry {
 func (s *server) status() Status {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	st := Status{Name: s.name, Transport: s.cfg.Transport(), State: s.state, Why: s.why, Project: s.cfg.Project()}
+	st := Status{Name: s.name, Transport: s.cfg.transport(), State: s.state, Why: s.why, Project: s.cfg.Project}
 	if s.cfg.URL != "" {
 		st.Target = s.cfg.URL
 	} else {

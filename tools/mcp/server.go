@@ -16,7 +16,6 @@ import (
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"lathe/config"
 	"lathe/prompts/human"
 	"lathe/tools"
 )
@@ -39,7 +38,7 @@ const defaultStartTimeout = 30 * time.Second
 // server is one configured MCP server and its connection.
 type server struct {
 	name string
-	cfg  config.MCPServer
+	cfg  Server
 	m    *Manager
 
 	mu       sync.Mutex
@@ -69,7 +68,7 @@ type entry struct {
 	readOnly bool
 }
 
-func newServer(m *Manager, name string, cfg config.MCPServer) *server {
+func newServer(m *Manager, name string, cfg Server) *server {
 	s := &server{name: name, cfg: cfg, m: m, state: StateOff, tools: map[int][]entry{}, progress: map[string]func(string){}}
 	s.ready = make(chan struct{})
 	close(s.ready)

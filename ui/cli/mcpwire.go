@@ -4,8 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"path/filepath"
 	"runtime/debug"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -38,7 +40,7 @@ func (cmd command) wireMCP(ctx context.Context, e *engine, loaded config.Loaded,
 		level = zerolog.DebugLevel // stderr is lathe's own: only with LOG_LEVEL=debug
 	}
 	e.mcp = mcp.New(ctx, mcp.Options{
-		Servers: servers, Trusted: trusted, Dir: dir, Environ: cmd.env.list, Getenv: cmd.env.get,
+		Servers: mcpServers(servers), Trusted: trusted, Dir: dir, Environ: cmd.env.list, Getenv: cmd.env.get,
 		Log: log, StderrLevel: level,
 		OutputBytes: loaded.Limits.ToolOutputBytes, Budget: loaded.MCP.Budget,
 		Wait: headless, Version: buildVersion(),
@@ -57,6 +59,18 @@ func (cmd command) wireMCP(ctx context.Context, e *engine, loaded config.Loaded,
 	return nil
 }
 
+// mcpServers are the configured MCP servers as the Manager takes them.
+func mcpServers(servers map[string]config.MCPServer) map[string]mcp.Server {
+	out := make(map[string]mcp.Server, len(servers))
+	for name, s := range servers {
+		out[name] = mcp.Server{Command: s.Command, Args: s.Args, Env: s.Env, Cwd: s.Cwd,
+			URL: s.URL, Headers: s.Headers, BearerTokenEnv: s.BearerTokenEnv,
+			Off: !s.On(), Tools: s.Tools, Timeout: s.CallTimeout(), Preapproved: s.Approve == "always",
+			IgnoreReadOnly: !s.HonoursReadOnly(), Project: s.Project()}
+	}
+	return out
+}
+
 // mcpTrusted reports whether the project's MCP servers may start.
 func (cmd command) mcpTrusted(loaded config.Loaded, dir string) (bool, error) {
 	project := loaded.MCP.ProjectServers()
@@ -67,7 +81,7 @@ func (cmd command) mcpTrusted(loaded config.Loaded, dir string) (bool, error) {
 	if path == "" {
 		return false, errors.New("no data directory to keep trust in (set HOME or XDG_DATA_HOME)")
 	}
-	return mcp.Trusted(path, dir, project)
+	return mcp.Trusted(path, dir, config.ServersDigest(project))
 }
 
 // trustFile is where the trusted project servers are kept; "" when there
@@ -144,6 +158,6 @@ func (cmd command) keepTrust(loaded config.Loaded, dir string) func() error {
 		if path == "" {
 			return errors.New("no data directory to keep it in (set HOME or XDG_DATA_HOME)")
 		}
-		return mcp.Trust(path, dir, project, time.Now())
+		return mcp.Trust(path, dir, config.ServersDigest(project), slices.Collect(maps.Keys(project)), time.Now())
 	}
 }
