@@ -5,8 +5,6 @@ package config
 import (
 	"net/url"
 	"time"
-
-	"github.com/rs/zerolog"
 )
 
 // Config is every setting lathe runs with. Settings that come only from
@@ -58,7 +56,7 @@ type Config struct {
 	// one. It is never logged.
 	APIKey string `toml:"-"`
 	// LogLevel is from LOG_LEVEL (default warn).
-	LogLevel zerolog.Level `toml:"-"`
+	LogLevel LogLevel `toml:"-"`
 	// NoColor is set when NO_COLOR is non-empty.
 	NoColor bool `toml:"-"`
 }
@@ -273,9 +271,20 @@ func Defaults() Config {
 		Memory:   Memory{Recall: true, Facts: true},
 		Index:    Index{Enabled: true, Background: true, MaxFile: 256 << 10, MaxChunks: 100_000},
 		MCP:      MCP{Budget: 0.1},
-		LogLevel: zerolog.WarnLevel,
+		LogLevel: LogWarn,
 	}
 }
+
+// LogLevel is how much lathe logs: what is at the level and above.
+type LogLevel string
+
+// The log levels, from the most said to the least.
+const (
+	LogDebug LogLevel = "debug"
+	LogInfo  LogLevel = "info"
+	LogWarn  LogLevel = "warn"
+	LogError LogLevel = "error"
+)
 
 // Duration is a time.Duration written in TOML as a Go duration string
 // ("30m", "90s").

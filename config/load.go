@@ -13,7 +13,6 @@ import (
 	"time"
 
 	"github.com/pelletier/go-toml/v2"
-	"github.com/rs/zerolog"
 )
 
 // Sources says where Load reads from.
@@ -303,18 +302,18 @@ func (l *Loaded) applyEnv(getenv func(string) string) error {
 	return nil
 }
 
-func parseLevel(s string) (zerolog.Level, error) {
+func parseLevel(s string) (LogLevel, error) {
 	switch strings.ToLower(s) {
 	case "debug":
-		return zerolog.DebugLevel, nil
+		return LogDebug, nil
 	case "info":
-		return zerolog.InfoLevel, nil
+		return LogInfo, nil
 	case "warn", "warning":
-		return zerolog.WarnLevel, nil
+		return LogWarn, nil
 	case "error":
-		return zerolog.ErrorLevel, nil
+		return LogError, nil
 	}
-	return 0, fmt.Errorf("%q is not a log level: use debug, info, warn or error", s)
+	return "", fmt.Errorf("%q is not a log level: use debug, info, warn or error", s)
 }
 
 func (l *Loaded) applyFlags(f Flags) {

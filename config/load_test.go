@@ -11,8 +11,6 @@ import (
 	"syscall"
 	"testing"
 	"time"
-
-	"github.com/rs/zerolog"
 )
 
 // setup writes the user and project files (empty content means no file)
@@ -49,7 +47,7 @@ func TestLoadDefaults(t *testing.T) {
 	if l.Limits != want.Limits || l.Options.NumCtx != 32768 || l.KeepAlive != want.KeepAlive {
 		t.Errorf("defaults changed: %+v", l.Config)
 	}
-	if l.LogLevel != zerolog.WarnLevel {
+	if l.LogLevel != LogWarn {
 		t.Errorf("LogLevel = %v, want warn", l.LogLevel)
 	}
 	if got := l.OllamaURL.String(); got != "http://127.0.0.1:11434" {
@@ -106,7 +104,7 @@ tool_calls_per_turn = 3
 		}},
 		{"env over files", map[string]string{"LATHE_MODEL": "env-model", "LOG_LEVEL": "DEBUG", "NO_COLOR": "1"}, Flags{},
 			func(t *testing.T, c Config) {
-				if c.Model != "env-model" || c.LogLevel != zerolog.DebugLevel || !c.NoColor {
+				if c.Model != "env-model" || c.LogLevel != LogDebug || !c.NoColor {
 					t.Errorf("Model=%q LogLevel=%v NoColor=%v", c.Model, c.LogLevel, c.NoColor)
 				}
 			}},

@@ -1,6 +1,8 @@
 package config
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -103,6 +105,24 @@ func (m MCP) ProjectServers() map[string]MCPServer {
 		}
 	}
 	return out
+}
+
+// ServersDigest is what the user's trust in a project's servers is given
+// to (see ProjectServers): the servers, every setting of each, by name.
+func ServersDigest(servers map[string]MCPServer) string {
+	type named struct {
+		Name   string
+		Server MCPServer
+	}
+	list := make([]named, 0, len(servers))
+	for _, name := range slices.Sorted(maps.Keys(servers)) {
+		s := servers[name]
+		s.Origin = filepath.Base(s.Origin) // the project may move; its files are the same
+		list = append(list, named{name, s})
+	}
+	b, _ := json.Marshal(list) // plain data: cannot fail
+	sum := sha256.Sum256(b)
+	return "sha256:" + hex.EncodeToString(sum[:])
 }
 
 // serverName is what a server may be called: its tools are named

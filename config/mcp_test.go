@@ -139,3 +139,34 @@ func TestDotMCP(t *testing.T) {
 		t.Errorf("a server without command nor url: err = %v", err)
 	}
 }
+
+// TestServersDigest: the digest trust is given to covers every setting of
+// every server, and only the base name of where it was declared; it is
+// the digest lathe always made, which trust files keep.
+func TestServersDigest(t *testing.T) {
+	on, off := true, false
+	servers := map[string]MCPServer{
+		"db": {Command: "db-mcp", Args: []string{"--ro"}, Env: map[string]string{"A": "1"}, Cwd: "sub",
+			Origin: "/p/.lathe/config.toml"},
+		"docs": {URL: "https://docs.example/mcp", Headers: map[string]string{"X-Team": "core"}, BearerTokenEnv: "DOCS_TOKEN",
+			Enabled: &on, Tools: []string{"search"}, Timeout: Duration{90 * time.Second}, Approve: "ask", ReadOnlyHint: &off,
+			Origin: "/p/.mcp.json"},
+	}
+	for _, c := range []struct {
+		servers map[string]MCPServer
+		want    string
+	}{
+		{servers, "sha256:e381921d6ff7c67ece2685695b59106fb6e9e3715bf85499e09fae591678cd6b"},
+		{map[string]MCPServer{"x": {Command: "x"}}, "sha256:81141005fda0693df69a8ef7b598aa29d660b686089345bae1d317b9bdb191a6"},
+	} {
+		if got := ServersDigest(c.servers); got != c.want {
+			t.Errorf("digest %s, want %s", got, c.want)
+		}
+	}
+	moved := map[string]MCPServer{"x": {Command: "x", Origin: "/elsewhere/.lathe/config.toml"}}
+	changed := map[string]MCPServer{"x": {Command: "x", Args: []string{"--evil"}, Origin: "/p/.lathe/config.toml"}}
+	if base := (map[string]MCPServer{"x": {Command: "x", Origin: "/p/.lathe/config.toml"}}); ServersDigest(moved) != ServersDigest(base) ||
+		ServersDigest(changed) == ServersDigest(base) {
+		t.Error("the digest follows the project's place, or misses a changed setting")
+	}
+}

@@ -106,7 +106,7 @@ func TestOneOperationAtATime(t *testing.T) {
 		},
 		"set model": func(e *env) error { _, err := e.session.SetModel(t.Context(), "small:1b"); return err },
 		"set mode":  func(e *env) error { return e.session.SetMode(t.Context(), mode.Ask{}, "test") },
-		"reset":     func(e *env) error { return e.session.Reset() },
+		"reset":     func(e *env) error { return e.session.Reset(t.Context()) },
 		"prepare":   func(e *env) error { _, err := e.session.Prepare(t.Context()); return err },
 		"resume":    func(e *env) error { return e.session.ResumeFrom(session.Saved{Record: session.Record{ID: "x"}}) },
 		"title": func(e *env) error {

@@ -177,8 +177,8 @@ func (r *run) execute(turn int, c *callState) {
 		return
 	}
 	start := r.s.opts.Now()
-	ctx = tools.WithProgress(ctx, func(text string) { r.emit(ToolProgress{Turn: turn, Index: c.index, Text: text}) })
-	res, err := c.prepared.Run(tools.WithSession(ctx, r.s.id))
+	res, err := c.prepared.Run(ctx, tools.Caller{Session: r.s.id,
+		Progress: func(text string) { r.emit(ToolProgress{Turn: turn, Index: c.index, Text: text}) }})
 	c.duration = r.s.opts.Now().Sub(start)
 	if sandboxed {
 		r.s.blocked.record(c.subject, res.Blocked)

@@ -42,7 +42,7 @@ type sandboxedCall struct {
 func (c *sandboxedCall) Subject() string             { return c.command }
 func (c *sandboxedCall) Confined() bool              { return c.p.confined }
 func (c *sandboxedCall) Escalate(e tools.Escalation) { c.e = e }
-func (c *sandboxedCall) Run(context.Context) (tools.Result, error) {
+func (c *sandboxedCall) Run(context.Context, tools.Caller) (tools.Result, error) {
 	c.p.ran = append(c.p.ran, c.e)
 	if c.p.confined && !c.e.Unconfined {
 		return tools.Result{Content: "exit 1", IsError: true, Summary: "exit 1", Blocked: c.p.blocked}, nil
@@ -128,7 +128,7 @@ func TestBlockedCommandIsAskedAgain(t *testing.T) {
 			t.Errorf("rules %+v: ran %+v, want %+v; asked %+v", rules, probe.ran, want, user.asked)
 		}
 		// The last call was blocked again; a new conversation has no memory of it.
-		if err := e.session.Reset(); err != nil {
+		if err := e.session.Reset(t.Context()); err != nil {
 			t.Fatal(err)
 		}
 		script(e, "make install")

@@ -56,7 +56,7 @@ func (c *probeCall) Subject() string {
 	return s
 }
 
-func (c *probeCall) Run(ctx context.Context) (tools.Result, error) {
+func (c *probeCall) Run(ctx context.Context, _ tools.Caller) (tools.Result, error) {
 	c.p.log.add(c.p.name + ":start:" + c.Subject())
 	defer c.p.log.add(c.p.name + ":end:" + c.Subject())
 	if c.p.fn == nil {

@@ -493,9 +493,9 @@ func (c *previewCall) Preview() (string, error) {
 	return fmt.Sprintf("-v%d\n+v%d", *c.version, *c.version+1), nil
 }
 
-func (c *previewCall) Run(ctx context.Context) (tools.Result, error) {
+func (c *previewCall) Run(ctx context.Context, caller tools.Caller) (tools.Result, error) {
 	*c.version++
-	return c.probeCall.Run(ctx)
+	return c.probeCall.Run(ctx, caller)
 }
 
 // recorder approves everything and records what it was asked.

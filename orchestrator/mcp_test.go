@@ -12,7 +12,6 @@ import (
 	"github.com/ollama/ollama/api"
 	"github.com/rs/zerolog"
 
-	"lathe/config"
 	"lathe/orchestrator/mode"
 	"lathe/orchestrator/provider/ollama/ollamatest"
 	"lathe/tools/mcp"
@@ -21,12 +20,12 @@ import (
 
 // mcpEnv is a session whose extra tools are those of an mcptest server
 // named "t", over streamable HTTP.
-func mcpEnv(t *testing.T, replies []ollamatest.Reply, cfg config.MCPServer, opts ...envOption) (*env, *mcp.Manager) {
+func mcpEnv(t *testing.T, replies []ollamatest.Reply, cfg mcp.Server, opts ...envOption) (*env, *mcp.Manager) {
 	t.Helper()
 	srv := httptest.NewServer(mcptest.Handler(mcptest.Options{}))
 	t.Cleanup(srv.Close)
 	cfg.URL = srv.URL
-	m := mcp.New(mcp.Options{Servers: map[string]config.MCPServer{"t": cfg}, Wait: true, Log: zerolog.Nop()})
+	m := mcp.New(t.Context(), mcp.Options{Servers: map[string]mcp.Server{"t": cfg}, Wait: true, Log: zerolog.Nop()})
 	m.Start()
 	t.Cleanup(m.Close)
 	e := newEnv(t, nil, append([]envOption{func(o *Options) { o.Extra = m }}, opts...)...)
@@ -64,7 +63,7 @@ func TestMCPToolThroughLoop(t *testing.T) {
 	e, _ := mcpEnv(t, []ollamatest.Reply{
 		ollamatest.Reply{ToolCalls: []ollamatest.ToolCall{call("t__add", `{"a":"2","b":3}`), call("t__echo", `{"text":"hi"}`)}},
 		ollamatest.Reply{Content: "5 and hi"},
-	}, config.MCPServer{}, withApprover(rec))
+	}, mcp.Server{}, withApprover(rec))
 	res, err := e.run(t.Context(), "add")
 	if err != nil || res.StopReason != StopDone {
 		t.Fatalf("run: %v %v", res.StopReason, err)
@@ -104,7 +103,7 @@ func TestMCPApproval(t *testing.T) {
 	e, _ := mcpEnv(t, []ollamatest.Reply{
 		ollamatest.Reply{ToolCalls: []ollamatest.ToolCall{call("t__add", `{"a":1,"b":1}`)}},
 		ollamatest.Reply{Content: "2"},
-	}, config.MCPServer{Approve: "always"}, withApprover(rec))
+	}, mcp.Server{Preapproved: true}, withApprover(rec))
 	if _, err := e.run(t.Context(), "add"); err != nil {
 		t.Fatal(err)
 	}
@@ -118,7 +117,7 @@ func TestMCPApproval(t *testing.T) {
 	e2, _ := mcpEnv(t, []ollamatest.Reply{
 		ollamatest.Reply{ToolCalls: []ollamatest.ToolCall{call("t__add", `{"a":1,"b":1}`)}},
 		ollamatest.Reply{Content: "denied"},
-	}, config.MCPServer{}, withApprover(Rules{Denial: "no"}))
+	}, mcp.Server{}, withApprover(Rules{Denial: "no"}))
 	if _, err := e2.run(t.Context(), "add"); err != nil {
 		t.Fatal(err)
 	}
@@ -132,7 +131,7 @@ func TestMCPReadOnlyMode(t *testing.T) {
 	e, _ := mcpEnv(t, []ollamatest.Reply{
 		ollamatest.Reply{ToolCalls: []ollamatest.ToolCall{call("t__add", `{"a":1,"b":1}`)}},
 		ollamatest.Reply{Content: "cannot"},
-	}, config.MCPServer{}, func(o *Options) { o.Mode = mode.Ask{} })
+	}, mcp.Server{}, func(o *Options) { o.Mode = mode.Ask{} })
 	if _, err := e.run(t.Context(), "add"); err != nil {
 		t.Fatal(err)
 	}
@@ -149,7 +148,7 @@ func TestMCPReadOnlyMode(t *testing.T) {
 func TestMCPProgress(t *testing.T) {
 	e, _ := mcpEnv(t, []ollamatest.Reply{
 		ollamatest.Reply{ToolCalls: []ollamatest.ToolCall{call("t__slow", `{}`)}},
-	}, config.MCPServer{})
+	}, mcp.Server{})
 	ctx, cancel := context.WithCancel(t.Context())
 	var got []ToolProgress
 	res, err := e.session.Run(ctx, "count", func(ev Event) {
@@ -177,7 +176,7 @@ func TestMCPListChangedBetweenRuns(t *testing.T) {
 		ollamatest.Reply{Content: "grown"},
 		ollamatest.Reply{Content: "again"},
 		ollamatest.Reply{Content: "after a mode change"},
-	}, config.MCPServer{})
+	}, mcp.Server{})
 	if _, err := e.run(t.Context(), "grow"); err != nil {
 		t.Fatal(err)
 	}
@@ -226,7 +225,7 @@ func TestMCPTextCall(t *testing.T) {
 	e, _ := mcpEnv(t, []ollamatest.Reply{
 		{Content: "```json\n{\"name\": \"t__echo\", \"arguments\": {\"text\": \"from text\"}}\n```"},
 		{Content: "done"},
-	}, config.MCPServer{})
+	}, mcp.Server{})
 	res, err := e.run(t.Context(), "echo")
 	if err != nil || res.Recoveries.TextCalls != 1 {
 		t.Fatalf("run: %v, recoveries %+v", err, res.Recoveries)
@@ -246,7 +245,7 @@ func TestMCPImages(t *testing.T) {
 		}
 		srv := httptest.NewServer(mcptest.Handler(mcptest.Options{}))
 		t.Cleanup(srv.Close)
-		m := mcp.New(mcp.Options{Servers: map[string]config.MCPServer{"t": {URL: srv.URL}}, Wait: true, Log: zerolog.Nop()})
+		m := mcp.New(t.Context(), mcp.Options{Servers: map[string]mcp.Server{"t": {URL: srv.URL}}, Wait: true, Log: zerolog.Nop()})
 		m.Start()
 		t.Cleanup(m.Close)
 		e := newEnv(t, []ollamatest.Option{ollamatest.WithModels(ollamatest.Model{Name: "qwen3:8b", Capabilities: caps})},

@@ -13,6 +13,7 @@ import (
 	"lathe/orchestrator/session/sqlite/sqlitetest"
 	"lathe/tools"
 	"lathe/tools/codeindex"
+	"lathe/tools/memory"
 )
 
 // memoryEnv is a session with the memory tools on a store in a new
@@ -21,7 +22,7 @@ func memoryEnv(t *testing.T, codeAvailable bool, opts ...envOption) (*env, *sqli
 	t.Helper()
 	db := sqlitetest.Open(t)
 	dir := "/src/project"
-	mem := tools.MemoryTools(nil, tools.Memory{Dir: dir, Sessions: db, Facts: db, Code: codeindex.NewSearcher(db, nil),
+	mem := memory.Tools(nil, memory.Options{Dir: dir, Sessions: db, Facts: db, Code: codeindex.NewSearcher(db, nil),
 		CodeAvailable: func(context.Context) bool { return codeAvailable }})
 	facts := func(ctx context.Context) []string {
 		fs, _ := db.Facts(ctx, dir)
@@ -96,7 +97,7 @@ func TestRememberAsksAndKeepsThePromptStable(t *testing.T) {
 		t.Error("a fact remembered during the conversation changed its system prompt")
 	}
 
-	if err := e.session.Reset(); err != nil {
+	if err := e.session.Reset(t.Context()); err != nil {
 		t.Fatal(err)
 	}
 	e.srv.Script(ollamatest.Reply{Content: "new"})
@@ -146,7 +147,7 @@ func TestRecallLeavesOutThisSession(t *testing.T) {
 		t.Fatal(err)
 	}
 	first := e.session.Snapshot().ID
-	if err := e.session.Reset(); err != nil {
+	if err := e.session.Reset(t.Context()); err != nil {
 		t.Fatal(err)
 	}
 	e.srv.Script(

@@ -3,6 +3,7 @@ package orchestrator
 import (
 	"context"
 	"errors"
+	"lathe/orchestrator/plan"
 	"lathe/orchestrator/session"
 	"slices"
 	"sort"
@@ -118,7 +119,7 @@ func (m *memStore) SaveMode(_ context.Context, id string, rec session.ModeRecord
 	if m.modes[id] == nil {
 		m.modes[id] = map[int]session.ModeRecord{}
 	}
-	rec.Plan = rec.Plan.Clone() // as a database would keep it
+	rec.Plan = plan.FromRecord(rec.Plan).Record() // a copy, as a database would keep it
 	m.modes[id][rec.Seq] = rec
 	return nil
 }
@@ -153,7 +154,7 @@ func (m *memStore) Load(_ context.Context, id string) (session.Saved, error) {
 		saved.Compaction = &cs[len(cs)-1]
 	}
 	for _, rec := range m.modes[id] {
-		rec.Plan = rec.Plan.Clone()
+		rec.Plan = plan.FromRecord(rec.Plan).Record()
 		saved.Modes = append(saved.Modes, rec)
 	}
 	slices.SortFunc(saved.Modes, func(a, b session.ModeRecord) int { return a.Seq - b.Seq })

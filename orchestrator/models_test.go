@@ -15,7 +15,7 @@ func TestResetStartsANewConversation(t *testing.T) {
 		t.Fatal(err)
 	}
 	id := e.session.id
-	e.session.Reset()
+	e.session.Reset(t.Context())
 	if e.session.id == id {
 		t.Error("Reset kept the session id")
 	}

@@ -337,7 +337,7 @@ func TestResumeClaimsTheSession(t *testing.T) {
 	if !st.held[saved.ID] {
 		t.Fatal("the resumed session is not claimed")
 	}
-	if err := e.session.Reset(); err != nil {
+	if err := e.session.Reset(t.Context()); err != nil {
 		t.Fatal(err)
 	}
 	if st.held[saved.ID] {

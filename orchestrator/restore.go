@@ -5,8 +5,10 @@ import (
 	"encoding/json"
 
 	"lathe/orchestrator/mode"
+	"lathe/orchestrator/plan"
 	"lathe/orchestrator/provider"
 	"lathe/orchestrator/session"
+	"lathe/prompts"
 )
 
 // restore continues a saved session, claimed first (one process at a time
@@ -27,7 +29,7 @@ func (s *Session) restoreFrom(ctx context.Context, saved session.Saved, atStart 
 			return nil, err
 		}
 	}
-	msgs, mended := session.Mend(saved.Messages)
+	msgs, mended := session.Mend(saved.Messages, prompts.InterruptedByExit())
 	if err := s.restoreMode(saved.Modes); err != nil {
 		return nil, err
 	}
@@ -42,7 +44,7 @@ func (s *Session) restoreFrom(ctx context.Context, saved session.Saved, atStart 
 	changed := len(saved.Modes) == 0 // a session saved before modes were: build mode, recorded now
 	if m := s.opts.Mode; atStart && m != nil && m.Name() != s.mode.Name() {
 		// A mode asked for at start wins over the saved one.
-		if err := s.setMode(mode.Own(m), "chosen at start"); err != nil {
+		if err := s.setMode(ctx, mode.Own(m), "chosen at start"); err != nil {
 			return nil, err
 		}
 		changed = true
@@ -151,7 +153,7 @@ func (s *Session) restoreMode(recs []session.ModeRecord) error {
 		return err
 	}
 	if _, ok := m.(mode.Build); ok && rec.Plan != nil {
-		m = mode.Build{Plan: rec.Plan.Clone()}
+		m = mode.Build{Plan: plan.FromRecord(rec.Plan)}
 	}
 	s.enter(m)
 	s.modeRec = rec

@@ -128,7 +128,7 @@ func New(opts Options) *Session {
 	s.win.Shares = opts.Config.Context
 	m := mode.Own(opts.Mode)
 	s.offer(m)
-	s.modeRec = session.ModeRecord{Mode: m.Name(), Plan: mode.PlanOf(m).Clone(), Reason: "start"}
+	s.modeRec = session.ModeRecord{Mode: m.Name(), Plan: mode.PlanOf(m).Record(), Reason: "start"}
 	s.publish()
 	return s
 }

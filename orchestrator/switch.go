@@ -11,13 +11,14 @@ import (
 
 // Reset starts a new conversation with the same model and settings: the
 // next Run sends only the system prompt and its prompt. A plan is dropped,
-// and what the sandbox blocked of commands is forgotten.
-func (s *Session) Reset() error {
+// and what the sandbox blocked of commands is forgotten. The claim on the
+// session left is given back within ctx.
+func (s *Session) Reset(ctx context.Context) error {
 	if err := s.ops.begin(opReset); err != nil {
 		return err
 	}
 	defer s.end()
-	s.leave(context.Background())
+	s.leave(ctx)
 	s.id, s.title, s.created = newID(), "", false
 	s.win.Compaction = nil
 	s.win.Forget()
@@ -95,7 +96,7 @@ func (s *Session) SetMode(ctx context.Context, m mode.Mode, reason string) error
 	if reflect.DeepEqual(m, s.mode) {
 		return nil
 	}
-	if err := s.setMode(mode.Own(m), reason); err != nil {
+	if err := s.setMode(ctx, mode.Own(m), reason); err != nil {
 		return err
 	}
 	if st := s.opts.Recorder; st != nil && s.created {
@@ -107,8 +108,9 @@ func (s *Session) SetMode(ctx context.Context, m mode.Mode, reason string) error
 // setMode makes m the mode from the next message of the history on: its
 // system prompt replaces the old one, and its tools are offered. The
 // prompt the server has cached no longer matches, so it reads the whole
-// conversation again once: that is the price of a mode change.
-func (s *Session) setMode(m mode.Mode, reason string) error {
+// conversation again once: that is the price of a mode change. ctx bounds
+// the wait for the extra tools (see Options.Extra).
+func (s *Session) setMode(ctx context.Context, m mode.Mode, reason string) error {
 	if s.model.Name != "" {
 		system, err := m.Prompt(s.opts.Env)
 		if err != nil {
@@ -118,8 +120,8 @@ func (s *Session) setMode(m mode.Mode, reason string) error {
 	}
 	from := s.mode.Name()
 	s.enter(m)
-	s.syncTools(context.Background(), true, false) // the cache is lost anyway: the latest tools join
-	s.modeRec = session.ModeRecord{Seq: max(0, len(s.messages)-1), Mode: m.Name(), Plan: mode.PlanOf(m).Clone(),
+	s.syncTools(ctx, true, false) // the cache is lost anyway: the latest tools join
+	s.modeRec = session.ModeRecord{Seq: max(0, len(s.messages)-1), Mode: m.Name(), Plan: mode.PlanOf(m).Record(),
 		Reason: reason, Created: s.opts.Now()}
 	s.win.Forget() // a new system prompt: the count no longer holds
 	s.opts.Log.Debug().Str("from", from).Str("to", m.Name()).Str("reason", reason).

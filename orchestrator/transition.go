@@ -8,6 +8,7 @@ import (
 	"lathe/orchestrator/plan"
 	"lathe/orchestrator/provider"
 	"lathe/prompts"
+	"lathe/tools"
 )
 
 // transition handles a call of a transition tool: the mode decides what
@@ -16,7 +17,7 @@ import (
 func (r *run) transition(turn int, c *callState, t *mode.Transition) {
 	r.emit(ToolStarted{Turn: turn, Index: c.index, ID: c.call.ID, Name: c.call.Name, Kind: c.kind, Args: c.args, Subject: c.subject})
 	ch := mode.Handle(r.ctx, t, r.s.opts.Reviewer, func(p *plan.Plan) { r.emit(PlanProposed{Turn: turn, Plan: p}) })
-	res, _ := c.prepared.Run(r.ctx) // the result Handle set, with the note on repaired arguments
+	res, _ := c.prepared.Run(r.ctx, tools.Caller{Session: r.s.id}) // the result Handle set, with the note on repaired arguments
 	c.result, c.outcome = res, r.follow(ch)
 	r.finish(turn, c)
 }
@@ -43,7 +44,7 @@ func (r *run) follow(ch mode.Change) Outcome {
 func (r *run) applyChange(ch *mode.Change) error {
 	s := r.s
 	from := s.mode.Name()
-	if err := s.setMode(ch.Next, ch.Reason); err != nil {
+	if err := s.setMode(r.ctx, ch.Next, ch.Reason); err != nil {
 		return err
 	}
 	r.record(provider.Message{Role: "user", Content: ch.Note})
@@ -63,7 +64,7 @@ func (r *run) shown() {
 	if p == nil {
 		return
 	}
-	s.modeRec.Plan = p.Clone()
+	s.modeRec.Plan = p.Record()
 	r.saveMode()
 	s.publish()
 	r.emit(PlanUpdated{Plan: p.Clone()})

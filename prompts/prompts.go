@@ -165,9 +165,3 @@ func capText(s string, limit int) (string, bool) {
 	}
 	return strings.TrimRight(cut, " \t\n"), true
 }
-
-// EstimateTokens is a rough token count for English text and code: about
-// four bytes a token.
-func EstimateTokens(s string) int {
-	return (len(s) + 3) / 4
-}

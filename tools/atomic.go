@@ -1,6 +1,7 @@
 package tools
 
 import (
+	"context"
 	"crypto/rand"
 	"errors"
 	"fmt"
@@ -26,9 +27,9 @@ const newFileMode fs.FileMode = 0o644
 // for the model.
 //
 // The Changes being tracked are told first; their note comes back.
-func (w *Workspace) writeAtomic(target string, data []byte, mode fs.FileMode) (note string, err error) {
+func (w *Workspace) writeAtomic(ctx context.Context, target string, data []byte, mode fs.FileMode) (note string, err error) {
 	if w.changes != nil {
-		note = w.changes.Changing(target, data, mode)
+		note = w.changes.Changing(ctx, target, data, mode)
 	}
 	return note, w.replace(target, data, mode)
 }

@@ -69,7 +69,7 @@ func benchTool(b *testing.B, name string, cases []struct{ name, args string }) {
 			}
 			var res Result
 			for b.Loop() {
-				if res, err = call.Run(b.Context()); err != nil {
+				if res, err = call.Run(b.Context(), Caller{}); err != nil {
 					b.Fatal(err)
 				}
 			}

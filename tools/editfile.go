@@ -68,7 +68,7 @@ func (c *editFileCall) Subject() string { return c.rel }
 
 // Run implements Call: the edit plan works out is written, and the content
 // written becomes what the model has seen of the file.
-func (c *editFileCall) Run(ctx context.Context) (Result, error) {
+func (c *editFileCall) Run(ctx context.Context, _ Caller) (Result, error) {
 	if err := ctx.Err(); err != nil {
 		return Result{}, err
 	}
@@ -76,7 +76,7 @@ func (c *editFileCall) Run(ctx context.Context) (Result, error) {
 	if ee != nil {
 		return ee.result(), nil
 	}
-	note, err := c.ws.writeAtomic(p.target, []byte(p.edit.out), p.mode)
+	note, err := c.ws.writeAtomic(ctx, p.target, []byte(p.edit.out), p.mode)
 	if err != nil {
 		return Errorf("failed", err.Error()), nil
 	}

@@ -275,7 +275,7 @@ func checkRefusalKeepsFile(t *testing.T, tool Tool, dir, content, old, new strin
 	if err != nil {
 		t.Fatal(err)
 	}
-	res, err := call.Run(t.Context())
+	res, err := call.Run(t.Context(), Caller{})
 	if err != nil || !res.IsError {
 		t.Fatalf("applyEdit refused but edit_file did not: %+v %v", res, err)
 	}

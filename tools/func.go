@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"lathe/config"
 )
 
 // Param describes one argument of a tool made with Func.
@@ -20,15 +19,15 @@ type Param struct {
 // handling as the built-in ones: its schema is built from params, and the
 // arguments the model sends are decoded into T (whose json tags are the
 // params' names) with the same repairs, which the model is told about,
-// before check turns them into a call.
+// before check turns them into a call. Its results are capped at
+// DefaultOutputBytes.
 func Func[T any](name, desc string, params []Param, kind Kind, check func(T) (Call, error)) Tool {
 	s := spec{name: name, desc: desc}
 	for _, p := range params {
 		s.params = append(s.params, param{name: p.Name, typ: paramType(p.Type), desc: p.Description,
 			required: p.Required, enum: p.Enum})
 	}
-	// Their results are capped as the config's default caps the others'.
-	return &funcTool[T]{base: newBase(s, config.Defaults().Limits.ToolOutputBytes), kind: kind, check: check}
+	return &funcTool[T]{base: newBase(s, DefaultOutputBytes), kind: kind, check: check}
 }
 
 type funcTool[T any] struct {
@@ -44,17 +43,19 @@ func (t *funcTool[T]) Prepare(raw json.RawMessage) (Call, error) {
 }
 
 // RunFunc is a call whose key argument is subject and whose work is run.
-func RunFunc(subject string, run func(context.Context) (Result, error)) Call {
+func RunFunc(subject string, run func(context.Context, Caller) (Result, error)) Call {
 	return funcCall{subject: subject, run: run}
 }
 
 type funcCall struct {
 	subject string
-	run     func(context.Context) (Result, error)
+	run     func(context.Context, Caller) (Result, error)
 }
 
-func (c funcCall) Subject() string                         { return c.subject }
-func (c funcCall) Run(ctx context.Context) (Result, error) { return c.run(ctx) }
+func (c funcCall) Subject() string { return c.subject }
+func (c funcCall) Run(ctx context.Context, caller Caller) (Result, error) {
+	return c.run(ctx, caller)
+}
 
 // OneOf checks that v is one of the values allowed, and says which are
 // when it is not.

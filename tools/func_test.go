@@ -25,7 +25,7 @@ func listTool(got *listArgs) Tool {
 				return nil, err
 			}
 		}
-		return RunFunc(a.Title, func(context.Context) (Result, error) {
+		return RunFunc(a.Title, func(context.Context, Caller) (Result, error) {
 			*got = a
 			return Result{Content: strings.Join(a.Items, "|")}, nil
 		}), nil
@@ -89,7 +89,7 @@ func TestFuncArguments(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			res, err := call.Run(context.Background())
+			res, err := call.Run(t.Context(), Caller{})
 			if err != nil {
 				t.Fatal(err)
 			}

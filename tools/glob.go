@@ -94,7 +94,7 @@ type globCall struct {
 
 func (c *globCall) Subject() string { return c.pattern }
 
-func (c *globCall) Run(ctx context.Context) (Result, error) {
+func (c *globCall) Run(ctx context.Context, _ Caller) (Result, error) {
 	ws := c.t.ws
 	base, rest := doublestar.SplitPattern(c.full)
 	s, err := newSearchDir(ws, base)

@@ -81,7 +81,7 @@ type grepCall struct {
 
 func (c *grepCall) Subject() string { return c.args.Pattern }
 
-func (c *grepCall) Run(ctx context.Context) (Result, error) {
+func (c *grepCall) Run(ctx context.Context, _ Caller) (Result, error) {
 	s, err := newSearchDir(c.t.ws, c.rel)
 	if err != nil {
 		return Errorf("refused", err.Error()), nil

@@ -67,7 +67,7 @@ func run(t *testing.T, ws *Workspace, opts Options, name, args string) Result {
 	if err != nil {
 		return Result{Content: err.Error(), IsError: true, Summary: "prepare"}
 	}
-	res, err := call.Run(t.Context())
+	res, err := call.Run(t.Context(), Caller{})
 	if err != nil {
 		t.Fatalf("%s %s: Run: %v", name, args, err)
 	}

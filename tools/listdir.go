@@ -61,7 +61,7 @@ type listDirCall struct {
 
 func (c *listDirCall) Subject() string { return c.rel }
 
-func (c *listDirCall) Run(ctx context.Context) (Result, error) {
+func (c *listDirCall) Run(ctx context.Context, _ Caller) (Result, error) {
 	ws := c.t.ws
 	target, err := ws.follow(c.rel)
 	if err != nil {

@@ -3,25 +3,26 @@ package tools
 import (
 	"bytes"
 	"fmt"
-	"lathe/config"
+	"time"
+	"unicode/utf8"
+
 	"lathe/orchestrator/provider/images"
 	"lathe/prompts/human"
 	"lathe/tools/sandbox"
-	"time"
-	"unicode/utf8"
 )
 
-// Options tunes the tools. Zero values mean the defaults: the config's
-// for the limits it sets.
+// Options tunes the tools. The caller passes the limits its settings say
+// (lathe's config: the keys named below); a zero value is the default
+// given with it, which is also the config's default.
 type Options struct {
 	// MaxOutputBytes caps the content of every result
-	// (limits.tool_output_bytes).
+	// (limits.tool_output_bytes; default DefaultOutputBytes).
 	MaxOutputBytes int
 	// ReadLimit is how many lines read_file returns when the model gives no
 	// limit (default 400).
 	ReadLimit int
 	// ShellTimeout is how long a shell command may run when the model gives
-	// no timeout_seconds (limits.shell_timeout).
+	// no timeout_seconds (limits.shell_timeout; default 2 minutes).
 	ShellTimeout time.Duration
 	// Env is the environment of shell commands, before lathe's additions
 	// (PAGER=cat ...). Nil means the environment lathe runs in.
@@ -30,7 +31,7 @@ type Options struct {
 	// process group of its own.
 	Confinement *Confinement
 	// Images bounds the images read_file reads for the model to see
-	// (images.max_edge, images.max_bytes); zero means the defaults.
+	// (images.max_edge, images.max_bytes; default 1568 pixels, 20 MB).
 	Images images.Limits
 }
 
@@ -45,27 +46,35 @@ type Confinement struct {
 	Refused error
 }
 
+// DefaultOutputBytes caps a result when the caller sets no cap: the
+// built-in tools' without Options.MaxOutputBytes, and those made with Func
+// or External without one of their own.
+const DefaultOutputBytes = 16 << 10
+
 const (
-	defaultReadLimit = 400
+	defaultReadLimit    = 400
+	defaultShellTimeout = 2 * time.Minute
 	// minOutput keeps the cap large enough for the cut marker.
 	minOutput = 256
 )
 
+// defaultImages bounds the images read_file reads when the caller sets no
+// bounds.
+func defaultImages() images.Limits { return images.Limits{MaxEdge: 1568, MaxBytes: 20_000_000} }
+
 func (o Options) withDefaults() Options {
-	lim := config.Defaults().Limits
 	if o.MaxOutputBytes <= 0 {
-		o.MaxOutputBytes = lim.ToolOutputBytes
+		o.MaxOutputBytes = DefaultOutputBytes
 	}
 	o.MaxOutputBytes = max(o.MaxOutputBytes, minOutput)
 	if o.ReadLimit <= 0 {
 		o.ReadLimit = defaultReadLimit
 	}
 	if o.ShellTimeout <= 0 {
-		o.ShellTimeout = lim.ShellTimeout.Duration
+		o.ShellTimeout = defaultShellTimeout
 	}
 	if o.Images.MaxEdge <= 0 || o.Images.MaxBytes <= 0 {
-		d := config.Defaults().Images
-		o.Images = images.Limits{MaxEdge: d.MaxEdge, MaxBytes: d.MaxBytes}
+		o.Images = defaultImages()
 	}
 	return o
 }

@@ -105,7 +105,7 @@ func TestProtectionFollowsLinksMadeAfterPrepare(t *testing.T) {
 	if err := os.Symlink(".git/hooks", filepath.Join(ws.Dir(), "later")); err != nil {
 		t.Fatal(err)
 	}
-	res, err := calls[0].Run(t.Context())
+	res, err := calls[0].Run(t.Context(), Caller{})
 	if err != nil || !res.IsError || !strings.Contains(res.Content, ".git/hooks/pre-commit (through the symlink later/pre-commit) is protected") {
 		t.Errorf("write_file through a new link: %+v, %v", res, err)
 	}
@@ -118,7 +118,7 @@ func TestProtectionFollowsLinksMadeAfterPrepare(t *testing.T) {
 	if err := os.Symlink(".git", filepath.Join(ws.Dir(), "later")); err != nil {
 		t.Fatal(err)
 	}
-	res, err = calls[1].Run(t.Context())
+	res, err = calls[1].Run(t.Context(), Caller{})
 	if err != nil || !res.IsError || !strings.Contains(res.Content, ".git/config (through the symlink later/config) is protected") {
 		t.Errorf("edit_file through a new link: %+v, %v", res, err)
 	}

@@ -69,7 +69,7 @@ type readFileCall struct {
 
 func (c *readFileCall) Subject() string { return c.rel }
 
-func (c *readFileCall) Run(ctx context.Context) (Result, error) {
+func (c *readFileCall) Run(ctx context.Context, _ Caller) (Result, error) {
 	ws := c.t.ws
 	target, err := ws.follow(c.rel)
 	if err != nil {

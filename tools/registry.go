@@ -12,15 +12,16 @@ import (
 	"lathe/prompts"
 )
 
-// Default returns the registry of the seven tools, in the order their
-// definitions are sent: read_file, write_file, edit_file, list_dir, glob,
-// grep, shell. Every tool works inside ws; while commands are sandboxed,
-// the file tools leave alone what the sandbox protects.
-func Default(ws *Workspace, opts Options) *Registry {
+// Default returns the registry of the seven tools followed by more, in
+// the order their definitions are sent: read_file, write_file, edit_file,
+// list_dir, glob, grep, shell, then more (the memory tools, say). Every
+// tool of the seven works inside ws; while commands are sandboxed, the file
+// tools leave alone what the sandbox protects.
+func Default(ws *Workspace, opts Options, more ...Tool) *Registry {
 	opts = opts.withDefaults()
 	limit := opts.MaxOutputBytes
 	prot := newProtection(ws, opts.Confinement)
-	return NewRegistry(
+	return NewRegistry(append([]Tool{
 		&readFile{base: newBase(readFileSpec(opts.ReadLimit), limit), ws: ws, opts: opts},
 		&writeFile{base: newBase(writeFileSpec(), limit), ws: ws, prot: prot},
 		&editFile{base: newBase(editFileSpec(), limit), ws: ws, prot: prot},
@@ -28,7 +29,7 @@ func Default(ws *Workspace, opts Options) *Registry {
 		&globTool{base: newBase(globSpec(), limit), ws: ws},
 		&grepTool{base: newBase(grepSpec(), limit), ws: ws, opts: opts},
 		&shellTool{base: newBase(shellSpec(opts.ShellTimeout), limit), ws: ws, opts: opts},
-	)
+	}, more...)...)
 }
 
 // base holds what every tool has: its spec, the schema built from it once
@@ -115,8 +116,8 @@ type capped struct {
 // their own tools themselves (see Func).
 func (c capped) Unwrap() Call { return c.Call }
 
-func (c capped) Run(ctx context.Context) (Result, error) {
-	res, err := c.Call.Run(ctx)
+func (c capped) Run(ctx context.Context, caller Caller) (Result, error) {
+	res, err := c.Call.Run(ctx, caller)
 	res.Content = Cap(res.Content, c.limit) + c.note
 	if len(c.repairs) > 0 {
 		res.Repairs = append(slices.Clone(c.repairs), res.Repairs...)

@@ -321,7 +321,7 @@ func TestShellEscalation(t *testing.T) {
 				t.Fatalf("the shell call is not sandboxed: %T", call)
 			}
 			sb.Escalate(tc.e)
-			res, err := call.Run(t.Context())
+			res, err := call.Run(t.Context(), Caller{})
 			if err != nil || res.IsError || strings.Contains(res.Content, "blocked by the sandbox") {
 				t.Fatalf("escalated call: %v\n%s", err, res.Content)
 			}

@@ -163,7 +163,7 @@ func callTool(t *testing.T, reg *Registry, name, args string) {
 		t.Error(err)
 		return
 	}
-	if res, err := call.Run(t.Context()); err != nil || res.IsError {
+	if res, err := call.Run(t.Context(), Caller{}); err != nil || res.IsError {
 		t.Errorf("%s %s: %+v %v", name, args, res, err)
 	}
 }

@@ -123,7 +123,7 @@ func shellCancel(t *testing.T, ws *Workspace, opts Options) {
 	}
 	done := make(chan outcome, 1)
 	go func() {
-		res, err := call.Run(ctx)
+		res, err := call.Run(ctx, Caller{})
 		done <- outcome{res, err}
 	}()
 	pidText, err := os.ReadFile(fifo) // blocks until the command writes

@@ -33,11 +33,45 @@ type Call interface {
 	// Subject is the call's key argument for people: a path, a pattern or
 	// a command. It is what progress lines and approval prompts show.
 	Subject() string
-	// Run performs the call. Everything that goes wrong with the call
-	// itself (missing file, no match, non-zero exit) is a Result with
-	// IsError set; the error return is kept for failures of lathe itself,
-	// and for ctx being done.
-	Run(ctx context.Context) (Result, error)
+	// Run performs the call for caller. Everything that goes wrong with
+	// the call itself (missing file, no match, non-zero exit) is a Result
+	// with IsError set; the error return is kept for failures of lathe
+	// itself, and for ctx being done.
+	Run(ctx context.Context, caller Caller) (Result, error)
+}
+
+// Caller is who runs a call, as far as the call needs to know: the session
+// it runs in and who listens to how far it got. The zero Caller is no
+// session, and nobody listening.
+type Caller struct {
+	// Session is the id of the session the call runs in; "" when none.
+	// A tool that looks at earlier sessions leaves this one out.
+	Session string
+	// Progress is told how far the call got ("page 3 of 10"); nil when
+	// nobody listens.
+	Progress func(text string)
+}
+
+// Report tells c's listener, if any, how far the call got.
+func (c Caller) Report(text string) {
+	if c.Progress != nil {
+		c.Progress(text)
+	}
+}
+
+// Aid is a tool that looks things up or keeps them for later (earlier
+// sessions, facts, the code index) rather than doing the work. Build mode
+// following an approved plan leaves the aids out: the plan was made with
+// them, and its steps and checklist take their room in the prompt.
+type Aid interface {
+	Aid()
+}
+
+// Optional is a tool offered only when what it needs is there (a model
+// installed, say): a session asks once, before its first request, and
+// keeps the answer, so that its requests stay the same.
+type Optional interface {
+	Available(ctx context.Context) bool
 }
 
 // findCall returns the first call of type T in c and the calls it wraps
@@ -130,6 +164,19 @@ func (r *Registry) Lookup(name string) (Tool, bool) {
 		}
 	}
 	return nil, false
+}
+
+// Available returns the registry of r's tools that are available: those
+// that are not Optional, and the Optional ones that say so.
+func (r *Registry) Available(ctx context.Context) *Registry {
+	kept := slices.DeleteFunc(r.All(), func(t Tool) bool {
+		o, ok := t.(Optional)
+		return ok && !o.Available(ctx)
+	})
+	if len(kept) == len(r.tools) {
+		return r
+	}
+	return NewRegistry(kept...)
 }
 
 // Names returns the tool names in registry order.

@@ -39,7 +39,7 @@ type Workspace struct {
 type Changes interface {
 	// Changing is told before a file tool replaces the file at path
 	// (relative to the workspace, with slashes) with data and mode.
-	Changing(path string, data []byte, mode fs.FileMode) string
+	Changing(ctx context.Context, path string, data []byte, mode fs.FileMode) string
 	// Running is told before a command runs in the workspace; the
 	// function it returns, after the command ended.
 	Running(ctx context.Context) func() string

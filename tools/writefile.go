@@ -67,7 +67,7 @@ type writeFileCall struct {
 
 func (c *writeFileCall) Subject() string { return c.rel }
 
-func (c *writeFileCall) Run(ctx context.Context) (Result, error) {
+func (c *writeFileCall) Run(ctx context.Context, _ Caller) (Result, error) {
 	if err := ctx.Err(); err != nil {
 		return Result{}, err
 	}
@@ -82,7 +82,7 @@ func (c *writeFileCall) Run(ctx context.Context) (Result, error) {
 	if err != nil {
 		return Errorf("failed", err.Error()), nil
 	}
-	note, err := c.ws.writeAtomic(target, []byte(c.content), mode)
+	note, err := c.ws.writeAtomic(ctx, target, []byte(c.content), mode)
 	if err != nil {
 		return Errorf("failed", err.Error()), nil
 	}

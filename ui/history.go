@@ -5,6 +5,7 @@ import (
 	"lathe/prompts/human"
 
 	"lathe/orchestrator"
+	"lathe/orchestrator/plan"
 	"lathe/orchestrator/provider"
 	"lathe/orchestrator/session"
 	"lathe/prompts"
@@ -78,7 +79,7 @@ func (m *model) showMode(rec session.ModeRecord) {
 	}
 	m.notice(noticeInfo, "", text+".")
 	if rec.Plan != nil {
-		m.transcript.add(&planItem{plan: rec.Plan, state: planApproved})
+		m.transcript.add(&planItem{plan: plan.FromRecord(rec.Plan), state: planApproved})
 		m.mode.item = len(m.transcript.items) - 1
 	}
 }

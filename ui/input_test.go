@@ -12,7 +12,9 @@ import (
 
 	"lathe/orchestrator/provider"
 	"lathe/orchestrator/session"
+	"lathe/orchestrator/session/sqlite"
 	"lathe/orchestrator/session/sqlite/sqlitetest"
+	"lathe/prompts"
 )
 
 func TestHistoryRecall(t *testing.T) {
@@ -48,7 +50,7 @@ func TestHistoryRecall(t *testing.T) {
 // then those of earlier sessions in the directory, newest first, each
 // once; lathe's notes are not among them (item 13).
 func TestHistoryOfEarlierSessions(t *testing.T) {
-	db := sqlitetest.Open(t)
+	db := sqlitetest.OpenWith(t, sqlite.Options{NotePrefix: prompts.NotePrefix})
 	m, _ := testModel(t)
 	m.opts.Catalog = db
 	if err := db.CreateSession(t.Context(), session.Record{ID: "0123456789abcdef", Dir: m.opts.Dir}); err != nil {

@@ -9,7 +9,6 @@ import (
 	tea "charm.land/bubbletea/v2"
 	"github.com/rs/zerolog"
 
-	"lathe/config"
 	"lathe/orchestrator"
 	"lathe/tools"
 	"lathe/tools/mcp"
@@ -22,11 +21,11 @@ func mcpModel(t *testing.T, project bool) (*model, *mcp.Manager, *bool) {
 	t.Helper()
 	srv := httptest.NewServer(mcptest.Handler(mcptest.Options{}))
 	t.Cleanup(srv.Close)
-	cfg := config.MCPServer{URL: srv.URL}
+	cfg := mcp.Server{URL: srv.URL}
 	if project {
-		cfg.Origin = "/home/dev/proj/.mcp.json"
+		cfg.Project = true
 	}
-	mgr := mcp.New(mcp.Options{Servers: map[string]config.MCPServer{"t": cfg}, Log: zerolog.Nop()})
+	mgr := mcp.New(t.Context(), mcp.Options{Servers: map[string]mcp.Server{"t": cfg}, Log: zerolog.Nop()})
 	mgr.Start()
 	t.Cleanup(mgr.Close)
 	mgr.WaitStarted(t.Context())
@@ -144,9 +143,9 @@ func TestMCPNotice(t *testing.T) {
 func TestMCPStartsAfterTheFirstFrame(t *testing.T) {
 	srv := httptest.NewServer(mcptest.Handler(mcptest.Options{}))
 	t.Cleanup(srv.Close)
-	mgr := mcp.New(mcp.Options{Servers: map[string]config.MCPServer{
+	mgr := mcp.New(t.Context(), mcp.Options{Servers: map[string]mcp.Server{
 		"mine":    {URL: srv.URL},
-		"project": {URL: srv.URL, Origin: "/home/dev/proj/.mcp.json"},
+		"project": {URL: srv.URL, Project: true},
 	}, Log: zerolog.Nop()})
 	t.Cleanup(mgr.Close)
 	m, _ := testModel(t)

@@ -280,7 +280,7 @@ func TestResumedModesAreShown(t *testing.T) {
 		},
 		Modes: []session.ModeRecord{
 			{Seq: 0, Mode: "plan", Reason: "start"},
-			{Seq: 2, Mode: "build", Reason: "plan approved", Plan: pl},
+			{Seq: 2, Mode: "build", Reason: "plan approved", Plan: pl.Record()},
 		},
 	}
 	m, _ := testModel(t)

@@ -121,7 +121,7 @@ func (m *model) cmdNew(string) tea.Cmd {
 	if m.refuseBusy() {
 		return nil
 	}
-	if err := m.session.Reset(); err != nil {
+	if err := m.session.Reset(m.ctx); err != nil {
 		m.setStatusNote(err.Error())
 		return nil
 	}

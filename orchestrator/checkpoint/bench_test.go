@@ -42,7 +42,7 @@ func runTool(b *testing.B, reg *tools.Registry, name, args string) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	res, err := call.Run(b.Context())
+	res, err := call.Run(b.Context(), tools.Caller{})
 	if err != nil || res.IsError {
 		b.Fatalf("%s: %v %s", name, err, res.Content)
 	}

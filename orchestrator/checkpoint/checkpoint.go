@@ -153,13 +153,14 @@ func (t *Tracker) tooLarge(size int64) string {
 
 // Changing implements tools.Changes: the first change of path in the run
 // keeps what it was; every change records what it becomes. Nothing is
-// kept outside a run.
-func (t *Tracker) Changing(path string, data []byte, mode fs.FileMode) string {
+// kept outside a run. The records are written even when ctx is cancelled:
+// the change they describe is made all the same.
+func (t *Tracker) Changing(ctx context.Context, path string, data []byte, mode fs.FileMode) string {
 	cp := t.running()
 	if cp == 0 {
 		return ""
 	}
-	ctx := context.Background()
+	ctx = context.WithoutCancel(ctx)
 	f := session.FileChange{Path: path, By: "tool"}
 	first := t.first(path)
 	if first {

@@ -53,7 +53,7 @@ func write(t *testing.T, path, content string) {
 // tool writes a file as a file tool does: told first, then written.
 func (e *env) tool(path, content string) string {
 	e.t.Helper()
-	note := e.tr.Changing(path, []byte(content), 0o644)
+	note := e.tr.Changing(e.t.Context(), path, []byte(content), 0o644)
 	write(e.t, filepath.Join(e.dir, path), content)
 	return note
 }
@@ -97,6 +97,26 @@ func (e *env) undo(force bool) (Plan, Outcome) {
 		e.t.Fatal(err)
 	}
 	return p, out
+}
+
+// A change told with its ctx cancelled (the user interrupted the call
+// while it wrote) is still kept: the file is changed all the same.
+func TestChangeKeptWhenCancelled(t *testing.T) {
+	e := newEnv(t, map[string]string{"a.txt": "a0"}, Options{})
+	if err := e.tr.Begin(t.Context(), "s1", 0); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(t.Context())
+	cancel()
+	if note := e.tr.Changing(ctx, "a.txt", []byte("a1"), 0o644); note != "" {
+		t.Fatalf("note %q", note)
+	}
+	write(t, filepath.Join(e.dir, "a.txt"), "a1")
+	e.tr.End()
+	e.undo(false)
+	if got := e.files("a.txt"); got != "a.txt=a0" {
+		t.Errorf("after undo: %s", got)
+	}
 }
 
 func TestUndoAndRedoToolChanges(t *testing.T) {

@@ -106,13 +106,13 @@ func New(ctx context.Context, loaded config.Loaded, env Env) (*Engine, error) {
 	if env.Saved != nil && !env.ModelSet && env.Saved.Model != "" {
 		cfg.Model = env.Saved.Model // resume with the session's model unless -m says otherwise
 	}
-	toolset := tools.Default(ws, tools.Options{
+	opts := tools.Options{
 		MaxOutputBytes: cfg.Limits.ToolOutputBytes,
 		ShellTimeout:   cfg.Limits.ShellTimeout.Duration,
 		Env:            env.Environ,
 		Confinement:    conf,
 		Images:         images.Limits{MaxEdge: cfg.Images.MaxEdge, MaxBytes: cfg.Images.MaxBytes},
-	}).All()
+	}
 	e.Options = orchestrator.Options{
 		Provider: be.Provider,
 		Log:      env.Log,
@@ -122,18 +122,19 @@ func New(ctx context.Context, loaded config.Loaded, env Env) (*Engine, error) {
 		Mode: env.Mode,
 		Dir:  ws.Dir(),
 	}
+	var memTools []tools.Tool
 	if env.Store != nil {
 		e.Options.Recorder = env.Store
 		mem := wireMemory(ws, env.Store, be.Embedder, cfg, env.Headless, env.Log)
-		toolset = append(toolset, mem.tools...)
+		memTools = mem.tools
 		e.Options.Facts, e.Options.RepoMap, e.Indexer = mem.facts, mem.repoMap, mem.indexer
 	}
-	e.Options.Tools = tools.NewRegistry(toolset...)
+	e.Options.Tools = tools.Default(ws, opts, memTools...)
 	if err := checkApprovalTools(loaded, e.Options.Tools); err != nil {
 		e.Close()
 		return nil, err
 	}
-	m := NewMCP(loaded, MCPEnv{Dir: ws.Dir(), Environ: env.Environ, Getenv: env.Getenv, Log: env.Log,
+	m := NewMCP(ctx, loaded, MCPEnv{Dir: ws.Dir(), Environ: env.Environ, Getenv: env.Getenv, Log: env.Log,
 		Headless: env.Headless, Trust: env.TrustProjectMCP, Version: env.Version})
 	e.warn(m.Warning)
 	if m.Manager != nil {

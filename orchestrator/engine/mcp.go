@@ -1,9 +1,12 @@
 package engine
 
 import (
+	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -41,7 +44,7 @@ type MCP struct {
 // them once its first frame is out. The project's servers start only when
 // trusted: with env.Trust, or when the user trusted these very servers
 // before (the trust file); the UI asks otherwise.
-func NewMCP(loaded config.Loaded, env MCPEnv) MCP {
+func NewMCP(ctx context.Context, loaded config.Loaded, env MCPEnv) MCP {
 	servers := loaded.MCP.Servers
 	if len(servers) == 0 {
 		return MCP{}
@@ -56,8 +59,8 @@ func NewMCP(loaded config.Loaded, env MCPEnv) MCP {
 	if env.Headless {
 		level = zerolog.DebugLevel // stderr is lathe's own: only with LOG_LEVEL=debug
 	}
-	out.Manager = mcp.New(mcp.Options{
-		Servers: servers, Trusted: trusted, Dir: env.Dir, Environ: env.Environ, Getenv: env.Getenv,
+	out.Manager = mcp.New(ctx, mcp.Options{
+		Servers: mcpServers(servers), Trusted: trusted, Dir: env.Dir, Environ: env.Environ, Getenv: env.Getenv,
 		Log: env.Log, StderrLevel: level,
 		OutputBytes: loaded.Limits.ToolOutputBytes, Budget: loaded.MCP.Budget,
 		Wait: env.Headless, Version: env.Version,
@@ -75,6 +78,18 @@ func NewMCP(loaded config.Loaded, env MCPEnv) MCP {
 	return out
 }
 
+// mcpServers are the configured MCP servers as the Manager takes them.
+func mcpServers(servers map[string]config.MCPServer) map[string]mcp.Server {
+	out := make(map[string]mcp.Server, len(servers))
+	for name, s := range servers {
+		out[name] = mcp.Server{Command: s.Command, Args: s.Args, Env: s.Env, Cwd: s.Cwd,
+			URL: s.URL, Headers: s.Headers, BearerTokenEnv: s.BearerTokenEnv,
+			Off: !s.On(), Tools: s.Tools, Timeout: s.CallTimeout(), Preapproved: s.Approve == "always",
+			IgnoreReadOnly: !s.HonoursReadOnly(), Project: s.Project()}
+	}
+	return out
+}
+
 // mcpTrusted reports whether the project's MCP servers may start.
 func mcpTrusted(loaded config.Loaded, env MCPEnv) (bool, error) {
 	project := loaded.MCP.ProjectServers()
@@ -85,7 +100,7 @@ func mcpTrusted(loaded config.Loaded, env MCPEnv) (bool, error) {
 	if path == "" {
 		return false, errors.New("no data directory to keep trust in (set HOME or XDG_DATA_HOME)")
 	}
-	return mcp.Trusted(path, env.Dir, project)
+	return mcp.Trusted(path, env.Dir, config.ServersDigest(project))
 }
 
 // trustFile is where the trusted project servers are kept; "" when there
@@ -122,6 +137,6 @@ func KeepTrust(loaded config.Loaded, dir string, getenv func(string) string) fun
 		if path == "" {
 			return errors.New("no data directory to keep it in (set HOME or XDG_DATA_HOME)")
 		}
-		return mcp.Trust(path, dir, project, time.Now())
+		return mcp.Trust(path, dir, config.ServersDigest(project), slices.Collect(maps.Keys(project)), time.Now())
 	}
 }

@@ -24,7 +24,7 @@ func TestMCPStartedByWhoNeedsThem(t *testing.T) {
 	}{{"interactive", false, mcp.StateOff}, {"one-shot", true, mcp.StateReady}} {
 		loaded := config.Loaded{Config: config.Defaults()}
 		loaded.MCP.Servers = map[string]config.MCPServer{"t": {URL: srv.URL}}
-		m := NewMCP(loaded, MCPEnv{Dir: t.TempDir(), Getenv: func(string) string { return "" }, Log: zerolog.Nop(),
+		m := NewMCP(t.Context(), loaded, MCPEnv{Dir: t.TempDir(), Getenv: func(string) string { return "" }, Log: zerolog.Nop(),
 			Headless: c.oneShot})
 		m.Manager.WaitStarted(t.Context())
 		if got := m.Manager.Servers()[0].State; got != c.want {

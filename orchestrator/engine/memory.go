@@ -16,6 +16,7 @@ import (
 	"lathe/prompts/human"
 	"lathe/tools"
 	"lathe/tools/codeindex"
+	"lathe/tools/memory"
 )
 
 // memoryWiring is what lathe remembers of the project, wired for a
@@ -35,7 +36,7 @@ func wireMemory(ws *tools.Workspace, store Store, client *ollama.Client, cfg con
 	log zerolog.Logger) *memoryWiring {
 	dir := ws.Dir()
 	w := &memoryWiring{}
-	m := tools.Memory{Dir: dir}
+	m := memory.Options{Dir: dir}
 	if cfg.Memory.Recall {
 		m.Sessions = store
 	}
@@ -72,7 +73,7 @@ func wireMemory(ws *tools.Workspace, store Store, client *ollama.Client, cfg con
 			return codeindex.Map(ctx, ws.Root(), files, n)
 		}
 	}
-	w.tools = tools.MemoryTools(ws, m)
+	w.tools = memory.Tools(ws, m)
 	return w
 }
 

@@ -37,7 +37,7 @@ func updatePlan(p *plan.Plan) tools.Tool {
 				return nil, err
 			}
 			subject := fmt.Sprintf("step %d %s", a.Step, status)
-			return tools.RunFunc(subject, func(context.Context) (tools.Result, error) {
+			return tools.RunFunc(subject, func(context.Context, tools.Caller) (tools.Result, error) {
 				return markStep(p, a.Step, plan.Status(status)), nil
 			}), nil
 		})

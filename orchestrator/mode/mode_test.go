@@ -81,7 +81,7 @@ func TestOwnCopiesThePlan(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	res, err := call.Run(context.Background())
+	res, err := call.Run(t.Context(), tools.Caller{})
 	if err != nil || res.IsError || own.Plan.Steps[0].Status != plan.Done {
 		t.Fatalf("update_plan: %+v %v, plan %+v", res, err, own.Plan)
 	}

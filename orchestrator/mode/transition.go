@@ -29,7 +29,7 @@ func (t *Transition) Subject() string {
 }
 
 // Run implements tools.Call: it returns the result Handle decided.
-func (t *Transition) Run(context.Context) (tools.Result, error) { return t.result, nil }
+func (t *Transition) Run(context.Context, tools.Caller) (tools.Result, error) { return t.result, nil }
 
 // AsTransition finds the transition under a prepared call.
 func AsTransition(c tools.Call) (*Transition, bool) {

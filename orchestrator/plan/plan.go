@@ -5,6 +5,8 @@ package plan
 import (
 	"fmt"
 	"strings"
+
+	"lathe/orchestrator/session"
 )
 
 // Plan is what build mode carries out, step by step.
@@ -84,6 +86,31 @@ func (st Status) Mark() string {
 		return "[-]"
 	}
 	return "[ ]"
+}
+
+// Record is the plan as the session store keeps it, sharing nothing with
+// it; nil for no plan.
+func (p *Plan) Record() *session.PlanRecord {
+	if p == nil {
+		return nil
+	}
+	r := &session.PlanRecord{Summary: p.Summary, Steps: make([]session.PlanStep, len(p.Steps))}
+	for i, st := range p.Steps {
+		r.Steps[i] = session.PlanStep{Text: st.Text, Status: string(st.Status)}
+	}
+	return r
+}
+
+// FromRecord is the plan the session store kept as r; nil for none.
+func FromRecord(r *session.PlanRecord) *Plan {
+	if r == nil {
+		return nil
+	}
+	p := &Plan{Summary: r.Summary, Steps: make([]Step, len(r.Steps))}
+	for i, st := range r.Steps {
+		p.Steps[i] = Step{Text: st.Text, Status: Status(st.Status)}
+	}
+	return p
 }
 
 // Clone is a copy of the plan that shares nothing with it.

@@ -8,7 +8,6 @@ import (
 	"errors"
 	"time"
 
-	"lathe/orchestrator/plan"
 	"lathe/orchestrator/provider"
 )
 
@@ -70,10 +69,23 @@ type Compaction struct {
 // ModeRecord is the session's mode from a position of its history on.
 type ModeRecord struct {
 	Seq     int
-	Mode    string     // "ask", "plan" or "build"
-	Plan    *plan.Plan // build mode's plan, its checklist as it stands
-	Reason  string     // what changed it: "plan approved", "/mode ask"...
+	Mode    string      // "ask", "plan" or "build"
+	Plan    *PlanRecord // build mode's plan, its checklist as it stands
+	Reason  string      // what changed it: "plan approved", "/mode ask"...
 	Created time.Time
+}
+
+// PlanRecord is a plan as it is kept: what build mode carries out, step
+// by step (see the orchestrator's plan.Plan, which it is made from).
+type PlanRecord struct {
+	Summary string     `json:"summary"`
+	Steps   []PlanStep `json:"steps"`
+}
+
+// PlanStep is one step of a kept plan and where it stands.
+type PlanStep struct {
+	Text   string `json:"text"`
+	Status string `json:"status"` // "pending", "in_progress", "done" or "skipped"
 }
 
 // RunStart is the start of one prompt's run.

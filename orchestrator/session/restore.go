@@ -1,15 +1,13 @@
 package session
 
-import (
-	"lathe/orchestrator/provider"
-	"lathe/prompts"
-)
+import "lathe/orchestrator/provider"
 
 // Mend lays saved messages out in seq order, filling in what a dead process
 // never wrote: the results of calls that were running, and a reply to a
-// prompt left unanswered. It returns the history and the messages it added,
-// with their seq, to be saved.
-func Mend(saved []Message) ([]provider.Message, []Message) {
+// prompt left unanswered. A call's result is interrupted, the text that
+// tells the model the call never finished. It returns the history and the
+// messages it added, with their seq, to be saved.
+func Mend(saved []Message, interrupted string) ([]provider.Message, []Message) {
 	bySeq := make(map[int]provider.Message, len(saved))
 	last := -1
 	for _, m := range saved {
@@ -38,7 +36,7 @@ func Mend(saved []Message) ([]provider.Message, []Message) {
 				seq++
 				continue
 			}
-			fill(provider.Message{Role: "tool", Content: prompts.InterruptedByExit(), ToolName: c.Name, ToolCallID: c.ID},
+			fill(provider.Message{Role: "tool", Content: interrupted, ToolName: c.Name, ToolCallID: c.ID},
 				&ToolMeta{Outcome: "interrupted", Summary: "interrupted"})
 			seq++
 		}

@@ -75,7 +75,7 @@ func BenchmarkIndex(b *testing.B) {
 	var chunks int
 	var took time.Duration
 	for i := 0; b.Loop(); i++ {
-		db, err := sqlite.Open(filepath.Join(b.TempDir(), fmt.Sprintf("lathe%d.db", i)))
+		db, err := sqlite.Open(b.Context(), filepath.Join(b.TempDir(), fmt.Sprintf("lathe%d.db", i)), sqlite.Options{})
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -119,7 +119,7 @@ func BenchmarkIndexUnchanged(b *testing.B) {
 func seedIndex(b *testing.B, dir string, n int) (*sqlite.DB, int64) {
 	b.Helper()
 	path := filepath.Join(b.TempDir(), "lathe.db")
-	db, err := sqlite.Open(path)
+	db, err := sqlite.Open(b.Context(), path, sqlite.Options{})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -162,7 +162,7 @@ func seedIndex(b *testing.B, dir string, n int) (*sqlite.DB, int64) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	if db, err = sqlite.Open(path); err != nil {
+	if db, err = sqlite.Open(b.Context(), path, sqlite.Options{}); err != nil {
 		b.Fatal(err)
 	}
 	b.Cleanup(func() { db.Close() })

@@ -17,16 +17,17 @@ import (
 	"lathe/tools"
 )
 
-// call calls one of the server's tools within the server's time limit.
-// Everything that goes wrong is a result for the model: a server that is
-// not running, a call that took too long (cancelled on the server), one
-// the server refused; ctx's end is the caller's to report.
-func (s *server) call(ctx context.Context, tool string, args json.RawMessage) (tools.Result, error) {
+// call calls one of the server's tools within the server's time limit;
+// the progress the server tells goes to caller. Everything that goes
+// wrong is a result for the model: a server that is not running, a call
+// that took too long (cancelled on the server), one the server refused;
+// ctx's end is the caller's to report.
+func (s *server) call(ctx context.Context, caller tools.Caller, tool string, args json.RawMessage) (tools.Result, error) {
 	s.mu.Lock()
 	cs, state, why, gen := s.session, s.state, s.why, s.gen
 	s.calls++
 	token := "lathe-" + strconv.Itoa(s.calls)
-	s.progress[token] = func(text string) { tools.Progress(ctx, text) }
+	s.progress[token] = caller.Report
 	s.mu.Unlock()
 	defer func() {
 		s.mu.Lock()
@@ -42,7 +43,7 @@ func (s *server) call(ctx context.Context, tool string, args json.RawMessage) (t
 		}
 		return tools.Errorf("server not running", prompts.MCPServerDown(s.name, why)), nil
 	}
-	limit := s.cfg.CallTimeout()
+	limit := s.cfg.callTimeout()
 	cctx, cancel := context.WithTimeout(ctx, limit)
 	defer cancel()
 	params := &sdk.CallToolParams{Name: tool, Arguments: args}

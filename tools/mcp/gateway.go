@@ -36,14 +36,13 @@ func Offered(overBudget bool) string {
 // do and gives their whole schemas; mcp_call calls one by name. Each has a
 // form for the modes that only read (see ReadOnly), which finds and calls
 // only the tools that only read.
-func gatewayTools(entries []entry, limit int) []tools.Tool {
-	g := &gateway{entries: entries, limit: limit}
+func gatewayTools(entries []entry) []tools.Tool {
+	g := &gateway{entries: entries}
 	return []tools.Tool{g.search(false), g.caller(false)}
 }
 
 type gateway struct {
 	entries []entry
-	limit   int
 }
 
 // servers names the servers of the tools offered, in order.
@@ -86,7 +85,7 @@ func (g *gateway) search(readOnly bool) tools.Tool {
 			if q == "" {
 				return nil, errors.New(`argument "query" is empty: say what you want to do`)
 			}
-			return tools.RunFunc(q, func(context.Context) (tools.Result, error) {
+			return tools.RunFunc(q, func(context.Context, tools.Caller) (tools.Result, error) {
 				return g.find(q, readOnly), nil
 			}), nil
 		})

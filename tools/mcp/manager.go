@@ -18,7 +18,6 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/rs/zerolog"
 
-	"lathe/config"
 	"lathe/orchestrator/provider"
 	"lathe/prompts/human"
 	"lathe/tools"
@@ -27,7 +26,7 @@ import (
 // Options are a Manager's servers and settings.
 type Options struct {
 	// Servers are the configured servers, by name.
-	Servers map[string]config.MCPServer
+	Servers map[string]Server
 	// Trusted lets the project's servers start (--trust-project-mcp, or
 	// trust the user gave before).
 	Trusted bool
@@ -43,9 +42,11 @@ type Options struct {
 	// StderrLevel is the level what a stdio server writes on stderr is
 	// logged at, a line each (zero: debug).
 	StderrLevel zerolog.Level
-	// OutputBytes caps a call's result.
+	// OutputBytes caps a call's result (limits.tool_output_bytes; zero
+	// means tools.DefaultOutputBytes).
 	OutputBytes int
-	// Budget is the share of num_ctx the tool schemas may take.
+	// Budget is the share of num_ctx the tool schemas may take
+	// (mcp.budget; zero means DefaultBudget).
 	Budget float64
 	// Wait makes a run's first request wait for the servers still
 	// starting (headless, where nobody would see them join later).
@@ -58,6 +59,10 @@ type Options struct {
 	// StartTimeout bounds a server's start (default 30s).
 	StartTimeout time.Duration
 }
+
+// DefaultBudget is the share of num_ctx the tool schemas may take when
+// the caller sets none.
+const DefaultBudget = 0.1
 
 // Notice is something a server did that the user should know.
 type Notice struct {
@@ -80,8 +85,12 @@ type Manager struct {
 	gateway bool // the tools last offered were the gateway's
 }
 
-// New returns a Manager for the servers; Start starts them.
-func New(opts Options) *Manager {
+// New returns a Manager for the servers; Start starts them. ctx bounds
+// what the Manager does in the background (starting servers, reading their
+// tool lists again, checking on one that stopped answering): once it is
+// done nothing more starts and nothing more is reported. Close stops the
+// servers.
+func New(ctx context.Context, opts Options) *Manager {
 	if opts.Getenv == nil {
 		opts.Getenv = func(string) string { return "" }
 	}
@@ -92,9 +101,9 @@ func New(opts Options) *Manager {
 		opts.StartTimeout = defaultStartTimeout
 	}
 	if opts.Budget <= 0 {
-		opts.Budget = config.Defaults().MCP.Budget
+		opts.Budget = DefaultBudget
 	}
-	ctx, cancel := context.WithCancel(context.Background())
+	ctx, cancel := context.WithCancel(ctx)
 	m := &Manager{opts: opts, ctx: ctx, cancel: cancel, trusted: opts.Trusted}
 	for _, name := range slices.Sorted(maps.Keys(opts.Servers)) {
 		s := newServer(m, name, opts.Servers[name])
@@ -102,9 +111,9 @@ func New(opts Options) *Manager {
 		// project's trust at once, and starts the rest after its first
 		// frame.
 		switch {
-		case !s.cfg.On():
+		case s.cfg.Off:
 			s.setState(StateOff, "enabled = false")
-		case s.cfg.Project() && !m.trusted:
+		case s.cfg.Project && !m.trusted:
 			s.setState(StateUntrusted, "the project's: not trusted yet")
 		}
 		m.servers = append(m.servers, s)
@@ -120,9 +129,9 @@ func (m *Manager) Start() {
 	m.mu.Unlock()
 	for _, s := range m.servers {
 		switch {
-		case !s.cfg.On():
+		case s.cfg.Off:
 			s.setState(StateOff, "enabled = false")
-		case s.cfg.Project() && !trusted:
+		case s.cfg.Project && !trusted:
 			s.setState(StateUntrusted, "the project's: not trusted yet")
 		default:
 			s.start()
@@ -179,7 +188,7 @@ func (m *Manager) SetEnabled(name string, on bool) error {
 	switch {
 	case s == nil:
 		return fmt.Errorf("no MCP server is named %q", name)
-	case on && s.cfg.Project() && !m.isTrusted():
+	case on && s.cfg.Project && !m.isTrusted():
 		return fmt.Errorf("%s is the project's: trust the project's servers first", name)
 	case on:
 		s.start()
@@ -277,7 +286,7 @@ func (m *Manager) Tools(ctx context.Context, numCtx int, latest, run bool) ([]to
 	if changed {
 		notes = append(notes, gatewayNote(len(entries), tokens, budget, m.opts.Budget))
 	}
-	return gatewayTools(entries, m.opts.OutputBytes), notes
+	return gatewayTools(entries), notes
 }
 
 // specTokens estimates what entries' specs add to a request, at 4 bytes a
@@ -424,19 +433,19 @@ func (s *server) adapt(t *sdk.Tool, taken map[string]bool) entry {
 	if desc == "" && t.Annotations != nil {
 		desc = strings.TrimSpace(t.Annotations.Title)
 	}
-	readOnly := t.Annotations != nil && t.Annotations.ReadOnlyHint && s.cfg.HonoursReadOnly()
+	readOnly := t.Annotations != nil && t.Annotations.ReadOnlyHint && !s.cfg.IgnoreReadOnly
 	kind := tools.KindExternal
 	if readOnly {
 		kind = tools.KindRead
 	}
 	toolName := t.Name
 	return entry{
-		tool: tools.External(tools.ExternalSpec{
+		tool: external(externalSpec{
 			Spec:   provider.ToolSpec{Name: name, Description: firstSentence(desc), Parameters: minifySchema(schema)},
 			Schema: schema, Kind: kind, Limit: s.m.opts.OutputBytes,
-			Server: s.name, Tool: t.Name, Preapproved: s.cfg.Approve == "always",
-			Run: func(ctx context.Context, args json.RawMessage) (tools.Result, error) {
-				return s.call(ctx, toolName, args)
+			Server: s.name, Tool: t.Name, Preapproved: s.cfg.Preapproved,
+			Run: func(ctx context.Context, caller tools.Caller, args json.RawMessage) (tools.Result, error) {
+				return s.call(ctx, caller, toolName, args)
 			},
 		}),
 		server: s.name, name: t.Name, desc: desc, schema: schema, readOnly: readOnly,
@@ -447,7 +456,7 @@ func (s *server) adapt(t *sdk.Tool, taken map[string]bool) entry {
 func (s *server) status() Status {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	st := Status{Name: s.name, Transport: s.cfg.Transport(), State: s.state, Why: s.why, Project: s.cfg.Project()}
+	st := Status{Name: s.name, Transport: s.cfg.transport(), State: s.state, Why: s.why, Project: s.cfg.Project}
 	if s.cfg.URL != "" {
 		st.Target = s.cfg.URL
 	} else {

@@ -16,7 +16,6 @@ import (
 
 	"github.com/rs/zerolog"
 
-	"lathe/config"
 	"lathe/tools"
 	"lathe/tools/mcp/mcptest"
 )
@@ -31,7 +30,7 @@ func TestMain(m *testing.M) {
 }
 
 // stdio is a server that runs the test binary as mcptest, with env.
-func stdio(t *testing.T, env map[string]string) config.MCPServer {
+func stdio(t *testing.T, env map[string]string) Server {
 	t.Helper()
 	exe, err := os.Executable()
 	if err != nil {
@@ -41,7 +40,7 @@ func stdio(t *testing.T, env map[string]string) config.MCPServer {
 	for k, v := range env {
 		e[k] = v
 	}
-	return config.MCPServer{Command: exe, Env: e}
+	return Server{Command: exe, Env: e}
 }
 
 // notices records what the manager told.
@@ -80,7 +79,7 @@ func start(t *testing.T, opts Options) (*Manager, *notices) {
 	opts.Dir = t.TempDir()
 	opts.Wait = true
 	opts.Log = zerolog.Nop()
-	m := New(opts)
+	m := New(t.Context(), opts)
 	m.Start()
 	t.Cleanup(m.Close)
 	return m, n
@@ -102,11 +101,17 @@ func toolsOf(t *testing.T, m *Manager, numCtx int, latest, run bool) (map[string
 // run prepares and runs a call.
 func run(t *testing.T, ctx context.Context, tl tools.Tool, args string) tools.Result {
 	t.Helper()
+	return runFor(t, ctx, tools.Caller{}, tl, args)
+}
+
+// runFor prepares and runs a call for caller.
+func runFor(t *testing.T, ctx context.Context, caller tools.Caller, tl tools.Tool, args string) tools.Result {
+	t.Helper()
 	call, err := tl.Prepare(json.RawMessage(args))
 	if err != nil {
 		t.Fatalf("%s %s: %v", tl.Name(), args, err)
 	}
-	res, err := call.Run(ctx)
+	res, err := call.Run(ctx, caller)
 	if err != nil {
 		t.Fatalf("%s %s: %v", tl.Name(), args, err)
 	}
@@ -117,7 +122,7 @@ func run(t *testing.T, ctx context.Context, tl tools.Tool, args string) tools.Re
 // calls them: names, kinds, trimmed specs, repaired arguments, errors,
 // images and resources, and progress.
 func TestStdioServer(t *testing.T) {
-	m, _ := start(t, Options{Servers: map[string]config.MCPServer{"t": stdio(t, nil)}})
+	m, _ := start(t, Options{Servers: map[string]Server{"t": stdio(t, nil)}})
 	byName, names, notes := toolsOf(t, m, 32768, false, true)
 	want := []string{"t__echo", "t__add", "t__slow", "t__hang", "t__fail", "t__picture", "t__crash", "t__grow"}
 	slices.Sort(want)
@@ -157,9 +162,10 @@ func TestStdioServer(t *testing.T) {
 		t.Errorf("picture = %q, %d images", res.Content, len(res.Images))
 	}
 	progress := make(chan string, 3)
-	ctx, cancel := context.WithCancel(tools.WithProgress(t.Context(), func(s string) { progress <- s }))
+	ctx, cancel := context.WithCancel(t.Context())
 	done := make(chan tools.Result)
-	go func() { done <- run(t, ctx, byName["t__slow"], `{}`) }()
+	caller := tools.Caller{Progress: func(s string) { progress <- s }}
+	go func() { done <- runFor(t, ctx, caller, byName["t__slow"], `{}`) }()
 	for _, want := range []string{"counting · 1/3", "counting · 2/3", "counting · 3/3"} {
 		if got := <-progress; got != want {
 			t.Errorf("progress %q, want %q", got, want)
@@ -186,8 +192,8 @@ func TestHTTPServer(t *testing.T) {
 		h.ServeHTTP(w, r)
 	}))
 	t.Cleanup(srv.Close) // after the manager closed its streams
-	cfg := config.MCPServer{URL: srv.URL, Headers: map[string]string{"X-Team": "core"}, BearerTokenEnv: "DOCS_TOKEN"}
-	m, _ := start(t, Options{Servers: map[string]config.MCPServer{"docs": cfg},
+	cfg := Server{URL: srv.URL, Headers: map[string]string{"X-Team": "core"}, BearerTokenEnv: "DOCS_TOKEN"}
+	m, _ := start(t, Options{Servers: map[string]Server{"docs": cfg},
 		Getenv: func(k string) string { return map[string]string{"DOCS_TOKEN": "s3cret"}[k] }})
 	byName, _, _ := toolsOf(t, m, 32768, false, true)
 	echo, ok := byName["docs__echo"]
@@ -206,8 +212,8 @@ func TestHTTPServer(t *testing.T) {
 
 // A token variable that is not set fails the server's start, said once.
 func TestHTTPTokenMissing(t *testing.T) {
-	cfg := config.MCPServer{URL: "http://127.0.0.1:1/mcp", BearerTokenEnv: "NOPE"}
-	m, n := start(t, Options{Servers: map[string]config.MCPServer{"docs": cfg}})
+	cfg := Server{URL: "http://127.0.0.1:1/mcp", BearerTokenEnv: "NOPE"}
+	m, n := start(t, Options{Servers: map[string]Server{"docs": cfg}})
 	if x := n.next(t); !strings.Contains(x.Text, "MCP server docs did not start: NOPE, which bearer_token_env names, is not set") {
 		t.Errorf("notice = %q", x.Text)
 	}
@@ -222,18 +228,18 @@ func TestHangCancelled(t *testing.T) {
 	dir := t.TempDir()
 	marker := filepath.Join(dir, "cancelled")
 	cfg := stdio(t, map[string]string{"MCPTEST_CANCELLED": marker})
-	m, _ := start(t, Options{Servers: map[string]config.MCPServer{"t": cfg}})
+	m, _ := start(t, Options{Servers: map[string]Server{"t": cfg}})
 	byName, _, _ := toolsOf(t, m, 32768, false, true)
 	hang := byName["t__hang"]
 	started := make(chan string, 1)
-	ctx, cancel := context.WithCancel(tools.WithProgress(t.Context(), func(s string) { started <- s }))
+	ctx, cancel := context.WithCancel(t.Context())
 	call, err := hang.Prepare(nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	done := make(chan tools.Result)
 	go func() {
-		res, _ := call.Run(ctx)
+		res, _ := call.Run(ctx, tools.Caller{Progress: func(s string) { started <- s }})
 		done <- res
 	}()
 	<-started // the server has the call
@@ -244,8 +250,8 @@ func TestHangCancelled(t *testing.T) {
 	waitFile(t, marker)
 
 	os.Remove(marker)
-	cfg.Timeout = config.Duration{Duration: 500 * time.Millisecond}
-	m2, _ := start(t, Options{Servers: map[string]config.MCPServer{"t": cfg}})
+	cfg.Timeout = 500 * time.Millisecond
+	m2, _ := start(t, Options{Servers: map[string]Server{"t": cfg}})
 	byName, _, _ = toolsOf(t, m2, 32768, false, true)
 	res := run(t, t.Context(), byName["t__hang"], `{}`)
 	if !res.IsError || !strings.Contains(res.Content, "took longer than 500ms and was cancelled on the server") {
@@ -272,7 +278,7 @@ func waitFile(t *testing.T, path string) {
 // tools answered with why it is down until it is back; a second crash in
 // the run leaves it down, and the next run may restart it.
 func TestCrash(t *testing.T) {
-	m, n := start(t, Options{Servers: map[string]config.MCPServer{"t": stdio(t, nil)}})
+	m, n := start(t, Options{Servers: map[string]Server{"t": stdio(t, nil)}})
 	byName, _, _ := toolsOf(t, m, 32768, false, true)
 	res := run(t, t.Context(), byName["t__crash"], `{}`)
 	if !res.IsError || !strings.Contains(res.Content, "MCP server t is not running (it stopped during the call)") {
@@ -307,7 +313,7 @@ func TestCrash(t *testing.T) {
 // A server that does not start is reported once, with what it said on
 // stderr; one that does not answer is given up after the start timeout.
 func TestStartFailures(t *testing.T) {
-	servers := map[string]config.MCPServer{
+	servers := map[string]Server{
 		"broken": stdio(t, map[string]string{"MCPTEST_START": "crash"}),
 		"stuck":  stdio(t, map[string]string{"MCPTEST_START": "hang"}),
 		"absent": {Command: filepath.Join(t.TempDir(), "no-such-server")},
@@ -340,7 +346,7 @@ func TestStartFailures(t *testing.T) {
 // A server's list_changed is applied only when asked for the latest lists
 // (a mode change, a reload), never at a run's start.
 func TestListChanged(t *testing.T) {
-	m, _ := start(t, Options{Servers: map[string]config.MCPServer{"t": stdio(t, nil)}})
+	m, _ := start(t, Options{Servers: map[string]Server{"t": stdio(t, nil)}})
 	byName, _, _ := toolsOf(t, m, 32768, false, true)
 	run(t, t.Context(), byName["t__grow"], `{}`)
 	for i := 0; ; i++ {
@@ -366,7 +372,7 @@ func TestListChanged(t *testing.T) {
 // the tools that only read.
 func TestBudgetGateway(t *testing.T) {
 	cfg := stdio(t, map[string]string{"MCPTEST_PADDING": "30"})
-	m, _ := start(t, Options{Servers: map[string]config.MCPServer{"t": cfg}})
+	m, _ := start(t, Options{Servers: map[string]Server{"t": cfg}})
 	byName, names, notes := toolsOf(t, m, 8192, false, true)
 	if !slices.Equal(names, []string{"mcp_search", "mcp_call"}) {
 		t.Fatalf("tools = %v", names)
@@ -391,7 +397,7 @@ func TestBudgetGateway(t *testing.T) {
 	} else if server, tool, name := o.Origin(); server != "t" || tool != "add" || name != "t__add" {
 		t.Errorf("origin = %s %s %s", server, tool, name)
 	}
-	if res, err := c.Run(t.Context()); err != nil || !strings.HasPrefix(res.Content, "3") {
+	if res, err := c.Run(t.Context(), tools.Caller{}); err != nil || !strings.HasPrefix(res.Content, "3") {
 		t.Errorf("mcp_call add = %+v %v", res, err)
 	}
 	if _, err := call.Prepare(json.RawMessage(`{"tool":"t__nope"}`)); err == nil || !strings.Contains(err.Error(), `no MCP tool is named "t__nope"`) {
@@ -422,8 +428,8 @@ func TestBudgetGateway(t *testing.T) {
 func TestProjectServerUntrusted(t *testing.T) {
 	marker := filepath.Join(t.TempDir(), "calls")
 	cfg := stdio(t, map[string]string{"MCPTEST_CALLS": marker})
-	cfg.Origin = "/p/.lathe/config.toml"
-	m, _ := start(t, Options{Servers: map[string]config.MCPServer{"p": cfg}})
+	cfg.Project = true
+	m, _ := start(t, Options{Servers: map[string]Server{"p": cfg}})
 	if list, _ := m.Tools(t.Context(), 32768, false, true); len(list) != 0 {
 		t.Fatalf("an untrusted project server offered %d tools", len(list))
 	}
@@ -445,7 +451,7 @@ func TestProjectServerUntrusted(t *testing.T) {
 
 // A server turned off for the session stops offering its tools.
 func TestSetEnabled(t *testing.T) {
-	m, _ := start(t, Options{Servers: map[string]config.MCPServer{"t": stdio(t, nil)}})
+	m, _ := start(t, Options{Servers: map[string]Server{"t": stdio(t, nil)}})
 	toolsOf(t, m, 32768, false, true)
 	if err := m.SetEnabled("t", false); err != nil {
 		t.Fatal(err)

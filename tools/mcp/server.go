@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"log/slog"
 	"maps"
 	"net/http"
 	"os/exec"
@@ -17,7 +16,6 @@ import (
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"lathe/config"
 	"lathe/prompts/human"
 	"lathe/tools"
 )
@@ -40,7 +38,7 @@ const defaultStartTimeout = 30 * time.Second
 // server is one configured MCP server and its connection.
 type server struct {
 	name string
-	cfg  config.MCPServer
+	cfg  Server
 	m    *Manager
 
 	mu       sync.Mutex
@@ -70,7 +68,7 @@ type entry struct {
 	readOnly bool
 }
 
-func newServer(m *Manager, name string, cfg config.MCPServer) *server {
+func newServer(m *Manager, name string, cfg Server) *server {
 	s := &server{name: name, cfg: cfg, m: m, state: StateOff, tools: map[int][]entry{}, progress: map[string]func(string){}}
 	s.ready = make(chan struct{})
 	close(s.ready)
@@ -100,7 +98,7 @@ func (s *server) connect(gen int) {
 	ctx, cancel := context.WithTimeout(s.m.ctx, s.m.opts.StartTimeout)
 	defer cancel()
 	client := sdk.NewClient(&sdk.Implementation{Name: "lathe", Version: s.m.opts.Version}, &sdk.ClientOptions{
-		Logger:                      slog.New(slog.DiscardHandler),
+		Logger:                      sdkLogger(s.m.opts.Log.With().Str("server", s.name).Logger()),
 		ToolListChangedHandler:      func(context.Context, *sdk.ToolListChangedRequest) { s.relist(gen) },
 		ProgressNotificationHandler: func(_ context.Context, r *sdk.ProgressNotificationClientRequest) { s.onProgress(r.Params) },
 	})

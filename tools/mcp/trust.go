@@ -1,19 +1,15 @@
 package mcp
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
-	"maps"
 	"os"
 	"path/filepath"
 	"slices"
 	"time"
 
-	"lathe/config"
 	"lathe/config/safefile"
 )
 
@@ -24,8 +20,9 @@ import (
 //	 "projects": {
 //	   "/home/me/api": {"servers": "sha256:…", "names": ["db", "fs"], "trusted": "2026-11-23T10:00:00Z"}}}
 //
-// servers is the digest of the servers' definitions (see Digest): a
-// project that changes them, or adds one, is asked about again.
+// servers is the digest of the servers' definitions (the caller's, as
+// config.ServersDigest makes it): a project that changes them, or adds
+// one, is asked about again.
 const TrustFileName = "mcp-trust.json"
 
 type trustDoc struct {
@@ -39,45 +36,27 @@ type trustedEntry struct {
 	Trusted time.Time `json:"trusted"`
 }
 
-// Digest is what trust is given to: the project's servers, every setting
-// of each, by name.
-func Digest(servers map[string]config.MCPServer) string {
-	type named struct {
-		Name   string
-		Server config.MCPServer
-	}
-	list := make([]named, 0, len(servers))
-	for _, name := range slices.Sorted(maps.Keys(servers)) {
-		s := servers[name]
-		s.Origin = filepath.Base(s.Origin) // the project may move; its files are the same
-		list = append(list, named{name, s})
-	}
-	b, _ := json.Marshal(list) // plain data: cannot fail
-	sum := sha256.Sum256(b)
-	return "sha256:" + hex.EncodeToString(sum[:])
-}
-
-// Trusted reports whether the user trusted the project in dir with these
-// servers, as the trust file at path says. A file that does not exist
-// trusts nothing.
-func Trusted(path, dir string, servers map[string]config.MCPServer) (bool, error) {
+// Trusted reports whether the user trusted the project in dir with the
+// servers whose digest is given, as the trust file at path says. A file
+// that does not exist trusts nothing.
+func Trusted(path, dir, digest string) (bool, error) {
 	doc, err := readTrust(path)
 	if err != nil {
 		return false, err
 	}
 	e, ok := doc.Projects[dir]
-	return ok && e.Servers == Digest(servers), nil
+	return ok && e.Servers == digest, nil
 }
 
-// Trust records that the user trusts the project in dir with these
-// servers, in the trust file at path (made, with its directory, as
-// needed; replaced whole).
-func Trust(path, dir string, servers map[string]config.MCPServer, now time.Time) error {
+// Trust records that the user trusts the project in dir with the servers
+// named, whose digest is given, in the trust file at path (made, with its
+// directory, as needed; replaced whole).
+func Trust(path, dir, digest string, names []string, now time.Time) error {
 	doc, err := readTrust(path)
 	if err != nil {
 		return err
 	}
-	doc.Projects[dir] = trustedEntry{Servers: Digest(servers), Names: slices.Sorted(maps.Keys(servers)), Trusted: now.UTC()}
+	doc.Projects[dir] = trustedEntry{Servers: digest, Names: slices.Sorted(slices.Values(names)), Trusted: now.UTC()}
 	b, err := json.MarshalIndent(doc, "", "  ")
 	if err != nil {
 		return err

@@ -9,13 +9,14 @@ import (
 	"lathe/orchestrator/provider"
 	"lathe/prompts"
 	"lathe/tools"
+	"lathe/tools/memory"
 )
 
 // startOfEveryRequest renders what every request starts with: the
 // build-mode system prompt (no AGENTS.md, no facts) and the size of the
 // tool schemas as JSON: the seven tools, and with memory the three memory
 // tools too (search_code as with an embedding model installed).
-func startOfEveryRequest(t testing.TB, memory bool) (system string, schemas int) {
+func startOfEveryRequest(t testing.TB, withMemory bool) (system string, schemas int) {
 	t.Helper()
 	ws, err := tools.OpenWorkspace(t.TempDir())
 	if err != nil {
@@ -27,9 +28,9 @@ func startOfEveryRequest(t testing.TB, memory bool) (system string, schemas int)
 		t.Fatal(err)
 	}
 	all := tools.Default(ws, tools.Options{}).All()
-	if memory {
+	if withMemory {
 		db := sqlitetest.Open(t)
-		all = append(all, tools.MemoryTools(ws, tools.Memory{Dir: ws.Dir(), Sessions: db, Facts: db,
+		all = append(all, memory.Tools(ws, memory.Options{Dir: ws.Dir(), Sessions: db, Facts: db,
 			Code: codeindex.NewSearcher(db, nil)})...)
 	}
 	return system, provider.SpecsSize(tools.NewRegistry(all...).Specs())
@@ -38,16 +39,16 @@ func startOfEveryRequest(t testing.TB, memory bool) (system string, schemas int)
 // BenchmarkPromptSize reports the size of the system prompt and the tool
 // schemas sent with every request, without and with the memory tools.
 func BenchmarkPromptSize(b *testing.B) {
-	for _, memory := range []bool{false, true} {
-		b.Run(map[bool]string{false: "seven-tools", true: "with-memory"}[memory], func(b *testing.B) {
+	for _, withMemory := range []bool{false, true} {
+		b.Run(map[bool]string{false: "seven-tools", true: "with-memory"}[withMemory], func(b *testing.B) {
 			var p string
 			var s int
 			for b.Loop() {
-				p, s = startOfEveryRequest(b, memory)
+				p, s = startOfEveryRequest(b, withMemory)
 			}
 			b.ReportMetric(float64(len(p)), "prompt-bytes")
 			b.ReportMetric(float64(s), "schema-bytes")
-			b.ReportMetric(float64(prompts.EstimateTokens(p)+(s+3)/4), "tokens")
+			b.ReportMetric(float64((len(p)+3)/4+(s+3)/4), "tokens") // about four bytes a token
 		})
 	}
 }

@@ -43,7 +43,7 @@ func (c *contextCommand) run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	st := storeFor(f, r, true) // opened only to save, which looking never does
+	st := storeFor(ctx, f, r, true) // opened only to save, which looking never does
 	defer st.close()
 	e, err := engine.New(ctx, loaded, engine.Env{
 		Dir: f.Dir, Environ: f.Env.list, Getenv: f.Env.get, Store: st.store, StoreErr: st.err,

@@ -193,7 +193,7 @@ func (c *doctorCommand) checkEmbedding(ctx context.Context, client *ollama.Clien
 	detail := model + ": the code search tool is offered; "
 	files, chunks := 0, 0
 	indexed := ""
-	if db, err := c.f.Saved(); err == nil && db != nil {
+	if db, err := c.f.Saved(ctx); err == nil && db != nil {
 		indexed, _ = db.IndexModel(ctx, c.f.Dir)
 		files, chunks, _ = db.IndexStats(ctx, c.f.Dir)
 	}

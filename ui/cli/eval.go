@@ -129,7 +129,7 @@ func (c *evalRun) run(ctx context.Context) error {
 		}
 		return usagef("eval: no task of %s can be read", suite.Name)
 	}
-	db, err := f.Store()
+	db, err := f.Store(ctx)
 	if err != nil {
 		return err
 	}
@@ -282,7 +282,7 @@ func (c *evalShow) check(*pflag.FlagSet) error {
 }
 
 func (c *evalShow) run(ctx context.Context) error {
-	db, err := c.f.Saved()
+	db, err := c.f.Saved(ctx)
 	if err != nil {
 		return err
 	}
@@ -317,7 +317,7 @@ func (c *evalCompare) words(args []string) error {
 func (c *evalCompare) check(*pflag.FlagSet) error { return checkIDs("eval compare", c.ids) }
 
 func (c *evalCompare) run(ctx context.Context) error {
-	db, err := c.f.Saved()
+	db, err := c.f.Saved(ctx)
 	if err != nil {
 		return err
 	}
@@ -355,7 +355,7 @@ func (c *evalResume) check(*pflag.FlagSet) error { return checkIDs("eval resume"
 
 func (c *evalResume) run(ctx context.Context) error {
 	f := c.f
-	db, err := f.Saved()
+	db, err := f.Saved(ctx)
 	if err != nil {
 		return err
 	}

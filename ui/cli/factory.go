@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -12,6 +13,7 @@ import (
 
 	"lathe/config"
 	"lathe/orchestrator/session/sqlite"
+	"lathe/prompts"
 )
 
 // Factory is what every command is made with: the process's streams and
@@ -62,7 +64,7 @@ func (f *Factory) StorePath() (string, error) {
 
 // Saved is the session database when there is one: nil, and no error,
 // when no session was ever saved, so that looking creates nothing.
-func (f *Factory) Saved() (*sqlite.DB, error) {
+func (f *Factory) Saved(ctx context.Context) (*sqlite.DB, error) {
 	if f.db != nil {
 		return f.db, nil
 	}
@@ -73,11 +75,11 @@ func (f *Factory) Saved() (*sqlite.DB, error) {
 	if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
 	}
-	return f.open(path)
+	return f.open(ctx, path)
 }
 
 // Store is the session database, created when there is none.
-func (f *Factory) Store() (*sqlite.DB, error) {
+func (f *Factory) Store(ctx context.Context) (*sqlite.DB, error) {
 	if f.db != nil {
 		return f.db, nil
 	}
@@ -85,17 +87,21 @@ func (f *Factory) Store() (*sqlite.DB, error) {
 	if err != nil {
 		return nil, err
 	}
-	return f.open(path)
+	return f.open(ctx, path)
 }
 
-func (f *Factory) open(path string) (*sqlite.DB, error) {
-	db, err := sqlite.Open(path)
+func (f *Factory) open(ctx context.Context, path string) (*sqlite.DB, error) {
+	db, err := sqlite.Open(ctx, path, storeOptions())
 	if err != nil {
 		return nil, err
 	}
 	f.db = db
 	return db, nil
 }
+
+// storeOptions are the session database's: lathe's notes are told apart
+// from what the user wrote.
+func storeOptions() sqlite.Options { return sqlite.Options{NotePrefix: prompts.NotePrefix} }
 
 // close releases what the factory made.
 func (f *Factory) close() {

@@ -42,7 +42,7 @@ func (c *indexCommand) run(ctx context.Context) error {
 	}
 	defer ws.Close()
 	client := engine.OllamaClient(cfg, cfg.OllamaURL)
-	store := sqlite.NewLazy(path) // made by the first chunk: not when no embedding model is installed
+	store := sqlite.NewLazy(path, storeOptions()) // made by the first chunk: not when no embedding model is installed
 	defer store.Close()
 	ix := engine.NewIndexer(ws, store, client, cfg.Index, zerolog.Nop())
 	model, err := ix.Model(ctx)

@@ -47,7 +47,7 @@ func (c *mcpList) run(ctx context.Context) error {
 	for _, w := range loaded.Warnings {
 		f.warn(w)
 	}
-	m := engine.NewMCP(loaded, engine.MCPEnv{Dir: f.Dir, Environ: f.Env.list, Getenv: f.Env.get, Log: zerolog.Nop(),
+	m := engine.NewMCP(ctx, loaded, engine.MCPEnv{Dir: f.Dir, Environ: f.Env.list, Getenv: f.Env.get, Log: zerolog.Nop(),
 		Headless: true, Trust: c.trust, Version: buildVersion()})
 	if m.Warning != "" {
 		f.warn(m.Warning)

@@ -32,7 +32,7 @@ func (c *memoryList) words(args []string) error { return noWords("memory list", 
 func (c *memoryList) check(*pflag.FlagSet) error { return nil }
 
 func (c *memoryList) run(ctx context.Context) error {
-	db, err := c.f.Saved()
+	db, err := c.f.Saved(ctx)
 	if err != nil {
 		return fmt.Errorf("memory: %w", err)
 	}
@@ -78,7 +78,7 @@ func (c *memoryRm) words(args []string) error {
 func (c *memoryRm) check(*pflag.FlagSet) error { return nil }
 
 func (c *memoryRm) run(ctx context.Context) error {
-	db, err := c.f.Saved()
+	db, err := c.f.Saved(ctx)
 	if err != nil {
 		return fmt.Errorf("memory: %w", err)
 	}

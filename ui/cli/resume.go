@@ -61,7 +61,7 @@ func (rf *resumeFlags) session(ctx context.Context, f *Factory) (*resumption, er
 	if !rf.cont && rf.id == "" {
 		return nil, nil
 	}
-	db, err := f.Saved()
+	db, err := f.Saved(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("sessions: %w", err)
 	}

@@ -140,8 +140,8 @@ func (c *sessionCommand) runOnce(ctx context.Context, prompt orchestrator.Prompt
 	f, cfg := c.f, loaded.Config
 	color := !cfg.NoColor && isTerminal(f.ErrOut)
 	log := zerolog.New(zerolog.ConsoleWriter{Out: f.ErrOut, NoColor: !color, TimeFormat: "15:04:05"}).
-		Level(cfg.LogLevel).With().Timestamp().Logger()
-	st := storeFor(f, r, true)
+		Level(logLevel(cfg.LogLevel)).With().Timestamp().Logger()
+	st := storeFor(ctx, f, r, true)
 	defer st.close()
 	e, err := engine.New(ctx, loaded, c.engineEnv(r, st, log))
 	if err != nil {
@@ -228,8 +228,8 @@ func (c *sessionCommand) interactive(ctx context.Context, loaded config.Loaded, 
 		return fmt.Errorf("log: %w", err)
 	}
 	defer logFile.Close()
-	log := zerolog.New(logFile).Level(cfg.LogLevel).With().Timestamp().Logger()
-	st := storeFor(f, r, false)
+	log := zerolog.New(logFile).Level(logLevel(cfg.LogLevel)).With().Timestamp().Logger()
+	st := storeFor(ctx, f, r, false)
 	defer st.close()
 	e, err := engine.New(ctx, loaded, c.engineEnv(r, st, log))
 	if err != nil {
@@ -267,7 +267,7 @@ type sessionStore struct {
 // a new headless one a database opened when it is first written to, so
 // that a run that never reaches the model leaves nothing behind, or for
 // the UI the database, opened now.
-func storeFor(f *Factory, r *resumption, headless bool) sessionStore {
+func storeFor(ctx context.Context, f *Factory, r *resumption, headless bool) sessionStore {
 	if r != nil {
 		return sessionStore{store: r.db, db: r.db}
 	}
@@ -276,10 +276,10 @@ func storeFor(f *Factory, r *resumption, headless bool) sessionStore {
 	case err != nil:
 		return sessionStore{err: err}
 	case headless:
-		lazy := sqlite.NewLazy(path)
+		lazy := sqlite.NewLazy(path, storeOptions())
 		return sessionStore{store: lazy, lazy: lazy}
 	}
-	db, err := f.Store()
+	db, err := f.Store(ctx)
 	if err != nil {
 		return sessionStore{err: err}
 	}
@@ -349,6 +349,19 @@ func stdinPiped(stdin io.Reader) bool {
 	}
 	info, err := f.Stat()
 	return err == nil && info.Mode()&os.ModeCharDevice == 0
+}
+
+// logLevel is the logger's level for the config's.
+func logLevel(l config.LogLevel) zerolog.Level {
+	switch l {
+	case config.LogDebug:
+		return zerolog.DebugLevel
+	case config.LogInfo:
+		return zerolog.InfoLevel
+	case config.LogError:
+		return zerolog.ErrorLevel
+	}
+	return zerolog.WarnLevel
 }
 
 // isTerminal reports whether v (stdin, stdout or stderr) is a terminal

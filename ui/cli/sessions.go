@@ -58,7 +58,7 @@ func (c *sessionsList) words(args []string) error {
 func (c *sessionsList) check(*pflag.FlagSet) error { return nil }
 
 func (c *sessionsList) run(ctx context.Context) error {
-	db, err := c.f.Saved()
+	db, err := c.f.Saved(ctx)
 	if err != nil {
 		return fmt.Errorf("sessions: %w", err)
 	}
@@ -104,7 +104,7 @@ func (c *sessionsRm) words(args []string) error {
 func (c *sessionsRm) check(*pflag.FlagSet) error { return nil }
 
 func (c *sessionsRm) run(ctx context.Context) error {
-	db, err := c.f.Saved()
+	db, err := c.f.Saved(ctx)
 	if err != nil {
 		return fmt.Errorf("sessions: %w", err)
 	}
@@ -191,7 +191,7 @@ func (c *sessionsPrune) check(fs *pflag.FlagSet) error {
 }
 
 func (c *sessionsPrune) run(ctx context.Context) error {
-	db, err := c.f.Saved()
+	db, err := c.f.Saved(ctx)
 	if err != nil {
 		return fmt.Errorf("sessions: %w", err)
 	}
@@ -256,7 +256,7 @@ func (c *sessionsSearch) words(args []string) error {
 func (c *sessionsSearch) check(*pflag.FlagSet) error { return nil }
 
 func (c *sessionsSearch) run(ctx context.Context) error {
-	db, err := c.f.Saved()
+	db, err := c.f.Saved(ctx)
 	if err != nil {
 		return fmt.Errorf("sessions: %w", err)
 	}

@@ -16,6 +16,7 @@ import (
 	"lathe/orchestrator/session/sqlite/sqlitetest"
 	"lathe/tools"
 	"lathe/tools/codeindex"
+	"lathe/tools/memory"
 )
 
 // TestToolNamesStayWithTheirTools: a tool's name appears in the code (as a
@@ -30,7 +31,7 @@ func TestToolNamesStayWithTheirTools(t *testing.T) {
 	defer ws.Close()
 	db := sqlitetest.Open(t)
 	all := append(tools.Default(ws, tools.Options{}).All(),
-		tools.MemoryTools(ws, tools.Memory{Dir: ws.Dir(), Sessions: db, Facts: db, Code: codeindex.NewSearcher(db, nil)})...)
+		memory.Tools(ws, memory.Options{Dir: ws.Dir(), Sessions: db, Facts: db, Code: codeindex.NewSearcher(db, nil)})...)
 	names := mode.Every(tools.NewRegistry(all...)).Names()
 	if len(names) != 13 {
 		t.Fatalf("%d tools: %v", len(names), names)

@@ -52,7 +52,7 @@ func (c *undoCommand) check(*pflag.FlagSet) error {
 
 func (c *undoCommand) run(ctx context.Context) error {
 	f := c.f
-	db, err := f.Saved()
+	db, err := f.Saved(ctx)
 	if err != nil {
 		return fmt.Errorf("undo: %w", err)
 	}

@@ -75,7 +75,7 @@ func realisticCalls(r *rand.Rand, n int) []provider.ToolCall {
 // writeHistory makes a database at path holding one session of msgs and
 // returns its size after a checkpoint.
 func writeHistory(b *testing.B, path string, msgs []session.Message) int64 {
-	db, err := Open(path)
+	db, err := Open(b.Context(), path, Options{})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -109,7 +109,7 @@ func BenchmarkResume1000(b *testing.B) {
 	}
 	b.ResetTimer()
 	for b.Loop() {
-		db, err := Open(path)
+		db, err := Open(b.Context(), path, Options{})
 		if err != nil {
 			b.Fatal(err)
 		}

@@ -7,7 +7,6 @@ import (
 	"strings"
 	"time"
 
-	"lathe/prompts/human"
 	"lathe/tools/codeindex"
 )
 
@@ -112,7 +111,10 @@ func (db *DB) PutFiles(ctx context.Context, dir string, files []codeindex.FileCh
 		return err
 	})
 	if err != nil {
-		return fmt.Errorf("store %s in the code index: %w", human.Plural(len(files), "file"), err)
+		if len(files) == 1 {
+			return fmt.Errorf("store 1 file in the code index: %w", err)
+		}
+		return fmt.Errorf("store %d files in the code index: %w", len(files), err)
 	}
 	return nil
 }

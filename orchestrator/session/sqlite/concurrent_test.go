@@ -109,7 +109,7 @@ func runMatches(s session.Saved) error {
 func TestConcurrentReadersAndWriters(t *testing.T) {
 	const messages, readers = 150, 4
 	db := openTest(t)
-	other, err := Open(db.path)
+	other, err := Open(t.Context(), db.path, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -29,7 +29,7 @@ func TestMain(m *testing.M) {
 // seq once its message is committed. It never closes the database.
 func writeUntilKilled(path string) int {
 	ctx := context.Background()
-	db, err := Open(path)
+	db, err := Open(ctx, path, Options{})
 	if err == nil {
 		err = db.CreateSession(ctx, session.Record{ID: "s1", Dir: "/w"})
 	}
@@ -76,7 +76,7 @@ func TestKilledWriterLosesNothingCommitted(t *testing.T) {
 		t.Fatalf("the writer stopped after %d messages", committed+1)
 	}
 
-	db, err := Open(path)
+	db, err := Open(t.Context(), path, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -103,7 +103,7 @@ func TestKilledWriterLosesNothingCommitted(t *testing.T) {
 func TestSecondHandleSeesCommits(t *testing.T) {
 	writer := openTest(t)
 	createSession(t, writer, "s1", "/w", day)
-	reader, err := Open(writer.path)
+	reader, err := Open(t.Context(), writer.path, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -16,6 +16,7 @@ import (
 // database exists, and creates none.
 type Lazy struct {
 	path string
+	opts Options
 
 	mu   sync.Mutex
 	done bool // opened (or tried to), or closed: it is not opened again
@@ -23,15 +24,16 @@ type Lazy struct {
 	err  error
 }
 
-// NewLazy is the database at path, opened when first written to.
-func NewLazy(path string) *Lazy { return &Lazy{path: path} }
+// NewLazy is the database at path, opened with opts when first written
+// to.
+func NewLazy(path string, opts Options) *Lazy { return &Lazy{path: path, opts: opts} }
 
-func (s *Lazy) open() (*DB, error) {
+func (s *Lazy) open(ctx context.Context) (*DB, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if !s.done {
 		s.done = true
-		s.db, s.err = Open(s.path)
+		s.db, s.err = Open(ctx, s.path, s.opts)
 	}
 	return s.db, s.err
 }
@@ -71,8 +73,8 @@ func (s *Lazy) PruneCheckpoints(ctx context.Context, limit int64) (int, error) {
 }
 
 // with runs fn on the database, opening it first.
-func (s *Lazy) with(fn func(db *DB) error) error {
-	db, err := s.open()
+func (s *Lazy) with(ctx context.Context, fn func(db *DB) error) error {
+	db, err := s.open(ctx)
 	if err != nil {
 		return err
 	}
@@ -80,8 +82,8 @@ func (s *Lazy) with(fn func(db *DB) error) error {
 }
 
 // withValue is with for a method with a result.
-func withValue[T any](s *Lazy, fn func(db *DB) (T, error)) (T, error) {
-	db, err := s.open()
+func withValue[T any](ctx context.Context, s *Lazy, fn func(db *DB) (T, error)) (T, error) {
+	db, err := s.open(ctx)
 	if err != nil {
 		var zero T
 		return zero, err
@@ -90,76 +92,76 @@ func withValue[T any](s *Lazy, fn func(db *DB) (T, error)) (T, error) {
 }
 
 func (s *Lazy) CreateSession(ctx context.Context, r session.Record) error {
-	return s.with(func(db *DB) error { return db.CreateSession(ctx, r) })
+	return s.with(ctx, func(db *DB) error { return db.CreateSession(ctx, r) })
 }
 
 func (s *Lazy) SetTitle(ctx context.Context, id, title string) error {
-	return s.with(func(db *DB) error { return db.SetTitle(ctx, id, title) })
+	return s.with(ctx, func(db *DB) error { return db.SetTitle(ctx, id, title) })
 }
 
 func (s *Lazy) SaveMessage(ctx context.Context, id string, m session.Message) error {
-	return s.with(func(db *DB) error { return db.SaveMessage(ctx, id, m) })
+	return s.with(ctx, func(db *DB) error { return db.SaveMessage(ctx, id, m) })
 }
 
 func (s *Lazy) SaveCompaction(ctx context.Context, id string, c session.Compaction) error {
-	return s.with(func(db *DB) error { return db.SaveCompaction(ctx, id, c) })
+	return s.with(ctx, func(db *DB) error { return db.SaveCompaction(ctx, id, c) })
 }
 
 func (s *Lazy) SaveMode(ctx context.Context, id string, m session.ModeRecord) error {
-	return s.with(func(db *DB) error { return db.SaveMode(ctx, id, m) })
+	return s.with(ctx, func(db *DB) error { return db.SaveMode(ctx, id, m) })
 }
 
 func (s *Lazy) StartRun(ctx context.Context, r session.RunStart) (int64, error) {
-	return withValue(s, func(db *DB) (int64, error) { return db.StartRun(ctx, r) })
+	return withValue(ctx, s, func(db *DB) (int64, error) { return db.StartRun(ctx, r) })
 }
 
 func (s *Lazy) FinishRun(ctx context.Context, runID int64, end session.RunEnd) error {
-	return s.with(func(db *DB) error { return db.FinishRun(ctx, runID, end) })
+	return s.with(ctx, func(db *DB) error { return db.FinishRun(ctx, runID, end) })
 }
 
 func (s *Lazy) Claim(ctx context.Context, id string) error {
-	return s.with(func(db *DB) error { return db.Claim(ctx, id) })
+	return s.with(ctx, func(db *DB) error { return db.Claim(ctx, id) })
 }
 
 func (s *Lazy) Release(ctx context.Context, id string) error {
-	return s.with(func(db *DB) error { return db.Release(ctx, id) })
+	return s.with(ctx, func(db *DB) error { return db.Release(ctx, id) })
 }
 
 func (s *Lazy) Delete(ctx context.Context, id string) error {
-	return s.with(func(db *DB) error { return db.Delete(ctx, id) })
+	return s.with(ctx, func(db *DB) error { return db.Delete(ctx, id) })
 }
 
 func (s *Lazy) Load(ctx context.Context, id string) (session.Saved, error) {
-	return withValue(s, func(db *DB) (session.Saved, error) { return db.Load(ctx, id) })
+	return withValue(ctx, s, func(db *DB) (session.Saved, error) { return db.Load(ctx, id) })
 }
 
 // The checkpoints of the session's runs (checkpoint.Store): a run is
 // checkpointed once its session is saved, so the database is open by then.
 
 func (s *Lazy) PutBlob(ctx context.Context, data []byte) (string, error) {
-	return withValue(s, func(db *DB) (string, error) { return db.PutBlob(ctx, data) })
+	return withValue(ctx, s, func(db *DB) (string, error) { return db.PutBlob(ctx, data) })
 }
 
 func (s *Lazy) Blob(ctx context.Context, hash string) ([]byte, error) {
-	return withValue(s, func(db *DB) ([]byte, error) { return db.Blob(ctx, hash) })
+	return withValue(ctx, s, func(db *DB) ([]byte, error) { return db.Blob(ctx, hash) })
 }
 
 func (s *Lazy) CreateCheckpoint(ctx context.Context, id string, seq int, at time.Time) (int64, error) {
-	return withValue(s, func(db *DB) (int64, error) { return db.CreateCheckpoint(ctx, id, seq, at) })
+	return withValue(ctx, s, func(db *DB) (int64, error) { return db.CreateCheckpoint(ctx, id, seq, at) })
 }
 
 func (s *Lazy) SaveFileChange(ctx context.Context, cp int64, f session.FileChange) error {
-	return s.with(func(db *DB) error { return db.SaveFileChange(ctx, cp, f) })
+	return s.with(ctx, func(db *DB) error { return db.SaveFileChange(ctx, cp, f) })
 }
 
 func (s *Lazy) Checkpoints(ctx context.Context, id string) ([]session.Checkpoint, error) {
-	return withValue(s, func(db *DB) ([]session.Checkpoint, error) { return db.Checkpoints(ctx, id) })
+	return withValue(ctx, s, func(db *DB) ([]session.Checkpoint, error) { return db.Checkpoints(ctx, id) })
 }
 
 func (s *Lazy) UndoRun(ctx context.Context, cp session.Checkpoint, at time.Time) error {
-	return s.with(func(db *DB) error { return db.UndoRun(ctx, cp, at) })
+	return s.with(ctx, func(db *DB) error { return db.UndoRun(ctx, cp, at) })
 }
 
 func (s *Lazy) RedoRun(ctx context.Context, cp session.Checkpoint) error {
-	return s.with(func(db *DB) error { return db.RedoRun(ctx, cp) })
+	return s.with(ctx, func(db *DB) error { return db.RedoRun(ctx, cp) })
 }

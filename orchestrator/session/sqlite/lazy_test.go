@@ -15,7 +15,7 @@ import (
 // is not opened again.
 func TestLazyStore(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "data", "lathe")
-	s := NewLazy(filepath.Join(dir, "lathe.db"))
+	s := NewLazy(filepath.Join(dir, "lathe.db"), Options{})
 	if _, err := os.Stat(dir); !errors.Is(err, os.ErrNotExist) {
 		t.Fatalf("the directory exists before any write: %v", err)
 	}
@@ -32,7 +32,7 @@ func TestLazyStore(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	unused := NewLazy(filepath.Join(t.TempDir(), "never", "lathe.db"))
+	unused := NewLazy(filepath.Join(t.TempDir(), "never", "lathe.db"), Options{})
 	if n, err := unused.PruneCheckpoints(t.Context(), 0); n != 0 || err != nil {
 		t.Errorf("pruning a store never opened: %d, %v", n, err)
 	}
@@ -52,7 +52,7 @@ func TestLazyStore(t *testing.T) {
 // reads after the database file is gone (from the open one) still do.
 func TestLazyStoreReads(t *testing.T) {
 	ctx := t.Context()
-	s := NewLazy(filepath.Join(t.TempDir(), "data", "lathe.db"))
+	s := NewLazy(filepath.Join(t.TempDir(), "data", "lathe.db"), Options{})
 	defer s.Close()
 	if facts, err := s.Facts(ctx, "/w"); len(facts) != 0 || err != nil {
 		t.Errorf("facts of no database: %v, %v", facts, err)

@@ -373,7 +373,7 @@ func TestUpgradeV1(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "lathe.db")
 	before := seedV1(t, path)
 
-	db, err := Open(path)
+	db, err := Open(t.Context(), path, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

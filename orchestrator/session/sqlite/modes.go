@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"fmt"
 
-	"lathe/orchestrator/plan"
 	"lathe/orchestrator/session"
 )
 
@@ -60,7 +59,7 @@ func loadModes(ctx context.Context, tx *sql.Tx, id string) ([]session.ModeRecord
 		}
 		m.Created = unstamp(created)
 		if planJSON.Valid {
-			m.Plan = new(plan.Plan)
+			m.Plan = new(session.PlanRecord)
 			if err := json.Unmarshal([]byte(planJSON.V), m.Plan); err != nil {
 				return nil, fmt.Errorf("decode plan of mode at %d: %w", m.Seq, err)
 			}

@@ -2,7 +2,6 @@ package sqlite
 
 import (
 	"errors"
-	"lathe/orchestrator/plan"
 	"lathe/orchestrator/provider"
 	"lathe/orchestrator/session"
 	"reflect"
@@ -12,15 +11,15 @@ import (
 )
 
 // fullPlan has a step of every status, and text that JSON must escape.
-func fullPlan() *plan.Plan {
-	return &plan.Plan{
+func fullPlan() *session.PlanRecord {
+	return &session.PlanRecord{
 		Summary: "Réparer le parseur 🛠️: \"quoted\", back\\slash, <b>&</b>\nsecond line\tand a tab",
-		Steps: []plan.Step{
-			{Text: "read parser.go", Status: plan.Done},
-			{Text: "修复 the off-by-one in lex()", Status: plan.InProgress},
-			{Text: "skip the vendored copy \u0000 (NUL)", Status: plan.Skipped},
-			{Text: "", Status: plan.Pending},
-			{Text: "run go test ./... — ключ", Status: plan.Pending},
+		Steps: []session.PlanStep{
+			{Text: "read parser.go", Status: "done"},
+			{Text: "修复 the off-by-one in lex()", Status: "in_progress"},
+			{Text: "skip the vendored copy \u0000 (NUL)", Status: "skipped"},
+			{Text: "", Status: "pending"},
+			{Text: "run go test ./... — ключ", Status: "pending"},
 		},
 	}
 }
@@ -63,8 +62,8 @@ func TestModeRoundTrip(t *testing.T) {
 		{"no plan", session.ModeRecord{Mode: "ask", Reason: "/mode ask"}},
 		{"plan mode, no plan yet", session.ModeRecord{Mode: "plan", Reason: "/mode plan — «план»"}},
 		{"plan of every status", session.ModeRecord{Mode: "build", Plan: fullPlan(), Reason: "the plan was approved"}},
-		{"empty plan", session.ModeRecord{Mode: "build", Plan: &plan.Plan{}}},
-		{"plan with no steps", session.ModeRecord{Mode: "build", Plan: &plan.Plan{Summary: "nothing to do", Steps: []plan.Step{}}}},
+		{"empty plan", session.ModeRecord{Mode: "build", Plan: &session.PlanRecord{}}},
+		{"plan with no steps", session.ModeRecord{Mode: "build", Plan: &session.PlanRecord{Summary: "nothing to do", Steps: []session.PlanStep{}}}},
 		{"empty record", session.ModeRecord{}},
 	}
 	for i, c := range cases {
@@ -88,7 +87,7 @@ func TestModeRoundTrip(t *testing.T) {
 	}
 }
 
-// TestModePlanColumn: the plan is kept as JSON text with plan.go's field
+// TestModePlanColumn: the plan is kept as JSON text with PlanRecord's field
 // names, and as NULL when there is none (not the JSON null).
 func TestModePlanColumn(t *testing.T) {
 	db := openTest(t)
@@ -121,7 +120,7 @@ func TestSaveModeReplaces(t *testing.T) {
 	saveMode(t, db, "s1", ask)
 	p := fullPlan()
 	for i := range p.Steps {
-		p.Steps[i].Status = plan.Pending
+		p.Steps[i].Status = "pending"
 	}
 	build := session.ModeRecord{Seq: 4, Mode: "build", Plan: p, Reason: "the plan was approved", Created: day.Add(time.Minute)}
 	saveMode(t, db, "s1", build)
@@ -133,7 +132,7 @@ func TestSaveModeReplaces(t *testing.T) {
 	if modes := savedModes(t, db, "s1"); len(modes) != 2 || !sameMode(modes[0], ask) || !sameMode(modes[1], build2) {
 		t.Fatalf("after the update: %s", mustJSON(t, modes))
 	}
-	shorter := &plan.Plan{Summary: updated.Summary, Steps: updated.Steps[:2]}
+	shorter := &session.PlanRecord{Summary: updated.Summary, Steps: updated.Steps[:2]}
 	build3 := session.ModeRecord{Seq: 4, Mode: "build", Plan: shorter, Created: day.Add(2 * time.Hour)}
 	saveMode(t, db, "s1", build3)
 	if modes := savedModes(t, db, "s1"); len(modes) != 2 || !sameMode(modes[1], build3) {
@@ -240,7 +239,7 @@ func checkModesCascade(t *testing.T, db *DB, id string) {
 // the snapshot the rest comes from, while another handle writes.
 func TestLoadSessionModesSnapshot(t *testing.T) {
 	db := openTest(t)
-	other, err := Open(db.path)
+	other, err := Open(t.Context(), db.path, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,13 +1,13 @@
 package sqlite
 
 import (
+	"path/filepath"
 	"slices"
 	"testing"
 	"time"
 
 	"lathe/orchestrator/provider"
 	"lathe/orchestrator/session"
-	"lathe/prompts"
 )
 
 // TestPrompts: the prompts of a directory's sessions come newest first,
@@ -30,7 +30,7 @@ func TestPrompts(t *testing.T) {
 	save("old", "user", "fix the lexer")
 	save("old", "assistant", "Done.")
 	save("old", "user", "run the tests")
-	save("old", "user", prompts.NotePrefix+"The user approved the plan")
+	save("old", "user", notePrefix+"The user approved the plan")
 	save("other", "user", "not here")
 	save("new", "user", "fix the lexer") // again, later
 	save("new", "user", "")
@@ -49,5 +49,24 @@ func TestPrompts(t *testing.T) {
 	}
 	if got, err := db.Prompts(t.Context(), "/nowhere", 10); err != nil || len(got) != 0 {
 		t.Errorf("a directory without sessions: %q, %v", got, err)
+	}
+}
+
+// TestNoNotePrefix: a database told no note prefix takes every user
+// message for the user's, in the prompts listed and in searches.
+func TestNoNotePrefix(t *testing.T) {
+	db, err := Open(t.Context(), filepath.Join(t.TempDir(), "lathe.db"), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	seedSearch(t, db)
+	got, err := db.Prompts(t.Context(), "/p", 10)
+	if want := []string{notePrefix + "the tests were interrupted", "the parser panics on an empty file", "how do the tests run here?"}; err != nil || !slices.Equal(got, want) {
+		t.Errorf("prompts %q, %v; want %q", got, err, want)
+	}
+	hits := hitKeys(search(t, db, session.SearchQuery{Text: "interrupted", Dir: "/p"}))
+	if !slices.Equal(hits, []string{"s1/2"}) {
+		t.Errorf("hits %v, want the note s1/2", hits)
 	}
 }

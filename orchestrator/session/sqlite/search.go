@@ -8,7 +8,6 @@ import (
 	"unicode"
 
 	"lathe/orchestrator/session"
-	"lathe/prompts"
 )
 
 var _ interface {
@@ -20,7 +19,8 @@ const snippetTokens = 16
 
 // Search finds the saved messages that hold the query's words, best match
 // first (FTS5's bm25): every word when some message holds them all, else
-// any of them. lathe's own notes are not searched.
+// any of them. lathe's own notes (see Options.NotePrefix) are not
+// searched.
 func (db *DB) Search(ctx context.Context, q session.SearchQuery) ([]session.Hit, error) {
 	words := queryWords(q.Text)
 	if len(words) == 0 {
@@ -32,9 +32,9 @@ func (db *DB) Search(ctx context.Context, q session.SearchQuery) ([]session.Hit,
 	var hits []session.Hit
 	err := db.read(ctx, func(tx *sql.Tx) error {
 		var err error
-		hits, err = searchMessages(ctx, tx, q, ftsQuery(words, " "))
+		hits, err = searchMessages(ctx, tx, q, ftsQuery(words, " "), db.opts.NotePrefix)
 		if some := meaningful(words); err == nil && len(hits) == 0 && len(words) > 1 && len(some) > 0 {
-			hits, err = searchMessages(ctx, tx, q, ftsQuery(some, " OR "))
+			hits, err = searchMessages(ctx, tx, q, ftsQuery(some, " OR "), db.opts.NotePrefix)
 		}
 		return err
 	})
@@ -44,18 +44,18 @@ func (db *DB) Search(ctx context.Context, q session.SearchQuery) ([]session.Hit,
 	return hits, nil
 }
 
-func searchMessages(ctx context.Context, tx *sql.Tx, q session.SearchQuery, match string) ([]session.Hit, error) {
+func searchMessages(ctx context.Context, tx *sql.Tx, q session.SearchQuery, match, notes string) ([]session.Hit, error) {
 	rows, err := tx.QueryContext(ctx, `SELECT m.session_id, s.title, s.dir, m.seq, m.role, m.created_at,
 			snippet(messages_fts, 0, ?, ?, '…', ?)
 		FROM messages_fts f
 		JOIN messages m ON m.rowid = f.rowid
 		JOIN sessions s ON s.id = m.session_id
 		WHERE messages_fts MATCH ? AND (? = '' OR s.dir = ?) AND m.session_id <> ?
-			AND NOT (m.role = 'user' AND substr(m.content, 1, ?) = ?)
+			AND NOT (m.role = 'user' AND ? <> '' AND substr(m.content, 1, ?) = ?)
 		ORDER BY bm25(messages_fts), m.created_at DESC
 		LIMIT ?`,
 		session.HitOpen, session.HitClose, snippetTokens, match, q.Dir, q.Dir, q.Exclude,
-		len(prompts.NotePrefix), prompts.NotePrefix, q.Limit)
+		notes, len(notes), notes, q.Limit)
 	if err != nil {
 		return nil, err
 	}

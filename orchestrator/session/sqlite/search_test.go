@@ -10,7 +10,6 @@ import (
 
 	"lathe/orchestrator/provider"
 	"lathe/orchestrator/session"
-	"lathe/prompts"
 )
 
 func say(t testing.TB, db *DB, id string, seq int, role, content string) {
@@ -29,7 +28,7 @@ func seedSearch(t testing.TB, db *DB) {
 	createSession(t, db, "s3", "/q", day)
 	say(t, db, "s1", 0, "user", "how do the tests run here?")
 	say(t, db, "s1", 1, "assistant", "The tests run with `make check`, which also vets the code.")
-	say(t, db, "s1", 2, "user", prompts.NotePrefix+"the tests were interrupted")
+	say(t, db, "s1", 2, "user", notePrefix+"the tests were interrupted")
 	say(t, db, "s2", 0, "user", "the parser panics on an empty file")
 	say(t, db, "s2", 1, "tool", "parser.go:12: func Parse(src []byte) (*File, error)")
 	say(t, db, "s2", 2, "assistant", "Fixed: Parse returns ErrEmpty for an empty file.")
@@ -203,7 +202,7 @@ func TestSearchAfterUpgrade(t *testing.T) {
 	}
 	old.Close()
 
-	db, err := Open(path)
+	db, err := Open(t.Context(), path, Options{NotePrefix: notePrefix})
 	if err != nil {
 		t.Fatal(err)
 	}

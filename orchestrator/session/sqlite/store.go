@@ -42,16 +42,26 @@ type DB struct {
 	// writeSlot holds one token: the right to run a write transaction.
 	writeSlot chan struct{}
 	held      sync.Map // the ids of the sessions whose lease this DB took
+	opts      Options
+}
+
+// Options are what a DB is told of the messages it keeps.
+type Options struct {
+	// NotePrefix starts the user messages lathe wrote in the user's place
+	// (prompts.NotePrefix): the prompts listed (Prompts) and the messages
+	// searched (Search) leave them out. Empty leaves nothing out.
+	NotePrefix string
 }
 
 // Open opens the database at path, creating it and its directory (0700)
 // if needed, and brings its schema up to date. It fails with
 // ErrNewerSchema when the file was written by a newer lathe.
-func Open(path string) (*DB, error) {
-	db, err := open(context.Background(), path, migrations())
+func Open(ctx context.Context, path string, opts Options) (*DB, error) {
+	db, err := open(ctx, path, migrations())
 	if err != nil {
 		return nil, fmt.Errorf("open store %s: %w", path, err)
 	}
+	db.opts = opts
 	return db, nil
 }
 

@@ -13,9 +13,12 @@ import (
 )
 
 // openTest opens a database in a new directory, closed when the test ends.
+// notePrefix starts the notes of the tests' databases.
+const notePrefix = "[note] "
+
 func openTest(t testing.TB) *DB {
 	t.Helper()
-	db, err := Open(filepath.Join(t.TempDir(), "data", "lathe", "lathe.db"))
+	db, err := Open(t.Context(), filepath.Join(t.TempDir(), "data", "lathe", "lathe.db"), Options{NotePrefix: notePrefix})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -41,7 +44,7 @@ func createSession(t testing.TB, db *DB, id, dir string, created time.Time) {
 func TestOpenCreatesPrivateFiles(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "a", "b")
 	path := filepath.Join(dir, "lathe.db")
-	db, err := Open(path)
+	db, err := Open(t.Context(), path, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -66,7 +69,7 @@ func TestOpenCreatesPrivateFiles(t *testing.T) {
 // it races to convert it.
 func TestNewFileIsWAL(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "lathe.db")
-	db, err := Open(path)
+	db, err := Open(t.Context(), path, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -94,7 +97,7 @@ func TestOpenEmptyFile(t *testing.T) {
 	if err := os.WriteFile(path, nil, 0o600); err != nil {
 		t.Fatal(err)
 	}
-	db, err := Open(path)
+	db, err := Open(t.Context(), path, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -112,7 +115,7 @@ func TestOpenOddPaths(t *testing.T) {
 	for _, name := range []string{"a b.db", "what?.db", "x#y.db", "100%.db", "ünï.db", "semi;colon&amp.db"} {
 		t.Run(name, func(t *testing.T) {
 			path := filepath.Join(t.TempDir(), "dir with space", name)
-			db, err := Open(path)
+			db, err := Open(t.Context(), path, Options{})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -134,7 +137,7 @@ func TestOpenRejectsOtherFiles(t *testing.T) {
 	if err := os.WriteFile(path, []byte("not a database, just some text that is long enough"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	db, err := Open(path)
+	db, err := Open(t.Context(), path, Options{})
 	if err == nil {
 		db.Close()
 		t.Fatal("Open of a text file succeeded")

@@ -1,4 +1,4 @@
-package tools
+package mcp
 
 import (
 	"context"
@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"lathe/orchestrator/provider"
+	"lathe/tools"
 )
 
 func TestExternal(t *testing.T) {
@@ -14,12 +15,12 @@ func TestExternal(t *testing.T) {
 	schema := `{"type":"object","properties":{"path":{"type":"string"},"count":{"type":["integer","null"]},
 	  "ratio":{"type":"number"},"force":{"type":"boolean"},"labels":{"type":"array","items":{"type":"string"}},
 	  "meta":{"type":"object"}},"required":["path"],"additionalProperties":false}`
-	tool := External(ExternalSpec{
+	tool := external(externalSpec{
 		Spec: provider.ToolSpec{Name: "s__t", Parameters: json.RawMessage(schema)},
-		Kind: KindExternal, Limit: 1024, Server: "s", Tool: "t",
-		Run: func(_ context.Context, args json.RawMessage) (Result, error) {
+		Kind: tools.KindExternal, Limit: 1024, Server: "s", Tool: "t",
+		Run: func(_ context.Context, _ tools.Caller, args json.RawMessage) (tools.Result, error) {
 			sent = args
-			return Result{Content: "ok"}, nil
+			return tools.Result{Content: "ok"}, nil
 		},
 	})
 	for _, tc := range []struct {
@@ -38,7 +39,7 @@ func TestExternal(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			res, err := call.Run(t.Context())
+			res, err := call.Run(t.Context(), tools.Caller{})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -57,9 +58,9 @@ func TestExternal(t *testing.T) {
 		t.Error("an array was taken for arguments")
 	}
 	call, _ := tool.Prepare(json.RawMessage(`{"path":"a"}`))
-	o, ok := AsOrigin(call)
-	if !ok || o.Preapproved() || CallKind(call, KindRead) != KindExternal {
-		t.Errorf("origin %v %v, kind %v", ok, o, CallKind(call, KindRead))
+	o, ok := tools.AsOrigin(call)
+	if !ok || o.Preapproved() || tools.CallKind(call, tools.KindRead) != tools.KindExternal {
+		t.Errorf("origin %v %v, kind %v", ok, o, tools.CallKind(call, tools.KindRead))
 	}
 	if server, name, full := o.Origin(); server != "s" || name != "t" || full != "s__t" {
 		t.Errorf("origin = %s %s %s", server, name, full)

@@ -1,4 +1,4 @@
-package tools
+package memory
 
 import (
 	"context"
@@ -10,27 +10,39 @@ import (
 	"lathe/orchestrator/provider"
 	"lathe/orchestrator/session"
 	"lathe/orchestrator/session/sqlite/sqlitetest"
+	"lathe/tools"
 	"lathe/tools/codeindex"
 )
 
 var memDay = time.Date(2026, 11, 20, 10, 0, 0, 0, time.UTC)
 
-func runTool(t *testing.T, ctx context.Context, tool Tool, args string) (Result, string) {
+func newWorkspace(t *testing.T) *tools.Workspace {
+	t.Helper()
+	ws, err := tools.OpenWorkspace(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ws.Close() })
+	return ws
+}
+
+// runTool runs a call of tool in session "aaaa000000000002".
+func runTool(t *testing.T, ctx context.Context, tool tools.Tool, args string) (tools.Result, string) {
 	t.Helper()
 	call, err := tool.Prepare(json.RawMessage(args))
 	if err != nil {
-		return Result{}, err.Error()
+		return tools.Result{}, err.Error()
 	}
-	res, err := call.Run(ctx)
+	res, err := call.Run(ctx, tools.Caller{Session: "aaaa000000000002"})
 	if err != nil {
 		t.Fatal(err)
 	}
 	return res, ""
 }
 
-func findTool(t *testing.T, tools []Tool, name string) Tool {
+func findTool(t *testing.T, all []tools.Tool, name string) tools.Tool {
 	t.Helper()
-	for _, tool := range tools {
+	for _, tool := range all {
 		if tool.Name() == name {
 			return tool
 		}
@@ -55,11 +67,11 @@ func TestRecall(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	recall := findTool(t, MemoryTools(nil, Memory{Dir: "/p", Sessions: db}), "recall")
-	if recall.Kind() != KindRead {
+	recall := findTool(t, Tools(nil, Options{Dir: "/p", Sessions: db}), "recall")
+	if recall.Kind() != tools.KindRead {
 		t.Errorf("recall is of kind %v", recall.Kind())
 	}
-	res, _ := runTool(t, WithSession(ctx, "aaaa000000000002"), recall, `{"query":"make check"}`)
+	res, _ := runTool(t, ctx, recall, `{"query":"make check"}`)
 	want := "1 message of earlier sessions matches:\n" +
 		`- session aaaa000000000001 (` + memDay.Local().Format("2006-01-02") + `, "about 0001"), assistant: The tests run with make check.`
 	if res.Content != want || res.IsError || res.Summary != "1 message" {
@@ -80,8 +92,8 @@ func TestRecall(t *testing.T) {
 func TestRemember(t *testing.T) {
 	db := sqlitetest.Open(t)
 	ctx := t.Context()
-	remember := findTool(t, MemoryTools(nil, Memory{Dir: "/p", Facts: db, Now: func() time.Time { return memDay }}), "remember")
-	if remember.Kind() != KindMemory || !remember.Kind().NeedsApproval() || remember.Kind().Concurrent() {
+	remember := findTool(t, Tools(nil, Options{Dir: "/p", Facts: db, Now: func() time.Time { return memDay }}), "remember")
+	if remember.Kind() != tools.KindMemory || !remember.Kind().NeedsApproval() || remember.Kind().Concurrent() {
 		t.Errorf("remember is of kind %v", remember.Kind())
 	}
 	call, err := remember.Prepare(json.RawMessage(`{"fact":"  tests run with\n make check "}`))
@@ -95,7 +107,7 @@ func TestRemember(t *testing.T) {
 	if len(facts) != 0 {
 		t.Fatal("a fact is kept before the call runs (and is approved)")
 	}
-	res, err := call.Run(ctx)
+	res, err := call.Run(ctx, tools.Caller{})
 	if err != nil || res.IsError || !strings.Contains(res.Content, "next sessions") {
 		t.Errorf("result %+v, %v", res, err)
 	}
@@ -123,12 +135,12 @@ func (s *stubCode) Search(_ context.Context, q codeindex.Query) ([]codeindex.Res
 }
 
 func TestSearchCode(t *testing.T) {
-	ws := newWorkspace(t, map[string]string{"a.go": "package a\n"})
+	ws := newWorkspace(t)
 	code := &stubCode{res: []codeindex.Result{{Chunk: codeindex.Chunk{Path: "lex/lex.go", Start: 14, End: 30,
 		Symbol: "(*Lexer).Next", Text: "\n// Next returns the next token.\nfunc (l *Lexer) Next() string {\n\ta\n\tb\n\tc\n}\n"}},
 		{Chunk: codeindex.Chunk{Path: "README.md", Start: 1, End: 2, Text: "# lathe\n" + strings.Repeat("y", 300)}, Changed: true}}}
 	status := ""
-	tool := findTool(t, MemoryTools(ws, Memory{Dir: ws.Dir(), Code: code, CodeStatus: func() string { return status }}), "search_code")
+	tool := findTool(t, Tools(ws, Options{Dir: ws.Dir(), Code: code, CodeStatus: func() string { return status }}), "search_code")
 	res, _ := runTool(t, t.Context(), tool, `{"query":"next token"}`)
 	want := "2 chunks match (best first; read_file a range for more):\n" +
 		"lex/lex.go:14-30 (*Lexer).Next\n    // Next returns the next token.\n    func (l *Lexer) Next() string {\n    \ta\n    \tb\n    …\n" +
@@ -149,12 +161,12 @@ func TestSearchCode(t *testing.T) {
 // TestAvailable: an optional tool that says it cannot answer is left out
 // of the registry; the others stay, in order.
 func TestAvailable(t *testing.T) {
-	ws := newWorkspace(t, nil)
+	ws := newWorkspace(t)
 	db := sqlitetest.Open(t)
 	available := false
-	mem := MemoryTools(ws, Memory{Dir: ws.Dir(), Sessions: db, Facts: db, Code: &stubCode{},
+	mem := Tools(ws, Options{Dir: ws.Dir(), Sessions: db, Facts: db, Code: &stubCode{},
 		CodeAvailable: func(context.Context) bool { return available }})
-	r := NewRegistry(mem...)
+	r := tools.NewRegistry(mem...)
 	if got := strings.Join(r.Available(t.Context()).Names(), " "); got != "recall remember" {
 		t.Errorf("without an embedding model: %s", got)
 	}
