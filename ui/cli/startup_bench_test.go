@@ -16,7 +16,7 @@ import (
 )
 
 // buildLathe builds the lathe binary into a temporary directory.
-func buildLathe(b *testing.B) string {
+func buildLathe(b testing.TB) string {
 	b.Helper()
 	bin := filepath.Join(b.TempDir(), "lathe")
 	if out, err := exec.Command("go", "build", "-o", bin, "lathe").CombinedOutput(); err != nil {
