@@ -4,7 +4,14 @@ go 1.26.0
 
 require (
 	charm.land/bubbles/v2 v2.2.1
-	charm.land/bubbletea/v2 v2.0.9
+	// ui/pace.go slows Bubble Tea's renderer while the screen is still by
+	// resetting the ticker Program keeps unexported in its field ticker: no
+	// option changes the renderer's rate once the program runs (v2.1.1
+	// still has only WithFPS, at start). Upgrade only to a version that
+	// keeps the field (TestRendererTickerReachable): without it the
+	// renderer wakes at its starting 120 frames a second for as long as
+	// lathe runs, 2% of a core when idle.
+	charm.land/bubbletea/v2 v2.1.1
 	charm.land/lipgloss/v2 v2.0.6
 	github.com/alecthomas/chroma/v2 v2.14.0
 	github.com/aymanbagabas/go-udiff v0.4.1
