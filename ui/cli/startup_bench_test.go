@@ -67,8 +67,10 @@ func buildFloor(b *testing.B) string {
 }
 
 // exitsOnTerminal measures bin run with args on a pseudo-terminal, until
-// it exits.
+// it exits. cpu-ms/op is the CPU time the process took, which other work
+// on the machine changes less than the time it took to exit.
 func exitsOnTerminal(b *testing.B, bin string, args ...string) {
+	var cpu time.Duration
 	for b.Loop() {
 		cmd := exec.Command(bin, args...)
 		ptmx, err := pty.Start(cmd)
@@ -79,12 +81,15 @@ func exitsOnTerminal(b *testing.B, bin string, args ...string) {
 		if err := cmd.Wait(); err != nil {
 			b.Fatal(err)
 		}
+		cpu += cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()
 		ptmx.Close()
 	}
+	b.ReportMetric(float64(cpu.Microseconds())/1000/float64(b.N), "cpu-ms/op")
 }
 
 // firstFrame measures "lathe" until its first frame is on the
-// (pseudo-)terminal, with config as the user's config file.
+// (pseudo-)terminal, with config as the user's config file; cpu-ms/op is
+// the CPU time it took until it was killed, a little after that frame.
 func firstFrame(b *testing.B, bin, config string) {
 	srv := ollamatest.New(b)
 	home := b.TempDir()
@@ -98,6 +103,7 @@ func firstFrame(b *testing.B, bin, config string) {
 	}
 	env := append(os.Environ(), "OLLAMA_HOST="+srv.URL(), "HOME="+home, "XDG_STATE_HOME="+home, "XDG_CONFIG_HOME="+home, "XDG_DATA_HOME="+home, "LATHE_MODEL=")
 	buf := make([]byte, 64<<10)
+	var cpu time.Duration
 	for b.Loop() {
 		cmd := exec.Command(bin, "-C", home)
 		cmd.Env = env
@@ -118,6 +124,8 @@ func firstFrame(b *testing.B, bin, config string) {
 		stuck.Stop()
 		_ = cmd.Process.Kill()
 		_ = cmd.Wait()
+		cpu += cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()
 		ptmx.Close()
 	}
+	b.ReportMetric(float64(cpu.Microseconds())/1000/float64(b.N), "cpu-ms/op")
 }
