@@ -4,7 +4,14 @@ go 1.26.0
 
 require (
 	charm.land/bubbles/v2 v2.2.1
-	charm.land/bubbletea/v2 v2.0.9
+	// ui/pace.go slows Bubble Tea's renderer while the screen is still by
+	// resetting the ticker Program keeps unexported in its field ticker: no
+	// option changes the renderer's rate once the program runs (v2.1.1
+	// still has only WithFPS, at start). Upgrade only to a version that
+	// keeps the field (TestRendererTickerReachable): without it the
+	// renderer wakes at its starting 120 frames a second for as long as
+	// lathe runs, 2% of a core when idle.
+	charm.land/bubbletea/v2 v2.1.1
 	charm.land/lipgloss/v2 v2.0.6
 	github.com/alecthomas/chroma/v2 v2.14.0
 	github.com/aymanbagabas/go-udiff v0.4.1
@@ -25,6 +32,7 @@ require (
 	golang.org/x/image v0.47.0
 	golang.org/x/net v0.60.0
 	golang.org/x/sys v0.49.0
+	lathe/ui/markdown/internal/lexers v0.0.0
 	modernc.org/sqlite v1.60.1
 )
 
@@ -80,3 +88,12 @@ require (
 // in init: 25 ms added to every start of lathe. v0.0.24 computes the same
 // widths on demand, and nothing in the build uses what v0.0.27 added.
 replace github.com/mattn/go-runewidth => github.com/mattn/go-runewidth v0.0.24
+
+// chroma's package of lexers reads the configuration of every lexer it has
+// in its initialisation: 8-9 ms and 2.3 MB at every start of lathe, before
+// main, --version included. ui/markdown/internal/lexers is a copy of it
+// that builds its registry on first use; it is a module of its own because
+// it is chroma's code, not lathe's (go vet and staticcheck of ./... leave
+// it out), and a test in ui/markdown keeps it equal to the chroma required
+// here.
+replace lathe/ui/markdown/internal/lexers => ./ui/markdown/internal/lexers

@@ -8,7 +8,7 @@
 #             streamed at 200 tokens a second (fakeollama -pace 5ms), from
 #             the prompt's Enter to the end of the answer, divided by the
 #             tokens; printed beside the markdown renderer alone
-#             (BenchmarkStreamToken/incremental in mdstream, every token rendered) and their ratio;
+#             (BenchmarkStreamToken/incremental in ui/markdown, every token rendered) and their ratio;
 #   client    the floor under it: the official Ollama client receiving the
 #             same stream and doing nothing with it (scripts/streamfloor),
 #             measured after each run, and what lathe adds to it.
@@ -34,7 +34,7 @@ go build -o "$work/fakeollama" ./scripts/fakeollama
 go build -o "$work/streamfloor" ./scripts/streamfloor
 tokens=$(go run ./scripts/mdscript 12000 2>&1 >"$work/script.json")
 tick=$(getconf CLK_TCK)
-md_ns=$(go test -run '^$' -bench '^BenchmarkStreamToken$/^incremental$' -benchtime 3x ./mdstream/ |
+md_ns=$(go test -run '^$' -bench '^BenchmarkStreamToken$/^incremental$' -benchtime 3x ./ui/markdown/ |
 	awk '{ for (i = 2; i <= NF; i++) if ($i == "ns/token") { s += $(i - 1); n++ } } END { if (n) printf "%d", s / n }')
 
 cpu() { awk '{ print $14 + $15 }' "/proc/$1/stat"; } # utime + stime, in ticks

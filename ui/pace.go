@@ -42,8 +42,9 @@ type idleCheck struct{}
 
 // rendererTicker returns the ticker that paces p's renderer, which Bubble
 // Tea does not let a program change: nil if this version of it does not
-// have one where v2.0.9 keeps it. It is read once the program runs, in
-// Update, on the goroutine that started the renderer.
+// have one where v2.0.9 to v2.1.1 keep it (go.mod says why it is pinned).
+// It is read once the program runs, in Update, on the goroutine that
+// started the renderer.
 func rendererTicker(p *tea.Program) *time.Ticker {
 	if p == nil {
 		return nil

@@ -244,7 +244,7 @@ func SpecsSize(specs []ToolSpec) int {
 	}
 	list := make([]tool, len(specs))
 	for i, s := range specs {
-		list[i] = tool{"function", function{s.Name, s.Description, s.Parameters}}
+		list[i] = tool{"function", function(s)}
 	}
 	b, _ := json.Marshal(list) // specs hold valid JSON
 	return len(b)

@@ -4,7 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"text/tabwriter"
+	"strconv"
 	"time"
 
 	"lathe/orchestrator/session"
@@ -53,15 +53,11 @@ func HitsJSON(w io.Writer, hits []session.Hit) error {
 // Facts writes the facts remembered, oldest first: id, when it was
 // remembered, (with dirs, the project,) and the fact.
 func Facts(w io.Writer, facts []session.Fact, dirs bool) error {
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	t := newTable(w, dirs)
 	for _, f := range facts {
-		fmt.Fprintf(tw, "%d\t%s\t", f.ID, f.Created.Local().Format("2006-01-02"))
-		if dirs {
-			fmt.Fprintf(tw, "%s\t", f.Dir)
-		}
-		fmt.Fprintln(tw, f.Text)
+		t.row(f.Dir, strconv.FormatInt(f.ID, 10), f.Created.Local().Format("2006-01-02"), f.Text)
 	}
-	return tw.Flush()
+	return t.flush()
 }
 
 // factJSON is a fact as lathe memory list --json lists it.

@@ -3,7 +3,7 @@ package print
 import (
 	"fmt"
 	"io"
-	"text/tabwriter"
+	"strconv"
 	"time"
 
 	"lathe/orchestrator/session"
@@ -13,12 +13,8 @@ import (
 // Sessions writes the sessions as a table: id, age, model, messages,
 // how the last run ended, title; with dirs, the directory of each too.
 func Sessions(w io.Writer, list []session.Summary, now time.Time, dirs bool) error {
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	header := "ID\tAGE\tMODEL\tMESSAGES\tLAST RUN\tTITLE"
-	if dirs {
-		header = "ID\tAGE\tMODEL\tMESSAGES\tLAST RUN\tDIR\tTITLE"
-	}
-	fmt.Fprintln(tw, header)
+	t := newTable(w, dirs)
+	t.row("DIR", "ID", "AGE", "MODEL", "MESSAGES", "LAST RUN", "TITLE")
 	for _, s := range list {
 		last := "-"
 		if s.LastRun != nil {
@@ -27,13 +23,9 @@ func Sessions(w io.Writer, list []session.Summary, now time.Time, dirs bool) err
 		if s.Undone > 0 {
 			last += fmt.Sprintf(", %d undone", s.Undone)
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%s\t", session.ShortID(s.ID), human.Ago(now.Sub(s.Updated)), s.Model, s.Messages, last)
-		if dirs {
-			fmt.Fprintf(tw, "%s\t", s.Dir)
-		}
-		fmt.Fprintln(tw, s.Title)
+		t.row(s.Dir, session.ShortID(s.ID), human.Ago(now.Sub(s.Updated)), s.Model, strconv.Itoa(s.Messages), last, s.Title)
 	}
-	return tw.Flush()
+	return t.flush()
 }
 
 // sessionJSON is a session as lathe sessions --json lists it.

@@ -60,8 +60,8 @@ func (a *callAssembler) add(deltas []oai.ChatCompletionChunkChoiceDeltaToolCall)
 		}
 		// The whole arguments again: compared before json.Valid reads
 		// them, which on every fragment would cost each delta as much as
-		// all that came before it.
-		if frag != "" && !(frag == string(p.args.Bytes()) && complete(p.args.Bytes())) {
+		// all that came before it. (args.String() would copy them.)
+		if args := p.args.Bytes(); frag != "" && !(frag == string(args) && complete(args)) {
 			p.args.WriteString(frag)
 			a.size += len(frag)
 		}

@@ -105,7 +105,7 @@ func (db *DB) StartAttempt(ctx context.Context, id int64, at time.Time) error {
 		now := stamp(at)
 		res, err := tx.ExecContext(ctx, `UPDATE attempts SET state = 'running', started_at = ?, active_at = ?,
 			pid = ?, pid_started = ?, host = ? WHERE id = ? AND state = 'created'`,
-			now, now, self.pid, self.started, self.host, id)
+			now, now, self().pid, self().started, self().host, id)
 		if err != nil {
 			return err
 		}

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"sync"
 	"syscall"
 	"time"
 
@@ -27,11 +28,12 @@ type process struct {
 	host    string
 }
 
-// self is this process.
-var self = func() process {
+// self is this process, asked of the system once a lease needs it rather
+// than at every start.
+var self = sync.OnceValue(func() process {
 	host, _ := os.Hostname()
 	return process{pid: os.Getpid(), started: startTime(os.Getpid()), host: host}
-}()
+})
 
 // foreignStale is how old a lease taken on another machine (a database on
 // a shared home) must be for it to be taken for stale: whether its process
@@ -41,10 +43,10 @@ const foreignStale = 24 * time.Hour
 // alive reports whether the process holding a lease, taken at acquired,
 // may still be running.
 func (p process) alive(acquired time.Time) bool {
-	if p.host != self.host {
+	if p.host != self().host {
 		return time.Since(acquired) < foreignStale
 	}
-	if p == self {
+	if p == self() {
 		return true
 	}
 	if err := syscall.Kill(p.pid, 0); errors.Is(err, syscall.ESRCH) {
@@ -71,17 +73,17 @@ func claim(ctx context.Context, tx *sql.Tx, id string) error {
 	case errors.Is(err, sql.ErrNoRows):
 	case err != nil:
 		return err
-	case holder == self:
+	case holder == self():
 		return nil
 	case holder.alive(unstamp(acquired)):
 		h := session.Holder{PID: holder.pid, Since: unstamp(acquired)}
-		if holder.host != self.host {
+		if holder.host != self().host {
 			h.Host = holder.host
 		}
 		return &session.InUseError{ID: id, Holder: h}
 	}
 	_, err = tx.ExecContext(ctx, `INSERT OR REPLACE INTO leases (session_id, pid, started, host, acquired_at)
-		VALUES (?, ?, ?, ?, ?)`, id, self.pid, self.started, self.host, stamp(time.Time{}))
+		VALUES (?, ?, ?, ?, ?)`, id, self().pid, self().started, self().host, stamp(time.Time{}))
 	return sessionMissing(err)
 }
 
@@ -105,7 +107,7 @@ func (db *DB) Claim(ctx context.Context, id string) error {
 func (db *DB) Release(ctx context.Context, id string) error {
 	err := db.write(ctx, func(tx *sql.Tx) error {
 		_, err := tx.ExecContext(ctx, `DELETE FROM leases WHERE session_id = ? AND pid = ? AND started = ? AND host = ?`,
-			id, self.pid, self.started, self.host)
+			id, self().pid, self().started, self().host)
 		return err
 	})
 	if err != nil {

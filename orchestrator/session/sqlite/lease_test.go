@@ -41,13 +41,13 @@ func liveProcess(t *testing.T) (process, func()) {
 	}
 	stop := func() { cmd.Process.Kill(); cmd.Wait() }
 	t.Cleanup(stop)
-	return process{pid: cmd.Process.Pid, started: startTime(cmd.Process.Pid), host: self.host}, stop
+	return process{pid: cmd.Process.Pid, started: startTime(cmd.Process.Pid), host: self().host}, stop
 }
 
 func TestCreateSessionTakesTheLease(t *testing.T) {
 	db := openTest(t)
 	createSession(t, db, "s1", "/w", day)
-	if p, ok := holderOf(t, db, "s1"); !ok || p != self {
+	if p, ok := holderOf(t, db, "s1"); !ok || p != self() {
 		t.Fatalf("lease of a new session: %+v, %v; want this process", p, ok)
 	}
 	if err := db.Claim(t.Context(), "s1"); err != nil {
@@ -57,7 +57,7 @@ func TestCreateSessionTakesTheLease(t *testing.T) {
 
 func TestClaim(t *testing.T) {
 	live, stop := liveProcess(t)
-	if live.started == 0 && startTime(self.pid) != 0 {
+	if live.started == 0 && startTime(self().pid) != 0 {
 		t.Fatal("no start time for a live process")
 	}
 	tests := []struct {
@@ -68,10 +68,10 @@ func TestClaim(t *testing.T) {
 	}{
 		{"free", process{}, time.Time{}, false},
 		{"live process", live, time.Now(), true},
-		{"pid gone", process{pid: 1 << 22, started: 5, host: self.host}, time.Now(), false},
-		{"pid reused", process{pid: self.pid, started: self.started + 1, host: self.host}, time.Now(), startTime(self.pid) == 0},
-		{"another machine", process{pid: 42, host: self.host + "-elsewhere"}, time.Now().Add(-time.Hour), true},
-		{"another machine, a day ago", process{pid: 42, host: self.host + "-elsewhere"}, time.Now().Add(-25 * time.Hour), false},
+		{"pid gone", process{pid: 1 << 22, started: 5, host: self().host}, time.Now(), false},
+		{"pid reused", process{pid: self().pid, started: self().started + 1, host: self().host}, time.Now(), startTime(self().pid) == 0},
+		{"another machine", process{pid: 42, host: self().host + "-elsewhere"}, time.Now().Add(-time.Hour), true},
+		{"another machine, a day ago", process{pid: 42, host: self().host + "-elsewhere"}, time.Now().Add(-25 * time.Hour), false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -93,12 +93,12 @@ func TestClaim(t *testing.T) {
 				if p != tt.holder || inUse.ID != "s1" || inUse.Holder.PID != tt.holder.pid {
 					t.Errorf("the lease changed hands: %+v; error %+v", p, inUse)
 				}
-				if tt.holder.host != self.host && inUse.Holder.Host != tt.holder.host {
+				if tt.holder.host != self().host && inUse.Holder.Host != tt.holder.host {
 					t.Errorf("the error names host %q, want %q", inUse.Holder.Host, tt.holder.host)
 				}
 				return
 			}
-			if p != self {
+			if p != self() {
 				t.Errorf("after the claim the lease is %+v's, want this process's", p)
 			}
 		})

@@ -62,7 +62,7 @@ func (s *Server) handleChat(w http.ResponseWriter, r *http.Request, index int, b
 	c.prompt = s.render(c.req, c.model)
 	c.tokens = tokensAt(len(c.prompt), c.density)
 	images := imagesOf(c.req)
-	s.noteEval(c.index, func(r *Request) {
+	s.requests.Update(c.index, func(r *Request) {
 		r.PromptTokens = c.tokens
 		r.Images, r.ImagesSeen = images, len(images) > 0 && c.model.has(CapVision)
 	})
@@ -219,26 +219,11 @@ func (c chatCall) streamPathError(herr *httpError) *httpError {
 
 // takeReply pops the next scripted reply and resolves a Func reply.
 func (s *Server) takeReply(c chatCall) (Reply, *httpError) {
-	s.mu.Lock()
-	if len(s.replies) == 0 && s.fallback != nil {
-		s.replies = append(s.replies, Reply{Func: s.fallback})
-	}
-	if len(s.replies) == 0 {
-		s.mu.Unlock()
+	reply, err := s.replies.Take(c.req)
+	if errors.Is(err, ErrNoReply) {
 		s.t.Errorf("ollamatest: chat request %d (%s) arrived with no scripted reply left; %s",
 			c.index, c.req.Model, lastMessage(c.req))
 		return Reply{}, reject(http.StatusInternalServerError, errNoReply)
-	}
-	reply := s.replies[0]
-	s.replies = s.replies[1:]
-	s.mu.Unlock()
-	if reply.Func == nil {
-		return reply, nil
-	}
-	reply = reply.Func(c.req)
-	err := reply.Validate()
-	if err == nil && reply.Func != nil {
-		err = errors.New("a Func reply returned another Func reply")
 	}
 	if err != nil {
 		s.t.Errorf("ollamatest: chat request %d: Func reply: %v", c.index, err)

@@ -83,6 +83,7 @@ func (s *Server) handleShow(w http.ResponseWriter, _ *http.Request, _ int, body 
 		herr.write(w)
 		return
 	}
+	//lint:ignore SA1019 Ollama still reads the name older clients send
 	asked := cmp.Or(req.Model, req.Name)
 	if asked == "" {
 		writeError(w, http.StatusBadRequest, "model is required")

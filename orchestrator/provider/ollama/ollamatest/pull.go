@@ -18,6 +18,7 @@ func (s *Server) handlePull(w http.ResponseWriter, _ *http.Request, _ int, body 
 		herr.write(w)
 		return
 	}
+	//lint:ignore SA1019 Ollama still reads the name older clients send
 	name := model.ParseName(cmp.Or(req.Model, req.Name))
 	if !name.IsValid() {
 		writeError(w, http.StatusBadRequest, "invalid model name")

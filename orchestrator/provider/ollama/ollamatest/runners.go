@@ -83,16 +83,10 @@ func (s *Server) evaluate(c chatCall) (load time.Duration, count, evaluated int)
 	r, load := s.loadLocked(c)
 	count, evaluated = promptEval(r.prompt, c.prompt, c.numCtx, !s.cfg.noCache, c.density)
 	r.prompt = c.prompt
-	s.requests[c.index].PromptTokens = count
-	s.requests[c.index].CachedTokens = count - evaluated
+	s.requests.Update(c.index, func(r *Request) {
+		r.PromptTokens, r.CachedTokens = count, count-evaluated
+	})
 	return load, count, evaluated
-}
-
-// noteEval records what the server computed for request index.
-func (s *Server) noteEval(index int, f func(*Request)) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	f(&s.requests[index])
 }
 
 // expiry is when a model loaded at now with keepAlive unloads: 5 minutes by
@@ -145,7 +139,7 @@ func (s *Server) shifted(c chatCall, promptCount, n int) {
 	keep := c.keep(promptCount)
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.requests[c.index].Shifts = n
+	s.requests.Update(c.index, func(r *Request) { r.Shifts = n })
 	if r := s.runners[c.model.name.String()]; r != nil {
 		r.prompt = c.prompt[:min(len(c.prompt), bytesOfTokens(keep, c.density))]
 	}

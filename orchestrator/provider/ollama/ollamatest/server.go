@@ -13,6 +13,8 @@ import (
 	"time"
 
 	"github.com/ollama/ollama/api"
+
+	"lathe/orchestrator/provider/internal/requestlog"
 )
 
 // Server is a running fake Ollama server. All its methods are safe for
@@ -24,10 +26,10 @@ type Server struct {
 	closing chan struct{} // closed by cleanup: releases hanging replies
 	cfg     config
 
+	replies  Replies
+	requests requestlog.Log[Request]
+
 	mu       sync.Mutex
-	replies  []Reply
-	fallback func(api.ChatRequest) Reply // answers when no scripted reply is left
-	requests []Request
 	models   []entry
 	pullable []entry
 	runners  map[string]*runner // loaded models, by fully qualified name
@@ -242,31 +244,22 @@ func (s *Server) Script(replies ...Reply) {
 		}
 		valid = append(valid, r)
 	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.replies = append(s.replies, valid...)
+	s.replies.Add(valid...)
 }
 
 // Respond makes fn answer every chat request that finds no scripted reply
 // left, for conversations whose length a test does not fix in advance.
 // Script's replies still come first and must all be used.
 func (s *Server) Respond(fn func(req api.ChatRequest) Reply) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.fallback = fn
+	s.replies.Respond(fn)
 }
 
 // Requests returns a copy of every request received, in order.
 func (s *Server) Requests() []Request {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	out := make([]Request, len(s.requests))
-	for i, r := range s.requests {
-		r.Header = r.Header.Clone()
-		r.Body = bytes.Clone(r.Body)
-		out[i] = r
-	}
-	return out
+	return s.requests.All(func(r Request) Request {
+		r.Header, r.Body = r.Header.Clone(), bytes.Clone(r.Body)
+		return r
+	})
 }
 
 // ChatRequests returns the decoded body of every POST /api/chat whose body
@@ -288,10 +281,7 @@ func (s *Server) ChatRequests() []api.ChatRequest {
 func (s *Server) close() {
 	close(s.closing)
 	s.ts.Close()
-	s.mu.Lock()
-	left := s.replies
-	s.mu.Unlock()
-	if len(left) > 0 {
+	if left := s.replies.Left(); len(left) > 0 {
 		s.t.Errorf("ollamatest: %d scripted replies left unused; first: %s", len(left), left[0].summary())
 	}
 }
@@ -301,7 +291,7 @@ func (s *Server) serveHTTP(w http.ResponseWriter, r *http.Request) {
 	if err != nil {
 		return
 	}
-	index := s.record(r, body)
+	index := s.requests.Add(Request{Method: r.Method, Path: r.URL.Path, Header: r.Header.Clone(), Body: body})
 	methods, ok := s.routes[r.URL.Path]
 	if !ok {
 		writeText(w, http.StatusNotFound, "404 page not found")
@@ -313,18 +303,6 @@ func (s *Server) serveHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	h(w, r, index, body)
-}
-
-func (s *Server) record(r *http.Request, body []byte) int {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.requests = append(s.requests, Request{
-		Method: r.Method,
-		Path:   r.URL.Path,
-		Header: r.Header.Clone(),
-		Body:   body,
-	})
-	return len(s.requests) - 1
 }
 
 func (s *Server) routeTable() map[string]map[string]handler {

@@ -61,7 +61,7 @@ func (s *Server) hang(r *http.Request, index int) {
 	case <-r.Context().Done():
 		s.updateWaits(func(w *waitState) {
 			w.cancelled++
-			s.requests[index].Cancelled = true
+			s.requests.Update(index, func(r *Request) { r.Cancelled = true })
 		})
 	case <-s.closing:
 	}

@@ -145,8 +145,8 @@ func (s *Server) chat(w http.ResponseWriter, r *http.Request, index int, body []
 		cached = min(commonPrefix(prompt, s.last)/4, tokens-1)
 		s.last = prompt
 	}
-	s.requests[index].PromptTokens, s.requests[index].CachedTokens = reported, cached
 	s.mu.Unlock()
+	s.requests.Update(index, func(r *Request) { r.PromptTokens, r.CachedTokens = reported, cached })
 	reply, ok := s.takeReply(req)
 	if !ok {
 		s.fail(w, http.StatusInternalServerError, "openaitest: no scripted reply left", "server_error")
@@ -190,25 +190,14 @@ func commonPrefix(a, b string) int {
 
 // takeReply pops the next scripted reply, or asks the fallback.
 func (s *Server) takeReply(req chatRequest) (ollamatest.Reply, bool) {
-	s.mu.Lock()
-	var reply ollamatest.Reply
+	reply, err := s.replies.Take(req.api)
 	switch {
-	case len(s.replies) > 0:
-		reply, s.replies = s.replies[0], s.replies[1:]
-	case s.fallback != nil:
-		reply = ollamatest.Reply{Func: s.fallback}
-	default:
-		s.mu.Unlock()
+	case errors.Is(err, ollamatest.ErrNoReply):
 		s.t.Errorf("openaitest: a chat request arrived with no scripted reply left (%d messages)", len(req.api.Messages))
 		return reply, false
-	}
-	s.mu.Unlock()
-	if reply.Func != nil {
-		reply = reply.Func(req.api)
-		if err := reply.Validate(); err != nil || reply.Func != nil {
-			s.t.Errorf("openaitest: bad Func reply: %v", err)
-			return reply, false
-		}
+	case err != nil:
+		s.t.Errorf("openaitest: bad Func reply: %v", err)
+		return reply, false
 	}
 	return reply, true
 }

@@ -56,6 +56,7 @@ import (
 
 	"github.com/ollama/ollama/api"
 
+	"lathe/orchestrator/provider/internal/requestlog"
 	"lathe/orchestrator/provider/ollama/ollamatest"
 )
 
@@ -99,12 +100,12 @@ type Server struct {
 	apiKey  string
 	closing chan struct{}
 
-	mu       sync.Mutex
-	replies  []ollamatest.Reply
-	fallback func(api.ChatRequest) ollamatest.Reply
-	requests []Request
-	last     string // the previous chat request's rendered prompt
-	ids      int
+	replies  ollamatest.Replies
+	requests requestlog.Log[Request]
+
+	mu   sync.Mutex
+	last string // the previous chat request's rendered prompt
+	ids  int
 }
 
 // Request is one HTTP request the server received.
@@ -162,28 +163,20 @@ func (s *Server) Script(replies ...ollamatest.Reply) {
 			return
 		}
 	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.replies = append(s.replies, replies...)
+	s.replies.Add(replies...)
 }
 
 // Respond makes fn answer the chat requests that find no scripted reply.
 func (s *Server) Respond(fn func(api.ChatRequest) ollamatest.Reply) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.fallback = fn
+	s.replies.Respond(fn)
 }
 
 // Requests returns every request received, in order.
 func (s *Server) Requests() []Request {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	out := make([]Request, len(s.requests))
-	for i, r := range s.requests {
+	return s.requests.All(func(r Request) Request {
 		r.Header, r.Body = r.Header.Clone(), bytes.Clone(r.Body)
-		out[i] = r
-	}
-	return out
+		return r
+	})
 }
 
 // Bodies returns the raw body of every chat request, in order.
@@ -213,10 +206,7 @@ func (s *Server) ChatRequests() []api.ChatRequest {
 func (s *Server) close() {
 	close(s.closing)
 	s.ts.Close()
-	s.mu.Lock()
-	left := len(s.replies)
-	s.mu.Unlock()
-	if left > 0 {
+	if left := len(s.replies.Left()); left > 0 {
 		s.t.Errorf("openaitest: %d scripted replies left unused", left)
 	}
 }
@@ -226,10 +216,7 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	if err != nil {
 		return
 	}
-	s.mu.Lock()
-	s.requests = append(s.requests, Request{Method: r.Method, Path: r.URL.Path, Header: r.Header.Clone(), Body: body})
-	index := len(s.requests) - 1
-	s.mu.Unlock()
+	index := s.requests.Add(Request{Method: r.Method, Path: r.URL.Path, Header: r.Header.Clone(), Body: body})
 	if s.apiKey != "" && r.URL.Path != "/health" && r.Header.Get("Authorization") != "Bearer "+s.apiKey {
 		s.fail(w, http.StatusUnauthorized, "Invalid API Key", "authentication_error")
 		return
