@@ -60,10 +60,17 @@ type runDone struct {
 
 // wait returns a command that blocks for the next item and takes every
 // other one already queued with it; when that item is streamed text, it
-// first lets a frame's worth of the stream gather.
+// first lets a frame's worth of the stream gather. Once the bridge is
+// closed it returns nil: no goroutine waits on it after the program.
 func (b *bridge) wait() tea.Cmd {
 	return func() tea.Msg {
-		batch := engineMsg{<-b.ch}
+		var first any
+		select {
+		case first = <-b.ch:
+		case <-b.done:
+			return nil
+		}
+		batch := engineMsg{first}
 		if streamed(batch[0]) && b.gather > 0 {
 			b.sleep(b.gather)
 		}
