@@ -17,14 +17,14 @@ import (
 // used.
 
 type (
-	// preloaded ends the background load of the model.
-	preloaded struct {
+	// preloadedMsg ends the background load of the model.
+	preloadedMsg struct {
 		model  string
 		loaded bool
 		err    error
 	}
-	// numCtxSet ends a switch of the context window.
-	numCtxSet struct {
+	// numCtxSetMsg ends a switch of the context window.
+	numCtxSetMsg struct {
 		numCtx int
 		err    error
 	}
@@ -44,11 +44,11 @@ func (m *model) preload() tea.Cmd {
 	return func() tea.Msg {
 		defer cancel()
 		loaded, err := s.Preload(ctx)
-		return preloaded{name, loaded, err}
+		return preloadedMsg{name, loaded, err}
 	}
 }
 
-func (m *model) preloadedMsg(msg preloaded) {
+func (m *model) preloaded(msg preloadedMsg) {
 	if msg.model != m.loading {
 		return // another model's, since switched away from
 	}
@@ -110,10 +110,10 @@ func (d *fitDialog) view(width, _ int, st *theme, keys keyMap) string {
 // setNumCtx switches the session's window.
 func (m *model) setNumCtx(n int) tea.Cmd {
 	s := m.session
-	return func() tea.Msg { return numCtxSet{n, s.SetNumCtx(n)} }
+	return func() tea.Msg { return numCtxSetMsg{n, s.SetNumCtx(n)} }
 }
 
-func (m *model) numCtxSetMsg(msg numCtxSet) {
+func (m *model) numCtxSet(msg numCtxSetMsg) {
 	if msg.err != nil {
 		m.notice(noticeError, "Cannot change the window", msg.err.Error())
 		return

@@ -120,9 +120,9 @@ func (d *trustDialog) view(width, _ int, st *theme, keys keyMap) string {
 		k(keys.Interrupt, "not now")}, st.meta.Render("  ·  "), width)...), "\n")
 }
 
-// mcpTrusted ends /mcp trust, or the start-up question: the trust was kept
+// mcpTrustedMsg ends /mcp trust, or the start-up question: the trust was kept
 // (or could not be).
-type mcpTrusted struct{ err error }
+type mcpTrustedMsg struct{ err error }
 
 // trustMCP starts the project's servers and keeps the trust given, for
 // these very servers, in the trust file.
@@ -134,11 +134,11 @@ func (m *model) trustMCP() tea.Cmd {
 		if keep != nil {
 			err = keep()
 		}
-		return mcpTrusted{err}
+		return mcpTrustedMsg{err}
 	}
 }
 
-func (m *model) mcpTrustedMsg(msg mcpTrusted) {
+func (m *model) mcpTrusted(msg mcpTrustedMsg) {
 	if msg.err != nil {
 		m.notice(noticeWarn, "", "The project's MCP servers start now, but lathe will ask again next time: "+msg.err.Error())
 		return
@@ -172,7 +172,7 @@ func (m *model) cmdMCP(arg string) tea.Cmd {
 		}
 		m.op = opMCP
 		on := verb == "on"
-		return func() tea.Msg { return mcpToggled{name: name, on: on, err: mgr.SetEnabled(name, on)} }
+		return func() tea.Msg { return mcpToggledMsg{name: name, on: on, err: mgr.SetEnabled(name, on)} }
 	case "reload":
 		if m.refuseBusy() {
 			return nil
@@ -182,7 +182,7 @@ func (m *model) cmdMCP(arg string) tea.Cmd {
 		return func() tea.Msg {
 			mgr.Reload(ctx)
 			notes, err := session.ReloadTools(ctx)
-			return mcpReloaded{notes: notes, err: err}
+			return mcpReloadedMsg{notes: notes, err: err}
 		}
 	}
 	m.notice(noticeWarn, "", "/mcp takes on NAME, off NAME, reload or trust")
@@ -214,14 +214,14 @@ func (m *model) mcpTable() *tableItem {
 	return item
 }
 
-// mcpToggled ends /mcp on or off.
-type mcpToggled struct {
+// mcpToggledMsg ends /mcp on or off.
+type mcpToggledMsg struct {
 	name string
 	on   bool
 	err  error
 }
 
-func (m *model) mcpToggledMsg(msg mcpToggled) tea.Cmd {
+func (m *model) mcpToggled(msg mcpToggledMsg) tea.Cmd {
 	m.op = ""
 	switch {
 	case msg.err != nil:
@@ -234,13 +234,13 @@ func (m *model) mcpToggledMsg(msg mcpToggled) tea.Cmd {
 	return m.next()
 }
 
-// mcpReloaded ends /mcp reload.
-type mcpReloaded struct {
+// mcpReloadedMsg ends /mcp reload.
+type mcpReloadedMsg struct {
 	notes []string
 	err   error
 }
 
-func (m *model) mcpReloadedMsg(msg mcpReloaded) tea.Cmd {
+func (m *model) mcpReloaded(msg mcpReloadedMsg) tea.Cmd {
 	m.op = ""
 	switch {
 	case msg.err != nil:

@@ -42,8 +42,8 @@ type (
 		facts []session.Fact
 		err   error
 	}
-	// factChanged ends /memory rm and /memory edit.
-	factChanged struct {
+	// factChangedMsg ends /memory rm and /memory edit.
+	factChangedMsg struct {
 		done string // what was done, for the notice
 		err  error
 	}
@@ -107,7 +107,7 @@ func (m *model) searchKey(msg tea.KeyPressMsg) tea.Cmd {
 	}
 	return func() tea.Msg {
 		saved, err := st.Load(ctx, h.SessionID)
-		return sessionLoaded{saved: saved, err: err, at: h.Seq, atSet: true}
+		return sessionLoadedMsg{saved: saved, err: err, at: h.Seq, atSet: true}
 	}
 }
 
@@ -157,9 +157,9 @@ func (m *model) cmdMemory(arg string) tea.Cmd {
 		}
 		return func() tea.Msg {
 			if verb == "rm" {
-				return factChanged{fmt.Sprintf("Forgot fact %d.", id), mem.DeleteFact(ctx, dir, id)}
+				return factChangedMsg{fmt.Sprintf("Forgot fact %d.", id), mem.DeleteFact(ctx, dir, id)}
 			}
-			return factChanged{fmt.Sprintf("Fact %d rewritten.", id), mem.EditFact(ctx, dir, id, text, now)}
+			return factChangedMsg{fmt.Sprintf("Fact %d rewritten.", id), mem.EditFact(ctx, dir, id, text, now)}
 		}
 	}
 	m.setStatusNote("/memory, /memory rm N or /memory edit N TEXT")
@@ -192,7 +192,7 @@ func (m *model) factsListed(msg factsMsg) {
 	m.transcript.add(item)
 }
 
-func (m *model) factChangedMsg(msg factChanged) {
+func (m *model) factChanged(msg factChangedMsg) {
 	if msg.err != nil {
 		m.notice(noticeError, "", msg.err.Error())
 		return

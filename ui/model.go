@@ -104,8 +104,7 @@ type model struct {
 	popupClosed bool   // Esc closed the completion popup; an edit opens it again
 	bottomView  string // the bottom panel, rendered by layout
 
-	resumed  *session.Saved // shown once the session is prepared
-	titled   bool           // the model was asked for a title
+	titled   bool // the model was asked for a title
 	sessions *sessionPicker
 	rewind   *rewindPicker
 

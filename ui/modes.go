@@ -60,18 +60,18 @@ func (m *model) setMode(md mode.Mode, reason string, say bool) tea.Cmd {
 	m.op = opMode
 	ctx, session, hadPlan := m.ctx, m.session, m.mode.plan != nil
 	return func() tea.Msg {
-		return modeSet{err: session.SetMode(ctx, md, reason), say: say, hadPlan: hadPlan}
+		return modeSetMsg{err: session.SetMode(ctx, md, reason), say: say, hadPlan: hadPlan}
 	}
 }
 
-// modeSet ends a mode change: the session saved it (or failed to).
-type modeSet struct {
+// modeSetMsg ends a mode change: the session saved it (or failed to).
+type modeSetMsg struct {
 	err     error
 	say     bool // tell it in the transcript now, not with the next prompt
 	hadPlan bool
 }
 
-func (m *model) modeSet(msg modeSet) tea.Cmd {
+func (m *model) modeSet(msg modeSetMsg) tea.Cmd {
 	m.op, m.note = "", ""
 	if msg.err != nil {
 		m.notice(noticeError, "Cannot change the mode", msg.err.Error())

@@ -117,7 +117,7 @@ func TestModelPicker(t *testing.T) {
 	if cmd := m.key(keyPress("enter")); cmd == nil || !strings.Contains(screen(m), "switching to llama3.1:8b") {
 		t.Fatalf("enter did not switch:\n%s", screen(m))
 	}
-	m.Update(modelSwitched{info: provider.ModelInfo{Name: "llama3.1:8b", NumCtx: 32768}})
+	m.Update(modelSwitchedMsg{info: provider.ModelInfo{Name: "llama3.1:8b", NumCtx: 32768}})
 	if s := screen(m); !strings.Contains(s, "Now using llama3.1:8b.") || !strings.Contains(s, "llama3.1:8b · build") {
 		t.Errorf("after switching:\n%s", s)
 	}

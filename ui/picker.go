@@ -28,8 +28,8 @@ type modelsMsg struct {
 	err    error
 }
 
-// modelSwitched reports the end of a model switch.
-type modelSwitched struct {
+// modelSwitchedMsg reports the end of a model switch.
+type modelSwitchedMsg struct {
 	info provider.ModelInfo
 	err  error
 }
@@ -54,7 +54,7 @@ func (m *model) switchModel(name string) tea.Cmd {
 	m.setStatusNote("switching to " + name + "…")
 	return func() tea.Msg {
 		info, err := session.SetModel(ctx, name)
-		return modelSwitched{info, err}
+		return modelSwitchedMsg{info, err}
 	}
 }
 

@@ -24,9 +24,9 @@ type (
 		list []session.Summary
 		err  error
 	}
-	// sessionLoaded carries a saved session to resume; with atSet, the
+	// sessionLoadedMsg carries a saved session to resume; with atSet, the
 	// transcript is shown from message at on (a /search hit).
-	sessionLoaded struct {
+	sessionLoadedMsg struct {
 		saved session.Saved
 		err   error
 		at    int
@@ -86,13 +86,13 @@ func (m *model) sessionsKey(msg tea.KeyPressMsg) tea.Cmd {
 	}
 	return func() tea.Msg {
 		saved, err := st.Load(ctx, id)
-		return sessionLoaded{saved: saved, err: err}
+		return sessionLoadedMsg{saved: saved, err: err}
 	}
 }
 
 // sessionLoaded switches to a saved session: a new session value resumes
 // it once prepared.
-func (m *model) sessionLoaded(msg sessionLoaded) tea.Cmd {
+func (m *model) sessionLoaded(msg sessionLoadedMsg) tea.Cmd {
 	if msg.err != nil {
 		m.notice(noticeError, "Cannot resume", msg.err.Error())
 		return nil

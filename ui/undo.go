@@ -21,15 +21,15 @@ import (
 // asks first; the exchanges taken back stay in the transcript, marked.
 
 type (
-	// undoPlanned carries what an undo or redo would do, and the prompt
+	// undoPlannedMsg carries what an undo or redo would do, and the prompt
 	// of the run it takes back (or does again).
-	undoPlanned struct {
+	undoPlannedMsg struct {
 		plan   checkpoint.Plan
 		prompt string
 		err    error
 	}
-	// undoApplied ends an undo, a redo or a rewind.
-	undoApplied struct {
+	// undoAppliedMsg ends an undo, a redo or a rewind.
+	undoAppliedMsg struct {
 		redo    bool
 		runs    int    // how many runs were taken back (or done again)
 		prompt  string // the (oldest) prompt taken back, or done again
@@ -62,9 +62,9 @@ func (m *model) planUndo(redo bool) tea.Cmd {
 			plan, err = s.PlanUndo(ctx)
 		}
 		if err != nil {
-			return undoPlanned{err: err}
+			return undoPlannedMsg{err: err}
 		}
-		return undoPlanned{plan: plan, prompt: promptOf(ctx, s, plan.Runs[0].ID)}
+		return undoPlannedMsg{plan: plan, prompt: promptOf(ctx, s, plan.Runs[0].ID)}
 	}
 }
 
@@ -81,7 +81,7 @@ func promptOf(ctx context.Context, s *orchestrator.Session, id int64) string {
 }
 
 // undoPlannedMsg shows the plan and asks whether to carry it out.
-func (m *model) undoPlannedMsg(msg undoPlanned) {
+func (m *model) undoPlanned(msg undoPlannedMsg) {
 	switch {
 	case errors.Is(msg.err, checkpoint.ErrNothingToUndo):
 		m.notice(noticeInfo, "", "Nothing to undo.")
@@ -274,13 +274,13 @@ func (m *model) applyUndo(plan checkpoint.Plan, prompt string, force bool) tea.C
 	ctx, s := m.ctx, m.session
 	return func() tea.Msg {
 		out, _, err := s.ApplyPlan(ctx, plan, force)
-		return undoApplied{redo: plan.Redo, runs: len(plan.Runs), prompt: prompt, outcome: out, err: err}
+		return undoAppliedMsg{redo: plan.Redo, runs: len(plan.Runs), prompt: prompt, outcome: out, err: err}
 	}
 }
 
 // undoAppliedMsg marks the exchanges taken back (or clears the mark of
 // those done again) and says what became of each file.
-func (m *model) undoAppliedMsg(msg undoApplied) {
+func (m *model) undoApplied(msg undoAppliedMsg) {
 	m.op = ""
 	var done, left []string
 	for _, a := range msg.outcome.Done {
@@ -452,6 +452,6 @@ func (m *model) rewindKey(msg tea.KeyPressMsg) tea.Cmd {
 	ctx, s := m.ctx, m.session
 	return func() tea.Msg {
 		plan, err := s.PlanRewind(ctx, t.Checkpoint.ID)
-		return undoPlanned{plan: plan, prompt: t.Prompt, err: err}
+		return undoPlannedMsg{plan: plan, prompt: t.Prompt, err: err}
 	}
 }

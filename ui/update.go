@@ -23,7 +23,7 @@ func (m *model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 			m.pace.reset = t.Reset
 		}
 	}
-	if _, ok := msg.(idleCheck); ok {
+	if _, ok := msg.(idleCheckMsg); ok {
 		return m, m.pace.idle(m.now(), m.animating())
 	}
 	var key bool
@@ -45,9 +45,9 @@ func (m *model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		if m.dialog == nil && m.picker == nil && m.sessions == nil && m.rewind == nil && m.search == nil { // else a panel hides the input
 			cmd = m.paste(msg)
 		}
-	case imagesRead:
+	case imagesReadMsg:
 		cmd = m.imagesArrived(msg)
-	case clipboardRead:
+	case clipboardReadMsg:
 		cmd = m.clipboardArrived(msg)
 	case engineMsg:
 		cmd = m.engine(msg)
@@ -62,23 +62,23 @@ func (m *model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		}
 	case modelsMsg:
 		m.modelsListed(msg)
-	case modelSwitched:
+	case modelSwitchedMsg:
 		cmd = m.modelSwitched(msg)
-	case modeSet:
+	case modeSetMsg:
 		cmd = m.modeSet(msg)
 	case sessionsMsg:
 		m.sessionsListed(msg)
-	case preloaded:
-		m.preloadedMsg(msg)
-	case numCtxSet:
-		m.numCtxSetMsg(msg)
-	case undoPlanned:
-		m.undoPlannedMsg(msg)
-	case undoApplied:
-		m.undoAppliedMsg(msg)
+	case preloadedMsg:
+		m.preloaded(msg)
+	case numCtxSetMsg:
+		m.numCtxSet(msg)
+	case undoPlannedMsg:
+		m.undoPlanned(msg)
+	case undoAppliedMsg:
+		m.undoApplied(msg)
 	case turnsMsg:
 		m.turnsListed(msg)
-	case sessionLoaded:
+	case sessionLoadedMsg:
 		cmd = m.sessionLoaded(msg)
 	case promptsMsg:
 		m.input.earlier(msg.prompts)
@@ -92,16 +92,16 @@ func (m *model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		m.searched(msg)
 	case factsMsg:
 		m.factsListed(msg)
-	case factChanged:
-		m.factChangedMsg(msg)
+	case factChangedMsg:
+		m.factChanged(msg)
 	case mcpNoticeMsg:
 		cmd = m.mcpNotice(msg)
-	case mcpTrusted:
-		m.mcpTrustedMsg(msg)
-	case mcpToggled:
-		cmd = m.mcpToggledMsg(msg)
-	case mcpReloaded:
-		cmd = m.mcpReloadedMsg(msg)
+	case mcpTrustedMsg:
+		m.mcpTrusted(msg)
+	case mcpToggledMsg:
+		cmd = m.mcpToggled(msg)
+	case mcpReloadedMsg:
+		cmd = m.mcpReloaded(msg)
 	default:
 		cmd = m.input.update(msg, m.keys) // cursor blink and the like
 	}
@@ -333,11 +333,11 @@ func (m *model) send(text string) tea.Cmd {
 		return m.runCommand(text)
 	}
 	if paths, rest := atPaths(text); len(paths) > 0 {
-		return m.readImages(paths, imagesRead{send: &rest, text: text})
+		return m.readImages(paths, imagesReadMsg{send: &rest, text: text})
 	}
 	if paths, ok := pastedPaths(text); ok {
 		// Only paths typed: they are attached, for a request to follow.
-		return m.readImages(paths, imagesRead{text: text})
+		return m.readImages(paths, imagesReadMsg{text: text})
 	}
 	p := orchestrator.Prompt{Text: text, Images: m.input.takeImages()}
 	switch {
@@ -388,7 +388,7 @@ func (m *model) modelsListed(msg modelsMsg) {
 	m.picker.loaded(len(msg.models), current)
 }
 
-func (m *model) modelSwitched(msg modelSwitched) tea.Cmd {
+func (m *model) modelSwitched(msg modelSwitchedMsg) tea.Cmd {
 	m.note, m.op = "", ""
 	if msg.err != nil {
 		m.notice(noticeError, "Cannot switch model", msg.err.Error())
