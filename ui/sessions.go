@@ -32,6 +32,11 @@ type (
 		at    int
 		atSet bool
 	}
+	// resetMsg ends /new: the session s reset, or failed to.
+	resetMsg struct {
+		s   *orchestrator.Session
+		err error
+	}
 	// titleMsg carries the title the model gave the session.
 	titleMsg struct{ title string }
 	// compactDone ends a /compact; it comes through the bridge after the
@@ -117,13 +122,28 @@ func (m *model) sessionLoaded(msg sessionLoadedMsg) tea.Cmd {
 	}
 }
 
+// cmdNew starts a new conversation: the session resets off the UI's
+// goroutine (it saves where the one left stands), then the screen
+// clears.
 func (m *model) cmdNew(string) tea.Cmd {
 	if m.refuseBusy() {
 		return nil
 	}
-	if err := m.session.Reset(); err != nil {
-		m.setStatusNote(err.Error())
-		return nil
+	m.op = opReset
+	s := m.session
+	return func() tea.Msg { return resetMsg{s: s, err: s.Reset()} }
+}
+
+// reset ends /new: the screen starts over with the session, unless the
+// session failed to reset or was replaced meanwhile.
+func (m *model) reset(msg resetMsg) tea.Cmd {
+	m.op = ""
+	switch {
+	case msg.s != m.session:
+		return m.next()
+	case msg.err != nil:
+		m.setStatusNote(msg.err.Error())
+		return m.next()
 	}
 	m.approver.clear() // what was allowed for the session was for that one
 	m.syncMode()
@@ -131,7 +151,7 @@ func (m *model) cmdNew(string) tea.Cmd {
 	m.transcript.clear()
 	m.usage, m.titled, m.title = usage{}, false, ""
 	m.notice(noticeInfo, "", "New conversation.")
-	return nil
+	return m.next()
 }
 
 func (m *model) cmdCompact(string) tea.Cmd {

@@ -247,7 +247,11 @@ func TestSlashCommands(t *testing.T) {
 	}
 	id := m.session.Snapshot().ID
 	m.input.set("/clear")
-	press(m, "enter")
+	_, cmd := m.Update(keyPress("enter"))
+	if m.session.Snapshot().ID != id || !strings.Contains(statusOf(m), "starting a new conversation…") {
+		t.Errorf("/clear reset the session in Update, on the UI's goroutine, or did not say it was under way: %q", statusOf(m))
+	}
+	finish(m, cmd)
 	if m.session.Snapshot().ID == id || len(m.transcript.items) != 1 {
 		t.Errorf("/clear: session %s → %s, %d items left", id, m.session.Snapshot().ID, len(m.transcript.items))
 	}
@@ -565,7 +569,7 @@ func TestPermissions(t *testing.T) {
 		t.Errorf("revoke: commands %q\n%s", cmds, screen(m))
 	}
 	m.input.set("/new")
-	press(m, "enter")
+	do(m, "enter")
 	if toolNames, _ := m.approver.grants(); len(toolNames) != 0 {
 		t.Errorf("a new session keeps the grants %q", toolNames)
 	}

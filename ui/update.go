@@ -78,6 +78,8 @@ func (m *model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		m.undoApplied(msg)
 	case turnsMsg:
 		m.turnsListed(msg)
+	case resetMsg:
+		cmd = m.reset(msg)
 	case sessionLoadedMsg:
 		cmd = m.sessionLoaded(msg)
 	case promptsMsg:

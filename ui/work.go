@@ -20,6 +20,7 @@ const (
 	opModel   = "switching the model"
 	opUndo    = "undoing"
 	opMode    = "changing the mode"
+	opReset   = "starting a new conversation"
 )
 
 // busy says what is under way: "" when the session is free for a prompt or
