@@ -84,11 +84,11 @@ func (m *model) engine(batch engineMsg) tea.Cmd {
 		case orchestrator.ToolProgress:
 			m.toolProgress(e)
 		case approvalAsk:
-			m.openDialog(newApprovalDialog(e, m.approver, m.opts.Dir))
+			m.openDialog(newApprovalDialog(e, m.opts.Dir, &m.st, m.keys))
 		case planAsk:
-			m.openDialog(newPlanDialog(e, m))
+			m.openDialog(newPlanDialog(e, &m.st, m.keys))
 		case startAsk:
-			m.openDialog(newStartDialog(e))
+			m.openDialog(newStartDialog(e, &m.st, m.keys))
 		case orchestrator.PlanProposed:
 			m.planProposed(e)
 		case orchestrator.PlanUpdated:

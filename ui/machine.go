@@ -72,39 +72,59 @@ func (m *model) offerFit() {
 	if m.spill == nil || m.dialog != nil || m.run != nil {
 		return
 	}
-	m.dialog = &fitDialog{m: m, spill: *m.spill}
+	m.dialog = newFitDialog(*m.spill, &m.st, m.keys)
 	m.spill = nil
 }
 
 // fitDialog asks whether to use the window that fits the model on the
 // GPU for the rest of the session.
 type fitDialog struct {
-	m     *model
+	dialogBase
 	spill orchestrator.Spill
+	fit   bool // the user said to use it
 }
 
-func (d *fitDialog) update(msg tea.KeyPressMsg, keys keyMap) (bool, tea.Cmd) {
+var _ dialog = (*fitDialog)(nil)
+
+func newFitDialog(spill orchestrator.Spill, st *theme, keys keyMap) *fitDialog {
+	return &fitDialog{dialogBase: newDialogBase(st, keys), spill: spill}
+}
+
+// Update handles a key: a choice answers, and closes the dialog.
+func (d *fitDialog) Update(msg tea.Msg) (dialog, tea.Cmd) {
+	k, ok := d.keyOf(msg)
 	switch {
-	case key.Matches(msg, keys.Allow):
-		return true, d.m.setNumCtx(d.spill.FitNumCtx)
-	case key.Matches(msg, keys.Deny), key.Matches(msg, keys.Interrupt):
-		return true, nil
+	case !ok:
+	case key.Matches(k, d.keys.Allow):
+		d.fit = true
+		return d, d.close(d)
+	case key.Matches(k, d.keys.Deny), key.Matches(k, d.keys.Interrupt):
+		return d, d.close(d)
 	}
-	return false, nil
+	return d, nil
 }
 
 func (d *fitDialog) hint() string { return "a smaller window?" }
 func (d *fitDialog) cancel()      {}
 
-func (d *fitDialog) view(width, _ int, st *theme, keys keyMap) string {
+func (d *fitDialog) View() string {
+	st, width := d.st, d.width
 	title := fmt.Sprintf("? Use num_ctx %s for this session, so that %s fits on the GPU?",
 		human.Thousands(d.spill.FitNumCtx), d.spill.Model)
-	lines := append([]string{st.rule.Render(strings.Repeat("─", width))}, wrap(title, width, " ", "   ", st.dialogTitle)...)
+	lines := append([]string{d.rule()}, wrap(title, width, " ", "   ", st.dialogTitle)...)
 	lines = append(lines, wrap("The model is loaded again with it, and the conversation must fit it; set options.num_ctx in your config to keep it.",
 		width, "   ", "   ", st.meta)...)
-	k := func(b key.Binding, text string) string { return st.key.Render(b.Help().Key) + " " + text }
-	return strings.Join(append(lines, joinWrapped([]string{k(keys.Allow, "use it"), k(keys.Interrupt, "keep "+human.Thousands(d.spill.NumCtx))},
+	return strings.Join(append(lines, joinWrapped([]string{choice(st, d.keys.Allow, "use it"),
+		choice(st, d.keys.Interrupt, "keep "+human.Thousands(d.spill.NumCtx))},
 		st.meta.Render("  ·  "), width)...), "\n")
+}
+
+// fitAnswered switches to the window that fits, if the user said so.
+func (m *model) fitAnswered(d *fitDialog) tea.Cmd {
+	if !d.fit {
+		return nil
+	}
+	return m.setNumCtx(d.spill.FitNumCtx)
 }
 
 // setNumCtx switches the session's window.

@@ -71,7 +71,7 @@ func (m *model) offerTrust() {
 		return
 	}
 	if names := m.opts.MCP.Untrusted(); len(names) > 0 {
-		m.dialog = &trustDialog{m: m, servers: m.mcpTargets(names)}
+		m.dialog = newTrustDialog(m.mcpTargets(names), &m.st, m.keys)
 	}
 }
 
@@ -91,33 +91,52 @@ func (m *model) mcpTargets(names []string) []string {
 // trustDialog asks whether to start the project's MCP servers: programs a
 // cloned repository names, which must not start unasked.
 type trustDialog struct {
-	m       *model
+	dialogBase
 	servers []string // "name: command args" or "name: URL"
+	trusted bool     // the user said to start them
 }
 
-func (d *trustDialog) update(msg tea.KeyPressMsg, keys keyMap) (bool, tea.Cmd) {
+var _ dialog = (*trustDialog)(nil)
+
+func newTrustDialog(servers []string, st *theme, keys keyMap) *trustDialog {
+	return &trustDialog{dialogBase: newDialogBase(st, keys), servers: servers}
+}
+
+// Update handles a key: a choice answers, and closes the dialog.
+func (d *trustDialog) Update(msg tea.Msg) (dialog, tea.Cmd) {
+	k, ok := d.keyOf(msg)
 	switch {
-	case key.Matches(msg, keys.Allow):
-		return true, d.m.trustMCP()
-	case key.Matches(msg, keys.Deny), key.Matches(msg, keys.Interrupt):
-		d.m.notice(noticeInfo, "", "The project's MCP servers were not started; /mcp trust starts them.")
-		return true, nil
+	case !ok:
+	case key.Matches(k, d.keys.Allow):
+		d.trusted = true
+		return d, d.close(d)
+	case key.Matches(k, d.keys.Deny), key.Matches(k, d.keys.Interrupt):
+		return d, d.close(d)
 	}
-	return false, nil
+	return d, nil
 }
 
 func (d *trustDialog) hint() string { return "start the project's MCP servers?" }
 func (d *trustDialog) cancel()      {}
 
-func (d *trustDialog) view(width, _ int, st *theme, keys keyMap) string {
-	lines := append([]string{st.rule.Render(strings.Repeat("─", width))},
+func (d *trustDialog) View() string {
+	st, width := d.st, d.width
+	lines := append([]string{d.rule()},
 		wrap("? This project declares MCP servers. Start them? They run as you, outside the sandbox.", width, " ", "   ", st.dialogTitle)...)
 	for _, s := range d.servers {
 		lines = append(lines, indent+st.subject.Render(human.Line(human.Visible(s), max(width-4, 10))))
 	}
-	k := func(b key.Binding, text string) string { return st.key.Render(b.Help().Key) + " " + text }
-	return strings.Join(append(lines, joinWrapped([]string{k(keys.Allow, "start them, and remember these servers"),
-		k(keys.Interrupt, "not now")}, st.meta.Render("  ·  "), width)...), "\n")
+	return strings.Join(append(lines, joinWrapped([]string{choice(st, d.keys.Allow, "start them, and remember these servers"),
+		choice(st, d.keys.Interrupt, "not now")}, st.meta.Render("  ·  "), width)...), "\n")
+}
+
+// trustAnswered starts the project's servers, if the user said so.
+func (m *model) trustAnswered(d *trustDialog) tea.Cmd {
+	if !d.trusted {
+		m.notice(noticeInfo, "", "The project's MCP servers were not started; /mcp trust starts them.")
+		return nil
+	}
+	return m.trustMCP()
 }
 
 // mcpTrustedMsg ends /mcp trust, or the start-up question: the trust was kept

@@ -81,8 +81,7 @@ type model struct {
 	st       theme
 	md       *markdown.Renderer // created by the first answer
 	bridge   *bridge
-	approver *dialogApprover
-	reviewer *dialogReviewer
+	approver *dialogApprover // asks the user about calls and plans
 	session  *orchestrator.Session
 	every    *tools.Registry // the tools of every mode
 	now      func() time.Time
@@ -183,7 +182,6 @@ func newModel(ctx context.Context, opts Options) *model {
 	m.resumeAt = -1
 	m.every = mode.Every(opts.Engine.Tools)
 	m.approver = &dialogApprover{b: m.bridge}
-	m.reviewer = &dialogReviewer{b: m.bridge}
 	m.transcript = newTranscript(&m.st)
 	m.input = newInput(m.keys)
 	for _, w := range opts.Warnings {
@@ -207,7 +205,7 @@ func (m *model) newSession() *orchestrator.Session {
 	o := m.opts.Engine
 	o.Approver = m.approvals()
 	o.Previews = true
-	o.Reviewer = m.reviewer
+	o.Reviewer = m.approver
 	return orchestrator.New(o)
 }
 
@@ -276,7 +274,8 @@ func (m *model) bottom() string {
 	room := m.height / 2
 	switch {
 	case m.dialog != nil:
-		return m.dialog.view(m.width, room, &m.st, m.keys)
+		m.dialog.SetSize(m.width, room)
+		return m.dialog.View()
 	case m.picker != nil:
 		return m.picker.view(m.width, room, &m.st, func(i int) string { return m.picker.row(i, m.info.Name, &m.st) })
 	case m.sessions != nil:

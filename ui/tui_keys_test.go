@@ -109,6 +109,50 @@ func TestCtrlCWithADialogOpen(t *testing.T) {
 	}
 }
 
+// TestDialogAnswersOnce: a dialog answered takes no more keys while its
+// closing is on its way to the root, and the engine gets one answer: the
+// user's once the dialog closes, or the interruption's when it came first.
+func TestDialogAnswersOnce(t *testing.T) {
+	req := orchestrator.ApprovalRequest{Tool: "shell", Kind: tools.KindExec, Subject: "go test ./..."}
+	ask := func(m *model) chan orchestrator.Decision {
+		reply := make(chan orchestrator.Decision, 2) // room for a second answer, which must not come
+		events(m, orchestrator.TurnStarted{Turn: 1}, orchestrator.ToolStarted{Turn: 1, Name: "shell", Subject: req.Subject},
+			approvalAsk{req: req, reply: reply})
+		return reply
+	}
+
+	m, _ := testModel(t)
+	m.beginRun("test it")
+	reply := ask(m)
+	_, closing := m.Update(keyPress("y"))
+	if len(reply) != 0 || m.dialog == nil {
+		t.Fatalf("the answer went before the dialog closed: %d answers, dialog open %v", len(reply), m.dialog != nil)
+	}
+	if _, cmd := m.Update(keyPress("esc")); cmd != nil || m.run.stopping {
+		t.Error("esc after the answer went to the dialog or the run")
+	}
+	m.Update(closing())
+	if len(reply) != 1 || m.dialog != nil {
+		t.Fatalf("once closed: %d answers, dialog open %v", len(reply), m.dialog != nil)
+	}
+	if d := <-reply; !d.Allow {
+		t.Errorf("decision %+v, want allowed", d)
+	}
+
+	m, _ = testModel(t)
+	m.beginRun("test it")
+	reply = ask(m)
+	_, closing = m.Update(keyPress("y"))
+	m.key(keyPress("ctrl+c")) // interrupts before the dialog closed
+	m.Update(closing())
+	if len(reply) != 1 {
+		t.Fatalf("%d answers, want the interruption's alone", len(reply))
+	}
+	if d := <-reply; d.Allow {
+		t.Errorf("decision %+v, want the interruption's", d)
+	}
+}
+
 func TestEscInterruptsTheRun(t *testing.T) {
 	m, _ := testModel(t)
 	ctx := m.beginRun("long task")
@@ -171,7 +215,7 @@ func TestApprovalChoices(t *testing.T) {
 			if m.dialog == nil {
 				t.Fatal("no dialog")
 			}
-			press(m, tt.keys...)
+			answer(m, tt.keys...)
 			if m.dialog != nil {
 				t.Fatal("the dialog is still open")
 			}
@@ -206,7 +250,7 @@ func TestDenialReasonOnTheCard(t *testing.T) {
 		approvalAsk{req: req, reply: reply})
 	press(m, "n")
 	typeText(m, "keep lowercase please")
-	press(m, "enter")
+	do(m, "enter")
 	if d := <-reply; d.Allow || d.Reason != "keep lowercase please" {
 		t.Fatalf("decision %+v", d)
 	}

@@ -198,6 +198,13 @@ func finish(m *model, cmd tea.Cmd) {
 	}
 }
 
+// answer presses keys in a dialog, the last of which answers it, and
+// hands the model what that key sends it: the dialog's closing.
+func answer(m *model, keys ...string) {
+	press(m, keys[:len(keys)-1]...)
+	do(m, keys[len(keys)-1])
+}
+
 // keyPress builds the key press tea would send for a key name.
 func keyPress(name string) tea.KeyPressMsg {
 	special := map[string]tea.Key{
@@ -282,7 +289,7 @@ func TestGoldenToolCards(t *testing.T) {
 			reply: make(chan orchestrator.Decision, 1)})
 	golden(t, m, "dialog_write")
 
-	press(m, "y")
+	do(m, "y")
 	clk.t = clk.t.Add(time.Second)
 	shellOut := "exit 1\n[stdout]\n--- FAIL: TestGreet (0.00s)\n    greet_test.go:9: got \"Hi\", want \"Hello\"\nFAIL\nFAIL\tgreet\t0.003s\n"
 	events(m,

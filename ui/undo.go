@@ -93,7 +93,7 @@ func (m *model) undoPlanned(msg undoPlannedMsg) {
 		if msg.prompt == "" {
 			msg.prompt = m.undonePrompt(msg.plan.Redo)
 		}
-		m.dialog = &undoDialog{m: m, plan: msg.plan, prompt: msg.prompt}
+		m.dialog = newUndoDialog(msg.plan, msg.prompt, &m.st, m.keys)
 	}
 }
 
@@ -115,26 +115,45 @@ func (m *model) undonePrompt(redo bool) string {
 // undoDialog shows what an undo, a redo or a rewind will do to each file,
 // the diffs scrollable, and asks first.
 type undoDialog struct {
-	m      *model
+	dialogBase
 	plan   checkpoint.Plan
 	prompt string
 	window scrollWindow
+	apply  bool // the user said to carry it out
+	force  bool // overwriting the files changed since
 }
 
-func (d *undoDialog) update(msg tea.KeyPressMsg, keys keyMap) (bool, tea.Cmd) {
-	if d.window.key(msg, keys, len(d.lines())) {
-		return false, nil
+var _ dialog = (*undoDialog)(nil)
+
+func newUndoDialog(plan checkpoint.Plan, prompt string, st *theme, keys keyMap) *undoDialog {
+	return &undoDialog{dialogBase: newDialogBase(st, keys), plan: plan, prompt: prompt}
+}
+
+// Update handles a key: a choice answers, and closes the dialog.
+func (d *undoDialog) Update(msg tea.Msg) (dialog, tea.Cmd) {
+	k, ok := d.keyOf(msg)
+	if !ok || d.window.key(k, d.keys, len(d.lines())) {
+		return d, nil
 	}
 	switch {
-	case key.Matches(msg, keys.Allow):
-		return true, d.m.applyUndo(d.plan, d.prompt, false)
-	case d.plan.Conflicts() && key.Matches(msg, keys.Force):
-		return true, d.m.applyUndo(d.plan, d.prompt, true)
-	case key.Matches(msg, keys.Deny), key.Matches(msg, keys.Interrupt):
-		d.m.notice(noticeInfo, "", "Nothing "+d.done()+".")
-		return true, nil
+	case key.Matches(k, d.keys.Allow):
+		d.apply = true
+	case d.plan.Conflicts() && key.Matches(k, d.keys.Force):
+		d.apply, d.force = true, true
+	case key.Matches(k, d.keys.Deny), key.Matches(k, d.keys.Interrupt):
+	default:
+		return d, nil
 	}
-	return false, nil
+	return d, d.close(d)
+}
+
+// undoAnswered carries the plan out, or says nothing was.
+func (m *model) undoAnswered(d *undoDialog) tea.Cmd {
+	if !d.apply {
+		m.notice(noticeInfo, "", "Nothing "+d.done()+".")
+		return nil
+	}
+	return m.applyUndo(d.plan, d.prompt, d.force)
 }
 
 // rewind reports whether the dialog takes more than one run back.
@@ -225,7 +244,8 @@ func (d *undoDialog) lines() []undoLine {
 	return out
 }
 
-func (d *undoDialog) view(width, height int, st *theme, keys keyMap) string {
+func (d *undoDialog) View() string {
+	st, keys, width := d.st, d.keys, d.width
 	what, to := "Undo the last request", ": "
 	switch {
 	case d.plan.Redo:
@@ -236,15 +256,14 @@ func (d *undoDialog) view(width, height int, st *theme, keys keyMap) string {
 	if d.prompt != "" {
 		what += to + human.Line(d.prompt, 60)
 	}
-	head := append([]string{st.rule.Render(strings.Repeat("─", width))},
+	head := append([]string{d.rule()},
 		wrap("? "+what+"?", width, " ", "   ", st.dialogTitle)...)
-	k := func(b key.Binding, text string) string { return st.key.Render(b.Help().Key) + " " + text }
-	choices := []string{k(keys.Allow, d.verb())}
+	choices := []string{choice(st, keys.Allow, d.verb())}
 	if d.plan.Conflicts() {
-		choices = append(choices, k(keys.Force, d.verb()+", overwriting what changed since"))
+		choices = append(choices, choice(st, keys.Force, d.verb()+", overwriting what changed since"))
 	}
-	foot := joinWrapped(append(choices, k(keys.Interrupt, "cancel")), st.meta.Render("  ·  "), width)
-	room := max(height-len(head)-len(foot), 1)
+	foot := joinWrapped(append(choices, choice(st, keys.Interrupt, "cancel")), st.meta.Render("  ·  "), width)
+	room := max(d.height-len(head)-len(foot), 1)
 	lines := d.lines()
 	first, last := d.window.fit(len(lines), room)
 	var body []string

@@ -78,6 +78,8 @@ func (m *model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		m.undoApplied(msg)
 	case turnsMsg:
 		m.turnsListed(msg)
+	case dialogClosedMsg:
+		cmd = m.dialogClosed(msg)
 	case resetMsg:
 		cmd = m.reset(msg)
 	case sessionLoadedMsg:
@@ -353,27 +355,6 @@ func (m *model) send(text string) tea.Cmd {
 		return nil
 	}
 	return m.startRun(p)
-}
-
-func (m *model) dialogKey(msg tea.KeyPressMsg) tea.Cmd {
-	closed, cmd := m.dialog.update(msg, m.keys)
-	if !closed {
-		return cmd
-	}
-	if d, ok := m.dialog.(*approvalDialog); ok {
-		if d.denied != "" {
-			m.denied(d.ask.req, d.denied)
-		}
-		switch {
-		case d.escalated.Unconfined:
-			m.notice(noticeWarn, "", "This command runs outside the sandbox, as you chose (this once).")
-		case d.escalated.Network:
-			m.notice(noticeWarn, "", "This command runs with network access, as you chose (this once).")
-		}
-	}
-	m.dialog = nil
-	m.setWaiting(false)
-	return tea.Batch(cmd, m.animate()) // the request goes on
 }
 
 func (m *model) modelsListed(msg modelsMsg) {

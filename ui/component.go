@@ -1,0 +1,34 @@
+package ui
+
+import tea "charm.land/bubbletea/v2"
+
+// The parts of the screen below the transcript are components shaped as
+// the bubbles are: Update handles a message and returns the component
+// and a command, View renders it at the size SetSize gave. The root model
+// routes messages to them and lays them out. They never reach the root:
+// what it must act on (a dialog answered, a list closed or an item
+// chosen) they tell it with a message, through the command Update
+// returns.
+
+// dialog is a question shown in the input's place, which the engine or
+// the TUI waits on: a call to approve, a plan to review, an undo to
+// confirm. Once answered it sends dialogClosedMsg and takes no more keys;
+// the root closes it and carries its answer out.
+type dialog interface {
+	Update(msg tea.Msg) (dialog, tea.Cmd)
+	View() string
+	SetSize(width, height int)
+	// hint is the status line's note while the dialog is open.
+	hint() string
+	// cancel answers the engine as the user stopping the request would;
+	// the root cancels a dialog instead of closing it, and the answer the
+	// user gave, if any, never goes.
+	cancel()
+}
+
+// dialogClosedMsg tells the root that d was answered.
+type dialogClosedMsg struct{ d dialog }
+
+// send is the command that delivers msg to the root: how a component
+// tells it something.
+func send(msg tea.Msg) tea.Cmd { return func() tea.Msg { return msg } }
