@@ -238,7 +238,7 @@ func TestWorkInFlight(t *testing.T) {
 					t.Errorf("while %s: status %q, want %q", c.name, st, c.doing)
 				}
 			}
-			if m.sessions != nil || m.picker != nil {
+			if m.panel != nil {
 				t.Errorf("while %s: a panel opened", c.name)
 			}
 			if c.name != "mode change" && m.mode.name != mode {

@@ -26,8 +26,21 @@ type dialog interface {
 	cancel()
 }
 
-// dialogClosedMsg tells the root that d was answered.
-type dialogClosedMsg struct{ d dialog }
+// panel is a list shown in the input's place, to choose from: models,
+// sessions, the hits of /search, the requests /rewind goes back to. Esc
+// sends panelClosedMsg; Enter sends the message of the item chosen.
+type panel interface {
+	Update(msg tea.Msg) (panel, tea.Cmd)
+	View() string
+	SetSize(width, height int)
+}
+
+type (
+	// dialogClosedMsg tells the root that d was answered.
+	dialogClosedMsg struct{ d dialog }
+	// panelClosedMsg tells the root that p was closed.
+	panelClosedMsg struct{ p panel }
+)
 
 // send is the command that delivers msg to the root: how a component
 // tells it something.

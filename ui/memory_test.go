@@ -45,7 +45,7 @@ func TestSearchResumesThere(t *testing.T) {
 	}
 	m.input.set("/search flaky clock")
 	cmd := m.key(keyPress("enter"))
-	if cmd == nil || m.search == nil {
+	if _, ok := m.panel.(*list[session.Hit]); cmd == nil || !ok {
 		t.Fatal("/search did not open the list")
 	}
 	m.Update(cmd())
@@ -54,8 +54,8 @@ func TestSearchResumesThere(t *testing.T) {
 		!strings.Contains(s, "long talk — the flaky upload test needs a fixed c") {
 		t.Fatalf("the hits are not listed:\n%s", s)
 	}
-	load := m.key(keyPress("enter"))
-	if load == nil || m.search != nil {
+	load := choose(m)
+	if load == nil || m.panel != nil {
 		t.Fatal("enter did not load the session")
 	}
 	_, prepareCmd := m.Update(load())
@@ -69,7 +69,7 @@ func TestSearchResumesThere(t *testing.T) {
 	}
 
 	m.input.set("/search")
-	if cmd := m.key(keyPress("enter")); cmd != nil || m.search != nil || !strings.Contains(statusOf(m), "/search WORDS") {
+	if cmd := m.key(keyPress("enter")); cmd != nil || m.panel != nil || !strings.Contains(statusOf(m), "/search WORDS") {
 		t.Errorf("/search without words: status %q", statusOf(m))
 	}
 }

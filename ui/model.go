@@ -98,14 +98,12 @@ type model struct {
 	transcript  transcript
 	input       input
 	dialog      dialog
-	picker      *modelPicker
+	panel       panel  // a list to choose from, in the input's place
 	completion  int    // the highlighted completion
 	popupClosed bool   // Esc closed the completion popup; an edit opens it again
 	bottomView  string // the bottom panel, rendered by layout
 
-	titled   bool // the model was asked for a title
-	sessions *sessionPicker
-	rewind   *rewindPicker
+	titled bool // the model was asked for a title
 
 	stopPreload context.CancelFunc    // stops the model's background load
 	loading     string                // the model being loaded in the background
@@ -114,10 +112,9 @@ type model struct {
 	queued      []orchestrator.Prompt // prompts typed while something was under way, sent in order
 	clipboard   *clipboardSetup       // in tests, the clipboard tools; nil: the system's
 
-	mode   modeState
-	gate   *idleGate  // open while the model is idle, for the indexer
-	index  indexState // the background indexing
-	search *searchPicker
+	mode  modeState
+	gate  *idleGate  // open while the model is idle, for the indexer
+	index indexState // the background indexing
 	// seqItems maps a message of the session shown from its history to
 	// its item in the transcript; resumeAt is the message to show first
 	// once a session loaded from /search is (-1: none).
@@ -276,16 +273,9 @@ func (m *model) bottom() string {
 	case m.dialog != nil:
 		m.dialog.SetSize(m.width, room)
 		return m.dialog.View()
-	case m.picker != nil:
-		return m.picker.view(m.width, room, &m.st, func(i int) string { return m.picker.row(i, m.info.Name, &m.st) })
-	case m.sessions != nil:
-		now, id := time.Now(), m.session.Snapshot().ID
-		return m.sessions.view(m.width, room, &m.st, func(i int) string { return m.sessions.row(i, id, now) })
-	case m.rewind != nil:
-		return m.rewind.view(m.width, room, &m.st, m.rewind.row)
-	case m.search != nil:
-		now := time.Now()
-		return m.search.view(m.width, room, &m.st, func(i int) string { return m.search.row(i, now, &m.st) })
+	case m.panel != nil:
+		m.panel.SetSize(m.width, room)
+		return m.panel.View()
 	}
 	var lines []string
 	if w := m.waiting(); w != "" {

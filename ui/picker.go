@@ -3,24 +3,15 @@ package ui
 import (
 	"fmt"
 	"lathe/prompts/human"
+	"slices"
 
 	tea "charm.land/bubbletea/v2"
 
 	"lathe/orchestrator/provider"
 )
 
-// modelPicker lists the installed models, marking which support tools, and
-// switches to the one chosen. It takes the input's place.
-type modelPicker struct {
-	listPanel
-	models []provider.ModelSummary
-}
-
-func newModelPicker(suggested string) *modelPicker {
-	return &modelPicker{listPanel: listPanel{title: "Choose a model", waiting: "listing installed models…",
-		empty:  emptyList(suggested),
-		action: "switch", loading: true}}
-}
+// The model picker lists the installed models, marking which support
+// tools, and switches to the one chosen. It takes the input's place.
 
 // modelsMsg carries the installed models, or why they could not be listed.
 type modelsMsg struct {
@@ -34,12 +25,54 @@ type modelSwitchedMsg struct {
 	err  error
 }
 
-func (m *model) listModels() tea.Cmd {
+func (m *model) cmdModel(arg string) tea.Cmd {
+	if m.refuseBusy() {
+		return nil
+	}
+	if arg != "" {
+		return m.switchModel(arg)
+	}
+	m.panel = newList(listText{title: "Choose a model", waiting: "listing installed models…",
+		empty: emptyList(m.opts.Suggested), action: "switch"},
+		func(md provider.ModelSummary) string { return modelRow(md, m.info.Name, &m.st) }, &m.st, m.keys)
 	ctx, p := m.ctx, m.opts.Engine.Provider
 	return func() tea.Msg {
 		models, err := p.Models(ctx)
 		return modelsMsg{models, err}
 	}
+}
+
+// modelsListed shows the models in the picker, the cursor on the one in
+// use.
+func (m *model) modelsListed(msg modelsMsg) {
+	l, ok := m.panel.(*list[provider.ModelSummary])
+	switch {
+	case !ok:
+		return
+	case msg.err != nil:
+		m.panel = nil
+		m.notice(noticeError, "Cannot list models", msg.err.Error())
+		return
+	}
+	current := slices.IndexFunc(msg.models, func(md provider.ModelSummary) bool { return md.Name == m.info.Name })
+	l.setItems(msg.models, current)
+}
+
+// modelChosen switches to the model chosen in the picker, if it can be
+// used.
+func (m *model) modelChosen(msg chosenMsg[provider.ModelSummary]) tea.Cmd {
+	if !m.closePanel(msg.p) {
+		return nil
+	}
+	switch md := msg.item; {
+	case md.Broken != "":
+		m.notice(noticeWarn, "", md.Name+" is unavailable: "+human.Line(md.Broken, 200)+"; choose another")
+		return nil
+	case !md.Tools:
+		m.notice(noticeWarn, "", md.Name+" does not support tool calling, which lathe needs; choose another")
+		return nil
+	}
+	return m.switchModel(msg.item.Name)
 }
 
 // switchModel switches to the model name, unless it is the one in use:
@@ -58,32 +91,21 @@ func (m *model) switchModel(name string) tea.Cmd {
 	}
 }
 
-// pickerKey handles a key while the picker is open.
-func (m *model) pickerKey(msg tea.KeyPressMsg) tea.Cmd {
-	p := m.picker
-	chosen, closed := p.key(msg, m.keys)
-	if closed || chosen {
-		m.picker = nil
+func (m *model) modelSwitched(msg modelSwitchedMsg) tea.Cmd {
+	m.note, m.op = "", ""
+	if msg.err != nil {
+		m.notice(noticeError, "Cannot switch model", msg.err.Error())
+		return m.next()
 	}
-	if !chosen {
-		return nil
-	}
-	md := p.models[p.cursor]
-	switch {
-	case md.Broken != "":
-		m.notice(noticeWarn, "", md.Name+" is unavailable: "+human.Line(md.Broken, 200)+"; choose another")
-		return nil
-	case !md.Tools:
-		m.notice(noticeWarn, "", md.Name+" does not support tool calling, which lathe needs; choose another")
-		return nil
-	}
-	return m.switchModel(md.Name)
+	m.info, m.phase = msg.info, phaseReady
+	m.usage = usage{}
+	m.notice(noticeInfo, "", "Now using "+msg.info.Name+".")
+	return tea.Batch(m.next(), m.preload())
 }
 
-// row is a model as the picker shows it: a remote one marked "cloud", one
-// the server could not describe dimmed, with the reason.
-func (p *modelPicker) row(i int, current string, st *theme) string {
-	md := p.models[i]
+// modelRow is a model as the picker shows it: a remote one marked
+// "cloud", one the server could not describe dimmed, with the reason.
+func modelRow(md provider.ModelSummary, current string, st *theme) string {
 	name := md.Name
 	if name == current {
 		name += " (current)"

@@ -11,13 +11,6 @@ import (
 	"lathe/orchestrator/session"
 )
 
-// sessionPicker lists the saved sessions of the working directory and
-// resumes the one chosen. It takes the input's place.
-type sessionPicker struct {
-	listPanel
-	list []session.Summary
-}
-
 type (
 	// sessionsMsg carries the saved sessions, or why they could not be listed.
 	sessionsMsg struct {
@@ -44,6 +37,8 @@ type (
 	compactDone struct{ err error }
 )
 
+// cmdSessions lists the saved sessions of the working directory, in the
+// input's place, to resume one.
 func (m *model) cmdSessions(string) tea.Cmd {
 	st := m.opts.Catalog
 	switch {
@@ -53,8 +48,9 @@ func (m *model) cmdSessions(string) tea.Cmd {
 		m.notice(noticeWarn, "", "sessions are not being saved, so there are none to resume")
 		return nil
 	}
-	m.sessions = &sessionPicker{listPanel: listPanel{title: "Resume a session", waiting: "listing sessions…",
-		empty: "no saved session in this directory", action: "resume", loading: true}}
+	m.panel = newList(listText{title: "Resume a session", waiting: "listing sessions…",
+		empty: "no saved session in this directory", action: "resume"},
+		func(s session.Summary) string { return sessionRow(s, m.session.Snapshot().ID, time.Now()) }, &m.st, m.keys)
 	ctx, dir := m.ctx, m.opts.Dir
 	return func() tea.Msg {
 		list, err := st.List(ctx, dir)
@@ -63,28 +59,24 @@ func (m *model) cmdSessions(string) tea.Cmd {
 }
 
 func (m *model) sessionsListed(msg sessionsMsg) {
-	if m.sessions == nil {
+	l, ok := m.panel.(*list[session.Summary])
+	switch {
+	case !ok:
 		return
-	}
-	if msg.err != nil {
-		m.sessions = nil
+	case msg.err != nil:
+		m.panel = nil
 		m.notice(noticeError, "Cannot list sessions", msg.err.Error())
 		return
 	}
-	m.sessions.list = msg.list
-	m.sessions.loaded(len(msg.list), 0)
+	l.setItems(msg.list, 0)
 }
 
-func (m *model) sessionsKey(msg tea.KeyPressMsg) tea.Cmd {
-	p := m.sessions
-	chosen, closed := p.key(msg, m.keys)
-	if closed || chosen {
-		m.sessions = nil
-	}
-	if !chosen {
+// sessionChosen loads the session chosen, to resume it.
+func (m *model) sessionChosen(msg chosenMsg[session.Summary]) tea.Cmd {
+	if !m.closePanel(msg.p) {
 		return nil
 	}
-	id, ctx, st := p.list[p.cursor].ID, m.ctx, m.opts.Catalog
+	id, ctx, st := msg.item.ID, m.ctx, m.opts.Catalog
 	if id == m.session.Snapshot().ID {
 		m.setStatusNote("already in this session")
 		return nil
@@ -195,9 +187,8 @@ func (m *model) askTitle(stop orchestrator.StopReason) tea.Cmd {
 	}
 }
 
-// row is a session as the picker shows it.
-func (p *sessionPicker) row(i int, current string, now time.Time) string {
-	s := p.list[i]
+// sessionRow is a session as the picker shows it.
+func sessionRow(s session.Summary, current string, now time.Time) string {
 	last := "-"
 	if s.LastRun != nil {
 		last = string(s.LastRun.Ending())

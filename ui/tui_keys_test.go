@@ -585,7 +585,7 @@ func TestPasteGoesOnlyToAVisibleInput(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			m, _ := testModel(t)
 			tt.open(t, m)
-			if tt.input == "" && m.dialog == nil && m.picker == nil && m.sessions == nil {
+			if tt.input == "" && m.dialog == nil && m.panel == nil {
 				t.Fatal("no panel is open")
 			}
 			m.Update(tea.PasteMsg{Content: "pasted text"})

@@ -205,6 +205,30 @@ func answer(m *model, keys ...string) {
 	do(m, keys[len(keys)-1])
 }
 
+// choose presses enter in the list open and hands the model the choice,
+// as Bubble Tea would; it returns what the model does with it.
+func choose(m *model) tea.Cmd {
+	cmd := m.key(keyPress("enter"))
+	if cmd == nil {
+		return nil
+	}
+	_, next := m.Update(cmd())
+	return next
+}
+
+// listed is how many items the list of T open shows: -1 while they load,
+// -2 when no such list is open.
+func listed[T any](m *model) int {
+	l, ok := m.panel.(*list[T])
+	switch {
+	case !ok:
+		return -2
+	case l.loading:
+		return -1
+	}
+	return len(l.items)
+}
+
 // keyPress builds the key press tea would send for a key name.
 func keyPress(name string) tea.KeyPressMsg {
 	special := map[string]tea.Key{

@@ -36,11 +36,6 @@ type (
 		outcome checkpoint.Outcome
 		err     error
 	}
-	// turnsMsg carries the runs /rewind can go back to.
-	turnsMsg struct {
-		turns []orchestrator.Turn
-		err   error
-	}
 )
 
 func (m *model) cmdUndo(string) tea.Cmd { return m.planUndo(false) }
@@ -404,73 +399,4 @@ func (u *undoneItem) lines(width int, st *theme) []string {
 func (u *undoneItem) invalidate() {
 	u.r.invalidate()
 	u.inner.invalidate()
-}
-
-// rewindPicker lists the runs of the session, newest first, to go back to.
-type rewindPicker struct {
-	listPanel
-	turns []orchestrator.Turn // newest first
-}
-
-func (m *model) cmdRewind(string) tea.Cmd {
-	if m.refuseBusy() {
-		return nil
-	}
-	m.rewind = &rewindPicker{listPanel: listPanel{title: "Rewind to before a request: it and every later one are undone",
-		waiting: "listing the requests…", empty: "no request of this session to rewind to", action: "rewind", loading: true}}
-	ctx, s := m.ctx, m.session
-	return func() tea.Msg {
-		turns, err := s.Turns(ctx)
-		return turnsMsg{turns, err}
-	}
-}
-
-func (m *model) turnsListed(msg turnsMsg) {
-	if m.rewind == nil {
-		return
-	}
-	if msg.err != nil {
-		m.rewind = nil
-		if errors.Is(msg.err, orchestrator.ErrNoCheckpoints) {
-			m.notice(noticeInfo, "", "Nothing to rewind: this session keeps no checkpoints yet.")
-		} else {
-			m.notice(noticeError, "Cannot rewind", msg.err.Error())
-		}
-		return
-	}
-	for i, j := 0, len(msg.turns)-1; i < j; i, j = i+1, j-1 {
-		msg.turns[i], msg.turns[j] = msg.turns[j], msg.turns[i]
-	}
-	m.rewind.turns = msg.turns
-	m.rewind.loaded(len(msg.turns), 0)
-}
-
-func (p *rewindPicker) row(i int) string {
-	t := p.turns[i]
-	files := human.Plural(len(t.Checkpoint.Files), "file")
-	prompt := t.Prompt
-	if prompt == "" {
-		prompt = "(not in the conversation)"
-	}
-	return fmt.Sprintf("%s  %-9s  %s", t.Checkpoint.Created.Local().Format("15:04"), files, human.Line(prompt, 60))
-}
-
-// rewindKey handles a key while the rewind picker is open: Enter works
-// out what rewinding to the request chosen does (it and every later one
-// undone), to show it and ask, as /undo does.
-func (m *model) rewindKey(msg tea.KeyPressMsg) tea.Cmd {
-	p := m.rewind
-	chosen, closed := p.key(msg, m.keys)
-	if closed || chosen {
-		m.rewind = nil
-	}
-	if !chosen {
-		return nil
-	}
-	t := p.turns[p.cursor]
-	ctx, s := m.ctx, m.session
-	return func() tea.Msg {
-		plan, err := s.PlanRewind(ctx, t.Checkpoint.ID)
-		return undoPlannedMsg{plan: plan, prompt: t.Prompt, err: err}
-	}
 }

@@ -2,7 +2,7 @@ package ui
 
 import (
 	"lathe/orchestrator/provider"
-	"slices"
+	"lathe/orchestrator/session"
 	"strings"
 	"time"
 
@@ -42,7 +42,7 @@ func (m *model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case tea.MouseWheelMsg:
 		m.wheel(msg)
 	case tea.PasteMsg:
-		if m.dialog == nil && m.picker == nil && m.sessions == nil && m.rewind == nil && m.search == nil { // else a panel hides the input
+		if m.dialog == nil && m.panel == nil { // else a panel hides the input
 			cmd = m.paste(msg)
 		}
 	case imagesReadMsg:
@@ -80,6 +80,16 @@ func (m *model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		m.turnsListed(msg)
 	case dialogClosedMsg:
 		cmd = m.dialogClosed(msg)
+	case panelClosedMsg:
+		m.closePanel(msg.p)
+	case chosenMsg[provider.ModelSummary]:
+		cmd = m.modelChosen(msg)
+	case chosenMsg[session.Summary]:
+		cmd = m.sessionChosen(msg)
+	case chosenMsg[session.Hit]:
+		cmd = m.hitChosen(msg)
+	case chosenMsg[orchestrator.Turn]:
+		cmd = m.turnChosen(msg)
 	case resetMsg:
 		cmd = m.reset(msg)
 	case sessionLoadedMsg:
@@ -134,16 +144,10 @@ func (m *model) key(msg tea.KeyPressMsg) tea.Cmd {
 	switch {
 	case m.dialog != nil:
 		return m.dialogKey(msg)
-	case (m.picker != nil || m.sessions != nil || m.rewind != nil || m.search != nil) && m.scrollKey(msg):
-		return nil // the transcript above a picker scrolls
-	case m.picker != nil:
-		return m.pickerKey(msg)
-	case m.sessions != nil:
-		return m.sessionsKey(msg)
-	case m.rewind != nil:
-		return m.rewindKey(msg)
-	case m.search != nil:
-		return m.searchKey(msg)
+	case m.panel != nil && m.scrollKey(msg):
+		return nil // the transcript above a list scrolls
+	case m.panel != nil:
+		return m.panelKey(msg)
 	}
 	if cmd, handled := m.transcriptKey(msg); handled {
 		return cmd
@@ -355,30 +359,4 @@ func (m *model) send(text string) tea.Cmd {
 		return nil
 	}
 	return m.startRun(p)
-}
-
-func (m *model) modelsListed(msg modelsMsg) {
-	if m.picker == nil {
-		return
-	}
-	if msg.err != nil {
-		m.picker = nil
-		m.notice(noticeError, "Cannot list models", msg.err.Error())
-		return
-	}
-	current := slices.IndexFunc(msg.models, func(md provider.ModelSummary) bool { return md.Name == m.info.Name })
-	m.picker.models = msg.models
-	m.picker.loaded(len(msg.models), current)
-}
-
-func (m *model) modelSwitched(msg modelSwitchedMsg) tea.Cmd {
-	m.note, m.op = "", ""
-	if msg.err != nil {
-		m.notice(noticeError, "Cannot switch model", msg.err.Error())
-		return m.next()
-	}
-	m.info, m.phase = msg.info, phaseReady
-	m.usage = usage{}
-	m.notice(noticeInfo, "", "Now using "+msg.info.Name+".")
-	return tea.Batch(m.next(), m.preload())
 }
