@@ -195,7 +195,9 @@ func (m *model) paste(msg tea.PasteMsg) tea.Cmd {
 	if paths, ok := pastedPaths(msg.Content); ok {
 		return m.readImages(paths, imagesReadMsg{text: msg.Content, paste: true})
 	}
-	return m.input.update(msg, m.keys)
+	var cmd tea.Cmd
+	m.input, cmd = m.input.Update(msg)
+	return cmd
 }
 
 // imagesArrived attaches what was read, or says why it could not be.
@@ -203,7 +205,9 @@ func (m *model) imagesArrived(msg imagesReadMsg) tea.Cmd {
 	if msg.err != nil {
 		if msg.paste && errors.Is(msg.err, os.ErrNotExist) {
 			// Not a path after all: the text as pasted.
-			return m.input.update(tea.PasteMsg{Content: msg.text}, m.keys)
+			var cmd tea.Cmd
+			m.input, cmd = m.input.Update(tea.PasteMsg{Content: msg.text})
+			return cmd
 		}
 		m.notice(noticeError, "Cannot attach the image", msg.err.Error())
 		if !msg.paste && msg.remove == "" && m.input.value() == "" {

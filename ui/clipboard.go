@@ -119,7 +119,9 @@ func (m *model) pasteImage(key tea.KeyPressMsg) tea.Cmd {
 func (m *model) clipboardArrived(msg clipboardReadMsg) tea.Cmd {
 	switch {
 	case errors.Is(msg.err, errNoClipboardImage):
-		return m.input.update(msg.key, m.keys) // the textarea pastes text
+		var cmd tea.Cmd
+		m.input, cmd = m.input.Update(msg.key) // the textarea pastes text
+		return cmd
 	case msg.err != nil:
 		m.notice(noticeWarn, "", msg.err.Error()+".")
 		return nil

@@ -95,13 +95,11 @@ type model struct {
 	retrying      bool   // a retry is under way
 	pull          *pullState
 
-	transcript  transcript
-	input       input
-	dialog      dialog
-	panel       panel  // a list to choose from, in the input's place
-	completion  int    // the highlighted completion
-	popupClosed bool   // Esc closed the completion popup; an edit opens it again
-	bottomView  string // the bottom panel, rendered by layout
+	transcript transcript
+	input      input
+	dialog     dialog
+	panel      panel  // a list to choose from, in the input's place
+	bottomView string // the bottom panel, rendered by layout
 
 	titled bool // the model was asked for a title
 
@@ -118,16 +116,12 @@ type model struct {
 	// seqItems maps a message of the session shown from its history to
 	// its item in the transcript; resumeAt is the message to show first
 	// once a session loaded from /search is (-1: none).
-	seqItems map[int]int
-	resumeAt int
-	run      *runState
-	runs     sync.WaitGroup
-	usage    usage
-	status   statusMemo
-	rule     struct {
-		width int
-		line  string
-	} // the rule above the input, rendered once per width
+	seqItems  map[int]int
+	resumeAt  int
+	run       *runState
+	runs      sync.WaitGroup
+	usage     usage
+	status    statusMemo
 	quitArmed bool // a second Ctrl+C quits, until quitAt+quitWindow
 	quitAt    time.Time
 	note      string
@@ -180,7 +174,7 @@ func newModel(ctx context.Context, opts Options) *model {
 	m.every = mode.Every(opts.Engine.Tools)
 	m.approver = &dialogApprover{b: m.bridge}
 	m.transcript = newTranscript(&m.st)
-	m.input = newInput(m.keys)
+	m.input = newInput(&m.st, m.keys)
 	for _, w := range opts.Warnings {
 		m.notice(noticeWarn, "", w)
 	}
@@ -281,22 +275,19 @@ func (m *model) bottom() string {
 	if w := m.waiting(); w != "" {
 		lines = append(lines, w)
 	}
-	if m.rule.width != m.width {
-		m.rule.width, m.rule.line = m.width, m.st.rule.Render(strings.Repeat("─", m.width))
-	}
-	lines = append(append(lines, m.rule.line), m.queueView()...)
-	in := m.input.view()
+	lines = append(append(lines, m.input.ruleView()), m.queueView()...)
+	in := m.input.View()
 	// The popup leaves a line of transcript and the status line, and takes
 	// at most half the screen.
 	rows := min(m.height/2-2, m.height-2-len(lines)-lipgloss.Height(in))
-	lines = append(lines, m.popupView(rows)...)
+	lines = append(lines, m.input.popupView(rows)...)
 	return strings.Join(append(lines, in), "\n")
 }
 
 // layout sizes the parts after anything that may change them, and renders
 // the bottom panel for View.
 func (m *model) layout() {
-	m.input.setWidth(m.width)
+	m.input.SetSize(m.width, 0)
 	m.bottomView = m.bottom()
 	m.transcript.setSize(m.width-2, m.height-strings.Count(m.bottomView, "\n")-2)
 	m.transcript.settle()

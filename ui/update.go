@@ -117,7 +117,7 @@ func (m *model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case mcpReloadedMsg:
 		cmd = m.mcpReloaded(msg)
 	default:
-		cmd = m.input.update(msg, m.keys) // cursor blink and the like
+		m.input, cmd = m.input.Update(msg) // cursor blink and the like
 	}
 	m.layout()
 	if paced != nil {
@@ -152,27 +152,31 @@ func (m *model) key(msg tea.KeyPressMsg) tea.Cmd {
 	if cmd, handled := m.transcriptKey(msg); handled {
 		return cmd
 	}
-	if cmd, handled := m.completionKey(msg); handled {
-		return cmd
+	if send, handled := m.input.popupKey(msg); handled {
+		if send {
+			return m.send(m.input.take())
+		}
+		return nil
 	}
 	if keyIs(msg, m.keys.CycleMode) {
 		return m.cycleMode()
 	}
 	if keyIs(msg, m.keys.Send) {
-		m.popupClosed = false
+		m.input.openPopup()
 		return m.send(m.input.take())
 	}
 	if keyIs(msg, m.keys.PasteImage) {
 		return m.pasteImage(msg)
 	}
-	m.completion = 0
+	m.input.resetCompletion()
 	before := m.input.value()
 	if before == "" && keyIs(msg, m.keys.Detach) && m.input.detach() {
 		return nil
 	}
-	cmd := m.input.update(msg, m.keys)
+	var cmd tea.Cmd
+	m.input, cmd = m.input.Update(msg)
 	if m.input.value() != before {
-		m.popupClosed = false // an edit opens it again
+		m.input.openPopup() // an edit opens it again
 		if msg.Text == " " {
 			cmd = tea.Batch(cmd, m.typedAtPath())
 		}
@@ -255,23 +259,13 @@ func (m *model) scrollKey(msg tea.KeyPressMsg) bool {
 // escape closes what is open, or interrupts the running request.
 func (m *model) escape() {
 	switch {
-	case len(m.popup()) > 0:
-		m.popupClosed = true
+	case len(m.input.popup()) > 0:
+		m.input.closePopup()
 	case m.run != nil && !m.run.stopping:
 		m.interrupt()
 	case m.transcript.selected >= 0:
 		m.transcript.selected = -1
 	}
-}
-
-// popup is what the completion popup offers: nothing while the input
-// shows a prompt recalled from the history, unchanged (Up and Down go on
-// through the history), or once Esc closed it.
-func (m *model) popup() []slashCommand {
-	if m.popupClosed || m.input.recalled() {
-		return nil
-	}
-	return completions(m.input.value())
 }
 
 // interrupt stops the running request: what arrived stays, a question it
@@ -290,29 +284,6 @@ func (m *model) interrupt() {
 		m.dialog = nil
 		m.setWaiting(false)
 	}
-}
-
-// completionKey moves through and accepts slash-command completions.
-func (m *model) completionKey(msg tea.KeyPressMsg) (tea.Cmd, bool) {
-	cs := m.popup()
-	if len(cs) == 0 {
-		return nil, false
-	}
-	m.completion = min(m.completion, len(cs)-1)
-	switch {
-	case keyIs(msg, m.keys.Prev):
-		m.completion = max(m.completion-1, 0)
-	case keyIs(msg, m.keys.Next):
-		m.completion = min(m.completion+1, len(cs)-1)
-	case keyIs(msg, m.keys.Complete):
-		m.input.set("/" + cs[m.completion].name + " ")
-	case keyIs(msg, m.keys.Send) && "/"+cs[m.completion].name != m.input.value():
-		m.input.set("/" + cs[m.completion].name)
-		return m.send(m.input.take()), true
-	default:
-		return nil, false
-	}
-	return nil, true
 }
 
 func (m *model) wheel(msg tea.MouseWheelMsg) {
@@ -337,7 +308,7 @@ func (m *model) send(text string) tea.Cmd {
 	case text == "":
 		return nil
 	case strings.HasPrefix(text, "/"):
-		m.completion = 0
+		m.input.resetCompletion()
 		return m.runCommand(text)
 	}
 	if paths, rest := atPaths(text); len(paths) > 0 {
