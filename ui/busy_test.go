@@ -53,7 +53,7 @@ func readyLoop(t *testing.T, opts Options) *loop {
 		m.shutdown(cancel)
 	})
 	l.start(m.prepare())
-	l.until("the model to be ready", func() bool { return m.phase == phaseReady })
+	l.until("the model to be ready", func() bool { return m.conn.phase == phaseReady })
 	return l
 }
 
@@ -205,7 +205,7 @@ func TestWorkInFlight(t *testing.T) {
 		{"model switch", "busy: switching the model", func(l *loop, g *gate, _ *slowModes) {
 			g.set("model")
 			l.enter("/model small:1b")
-		}, func(g *gate, _ *slowModes) { <-g.entered }, func(l *loop) bool { return l.m.info.Name == "small:1b" }},
+		}, func(g *gate, _ *slowModes) { <-g.entered }, func(l *loop) bool { return l.m.conn.info.Name == "small:1b" }},
 		{"compaction", "busy: compacting", func(l *loop, g *gate, _ *slowModes) {
 			g.set("chat")
 			l.enter("/compact")

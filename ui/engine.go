@@ -98,8 +98,8 @@ func (m *model) engine(batch engineMsg) tea.Cmd {
 		case runDone:
 			cmds = append(cmds, m.runFinished(e))
 		case pullProgress:
-			if m.pull != nil {
-				m.pull.progress(e, m.now())
+			if m.conn.pull != nil {
+				m.conn.pull, _ = m.conn.pull.Update(e)
 			}
 		case pullDone:
 			cmds = append(cmds, m.pulled(e))
@@ -373,7 +373,7 @@ func (m *model) runFinished(d runDone) tea.Cmd {
 // animating reports whether frames are needed: while a pull or a request
 // runs, but for a question to the user, which holds the request still.
 func (m *model) animating() bool {
-	return m.run != nil && m.dialog == nil || m.phase == phasePulling
+	return m.run != nil && m.dialog == nil || m.conn.phase == phasePulling
 }
 
 // animate schedules the next frame, once.

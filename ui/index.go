@@ -77,7 +77,7 @@ type (
 
 // idle reports whether the chat model is free for the indexer.
 func (m *model) idle() bool {
-	return m.phase == phaseReady && m.busy() == "" && m.dialog == nil && m.loading == ""
+	return m.conn.phase == phaseReady && m.busy() == "" && m.dialog == nil && m.loading == ""
 }
 
 // startIndex starts bringing the code index up to date in the background,
@@ -87,7 +87,7 @@ func (m *model) idle() bool {
 func (m *model) startIndex() tea.Cmd {
 	ix := m.opts.Indexer
 	switch {
-	case ix == nil || m.index.failed || m.phase != phaseReady:
+	case ix == nil || m.index.failed || m.conn.phase != phaseReady:
 		return nil
 	case m.index.running:
 		m.index.again = true

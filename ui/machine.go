@@ -39,8 +39,8 @@ func (m *model) preload() tea.Cmd {
 		m.stopPreload()
 	}
 	ctx, cancel := context.WithCancel(m.ctx)
-	m.stopPreload, m.loading = cancel, m.info.Name
-	s, name := m.session, m.info.Name
+	m.stopPreload, m.loading = cancel, m.conn.info.Name
+	s, name := m.session, m.conn.info.Name
 	return func() tea.Msg {
 		defer cancel()
 		loaded, err := s.Preload(ctx)
@@ -138,7 +138,7 @@ func (m *model) numCtxSet(msg numCtxSetMsg) {
 		m.notice(noticeError, "Cannot change the window", msg.err.Error())
 		return
 	}
-	m.info.NumCtx = msg.numCtx
+	m.conn.info.NumCtx = msg.numCtx
 	m.notice(noticeInfo, "", fmt.Sprintf("num_ctx is %s for this session.", human.Thousands(msg.numCtx)))
 }
 

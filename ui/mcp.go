@@ -212,7 +212,7 @@ func (m *model) cmdMCP(arg string) tea.Cmd {
 // of the window.
 func (m *model) mcpTable() *tableItem {
 	item := &tableItem{title: "MCP servers"}
-	numCtx := m.info.NumCtx
+	numCtx := m.conn.info.NumCtx
 	for _, s := range m.opts.MCP.Servers() {
 		state := string(s.State)
 		if s.Why != "" && s.State != mcp.StateReady {

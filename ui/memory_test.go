@@ -173,7 +173,7 @@ func TestIndexWhileIdle(t *testing.T) {
 	m, _ := testModel(t)
 	ix := &stubIndexer{waited: make(chan struct{}, 4), finish: make(chan error, 4)}
 	m.opts.Indexer = ix
-	m.phase = phaseReady
+	m.conn.phase = phaseReady
 	m.startRun(orchestrator.Prompt{Text: "a request"})
 	m.Update(frameMsg{})
 	if gateOpen(m.gate) {

@@ -87,13 +87,7 @@ type model struct {
 	now      func() time.Time
 
 	width, height int
-	phase         phase
-	info          provider.ModelInfo
-	startErr      error
-	offer         string // the model a pull is offered for
-	retries       int    // how often the user retried reaching the server
-	retrying      bool   // a retry is under way
-	pull          *pullState
+	conn          connection
 
 	transcript transcript
 	input      input

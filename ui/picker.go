@@ -34,7 +34,7 @@ func (m *model) cmdModel(arg string) tea.Cmd {
 	}
 	m.panel = newList(listText{title: "Choose a model", waiting: "listing installed models…",
 		empty: emptyList(m.opts.Suggested), action: "switch"},
-		func(md provider.ModelSummary) string { return modelRow(md, m.info.Name, &m.st) }, &m.st, m.keys)
+		func(md provider.ModelSummary) string { return modelRow(md, m.conn.info.Name, &m.st) }, &m.st, m.keys)
 	ctx, p := m.ctx, m.opts.Engine.Provider
 	return func() tea.Msg {
 		models, err := p.Models(ctx)
@@ -54,7 +54,7 @@ func (m *model) modelsListed(msg modelsMsg) {
 		m.notice(noticeError, "Cannot list models", msg.err.Error())
 		return
 	}
-	current := slices.IndexFunc(msg.models, func(md provider.ModelSummary) bool { return md.Name == m.info.Name })
+	current := slices.IndexFunc(msg.models, func(md provider.ModelSummary) bool { return md.Name == m.conn.info.Name })
 	l.setItems(msg.models, current)
 }
 
@@ -78,7 +78,7 @@ func (m *model) modelChosen(msg chosenMsg[provider.ModelSummary]) tea.Cmd {
 // switchModel switches to the model name, unless it is the one in use:
 // that would start its context over for nothing.
 func (m *model) switchModel(name string) tea.Cmd {
-	if name == m.info.Name && m.phase == phaseReady {
+	if name == m.conn.info.Name && m.conn.phase == phaseReady {
 		m.notice(noticeInfo, "", "Already using "+name+".")
 		return nil
 	}
@@ -97,7 +97,7 @@ func (m *model) modelSwitched(msg modelSwitchedMsg) tea.Cmd {
 		m.notice(noticeError, "Cannot switch model", msg.err.Error())
 		return m.next()
 	}
-	m.info, m.phase = msg.info, phaseReady
+	m.conn.info, m.conn.phase = msg.info, phaseReady
 	m.usage = usage{}
 	m.notice(noticeInfo, "", "Now using "+msg.info.Name+".")
 	return tea.Batch(m.next(), m.preload())

@@ -150,7 +150,7 @@ func (m *model) cmdCompact(string) tea.Cmd {
 	if m.refuseBusy() {
 		return nil
 	}
-	if m.phase != phaseReady {
+	if m.conn.phase != phaseReady {
 		m.setStatusNote("no model is ready yet: /model chooses one")
 		return nil
 	}

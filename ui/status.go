@@ -50,8 +50,8 @@ func (m *model) statusLine() string {
 }
 
 func (m *model) statusState() statusState {
-	s := statusState{model: m.info.Name, mode: m.mode.name, hint: m.hint(), all: m.opts.Engine.Config.Approval.All,
-		numCtx: m.info.NumCtx, usage: m.usage, width: m.width}
+	s := statusState{model: m.conn.info.Name, mode: m.mode.name, hint: m.hint(), all: m.opts.Engine.Config.Approval.All,
+		numCtx: m.conn.info.NumCtx, usage: m.usage, width: m.width}
 	if s.model == "" {
 		s.model = cmp.Or(m.opts.Engine.Config.Model, "no model")
 	}

@@ -383,8 +383,8 @@ func TestStartupWithoutPulls(t *testing.T) {
 	m.opts.Suggested = ""
 	m.Update(preparedMsg{err: &provider.Error{Kind: provider.ErrModelNotFound,
 		Msg: `model "x" is not served at http://h/v1: load it on the server (lathe pulls models only from Ollama)`}})
-	if m.phase != phaseBlocked {
-		t.Fatalf("phase %v, want blocked", m.phase)
+	if m.conn.phase != phaseBlocked {
+		t.Fatalf("phase %v, want blocked", m.conn.phase)
 	}
 	if s := screen(m); strings.Contains(s, "Pull it now?") {
 		t.Errorf("a pull is offered:\n%s", s)
@@ -405,7 +405,7 @@ func TestStartupScreens(t *testing.T) {
 	if s := screen(m); strings.Count(s, "ollama serve") != 1 || strings.Contains(s, "Start it with") {
 		t.Errorf("the offline screen gives its advice more than once:\n%s", s)
 	}
-	if cmd := m.key(keyPress("r")); cmd == nil || m.phase != phaseConnecting {
+	if cmd := m.key(keyPress("r")); cmd == nil || m.conn.phase != phaseConnecting {
 		t.Error("r did not retry")
 	}
 	if s := screen(m); !strings.Contains(s, "Cannot reach Ollama") || !strings.Contains(s, "retrying…") {
@@ -421,7 +421,7 @@ func TestStartupScreens(t *testing.T) {
 	if s := screen(m); !strings.Contains(s, "qwen3:8b is not installed") || !strings.Contains(s, "Pull it now?") {
 		t.Fatalf("offer screen:\n%s", s)
 	}
-	if cmd := m.key(keyPress("y")); cmd == nil || m.phase != phasePulling {
+	if cmd := m.key(keyPress("y")); cmd == nil || m.conn.phase != phasePulling {
 		t.Fatal("y did not start the pull")
 	}
 	clk.t = clk.t.Add(time.Second)
@@ -430,8 +430,8 @@ func TestStartupScreens(t *testing.T) {
 		t.Errorf("pull progress:\n%s", s)
 	}
 	m.Update(engineMsg{pullDone{err: errors.New("pull model manifest: file does not exist")}})
-	if m.phase != phaseBlocked || !strings.Contains(screen(m), "pull model manifest: file does not exist") {
-		t.Errorf("a failed pull: phase %v, screen:\n%s", m.phase, screen(m))
+	if m.conn.phase != phaseBlocked || !strings.Contains(screen(m), "pull model manifest: file does not exist") {
+		t.Errorf("a failed pull: phase %v, screen:\n%s", m.conn.phase, screen(m))
 	}
 }
 

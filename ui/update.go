@@ -56,7 +56,7 @@ func (m *model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case preparedMsg:
 		if cmd = m.prepared(msg); cmd == nil {
 			cmd = m.next()
-			if m.phase == phaseReady {
+			if m.conn.phase == phaseReady {
 				cmd = tea.Batch(cmd, m.preload(), m.startIndex())
 			}
 		}
@@ -199,7 +199,7 @@ func (m *model) ctrlC() tea.Cmd {
 	switch {
 	case m.quitArmed && now.Sub(m.quitAt) < quitWindow:
 		return m.quit()
-	case m.phase == phaseOffline || m.phase == phaseOffer || m.phase == phaseConnecting && m.retrying:
+	case m.conn.phase == phaseOffline || m.conn.phase == phaseOffer || m.conn.phase == phaseConnecting && m.conn.retrying:
 		return m.quit()
 	case m.run != nil:
 		m.interrupt()
@@ -320,10 +320,10 @@ func (m *model) send(text string) tea.Cmd {
 	}
 	p := orchestrator.Prompt{Text: text, Images: m.input.takeImages()}
 	switch {
-	case m.phase == phaseConnecting || m.busy() != "":
+	case m.conn.phase == phaseConnecting || m.busy() != "":
 		m.queue(p)
 		return nil
-	case m.phase != phaseReady:
+	case m.conn.phase != phaseReady:
 		m.input.set(text) // kept for when a model is ready
 		m.input.attach(p.Images...)
 		m.setStatusNote("no model is ready yet: /model chooses one")

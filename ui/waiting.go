@@ -28,7 +28,7 @@ func (m *model) waiting() string {
 	case r.streamed:
 		what = "writing · silent"
 	case what == "":
-		what = "waiting for " + m.info.Name
+		what = "waiting for " + m.conn.info.Name
 	}
 	return indent + spin + " " + m.st.meta.Render(fmt.Sprintf("%s · %s", what, elapsed(quiet)))
 }

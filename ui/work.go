@@ -29,8 +29,8 @@ func (m *model) busy() string {
 	switch {
 	case m.run != nil:
 		return "a request is running"
-	case m.phase == phasePulling:
-		return "pulling " + m.pull.name
+	case m.conn.phase == phasePulling:
+		return "pulling " + m.conn.pull.name
 	}
 	return m.op
 }
@@ -57,8 +57,8 @@ func (m *model) queue(p orchestrator.Prompt) {
 	what := "the request"
 	switch {
 	case m.run != nil:
-	case m.phase == phasePulling:
-		what = "the pull of " + m.pull.name
+	case m.conn.phase == phasePulling:
+		what = "the pull of " + m.conn.pull.name
 	case m.op != "":
 		what = m.op
 	}
@@ -67,7 +67,7 @@ func (m *model) queue(p orchestrator.Prompt) {
 
 // next sends the first queued prompt, if the session is free for it.
 func (m *model) next() tea.Cmd {
-	if len(m.queued) == 0 || m.busy() != "" || m.phase != phaseReady || m.dialog != nil {
+	if len(m.queued) == 0 || m.busy() != "" || m.conn.phase != phaseReady || m.dialog != nil {
 		return nil
 	}
 	p := m.queued[0]
