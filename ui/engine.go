@@ -115,7 +115,7 @@ func (m *model) engine(batch engineMsg) tea.Cmd {
 // compacted ends a /compact: a conversation too short to have an older
 // part is no failure.
 func (m *model) compacted(e compactDone) {
-	m.op, m.note = "", ""
+	m.work.op, m.note = "", ""
 	switch {
 	case errors.Is(e.err, orchestrator.ErrNothingToCompact):
 		m.notice(noticeInfo, "", "Nothing to compact yet.")
@@ -275,12 +275,12 @@ func (m *model) turnFinished(e orchestrator.TurnFinished) {
 	m.replied()
 	m.endThinking()
 	m.endAnswer()
-	m.usage = usage{cached: -1, load: e.Timing.Load}
+	m.machine.usage = usage{cached: -1, load: e.Timing.Load}
 	if e.EvalDuration > 0 {
-		m.usage.tokPerSec = float64(e.CompletionTokens) / e.EvalDuration.Seconds()
+		m.machine.usage.tokPerSec = float64(e.CompletionTokens) / e.EvalDuration.Seconds()
 	}
 	if e.PromptTokens > 0 {
-		m.usage.cached = e.Timing.CachedTokens * 100 / e.PromptTokens
+		m.machine.usage.cached = e.Timing.CachedTokens * 100 / e.PromptTokens
 	}
 }
 

@@ -77,7 +77,7 @@ type (
 
 // idle reports whether the chat model is free for the indexer.
 func (m *model) idle() bool {
-	return m.conn.phase == phaseReady && m.busy() == "" && m.dialog == nil && m.loading == ""
+	return m.conn.phase == phaseReady && m.busy() == "" && m.dialog == nil && m.machine.loading == ""
 }
 
 // startIndex starts bringing the code index up to date in the background,

@@ -16,6 +16,16 @@ import (
 // prompt, a model that spills onto the CPU, and how the context window is
 // used.
 
+// machine is what lathe sees of the machine the model runs on: the model
+// being loaded in the background, a window that fits the GPU to offer
+// once the request is done, and the speed of the last reply.
+type machine struct {
+	loading     string             // the model being loaded in the background
+	stopPreload context.CancelFunc // stops its load
+	spill       *orchestrator.Spill
+	usage       usage
+}
+
 type (
 	// preloadedMsg ends the background load of the model.
 	preloadedMsg struct {
@@ -35,11 +45,11 @@ type (
 // says "loading", then "ready"; a prompt sent meanwhile just
 // waits for the load on the server.
 func (m *model) preload() tea.Cmd {
-	if m.stopPreload != nil {
-		m.stopPreload()
+	if m.machine.stopPreload != nil {
+		m.machine.stopPreload()
 	}
 	ctx, cancel := context.WithCancel(m.ctx)
-	m.stopPreload, m.loading = cancel, m.conn.info.Name
+	m.machine.stopPreload, m.machine.loading = cancel, m.conn.info.Name
 	s, name := m.session, m.conn.info.Name
 	return func() tea.Msg {
 		defer cancel()
@@ -49,10 +59,10 @@ func (m *model) preload() tea.Cmd {
 }
 
 func (m *model) preloaded(msg preloadedMsg) {
-	if msg.model != m.loading {
+	if msg.model != m.machine.loading {
 		return // another model's, since switched away from
 	}
-	m.stopPreload, m.loading = nil, ""
+	m.machine.stopPreload, m.machine.loading = nil, ""
 	if msg.loaded && m.run == nil {
 		m.setStatusNote(msg.model + " is ready")
 	}
@@ -63,17 +73,17 @@ func (m *model) preloaded(msg preloadedMsg) {
 func (m *model) spilled(e orchestrator.Spill) {
 	m.notice(noticeWarn, "", e.Text()+".")
 	if e.FitNumCtx > 0 {
-		m.spill = &e
+		m.machine.spill = &e
 	}
 }
 
 // offerFit opens the offer of a window that fits the GPU, after a run.
 func (m *model) offerFit() {
-	if m.spill == nil || m.dialog != nil || m.run != nil {
+	if m.machine.spill == nil || m.dialog != nil || m.run != nil {
 		return
 	}
-	m.dialog = newFitDialog(*m.spill, &m.st, m.keys)
-	m.spill = nil
+	m.dialog = newFitDialog(*m.machine.spill, &m.st, m.keys)
+	m.machine.spill = nil
 }
 
 // fitDialog asks whether to use the window that fits the model on the

@@ -189,14 +189,14 @@ func (m *model) cmdMCP(arg string) tea.Cmd {
 		if m.refuseBusy() {
 			return nil
 		}
-		m.op = opMCP
+		m.work.op = opMCP
 		on := verb == "on"
 		return func() tea.Msg { return mcpToggledMsg{name: name, on: on, err: mgr.SetEnabled(name, on)} }
 	case "reload":
 		if m.refuseBusy() {
 			return nil
 		}
-		m.op = opMCP
+		m.work.op = opMCP
 		ctx, session := m.ctx, m.session
 		return func() tea.Msg {
 			mgr.Reload(ctx)
@@ -241,7 +241,7 @@ type mcpToggledMsg struct {
 }
 
 func (m *model) mcpToggled(msg mcpToggledMsg) tea.Cmd {
-	m.op = ""
+	m.work.op = ""
 	switch {
 	case msg.err != nil:
 		m.notice(noticeWarn, "", sentence(msg.err.Error()))
@@ -260,7 +260,7 @@ type mcpReloadedMsg struct {
 }
 
 func (m *model) mcpReloaded(msg mcpReloadedMsg) tea.Cmd {
-	m.op = ""
+	m.work.op = ""
 	switch {
 	case msg.err != nil:
 		m.notice(noticeError, "Cannot reload the MCP tools", msg.err.Error())

@@ -95,14 +95,9 @@ type model struct {
 	panel      panel  // a list to choose from, in the input's place
 	bottomView string // the bottom panel, rendered by layout
 
-	titled bool // the model was asked for a title
-
-	stopPreload context.CancelFunc    // stops the model's background load
-	loading     string                // the model being loaded in the background
-	spill       *orchestrator.Spill   // a window that fits the GPU, to offer after the run
-	op          string                // what is under way besides a request (see busy); "" for nothing
-	queued      []orchestrator.Prompt // prompts typed while something was under way, sent in order
-	clipboard   *clipboardSetup       // in tests, the clipboard tools; nil: the system's
+	machine   machine         // the model loaded in the background, a window that fits, the speed
+	work      work            // what is under way besides a request, and the prompts queued
+	clipboard *clipboardSetup // in tests, the clipboard tools; nil: the system's
 
 	mode  modeState
 	gate  *idleGate  // open while the model is idle, for the indexer
@@ -114,12 +109,11 @@ type model struct {
 	resumeAt  int
 	run       *runState
 	runs      sync.WaitGroup
-	usage     usage
 	status    statusMemo
 	quitArmed bool // a second Ctrl+C quits, until quitAt+quitWindow
 	quitAt    time.Time
 	note      string
-	title     string // the session's title, once the model gave one
+	title     sessionTitle
 	frame     int
 	ticking   bool
 	interval  time.Duration // between two frames: a second / Options.FPS
@@ -178,7 +172,7 @@ func newModel(ctx context.Context, opts Options) *model {
 	m.offerTrust()
 	if saved := opts.Resume; saved != nil {
 		_ = m.session.ResumeFrom(*saved) // a new session is idle
-		m.titled = true
+		m.title.asked = true
 	}
 	m.layout()
 	return m
@@ -248,8 +242,8 @@ func (m *model) View() tea.View {
 	v.AltScreen = true
 	v.MouseMode = tea.MouseModeCellMotion
 	v.WindowTitle = "lathe · " + filepath.Base(m.opts.Dir)
-	if m.title != "" {
-		v.WindowTitle = "lathe · " + m.title
+	if m.title.text != "" {
+		v.WindowTitle = "lathe · " + m.title.text
 	}
 	return v
 }

@@ -54,7 +54,7 @@ func (m *model) setMode(md mode.Mode, reason string, say bool) tea.Cmd {
 	if m.refuseBusy() {
 		return nil
 	}
-	m.op = opMode
+	m.work.op = opMode
 	ctx, session, hadPlan := m.ctx, m.session, m.mode.plan != nil
 	return func() tea.Msg {
 		return modeSetMsg{err: session.SetMode(ctx, md, reason), say: say, hadPlan: hadPlan}
@@ -69,7 +69,7 @@ type modeSetMsg struct {
 }
 
 func (m *model) modeSet(msg modeSetMsg) tea.Cmd {
-	m.op, m.note = "", ""
+	m.work.op, m.note = "", ""
 	if msg.err != nil {
 		m.notice(noticeError, "Cannot change the mode", msg.err.Error())
 		return m.next()

@@ -101,12 +101,12 @@ func TestModelPicker(t *testing.T) {
 	if cmd := choose(m); cmd != nil || m.panel != nil || !strings.Contains(screen(m), "half:7b is unavailable: unable to load model blob") {
 		t.Errorf("choosing an unavailable model:\n%s", screen(m))
 	}
-	m.usage.tokPerSec = 42
+	m.machine.usage.tokPerSec = 42
 	m.input.set("/model")
 	press(m, "enter")
 	m.Update(modelsMsg{models: []provider.ModelSummary{{Name: "qwen3:8b", Tools: true}, {Name: "llama3.1:8b", Tools: true}}})
-	if cmd := choose(m); cmd != nil || m.panel != nil || !strings.Contains(screen(m), "Already using qwen3:8b.") || m.usage.tokPerSec != 42 {
-		t.Errorf("choosing the current model: cmd %v, usage %v\n%s", cmd != nil, m.usage, screen(m))
+	if cmd := choose(m); cmd != nil || m.panel != nil || !strings.Contains(screen(m), "Already using qwen3:8b.") || m.machine.usage.tokPerSec != 42 {
+		t.Errorf("choosing the current model: cmd %v, usage %v\n%s", cmd != nil, m.machine.usage, screen(m))
 	}
 	press(m, "esc")
 	m.input.set("/model")

@@ -83,7 +83,7 @@ func (m *model) switchModel(name string) tea.Cmd {
 		return nil
 	}
 	ctx, session := m.ctx, m.session
-	m.op = opModel
+	m.work.op = opModel
 	m.setStatusNote("switching to " + name + "…")
 	return func() tea.Msg {
 		info, err := session.SetModel(ctx, name)
@@ -92,13 +92,13 @@ func (m *model) switchModel(name string) tea.Cmd {
 }
 
 func (m *model) modelSwitched(msg modelSwitchedMsg) tea.Cmd {
-	m.note, m.op = "", ""
+	m.note, m.work.op = "", ""
 	if msg.err != nil {
 		m.notice(noticeError, "Cannot switch model", msg.err.Error())
 		return m.next()
 	}
 	m.conn.info, m.conn.phase = msg.info, phaseReady
-	m.usage = usage{}
+	m.machine.usage = usage{}
 	m.notice(noticeInfo, "", "Now using "+msg.info.Name+".")
 	return tea.Batch(m.next(), m.preload())
 }

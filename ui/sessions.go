@@ -37,6 +37,13 @@ type (
 	compactDone struct{ err error }
 )
 
+// sessionTitle is the session's title: the model is asked for one once,
+// after its first answer.
+type sessionTitle struct {
+	text  string
+	asked bool
+}
+
 // cmdSessions lists the saved sessions of the working directory, in the
 // input's place, to resume one.
 func (m *model) cmdSessions(string) tea.Cmd {
@@ -102,7 +109,7 @@ func (m *model) sessionLoaded(msg sessionLoadedMsg) tea.Cmd {
 	old, ctx := m.session, m.ctx
 	m.session = m.newSession()
 	_ = m.session.ResumeFrom(msg.saved) // a new session is idle
-	m.titled, m.title, m.usage = true, msg.saved.Title, usage{}
+	m.title.asked, m.title.text, m.machine.usage = true, msg.saved.Title, usage{}
 	m.resumeAt = -1
 	if msg.atSet {
 		m.resumeAt = msg.at
@@ -121,7 +128,7 @@ func (m *model) cmdNew(string) tea.Cmd {
 	if m.refuseBusy() {
 		return nil
 	}
-	m.op = opReset
+	m.work.op = opReset
 	s := m.session
 	return func() tea.Msg { return resetMsg{s: s, err: s.Reset()} }
 }
@@ -129,7 +136,7 @@ func (m *model) cmdNew(string) tea.Cmd {
 // reset ends /new: the screen starts over with the session, unless the
 // session failed to reset or was replaced meanwhile.
 func (m *model) reset(msg resetMsg) tea.Cmd {
-	m.op = ""
+	m.work.op = ""
 	switch {
 	case msg.s != m.session:
 		return m.next()
@@ -141,7 +148,7 @@ func (m *model) reset(msg resetMsg) tea.Cmd {
 	m.syncMode()
 	m.mode.item = -1
 	m.transcript.clear()
-	m.usage, m.titled, m.title = usage{}, false, ""
+	m.machine.usage, m.title.asked, m.title.text = usage{}, false, ""
 	m.notice(noticeInfo, "", "New conversation.")
 	return m.next()
 }
@@ -154,7 +161,7 @@ func (m *model) cmdCompact(string) tea.Cmd {
 		m.setStatusNote("no model is ready yet: /model chooses one")
 		return nil
 	}
-	m.op = opCompact
+	m.work.op = opCompact
 	ctx, session, b := m.ctx, m.session, m.bridge
 	m.runs.Add(1)
 	return func() tea.Msg {
@@ -167,10 +174,10 @@ func (m *model) cmdCompact(string) tea.Cmd {
 // askTitle asks the model, once per session, for a title after its first
 // answer; the session starts with its first prompt as the title.
 func (m *model) askTitle(stop orchestrator.StopReason) tea.Cmd {
-	if m.titled || stop != orchestrator.StopDone || m.opts.Engine.Recorder == nil {
+	if m.title.asked || stop != orchestrator.StopDone || m.opts.Engine.Recorder == nil {
 		return nil
 	}
-	m.titled = true
+	m.title.asked = true
 	titler := m.session.Titler()
 	if titler == nil {
 		return nil

@@ -76,7 +76,7 @@ func (m *model) prepared(msg preparedMsg) tea.Cmd {
 		// Another lathe has it: go on in a new session instead.
 		m.notice(noticeWarn, "", err.Error()+": starting a new session instead")
 		m.session = m.newSession()
-		m.titled, m.title = false, ""
+		m.title.asked, m.title.text = false, ""
 		return m.prepare()
 	case errors.Is(err, provider.ErrUnreachable):
 		m.conn.phase = phaseOffline

@@ -51,7 +51,7 @@ func (m *model) statusLine() string {
 
 func (m *model) statusState() statusState {
 	s := statusState{model: m.conn.info.Name, mode: m.mode.name, hint: m.hint(), all: m.opts.Engine.Config.Approval.All,
-		numCtx: m.conn.info.NumCtx, usage: m.usage, width: m.width}
+		numCtx: m.conn.info.NumCtx, usage: m.machine.usage, width: m.width}
 	if s.model == "" {
 		s.model = cmp.Or(m.opts.Engine.Config.Model, "no model")
 	}
@@ -128,10 +128,10 @@ func (m *model) hint() string {
 		return "interrupting…"
 	case m.run != nil:
 		return "esc interrupt"
-	case m.op != "":
-		return m.op + "…"
-	case m.loading != "" && m.run == nil:
-		return "loading " + m.loading + "…"
+	case m.work.op != "":
+		return m.work.op + "…"
+	case m.machine.loading != "" && m.run == nil:
+		return "loading " + m.machine.loading + "…"
 	case m.indexNote() != "":
 		return m.indexNote()
 	}

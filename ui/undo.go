@@ -284,7 +284,7 @@ func (d *undoDialog) View() string {
 
 // applyUndo carries the plan out, off the UI's goroutine.
 func (m *model) applyUndo(plan checkpoint.Plan, prompt string, force bool) tea.Cmd {
-	m.op = opUndo
+	m.work.op = opUndo
 	ctx, s := m.ctx, m.session
 	return func() tea.Msg {
 		out, _, err := s.ApplyPlan(ctx, plan, force)
@@ -295,7 +295,7 @@ func (m *model) applyUndo(plan checkpoint.Plan, prompt string, force bool) tea.C
 // undoAppliedMsg marks the exchanges taken back (or clears the mark of
 // those done again) and says what became of each file.
 func (m *model) undoApplied(msg undoAppliedMsg) {
-	m.op = ""
+	m.work.op = ""
 	var done, left []string
 	for _, a := range msg.outcome.Done {
 		done = append(done, a.Do.Done()+" "+a.Path)

@@ -100,7 +100,7 @@ func (m *model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		m.quitTimeout()
 	case titleMsg:
 		if msg.title != "" {
-			m.title = msg.title
+			m.title.text = msg.title
 		}
 	case searchMsg:
 		m.searched(msg)
