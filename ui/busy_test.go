@@ -232,7 +232,7 @@ func TestWorkInFlight(t *testing.T) {
 				func() { l.enter("/new") },
 				func() { l.enter("/sessions") },
 			} {
-				m.note = ""
+				m.status.note = ""
 				try()
 				if st := statusOf(m); !strings.Contains(st, c.doing) {
 					t.Errorf("while %s: status %q, want %q", c.name, st, c.doing)

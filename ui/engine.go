@@ -115,7 +115,7 @@ func (m *model) engine(batch engineMsg) tea.Cmd {
 // compacted ends a /compact: a conversation too short to have an older
 // part is no failure.
 func (m *model) compacted(e compactDone) {
-	m.work.op, m.note = "", ""
+	m.work.op, m.status.note = "", ""
 	switch {
 	case errors.Is(e.err, orchestrator.ErrNothingToCompact):
 		m.notice(noticeInfo, "", "Nothing to compact yet.")
@@ -333,7 +333,7 @@ func (m *model) runFinished(d runDone) tea.Cmd {
 	m.dialog = nil
 	r := m.run
 	r.cancel()
-	m.run, m.note = nil, ""
+	m.run, m.status.note = nil, ""
 	m.syncMode()
 	m.offerFit()
 	cmd := tea.Batch(m.askTitle(d.res.StopReason), m.next(), m.startIndex())
@@ -370,6 +370,17 @@ func (m *model) runFinished(d runDone) tea.Cmd {
 	return cmd
 }
 
+// frames paces what moves on the screen: the frames that render streamed
+// text and turn the spinners while something runs, and the renderer's
+// own rate (see pace.go).
+type frames struct {
+	count    int
+	ticking  bool          // a frame is on its way
+	interval time.Duration // between two frames: a second / Options.FPS
+	pace     pacer
+	program  *tea.Program // set before it runs, for the pacer
+}
+
 // animating reports whether frames are needed: while a pull or a request
 // runs, but for a question to the user, which holds the request still.
 func (m *model) animating() bool {
@@ -378,22 +389,22 @@ func (m *model) animating() bool {
 
 // animate schedules the next frame, once.
 func (m *model) animate() tea.Cmd {
-	if m.ticking || !m.animating() {
+	if m.frames.ticking || !m.animating() {
 		return nil
 	}
-	m.ticking = true
-	return tea.Tick(m.interval, func(time.Time) tea.Msg { return frameMsg{} })
+	m.frames.ticking = true
+	return tea.Tick(m.frames.interval, func(time.Time) tea.Msg { return frameMsg{} })
 }
 
 // onFrame renders what changed since the last frame and turns the
 // spinners.
 func (m *model) onFrame() tea.Cmd {
-	m.ticking = false
-	m.frame++
+	m.frames.ticking = false
+	m.frames.count++
 	m.refreshDirty()
 	if r := m.run; r != nil {
 		for _, i := range r.cards {
-			if m.transcript.items[i].(*toolCard).tick(spinnerStep(m.frame, m.interval)) {
+			if m.transcript.items[i].(*toolCard).tick(spinnerStep(m.frames.count, m.frames.interval)) {
 				m.transcript.changed(i)
 			}
 		}

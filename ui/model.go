@@ -105,20 +105,13 @@ type model struct {
 	// seqItems maps a message of the session shown from its history to
 	// its item in the transcript; resumeAt is the message to show first
 	// once a session loaded from /search is (-1: none).
-	seqItems  map[int]int
-	resumeAt  int
-	run       *runState
-	runs      sync.WaitGroup
-	status    statusMemo
-	quitArmed bool // a second Ctrl+C quits, until quitAt+quitWindow
-	quitAt    time.Time
-	note      string
-	title     sessionTitle
-	frame     int
-	ticking   bool
-	interval  time.Duration // between two frames: a second / Options.FPS
-	pace      pacer
-	program   *tea.Program // set before it runs, for the pacer
+	seqItems map[int]int
+	resumeAt int
+	run      *runState
+	runs     sync.WaitGroup
+	status   statusBar
+	title    sessionTitle
+	frames   frames
 }
 
 // runState is a prompt being answered.
@@ -153,10 +146,10 @@ func newModel(ctx context.Context, opts Options) *model {
 	if m.now == nil {
 		m.now = time.Now
 	}
-	m.interval = time.Second / time.Duration(cmp.Or(opts.FPS, config.DefaultFPS))
-	m.bridge = newBridge(m.interval)
+	m.frames.interval = time.Second / time.Duration(cmp.Or(opts.FPS, config.DefaultFPS))
+	m.bridge = newBridge(m.frames.interval)
 	// The renderer starts fast (tui.go): the first idle check slows it.
-	m.pace.frame, m.pace.echo = m.interval, echoInterval
+	m.frames.pace.frame, m.frames.pace.echo = m.frames.interval, echoInterval
 	m.gate = newIdleGate()
 	m.resumeAt = -1
 	m.every = mode.Every(opts.Engine.Tools)

@@ -69,7 +69,7 @@ type modeSetMsg struct {
 }
 
 func (m *model) modeSet(msg modeSetMsg) tea.Cmd {
-	m.work.op, m.note = "", ""
+	m.work.op, m.status.note = "", ""
 	if msg.err != nil {
 		m.notice(noticeError, "Cannot change the mode", msg.err.Error())
 		return m.next()

@@ -92,7 +92,7 @@ func (m *model) switchModel(name string) tea.Cmd {
 }
 
 func (m *model) modelSwitched(msg modelSwitchedMsg) tea.Cmd {
-	m.note, m.work.op = "", ""
+	m.status.note, m.work.op = "", ""
 	if msg.err != nil {
 		m.notice(noticeError, "Cannot switch model", msg.err.Error())
 		return m.next()

@@ -171,7 +171,7 @@ func (m *model) screen() (string, bool) {
 		m.conn.pull.SetSize(m.width, m.height)
 		body = m.conn.pull.View()
 		keys = "ctrl+c quit"
-		if m.quitArmed {
+		if m.status.quitArmed {
 			keys = "ctrl+c again to quit"
 		}
 	default:

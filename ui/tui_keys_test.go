@@ -47,8 +47,8 @@ func finishRun(m *model) {
 func TestCtrlC(t *testing.T) {
 	m, clk := testModel(t)
 	typeText(m, "half a thought")
-	if m.key(keyPress("ctrl+c")); m.quitArmed || m.input.value() != "" {
-		t.Fatalf("ctrl+c with text: armed=%v input=%q; want the input cleared", m.quitArmed, m.input.value())
+	if m.key(keyPress("ctrl+c")); m.status.quitArmed || m.input.value() != "" {
+		t.Fatalf("ctrl+c with text: armed=%v input=%q; want the input cleared", m.status.quitArmed, m.input.value())
 	}
 	ctx := m.beginRun("long task")
 	m.key(keyPress("ctrl+c"))
@@ -63,20 +63,20 @@ func TestCtrlC(t *testing.T) {
 
 	idle, clk := testModel(t)
 	idle.key(keyPress("ctrl+c"))
-	if !idle.quitArmed || !strings.Contains(statusOf(idle), "ctrl+c again to quit") {
-		t.Fatalf("ctrl+c on an empty input: armed=%v, status %q", idle.quitArmed, statusOf(idle))
+	if !idle.status.quitArmed || !strings.Contains(statusOf(idle), "ctrl+c again to quit") {
+		t.Fatalf("ctrl+c on an empty input: armed=%v, status %q", idle.status.quitArmed, statusOf(idle))
 	}
 	clk.t = clk.t.Add(3 * time.Second)
 	idle.Update(quitExpiredMsg{})
-	if idle.quitArmed || strings.Contains(statusOf(idle), "again to quit") {
+	if idle.status.quitArmed || strings.Contains(statusOf(idle), "again to quit") {
 		t.Fatalf("still armed once the time is over: status %q", statusOf(idle))
 	}
 	idle.key(keyPress("ctrl+c"))
-	if !idle.quitArmed {
+	if !idle.status.quitArmed {
 		t.Fatal("ctrl+c after the time did not arm quitting again")
 	}
 	typeText(idle, "x")
-	if idle.quitArmed {
+	if idle.status.quitArmed {
 		t.Error("another key left quitting armed")
 	}
 	idle.input.set("")

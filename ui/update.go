@@ -18,20 +18,20 @@ type frameMsg struct{}
 // Update routes a message to its handler, then lays the screen out again.
 func (m *model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	var cmd tea.Cmd
-	if m.pace.reset == nil && m.program != nil {
-		if t := rendererTicker(m.program); t != nil {
-			m.pace.reset = t.Reset
+	if m.frames.pace.reset == nil && m.frames.program != nil {
+		if t := rendererTicker(m.frames.program); t != nil {
+			m.frames.pace.reset = t.Reset
 		}
 	}
 	if _, ok := msg.(idleCheckMsg); ok {
-		return m, m.pace.idle(m.now(), m.animating())
+		return m, m.frames.pace.idle(m.now(), m.animating())
 	}
 	var key bool
 	switch msg.(type) {
 	case tea.KeyPressMsg, tea.PasteMsg, tea.MouseMsg, tea.WindowSizeMsg:
 		key = true
 	}
-	paced := m.pace.heard(m.now(), key)
+	paced := m.frames.pace.heard(m.now(), key)
 	switch msg := msg.(type) {
 	case tea.WindowSizeMsg:
 		m.width, m.height = msg.Width, msg.Height
@@ -133,11 +133,11 @@ func keyIs(msg tea.KeyPressMsg, b key.Binding) bool { return key.Matches(msg, b)
 // key routes a key press: quitting first, then the screen or panel that
 // has the focus, then the transcript keys, then the input.
 func (m *model) key(msg tea.KeyPressMsg) tea.Cmd {
-	m.note = ""
+	m.status.note = ""
 	if keyIs(msg, m.keys.Quit) {
 		return m.ctrlC()
 	}
-	m.quitArmed = false
+	m.status.quitArmed = false
 	if cmd, handled := m.startupKey(msg); handled {
 		return cmd
 	}
@@ -197,7 +197,7 @@ type quitExpiredMsg struct{}
 func (m *model) ctrlC() tea.Cmd {
 	now := m.now()
 	switch {
-	case m.quitArmed && now.Sub(m.quitAt) < quitWindow:
+	case m.status.quitArmed && now.Sub(m.status.quitAt) < quitWindow:
 		return m.quit()
 	case m.conn.phase == phaseOffline || m.conn.phase == phaseOffer || m.conn.phase == phaseConnecting && m.conn.retrying:
 		return m.quit()
@@ -207,14 +207,14 @@ func (m *model) ctrlC() tea.Cmd {
 		m.input.set("")
 		return nil
 	}
-	m.quitArmed, m.quitAt = true, now
+	m.status.quitArmed, m.status.quitAt = true, now
 	return tea.Tick(quitWindow, func(time.Time) tea.Msg { return quitExpiredMsg{} })
 }
 
 // quitTimeout disarms quitting once its time is over.
 func (m *model) quitTimeout() {
-	if m.quitArmed && m.now().Sub(m.quitAt) >= quitWindow {
-		m.quitArmed = false
+	if m.status.quitArmed && m.now().Sub(m.status.quitAt) >= quitWindow {
+		m.status.quitArmed = false
 	}
 }
 

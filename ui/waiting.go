@@ -22,7 +22,7 @@ func (m *model) waiting() string {
 	if r.streamed && quiet < silence {
 		return ""
 	}
-	spin := m.st.accent.Render(spinnerFrames[spinnerStep(m.frame, m.interval)%len(spinnerFrames)])
+	spin := m.st.accent.Render(spinnerFrames[spinnerStep(m.frames.count, m.frames.interval)%len(spinnerFrames)])
 	what := r.waitFor
 	switch {
 	case r.streamed:
