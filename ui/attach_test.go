@@ -163,14 +163,14 @@ func TestCtrlVAttachesTheClipboardImage(t *testing.T) {
 		t.Fatal(err)
 	}
 	wl := clipboardTool{"wl-paste", nil, "wl-clipboard (wl-paste)"}
-	m.clipboard = &clipboardSetup{tools: []clipboardTool{wl}, lookPath: func(string) (string, error) { return script, nil }}
+	m.opts.clipboard = &clipboardSetup{tools: []clipboardTool{wl}, lookPath: func(string) (string, error) { return script, nil }}
 	do(m, "ctrl+v")
 	if got := describeAll(m.input.images); got != "clipboard.png 200×100" {
 		t.Fatalf("attached %s", got)
 	}
 
 	// Without the tool, Ctrl+V says which one it needs.
-	m.clipboard.lookPath = func(string) (string, error) { return "", errors.New("not found") }
+	m.opts.clipboard.lookPath = func(string) (string, error) { return "", errors.New("not found") }
 	do(m, "ctrl+v")
 	if s := screen(m); !strings.Contains(s, "Ctrl+V reads an image from the clipboard with wl-clipboard (wl-paste):\n    install it.") {
 		t.Errorf("no word of the missing tool:\n%s", s)

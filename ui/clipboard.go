@@ -96,16 +96,16 @@ type clipboardReadMsg struct {
 // pasteImage reads an image from the clipboard in the background.
 func (m *model) pasteImage(key tea.KeyPressMsg) tea.Cmd {
 	tools, why := clipboardTools(m.getenv, runtime.GOOS)
-	if m.clipboard != nil {
-		tools, why = m.clipboard.tools, m.clipboard.why
+	if m.opts.clipboard != nil {
+		tools, why = m.opts.clipboard.tools, m.opts.clipboard.why
 	}
 	if why != "" {
 		m.notice(noticeWarn, "", why+".")
 		return nil
 	}
 	lookPath := exec.LookPath
-	if m.clipboard != nil {
-		lookPath = m.clipboard.lookPath
+	if m.opts.clipboard != nil {
+		lookPath = m.opts.clipboard.lookPath
 	}
 	lim, ctx := m.imageLimits(), m.ctx
 	return func() tea.Msg {

@@ -170,22 +170,13 @@ func (m *model) textDelta(e orchestrator.TextDelta) {
 	r.arrived = true
 	m.heard()
 	if r.answer < 0 {
-		m.transcript.addStreamed(&answerItem{md: markdown.NewDoc(m.markdown())})
+		m.transcript.addStreamed(&answerItem{md: markdown.NewDoc(m.st.renderer())})
 		r.answer = len(m.transcript.items) - 1
 	}
 	// Tabs have no width on the terminal's cell grid: code indented with
 	// them would lose its indentation.
 	m.transcript.items[r.answer].(*answerItem).md.Append(tabsToSpaces(e.Text))
 	r.dirty[r.answer] = true
-}
-
-// markdown returns the renderer for the current style, created on first
-// use: no markdown is parsed before an answer needs it.
-func (m *model) markdown() *markdown.Renderer {
-	if m.md == nil || m.md.Style() != m.st.markdown {
-		m.md = markdown.NewRenderer(m.st.markdown)
-	}
-	return m.md
 }
 
 // endThinking folds the turn's thinking once something else comes.
@@ -219,7 +210,7 @@ func (m *model) replyRewritten(e orchestrator.ReplyRewritten) {
 	if r == nil || r.answer < 0 {
 		return
 	}
-	md := markdown.NewDoc(m.markdown())
+	md := markdown.NewDoc(m.st.renderer())
 	md.Append(tabsToSpaces(e.Content))
 	m.transcript.items[r.answer].(*answerItem).md = md
 	r.dirty[r.answer] = true

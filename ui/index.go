@@ -59,6 +59,7 @@ func (g *idleGate) wait(ctx context.Context) error {
 // far it has got, and whether another is due (files may have changed
 // since it started).
 type indexState struct {
+	gate        *idleGate // open while the model is idle
 	running     bool
 	again       bool
 	done, total int
@@ -94,7 +95,7 @@ func (m *model) startIndex() tea.Cmd {
 		return nil
 	}
 	m.index.running, m.index.again = true, false
-	ctx, b, gate := m.ctx, m.bridge, m.gate
+	ctx, b, gate := m.ctx, m.bridge, m.index.gate
 	m.runs.Add(1) // quitting cancels it and waits for it, as for a run
 	return func() tea.Msg {
 		defer m.runs.Done()
@@ -129,11 +130,11 @@ func (m *model) indexed(d indexDone) tea.Cmd {
 	return nil
 }
 
-// indexNote is what the status line says of the indexing under way; ""
-// when none is, or it has not started reading.
-func (m *model) indexNote() string {
-	if !m.index.running || m.index.total == 0 || m.index.done == m.index.total {
+// View is what the status line says of the indexing under way; "" when
+// none is, or it has not started reading.
+func (s *indexState) View() string {
+	if !s.running || s.total == 0 || s.done == s.total {
 		return ""
 	}
-	return fmt.Sprintf("indexing %d/%d files", m.index.done, m.index.total)
+	return fmt.Sprintf("indexing %d/%d files", s.done, s.total)
 }

@@ -87,7 +87,7 @@ func (m *model) hitChosen(msg chosenMsg[session.Hit]) tea.Cmd {
 	}
 	h, ctx, st := msg.item, m.ctx, m.opts.Catalog
 	if h.SessionID == m.session.Snapshot().ID {
-		if !m.revealSeq(h.Seq) {
+		if !m.transcript.revealSeq(h.Seq) {
 			m.setStatusNote("that message is in this session")
 		}
 		return nil
@@ -107,18 +107,6 @@ func hitRow(h session.Hit, now time.Time) string {
 	snippet := h.SnippetWith("", "")
 	return fmt.Sprintf("%s  %5s  %-9s %s — %s", session.ShortID(h.SessionID), human.Ago(now.Sub(h.Created)),
 		h.Role, h.Title, snippet)
-}
-
-// revealSeq scrolls the transcript to the message seq of the session
-// shown from its history; false when it is not there (the session was
-// not resumed, or the message came after).
-func (m *model) revealSeq(seq int) bool {
-	i, ok := m.seqItems[seq]
-	if !ok || i >= len(m.transcript.items) {
-		return false
-	}
-	m.transcript.revealTop(i)
-	return true
 }
 
 // cmdMemory lists the facts remembered about the directory, or with "rm

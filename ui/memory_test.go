@@ -176,7 +176,7 @@ func TestIndexWhileIdle(t *testing.T) {
 	m.conn.phase = phaseReady
 	m.startRun(orchestrator.Prompt{Text: "a request"})
 	m.Update(frameMsg{})
-	if gateOpen(m.gate) {
+	if gateOpen(m.index.gate) {
 		t.Fatal("the gate is open while a request is under way")
 	}
 	start := m.startIndex()
@@ -185,7 +185,7 @@ func TestIndexWhileIdle(t *testing.T) {
 	}
 	go start()
 	m.Update(engineMsg{runDone{res: orchestrator.Result{StopReason: orchestrator.StopDone}}})
-	if !gateOpen(m.gate) {
+	if !gateOpen(m.index.gate) {
 		t.Fatalf("the gate is closed once the request ended: busy %q", m.busy())
 	}
 	if !m.index.again {

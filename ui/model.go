@@ -5,7 +5,6 @@ import (
 	"context"
 	"io"
 	"lathe/config"
-	"lathe/ui/markdown"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -15,10 +14,8 @@ import (
 	"charm.land/lipgloss/v2"
 
 	"lathe/orchestrator"
-	"lathe/orchestrator/mode"
 	"lathe/orchestrator/provider"
 	"lathe/orchestrator/session"
-	"lathe/tools"
 	"lathe/tools/mcp"
 )
 
@@ -44,6 +41,8 @@ type Options struct {
 	// NoColor picks a markdown style without colour; the renderer drops
 	// colours by itself.
 	NoColor bool
+	// clipboard replaces, in tests, the tools that read the clipboard.
+	clipboard *clipboardSetup
 	// Input and Output are the terminal's; nil means the process's own.
 	// Once the program ends, a hint to resume the session goes to Output
 	// (none when it is nil). The size is for tests.
@@ -72,46 +71,37 @@ type Options struct {
 	TrustProject func() error
 }
 
-// model is the root of the TUI: it routes messages, owns the layout, and
-// holds the session.
+// model is the root of the TUI: it routes messages to its handlers and
+// its components, owns the layout, and holds the session.
 type model struct {
 	ctx      context.Context
 	opts     Options
 	keys     keyMap
 	st       theme
-	md       *markdown.Renderer // created by the first answer
-	bridge   *bridge
+	bridge   *bridge         // the engine's events, in order
 	approver *dialogApprover // asks the user about calls and plans
 	session  *orchestrator.Session
-	every    *tools.Registry // the tools of every mode
-	now      func() time.Time
 
 	width, height int
-	conn          connection
+	conn          connection // where the session stands with the model's server
 
+	// The screen, top to bottom: the transcript; a dialog, a list or the
+	// input; the status line.
 	transcript transcript
-	input      input
 	dialog     dialog
-	panel      panel  // a list to choose from, in the input's place
-	bottomView string // the bottom panel, rendered by layout
+	panel      panel // a list to choose from
+	input      input
+	bottomView string // what is below the transcript, rendered by layout
+	status     statusBar
 
-	machine   machine         // the model loaded in the background, a window that fits, the speed
-	work      work            // what is under way besides a request, and the prompts queued
-	clipboard *clipboardSetup // in tests, the clipboard tools; nil: the system's
-
-	mode  modeState
-	gate  *idleGate  // open while the model is idle, for the indexer
-	index indexState // the background indexing
-	// seqItems maps a message of the session shown from its history to
-	// its item in the transcript; resumeAt is the message to show first
-	// once a session loaded from /search is (-1: none).
-	seqItems map[int]int
-	resumeAt int
-	run      *runState
-	runs     sync.WaitGroup
-	status   statusBar
-	title    sessionTitle
-	frames   frames
+	run     *runState      // the prompt being answered
+	runs    sync.WaitGroup // the work quitting waits for
+	work    work           // what is under way besides a request, and the prompts queued
+	machine machine        // the model loaded in the background, a window that fits, the speed
+	mode    modeState
+	index   indexState // the background indexing, and the gate it waits on
+	title   sessionTitle
+	frames  frames
 }
 
 // runState is a prompt being answered.
@@ -139,20 +129,17 @@ func newModel(ctx context.Context, opts Options) *model {
 		opts:   opts,
 		keys:   newKeyMap(),
 		st:     st,
-		now:    opts.Engine.Now,
 		width:  max(opts.Width, 20),
 		height: max(opts.Height, 10),
 	}
-	if m.now == nil {
-		m.now = time.Now
+	if m.opts.Engine.Now == nil {
+		m.opts.Engine.Now = time.Now
 	}
 	m.frames.interval = time.Second / time.Duration(cmp.Or(opts.FPS, config.DefaultFPS))
 	m.bridge = newBridge(m.frames.interval)
 	// The renderer starts fast (tui.go): the first idle check slows it.
 	m.frames.pace.frame, m.frames.pace.echo = m.frames.interval, echoInterval
-	m.gate = newIdleGate()
-	m.resumeAt = -1
-	m.every = mode.Every(opts.Engine.Tools)
+	m.index.gate = newIdleGate()
 	m.approver = &dialogApprover{b: m.bridge}
 	m.transcript = newTranscript(&m.st)
 	m.input = newInput(&m.st, m.keys)
@@ -170,6 +157,9 @@ func newModel(ctx context.Context, opts Options) *model {
 	m.layout()
 	return m
 }
+
+// now is the time: the engine's clock, which tests set.
+func (m *model) now() time.Time { return m.opts.Engine.Now() }
 
 // newSession builds a session that asks the user what the config does
 // not allow.

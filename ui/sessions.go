@@ -110,9 +110,9 @@ func (m *model) sessionLoaded(msg sessionLoadedMsg) tea.Cmd {
 	m.session = m.newSession()
 	_ = m.session.ResumeFrom(msg.saved) // a new session is idle
 	m.title.asked, m.title.text, m.machine.usage = true, msg.saved.Title, usage{}
-	m.resumeAt = -1
+	m.transcript.revealAt = -1
 	if msg.atSet {
-		m.resumeAt = msg.at
+		m.transcript.revealAt = msg.at
 	}
 	prepare := m.prepare()
 	return func() tea.Msg {

@@ -137,8 +137,8 @@ func (m *model) hint() string {
 		return m.work.op + "…"
 	case m.machine.loading != "" && m.run == nil:
 		return "loading " + m.machine.loading + "…"
-	case m.indexNote() != "":
-		return m.indexNote()
+	case m.index.View() != "":
+		return m.index.View()
 	}
 	return "/help"
 }

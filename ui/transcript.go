@@ -75,13 +75,18 @@ type transcript struct {
 	gen    int
 	shown  viewKey
 	viewed string
+	// seqs maps a message of the session shown from its history to its
+	// item; revealAt is the message to show first once a session loaded
+	// from /search is shown (-1: none).
+	seqs     map[int]int
+	revealAt int
 }
 
 // viewKey is what decides the transcript's view.
 type viewKey struct{ gen, top, selected, width, height int }
 
 func newTranscript(st *theme) transcript {
-	return transcript{selected: -1, follow: true, st: st, sums: []int{0}}
+	return transcript{selected: -1, follow: true, st: st, sums: []int{0}, revealAt: -1}
 }
 
 // add appends an item, its height guessed until it comes into view.
@@ -294,4 +299,16 @@ func (t *transcript) reveal(i int) {
 		t.follow = false
 		t.scroll(0)
 	}
+}
+
+// revealSeq scrolls the transcript to the message seq of the session
+// shown from its history; false when it is not there (the session was
+// not resumed, or the message came after).
+func (t *transcript) revealSeq(seq int) bool {
+	i, ok := t.seqs[seq]
+	if !ok || i >= len(t.items) {
+		return false
+	}
+	t.revealTop(i)
+	return true
 }

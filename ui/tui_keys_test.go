@@ -342,18 +342,18 @@ func TestTokensRenderOnFrames(t *testing.T) {
 		m.Update(engineMsg{ev})
 		m.View()
 	}
-	if m.md == nil || m.md.Renders() != 0 || strings.Contains(screen(m), "Greet") {
+	if m.st.md == nil || m.st.md.Renders() != 0 || strings.Contains(screen(m), "Greet") {
 		t.Fatalf("text deltas rendered before a frame:\n%s", screen(m))
 	}
 	m.Update(frameMsg{})
-	rendered := m.md.Renders()
+	rendered := m.st.md.Renders()
 	if rendered == 0 || !strings.Contains(screen(m), "func Greet(name string) string {") {
 		t.Fatalf("the frame did not render the answer (%d renders):\n%s", rendered, screen(m))
 	}
 	m.Update(frameMsg{})
 	m.View()
-	if m.md.Renders() != rendered {
-		t.Errorf("a frame with no new text rendered %d times", m.md.Renders()-rendered)
+	if m.st.md.Renders() != rendered {
+		t.Errorf("a frame with no new text rendered %d times", m.st.md.Renders()-rendered)
 	}
 }
 

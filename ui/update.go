@@ -123,7 +123,7 @@ func (m *model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	if paced != nil {
 		cmd = tea.Batch(cmd, paced)
 	}
-	m.gate.set(m.idle())
+	m.index.gate.set(m.idle())
 	return m, cmd
 }
 
