@@ -192,6 +192,9 @@ func (m *model) imageLimits() images.Limits {
 // paste takes pasted text: the paths of image files become attachments,
 // anything else is text for the input.
 func (m *model) paste(msg tea.PasteMsg) tea.Cmd {
+	if m.dialog != nil || m.panel != nil {
+		return nil // a panel hides the input
+	}
 	if paths, ok := pastedPaths(msg.Content); ok {
 		return m.readImages(paths, imagesReadMsg{text: msg.Content, paste: true})
 	}

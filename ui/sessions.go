@@ -206,3 +206,10 @@ func sessionRow(s session.Summary, current string, now time.Time) string {
 	}
 	return fmt.Sprintf("%s  %5s  %3d msgs  %-11s %s", session.ShortID(s.ID), human.Ago(now.Sub(s.Updated)), s.Messages, last, title)
 }
+
+// titled shows the title the model gave the session.
+func (m *model) titled(msg titleMsg) {
+	if msg.title != "" {
+		m.title.text = msg.title
+	}
+}

@@ -55,8 +55,23 @@ func (m *model) prepare() tea.Cmd {
 	}
 }
 
-// prepared moves to the phase the answer calls for.
+// prepared goes on from the server's answer: once ready, a prompt queued
+// meanwhile is sent, the model loaded and the code index brought up to
+// date.
 func (m *model) prepared(msg preparedMsg) tea.Cmd {
+	if cmd := m.enterPhase(msg); cmd != nil {
+		return cmd // prepared again
+	}
+	cmd := m.next()
+	if m.conn.phase == phaseReady {
+		cmd = tea.Batch(cmd, m.preload(), m.startIndex())
+	}
+	return cmd
+}
+
+// enterPhase moves to the phase the answer calls for; it returns the
+// command that prepares a new session when the one asked for is in use.
+func (m *model) enterPhase(msg preparedMsg) tea.Cmd {
 	m.conn.err, m.conn.retrying = msg.err, false
 	switch err := msg.err; {
 	case err == nil:

@@ -15,9 +15,10 @@ import (
 // frameMsg paces rendering while something streams or spins.
 type frameMsg struct{}
 
-// Update routes a message to its handler, then lays the screen out again.
+// Update hands a message to its handler, then lays the screen out again.
+// The pacer hears of every message; the indexer's gate follows whether
+// the model is idle.
 func (m *model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
-	var cmd tea.Cmd
 	if m.frames.pace.reset == nil && m.frames.program != nil {
 		if t := rendererTicker(m.frames.program); t != nil {
 			m.frames.pace.reset = t.Reset
@@ -26,105 +27,121 @@ func (m *model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	if _, ok := msg.(idleCheckMsg); ok {
 		return m, m.frames.pace.idle(m.now(), m.animating())
 	}
-	var key bool
-	switch msg.(type) {
-	case tea.KeyPressMsg, tea.PasteMsg, tea.MouseMsg, tea.WindowSizeMsg:
-		key = true
-	}
-	paced := m.frames.pace.heard(m.now(), key)
-	switch msg := msg.(type) {
-	case tea.WindowSizeMsg:
-		m.width, m.height = msg.Width, msg.Height
-	case tea.BackgroundColorMsg:
-		m.background(msg.IsDark())
-	case tea.KeyPressMsg:
-		cmd = m.key(msg)
-	case tea.MouseWheelMsg:
-		m.wheel(msg)
-	case tea.PasteMsg:
-		if m.dialog == nil && m.panel == nil { // else a panel hides the input
-			cmd = m.paste(msg)
-		}
-	case imagesReadMsg:
-		cmd = m.imagesArrived(msg)
-	case clipboardReadMsg:
-		cmd = m.clipboardArrived(msg)
-	case engineMsg:
-		cmd = m.engine(msg)
-	case frameMsg:
-		cmd = m.onFrame()
-	case preparedMsg:
-		if cmd = m.prepared(msg); cmd == nil {
-			cmd = m.next()
-			if m.conn.phase == phaseReady {
-				cmd = tea.Batch(cmd, m.preload(), m.startIndex())
-			}
-		}
-	case modelsMsg:
-		m.modelsListed(msg)
-	case modelSwitchedMsg:
-		cmd = m.modelSwitched(msg)
-	case modeSetMsg:
-		cmd = m.modeSet(msg)
-	case sessionsMsg:
-		m.sessionsListed(msg)
-	case preloadedMsg:
-		m.preloaded(msg)
-	case numCtxSetMsg:
-		m.numCtxSet(msg)
-	case undoPlannedMsg:
-		m.undoPlanned(msg)
-	case undoAppliedMsg:
-		m.undoApplied(msg)
-	case turnsMsg:
-		m.turnsListed(msg)
-	case dialogClosedMsg:
-		cmd = m.dialogClosed(msg)
-	case panelClosedMsg:
-		m.closePanel(msg.p)
-	case chosenMsg[provider.ModelSummary]:
-		cmd = m.modelChosen(msg)
-	case chosenMsg[session.Summary]:
-		cmd = m.sessionChosen(msg)
-	case chosenMsg[session.Hit]:
-		cmd = m.hitChosen(msg)
-	case chosenMsg[orchestrator.Turn]:
-		cmd = m.turnChosen(msg)
-	case resetMsg:
-		cmd = m.reset(msg)
-	case sessionLoadedMsg:
-		cmd = m.sessionLoaded(msg)
-	case promptsMsg:
-		m.input.earlier(msg.prompts)
-	case quitExpiredMsg:
-		m.quitTimeout()
-	case titleMsg:
-		if msg.title != "" {
-			m.title.text = msg.title
-		}
-	case searchMsg:
-		m.searched(msg)
-	case factsMsg:
-		m.factsListed(msg)
-	case factChangedMsg:
-		m.factChanged(msg)
-	case mcpNoticeMsg:
-		cmd = m.mcpNotice(msg)
-	case mcpTrustedMsg:
-		m.mcpTrusted(msg)
-	case mcpToggledMsg:
-		cmd = m.mcpToggled(msg)
-	case mcpReloadedMsg:
-		cmd = m.mcpReloaded(msg)
-	default:
-		m.input, cmd = m.input.Update(msg) // cursor blink and the like
-	}
+	paced := m.frames.pace.heard(m.now(), fromUser(msg))
+	cmd := m.handle(msg)
 	m.layout()
 	if paced != nil {
 		cmd = tea.Batch(cmd, paced)
 	}
 	m.index.gate.set(m.idle())
 	return m, cmd
+}
+
+// fromUser reports whether msg is the user's doing: a key, a paste, a
+// click or a resize.
+func fromUser(msg tea.Msg) bool {
+	switch msg.(type) {
+	case tea.KeyPressMsg, tea.PasteMsg, tea.MouseMsg, tea.WindowSizeMsg:
+		return true
+	}
+	return false
+}
+
+// handle hands msg to its handler: the terminal's messages, the engine's,
+// the frames, and what the components tell; the rest is background work
+// done (see finished).
+func (m *model) handle(msg tea.Msg) tea.Cmd {
+	switch msg := msg.(type) {
+	case tea.WindowSizeMsg:
+		m.width, m.height = msg.Width, msg.Height
+	case tea.BackgroundColorMsg:
+		m.background(msg.IsDark())
+	case tea.KeyPressMsg:
+		return m.key(msg)
+	case tea.MouseWheelMsg:
+		m.wheel(msg)
+	case tea.PasteMsg:
+		return m.paste(msg)
+	case engineMsg:
+		return m.engine(msg)
+	case frameMsg:
+		return m.onFrame()
+	case quitExpiredMsg:
+		m.quitTimeout()
+	case dialogClosedMsg:
+		return m.dialogClosed(msg)
+	case panelClosedMsg:
+		m.closePanel(msg.p)
+	case chosenMsg[provider.ModelSummary]:
+		return m.modelChosen(msg)
+	case chosenMsg[session.Summary]:
+		return m.sessionChosen(msg)
+	case chosenMsg[session.Hit]:
+		return m.hitChosen(msg)
+	case chosenMsg[orchestrator.Turn]:
+		return m.turnChosen(msg)
+	default:
+		return m.finished(msg)
+	}
+	return nil
+}
+
+// finished hands what background work sends back to its handler; any
+// other message goes to the input (its cursor and the like).
+func (m *model) finished(msg tea.Msg) tea.Cmd {
+	switch msg := msg.(type) {
+	case preparedMsg:
+		return m.prepared(msg)
+	case promptsMsg:
+		m.input.earlier(msg.prompts)
+	case titleMsg:
+		m.titled(msg)
+	case preloadedMsg:
+		m.preloaded(msg)
+	case imagesReadMsg:
+		return m.imagesArrived(msg)
+	case clipboardReadMsg:
+		return m.clipboardArrived(msg)
+	case modelsMsg:
+		m.modelsListed(msg)
+	case modelSwitchedMsg:
+		return m.modelSwitched(msg)
+	case modeSetMsg:
+		return m.modeSet(msg)
+	case numCtxSetMsg:
+		m.numCtxSet(msg)
+	case resetMsg:
+		return m.reset(msg)
+	case sessionsMsg:
+		m.sessionsListed(msg)
+	case sessionLoadedMsg:
+		return m.sessionLoaded(msg)
+	case searchMsg:
+		m.searched(msg)
+	case undoPlannedMsg:
+		m.undoPlanned(msg)
+	case undoAppliedMsg:
+		m.undoApplied(msg)
+	case turnsMsg:
+		m.turnsListed(msg)
+	case factsMsg:
+		m.factsListed(msg)
+	case factChangedMsg:
+		m.factChanged(msg)
+	case mcpNoticeMsg:
+		return m.mcpNotice(msg)
+	case mcpTrustedMsg:
+		m.mcpTrusted(msg)
+	case mcpToggledMsg:
+		return m.mcpToggled(msg)
+	case mcpReloadedMsg:
+		return m.mcpReloaded(msg)
+	default:
+		var cmd tea.Cmd
+		m.input, cmd = m.input.Update(msg)
+		return cmd
+	}
+	return nil
 }
 
 // keyIs reports whether msg is one of b's keys.
@@ -168,6 +185,13 @@ func (m *model) key(msg tea.KeyPressMsg) tea.Cmd {
 	if keyIs(msg, m.keys.PasteImage) {
 		return m.pasteImage(msg)
 	}
+	return m.typed(msg)
+}
+
+// typed hands the input a key typed into it: Backspace in an empty input
+// takes the last attachment off; an edit opens the popup again, and a
+// blank after an @path naming an image attaches it.
+func (m *model) typed(msg tea.KeyPressMsg) tea.Cmd {
 	m.input.resetCompletion()
 	before := m.input.value()
 	if before == "" && keyIs(msg, m.keys.Detach) && m.input.detach() {
