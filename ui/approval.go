@@ -103,8 +103,8 @@ func (m *model) approvalAnswered(d *approvalDialog) {
 		m.approver.grant(d.ask.req)
 	}
 	d.answer()
-	if dec := d.decision; !dec.Allow && dec.Reason != "" {
-		m.denied(d.ask.req, dec.Reason)
+	if dec := d.decision; !dec.Allow && dec.Reason != "" && m.run != nil {
+		m.run.denied(d.ask.req, dec.Reason)
 	}
 	switch {
 	case d.decision.Escalation.Unconfined:

@@ -179,6 +179,8 @@ func (m *model) dialogClosed(msg dialogClosedMsg) tea.Cmd {
 		cmd = m.fitAnswered(d)
 	}
 	m.dialog = nil
-	m.setWaiting(false)
+	if m.run != nil {
+		m.run.setWaiting(false)
+	}
 	return tea.Batch(cmd, m.animate())
 }

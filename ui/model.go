@@ -104,24 +104,6 @@ type model struct {
 	frames  frames
 }
 
-// runState is a prompt being answered.
-type runState struct {
-	cancel   context.CancelFunc
-	prompt   orchestrator.Prompt // what was sent
-	turn     int
-	answer   int // transcript index of this turn's answer; -1 for none
-	thinking int // transcript index of this turn's thinking; -1 for none
-	plan     int // transcript index of the plan proposed last; -1 for none
-	cards    map[int]int
-	dirty    map[int]bool // items changed since the last frame
-	stopping bool         // interrupted, waiting for the run to end
-	arrived  bool         // the model sent something: text, thinking, a call
-	asking   bool         // a request is out, its reply not complete
-	streamed bool         // the reply has sent a token
-	heard    time.Time    // when the request went out, or its last token came
-	waitFor  string       // what the request waits for before its first token
-}
-
 func newModel(ctx context.Context, opts Options) *model {
 	st := newTheme(opts.NoColor, true)
 	m := &model{
@@ -243,8 +225,10 @@ func (m *model) bottom() string {
 		return m.panel.View()
 	}
 	var lines []string
-	if w := m.waiting(); w != "" {
-		lines = append(lines, w)
+	if m.run != nil {
+		if w := m.run.View(); w != "" {
+			lines = append(lines, w)
+		}
 	}
 	lines = append(append(lines, m.input.ruleView()), m.queueView()...)
 	in := m.input.View()

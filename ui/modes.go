@@ -135,27 +135,10 @@ func (m *model) modeChanged(e orchestrator.ModeChanged) {
 	if e.Plan != nil {
 		why = "the plan was approved; the model carries it out and checks off its steps"
 		if r := m.run; r != nil && r.plan >= 0 {
-			m.transcript.items[r.plan].(*planItem).set(e.Plan, planApproved)
-			r.dirty[r.plan] = true
-			m.mode.item = r.plan
+			m.mode.item = r.planApproved(e.Plan)
 		}
 	}
 	m.notice(noticeInfo, "", "▸ "+e.To+" mode: "+why+".")
-}
-
-// planProposed shows a plan the model proposed; a dialog asks about it
-// next.
-func (m *model) planProposed(e orchestrator.PlanProposed) {
-	r := m.run
-	if r == nil {
-		return
-	}
-	r.arrived = true
-	m.replied()
-	m.endThinking()
-	m.endAnswer()
-	m.transcript.add(&planItem{plan: e.Plan, state: planProposed})
-	r.plan = len(m.transcript.items) - 1
 }
 
 // planUpdated moves the checklist on.
@@ -165,28 +148,12 @@ func (m *model) planUpdated(e orchestrator.PlanUpdated) {
 		if p, ok := m.transcript.items[i].(*planItem); ok {
 			p.set(e.Plan, planApproved)
 			if r := m.run; r != nil {
-				r.dirty[i] = true
+				r.changed(i)
 			} else {
 				m.transcript.changed(i)
 			}
 		}
 	}
-}
-
-// planReviewed marks the proposed plan with the user's verdict.
-func (m *model) planReviewed(rv mode.Verdict) {
-	r := m.run
-	if r == nil || r.plan < 0 {
-		return
-	}
-	p := m.transcript.items[r.plan].(*planItem)
-	switch rv.Decision {
-	case mode.Reject:
-		p.state, p.feedback = planRejected, rv.Feedback
-	case mode.Keep:
-		p.state = planKept
-	}
-	r.dirty[r.plan] = true
 }
 
 // modeStatus is the status line's mode, styled: "plan", "build · plan

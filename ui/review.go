@@ -165,5 +165,7 @@ func (d *planDialog) View() string {
 // the plan in the transcript with it.
 func (m *model) planAnswered(d *planDialog) {
 	d.answer()
-	m.planReviewed(d.verdict)
+	if m.run != nil {
+		m.run.planReviewed(d.verdict)
+	}
 }

@@ -306,7 +306,7 @@ func (m *model) interrupt() {
 	if m.dialog != nil {
 		m.dialog.cancel()
 		m.dialog = nil
-		m.setWaiting(false)
+		r.setWaiting(false)
 	}
 }
 
