@@ -64,8 +64,7 @@ func writePNG(t *testing.T, path string, w, h int) {
 }
 
 // imagesModel is a test model working in a directory holding "my shot.png"
-// (200×100) and "b.png" (400×300), with images.max_edge 256 (the images
-// are read in the background, and drain waits a moment only).
+// (200×100) and "b.png" (400×300), with images.max_edge 256.
 func imagesModel(t *testing.T) (*model, string) {
 	m, _ := testModel(t)
 	dir := t.TempDir()
@@ -85,9 +84,10 @@ func describeAll(imgs []provider.Image) string {
 	return strings.Join(out, ", ")
 }
 
+// paste pastes text, and hands the model the images it names once read.
 func paste(m *model, text string) {
 	_, cmd := m.Update(tea.PasteMsg{Content: text})
-	drain(m, cmd)
+	finish(m, cmd)
 }
 
 func TestPastedAndTypedPathsBecomeChips(t *testing.T) {
@@ -95,10 +95,10 @@ func TestPastedAndTypedPathsBecomeChips(t *testing.T) {
 	paste(m, "'"+filepath.Join(dir, "my shot.png")+"'")
 	typeText(m, "why so ")
 	_, cmd := m.Update(tea.KeyPressMsg{Code: '@', Text: "@"})
-	drain(m, cmd)
+	finish(m, cmd)
 	for _, r := range "b.png " {
 		_, cmd := m.Update(tea.KeyPressMsg{Code: r, Text: string(r)})
-		drain(m, cmd)
+		finish(m, cmd) // the blank reads the image the @path names
 	}
 	typeText(m, "blue?")
 	if got := m.input.value(); got != "why so blue?" {
