@@ -48,8 +48,8 @@ func (b *bridge) close() { close(b.done) }
 // tokens arrive coalesced, so Update runs once per batch, not per token.
 type engineMsg []any
 
-// runDone ends a run; it comes through the bridge after the run's events.
-type runDone struct {
+// runDoneMsg ends a run; it comes through the bridge after the run's events.
+type runDoneMsg struct {
 	res orchestrator.Result
 	err error
 }
@@ -86,7 +86,7 @@ func (b *bridge) wait() tea.Cmd {
 // the next frame.
 func streamed(v any) bool {
 	switch v.(type) {
-	case orchestrator.TextDelta, orchestrator.ThinkingDelta, orchestrator.ToolProgress, pullProgress:
+	case orchestrator.TextDelta, orchestrator.ThinkingDelta, orchestrator.ToolProgress, pullProgressMsg:
 		return true
 	}
 	return false

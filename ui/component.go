@@ -2,13 +2,14 @@ package ui
 
 import tea "charm.land/bubbletea/v2"
 
-// The parts of the screen below the transcript are components shaped as
-// the bubbles are: Update handles a message and returns the component
-// and a command, View renders it at the size SetSize gave. The root model
-// routes messages to them and lays them out. They never reach the root:
-// what it must act on (a dialog answered, a list closed or an item
-// chosen) they tell it with a message, through the command Update
-// returns.
+// The root model routes messages and lays the screen out; its parts are
+// components shaped as the bubbles are: Update handles a message and
+// returns the component and a command, View renders it, SetSize gives it
+// its room. The transcript, the input, the dialogs and lists in the
+// input's place, the run streaming into the transcript, the pull's
+// progress and the index's are. A component does not call the root: what
+// the root must act on (a dialog answered, a list closed or an item
+// chosen) it tells with a message, through the command Update returns.
 
 // dialog is a question shown in the input's place, which the engine or
 // the TUI waits on: a call to approve, a plan to review, an undo to

@@ -28,7 +28,7 @@ func (m *model) startRun(p orchestrator.Prompt) tea.Cmd {
 	run := func() tea.Msg {
 		defer m.runs.Done()
 		res, err := session.RunPrompt(ctx, p, b.emit)
-		b.send(runDone{res, err})
+		b.send(runDoneMsg{res, err})
 		return nil
 	}
 	return tea.Batch(run, m.animate())
@@ -42,7 +42,7 @@ func (m *model) beginRun(text string) context.Context {
 	m.transcript.scrollToBottom()
 	m.transcript.selected = -1
 	ctx, cancel := context.WithCancel(m.ctx)
-	m.run = newRunState(&m.transcript, &m.st, m.now, m.conn.info.Name, cancel)
+	m.run = newRunState(m.transcript, &m.st, m.now, m.conn.info.Name, cancel)
 	m.run.spin = spinnerStep(m.frames.count, m.frames.interval)
 	return ctx
 }
@@ -64,7 +64,7 @@ func (m *model) engine(batch engineMsg) tea.Cmd {
 		case orchestrator.Compacted:
 			m.notice(noticeInfo, "", fmt.Sprintf("Compacted the conversation: %s summarized for the model "+
 				"(%s → %s tokens). The full history is kept.", olderMessages(e.Summarized), human.Thousands(e.Before), human.Thousands(e.After)))
-		case compactDone:
+		case compactDoneMsg:
 			m.compacted(e)
 			cmds = append(cmds, m.next())
 		case orchestrator.Warning:
@@ -83,17 +83,17 @@ func (m *model) engine(batch engineMsg) tea.Cmd {
 			m.planUpdated(e)
 		case orchestrator.ModeChanged:
 			m.modeChanged(e)
-		case runDone:
+		case runDoneMsg:
 			cmds = append(cmds, m.runFinished(e))
-		case pullProgress:
+		case pullProgressMsg:
 			if m.conn.pull != nil {
 				m.conn.pull, _ = m.conn.pull.Update(e)
 			}
-		case pullDone:
+		case pullDoneMsg:
 			cmds = append(cmds, m.pulled(e))
-		case indexProgress:
-			m.index.done, m.index.total = e.done, e.total
-		case indexDone:
+		case indexProgressMsg:
+			m.index, _ = m.index.Update(e)
+		case indexDoneMsg:
 			cmds = append(cmds, m.indexed(e))
 		}
 	}
@@ -102,7 +102,7 @@ func (m *model) engine(batch engineMsg) tea.Cmd {
 
 // compacted ends a /compact: a conversation too short to have an older
 // part is no failure.
-func (m *model) compacted(e compactDone) {
+func (m *model) compacted(e compactDoneMsg) {
 	m.work.op, m.status.note = "", ""
 	switch {
 	case errors.Is(e.err, orchestrator.ErrNothingToCompact):
@@ -141,7 +141,7 @@ func (m *model) openDialog(d dialog) {
 
 // runFinished closes the run: what streamed stays, and how it ended is
 // said unless it simply answered.
-func (m *model) runFinished(d runDone) tea.Cmd {
+func (m *model) runFinished(d runDoneMsg) tea.Cmd {
 	r := m.run
 	r.end()
 	m.dialog = nil

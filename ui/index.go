@@ -67,10 +67,10 @@ type indexState struct {
 }
 
 type (
-	// indexProgress comes through the bridge as an update goes.
-	indexProgress struct{ done, total int }
-	// indexDone ends an update.
-	indexDone struct {
+	// indexProgressMsg comes through the bridge as an update goes.
+	indexProgressMsg struct{ done, total int }
+	// indexDoneMsg ends an update.
+	indexDoneMsg struct {
 		summary string
 		err     error
 	}
@@ -104,17 +104,17 @@ func (m *model) startIndex() tea.Cmd {
 			// A frame's worth: the status line shows no more.
 			if now := time.Now(); done == total || now.Sub(last) >= 100*time.Millisecond {
 				last = now
-				b.send(indexProgress{done, total})
+				b.send(indexProgressMsg{done, total})
 			}
 		})
-		b.send(indexDone{summary, err})
+		b.send(indexDoneMsg{summary, err})
 		return nil
 	}
 }
 
 // indexed ends an update: a failure is told once (and no update starts
 // again); success only goes to the log.
-func (m *model) indexed(d indexDone) tea.Cmd {
+func (m *model) indexed(d indexDoneMsg) tea.Cmd {
 	m.index.running, m.index.done, m.index.total = false, 0, 0
 	switch {
 	case d.err != nil && m.ctx.Err() == nil:
@@ -130,9 +130,17 @@ func (m *model) indexed(d indexDone) tea.Cmd {
 	return nil
 }
 
+// Update records how far the update under way got.
+func (s indexState) Update(msg tea.Msg) (indexState, tea.Cmd) {
+	if p, ok := msg.(indexProgressMsg); ok {
+		s.done, s.total = p.done, p.total
+	}
+	return s, nil
+}
+
 // View is what the status line says of the indexing under way; "" when
 // none is, or it has not started reading.
-func (s *indexState) View() string {
+func (s indexState) View() string {
 	if !s.running || s.total == 0 || s.done == s.total {
 		return ""
 	}

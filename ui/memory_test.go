@@ -184,7 +184,7 @@ func TestIndexWhileIdle(t *testing.T) {
 		t.Fatal("no update started")
 	}
 	go start()
-	m.Update(engineMsg{runDone{res: orchestrator.Result{StopReason: orchestrator.StopDone}}})
+	m.Update(engineMsg{runDoneMsg{res: orchestrator.Result{StopReason: orchestrator.StopDone}}})
 	if !gateOpen(m.index.gate) {
 		t.Fatalf("the gate is closed once the request ended: busy %q", m.busy())
 	}
@@ -207,7 +207,7 @@ func TestIndexWhileIdle(t *testing.T) {
 		t.Errorf("status after the update: %q", statusOf(m))
 	}
 
-	m.indexed(indexDone{err: errors.New("model gone")})
+	m.indexed(indexDoneMsg{err: errors.New("model gone")})
 	if s := screen(m); !strings.Contains(s, "The code index is not being brought up to date: model gone") {
 		t.Errorf("a failure is not told:\n%s", s)
 	}

@@ -87,7 +87,7 @@ type model struct {
 
 	// The screen, top to bottom: the transcript; a dialog, a list or the
 	// input; the status line.
-	transcript transcript
+	transcript *transcript
 	dialog     dialog
 	panel      panel // a list to choose from
 	input      input
@@ -123,7 +123,7 @@ func newModel(ctx context.Context, opts Options) *model {
 	m.frames.pace.frame, m.frames.pace.echo = m.frames.interval, echoInterval
 	m.index.gate = newIdleGate()
 	m.approver = &dialogApprover{b: m.bridge}
-	m.transcript = newTranscript(&m.st)
+	m.transcript = newTranscript(&m.st, m.keys)
 	m.input = newInput(&m.st, m.keys)
 	for _, w := range opts.Warnings {
 		m.notice(noticeWarn, "", w)
@@ -201,7 +201,7 @@ func (m *model) View() tea.View {
 	if screen, ok := m.screen(); ok {
 		content = screen
 	} else {
-		content = m.transcript.view() + "\n" + m.bottomView + "\n" + m.statusLine()
+		content = m.transcript.View() + "\n" + m.bottomView + "\n" + m.statusLine()
 	}
 	v := tea.NewView(content)
 	v.AltScreen = true
@@ -244,7 +244,7 @@ func (m *model) bottom() string {
 func (m *model) layout() {
 	m.input.SetSize(m.width, 0)
 	m.bottomView = m.bottom()
-	m.transcript.setSize(m.width-2, m.height-strings.Count(m.bottomView, "\n")-2)
+	m.transcript.SetSize(m.width-2, m.height-strings.Count(m.bottomView, "\n")-2)
 	m.transcript.settle()
 }
 

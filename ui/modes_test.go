@@ -197,7 +197,7 @@ func TestPlanKeptWithEsc(t *testing.T) {
 	if rv := <-reply; rv.Decision != mode.Keep {
 		t.Fatalf("review %+v, want stop", rv)
 	}
-	events(m, runDone{res: orchestrator.Result{StopReason: orchestrator.StopPlanned}})
+	events(m, runDoneMsg{res: orchestrator.Result{StopReason: orchestrator.StopPlanned}})
 	if s := screen(m); !strings.Contains(s, "▣ Plan kept") || strings.Contains(s, "failed") {
 		t.Errorf("a kept plan:\n%s", s)
 	}

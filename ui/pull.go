@@ -12,10 +12,10 @@ import (
 	"lathe/prompts/human"
 )
 
-// pullProgress and pullDone come through the bridge while a pull runs.
+// pullProgressMsg and pullDoneMsg come through the bridge while a pull runs.
 type (
-	pullProgress provider.PullProgress
-	pullDone     struct{ err error }
+	pullProgressMsg provider.PullProgress
+	pullDoneMsg     struct{ err error }
 )
 
 // pullBar follows a model download on the pull screen: its status, a
@@ -38,7 +38,7 @@ func newPullBar(name string, now func() time.Time) *pullBar {
 
 // Update records a progress line of the pull.
 func (p *pullBar) Update(msg tea.Msg) (*pullBar, tea.Cmd) {
-	pp, ok := msg.(pullProgress)
+	pp, ok := msg.(pullProgressMsg)
 	if !ok {
 		return p, nil
 	}

@@ -32,9 +32,9 @@ type (
 	}
 	// titleMsg carries the title the model gave the session.
 	titleMsg struct{ title string }
-	// compactDone ends a /compact; it comes through the bridge after the
+	// compactDoneMsg ends a /compact; it comes through the bridge after the
 	// Compacted event.
-	compactDone struct{ err error }
+	compactDoneMsg struct{ err error }
 )
 
 // sessionTitle is the session's title: the model is asked for one once,
@@ -166,7 +166,7 @@ func (m *model) cmdCompact(string) tea.Cmd {
 	m.runs.Add(1)
 	return func() tea.Msg {
 		defer m.runs.Done()
-		b.send(compactDone{session.Compact(ctx, b.emit)})
+		b.send(compactDoneMsg{session.Compact(ctx, b.emit)})
 		return nil
 	}
 }

@@ -115,14 +115,14 @@ func (m *model) startPull() tea.Cmd {
 	m.conn.pull = newPullBar(m.conn.offer, m.now)
 	ctx, puller, name, b := m.ctx, m.opts.Puller, m.conn.offer, m.bridge
 	return func() tea.Msg {
-		err := puller.Pull(ctx, name, func(p provider.PullProgress) { b.send(pullProgress(p)) })
-		b.send(pullDone{err})
+		err := puller.Pull(ctx, name, func(p provider.PullProgress) { b.send(pullProgressMsg(p)) })
+		b.send(pullDoneMsg{err})
 		return nil
 	}
 }
 
 // pulled continues after a pull: with the model, or with the error.
-func (m *model) pulled(msg pullDone) tea.Cmd {
+func (m *model) pulled(msg pullDoneMsg) tea.Cmd {
 	name := m.conn.pull.name
 	m.conn.pull = nil
 	if msg.err != nil {

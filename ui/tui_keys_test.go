@@ -37,7 +37,7 @@ func isQuit(cmd tea.Cmd) bool {
 
 // finishRun ends the current run as done.
 func finishRun(m *model) {
-	events(m, runDone{res: orchestrator.Result{StopReason: orchestrator.StopDone}})
+	events(m, runDoneMsg{res: orchestrator.Result{StopReason: orchestrator.StopDone}})
 }
 
 // TestCtrlC: Ctrl+C clears a typed prompt, interrupts a running request
@@ -55,7 +55,7 @@ func TestCtrlC(t *testing.T) {
 	if ctx.Err() == nil || !m.run.stopping || !strings.Contains(statusOf(m), "ctrl+c again to quit") {
 		t.Fatalf("the first ctrl+c while running: cancelled=%v, status %q", ctx.Err() != nil, statusOf(m))
 	}
-	events(m, runDone{res: orchestrator.Result{StopReason: orchestrator.StopInterrupted}})
+	events(m, runDoneMsg{res: orchestrator.Result{StopReason: orchestrator.StopInterrupted}})
 	clk.t = clk.t.Add(time.Second)
 	if cmd := m.key(keyPress("ctrl+c")); !isQuit(cmd) {
 		t.Error("a second ctrl+c a second later, the run ended, did not quit")
@@ -164,7 +164,7 @@ func TestEscInterruptsTheRun(t *testing.T) {
 	if !strings.Contains(screen(m), "interrupting…") {
 		t.Error("no sign that the run is being interrupted")
 	}
-	events(m, runDone{res: orchestrator.Result{StopReason: orchestrator.StopInterrupted}})
+	events(m, runDoneMsg{res: orchestrator.Result{StopReason: orchestrator.StopInterrupted}})
 	s := screen(m)
 	if !strings.Contains(s, "Working on it") || !strings.Contains(s, "⊘ Interrupted. What arrived is kept") || m.run != nil {
 		t.Errorf("after the interrupt the screen is:\n%s", s)
@@ -183,7 +183,7 @@ func TestInterruptBeforeAnything(t *testing.T) {
 	m.beginRun("long task")
 	events(m, orchestrator.TurnStarted{Turn: 1})
 	press(m, "esc")
-	events(m, runDone{res: orchestrator.Result{StopReason: orchestrator.StopInterrupted}})
+	events(m, runDoneMsg{res: orchestrator.Result{StopReason: orchestrator.StopInterrupted}})
 	if s := screen(m); !strings.Contains(s, "⊘ Interrupted.") || strings.Contains(s, "arrived") {
 		t.Errorf("after an interrupt with nothing arrived:\n%s", s)
 	}
@@ -425,11 +425,11 @@ func TestStartupScreens(t *testing.T) {
 		t.Fatal("y did not start the pull")
 	}
 	clk.t = clk.t.Add(time.Second)
-	events(m, pullProgress{Status: "pulling 7cd4618c1faf", Digest: "sha256:7cd4", Total: 4_000_000_000, Completed: 1_000_000_000})
+	events(m, pullProgressMsg{Status: "pulling 7cd4618c1faf", Digest: "sha256:7cd4", Total: 4_000_000_000, Completed: 1_000_000_000})
 	if s := screen(m); !strings.Contains(s, "1.0 GB of 4.0 GB · 25%") || !strings.Contains(s, "pulling 7cd4618c1faf") {
 		t.Errorf("pull progress:\n%s", s)
 	}
-	m.Update(engineMsg{pullDone{err: errors.New("pull model manifest: file does not exist")}})
+	m.Update(engineMsg{pullDoneMsg{err: errors.New("pull model manifest: file does not exist")}})
 	if m.conn.phase != phaseBlocked || !strings.Contains(screen(m), "pull model manifest: file does not exist") {
 		t.Errorf("a failed pull: phase %v, screen:\n%s", m.conn.phase, screen(m))
 	}
@@ -498,7 +498,7 @@ func TestRewrittenReplyAndRecoveryStops(t *testing.T) {
 		orchestrator.ToolStarted{Turn: 1, Index: 0, Name: "read_file", Subject: "main.go"},
 		orchestrator.ToolFinished{Turn: 1, Index: 0, Name: "read_file", Subject: "main.go", Outcome: orchestrator.OutcomeOK,
 			Result: tools.Result{Summary: "12 lines"}},
-		runDone{res: orchestrator.Result{StopReason: orchestrator.StopRepetition, Repeated: "read_file main.go"}})
+		runDoneMsg{res: orchestrator.Result{StopReason: orchestrator.StopRepetition, Repeated: "read_file main.go"}})
 	s := screen(m)
 	if strings.Contains(s, `"name": "read_file"`) || !strings.Contains(s, "I'll read it.") || !strings.Contains(s, "✓ read_file main.go") {
 		t.Errorf("after the rewrite:\n%s", s)

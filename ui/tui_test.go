@@ -269,7 +269,7 @@ func TestGoldenStreamedAnswer(t *testing.T) {
 	golden(t, m, "answer_streaming")
 	evs := append(texts(1, answerMarkdown[half:]),
 		orchestrator.TurnFinished{Turn: 1, PromptTokens: 1500, CompletionTokens: 60, EvalDuration: 2 * time.Second},
-		runDone{res: orchestrator.Result{StopReason: orchestrator.StopDone}})
+		runDoneMsg{res: orchestrator.Result{StopReason: orchestrator.StopDone}})
 	events(m, evs...)
 	golden(t, m, "answer_done")
 }
@@ -345,7 +345,7 @@ func TestGoldenError(t *testing.T) {
 	m, _ := testModel(t)
 	m.beginRun("hello")
 	events(m, orchestrator.TurnStarted{Turn: 1}, texts(1, "Partial ans")[0],
-		runDone{res: orchestrator.Result{StopReason: orchestrator.StopError},
+		runDoneMsg{res: orchestrator.Result{StopReason: orchestrator.StopError},
 			err: &provider.Error{Kind: provider.ErrStreamBroken, Msg: "Ollama stopped the reply with an error: an error was encountered while running the model"}})
 	golden(t, m, "error")
 }

@@ -59,7 +59,7 @@ func (m *model) handle(msg tea.Msg) tea.Cmd {
 	case tea.KeyPressMsg:
 		return m.key(msg)
 	case tea.MouseWheelMsg:
-		m.wheel(msg)
+		return m.toTranscript(msg)
 	case tea.PasteMsg:
 		return m.paste(msg)
 	case engineMsg:
@@ -161,13 +161,17 @@ func (m *model) key(msg tea.KeyPressMsg) tea.Cmd {
 	switch {
 	case m.dialog != nil:
 		return m.dialogKey(msg)
-	case m.panel != nil && m.scrollKey(msg):
-		return nil // the transcript above a list scrolls
+	case m.panel != nil && m.keys.scrolls(msg):
+		return m.toTranscript(msg) // the transcript above a list scrolls
 	case m.panel != nil:
 		return m.panelKey(msg)
 	}
-	if cmd, handled := m.transcriptKey(msg); handled {
-		return cmd
+	switch {
+	case m.keys.scrolls(msg), m.keys.selects(msg):
+		return m.toTranscript(msg)
+	case keyIs(msg, m.keys.Interrupt):
+		m.escape()
+		return nil
 	}
 	if send, handled := m.input.popupKey(msg); handled {
 		if send {
@@ -242,42 +246,12 @@ func (m *model) quitTimeout() {
 	}
 }
 
-// transcriptKey handles scrolling, selection and Esc.
-func (m *model) transcriptKey(msg tea.KeyPressMsg) (tea.Cmd, bool) {
-	t := &m.transcript
-	switch {
-	case m.scrollKey(msg):
-	case keyIs(msg, m.keys.Interrupt):
-		m.escape()
-	case keyIs(msg, m.keys.SelectPrev):
-		t.selectStep(-1)
-	case keyIs(msg, m.keys.SelectNext):
-		t.selectStep(+1)
-	case keyIs(msg, m.keys.Expand):
-		t.toggleSelected()
-	default:
-		return nil, false
-	}
-	return nil, true
-}
-
-// scrollKey scrolls the transcript by a page or to an end, and reports
-// whether msg was such a key.
-func (m *model) scrollKey(msg tea.KeyPressMsg) bool {
-	t := &m.transcript
-	switch {
-	case keyIs(msg, m.keys.PageUp):
-		t.scroll(-max(t.height-2, 1))
-	case keyIs(msg, m.keys.PageDown):
-		t.scroll(max(t.height-2, 1))
-	case keyIs(msg, m.keys.Top):
-		t.scrollToTop()
-	case keyIs(msg, m.keys.Bottom):
-		t.scrollToBottom()
-	default:
-		return false
-	}
-	return true
+// toTranscript hands msg to the transcript: a key that scrolls or
+// selects, the wheel.
+func (m *model) toTranscript(msg tea.Msg) tea.Cmd {
+	var cmd tea.Cmd
+	m.transcript, cmd = m.transcript.Update(msg)
+	return cmd
 }
 
 // escape closes what is open, or interrupts the running request.
@@ -307,15 +281,6 @@ func (m *model) interrupt() {
 		m.dialog.cancel()
 		m.dialog = nil
 		r.setWaiting(false)
-	}
-}
-
-func (m *model) wheel(msg tea.MouseWheelMsg) {
-	switch msg.Mouse().Button {
-	case tea.MouseWheelUp:
-		m.transcript.scroll(-3)
-	case tea.MouseWheelDown:
-		m.transcript.scroll(3)
 	}
 }
 
