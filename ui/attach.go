@@ -146,9 +146,9 @@ func atPaths(text string) (paths []string, rest string) {
 	return paths, strings.TrimSpace(rest)
 }
 
-// imagesRead is the images of pasted text, an @path or the clipboard, read
+// imagesReadMsg is the images of pasted text, an @path or the clipboard, read
 // in the background.
-type imagesRead struct {
+type imagesReadMsg struct {
 	imgs []provider.Image
 	err  error
 	// text is the pasted text, put into the input as text when its paths
@@ -162,7 +162,7 @@ type imagesRead struct {
 
 // readImages reads the image files at paths (relative to dir), in the
 // background.
-func (m *model) readImages(paths []string, msg imagesRead) tea.Cmd {
+func (m *model) readImages(paths []string, msg imagesReadMsg) tea.Cmd {
 	lim := m.imageLimits()
 	dir, home := m.opts.Dir, m.opts.Home
 	return func() tea.Msg {
@@ -192,18 +192,25 @@ func (m *model) imageLimits() images.Limits {
 // paste takes pasted text: the paths of image files become attachments,
 // anything else is text for the input.
 func (m *model) paste(msg tea.PasteMsg) tea.Cmd {
-	if paths, ok := pastedPaths(msg.Content); ok {
-		return m.readImages(paths, imagesRead{text: msg.Content, paste: true})
+	if m.dialog != nil || m.panel != nil {
+		return nil // a panel hides the input
 	}
-	return m.input.update(msg, m.keys)
+	if paths, ok := pastedPaths(msg.Content); ok {
+		return m.readImages(paths, imagesReadMsg{text: msg.Content, paste: true})
+	}
+	var cmd tea.Cmd
+	m.input, cmd = m.input.Update(msg)
+	return cmd
 }
 
 // imagesArrived attaches what was read, or says why it could not be.
-func (m *model) imagesArrived(msg imagesRead) tea.Cmd {
+func (m *model) imagesArrived(msg imagesReadMsg) tea.Cmd {
 	if msg.err != nil {
 		if msg.paste && errors.Is(msg.err, os.ErrNotExist) {
 			// Not a path after all: the text as pasted.
-			return m.input.update(tea.PasteMsg{Content: msg.text}, m.keys)
+			var cmd tea.Cmd
+			m.input, cmd = m.input.Update(tea.PasteMsg{Content: msg.text})
+			return cmd
 		}
 		m.notice(noticeError, "Cannot attach the image", msg.err.Error())
 		if !msg.paste && msg.remove == "" && m.input.value() == "" {
@@ -239,7 +246,7 @@ func (m *model) typedAtPath() tea.Cmd {
 	if !strings.HasPrefix(last, "@") || !hasImageExt(last) {
 		return nil
 	}
-	return m.readImages([]string{last[1:]}, imagesRead{remove: last + " "})
+	return m.readImages([]string{last[1:]}, imagesReadMsg{remove: last + " "})
 }
 
 // chip is how an attachment shows in the input.

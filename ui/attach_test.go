@@ -64,8 +64,7 @@ func writePNG(t *testing.T, path string, w, h int) {
 }
 
 // imagesModel is a test model working in a directory holding "my shot.png"
-// (200×100) and "b.png" (400×300), with images.max_edge 256 (the images
-// are read in the background, and drain waits a moment only).
+// (200×100) and "b.png" (400×300), with images.max_edge 256.
 func imagesModel(t *testing.T) (*model, string) {
 	m, _ := testModel(t)
 	dir := t.TempDir()
@@ -85,9 +84,10 @@ func describeAll(imgs []provider.Image) string {
 	return strings.Join(out, ", ")
 }
 
+// paste pastes text, and hands the model the images it names once read.
 func paste(m *model, text string) {
 	_, cmd := m.Update(tea.PasteMsg{Content: text})
-	drain(m, cmd)
+	finish(m, cmd)
 }
 
 func TestPastedAndTypedPathsBecomeChips(t *testing.T) {
@@ -95,10 +95,10 @@ func TestPastedAndTypedPathsBecomeChips(t *testing.T) {
 	paste(m, "'"+filepath.Join(dir, "my shot.png")+"'")
 	typeText(m, "why so ")
 	_, cmd := m.Update(tea.KeyPressMsg{Code: '@', Text: "@"})
-	drain(m, cmd)
+	finish(m, cmd)
 	for _, r := range "b.png " {
 		_, cmd := m.Update(tea.KeyPressMsg{Code: r, Text: string(r)})
-		drain(m, cmd)
+		finish(m, cmd) // the blank reads the image the @path names
 	}
 	typeText(m, "blue?")
 	if got := m.input.value(); got != "why so blue?" {
@@ -163,14 +163,14 @@ func TestCtrlVAttachesTheClipboardImage(t *testing.T) {
 		t.Fatal(err)
 	}
 	wl := clipboardTool{"wl-paste", nil, "wl-clipboard (wl-paste)"}
-	m.clipboard = &clipboardSetup{tools: []clipboardTool{wl}, lookPath: func(string) (string, error) { return script, nil }}
+	m.opts.clipboard = &clipboardSetup{tools: []clipboardTool{wl}, lookPath: func(string) (string, error) { return script, nil }}
 	do(m, "ctrl+v")
 	if got := describeAll(m.input.images); got != "clipboard.png 200×100" {
 		t.Fatalf("attached %s", got)
 	}
 
 	// Without the tool, Ctrl+V says which one it needs.
-	m.clipboard.lookPath = func(string) (string, error) { return "", errors.New("not found") }
+	m.opts.clipboard.lookPath = func(string) (string, error) { return "", errors.New("not found") }
 	do(m, "ctrl+v")
 	if s := screen(m); !strings.Contains(s, "Ctrl+V reads an image from the clipboard with wl-clipboard (wl-paste):\n    install it.") {
 		t.Errorf("no word of the missing tool:\n%s", s)

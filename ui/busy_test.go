@@ -53,7 +53,7 @@ func readyLoop(t *testing.T, opts Options) *loop {
 		m.shutdown(cancel)
 	})
 	l.start(m.prepare())
-	l.until("the model to be ready", func() bool { return m.phase == phaseReady })
+	l.until("the model to be ready", func() bool { return m.conn.phase == phaseReady })
 	return l
 }
 
@@ -185,7 +185,7 @@ func liveModel(t *testing.T) (*loop, *ollamatest.Server, *gate, *slowModes) {
 	m := l.m
 	l.enter("first")
 	l.until("the first answer and the title", func() bool {
-		return m.run == nil && strings.Contains(screen(m), "answer to first") && m.title != ""
+		return m.run == nil && strings.Contains(screen(m), "answer to first") && m.title.text != ""
 	})
 	return l, srv, g, rec
 }
@@ -205,7 +205,7 @@ func TestWorkInFlight(t *testing.T) {
 		{"model switch", "busy: switching the model", func(l *loop, g *gate, _ *slowModes) {
 			g.set("model")
 			l.enter("/model small:1b")
-		}, func(g *gate, _ *slowModes) { <-g.entered }, func(l *loop) bool { return l.m.info.Name == "small:1b" }},
+		}, func(g *gate, _ *slowModes) { <-g.entered }, func(l *loop) bool { return l.m.conn.info.Name == "small:1b" }},
 		{"compaction", "busy: compacting", func(l *loop, g *gate, _ *slowModes) {
 			g.set("chat")
 			l.enter("/compact")
@@ -232,20 +232,20 @@ func TestWorkInFlight(t *testing.T) {
 				func() { l.enter("/new") },
 				func() { l.enter("/sessions") },
 			} {
-				m.note = ""
+				m.status.note = ""
 				try()
 				if st := statusOf(m); !strings.Contains(st, c.doing) {
 					t.Errorf("while %s: status %q, want %q", c.name, st, c.doing)
 				}
 			}
-			if m.sessions != nil || m.picker != nil {
+			if m.panel != nil {
 				t.Errorf("while %s: a panel opened", c.name)
 			}
 			if c.name != "mode change" && m.mode.name != mode {
 				t.Errorf("while %s the mode changed to %s", c.name, m.mode.name)
 			}
 			l.enter("queued prompt")
-			if len(m.queued) != 1 || !strings.Contains(screen(m), "queued queued prompt") {
+			if len(m.work.queued) != 1 || !strings.Contains(screen(m), "queued queued prompt") {
 				t.Fatalf("while %s the prompt was not queued and shown:\n%s", c.name, screen(m))
 			}
 			when := "queued: sent when " + strings.TrimPrefix(strings.TrimPrefix(c.doing, "busy: "), "a request is running") + " ends"
@@ -264,8 +264,8 @@ func TestWorkInFlight(t *testing.T) {
 			l.until("the queued prompt's answer", func() bool {
 				return m.run == nil && strings.Contains(screen(m), "answer to queued prompt")
 			})
-			if len(m.queued) != 0 {
-				t.Errorf("queue left: %v", m.queued)
+			if len(m.work.queued) != 0 {
+				t.Errorf("queue left: %v", m.work.queued)
 			}
 			var sent []api.ChatRequest
 			for _, r := range srv.ChatRequests() {
@@ -293,8 +293,8 @@ func TestInterruptReturnsTheQueue(t *testing.T) {
 	<-g.entered
 	l.enter("next one")
 	l.key("esc")
-	if got := m.input.value(); got != "next one" || len(m.queued) != 0 {
-		t.Fatalf("after esc: input %q, queue %v", got, m.queued)
+	if got := m.input.value(); got != "next one" || len(m.work.queued) != 0 {
+		t.Fatalf("after esc: input %q, queue %v", got, m.work.queued)
 	}
 	close(g.release)
 	l.until("the run to end", func() bool { return m.run == nil })
@@ -316,8 +316,8 @@ func TestCompactWithNothingToCompact(t *testing.T) {
 	if !strings.Contains(s, "Nothing to compact yet.") || strings.Contains(s, "✗") || strings.Contains(s, "Cannot compact") {
 		t.Errorf("/compact on a new conversation:\n%s", s)
 	}
-	if m.op != "" || strings.Contains(statusOf(m), "compacting") {
-		t.Errorf("still compacting: op %q, status %q", m.op, statusOf(m))
+	if m.work.op != "" || strings.Contains(statusOf(m), "compacting") {
+		t.Errorf("still compacting: op %q, status %q", m.work.op, statusOf(m))
 	}
 }
 

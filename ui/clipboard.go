@@ -85,9 +85,9 @@ func readClipboard(ctx context.Context, tools []clipboardTool, lookPath func(str
 	return provider.Image{}, fmt.Errorf("Ctrl+V reads an image from the clipboard with %s: install it", strings.Join(missing, " or "))
 }
 
-// clipboardRead is the clipboard's image, read in the background; key is
+// clipboardReadMsg is the clipboard's image, read in the background; key is
 // the Ctrl+V that asked, for the text paste when it holds none.
-type clipboardRead struct {
+type clipboardReadMsg struct {
 	img provider.Image
 	err error
 	key tea.KeyPressMsg
@@ -96,30 +96,32 @@ type clipboardRead struct {
 // pasteImage reads an image from the clipboard in the background.
 func (m *model) pasteImage(key tea.KeyPressMsg) tea.Cmd {
 	tools, why := clipboardTools(m.getenv, runtime.GOOS)
-	if m.clipboard != nil {
-		tools, why = m.clipboard.tools, m.clipboard.why
+	if m.opts.clipboard != nil {
+		tools, why = m.opts.clipboard.tools, m.opts.clipboard.why
 	}
 	if why != "" {
 		m.notice(noticeWarn, "", why+".")
 		return nil
 	}
 	lookPath := exec.LookPath
-	if m.clipboard != nil {
-		lookPath = m.clipboard.lookPath
+	if m.opts.clipboard != nil {
+		lookPath = m.opts.clipboard.lookPath
 	}
 	lim, ctx := m.imageLimits(), m.ctx
 	return func() tea.Msg {
 		img, err := readClipboard(ctx, tools, lookPath, lim)
-		return clipboardRead{img: img, err: err, key: key}
+		return clipboardReadMsg{img: img, err: err, key: key}
 	}
 }
 
 // clipboardArrived attaches the clipboard's image, pastes its text when
 // it holds none, or says what failed.
-func (m *model) clipboardArrived(msg clipboardRead) tea.Cmd {
+func (m *model) clipboardArrived(msg clipboardReadMsg) tea.Cmd {
 	switch {
 	case errors.Is(msg.err, errNoClipboardImage):
-		return m.input.update(msg.key, m.keys) // the textarea pastes text
+		var cmd tea.Cmd
+		m.input, cmd = m.input.Update(msg.key) // the textarea pastes text
+		return cmd
 	case msg.err != nil:
 		m.notice(noticeWarn, "", msg.err.Error()+".")
 		return nil

@@ -128,17 +128,6 @@ func (m *model) cmdHelp(string) tea.Cmd {
 	return nil
 }
 
-func (m *model) cmdModel(arg string) tea.Cmd {
-	if m.refuseBusy() {
-		return nil
-	}
-	if arg != "" {
-		return m.switchModel(arg)
-	}
-	m.picker = newModelPicker(m.opts.Suggested)
-	return m.listModels()
-}
-
 func (m *model) cmdTools(string) tea.Cmd {
 	item := &tableItem{title: "Tools in " + m.mode.name + " mode"}
 	offered := m.currentMode().Tools(m.opts.Engine.Tools)

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
 
 	"lathe/orchestrator"
@@ -35,10 +36,10 @@ func TestApprovalDialogScrollsThroughItAll(t *testing.T) {
 		{"command", orchestrator.ApprovalRequest{Tool: "shell", Kind: tools.KindExec, Subject: strings.TrimSuffix(command.String(), "\n")}, 150, "  $ "},
 	} {
 		for _, height := range []int{6, 12, 40} {
-			d := newApprovalDialog(approvalAsk{req: tc.req}, &dialogApprover{}, "/home/dev/proj")
+			d := newApprovalDialog(approvalAsk{req: tc.req}, "/home/dev/proj", &st, keys)
 			seen := map[string]bool{}
 			for range 400 {
-				view := strings.Split(ansi.Strip(d.view(80, height, &st, keys)), "\n")
+				view := strings.Split(dialogView(d, 80, height), "\n")
 				if len(view) > height {
 					t.Fatalf("%s in %d lines: %d lines", tc.name, height, len(view))
 				}
@@ -57,7 +58,7 @@ func TestApprovalDialogScrollsThroughItAll(t *testing.T) {
 				if last == total {
 					break
 				}
-				d.update(keyPress("pgdown"), keys)
+				d.Update(keyPress("pgdown"))
 			}
 			if len(seen) != tc.lines {
 				t.Errorf("%s in %d lines: scrolling showed %d distinct lines, want all %d", tc.name, height, len(seen), tc.lines)
@@ -76,8 +77,9 @@ func TestApprovalDialogEscapesControlCharacters(t *testing.T) {
 		{Tool: "shell", Kind: tools.KindExec, Subject: "echo harmless\x1b[8m; rm -rf ~"},
 		{Tool: "write_file", Kind: tools.KindWrite, Subject: "src/evil.sh\rREADME.md   "},
 	} {
-		d := newApprovalDialog(approvalAsk{req: req}, &dialogApprover{}, "/home/dev/proj")
-		view := d.view(80, 20, &st, keys)
+		d := newApprovalDialog(approvalAsk{req: req}, "/home/dev/proj", &st, keys)
+		d.SetSize(80, 20)
+		view := d.View()
 		if strings.ContainsAny(view, "\r") || strings.Contains(ansi.Strip(view), "\x1b") {
 			t.Errorf("the dialog holds a raw control character:\n%q", view)
 		}
@@ -93,14 +95,14 @@ func TestApprovalDialogEscapesControlCharacters(t *testing.T) {
 func TestReasonInputsShowTheirPlaceholder(t *testing.T) {
 	st, keys := newTheme(true, true), newKeyMap()
 	d := newApprovalDialog(approvalAsk{req: orchestrator.ApprovalRequest{Tool: "shell", Kind: tools.KindExec, Subject: "ls"}},
-		&dialogApprover{}, "/p")
-	d.update(keyPress("n"), keys)
-	if v := ansi.Strip(d.view(80, 10, &st, keys)); !strings.Contains(v, "ptional, the model sees it; enter to deny") {
+		"/p", &st, keys)
+	d.Update(keyPress("n"))
+	if v := dialogView(d, 80, 10); !strings.Contains(v, "ptional, the model sees it; enter to deny") {
 		t.Errorf("reason input:\n%s", v)
 	}
-	p := newPlanDialog(planAsk{plan: plan.Plan{Summary: "s", Steps: []plan.Step{{Text: "a"}}}}, nil)
-	p.update(keyPress("n"), keys)
-	if v := ansi.Strip(p.view(80, 10, &st, keys)); !strings.Contains(v, "hat to change; enter rejects the plan with it") {
+	p := newPlanDialog(planAsk{plan: plan.Plan{Summary: "s", Steps: []plan.Step{{Text: "a"}}}}, &st, keys)
+	p.Update(keyPress("n"))
+	if v := dialogView(p, 80, 10); !strings.Contains(v, "hat to change; enter rejects the plan with it") {
 		t.Errorf("feedback input:\n%s", v)
 	}
 }
@@ -114,30 +116,30 @@ func TestApprovalDialogLiftsTheSandboxOnce(t *testing.T) {
 		key  string
 		want tools.Escalation
 	}{{"o", tools.Escalation{Unconfined: true}}, {"w", tools.Escalation{Network: true}}, {"y", tools.Escalation{}}} {
-		approver := &dialogApprover{}
 		req := orchestrator.ApprovalRequest{Tool: "shell", Kind: tools.KindExec, Subject: "npm install", Sandboxed: true}
 		reply := make(chan orchestrator.Decision, 1)
-		d := newApprovalDialog(approvalAsk{req: req, reply: reply}, approver, "/p")
-		v := ansi.Strip(d.view(100, 10, &st, keys))
+		d := newApprovalDialog(approvalAsk{req: req, reply: reply}, "/p", &st, keys)
+		v := dialogView(d, 100, 10)
 		if !strings.Contains(v, "o run outside the sandbox") || !strings.Contains(v, "w with network") {
 			t.Fatalf("the choices:\n%s", v)
 		}
-		if closed, _ := d.update(keyPress(tc.key), keys); !closed {
+		if _, cmd := d.Update(keyPress(tc.key)); !closes(d, cmd) {
 			t.Fatalf("%s did not answer", tc.key)
 		}
+		d.answer()
 		if got := <-reply; !got.Allow || got.Escalation != tc.want {
 			t.Errorf("%s: decision %+v, want allowed with %+v", tc.key, got, tc.want)
 		}
-		if names, commands := approver.grants(); len(names)+len(commands) != 0 {
-			t.Errorf("%s: remembered %v %v", tc.key, names, commands)
+		if d.grant {
+			t.Errorf("%s: remembered for the session", tc.key)
 		}
 	}
 	plain := newApprovalDialog(approvalAsk{req: orchestrator.ApprovalRequest{Tool: "shell", Kind: tools.KindExec, Subject: "ls"},
-		reply: make(chan orchestrator.Decision, 1)}, &dialogApprover{}, "/p")
-	if v := ansi.Strip(plain.view(100, 10, &st, keys)); strings.Contains(v, "sandbox") {
+		reply: make(chan orchestrator.Decision, 1)}, "/p", &st, keys)
+	if v := dialogView(plain, 100, 10); strings.Contains(v, "sandbox") {
 		t.Errorf("an unconfined call offers to lift the sandbox:\n%s", v)
 	}
-	if closed, _ := plain.update(keyPress("o"), keys); closed {
+	if _, cmd := plain.Update(keyPress("o")); closes(plain, cmd) {
 		t.Error("o answered for a call the sandbox does not confine")
 	}
 }
@@ -148,8 +150,8 @@ func TestApprovalDialogSaysWhatUndoCannotRestore(t *testing.T) {
 	st, keys := newTheme(true, true), newKeyMap()
 	req := orchestrator.ApprovalRequest{Tool: "write_file", Kind: tools.KindWrite, Subject: "big.bin",
 		Note: "too large to checkpoint (12 MB, over 10 MB): undo cannot restore it"}
-	d := newApprovalDialog(approvalAsk{req: req}, &dialogApprover{}, "/p")
-	if v := ansi.Strip(d.view(100, 10, &st, keys)); !strings.Contains(v, "! too large to checkpoint (12 MB, over 10 MB): undo cannot restore it") {
+	d := newApprovalDialog(approvalAsk{req: req}, "/p", &st, keys)
+	if v := dialogView(d, 100, 10); !strings.Contains(v, "! too large to checkpoint (12 MB, over 10 MB): undo cannot restore it") {
 		t.Errorf("view:\n%s", v)
 	}
 }
@@ -192,7 +194,7 @@ func TestBlockedCommandIsAskedAgain(t *testing.T) {
 			t.Errorf("the dialog lacks %q:\n%s", want, s)
 		}
 	}
-	press(m, "o")
+	do(m, "o")
 	if d := <-decided; !d.Allow || d.Escalation != (tools.Escalation{Unconfined: true}) {
 		t.Errorf("decision %+v, want allowed outside the sandbox", d)
 	}
@@ -205,8 +207,8 @@ func TestApprovalDialogShowsTheFact(t *testing.T) {
 	st, keys := newTheme(true, true), newKeyMap()
 	reply := make(chan orchestrator.Decision, 1)
 	d := newApprovalDialog(approvalAsk{req: orchestrator.ApprovalRequest{Tool: "remember", Kind: tools.KindMemory, Subject: fact}, reply: reply},
-		&dialogApprover{}, "/home/dev/proj")
-	view := ansi.Strip(d.view(50, 20, &st, keys))
+		"/home/dev/proj", &st, keys)
+	view := dialogView(d, 50, 20)
 	if !strings.Contains(view, "? Remember this about /home/dev/proj, for its") {
 		t.Errorf("title:\n%s", view)
 	}
@@ -214,7 +216,26 @@ func TestApprovalDialogShowsTheFact(t *testing.T) {
 	if !strings.Contains(joined, "Tests run with `make check`, which also runs the linter; never edit generated/ by hand\\x1b[8m.") {
 		t.Errorf("the fact is not shown whole and escaped:\n%s", view)
 	}
-	if closed, _ := d.update(keyPress("y"), keys); !closed || !(<-reply).Allow {
+	_, cmd := d.Update(keyPress("y"))
+	if !closes(d, cmd) {
+		t.Fatal("y does not answer")
+	}
+	if d.answer(); !(<-reply).Allow {
 		t.Error("y does not allow it")
 	}
+}
+
+// dialogView is d's view at width×height, without colours.
+func dialogView(d dialog, width, height int) string {
+	d.SetSize(width, height)
+	return ansi.Strip(d.View())
+}
+
+// closes reports whether cmd tells the root that d was answered.
+func closes(d dialog, cmd tea.Cmd) bool {
+	if cmd == nil {
+		return false
+	}
+	msg, ok := cmd().(dialogClosedMsg)
+	return ok && msg.d == d
 }

@@ -5,6 +5,7 @@ import (
 	"lathe/prompts/human"
 
 	"lathe/orchestrator"
+	"lathe/orchestrator/mode"
 	"lathe/orchestrator/plan"
 	"lathe/orchestrator/provider"
 	"lathe/orchestrator/session"
@@ -24,9 +25,9 @@ func (m *model) showHistory(h *orchestrator.History) {
 	}
 	modes := h.Modes
 	m.mode.shown, m.mode.item = "build", -1
-	m.seqItems = map[int]int{}
+	m.transcript.seqs = map[int]int{}
 	for i := 0; i < len(msgs); i++ {
-		m.seqItems[msgs[i].Seq] = len(m.transcript.items)
+		m.transcript.seqs[msgs[i].Seq] = len(m.transcript.items)
 		if i == compactedAt {
 			m.notice(noticeInfo, "", "↑ Summarized for the model from here up; the messages are kept.")
 		}
@@ -57,10 +58,10 @@ func (m *model) showHistory(h *orchestrator.History) {
 	}
 	m.notice(noticeInfo, "", fmt.Sprintf("Resumed %q: %s.", title, human.Plural(len(msgs), "message")))
 	m.transcript.scrollToBottom()
-	if at := m.resumeAt; at >= 0 {
-		m.resumeAt = -1
+	if at := m.transcript.revealAt; at >= 0 {
+		m.transcript.revealAt = -1
 		m.transcript.settle() // the heights above the message, measured
-		if !m.revealSeq(at) {
+		if !m.transcript.revealSeq(at) {
 			m.setStatusNote("the message found is no longer in the conversation")
 		}
 	}
@@ -92,14 +93,14 @@ func (m *model) showReply(msg provider.Message) {
 		m.transcript.add(t)
 	}
 	if msg.Content != "" {
-		m.transcript.add(&answerItem{pending: tabsToSpaces(msg.Content), renderer: m.markdown()})
+		m.transcript.add(&answerItem{pending: tabsToSpaces(msg.Content), renderer: m.st.renderer()})
 	}
 }
 
 // showCalls adds a finished card for each call, paired with its result
 // among the messages that follow, and returns how many results it used.
 func (m *model) showCalls(calls []provider.ToolCall, rest []session.Message) int {
-	every := m.every
+	every := mode.Every(m.opts.Engine.Tools)
 	used := 0
 	for i, c := range calls {
 		if i >= len(rest) || rest[i].Message.Role != "tool" {

@@ -59,6 +59,7 @@ func (g *idleGate) wait(ctx context.Context) error {
 // far it has got, and whether another is due (files may have changed
 // since it started).
 type indexState struct {
+	gate        *idleGate // open while the model is idle
 	running     bool
 	again       bool
 	done, total int
@@ -66,10 +67,10 @@ type indexState struct {
 }
 
 type (
-	// indexProgress comes through the bridge as an update goes.
-	indexProgress struct{ done, total int }
-	// indexDone ends an update.
-	indexDone struct {
+	// indexProgressMsg comes through the bridge as an update goes.
+	indexProgressMsg struct{ done, total int }
+	// indexDoneMsg ends an update.
+	indexDoneMsg struct {
 		summary string
 		err     error
 	}
@@ -77,7 +78,7 @@ type (
 
 // idle reports whether the chat model is free for the indexer.
 func (m *model) idle() bool {
-	return m.phase == phaseReady && m.busy() == "" && m.dialog == nil && m.loading == ""
+	return m.conn.phase == phaseReady && m.busy() == "" && m.dialog == nil && m.machine.loading == ""
 }
 
 // startIndex starts bringing the code index up to date in the background,
@@ -87,14 +88,14 @@ func (m *model) idle() bool {
 func (m *model) startIndex() tea.Cmd {
 	ix := m.opts.Indexer
 	switch {
-	case ix == nil || m.index.failed || m.phase != phaseReady:
+	case ix == nil || m.index.failed || m.conn.phase != phaseReady:
 		return nil
 	case m.index.running:
 		m.index.again = true
 		return nil
 	}
 	m.index.running, m.index.again = true, false
-	ctx, b, gate := m.ctx, m.bridge, m.gate
+	ctx, b, gate := m.ctx, m.bridge, m.index.gate
 	m.runs.Add(1) // quitting cancels it and waits for it, as for a run
 	return func() tea.Msg {
 		defer m.runs.Done()
@@ -103,17 +104,17 @@ func (m *model) startIndex() tea.Cmd {
 			// A frame's worth: the status line shows no more.
 			if now := time.Now(); done == total || now.Sub(last) >= 100*time.Millisecond {
 				last = now
-				b.send(indexProgress{done, total})
+				b.send(indexProgressMsg{done, total})
 			}
 		})
-		b.send(indexDone{summary, err})
+		b.send(indexDoneMsg{summary, err})
 		return nil
 	}
 }
 
 // indexed ends an update: a failure is told once (and no update starts
 // again); success only goes to the log.
-func (m *model) indexed(d indexDone) tea.Cmd {
+func (m *model) indexed(d indexDoneMsg) tea.Cmd {
 	m.index.running, m.index.done, m.index.total = false, 0, 0
 	switch {
 	case d.err != nil && m.ctx.Err() == nil:
@@ -129,11 +130,19 @@ func (m *model) indexed(d indexDone) tea.Cmd {
 	return nil
 }
 
-// indexNote is what the status line says of the indexing under way; ""
-// when none is, or it has not started reading.
-func (m *model) indexNote() string {
-	if !m.index.running || m.index.total == 0 || m.index.done == m.index.total {
+// Update records how far the update under way got.
+func (s indexState) Update(msg tea.Msg) (indexState, tea.Cmd) {
+	if p, ok := msg.(indexProgressMsg); ok {
+		s.done, s.total = p.done, p.total
+	}
+	return s, nil
+}
+
+// View is what the status line says of the indexing under way; "" when
+// none is, or it has not started reading.
+func (s indexState) View() string {
+	if !s.running || s.total == 0 || s.done == s.total {
 		return ""
 	}
-	return fmt.Sprintf("indexing %d/%d files", m.index.done, m.index.total)
+	return fmt.Sprintf("indexing %d/%d files", s.done, s.total)
 }

@@ -16,8 +16,11 @@ const maxInputLines = 8
 
 // input is the prompt editor: a multi-line textarea with a history of the
 // prompts sent, recalled with Up and Down while the input is empty or
-// still shows a recalled prompt.
+// still shows a recalled prompt, and the popup that completes a slash
+// command being typed. The rule above it is its own.
 type input struct {
+	st      *theme
+	keys    keyMap
 	ta      textarea.Model
 	history []string
 	pos     int    // index in history while browsing; len(history) when not
@@ -31,9 +34,17 @@ type input struct {
 	// images are the attachments of the prompt being written, shown as
 	// chips above it.
 	images []provider.Image
+	// completion is the command the popup highlights; closed, that Esc
+	// closed the popup (an edit opens it again).
+	completion int
+	closed     bool
+	rule       struct {
+		width int
+		line  string
+	} // the rule above the input, rendered once per width
 }
 
-func newInput(keys keyMap) input {
+func newInput(st *theme, keys keyMap) input {
 	ta := textarea.New()
 	// "›" starts the prompt; its other lines, wrapped or not, line up
 	// under its text.
@@ -56,19 +67,21 @@ func newInput(keys keyMap) input {
 	styles.Cursor.Blink = false
 	ta.SetStyles(styles)
 	ta.Focus()
-	return input{ta: ta}
+	return input{st: st, keys: keys, ta: ta}
 }
 
-func (in *input) setWidth(w int) {
-	if in.width != w {
-		in.ta.SetWidth(w)
-		in.width, in.fresh = w, false
+// SetSize sets the input's width; its height follows its text.
+func (in *input) SetSize(width, _ int) {
+	if in.width != width {
+		in.ta.SetWidth(width)
+		in.width, in.fresh = width, false
 	}
 }
 
 func (in *input) value() string { return in.ta.Value() }
 
-func (in *input) view() string {
+// View is the textarea, under the chips of its attachments.
+func (in *input) View() string {
 	if !in.fresh {
 		in.rendered, in.fresh = in.ta.View(), true
 		if len(in.images) > 0 {
@@ -163,21 +176,29 @@ func (in *input) recall(dir int) {
 	in.set(in.history[next])
 }
 
-// update handles a key the root model did not take: history keys while
-// browsing, the rest to the textarea.
-func (in *input) update(msg tea.Msg, keys keyMap) tea.Cmd {
+// Update handles what the root model did not take: history keys while
+// browsing, the rest (keys, a paste, the cursor) to the textarea.
+func (in input) Update(msg tea.Msg) (input, tea.Cmd) {
 	if k, ok := msg.(tea.KeyPressMsg); ok && in.browsing() {
 		switch {
-		case key.Matches(k, keys.Prev):
+		case key.Matches(k, in.keys.Prev):
 			in.recall(-1)
-			return nil
-		case key.Matches(k, keys.Next):
+			return in, nil
+		case key.Matches(k, in.keys.Next):
 			in.recall(+1)
-			return nil
+			return in, nil
 		}
 	}
 	var cmd tea.Cmd
 	in.ta, cmd = in.ta.Update(msg)
 	in.fresh = false
-	return cmd
+	return in, cmd
+}
+
+// ruleView is the rule above the input, at its width.
+func (in *input) ruleView() string {
+	if in.rule.width != in.width {
+		in.rule.width, in.rule.line = in.width, in.st.rule.Render(strings.Repeat("─", in.width))
+	}
+	return in.rule.line
 }

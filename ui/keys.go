@@ -1,6 +1,9 @@
 package ui
 
-import "charm.land/bubbles/v2/key"
+import (
+	"charm.land/bubbles/v2/key"
+	tea "charm.land/bubbletea/v2"
+)
 
 // keyMap is every key the TUI answers to, in one place.
 type keyMap struct {
@@ -76,4 +79,15 @@ func newKeyMap() keyMap {
 func (k keyMap) helpKeys() []key.Binding {
 	return []key.Binding{k.Send, k.Newline, k.Prev, k.Complete, k.Interrupt, k.Quit,
 		k.PageUp, k.PageDown, k.Top, k.Bottom, k.SelectPrev, k.SelectNext, k.Expand, k.CycleMode}
+}
+
+// scrolls reports whether msg scrolls the transcript.
+func (k keyMap) scrolls(msg tea.KeyPressMsg) bool {
+	return key.Matches(msg, k.PageUp, k.PageDown, k.Top, k.Bottom)
+}
+
+// selects reports whether msg selects an item of the transcript, or
+// expands it.
+func (k keyMap) selects(msg tea.KeyPressMsg) bool {
+	return key.Matches(msg, k.SelectPrev, k.SelectNext, k.Expand)
 }

@@ -16,15 +16,25 @@ import (
 // prompt, a model that spills onto the CPU, and how the context window is
 // used.
 
+// machine is what lathe sees of the machine the model runs on: the model
+// being loaded in the background, a window that fits the GPU to offer
+// once the request is done, and the speed of the last reply.
+type machine struct {
+	loading     string             // the model being loaded in the background
+	stopPreload context.CancelFunc // stops its load
+	spill       *orchestrator.Spill
+	usage       usage
+}
+
 type (
-	// preloaded ends the background load of the model.
-	preloaded struct {
+	// preloadedMsg ends the background load of the model.
+	preloadedMsg struct {
 		model  string
 		loaded bool
 		err    error
 	}
-	// numCtxSet ends a switch of the context window.
-	numCtxSet struct {
+	// numCtxSetMsg ends a switch of the context window.
+	numCtxSetMsg struct {
 		numCtx int
 		err    error
 	}
@@ -35,24 +45,24 @@ type (
 // says "loading", then "ready"; a prompt sent meanwhile just
 // waits for the load on the server.
 func (m *model) preload() tea.Cmd {
-	if m.stopPreload != nil {
-		m.stopPreload()
+	if m.machine.stopPreload != nil {
+		m.machine.stopPreload()
 	}
 	ctx, cancel := context.WithCancel(m.ctx)
-	m.stopPreload, m.loading = cancel, m.info.Name
-	s, name := m.session, m.info.Name
+	m.machine.stopPreload, m.machine.loading = cancel, m.conn.info.Name
+	s, name := m.session, m.conn.info.Name
 	return func() tea.Msg {
 		defer cancel()
 		loaded, err := s.Preload(ctx)
-		return preloaded{name, loaded, err}
+		return preloadedMsg{name, loaded, err}
 	}
 }
 
-func (m *model) preloadedMsg(msg preloaded) {
-	if msg.model != m.loading {
+func (m *model) preloaded(msg preloadedMsg) {
+	if msg.model != m.machine.loading {
 		return // another model's, since switched away from
 	}
-	m.stopPreload, m.loading = nil, ""
+	m.machine.stopPreload, m.machine.loading = nil, ""
 	if msg.loaded && m.run == nil {
 		m.setStatusNote(msg.model + " is ready")
 	}
@@ -63,62 +73,82 @@ func (m *model) preloadedMsg(msg preloaded) {
 func (m *model) spilled(e orchestrator.Spill) {
 	m.notice(noticeWarn, "", e.Text()+".")
 	if e.FitNumCtx > 0 {
-		m.spill = &e
+		m.machine.spill = &e
 	}
 }
 
 // offerFit opens the offer of a window that fits the GPU, after a run.
 func (m *model) offerFit() {
-	if m.spill == nil || m.dialog != nil || m.run != nil {
+	if m.machine.spill == nil || m.dialog != nil || m.run != nil {
 		return
 	}
-	m.dialog = &fitDialog{m: m, spill: *m.spill}
-	m.spill = nil
+	m.dialog = newFitDialog(*m.machine.spill, &m.st, m.keys)
+	m.machine.spill = nil
 }
 
 // fitDialog asks whether to use the window that fits the model on the
 // GPU for the rest of the session.
 type fitDialog struct {
-	m     *model
+	dialogBase
 	spill orchestrator.Spill
+	fit   bool // the user said to use it
 }
 
-func (d *fitDialog) update(msg tea.KeyPressMsg, keys keyMap) (bool, tea.Cmd) {
+var _ dialog = (*fitDialog)(nil)
+
+func newFitDialog(spill orchestrator.Spill, st *theme, keys keyMap) *fitDialog {
+	return &fitDialog{dialogBase: newDialogBase(st, keys), spill: spill}
+}
+
+// Update handles a key: a choice answers, and closes the dialog.
+func (d *fitDialog) Update(msg tea.Msg) (dialog, tea.Cmd) {
+	k, ok := d.keyOf(msg)
 	switch {
-	case key.Matches(msg, keys.Allow):
-		return true, d.m.setNumCtx(d.spill.FitNumCtx)
-	case key.Matches(msg, keys.Deny), key.Matches(msg, keys.Interrupt):
-		return true, nil
+	case !ok:
+	case key.Matches(k, d.keys.Allow):
+		d.fit = true
+		return d, d.close(d)
+	case key.Matches(k, d.keys.Deny), key.Matches(k, d.keys.Interrupt):
+		return d, d.close(d)
 	}
-	return false, nil
+	return d, nil
 }
 
 func (d *fitDialog) hint() string { return "a smaller window?" }
 func (d *fitDialog) cancel()      {}
 
-func (d *fitDialog) view(width, _ int, st *theme, keys keyMap) string {
+func (d *fitDialog) View() string {
+	st, width := d.st, d.width
 	title := fmt.Sprintf("? Use num_ctx %s for this session, so that %s fits on the GPU?",
 		human.Thousands(d.spill.FitNumCtx), d.spill.Model)
-	lines := append([]string{st.rule.Render(strings.Repeat("─", width))}, wrap(title, width, " ", "   ", st.dialogTitle)...)
+	lines := append([]string{d.rule()}, wrap(title, width, " ", "   ", st.dialogTitle)...)
 	lines = append(lines, wrap("The model is loaded again with it, and the conversation must fit it; set options.num_ctx in your config to keep it.",
 		width, "   ", "   ", st.meta)...)
-	k := func(b key.Binding, text string) string { return st.key.Render(b.Help().Key) + " " + text }
-	return strings.Join(append(lines, joinWrapped([]string{k(keys.Allow, "use it"), k(keys.Interrupt, "keep "+human.Thousands(d.spill.NumCtx))},
+	return strings.Join(append(lines, joinWrapped([]string{choice(st, d.keys.Allow, "use it"),
+		choice(st, d.keys.Interrupt, "keep "+human.Thousands(d.spill.NumCtx))},
 		st.meta.Render("  ·  "), width)...), "\n")
+}
+
+// fitAnswered switches to the window that fits, if the user said so.
+func (m *model) fitAnswered(d *fitDialog) tea.Cmd {
+	if !d.fit {
+		return nil
+	}
+	return m.setNumCtx(d.spill.FitNumCtx)
 }
 
 // setNumCtx switches the session's window.
 func (m *model) setNumCtx(n int) tea.Cmd {
 	s := m.session
-	return func() tea.Msg { return numCtxSet{n, s.SetNumCtx(n)} }
+	return func() tea.Msg { return numCtxSetMsg{n, s.SetNumCtx(n)} }
 }
 
-func (m *model) numCtxSetMsg(msg numCtxSet) {
+func (m *model) numCtxSet(msg numCtxSetMsg) {
 	if msg.err != nil {
 		m.notice(noticeError, "Cannot change the window", msg.err.Error())
 		return
 	}
-	m.info.NumCtx = msg.numCtx
+	m.conn.info.NumCtx = msg.numCtx
 	m.notice(noticeInfo, "", fmt.Sprintf("num_ctx is %s for this session.", human.Thousands(msg.numCtx)))
 }
 

@@ -71,7 +71,7 @@ func (m *model) offerTrust() {
 		return
 	}
 	if names := m.opts.MCP.Untrusted(); len(names) > 0 {
-		m.dialog = &trustDialog{m: m, servers: m.mcpTargets(names)}
+		m.dialog = newTrustDialog(m.mcpTargets(names), &m.st, m.keys)
 	}
 }
 
@@ -91,38 +91,57 @@ func (m *model) mcpTargets(names []string) []string {
 // trustDialog asks whether to start the project's MCP servers: programs a
 // cloned repository names, which must not start unasked.
 type trustDialog struct {
-	m       *model
+	dialogBase
 	servers []string // "name: command args" or "name: URL"
+	trusted bool     // the user said to start them
 }
 
-func (d *trustDialog) update(msg tea.KeyPressMsg, keys keyMap) (bool, tea.Cmd) {
+var _ dialog = (*trustDialog)(nil)
+
+func newTrustDialog(servers []string, st *theme, keys keyMap) *trustDialog {
+	return &trustDialog{dialogBase: newDialogBase(st, keys), servers: servers}
+}
+
+// Update handles a key: a choice answers, and closes the dialog.
+func (d *trustDialog) Update(msg tea.Msg) (dialog, tea.Cmd) {
+	k, ok := d.keyOf(msg)
 	switch {
-	case key.Matches(msg, keys.Allow):
-		return true, d.m.trustMCP()
-	case key.Matches(msg, keys.Deny), key.Matches(msg, keys.Interrupt):
-		d.m.notice(noticeInfo, "", "The project's MCP servers were not started; /mcp trust starts them.")
-		return true, nil
+	case !ok:
+	case key.Matches(k, d.keys.Allow):
+		d.trusted = true
+		return d, d.close(d)
+	case key.Matches(k, d.keys.Deny), key.Matches(k, d.keys.Interrupt):
+		return d, d.close(d)
 	}
-	return false, nil
+	return d, nil
 }
 
 func (d *trustDialog) hint() string { return "start the project's MCP servers?" }
 func (d *trustDialog) cancel()      {}
 
-func (d *trustDialog) view(width, _ int, st *theme, keys keyMap) string {
-	lines := append([]string{st.rule.Render(strings.Repeat("─", width))},
+func (d *trustDialog) View() string {
+	st, width := d.st, d.width
+	lines := append([]string{d.rule()},
 		wrap("? This project declares MCP servers. Start them? They run as you, outside the sandbox.", width, " ", "   ", st.dialogTitle)...)
 	for _, s := range d.servers {
 		lines = append(lines, indent+st.subject.Render(human.Line(human.Visible(s), max(width-4, 10))))
 	}
-	k := func(b key.Binding, text string) string { return st.key.Render(b.Help().Key) + " " + text }
-	return strings.Join(append(lines, joinWrapped([]string{k(keys.Allow, "start them, and remember these servers"),
-		k(keys.Interrupt, "not now")}, st.meta.Render("  ·  "), width)...), "\n")
+	return strings.Join(append(lines, joinWrapped([]string{choice(st, d.keys.Allow, "start them, and remember these servers"),
+		choice(st, d.keys.Interrupt, "not now")}, st.meta.Render("  ·  "), width)...), "\n")
 }
 
-// mcpTrusted ends /mcp trust, or the start-up question: the trust was kept
+// trustAnswered starts the project's servers, if the user said so.
+func (m *model) trustAnswered(d *trustDialog) tea.Cmd {
+	if !d.trusted {
+		m.notice(noticeInfo, "", "The project's MCP servers were not started; /mcp trust starts them.")
+		return nil
+	}
+	return m.trustMCP()
+}
+
+// mcpTrustedMsg ends /mcp trust, or the start-up question: the trust was kept
 // (or could not be).
-type mcpTrusted struct{ err error }
+type mcpTrustedMsg struct{ err error }
 
 // trustMCP starts the project's servers and keeps the trust given, for
 // these very servers, in the trust file.
@@ -134,11 +153,11 @@ func (m *model) trustMCP() tea.Cmd {
 		if keep != nil {
 			err = keep()
 		}
-		return mcpTrusted{err}
+		return mcpTrustedMsg{err}
 	}
 }
 
-func (m *model) mcpTrustedMsg(msg mcpTrusted) {
+func (m *model) mcpTrusted(msg mcpTrustedMsg) {
 	if msg.err != nil {
 		m.notice(noticeWarn, "", "The project's MCP servers start now, but lathe will ask again next time: "+msg.err.Error())
 		return
@@ -170,19 +189,19 @@ func (m *model) cmdMCP(arg string) tea.Cmd {
 		if m.refuseBusy() {
 			return nil
 		}
-		m.op = opMCP
+		m.work.op = opMCP
 		on := verb == "on"
-		return func() tea.Msg { return mcpToggled{name: name, on: on, err: mgr.SetEnabled(name, on)} }
+		return func() tea.Msg { return mcpToggledMsg{name: name, on: on, err: mgr.SetEnabled(name, on)} }
 	case "reload":
 		if m.refuseBusy() {
 			return nil
 		}
-		m.op = opMCP
+		m.work.op = opMCP
 		ctx, session := m.ctx, m.session
 		return func() tea.Msg {
 			mgr.Reload(ctx)
 			notes, err := session.ReloadTools(ctx)
-			return mcpReloaded{notes: notes, err: err}
+			return mcpReloadedMsg{notes: notes, err: err}
 		}
 	}
 	m.notice(noticeWarn, "", "/mcp takes on NAME, off NAME, reload or trust")
@@ -193,7 +212,7 @@ func (m *model) cmdMCP(arg string) tea.Cmd {
 // of the window.
 func (m *model) mcpTable() *tableItem {
 	item := &tableItem{title: "MCP servers"}
-	numCtx := m.info.NumCtx
+	numCtx := m.conn.info.NumCtx
 	for _, s := range m.opts.MCP.Servers() {
 		state := string(s.State)
 		if s.Why != "" && s.State != mcp.StateReady {
@@ -214,15 +233,15 @@ func (m *model) mcpTable() *tableItem {
 	return item
 }
 
-// mcpToggled ends /mcp on or off.
-type mcpToggled struct {
+// mcpToggledMsg ends /mcp on or off.
+type mcpToggledMsg struct {
 	name string
 	on   bool
 	err  error
 }
 
-func (m *model) mcpToggledMsg(msg mcpToggled) tea.Cmd {
-	m.op = ""
+func (m *model) mcpToggled(msg mcpToggledMsg) tea.Cmd {
+	m.work.op = ""
 	switch {
 	case msg.err != nil:
 		m.notice(noticeWarn, "", sentence(msg.err.Error()))
@@ -234,14 +253,14 @@ func (m *model) mcpToggledMsg(msg mcpToggled) tea.Cmd {
 	return m.next()
 }
 
-// mcpReloaded ends /mcp reload.
-type mcpReloaded struct {
+// mcpReloadedMsg ends /mcp reload.
+type mcpReloadedMsg struct {
 	notes []string
 	err   error
 }
 
-func (m *model) mcpReloadedMsg(msg mcpReloaded) tea.Cmd {
-	m.op = ""
+func (m *model) mcpReloaded(msg mcpReloadedMsg) tea.Cmd {
+	m.work.op = ""
 	switch {
 	case msg.err != nil:
 		m.notice(noticeError, "Cannot reload the MCP tools", msg.err.Error())

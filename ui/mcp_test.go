@@ -74,7 +74,9 @@ func TestMCPTrustDialog(t *testing.T) {
 	if !strings.Contains(s, "This project declares MCP servers. Start them?") || !strings.Contains(s, "t: http://127.0.0.1:") {
 		t.Errorf("the dialog:\n%s", s)
 	}
-	do(m, "y")
+	_, cmd := m.Update(keyPress("y"))
+	_, cmd = m.Update(cmd()) // the dialog closes
+	finish(m, cmd)           // the servers start
 	if !*kept || len(mgr.Untrusted()) != 0 {
 		t.Errorf("trust kept %v, untrusted %v", *kept, mgr.Untrusted())
 	}
@@ -85,7 +87,7 @@ func TestMCPTrustDialog(t *testing.T) {
 
 func TestMCPTrustDeclined(t *testing.T) {
 	m, mgr, kept := mcpModel(t, true)
-	press(m, "esc")
+	do(m, "esc")
 	if *kept || len(mgr.Untrusted()) != 1 || m.dialog != nil {
 		t.Errorf("declined: kept %v, untrusted %v, dialog %T", *kept, mgr.Untrusted(), m.dialog)
 	}
@@ -110,7 +112,7 @@ func TestMCPApprovalAndProgress(t *testing.T) {
 			t.Errorf("the dialog lacks %q:\n%s", want, s)
 		}
 	}
-	press(m, "y") // allowed once
+	do(m, "y") // allowed once
 	events(m, orchestrator.ToolProgress{Turn: 1, Index: 0, Text: "uploading · 2/3"})
 	if !strings.Contains(screen(m), "gh__create_issue Crash on start · uploading · 2/3") {
 		t.Errorf("the card shows no progress:\n%s", screen(m))

@@ -23,13 +23,6 @@ type Memory interface {
 	DeleteFact(ctx context.Context, dir string, id int64) error
 }
 
-// searchPicker lists the messages /search found; Enter resumes the
-// session of the one chosen, at that message.
-type searchPicker struct {
-	listPanel
-	hits []session.Hit
-}
-
 type (
 	// searchMsg carries what /search found.
 	searchMsg struct {
@@ -42,8 +35,8 @@ type (
 		facts []session.Fact
 		err   error
 	}
-	// factChanged ends /memory rm and /memory edit.
-	factChanged struct {
+	// factChangedMsg ends /memory rm and /memory edit.
+	factChangedMsg struct {
 		done string // what was done, for the notice
 		err  error
 	}
@@ -62,8 +55,11 @@ func (m *model) cmdSearch(arg string) tea.Cmd {
 	case m.refuseBusy():
 		return nil
 	}
-	m.search = &searchPicker{listPanel: listPanel{title: fmt.Sprintf("Messages of this directory's sessions holding %q", query),
-		waiting: "searching…", empty: "no saved message holds them", action: "resume there", loading: true}}
+	// The messages found; Enter resumes the session of the one chosen,
+	// at that message.
+	m.panel = newList(listText{title: fmt.Sprintf("Messages of this directory's sessions holding %q", query),
+		waiting: "searching…", empty: "no saved message holds them", action: "resume there"},
+		func(h session.Hit) string { return hitRow(h, time.Now()) }, &m.st, m.keys)
 	ctx, dir := m.ctx, m.opts.Dir
 	return func() tea.Msg {
 		hits, err := mem.Search(ctx, session.SearchQuery{Text: query, Dir: dir, Limit: 50})
@@ -72,32 +68,26 @@ func (m *model) cmdSearch(arg string) tea.Cmd {
 }
 
 func (m *model) searched(msg searchMsg) {
-	if m.search == nil {
+	l, ok := m.panel.(*list[session.Hit])
+	switch {
+	case !ok:
 		return
-	}
-	if msg.err != nil {
-		m.search = nil
+	case msg.err != nil:
+		m.panel = nil
 		m.notice(noticeError, "Cannot search", msg.err.Error())
 		return
 	}
-	m.search.hits = msg.hits
-	m.search.loaded(len(msg.hits), 0)
+	l.setItems(msg.hits, 0)
 }
 
-// searchKey moves through the hits; Enter resumes the session of the one
-// chosen, scrolled to it.
-func (m *model) searchKey(msg tea.KeyPressMsg) tea.Cmd {
-	p := m.search
-	chosen, closed := p.key(msg, m.keys)
-	if closed || chosen {
-		m.search = nil
-	}
-	if !chosen {
+// hitChosen resumes the session of the message chosen, scrolled to it.
+func (m *model) hitChosen(msg chosenMsg[session.Hit]) tea.Cmd {
+	if !m.closePanel(msg.p) {
 		return nil
 	}
-	h, ctx, st := p.hits[p.cursor], m.ctx, m.opts.Catalog
+	h, ctx, st := msg.item, m.ctx, m.opts.Catalog
 	if h.SessionID == m.session.Snapshot().ID {
-		if !m.revealSeq(h.Seq) {
+		if !m.transcript.revealSeq(h.Seq) {
 			m.setStatusNote("that message is in this session")
 		}
 		return nil
@@ -107,29 +97,16 @@ func (m *model) searchKey(msg tea.KeyPressMsg) tea.Cmd {
 	}
 	return func() tea.Msg {
 		saved, err := st.Load(ctx, h.SessionID)
-		return sessionLoaded{saved: saved, err: err, at: h.Seq, atSet: true}
+		return sessionLoadedMsg{saved: saved, err: err, at: h.Seq, atSet: true}
 	}
 }
 
-// row is a hit as the picker shows it: the session, the message's age
-// and role, the words around what was found.
-func (p *searchPicker) row(i int, now time.Time, st *theme) string {
-	h := p.hits[i]
+// hitRow is a message found as the list shows it: the session, the
+// message's age and role, the words around what was found.
+func hitRow(h session.Hit, now time.Time) string {
 	snippet := h.SnippetWith("", "")
 	return fmt.Sprintf("%s  %5s  %-9s %s — %s", session.ShortID(h.SessionID), human.Ago(now.Sub(h.Created)),
 		h.Role, h.Title, snippet)
-}
-
-// revealSeq scrolls the transcript to the message seq of the session
-// shown from its history; false when it is not there (the session was
-// not resumed, or the message came after).
-func (m *model) revealSeq(seq int) bool {
-	i, ok := m.seqItems[seq]
-	if !ok || i >= len(m.transcript.items) {
-		return false
-	}
-	m.transcript.revealTop(i)
-	return true
 }
 
 // cmdMemory lists the facts remembered about the directory, or with "rm
@@ -157,9 +134,9 @@ func (m *model) cmdMemory(arg string) tea.Cmd {
 		}
 		return func() tea.Msg {
 			if verb == "rm" {
-				return factChanged{fmt.Sprintf("Forgot fact %d.", id), mem.DeleteFact(ctx, dir, id)}
+				return factChangedMsg{fmt.Sprintf("Forgot fact %d.", id), mem.DeleteFact(ctx, dir, id)}
 			}
-			return factChanged{fmt.Sprintf("Fact %d rewritten.", id), mem.EditFact(ctx, dir, id, text, now)}
+			return factChangedMsg{fmt.Sprintf("Fact %d rewritten.", id), mem.EditFact(ctx, dir, id, text, now)}
 		}
 	}
 	m.setStatusNote("/memory, /memory rm N or /memory edit N TEXT")
@@ -192,7 +169,7 @@ func (m *model) factsListed(msg factsMsg) {
 	m.transcript.add(item)
 }
 
-func (m *model) factChangedMsg(msg factChanged) {
+func (m *model) factChanged(msg factChangedMsg) {
 	if msg.err != nil {
 		m.notice(noticeError, "", msg.err.Error())
 		return

@@ -45,7 +45,7 @@ func TestSearchResumesThere(t *testing.T) {
 	}
 	m.input.set("/search flaky clock")
 	cmd := m.key(keyPress("enter"))
-	if cmd == nil || m.search == nil {
+	if _, ok := m.panel.(*list[session.Hit]); cmd == nil || !ok {
 		t.Fatal("/search did not open the list")
 	}
 	m.Update(cmd())
@@ -54,8 +54,8 @@ func TestSearchResumesThere(t *testing.T) {
 		!strings.Contains(s, "long talk — the flaky upload test needs a fixed c") {
 		t.Fatalf("the hits are not listed:\n%s", s)
 	}
-	load := m.key(keyPress("enter"))
-	if load == nil || m.search != nil {
+	load := choose(m)
+	if load == nil || m.panel != nil {
 		t.Fatal("enter did not load the session")
 	}
 	_, prepareCmd := m.Update(load())
@@ -69,7 +69,7 @@ func TestSearchResumesThere(t *testing.T) {
 	}
 
 	m.input.set("/search")
-	if cmd := m.key(keyPress("enter")); cmd != nil || m.search != nil || !strings.Contains(statusOf(m), "/search WORDS") {
+	if cmd := m.key(keyPress("enter")); cmd != nil || m.panel != nil || !strings.Contains(statusOf(m), "/search WORDS") {
 		t.Errorf("/search without words: status %q", statusOf(m))
 	}
 }
@@ -173,10 +173,10 @@ func TestIndexWhileIdle(t *testing.T) {
 	m, _ := testModel(t)
 	ix := &stubIndexer{waited: make(chan struct{}, 4), finish: make(chan error, 4)}
 	m.opts.Indexer = ix
-	m.phase = phaseReady
+	m.conn.phase = phaseReady
 	m.startRun(orchestrator.Prompt{Text: "a request"})
 	m.Update(frameMsg{})
-	if gateOpen(m.gate) {
+	if gateOpen(m.index.gate) {
 		t.Fatal("the gate is open while a request is under way")
 	}
 	start := m.startIndex()
@@ -184,8 +184,8 @@ func TestIndexWhileIdle(t *testing.T) {
 		t.Fatal("no update started")
 	}
 	go start()
-	m.Update(engineMsg{runDone{res: orchestrator.Result{StopReason: orchestrator.StopDone}}})
-	if !gateOpen(m.gate) {
+	m.Update(engineMsg{runDoneMsg{res: orchestrator.Result{StopReason: orchestrator.StopDone}}})
+	if !gateOpen(m.index.gate) {
 		t.Fatalf("the gate is closed once the request ended: busy %q", m.busy())
 	}
 	if !m.index.again {
@@ -207,7 +207,7 @@ func TestIndexWhileIdle(t *testing.T) {
 		t.Errorf("status after the update: %q", statusOf(m))
 	}
 
-	m.indexed(indexDone{err: errors.New("model gone")})
+	m.indexed(indexDoneMsg{err: errors.New("model gone")})
 	if s := screen(m); !strings.Contains(s, "The code index is not being brought up to date: model gone") {
 		t.Errorf("a failure is not told:\n%s", s)
 	}

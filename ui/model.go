@@ -5,7 +5,6 @@ import (
 	"context"
 	"io"
 	"lathe/config"
-	"lathe/ui/markdown"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -15,10 +14,8 @@ import (
 	"charm.land/lipgloss/v2"
 
 	"lathe/orchestrator"
-	"lathe/orchestrator/mode"
 	"lathe/orchestrator/provider"
 	"lathe/orchestrator/session"
-	"lathe/tools"
 	"lathe/tools/mcp"
 )
 
@@ -44,6 +41,8 @@ type Options struct {
 	// NoColor picks a markdown style without colour; the renderer drops
 	// colours by itself.
 	NoColor bool
+	// clipboard replaces, in tests, the tools that read the clipboard.
+	clipboard *clipboardSetup
 	// Input and Output are the terminal's; nil means the process's own.
 	// Once the program ends, a hint to resume the session goes to Output
 	// (none when it is nil). The size is for tests.
@@ -72,94 +71,37 @@ type Options struct {
 	TrustProject func() error
 }
 
-// model is the root of the TUI: it routes messages, owns the layout, and
-// holds the session.
+// model is the root of the TUI: it routes messages to its handlers and
+// its components, owns the layout, and holds the session.
 type model struct {
 	ctx      context.Context
 	opts     Options
 	keys     keyMap
 	st       theme
-	md       *markdown.Renderer // created by the first answer
-	bridge   *bridge
-	approver *dialogApprover
-	reviewer *dialogReviewer
+	bridge   *bridge         // the engine's events, in order
+	approver *dialogApprover // asks the user about calls and plans
 	session  *orchestrator.Session
-	every    *tools.Registry // the tools of every mode
-	now      func() time.Time
 
 	width, height int
-	phase         phase
-	info          provider.ModelInfo
-	startErr      error
-	offer         string // the model a pull is offered for
-	retries       int    // how often the user retried reaching the server
-	retrying      bool   // a retry is under way
-	pull          *pullState
+	conn          connection // where the session stands with the model's server
 
-	transcript  transcript
-	input       input
-	dialog      dialog
-	picker      *modelPicker
-	completion  int    // the highlighted completion
-	popupClosed bool   // Esc closed the completion popup; an edit opens it again
-	bottomView  string // the bottom panel, rendered by layout
+	// The screen, top to bottom: the transcript; a dialog, a list or the
+	// input; the status line.
+	transcript *transcript
+	dialog     dialog
+	panel      panel // a list to choose from
+	input      input
+	bottomView string // what is below the transcript, rendered by layout
+	status     statusBar
 
-	resumed  *session.Saved // shown once the session is prepared
-	titled   bool           // the model was asked for a title
-	sessions *sessionPicker
-	rewind   *rewindPicker
-
-	stopPreload context.CancelFunc    // stops the model's background load
-	loading     string                // the model being loaded in the background
-	spill       *orchestrator.Spill   // a window that fits the GPU, to offer after the run
-	op          string                // what is under way besides a request (see busy); "" for nothing
-	queued      []orchestrator.Prompt // prompts typed while something was under way, sent in order
-	clipboard   *clipboardSetup       // in tests, the clipboard tools; nil: the system's
-
-	mode   modeState
-	gate   *idleGate  // open while the model is idle, for the indexer
-	index  indexState // the background indexing
-	search *searchPicker
-	// seqItems maps a message of the session shown from its history to
-	// its item in the transcript; resumeAt is the message to show first
-	// once a session loaded from /search is (-1: none).
-	seqItems map[int]int
-	resumeAt int
-	run      *runState
-	runs     sync.WaitGroup
-	usage    usage
-	status   statusMemo
-	rule     struct {
-		width int
-		line  string
-	} // the rule above the input, rendered once per width
-	quitArmed bool // a second Ctrl+C quits, until quitAt+quitWindow
-	quitAt    time.Time
-	note      string
-	title     string // the session's title, once the model gave one
-	frame     int
-	ticking   bool
-	interval  time.Duration // between two frames: a second / Options.FPS
-	pace      pacer
-	program   *tea.Program // set before it runs, for the pacer
-}
-
-// runState is a prompt being answered.
-type runState struct {
-	cancel   context.CancelFunc
-	prompt   orchestrator.Prompt // what was sent
-	turn     int
-	answer   int // transcript index of this turn's answer; -1 for none
-	thinking int // transcript index of this turn's thinking; -1 for none
-	plan     int // transcript index of the plan proposed last; -1 for none
-	cards    map[int]int
-	dirty    map[int]bool // items changed since the last frame
-	stopping bool         // interrupted, waiting for the run to end
-	arrived  bool         // the model sent something: text, thinking, a call
-	asking   bool         // a request is out, its reply not complete
-	streamed bool         // the reply has sent a token
-	heard    time.Time    // when the request went out, or its last token came
-	waitFor  string       // what the request waits for before its first token
+	run     *runState      // the prompt being answered
+	runs    sync.WaitGroup // the work quitting waits for
+	work    work           // what is under way besides a request, and the prompts queued
+	machine machine        // the model loaded in the background, a window that fits, the speed
+	mode    modeState
+	index   indexState // the background indexing, and the gate it waits on
+	title   sessionTitle
+	frames  frames
 }
 
 func newModel(ctx context.Context, opts Options) *model {
@@ -169,24 +111,20 @@ func newModel(ctx context.Context, opts Options) *model {
 		opts:   opts,
 		keys:   newKeyMap(),
 		st:     st,
-		now:    opts.Engine.Now,
 		width:  max(opts.Width, 20),
 		height: max(opts.Height, 10),
 	}
-	if m.now == nil {
-		m.now = time.Now
+	if m.opts.Engine.Now == nil {
+		m.opts.Engine.Now = time.Now
 	}
-	m.interval = time.Second / time.Duration(cmp.Or(opts.FPS, config.DefaultFPS))
-	m.bridge = newBridge(m.interval)
+	m.frames.interval = time.Second / time.Duration(cmp.Or(opts.FPS, config.DefaultFPS))
+	m.bridge = newBridge(m.frames.interval)
 	// The renderer starts fast (tui.go): the first idle check slows it.
-	m.pace.frame, m.pace.echo = m.interval, echoInterval
-	m.gate = newIdleGate()
-	m.resumeAt = -1
-	m.every = mode.Every(opts.Engine.Tools)
+	m.frames.pace.frame, m.frames.pace.echo = m.frames.interval, echoInterval
+	m.index.gate = newIdleGate()
 	m.approver = &dialogApprover{b: m.bridge}
-	m.reviewer = &dialogReviewer{b: m.bridge}
-	m.transcript = newTranscript(&m.st)
-	m.input = newInput(m.keys)
+	m.transcript = newTranscript(&m.st, m.keys)
+	m.input = newInput(&m.st, m.keys)
 	for _, w := range opts.Warnings {
 		m.notice(noticeWarn, "", w)
 	}
@@ -196,11 +134,14 @@ func newModel(ctx context.Context, opts Options) *model {
 	m.offerTrust()
 	if saved := opts.Resume; saved != nil {
 		_ = m.session.ResumeFrom(*saved) // a new session is idle
-		m.titled = true
+		m.title.asked = true
 	}
 	m.layout()
 	return m
 }
+
+// now is the time: the engine's clock, which tests set.
+func (m *model) now() time.Time { return m.opts.Engine.Now() }
 
 // newSession builds a session that asks the user what the config does
 // not allow.
@@ -208,7 +149,7 @@ func (m *model) newSession() *orchestrator.Session {
 	o := m.opts.Engine
 	o.Approver = m.approvals()
 	o.Previews = true
-	o.Reviewer = m.reviewer
+	o.Reviewer = m.approver
 	return orchestrator.New(o)
 }
 
@@ -260,14 +201,14 @@ func (m *model) View() tea.View {
 	if screen, ok := m.screen(); ok {
 		content = screen
 	} else {
-		content = m.transcript.view() + "\n" + m.bottomView + "\n" + m.statusLine()
+		content = m.transcript.View() + "\n" + m.bottomView + "\n" + m.statusLine()
 	}
 	v := tea.NewView(content)
 	v.AltScreen = true
 	v.MouseMode = tea.MouseModeCellMotion
 	v.WindowTitle = "lathe · " + filepath.Base(m.opts.Dir)
-	if m.title != "" {
-		v.WindowTitle = "lathe · " + m.title
+	if m.title.text != "" {
+		v.WindowTitle = "lathe · " + m.title.text
 	}
 	return v
 }
@@ -277,40 +218,33 @@ func (m *model) bottom() string {
 	room := m.height / 2
 	switch {
 	case m.dialog != nil:
-		return m.dialog.view(m.width, room, &m.st, m.keys)
-	case m.picker != nil:
-		return m.picker.view(m.width, room, &m.st, func(i int) string { return m.picker.row(i, m.info.Name, &m.st) })
-	case m.sessions != nil:
-		now, id := time.Now(), m.session.Snapshot().ID
-		return m.sessions.view(m.width, room, &m.st, func(i int) string { return m.sessions.row(i, id, now) })
-	case m.rewind != nil:
-		return m.rewind.view(m.width, room, &m.st, m.rewind.row)
-	case m.search != nil:
-		now := time.Now()
-		return m.search.view(m.width, room, &m.st, func(i int) string { return m.search.row(i, now, &m.st) })
+		m.dialog.SetSize(m.width, room)
+		return m.dialog.View()
+	case m.panel != nil:
+		m.panel.SetSize(m.width, room)
+		return m.panel.View()
 	}
 	var lines []string
-	if w := m.waiting(); w != "" {
-		lines = append(lines, w)
+	if m.run != nil {
+		if w := m.run.View(); w != "" {
+			lines = append(lines, w)
+		}
 	}
-	if m.rule.width != m.width {
-		m.rule.width, m.rule.line = m.width, m.st.rule.Render(strings.Repeat("─", m.width))
-	}
-	lines = append(append(lines, m.rule.line), m.queueView()...)
-	in := m.input.view()
+	lines = append(append(lines, m.input.ruleView()), m.queueView()...)
+	in := m.input.View()
 	// The popup leaves a line of transcript and the status line, and takes
 	// at most half the screen.
 	rows := min(m.height/2-2, m.height-2-len(lines)-lipgloss.Height(in))
-	lines = append(lines, m.popupView(rows)...)
+	lines = append(lines, m.input.popupView(rows)...)
 	return strings.Join(append(lines, in), "\n")
 }
 
 // layout sizes the parts after anything that may change them, and renders
 // the bottom panel for View.
 func (m *model) layout() {
-	m.input.setWidth(m.width)
+	m.input.SetSize(m.width, 0)
 	m.bottomView = m.bottom()
-	m.transcript.setSize(m.width-2, m.height-strings.Count(m.bottomView, "\n")-2)
+	m.transcript.SetSize(m.width-2, m.height-strings.Count(m.bottomView, "\n")-2)
 	m.transcript.settle()
 }
 

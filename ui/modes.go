@@ -1,18 +1,15 @@
 package ui
 
 import (
-	"context"
 	"fmt"
 	"strings"
 
-	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
 	"charm.land/lipgloss/v2"
 
 	"lathe/orchestrator"
 	"lathe/orchestrator/mode"
 	"lathe/orchestrator/plan"
-	"lathe/prompts/human"
 )
 
 // modeHelp says what each mode does, for /mode and the notices of a
@@ -57,22 +54,22 @@ func (m *model) setMode(md mode.Mode, reason string, say bool) tea.Cmd {
 	if m.refuseBusy() {
 		return nil
 	}
-	m.op = opMode
+	m.work.op = opMode
 	ctx, session, hadPlan := m.ctx, m.session, m.mode.plan != nil
 	return func() tea.Msg {
-		return modeSet{err: session.SetMode(ctx, md, reason), say: say, hadPlan: hadPlan}
+		return modeSetMsg{err: session.SetMode(ctx, md, reason), say: say, hadPlan: hadPlan}
 	}
 }
 
-// modeSet ends a mode change: the session saved it (or failed to).
-type modeSet struct {
+// modeSetMsg ends a mode change: the session saved it (or failed to).
+type modeSetMsg struct {
 	err     error
 	say     bool // tell it in the transcript now, not with the next prompt
 	hadPlan bool
 }
 
-func (m *model) modeSet(msg modeSet) tea.Cmd {
-	m.op, m.note = "", ""
+func (m *model) modeSet(msg modeSetMsg) tea.Cmd {
+	m.work.op, m.status.note = "", ""
 	if msg.err != nil {
 		m.notice(noticeError, "Cannot change the mode", msg.err.Error())
 		return m.next()
@@ -138,27 +135,10 @@ func (m *model) modeChanged(e orchestrator.ModeChanged) {
 	if e.Plan != nil {
 		why = "the plan was approved; the model carries it out and checks off its steps"
 		if r := m.run; r != nil && r.plan >= 0 {
-			m.transcript.items[r.plan].(*planItem).set(e.Plan, planApproved)
-			r.dirty[r.plan] = true
-			m.mode.item = r.plan
+			m.mode.item = r.planApproved(e.Plan)
 		}
 	}
 	m.notice(noticeInfo, "", "▸ "+e.To+" mode: "+why+".")
-}
-
-// planProposed shows a plan the model proposed; a dialog asks about it
-// next.
-func (m *model) planProposed(e orchestrator.PlanProposed) {
-	r := m.run
-	if r == nil {
-		return
-	}
-	r.arrived = true
-	m.replied()
-	m.endThinking()
-	m.endAnswer()
-	m.transcript.add(&planItem{plan: e.Plan, state: planProposed})
-	r.plan = len(m.transcript.items) - 1
 }
 
 // planUpdated moves the checklist on.
@@ -168,28 +148,12 @@ func (m *model) planUpdated(e orchestrator.PlanUpdated) {
 		if p, ok := m.transcript.items[i].(*planItem); ok {
 			p.set(e.Plan, planApproved)
 			if r := m.run; r != nil {
-				r.dirty[i] = true
+				r.changed(i)
 			} else {
 				m.transcript.changed(i)
 			}
 		}
 	}
-}
-
-// planReviewed marks the proposed plan with the user's verdict.
-func (m *model) planReviewed(rv mode.Verdict) {
-	r := m.run
-	if r == nil || r.plan < 0 {
-		return
-	}
-	p := m.transcript.items[r.plan].(*planItem)
-	switch rv.Decision {
-	case mode.Reject:
-		p.state, p.feedback = planRejected, rv.Feedback
-	case mode.Keep:
-		p.state = planKept
-	}
-	r.dirty[r.plan] = true
 }
 
 // modeStatus is the status line's mode, styled: "plan", "build · plan
@@ -207,142 +171,6 @@ func (m *model) modeStatus(s statusState) string {
 		out += m.st.status.Render(fmt.Sprintf(" · plan %d/%d", s.planDone, s.planLen))
 	}
 	return out
-}
-
-// planAsk is a proposed plan waiting for the user's review.
-type planAsk struct {
-	plan  plan.Plan
-	reply chan mode.Verdict // buffered: answering never blocks
-}
-
-// dialogReviewer asks the user about proposed plans through the TUI.
-type dialogReviewer struct{ b *bridge }
-
-// Review implements orchestrator.Reviewer.
-func (r *dialogReviewer) Review(ctx context.Context, p plan.Plan) (mode.Verdict, error) {
-	ask := planAsk{plan: p, reply: make(chan mode.Verdict, 1)}
-	return askUser(ctx, r.b, ask, ask.reply)
-}
-
-// startAsk is a start_task waiting for the user: may ask mode give way to
-// build mode, to work on goal?
-type startAsk struct {
-	goal  string
-	reply chan mode.Verdict // buffered: answering never blocks
-}
-
-// StartTask implements orchestrator.Reviewer.
-func (r *dialogReviewer) StartTask(ctx context.Context, goal string) (mode.Verdict, error) {
-	ask := startAsk{goal: goal, reply: make(chan mode.Verdict, 1)}
-	return askUser(ctx, r.b, ask, ask.reply)
-}
-
-// startDialog asks whether ask mode may switch to build mode to work on
-// the model's goal, or stay, with a reason for the model.
-type startDialog struct {
-	ask    startAsk
-	reason reasonField // why it stays
-}
-
-func newStartDialog(ask startAsk) *startDialog {
-	return &startDialog{ask: ask, reason: newReasonField("reason: ", "optional, the model sees it; enter keeps ask mode")}
-}
-
-func (d *startDialog) update(msg tea.KeyPressMsg, keys keyMap) (bool, tea.Cmd) {
-	if d.reason.open {
-		text, sent, cmd := d.reason.update(msg, keys)
-		if sent {
-			d.ask.reply <- mode.Verdict{Decision: mode.Reject, Feedback: text}
-			return true, nil
-		}
-		return false, cmd
-	}
-	switch {
-	case key.Matches(msg, keys.Allow):
-		d.ask.reply <- mode.Verdict{Decision: mode.Approve}
-		return true, nil
-	case key.Matches(msg, keys.Deny):
-		return false, d.reason.start()
-	case key.Matches(msg, keys.Interrupt):
-		d.ask.reply <- mode.Verdict{Decision: mode.Reject}
-		return true, nil
-	}
-	return false, nil
-}
-
-func (d *startDialog) hint() string { return "leave ask mode?" }
-
-func (d *startDialog) cancel() { d.ask.reply <- mode.Verdict{Decision: mode.Reject} }
-
-func (d *startDialog) view(width, _ int, st *theme, keys keyMap) string {
-	lines := append([]string{st.rule.Render(strings.Repeat("─", width))},
-		wrap("? Leave ask mode for build mode, to work on this?", width, " ", "   ", st.dialogTitle)...)
-	lines = append(lines, wrap(human.Visible(d.ask.goal), width, "   ", "   ", st.plain)...)
-	if d.reason.open {
-		return strings.Join(append(lines, d.reason.view(width)), "\n")
-	}
-	k := func(b key.Binding, text string) string { return st.key.Render(b.Help().Key) + " " + text }
-	return strings.Join(append(lines, joinWrapped([]string{
-		k(keys.Allow, "switch to build mode"),
-		k(keys.Deny, "stay, with a reason"),
-		k(keys.Interrupt, "stay"),
-	}, st.meta.Render("  ·  "), width)...), "\n")
-}
-
-// planDialog asks whether to carry out the plan shown above it in the
-// transcript, reject it with feedback, or keep it and stop.
-type planDialog struct {
-	ask      planAsk
-	m        *model      // told the verdict, to mark the plan
-	feedback reasonField // the feedback of a rejection
-}
-
-func newPlanDialog(ask planAsk, m *model) *planDialog {
-	return &planDialog{ask: ask, m: m,
-		feedback: newReasonField("feedback: ", "what to change; enter rejects the plan with it")}
-}
-
-func (d *planDialog) update(msg tea.KeyPressMsg, keys keyMap) (bool, tea.Cmd) {
-	if d.feedback.open {
-		text, sent, cmd := d.feedback.update(msg, keys)
-		if sent {
-			return d.answer(mode.Verdict{Decision: mode.Reject, Feedback: text}), nil
-		}
-		return false, cmd
-	}
-	switch {
-	case key.Matches(msg, keys.Allow):
-		return d.answer(mode.Verdict{Decision: mode.Approve}), nil
-	case key.Matches(msg, keys.Deny):
-		return false, d.feedback.start()
-	case key.Matches(msg, keys.Interrupt):
-		return d.answer(mode.Verdict{Decision: mode.Keep}), nil
-	}
-	return false, nil
-}
-
-func (d *planDialog) answer(rv mode.Verdict) bool {
-	d.ask.reply <- rv
-	d.m.planReviewed(rv)
-	return true
-}
-
-func (d *planDialog) hint() string { return "plan review" }
-
-func (d *planDialog) cancel() { d.ask.reply <- mode.Verdict{Decision: mode.Keep} }
-
-func (d *planDialog) view(width, _ int, st *theme, keys keyMap) string {
-	title := fmt.Sprintf("? Carry out this plan of %s in build mode?", human.Plural(len(d.ask.plan.Steps), "step"))
-	lines := append([]string{st.rule.Render(strings.Repeat("─", width))}, wrap(title, width, " ", "   ", st.dialogTitle)...)
-	if d.feedback.open {
-		return strings.Join(append(lines, d.feedback.view(width)), "\n")
-	}
-	k := func(b key.Binding, text string) string { return st.key.Render(b.Help().Key) + " " + text }
-	return strings.Join(append(lines, joinWrapped([]string{
-		k(keys.Allow, "approve and build"),
-		k(keys.Deny, "reject with feedback"),
-		k(keys.Interrupt, "keep it and stop"),
-	}, st.meta.Render("  ·  "), width)...), "\n")
 }
 
 // planState is where a plan in the transcript stands.

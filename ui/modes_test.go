@@ -130,7 +130,7 @@ func TestPlanApprovedIsTrackedAsAChecklist(t *testing.T) {
 	do(m, "shift+tab")
 	reply := proposePlan(m)
 	golden(t, m, "dialog_plan")
-	press(m, "y")
+	do(m, "y")
 	if rv := <-reply; rv.Decision != mode.Approve || m.dialog != nil {
 		t.Fatalf("review %+v, dialog open %v", rv, m.dialog != nil)
 	}
@@ -175,7 +175,7 @@ func TestPlanRejectedWithFeedback(t *testing.T) {
 	reply := proposePlan(m)
 	press(m, "n")
 	typeText(m, "also update the docs")
-	press(m, "enter")
+	do(m, "enter")
 	rv := <-reply
 	if rv.Decision != mode.Reject || rv.Feedback != "also update the docs" {
 		t.Fatalf("review %+v", rv)
@@ -193,11 +193,11 @@ func TestPlanKeptWithEsc(t *testing.T) {
 	if m.dialog == nil {
 		t.Fatal("esc while typing feedback closed the dialog")
 	}
-	press(m, "esc")
+	do(m, "esc")
 	if rv := <-reply; rv.Decision != mode.Keep {
 		t.Fatalf("review %+v, want stop", rv)
 	}
-	events(m, runDone{res: orchestrator.Result{StopReason: orchestrator.StopPlanned}})
+	events(m, runDoneMsg{res: orchestrator.Result{StopReason: orchestrator.StopPlanned}})
 	if s := screen(m); !strings.Contains(s, "▣ Plan kept") || strings.Contains(s, "failed") {
 		t.Errorf("a kept plan:\n%s", s)
 	}
@@ -208,14 +208,14 @@ func TestReviewerAsksThroughTheBridge(t *testing.T) {
 	m.beginRun("plan it")
 	got := make(chan mode.Verdict, 1)
 	go func() {
-		rv, _ := m.reviewer.Review(t.Context(), plan.Plan{Summary: "s", Steps: []plan.Step{{Text: "a"}}})
+		rv, _ := m.approver.Review(t.Context(), plan.Plan{Summary: "s", Steps: []plan.Step{{Text: "a"}}})
 		got <- rv
 	}()
 	m.Update(m.bridge.wait()())
 	if _, ok := m.dialog.(*planDialog); !ok {
 		t.Fatalf("dialog %T, want the plan's", m.dialog)
 	}
-	press(m, "enter")
+	do(m, "enter")
 	select {
 	case rv := <-got:
 		if rv.Decision != mode.Approve {
@@ -243,7 +243,7 @@ func TestStartTaskAsksTheUser(t *testing.T) {
 			m.beginRun("what is Foo? rename it")
 			got := make(chan mode.Verdict, 1)
 			go func() {
-				rv, _ := m.reviewer.StartTask(t.Context(), "rename Foo to Bar")
+				rv, _ := m.approver.StartTask(t.Context(), "rename Foo to Bar")
 				got <- rv
 			}()
 			m.Update(m.bridge.wait()())
@@ -254,7 +254,7 @@ func TestStartTaskAsksTheUser(t *testing.T) {
 				!strings.Contains(s, "rename Foo to Bar") || !strings.Contains(s, "y switch to build mode") {
 				t.Errorf("screen:\n%s", s)
 			}
-			press(m, tt.keys...)
+			answer(m, tt.keys...)
 			select {
 			case rv := <-got:
 				if rv != tt.want {

@@ -33,12 +33,12 @@ type pacer struct {
 	started  bool                // the first idle check came: the start rate may go
 	last     time.Time           // of the last message
 	lastKey  time.Time           // of the last key, paste, click or resize
-	checking bool                // an idleCheck is on its way
+	checking bool                // an idleCheckMsg is on its way
 }
 
-// idleCheck asks the pacer whether the screen has been still long enough
+// idleCheckMsg asks the pacer whether the screen has been still long enough
 // to slow the renderer down.
-type idleCheck struct{}
+type idleCheckMsg struct{}
 
 // rendererTicker returns the ticker that paces p's renderer, which Bubble
 // Tea does not let a program change: nil if this version of it does not
@@ -94,10 +94,10 @@ func (p *pacer) check(after time.Duration) tea.Cmd {
 		return nil
 	}
 	p.checking = true
-	return tea.Tick(after, func(time.Time) tea.Msg { return idleCheck{} })
+	return tea.Tick(after, func(time.Time) tea.Msg { return idleCheckMsg{} })
 }
 
-// idle handles an idleCheck: with nothing heard for idleAfter and nothing
+// idle handles an idleCheckMsg: with nothing heard for idleAfter and nothing
 // moving, the renderer slows down; otherwise it runs at the active rate
 // and looks again later. The first check ends the fast start.
 func (p *pacer) idle(now time.Time, moving bool) tea.Cmd {

@@ -44,7 +44,7 @@ func TestPickersLetTheTranscriptScroll(t *testing.T) {
 			}
 			m.input.set(open)
 			press(m, "enter")
-			if m.picker == nil && m.sessions == nil {
+			if m.panel == nil {
 				t.Fatal("no picker")
 			}
 			press(m, "pgup")
@@ -56,8 +56,8 @@ func TestPickersLetTheTranscriptScroll(t *testing.T) {
 				t.Errorf("ctrl+home did not go to the top:\n%s", screen(m))
 			}
 			press(m, "ctrl+end")
-			if !m.transcript.follow || m.picker == nil && m.sessions == nil {
-				t.Errorf("ctrl+end: following %v, picker open %v", m.transcript.follow, m.picker != nil || m.sessions != nil)
+			if !m.transcript.follow || m.panel == nil {
+				t.Errorf("ctrl+end: following %v, picker open %v", m.transcript.follow, m.panel != nil)
 			}
 		})
 	}
@@ -66,7 +66,7 @@ func TestPickersLetTheTranscriptScroll(t *testing.T) {
 func TestModelPicker(t *testing.T) {
 	m, _ := testModel(t)
 	m.input.set("/model")
-	if cmd := m.key(keyPress("enter")); cmd == nil || m.picker == nil || !m.picker.loading {
+	if cmd := m.key(keyPress("enter")); cmd == nil || listed[provider.ModelSummary](m) != -1 {
 		t.Fatal("/model did not open a loading picker")
 	}
 	m.Update(modelsMsg{models: []provider.ModelSummary{
@@ -87,8 +87,9 @@ func TestModelPicker(t *testing.T) {
 	if raw := m.View().Content; !strings.Contains(raw, dim+"half:7b") {
 		t.Errorf("the unavailable model is not dimmed: %q", raw)
 	}
-	press(m, "down", "enter")
-	if m.picker != nil || !strings.Contains(screen(m), "gemma3:1b does not support tool calling") {
+	press(m, "down")
+	do(m, "enter")
+	if m.panel != nil || !strings.Contains(screen(m), "gemma3:1b does not support tool calling") {
 		t.Errorf("choosing a model without tools:\n%s", screen(m))
 	}
 	m.input.set("/model")
@@ -97,15 +98,15 @@ func TestModelPicker(t *testing.T) {
 	if cmd := m.key(keyPress("down")); cmd != nil {
 		t.Fatal("down in the picker did something else")
 	}
-	if cmd := m.key(keyPress("enter")); cmd != nil || m.picker != nil || !strings.Contains(screen(m), "half:7b is unavailable: unable to load model blob") {
+	if cmd := choose(m); cmd != nil || m.panel != nil || !strings.Contains(screen(m), "half:7b is unavailable: unable to load model blob") {
 		t.Errorf("choosing an unavailable model:\n%s", screen(m))
 	}
-	m.usage.tokPerSec = 42
+	m.machine.usage.tokPerSec = 42
 	m.input.set("/model")
 	press(m, "enter")
 	m.Update(modelsMsg{models: []provider.ModelSummary{{Name: "qwen3:8b", Tools: true}, {Name: "llama3.1:8b", Tools: true}}})
-	if cmd := m.key(keyPress("enter")); cmd != nil || m.picker != nil || !strings.Contains(screen(m), "Already using qwen3:8b.") || m.usage.tokPerSec != 42 {
-		t.Errorf("choosing the current model: cmd %v, usage %v\n%s", cmd != nil, m.usage, screen(m))
+	if cmd := choose(m); cmd != nil || m.panel != nil || !strings.Contains(screen(m), "Already using qwen3:8b.") || m.machine.usage.tokPerSec != 42 {
+		t.Errorf("choosing the current model: cmd %v, usage %v\n%s", cmd != nil, m.machine.usage, screen(m))
 	}
 	press(m, "esc")
 	m.input.set("/model")
@@ -114,10 +115,10 @@ func TestModelPicker(t *testing.T) {
 	if cmd := m.key(keyPress("down")); cmd != nil {
 		t.Fatal("down in the picker did something else")
 	}
-	if cmd := m.key(keyPress("enter")); cmd == nil || !strings.Contains(screen(m), "switching to llama3.1:8b") {
+	if cmd := choose(m); cmd == nil || !strings.Contains(screen(m), "switching to llama3.1:8b") {
 		t.Fatalf("enter did not switch:\n%s", screen(m))
 	}
-	m.Update(modelSwitched{info: provider.ModelInfo{Name: "llama3.1:8b", NumCtx: 32768}})
+	m.Update(modelSwitchedMsg{info: provider.ModelInfo{Name: "llama3.1:8b", NumCtx: 32768}})
 	if s := screen(m); !strings.Contains(s, "Now using llama3.1:8b.") || !strings.Contains(s, "llama3.1:8b · build") {
 		t.Errorf("after switching:\n%s", s)
 	}
@@ -140,7 +141,7 @@ func TestSessionsPicker(t *testing.T) {
 	}
 	m.input.set("/sessions")
 	cmd := m.key(keyPress("enter"))
-	if cmd == nil || m.sessions == nil {
+	if cmd == nil || listed[session.Summary](m) != -1 {
 		t.Fatal("/sessions did not open the picker")
 	}
 	m.Update(cmd())
@@ -149,7 +150,7 @@ func TestSessionsPicker(t *testing.T) {
 		t.Fatalf("the picker does not list the sessions newest first:\n%s", s)
 	}
 	m.key(keyPress("down"))
-	load := m.key(keyPress("enter"))
+	load := choose(m)
 	if load == nil {
 		t.Fatal("enter did not load the session")
 	}
@@ -175,14 +176,58 @@ func TestSessionsPicker(t *testing.T) {
 	items := len(m.transcript.items)
 	m.input.set("/sessions")
 	m.Update(m.key(keyPress("enter"))())
-	for m.sessions.list[m.sessions.cursor].ID != m.session.Snapshot().ID {
+	for l := m.panel.(*list[session.Summary]); l.items[l.cursor].ID != m.session.Snapshot().ID; {
 		m.key(keyPress("down"))
 	}
-	if cmd := m.key(keyPress("enter")); cmd != nil || m.sessions != nil || len(m.transcript.items) != items ||
+	if cmd := choose(m); cmd != nil || m.panel != nil || len(m.transcript.items) != items ||
 		!strings.Contains(statusOf(m), "already in this session") {
-		t.Errorf("choosing the current session: cmd %v, picker open %v, status %q\n%s", cmd != nil, m.sessions != nil, statusOf(m), screen(m))
+		t.Errorf("choosing the current session: cmd %v, picker open %v, status %q\n%s", cmd != nil, m.panel != nil, statusOf(m), screen(m))
 	}
 	if toolNames, commands := m.approver.grants(); len(toolNames) != 1 || len(commands) != 1 {
 		t.Errorf("staying in the session lost its grants: %q %q", toolNames, commands)
+	}
+}
+
+// TestListClosesByMessage: Esc and Enter in a list tell the root, which
+// closes it; once either is pressed the list takes no more keys, and the
+// choice of a list no longer open is dropped.
+func TestListClosesByMessage(t *testing.T) {
+	m, _ := testModel(t)
+	models := []provider.ModelSummary{{Name: "qwen3:8b", Tools: true}, {Name: "llama3.1:8b", Tools: true}}
+	open := func() {
+		m.input.set("/model")
+		press(m, "enter")
+		m.Update(modelsMsg{models: models})
+	}
+	open()
+	press(m, "down")
+	choice := m.key(keyPress("enter"))
+	if m.panel == nil || choice == nil {
+		t.Fatal("enter closed the list before the root heard of it, or chose nothing")
+	}
+	if cmd := m.key(keyPress("up")); cmd != nil || m.panel.(*list[provider.ModelSummary]).cursor != 1 {
+		t.Error("a key after enter moved the list")
+	}
+	if cmd := m.key(keyPress("esc")); cmd != nil {
+		t.Error("esc after enter reached the list")
+	}
+	msg := choice()
+	if _, cmd := m.Update(msg); cmd == nil || m.panel != nil || !strings.Contains(statusOf(m), "switching to llama3.1:8b") {
+		t.Fatalf("the choice: switched %v, list open %v, status %q", cmd != nil, m.panel != nil, statusOf(m))
+	}
+	m.Update(modelSwitchedMsg{info: provider.ModelInfo{Name: "llama3.1:8b", NumCtx: 32768}})
+
+	open()
+	closing := m.key(keyPress("esc"))
+	if m.panel == nil || closing == nil {
+		t.Fatal("esc closed the list before the root heard of it")
+	}
+	m.Update(closing())
+	if m.panel != nil {
+		t.Fatal("the list is open after it closed")
+	}
+	items := len(m.transcript.items)
+	if _, cmd := m.Update(msg); cmd != nil || len(m.transcript.items) != items {
+		t.Error("the choice of a list no longer open was carried out")
 	}
 }

@@ -3,24 +3,15 @@ package ui
 import (
 	"fmt"
 	"lathe/prompts/human"
+	"slices"
 
 	tea "charm.land/bubbletea/v2"
 
 	"lathe/orchestrator/provider"
 )
 
-// modelPicker lists the installed models, marking which support tools, and
-// switches to the one chosen. It takes the input's place.
-type modelPicker struct {
-	listPanel
-	models []provider.ModelSummary
-}
-
-func newModelPicker(suggested string) *modelPicker {
-	return &modelPicker{listPanel: listPanel{title: "Choose a model", waiting: "listing installed models…",
-		empty:  emptyList(suggested),
-		action: "switch", loading: true}}
-}
+// The model picker lists the installed models, marking which support
+// tools, and switches to the one chosen. It takes the input's place.
 
 // modelsMsg carries the installed models, or why they could not be listed.
 type modelsMsg struct {
@@ -28,13 +19,22 @@ type modelsMsg struct {
 	err    error
 }
 
-// modelSwitched reports the end of a model switch.
-type modelSwitched struct {
+// modelSwitchedMsg reports the end of a model switch.
+type modelSwitchedMsg struct {
 	info provider.ModelInfo
 	err  error
 }
 
-func (m *model) listModels() tea.Cmd {
+func (m *model) cmdModel(arg string) tea.Cmd {
+	if m.refuseBusy() {
+		return nil
+	}
+	if arg != "" {
+		return m.switchModel(arg)
+	}
+	m.panel = newList(listText{title: "Choose a model", waiting: "listing installed models…",
+		empty: emptyList(m.opts.Suggested), action: "switch"},
+		func(md provider.ModelSummary) string { return modelRow(md, m.conn.info.Name, &m.st) }, &m.st, m.keys)
 	ctx, p := m.ctx, m.opts.Engine.Provider
 	return func() tea.Msg {
 		models, err := p.Models(ctx)
@@ -42,34 +42,29 @@ func (m *model) listModels() tea.Cmd {
 	}
 }
 
-// switchModel switches to the model name, unless it is the one in use:
-// that would start its context over for nothing.
-func (m *model) switchModel(name string) tea.Cmd {
-	if name == m.info.Name && m.phase == phaseReady {
-		m.notice(noticeInfo, "", "Already using "+name+".")
-		return nil
+// modelsListed shows the models in the picker, the cursor on the one in
+// use.
+func (m *model) modelsListed(msg modelsMsg) {
+	l, ok := m.panel.(*list[provider.ModelSummary])
+	switch {
+	case !ok:
+		return
+	case msg.err != nil:
+		m.panel = nil
+		m.notice(noticeError, "Cannot list models", msg.err.Error())
+		return
 	}
-	ctx, session := m.ctx, m.session
-	m.op = opModel
-	m.setStatusNote("switching to " + name + "…")
-	return func() tea.Msg {
-		info, err := session.SetModel(ctx, name)
-		return modelSwitched{info, err}
-	}
+	current := slices.IndexFunc(msg.models, func(md provider.ModelSummary) bool { return md.Name == m.conn.info.Name })
+	l.setItems(msg.models, current)
 }
 
-// pickerKey handles a key while the picker is open.
-func (m *model) pickerKey(msg tea.KeyPressMsg) tea.Cmd {
-	p := m.picker
-	chosen, closed := p.key(msg, m.keys)
-	if closed || chosen {
-		m.picker = nil
-	}
-	if !chosen {
+// modelChosen switches to the model chosen in the picker, if it can be
+// used.
+func (m *model) modelChosen(msg chosenMsg[provider.ModelSummary]) tea.Cmd {
+	if !m.closePanel(msg.p) {
 		return nil
 	}
-	md := p.models[p.cursor]
-	switch {
+	switch md := msg.item; {
 	case md.Broken != "":
 		m.notice(noticeWarn, "", md.Name+" is unavailable: "+human.Line(md.Broken, 200)+"; choose another")
 		return nil
@@ -77,13 +72,40 @@ func (m *model) pickerKey(msg tea.KeyPressMsg) tea.Cmd {
 		m.notice(noticeWarn, "", md.Name+" does not support tool calling, which lathe needs; choose another")
 		return nil
 	}
-	return m.switchModel(md.Name)
+	return m.switchModel(msg.item.Name)
 }
 
-// row is a model as the picker shows it: a remote one marked "cloud", one
-// the server could not describe dimmed, with the reason.
-func (p *modelPicker) row(i int, current string, st *theme) string {
-	md := p.models[i]
+// switchModel switches to the model name, unless it is the one in use:
+// that would start its context over for nothing.
+func (m *model) switchModel(name string) tea.Cmd {
+	if name == m.conn.info.Name && m.conn.phase == phaseReady {
+		m.notice(noticeInfo, "", "Already using "+name+".")
+		return nil
+	}
+	ctx, session := m.ctx, m.session
+	m.work.op = opModel
+	m.setStatusNote("switching to " + name + "…")
+	return func() tea.Msg {
+		info, err := session.SetModel(ctx, name)
+		return modelSwitchedMsg{info, err}
+	}
+}
+
+func (m *model) modelSwitched(msg modelSwitchedMsg) tea.Cmd {
+	m.status.note, m.work.op = "", ""
+	if msg.err != nil {
+		m.notice(noticeError, "Cannot switch model", msg.err.Error())
+		return m.next()
+	}
+	m.conn.info, m.conn.phase = msg.info, phaseReady
+	m.machine.usage = usage{}
+	m.notice(noticeInfo, "", "Now using "+msg.info.Name+".")
+	return tea.Batch(m.next(), m.preload())
+}
+
+// modelRow is a model as the picker shows it: a remote one marked
+// "cloud", one the server could not describe dimmed, with the reason.
+func modelRow(md provider.ModelSummary, current string, st *theme) string {
 	name := md.Name
 	if name == current {
 		name += " (current)"

@@ -20,8 +20,7 @@ func TestCountsAgreeWithTheirNouns(t *testing.T) {
 		return it.summary()
 	}
 	planTitle := func(steps int) string {
-		d := newPlanDialog(planAsk{plan: plan.Plan{Summary: "s", Steps: make([]plan.Step, steps)}}, nil)
-		return ansi.Strip(d.view(80, 10, &st, keys))
+		return dialogView(newPlanDialog(planAsk{plan: plan.Plan{Summary: "s", Steps: make([]plan.Step, steps)}}, &st, keys), 80, 10)
 	}
 	more := func(n int) string {
 		return ansi.Strip(strings.Join((&toolCard{}).more(n, &st), ""))

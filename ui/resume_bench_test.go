@@ -52,7 +52,7 @@ func BenchmarkResume(b *testing.B) {
 		m, _ := testModel(b)
 		m.Update(tea.WindowSizeMsg{Width: 100, Height: 30})
 		start := time.Now()
-		m.Update(preparedMsg{Prepared: orchestrator.Prepared{Model: m.info}})
+		m.Update(preparedMsg{Prepared: orchestrator.Prepared{Model: m.conn.info}})
 		m.View()
 		fresh += time.Since(start)
 	}
@@ -68,7 +68,7 @@ func BenchmarkResume(b *testing.B) {
 				m.Update(tea.WindowSizeMsg{Width: 100, Height: 30})
 				b.StartTimer()
 				start := time.Now()
-				m.Update(preparedMsg{Prepared: orchestrator.Prepared{Model: m.info, History: h}})
+				m.Update(preparedMsg{Prepared: orchestrator.Prepared{Model: m.conn.info, History: h}})
 				m.View()
 				shown += time.Since(start)
 				b.StopTimer()

@@ -11,34 +11,41 @@ import (
 	"lathe/orchestrator/session"
 )
 
-// sessionPicker lists the saved sessions of the working directory and
-// resumes the one chosen. It takes the input's place.
-type sessionPicker struct {
-	listPanel
-	list []session.Summary
-}
-
 type (
 	// sessionsMsg carries the saved sessions, or why they could not be listed.
 	sessionsMsg struct {
 		list []session.Summary
 		err  error
 	}
-	// sessionLoaded carries a saved session to resume; with atSet, the
+	// sessionLoadedMsg carries a saved session to resume; with atSet, the
 	// transcript is shown from message at on (a /search hit).
-	sessionLoaded struct {
+	sessionLoadedMsg struct {
 		saved session.Saved
 		err   error
 		at    int
 		atSet bool
 	}
+	// resetMsg ends /new: the session s reset, or failed to.
+	resetMsg struct {
+		s   *orchestrator.Session
+		err error
+	}
 	// titleMsg carries the title the model gave the session.
 	titleMsg struct{ title string }
-	// compactDone ends a /compact; it comes through the bridge after the
+	// compactDoneMsg ends a /compact; it comes through the bridge after the
 	// Compacted event.
-	compactDone struct{ err error }
+	compactDoneMsg struct{ err error }
 )
 
+// sessionTitle is the session's title: the model is asked for one once,
+// after its first answer.
+type sessionTitle struct {
+	text  string
+	asked bool
+}
+
+// cmdSessions lists the saved sessions of the working directory, in the
+// input's place, to resume one.
 func (m *model) cmdSessions(string) tea.Cmd {
 	st := m.opts.Catalog
 	switch {
@@ -48,8 +55,9 @@ func (m *model) cmdSessions(string) tea.Cmd {
 		m.notice(noticeWarn, "", "sessions are not being saved, so there are none to resume")
 		return nil
 	}
-	m.sessions = &sessionPicker{listPanel: listPanel{title: "Resume a session", waiting: "listing sessions…",
-		empty: "no saved session in this directory", action: "resume", loading: true}}
+	m.panel = newList(listText{title: "Resume a session", waiting: "listing sessions…",
+		empty: "no saved session in this directory", action: "resume"},
+		func(s session.Summary) string { return sessionRow(s, m.session.Snapshot().ID, time.Now()) }, &m.st, m.keys)
 	ctx, dir := m.ctx, m.opts.Dir
 	return func() tea.Msg {
 		list, err := st.List(ctx, dir)
@@ -58,41 +66,37 @@ func (m *model) cmdSessions(string) tea.Cmd {
 }
 
 func (m *model) sessionsListed(msg sessionsMsg) {
-	if m.sessions == nil {
+	l, ok := m.panel.(*list[session.Summary])
+	switch {
+	case !ok:
 		return
-	}
-	if msg.err != nil {
-		m.sessions = nil
+	case msg.err != nil:
+		m.panel = nil
 		m.notice(noticeError, "Cannot list sessions", msg.err.Error())
 		return
 	}
-	m.sessions.list = msg.list
-	m.sessions.loaded(len(msg.list), 0)
+	l.setItems(msg.list, 0)
 }
 
-func (m *model) sessionsKey(msg tea.KeyPressMsg) tea.Cmd {
-	p := m.sessions
-	chosen, closed := p.key(msg, m.keys)
-	if closed || chosen {
-		m.sessions = nil
-	}
-	if !chosen {
+// sessionChosen loads the session chosen, to resume it.
+func (m *model) sessionChosen(msg chosenMsg[session.Summary]) tea.Cmd {
+	if !m.closePanel(msg.p) {
 		return nil
 	}
-	id, ctx, st := p.list[p.cursor].ID, m.ctx, m.opts.Catalog
+	id, ctx, st := msg.item.ID, m.ctx, m.opts.Catalog
 	if id == m.session.Snapshot().ID {
 		m.setStatusNote("already in this session")
 		return nil
 	}
 	return func() tea.Msg {
 		saved, err := st.Load(ctx, id)
-		return sessionLoaded{saved: saved, err: err}
+		return sessionLoadedMsg{saved: saved, err: err}
 	}
 }
 
 // sessionLoaded switches to a saved session: a new session value resumes
 // it once prepared.
-func (m *model) sessionLoaded(msg sessionLoaded) tea.Cmd {
+func (m *model) sessionLoaded(msg sessionLoadedMsg) tea.Cmd {
 	if msg.err != nil {
 		m.notice(noticeError, "Cannot resume", msg.err.Error())
 		return nil
@@ -105,10 +109,10 @@ func (m *model) sessionLoaded(msg sessionLoaded) tea.Cmd {
 	old, ctx := m.session, m.ctx
 	m.session = m.newSession()
 	_ = m.session.ResumeFrom(msg.saved) // a new session is idle
-	m.titled, m.title, m.usage = true, msg.saved.Title, usage{}
-	m.resumeAt = -1
+	m.title.asked, m.title.text, m.machine.usage = true, msg.saved.Title, usage{}
+	m.transcript.revealAt = -1
 	if msg.atSet {
-		m.resumeAt = msg.at
+		m.transcript.revealAt = msg.at
 	}
 	prepare := m.prepare()
 	return func() tea.Msg {
@@ -117,37 +121,53 @@ func (m *model) sessionLoaded(msg sessionLoaded) tea.Cmd {
 	}
 }
 
+// cmdNew starts a new conversation: the session resets off the UI's
+// goroutine (it saves where the one left stands), then the screen
+// clears.
 func (m *model) cmdNew(string) tea.Cmd {
 	if m.refuseBusy() {
 		return nil
 	}
-	if err := m.session.Reset(m.ctx); err != nil {
-		m.setStatusNote(err.Error())
-		return nil
+	m.work.op = opReset
+	s := m.session
+	ctx := m.ctx
+	return func() tea.Msg { return resetMsg{s: s, err: s.Reset(ctx)} }
+}
+
+// reset ends /new: the screen starts over with the session, unless the
+// session failed to reset or was replaced meanwhile.
+func (m *model) reset(msg resetMsg) tea.Cmd {
+	m.work.op = ""
+	switch {
+	case msg.s != m.session:
+		return m.next()
+	case msg.err != nil:
+		m.setStatusNote(msg.err.Error())
+		return m.next()
 	}
 	m.approver.clear() // what was allowed for the session was for that one
 	m.syncMode()
 	m.mode.item = -1
 	m.transcript.clear()
-	m.usage, m.titled, m.title = usage{}, false, ""
+	m.machine.usage, m.title.asked, m.title.text = usage{}, false, ""
 	m.notice(noticeInfo, "", "New conversation.")
-	return nil
+	return m.next()
 }
 
 func (m *model) cmdCompact(string) tea.Cmd {
 	if m.refuseBusy() {
 		return nil
 	}
-	if m.phase != phaseReady {
+	if m.conn.phase != phaseReady {
 		m.setStatusNote("no model is ready yet: /model chooses one")
 		return nil
 	}
-	m.op = opCompact
+	m.work.op = opCompact
 	ctx, session, b := m.ctx, m.session, m.bridge
 	m.runs.Add(1)
 	return func() tea.Msg {
 		defer m.runs.Done()
-		b.send(compactDone{session.Compact(ctx, b.emit)})
+		b.send(compactDoneMsg{session.Compact(ctx, b.emit)})
 		return nil
 	}
 }
@@ -155,10 +175,10 @@ func (m *model) cmdCompact(string) tea.Cmd {
 // askTitle asks the model, once per session, for a title after its first
 // answer; the session starts with its first prompt as the title.
 func (m *model) askTitle(stop orchestrator.StopReason) tea.Cmd {
-	if m.titled || stop != orchestrator.StopDone || m.opts.Engine.Recorder == nil {
+	if m.title.asked || stop != orchestrator.StopDone || m.opts.Engine.Recorder == nil {
 		return nil
 	}
-	m.titled = true
+	m.title.asked = true
 	titler := m.session.Titler()
 	if titler == nil {
 		return nil
@@ -175,9 +195,8 @@ func (m *model) askTitle(stop orchestrator.StopReason) tea.Cmd {
 	}
 }
 
-// row is a session as the picker shows it.
-func (p *sessionPicker) row(i int, current string, now time.Time) string {
-	s := p.list[i]
+// sessionRow is a session as the picker shows it.
+func sessionRow(s session.Summary, current string, now time.Time) string {
 	last := "-"
 	if s.LastRun != nil {
 		last = string(s.LastRun.Ending())
@@ -187,4 +206,11 @@ func (p *sessionPicker) row(i int, current string, now time.Time) string {
 		title += " (current)"
 	}
 	return fmt.Sprintf("%s  %5s  %3d msgs  %-11s %s", session.ShortID(s.ID), human.Ago(now.Sub(s.Updated)), s.Messages, last, title)
+}
+
+// titled shows the title the model gave the session.
+func (m *model) titled(msg titleMsg) {
+	if msg.title != "" {
+		m.title.text = msg.title
+	}
 }

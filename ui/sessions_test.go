@@ -15,8 +15,8 @@ func TestResumeOfASessionInUse(t *testing.T) {
 	before := m.session
 	inUse := &session.InUseError{ID: "abcdef0123456789", Holder: session.Holder{PID: 4242, Since: time.Now()}}
 	cmd := m.prepared(preparedMsg{err: inUse})
-	if cmd == nil || m.session == before || m.phase != phaseConnecting {
-		t.Fatalf("no new session prepared: cmd %v, phase %v", cmd != nil, m.phase)
+	if cmd == nil || m.session == before || m.conn.phase != phaseConnecting {
+		t.Fatalf("no new session prepared: cmd %v, phase %v", cmd != nil, m.conn.phase)
 	}
 	if got := screen(m); !strings.Contains(got, "session abcdef0123456789 is in use by another lathe (pid 4242") ||
 		!strings.Contains(got, "starting a new session instead") {

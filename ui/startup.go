@@ -4,10 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"lathe/prompts/human"
-	"strings"
-	"time"
 
-	"charm.land/bubbles/v2/progress"
 	tea "charm.land/bubbletea/v2"
 	"charm.land/lipgloss/v2"
 
@@ -28,6 +25,20 @@ const (
 	phaseBlocked                 // no usable model: /model and /quit still work
 )
 
+// connection is where the session stands with the model's server: the
+// phase, the model in use as the server described it, and for the screens
+// before the session takes prompts, why the server cannot be used, the
+// retries, the model offered for a pull and the pull.
+type connection struct {
+	phase    phase
+	info     provider.ModelInfo
+	err      error    // why the server cannot be used
+	offer    string   // the model a pull is offered for
+	retries  int      // how often the user retried reaching the server
+	retrying bool     // a retry is under way
+	pull     *pullBar // while the model offered is pulled
+}
+
 // preparedMsg is the answer to the session's first question to the model's
 // server.
 type preparedMsg struct {
@@ -36,7 +47,7 @@ type preparedMsg struct {
 }
 
 func (m *model) prepare() tea.Cmd {
-	m.phase = phaseConnecting
+	m.conn.phase = phaseConnecting
 	ctx, session := m.ctx, m.session
 	return func() tea.Msg {
 		p, err := session.Prepare(ctx)
@@ -44,13 +55,28 @@ func (m *model) prepare() tea.Cmd {
 	}
 }
 
-// prepared moves to the phase the answer calls for.
+// prepared goes on from the server's answer: once ready, a prompt queued
+// meanwhile is sent, the model loaded and the code index brought up to
+// date.
 func (m *model) prepared(msg preparedMsg) tea.Cmd {
-	m.startErr, m.retrying = msg.err, false
+	if cmd := m.enterPhase(msg); cmd != nil {
+		return cmd // prepared again
+	}
+	cmd := m.next()
+	if m.conn.phase == phaseReady {
+		cmd = tea.Batch(cmd, m.preload(), m.startIndex())
+	}
+	return cmd
+}
+
+// enterPhase moves to the phase the answer calls for; it returns the
+// command that prepares a new session when the one asked for is in use.
+func (m *model) enterPhase(msg preparedMsg) tea.Cmd {
+	m.conn.err, m.conn.retrying = msg.err, false
 	switch err := msg.err; {
 	case err == nil:
-		m.retries = 0
-		m.phase, m.info = phaseReady, msg.Model
+		m.conn.retries = 0
+		m.conn.phase, m.conn.info = phaseReady, msg.Model
 		for _, skipped := range msg.Model.Skipped {
 			m.notice(noticeWarn, "", "passed over model "+skipped)
 		}
@@ -65,87 +91,42 @@ func (m *model) prepared(msg preparedMsg) tea.Cmd {
 		// Another lathe has it: go on in a new session instead.
 		m.notice(noticeWarn, "", err.Error()+": starting a new session instead")
 		m.session = m.newSession()
-		m.titled, m.title = false, ""
+		m.title.asked, m.title.text = false, ""
 		return m.prepare()
 	case errors.Is(err, provider.ErrUnreachable):
-		m.phase = phaseOffline
+		m.conn.phase = phaseOffline
 	case m.opts.Suggested == "" && (errors.Is(err, provider.ErrModelNotFound) || errors.Is(err, provider.ErrNoModel)):
 		// Nothing to offer: the server loads its own models.
-		m.phase = phaseBlocked
+		m.conn.phase = phaseBlocked
 		m.notice(noticeError, "No usable model", err.Error()+"\n/model chooses another one.")
 	case errors.Is(err, provider.ErrModelNotFound):
-		m.phase, m.offer = phaseOffer, m.opts.Engine.Config.Model
+		m.conn.phase, m.conn.offer = phaseOffer, m.opts.Engine.Config.Model
 	case errors.Is(err, provider.ErrNoModel):
-		m.phase, m.offer = phaseOffer, m.opts.Suggested
+		m.conn.phase, m.conn.offer = phaseOffer, m.opts.Suggested
 	default:
-		m.phase = phaseBlocked
+		m.conn.phase = phaseBlocked
 		m.notice(noticeError, "No usable model", err.Error()+"\n/model chooses another one.")
 	}
 	return nil
 }
 
-// pullState follows a model download.
-type pullState struct {
-	name     string
-	status   string
-	layers   map[string][2]int64 // digest → total, completed
-	started  time.Time
-	lastDone int64
-	lastAt   time.Time
-	speed    float64 // bytes per second, smoothed
-	bar      progress.Model
-}
-
-// pullProgress and pullDone come through the bridge while a pull runs.
-type (
-	pullProgress provider.PullProgress
-	pullDone     struct{ err error }
-)
-
 func (m *model) startPull() tea.Cmd {
-	now := m.now()
-	m.phase = phasePulling
-	m.pull = &pullState{name: m.offer, layers: map[string][2]int64{}, started: now, lastAt: now,
-		bar: progress.New(progress.WithDefaultBlend(), progress.WithoutPercentage())}
-	ctx, puller, name, b := m.ctx, m.opts.Puller, m.offer, m.bridge
+	m.conn.phase = phasePulling
+	m.conn.pull = newPullBar(m.conn.offer, m.now)
+	ctx, puller, name, b := m.ctx, m.opts.Puller, m.conn.offer, m.bridge
 	return func() tea.Msg {
-		err := puller.Pull(ctx, name, func(p provider.PullProgress) { b.send(pullProgress(p)) })
-		b.send(pullDone{err})
+		err := puller.Pull(ctx, name, func(p provider.PullProgress) { b.send(pullProgressMsg(p)) })
+		b.send(pullDoneMsg{err})
 		return nil
 	}
 }
 
-// progress records one progress line.
-func (p *pullState) progress(pp pullProgress, now time.Time) {
-	p.status = pp.Status
-	if pp.Digest != "" && pp.Total > 0 {
-		p.layers[pp.Digest] = [2]int64{pp.Total, pp.Completed}
-	}
-	if dt := now.Sub(p.lastAt); dt >= 500*time.Millisecond {
-		_, done := p.bytes()
-		rate := float64(done-p.lastDone) / dt.Seconds()
-		if p.speed == 0 {
-			p.speed = rate
-		}
-		p.speed = 0.7*p.speed + 0.3*rate
-		p.lastDone, p.lastAt = done, now
-	}
-}
-
-func (p *pullState) bytes() (total, done int64) {
-	for _, l := range p.layers {
-		total += l[0]
-		done += l[1]
-	}
-	return total, done
-}
-
 // pulled continues after a pull: with the model, or with the error.
-func (m *model) pulled(msg pullDone) tea.Cmd {
-	name := m.pull.name
-	m.pull = nil
+func (m *model) pulled(msg pullDoneMsg) tea.Cmd {
+	name := m.conn.pull.name
+	m.conn.pull = nil
 	if msg.err != nil {
-		m.phase, m.startErr = phaseBlocked, msg.err
+		m.conn.phase, m.conn.err = phaseBlocked, msg.err
 		m.notice(noticeError, "Pull failed", msg.err.Error())
 		return nil
 	}
@@ -157,11 +138,11 @@ func (m *model) pulled(msg pullDone) tea.Cmd {
 
 // startupKey handles keys on the screens before the session is ready.
 func (m *model) startupKey(msg tea.KeyPressMsg) (tea.Cmd, bool) {
-	switch m.phase {
+	switch m.conn.phase {
 	case phaseOffline:
 		if keyIs(msg, m.keys.Retry) {
-			m.retries++
-			m.retrying = true
+			m.conn.retries++
+			m.conn.retrying = true
 			return m.prepare(), true
 		}
 	case phaseOffer:
@@ -169,8 +150,8 @@ func (m *model) startupKey(msg tea.KeyPressMsg) (tea.Cmd, bool) {
 		case keyIs(msg, m.keys.Yes):
 			return m.startPull(), true
 		case keyIs(msg, m.keys.No):
-			m.phase = phaseBlocked
-			m.notice(noticeWarn, "", fmt.Sprintf("%s is not installed: pull it with \"ollama pull %s\" or choose another with /model", m.offer, m.offer))
+			m.conn.phase = phaseBlocked
+			m.notice(noticeWarn, "", fmt.Sprintf("%s is not installed: pull it with \"ollama pull %s\" or choose another with /model", m.conn.offer, m.conn.offer))
 			return nil, true
 		}
 	case phasePulling, phaseConnecting:
@@ -185,26 +166,27 @@ func (m *model) startupKey(msg tea.KeyPressMsg) (tea.Cmd, bool) {
 func (m *model) screen() (string, bool) {
 	var title, body, keys string
 	switch {
-	case m.phase == phaseOffline || m.phase == phaseConnecting && m.retrying:
+	case m.conn.phase == phaseOffline || m.conn.phase == phaseConnecting && m.conn.retrying:
 		// The error says what to do: "is ollama serve running?..."
-		title, body, keys = "Cannot reach the server", m.startErr.Error(), "r retry · ctrl+c quit"
+		title, body, keys = "Cannot reach the server", m.conn.err.Error(), "r retry · ctrl+c quit"
 		if m.opts.Suggested != "" {
 			title = "Cannot reach Ollama"
 		}
-		if m.retrying {
+		if m.conn.retrying {
 			keys = "retrying…"
-		} else if m.retries > 0 {
-			body += fmt.Sprintf("\n\nStill no answer after %s.", human.Plural(m.retries, "retry"))
+		} else if m.conn.retries > 0 {
+			body += fmt.Sprintf("\n\nStill no answer after %s.", human.Plural(m.conn.retries, "retry"))
 		}
-	case m.phase == phaseOffer:
+	case m.conn.phase == phaseOffer:
 		title = "Model not installed"
-		body = fmt.Sprintf("%s is not installed in Ollama at %s.\n\nPull it now?", m.offer, m.opts.Server)
+		body = fmt.Sprintf("%s is not installed in Ollama at %s.\n\nPull it now?", m.conn.offer, m.opts.Server)
 		keys = "y pull it · n not now · ctrl+c quit"
-	case m.phase == phasePulling:
-		title = "Pulling " + m.pull.name
-		body = m.pullView()
+	case m.conn.phase == phasePulling:
+		title = "Pulling " + m.conn.pull.name
+		m.conn.pull.SetSize(m.width, m.height)
+		body = m.conn.pull.View()
 		keys = "ctrl+c quit"
-		if m.quitArmed {
+		if m.status.quitArmed {
 			keys = "ctrl+c again to quit"
 		}
 	default:
@@ -214,23 +196,4 @@ func (m *model) screen() (string, bool) {
 	box := lipgloss.NewStyle().Border(lipgloss.RoundedBorder()).Padding(1, 2).Width(w).Render(
 		m.st.dialogTitle.Render(title) + "\n\n" + body + "\n\n" + m.st.meta.Render(keys))
 	return lipgloss.Place(m.width, m.height, lipgloss.Center, lipgloss.Center, box), true
-}
-
-func (m *model) pullView() string {
-	p := m.pull
-	total, done := p.bytes()
-	pct := 0.0
-	if total > 0 {
-		pct = float64(done) / float64(total)
-	}
-	p.bar.SetWidth(min(m.width-12, 64))
-	lines := []string{p.status, "", p.bar.ViewAs(pct)}
-	if total > 0 {
-		speed := ""
-		if p.speed > 0 {
-			speed = fmt.Sprintf(" · %s/s", human.Bytes(int64(p.speed)))
-		}
-		lines = append(lines, fmt.Sprintf("%s of %s · %.0f%%%s", human.Bytes(done), human.Bytes(total), pct*100, speed))
-	}
-	return strings.Join(lines, "\n")
 }

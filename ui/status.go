@@ -33,10 +33,15 @@ type statusState struct {
 	width             int
 }
 
-// statusMemo is the last status line rendered, and what it showed.
-type statusMemo struct {
-	state statusState
-	line  string
+// statusBar is the status line: the last one rendered and what it
+// showed, the note it shows until the next key, and whether a second
+// Ctrl+C quits.
+type statusBar struct {
+	state     statusState
+	line      string
+	note      string
+	quitArmed bool // a second Ctrl+C quits, until quitAt+quitWindow
+	quitAt    time.Time
 }
 
 // statusLine renders the bottom line: model, mode, directory, context use,
@@ -44,14 +49,14 @@ type statusMemo struct {
 func (m *model) statusLine() string {
 	s := m.statusState()
 	if m.status.line == "" || s != m.status.state {
-		m.status = statusMemo{s, m.renderStatus(s)}
+		m.status.state, m.status.line = s, m.renderStatus(s)
 	}
 	return m.status.line
 }
 
 func (m *model) statusState() statusState {
-	s := statusState{model: m.info.Name, mode: m.mode.name, hint: m.hint(), all: m.opts.Engine.Config.Approval.All,
-		numCtx: m.info.NumCtx, usage: m.usage, width: m.width}
+	s := statusState{model: m.conn.info.Name, mode: m.mode.name, hint: m.hint(), all: m.opts.Engine.Config.Approval.All,
+		numCtx: m.conn.info.NumCtx, usage: m.machine.usage, width: m.width}
 	if s.model == "" {
 		s.model = cmp.Or(m.opts.Engine.Config.Model, "no model")
 	}
@@ -118,9 +123,9 @@ func (m *model) renderStatus(s statusState) string {
 // matters now.
 func (m *model) hint() string {
 	switch {
-	case m.note != "":
-		return m.note
-	case m.quitArmed:
+	case m.status.note != "":
+		return m.status.note
+	case m.status.quitArmed:
 		return "ctrl+c again to quit"
 	case m.dialog != nil:
 		return m.dialog.hint()
@@ -128,18 +133,18 @@ func (m *model) hint() string {
 		return "interrupting…"
 	case m.run != nil:
 		return "esc interrupt"
-	case m.op != "":
-		return m.op + "…"
-	case m.loading != "" && m.run == nil:
-		return "loading " + m.loading + "…"
-	case m.indexNote() != "":
-		return m.indexNote()
+	case m.work.op != "":
+		return m.work.op + "…"
+	case m.machine.loading != "" && m.run == nil:
+		return "loading " + m.machine.loading + "…"
+	case m.index.View() != "":
+		return m.index.View()
 	}
 	return "/help"
 }
 
 // setStatusNote shows a note on the status line until the next key.
-func (m *model) setStatusNote(s string) { m.note = s }
+func (m *model) setStatusNote(s string) { m.status.note = s }
 
 // shortDir writes dir with the home directory as "~".
 func shortDir(dir, home string) string {

@@ -1,6 +1,8 @@
 package ui
 
 import (
+	"lathe/ui/markdown"
+
 	"charm.land/lipgloss/v2"
 )
 
@@ -8,7 +10,8 @@ import (
 // renderer drops colours anyway; the markdown style then also avoids
 // emphasis that only colour carries.
 type theme struct {
-	markdown string // mdstream style name: "dark", "light" or "notty"
+	markdown string             // mdstream style name: "dark", "light" or "notty"
+	md       *markdown.Renderer // the renderer of that style, once an answer needed it
 
 	userMark, user    lipgloss.Style
 	dim               lipgloss.Style
@@ -78,4 +81,13 @@ func markdownStyle(noColor, dark bool) string {
 		return "dark"
 	}
 	return "light"
+}
+
+// renderer returns the markdown renderer for the current style, created
+// on first use: no markdown is parsed before an answer needs it.
+func (st *theme) renderer() *markdown.Renderer {
+	if st.md == nil || st.md.Style() != st.markdown {
+		st.md = markdown.NewRenderer(st.markdown)
+	}
+	return st.md
 }

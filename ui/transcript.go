@@ -3,6 +3,9 @@ package ui
 import (
 	"sort"
 	"strings"
+
+	"charm.land/bubbles/v2/key"
+	tea "charm.land/bubbletea/v2"
 )
 
 // item is one block of the transcript: a prompt, an answer, thinking, a
@@ -68,6 +71,7 @@ type transcript struct {
 	width    int
 	height   int
 	st       *theme
+	keys     keyMap
 	// gen counts the changes to what items show (each measure, a
 	// remeasure, an item added): view's result is kept while neither it
 	// nor the window moves, as between two frames of a stream, when
@@ -75,13 +79,18 @@ type transcript struct {
 	gen    int
 	shown  viewKey
 	viewed string
+	// seqs maps a message of the session shown from its history to its
+	// item; revealAt is the message to show first once a session loaded
+	// from /search is shown (-1: none).
+	seqs     map[int]int
+	revealAt int
 }
 
 // viewKey is what decides the transcript's view.
 type viewKey struct{ gen, top, selected, width, height int }
 
-func newTranscript(st *theme) transcript {
-	return transcript{selected: -1, follow: true, st: st, sums: []int{0}}
+func newTranscript(st *theme, keys keyMap) *transcript {
+	return &transcript{selected: -1, follow: true, st: st, keys: keys, sums: []int{0}, revealAt: -1}
 }
 
 // add appends an item, its height guessed until it comes into view.
@@ -120,9 +129,9 @@ func (t *transcript) clear() {
 	t.selected, t.offset, t.follow = -1, 0, true
 }
 
-// setSize changes the window; items re-render at the new width as they
+// SetSize changes the window; items re-render at the new width as they
 // are measured.
-func (t *transcript) setSize(width, height int) {
+func (t *transcript) SetSize(width, height int) {
 	resized := width != t.width
 	t.width, t.height = width, max(height, 1)
 	if resized {
@@ -203,9 +212,9 @@ func (t *transcript) scrollToTop() { t.offset, t.follow = 0, t.total() <= t.heig
 
 func (t *transcript) scrollToBottom() { t.follow = true }
 
-// view returns exactly height lines: the visible part of the transcript,
+// View returns exactly height lines: the visible part of the transcript,
 // padded below when it is shorter.
-func (t *transcript) view() string {
+func (t *transcript) View() string {
 	top := t.top()
 	key := viewKey{t.gen, top, t.selected, t.width, t.height}
 	if key == t.shown && t.viewed != "" {
@@ -239,6 +248,43 @@ func (t *transcript) view() string {
 	}
 	t.shown, t.viewed = key, b.String()
 	return t.viewed
+}
+
+// Update scrolls and selects: PgUp and PgDn scroll a page, Ctrl+Home and
+// Ctrl+End to an end, the wheel three lines; Ctrl+↑↓ select a foldable
+// item, Ctrl+O expands or folds it.
+func (t *transcript) Update(msg tea.Msg) (*transcript, tea.Cmd) {
+	switch msg := msg.(type) {
+	case tea.MouseWheelMsg:
+		switch msg.Mouse().Button {
+		case tea.MouseWheelUp:
+			t.scroll(-3)
+		case tea.MouseWheelDown:
+			t.scroll(3)
+		}
+	case tea.KeyPressMsg:
+		t.key(msg)
+	}
+	return t, nil
+}
+
+func (t *transcript) key(msg tea.KeyPressMsg) {
+	switch keys := t.keys; {
+	case key.Matches(msg, keys.PageUp):
+		t.scroll(-max(t.height-2, 1))
+	case key.Matches(msg, keys.PageDown):
+		t.scroll(max(t.height-2, 1))
+	case key.Matches(msg, keys.Top):
+		t.scrollToTop()
+	case key.Matches(msg, keys.Bottom):
+		t.scrollToBottom()
+	case key.Matches(msg, keys.SelectPrev):
+		t.selectStep(-1)
+	case key.Matches(msg, keys.SelectNext):
+		t.selectStep(+1)
+	case key.Matches(msg, keys.Expand):
+		t.toggleSelected()
+	}
 }
 
 // selectStep moves the selection among foldable items by dir (-1, +1),
@@ -294,4 +340,16 @@ func (t *transcript) reveal(i int) {
 		t.follow = false
 		t.scroll(0)
 	}
+}
+
+// revealSeq scrolls the transcript to the message seq of the session
+// shown from its history; false when it is not there (the session was
+// not resumed, or the message came after).
+func (t *transcript) revealSeq(seq int) bool {
+	i, ok := t.seqs[seq]
+	if !ok || i >= len(t.items) {
+		return false
+	}
+	t.revealTop(i)
+	return true
 }

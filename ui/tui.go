@@ -39,8 +39,8 @@ func Run(ctx context.Context, opts Options) error {
 	if opts.Width > 0 && opts.Height > 0 {
 		popts = append(popts, tea.WithWindowSize(opts.Width, opts.Height))
 	}
-	m.program = tea.NewProgram(m, popts...)
-	_, err := m.program.Run()
+	m.frames.program = tea.NewProgram(m, popts...)
+	_, err := m.frames.program.Run()
 	m.shutdown(cancel)
 	m.exitHint(opts.Output)
 	if errors.Is(err, tea.ErrProgramKilled) && ctx.Err() != nil {

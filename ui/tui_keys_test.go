@@ -37,7 +37,7 @@ func isQuit(cmd tea.Cmd) bool {
 
 // finishRun ends the current run as done.
 func finishRun(m *model) {
-	events(m, runDone{res: orchestrator.Result{StopReason: orchestrator.StopDone}})
+	events(m, runDoneMsg{res: orchestrator.Result{StopReason: orchestrator.StopDone}})
 }
 
 // TestCtrlC: Ctrl+C clears a typed prompt, interrupts a running request
@@ -47,15 +47,15 @@ func finishRun(m *model) {
 func TestCtrlC(t *testing.T) {
 	m, clk := testModel(t)
 	typeText(m, "half a thought")
-	if m.key(keyPress("ctrl+c")); m.quitArmed || m.input.value() != "" {
-		t.Fatalf("ctrl+c with text: armed=%v input=%q; want the input cleared", m.quitArmed, m.input.value())
+	if m.key(keyPress("ctrl+c")); m.status.quitArmed || m.input.value() != "" {
+		t.Fatalf("ctrl+c with text: armed=%v input=%q; want the input cleared", m.status.quitArmed, m.input.value())
 	}
 	ctx := m.beginRun("long task")
 	m.key(keyPress("ctrl+c"))
 	if ctx.Err() == nil || !m.run.stopping || !strings.Contains(statusOf(m), "ctrl+c again to quit") {
 		t.Fatalf("the first ctrl+c while running: cancelled=%v, status %q", ctx.Err() != nil, statusOf(m))
 	}
-	events(m, runDone{res: orchestrator.Result{StopReason: orchestrator.StopInterrupted}})
+	events(m, runDoneMsg{res: orchestrator.Result{StopReason: orchestrator.StopInterrupted}})
 	clk.t = clk.t.Add(time.Second)
 	if cmd := m.key(keyPress("ctrl+c")); !isQuit(cmd) {
 		t.Error("a second ctrl+c a second later, the run ended, did not quit")
@@ -63,20 +63,20 @@ func TestCtrlC(t *testing.T) {
 
 	idle, clk := testModel(t)
 	idle.key(keyPress("ctrl+c"))
-	if !idle.quitArmed || !strings.Contains(statusOf(idle), "ctrl+c again to quit") {
-		t.Fatalf("ctrl+c on an empty input: armed=%v, status %q", idle.quitArmed, statusOf(idle))
+	if !idle.status.quitArmed || !strings.Contains(statusOf(idle), "ctrl+c again to quit") {
+		t.Fatalf("ctrl+c on an empty input: armed=%v, status %q", idle.status.quitArmed, statusOf(idle))
 	}
 	clk.t = clk.t.Add(3 * time.Second)
 	idle.Update(quitExpiredMsg{})
-	if idle.quitArmed || strings.Contains(statusOf(idle), "again to quit") {
+	if idle.status.quitArmed || strings.Contains(statusOf(idle), "again to quit") {
 		t.Fatalf("still armed once the time is over: status %q", statusOf(idle))
 	}
 	idle.key(keyPress("ctrl+c"))
-	if !idle.quitArmed {
+	if !idle.status.quitArmed {
 		t.Fatal("ctrl+c after the time did not arm quitting again")
 	}
 	typeText(idle, "x")
-	if idle.quitArmed {
+	if idle.status.quitArmed {
 		t.Error("another key left quitting armed")
 	}
 	idle.input.set("")
@@ -109,6 +109,50 @@ func TestCtrlCWithADialogOpen(t *testing.T) {
 	}
 }
 
+// TestDialogAnswersOnce: a dialog answered takes no more keys while its
+// closing is on its way to the root, and the engine gets one answer: the
+// user's once the dialog closes, or the interruption's when it came first.
+func TestDialogAnswersOnce(t *testing.T) {
+	req := orchestrator.ApprovalRequest{Tool: "shell", Kind: tools.KindExec, Subject: "go test ./..."}
+	ask := func(m *model) chan orchestrator.Decision {
+		reply := make(chan orchestrator.Decision, 2) // room for a second answer, which must not come
+		events(m, orchestrator.TurnStarted{Turn: 1}, orchestrator.ToolStarted{Turn: 1, Name: "shell", Subject: req.Subject},
+			approvalAsk{req: req, reply: reply})
+		return reply
+	}
+
+	m, _ := testModel(t)
+	m.beginRun("test it")
+	reply := ask(m)
+	_, closing := m.Update(keyPress("y"))
+	if len(reply) != 0 || m.dialog == nil {
+		t.Fatalf("the answer went before the dialog closed: %d answers, dialog open %v", len(reply), m.dialog != nil)
+	}
+	if _, cmd := m.Update(keyPress("esc")); cmd != nil || m.run.stopping {
+		t.Error("esc after the answer went to the dialog or the run")
+	}
+	m.Update(closing())
+	if len(reply) != 1 || m.dialog != nil {
+		t.Fatalf("once closed: %d answers, dialog open %v", len(reply), m.dialog != nil)
+	}
+	if d := <-reply; !d.Allow {
+		t.Errorf("decision %+v, want allowed", d)
+	}
+
+	m, _ = testModel(t)
+	m.beginRun("test it")
+	reply = ask(m)
+	_, closing = m.Update(keyPress("y"))
+	m.key(keyPress("ctrl+c")) // interrupts before the dialog closed
+	m.Update(closing())
+	if len(reply) != 1 {
+		t.Fatalf("%d answers, want the interruption's alone", len(reply))
+	}
+	if d := <-reply; d.Allow {
+		t.Errorf("decision %+v, want the interruption's", d)
+	}
+}
+
 func TestEscInterruptsTheRun(t *testing.T) {
 	m, _ := testModel(t)
 	ctx := m.beginRun("long task")
@@ -120,7 +164,7 @@ func TestEscInterruptsTheRun(t *testing.T) {
 	if !strings.Contains(screen(m), "interrupting…") {
 		t.Error("no sign that the run is being interrupted")
 	}
-	events(m, runDone{res: orchestrator.Result{StopReason: orchestrator.StopInterrupted}})
+	events(m, runDoneMsg{res: orchestrator.Result{StopReason: orchestrator.StopInterrupted}})
 	s := screen(m)
 	if !strings.Contains(s, "Working on it") || !strings.Contains(s, "⊘ Interrupted. What arrived is kept") || m.run != nil {
 		t.Errorf("after the interrupt the screen is:\n%s", s)
@@ -139,7 +183,7 @@ func TestInterruptBeforeAnything(t *testing.T) {
 	m.beginRun("long task")
 	events(m, orchestrator.TurnStarted{Turn: 1})
 	press(m, "esc")
-	events(m, runDone{res: orchestrator.Result{StopReason: orchestrator.StopInterrupted}})
+	events(m, runDoneMsg{res: orchestrator.Result{StopReason: orchestrator.StopInterrupted}})
 	if s := screen(m); !strings.Contains(s, "⊘ Interrupted.") || strings.Contains(s, "arrived") {
 		t.Errorf("after an interrupt with nothing arrived:\n%s", s)
 	}
@@ -171,7 +215,7 @@ func TestApprovalChoices(t *testing.T) {
 			if m.dialog == nil {
 				t.Fatal("no dialog")
 			}
-			press(m, tt.keys...)
+			answer(m, tt.keys...)
 			if m.dialog != nil {
 				t.Fatal("the dialog is still open")
 			}
@@ -206,7 +250,7 @@ func TestDenialReasonOnTheCard(t *testing.T) {
 		approvalAsk{req: req, reply: reply})
 	press(m, "n")
 	typeText(m, "keep lowercase please")
-	press(m, "enter")
+	do(m, "enter")
 	if d := <-reply; d.Allow || d.Reason != "keep lowercase please" {
 		t.Fatalf("decision %+v", d)
 	}
@@ -247,7 +291,11 @@ func TestSlashCommands(t *testing.T) {
 	}
 	id := m.session.Snapshot().ID
 	m.input.set("/clear")
-	press(m, "enter")
+	_, cmd := m.Update(keyPress("enter"))
+	if m.session.Snapshot().ID != id || !strings.Contains(statusOf(m), "starting a new conversation…") {
+		t.Errorf("/clear reset the session in Update, on the UI's goroutine, or did not say it was under way: %q", statusOf(m))
+	}
+	finish(m, cmd)
 	if m.session.Snapshot().ID == id || len(m.transcript.items) != 1 {
 		t.Errorf("/clear: session %s → %s, %d items left", id, m.session.Snapshot().ID, len(m.transcript.items))
 	}
@@ -294,18 +342,18 @@ func TestTokensRenderOnFrames(t *testing.T) {
 		m.Update(engineMsg{ev})
 		m.View()
 	}
-	if m.md == nil || m.md.Renders() != 0 || strings.Contains(screen(m), "Greet") {
+	if m.st.md == nil || m.st.md.Renders() != 0 || strings.Contains(screen(m), "Greet") {
 		t.Fatalf("text deltas rendered before a frame:\n%s", screen(m))
 	}
 	m.Update(frameMsg{})
-	rendered := m.md.Renders()
+	rendered := m.st.md.Renders()
 	if rendered == 0 || !strings.Contains(screen(m), "func Greet(name string) string {") {
 		t.Fatalf("the frame did not render the answer (%d renders):\n%s", rendered, screen(m))
 	}
 	m.Update(frameMsg{})
 	m.View()
-	if m.md.Renders() != rendered {
-		t.Errorf("a frame with no new text rendered %d times", m.md.Renders()-rendered)
+	if m.st.md.Renders() != rendered {
+		t.Errorf("a frame with no new text rendered %d times", m.st.md.Renders()-rendered)
 	}
 }
 
@@ -335,8 +383,8 @@ func TestStartupWithoutPulls(t *testing.T) {
 	m.opts.Suggested = ""
 	m.Update(preparedMsg{err: &provider.Error{Kind: provider.ErrModelNotFound,
 		Msg: `model "x" is not served at http://h/v1: load it on the server (lathe pulls models only from Ollama)`}})
-	if m.phase != phaseBlocked {
-		t.Fatalf("phase %v, want blocked", m.phase)
+	if m.conn.phase != phaseBlocked {
+		t.Fatalf("phase %v, want blocked", m.conn.phase)
 	}
 	if s := screen(m); strings.Contains(s, "Pull it now?") {
 		t.Errorf("a pull is offered:\n%s", s)
@@ -357,7 +405,7 @@ func TestStartupScreens(t *testing.T) {
 	if s := screen(m); strings.Count(s, "ollama serve") != 1 || strings.Contains(s, "Start it with") {
 		t.Errorf("the offline screen gives its advice more than once:\n%s", s)
 	}
-	if cmd := m.key(keyPress("r")); cmd == nil || m.phase != phaseConnecting {
+	if cmd := m.key(keyPress("r")); cmd == nil || m.conn.phase != phaseConnecting {
 		t.Error("r did not retry")
 	}
 	if s := screen(m); !strings.Contains(s, "Cannot reach Ollama") || !strings.Contains(s, "retrying…") {
@@ -373,17 +421,17 @@ func TestStartupScreens(t *testing.T) {
 	if s := screen(m); !strings.Contains(s, "qwen3:8b is not installed") || !strings.Contains(s, "Pull it now?") {
 		t.Fatalf("offer screen:\n%s", s)
 	}
-	if cmd := m.key(keyPress("y")); cmd == nil || m.phase != phasePulling {
+	if cmd := m.key(keyPress("y")); cmd == nil || m.conn.phase != phasePulling {
 		t.Fatal("y did not start the pull")
 	}
 	clk.t = clk.t.Add(time.Second)
-	events(m, pullProgress{Status: "pulling 7cd4618c1faf", Digest: "sha256:7cd4", Total: 4_000_000_000, Completed: 1_000_000_000})
+	events(m, pullProgressMsg{Status: "pulling 7cd4618c1faf", Digest: "sha256:7cd4", Total: 4_000_000_000, Completed: 1_000_000_000})
 	if s := screen(m); !strings.Contains(s, "1.0 GB of 4.0 GB · 25%") || !strings.Contains(s, "pulling 7cd4618c1faf") {
 		t.Errorf("pull progress:\n%s", s)
 	}
-	m.Update(engineMsg{pullDone{err: errors.New("pull model manifest: file does not exist")}})
-	if m.phase != phaseBlocked || !strings.Contains(screen(m), "pull model manifest: file does not exist") {
-		t.Errorf("a failed pull: phase %v, screen:\n%s", m.phase, screen(m))
+	m.Update(engineMsg{pullDoneMsg{err: errors.New("pull model manifest: file does not exist")}})
+	if m.conn.phase != phaseBlocked || !strings.Contains(screen(m), "pull model manifest: file does not exist") {
+		t.Errorf("a failed pull: phase %v, screen:\n%s", m.conn.phase, screen(m))
 	}
 }
 
@@ -450,7 +498,7 @@ func TestRewrittenReplyAndRecoveryStops(t *testing.T) {
 		orchestrator.ToolStarted{Turn: 1, Index: 0, Name: "read_file", Subject: "main.go"},
 		orchestrator.ToolFinished{Turn: 1, Index: 0, Name: "read_file", Subject: "main.go", Outcome: orchestrator.OutcomeOK,
 			Result: tools.Result{Summary: "12 lines"}},
-		runDone{res: orchestrator.Result{StopReason: orchestrator.StopRepetition, Repeated: "read_file main.go"}})
+		runDoneMsg{res: orchestrator.Result{StopReason: orchestrator.StopRepetition, Repeated: "read_file main.go"}})
 	s := screen(m)
 	if strings.Contains(s, `"name": "read_file"`) || !strings.Contains(s, "I'll read it.") || !strings.Contains(s, "✓ read_file main.go") {
 		t.Errorf("after the rewrite:\n%s", s)
@@ -537,7 +585,7 @@ func TestPasteGoesOnlyToAVisibleInput(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			m, _ := testModel(t)
 			tt.open(t, m)
-			if tt.input == "" && m.dialog == nil && m.picker == nil && m.sessions == nil {
+			if tt.input == "" && m.dialog == nil && m.panel == nil {
 				t.Fatal("no panel is open")
 			}
 			m.Update(tea.PasteMsg{Content: "pasted text"})
@@ -565,7 +613,7 @@ func TestPermissions(t *testing.T) {
 		t.Errorf("revoke: commands %q\n%s", cmds, screen(m))
 	}
 	m.input.set("/new")
-	press(m, "enter")
+	do(m, "enter")
 	if toolNames, _ := m.approver.grants(); len(toolNames) != 0 {
 		t.Errorf("a new session keeps the grants %q", toolNames)
 	}

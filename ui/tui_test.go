@@ -198,6 +198,37 @@ func finish(m *model, cmd tea.Cmd) {
 	}
 }
 
+// answer presses keys in a dialog, the last of which answers it, and
+// hands the model what that key sends it: the dialog's closing.
+func answer(m *model, keys ...string) {
+	press(m, keys[:len(keys)-1]...)
+	do(m, keys[len(keys)-1])
+}
+
+// choose presses enter in the list open and hands the model the choice,
+// as Bubble Tea would; it returns what the model does with it.
+func choose(m *model) tea.Cmd {
+	cmd := m.key(keyPress("enter"))
+	if cmd == nil {
+		return nil
+	}
+	_, next := m.Update(cmd())
+	return next
+}
+
+// listed is how many items the list of T open shows: -1 while they load,
+// -2 when no such list is open.
+func listed[T any](m *model) int {
+	l, ok := m.panel.(*list[T])
+	switch {
+	case !ok:
+		return -2
+	case l.loading:
+		return -1
+	}
+	return len(l.items)
+}
+
 // keyPress builds the key press tea would send for a key name.
 func keyPress(name string) tea.KeyPressMsg {
 	special := map[string]tea.Key{
@@ -238,7 +269,7 @@ func TestGoldenStreamedAnswer(t *testing.T) {
 	golden(t, m, "answer_streaming")
 	evs := append(texts(1, answerMarkdown[half:]),
 		orchestrator.TurnFinished{Turn: 1, PromptTokens: 1500, CompletionTokens: 60, EvalDuration: 2 * time.Second},
-		runDone{res: orchestrator.Result{StopReason: orchestrator.StopDone}})
+		runDoneMsg{res: orchestrator.Result{StopReason: orchestrator.StopDone}})
 	events(m, evs...)
 	golden(t, m, "answer_done")
 }
@@ -282,7 +313,7 @@ func TestGoldenToolCards(t *testing.T) {
 			reply: make(chan orchestrator.Decision, 1)})
 	golden(t, m, "dialog_write")
 
-	press(m, "y")
+	do(m, "y")
 	clk.t = clk.t.Add(time.Second)
 	shellOut := "exit 1\n[stdout]\n--- FAIL: TestGreet (0.00s)\n    greet_test.go:9: got \"Hi\", want \"Hello\"\nFAIL\nFAIL\tgreet\t0.003s\n"
 	events(m,
@@ -314,7 +345,7 @@ func TestGoldenError(t *testing.T) {
 	m, _ := testModel(t)
 	m.beginRun("hello")
 	events(m, orchestrator.TurnStarted{Turn: 1}, texts(1, "Partial ans")[0],
-		runDone{res: orchestrator.Result{StopReason: orchestrator.StopError},
+		runDoneMsg{res: orchestrator.Result{StopReason: orchestrator.StopError},
 			err: &provider.Error{Kind: provider.ErrStreamBroken, Msg: "Ollama stopped the reply with an error: an error was encountered while running the model"}})
 	golden(t, m, "error")
 }

@@ -21,25 +21,20 @@ import (
 // asks first; the exchanges taken back stay in the transcript, marked.
 
 type (
-	// undoPlanned carries what an undo or redo would do, and the prompt
+	// undoPlannedMsg carries what an undo or redo would do, and the prompt
 	// of the run it takes back (or does again).
-	undoPlanned struct {
+	undoPlannedMsg struct {
 		plan   checkpoint.Plan
 		prompt string
 		err    error
 	}
-	// undoApplied ends an undo, a redo or a rewind.
-	undoApplied struct {
+	// undoAppliedMsg ends an undo, a redo or a rewind.
+	undoAppliedMsg struct {
 		redo    bool
 		runs    int    // how many runs were taken back (or done again)
 		prompt  string // the (oldest) prompt taken back, or done again
 		outcome checkpoint.Outcome
 		err     error
-	}
-	// turnsMsg carries the runs /rewind can go back to.
-	turnsMsg struct {
-		turns []orchestrator.Turn
-		err   error
 	}
 )
 
@@ -62,9 +57,9 @@ func (m *model) planUndo(redo bool) tea.Cmd {
 			plan, err = s.PlanUndo(ctx)
 		}
 		if err != nil {
-			return undoPlanned{err: err}
+			return undoPlannedMsg{err: err}
 		}
-		return undoPlanned{plan: plan, prompt: promptOf(ctx, s, plan.Runs[0].ID)}
+		return undoPlannedMsg{plan: plan, prompt: promptOf(ctx, s, plan.Runs[0].ID)}
 	}
 }
 
@@ -81,7 +76,7 @@ func promptOf(ctx context.Context, s *orchestrator.Session, id int64) string {
 }
 
 // undoPlannedMsg shows the plan and asks whether to carry it out.
-func (m *model) undoPlannedMsg(msg undoPlanned) {
+func (m *model) undoPlanned(msg undoPlannedMsg) {
 	switch {
 	case errors.Is(msg.err, checkpoint.ErrNothingToUndo):
 		m.notice(noticeInfo, "", "Nothing to undo.")
@@ -93,7 +88,7 @@ func (m *model) undoPlannedMsg(msg undoPlanned) {
 		if msg.prompt == "" {
 			msg.prompt = m.undonePrompt(msg.plan.Redo)
 		}
-		m.dialog = &undoDialog{m: m, plan: msg.plan, prompt: msg.prompt}
+		m.dialog = newUndoDialog(msg.plan, msg.prompt, &m.st, m.keys)
 	}
 }
 
@@ -115,26 +110,45 @@ func (m *model) undonePrompt(redo bool) string {
 // undoDialog shows what an undo, a redo or a rewind will do to each file,
 // the diffs scrollable, and asks first.
 type undoDialog struct {
-	m      *model
+	dialogBase
 	plan   checkpoint.Plan
 	prompt string
 	window scrollWindow
+	apply  bool // the user said to carry it out
+	force  bool // overwriting the files changed since
 }
 
-func (d *undoDialog) update(msg tea.KeyPressMsg, keys keyMap) (bool, tea.Cmd) {
-	if d.window.key(msg, keys, len(d.lines())) {
-		return false, nil
+var _ dialog = (*undoDialog)(nil)
+
+func newUndoDialog(plan checkpoint.Plan, prompt string, st *theme, keys keyMap) *undoDialog {
+	return &undoDialog{dialogBase: newDialogBase(st, keys), plan: plan, prompt: prompt}
+}
+
+// Update handles a key: a choice answers, and closes the dialog.
+func (d *undoDialog) Update(msg tea.Msg) (dialog, tea.Cmd) {
+	k, ok := d.keyOf(msg)
+	if !ok || d.window.key(k, d.keys, len(d.lines())) {
+		return d, nil
 	}
 	switch {
-	case key.Matches(msg, keys.Allow):
-		return true, d.m.applyUndo(d.plan, d.prompt, false)
-	case d.plan.Conflicts() && key.Matches(msg, keys.Force):
-		return true, d.m.applyUndo(d.plan, d.prompt, true)
-	case key.Matches(msg, keys.Deny), key.Matches(msg, keys.Interrupt):
-		d.m.notice(noticeInfo, "", "Nothing "+d.done()+".")
-		return true, nil
+	case key.Matches(k, d.keys.Allow):
+		d.apply = true
+	case d.plan.Conflicts() && key.Matches(k, d.keys.Force):
+		d.apply, d.force = true, true
+	case key.Matches(k, d.keys.Deny), key.Matches(k, d.keys.Interrupt):
+	default:
+		return d, nil
 	}
-	return false, nil
+	return d, d.close(d)
+}
+
+// undoAnswered carries the plan out, or says nothing was.
+func (m *model) undoAnswered(d *undoDialog) tea.Cmd {
+	if !d.apply {
+		m.notice(noticeInfo, "", "Nothing "+d.done()+".")
+		return nil
+	}
+	return m.applyUndo(d.plan, d.prompt, d.force)
 }
 
 // rewind reports whether the dialog takes more than one run back.
@@ -225,7 +239,8 @@ func (d *undoDialog) lines() []undoLine {
 	return out
 }
 
-func (d *undoDialog) view(width, height int, st *theme, keys keyMap) string {
+func (d *undoDialog) View() string {
+	st, keys, width := d.st, d.keys, d.width
 	what, to := "Undo the last request", ": "
 	switch {
 	case d.plan.Redo:
@@ -236,15 +251,14 @@ func (d *undoDialog) view(width, height int, st *theme, keys keyMap) string {
 	if d.prompt != "" {
 		what += to + human.Line(d.prompt, 60)
 	}
-	head := append([]string{st.rule.Render(strings.Repeat("─", width))},
+	head := append([]string{d.rule()},
 		wrap("? "+what+"?", width, " ", "   ", st.dialogTitle)...)
-	k := func(b key.Binding, text string) string { return st.key.Render(b.Help().Key) + " " + text }
-	choices := []string{k(keys.Allow, d.verb())}
+	choices := []string{choice(st, keys.Allow, d.verb())}
 	if d.plan.Conflicts() {
-		choices = append(choices, k(keys.Force, d.verb()+", overwriting what changed since"))
+		choices = append(choices, choice(st, keys.Force, d.verb()+", overwriting what changed since"))
 	}
-	foot := joinWrapped(append(choices, k(keys.Interrupt, "cancel")), st.meta.Render("  ·  "), width)
-	room := max(height-len(head)-len(foot), 1)
+	foot := joinWrapped(append(choices, choice(st, keys.Interrupt, "cancel")), st.meta.Render("  ·  "), width)
+	room := max(d.height-len(head)-len(foot), 1)
 	lines := d.lines()
 	first, last := d.window.fit(len(lines), room)
 	var body []string
@@ -270,18 +284,18 @@ func (d *undoDialog) view(width, height int, st *theme, keys keyMap) string {
 
 // applyUndo carries the plan out, off the UI's goroutine.
 func (m *model) applyUndo(plan checkpoint.Plan, prompt string, force bool) tea.Cmd {
-	m.op = opUndo
+	m.work.op = opUndo
 	ctx, s := m.ctx, m.session
 	return func() tea.Msg {
 		out, _, err := s.ApplyPlan(ctx, plan, force)
-		return undoApplied{redo: plan.Redo, runs: len(plan.Runs), prompt: prompt, outcome: out, err: err}
+		return undoAppliedMsg{redo: plan.Redo, runs: len(plan.Runs), prompt: prompt, outcome: out, err: err}
 	}
 }
 
 // undoAppliedMsg marks the exchanges taken back (or clears the mark of
 // those done again) and says what became of each file.
-func (m *model) undoAppliedMsg(msg undoApplied) {
-	m.op = ""
+func (m *model) undoApplied(msg undoAppliedMsg) {
+	m.work.op = ""
 	var done, left []string
 	for _, a := range msg.outcome.Done {
 		done = append(done, a.Do.Done()+" "+a.Path)
@@ -385,73 +399,4 @@ func (u *undoneItem) lines(width int, st *theme) []string {
 func (u *undoneItem) invalidate() {
 	u.r.invalidate()
 	u.inner.invalidate()
-}
-
-// rewindPicker lists the runs of the session, newest first, to go back to.
-type rewindPicker struct {
-	listPanel
-	turns []orchestrator.Turn // newest first
-}
-
-func (m *model) cmdRewind(string) tea.Cmd {
-	if m.refuseBusy() {
-		return nil
-	}
-	m.rewind = &rewindPicker{listPanel: listPanel{title: "Rewind to before a request: it and every later one are undone",
-		waiting: "listing the requests…", empty: "no request of this session to rewind to", action: "rewind", loading: true}}
-	ctx, s := m.ctx, m.session
-	return func() tea.Msg {
-		turns, err := s.Turns(ctx)
-		return turnsMsg{turns, err}
-	}
-}
-
-func (m *model) turnsListed(msg turnsMsg) {
-	if m.rewind == nil {
-		return
-	}
-	if msg.err != nil {
-		m.rewind = nil
-		if errors.Is(msg.err, orchestrator.ErrNoCheckpoints) {
-			m.notice(noticeInfo, "", "Nothing to rewind: this session keeps no checkpoints yet.")
-		} else {
-			m.notice(noticeError, "Cannot rewind", msg.err.Error())
-		}
-		return
-	}
-	for i, j := 0, len(msg.turns)-1; i < j; i, j = i+1, j-1 {
-		msg.turns[i], msg.turns[j] = msg.turns[j], msg.turns[i]
-	}
-	m.rewind.turns = msg.turns
-	m.rewind.loaded(len(msg.turns), 0)
-}
-
-func (p *rewindPicker) row(i int) string {
-	t := p.turns[i]
-	files := human.Plural(len(t.Checkpoint.Files), "file")
-	prompt := t.Prompt
-	if prompt == "" {
-		prompt = "(not in the conversation)"
-	}
-	return fmt.Sprintf("%s  %-9s  %s", t.Checkpoint.Created.Local().Format("15:04"), files, human.Line(prompt, 60))
-}
-
-// rewindKey handles a key while the rewind picker is open: Enter works
-// out what rewinding to the request chosen does (it and every later one
-// undone), to show it and ask, as /undo does.
-func (m *model) rewindKey(msg tea.KeyPressMsg) tea.Cmd {
-	p := m.rewind
-	chosen, closed := p.key(msg, m.keys)
-	if closed || chosen {
-		m.rewind = nil
-	}
-	if !chosen {
-		return nil
-	}
-	t := p.turns[p.cursor]
-	ctx, s := m.ctx, m.session
-	return func() tea.Msg {
-		plan, err := s.PlanRewind(ctx, t.Checkpoint.ID)
-		return undoPlanned{plan: plan, prompt: t.Prompt, err: err}
-	}
 }

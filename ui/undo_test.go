@@ -116,7 +116,7 @@ func TestUndoRedoRewindInTheUI(t *testing.T) {
 	}
 
 	l.enter("/rewind")
-	l.until("the requests to be listed", func() bool { return m.rewind != nil && m.rewind.items == 3 })
+	l.until("the requests to be listed", func() bool { return listed[orchestrator.Turn](m) == 3 })
 	if s := screen(m); !strings.Contains(s, "third") || !strings.Contains(s, "first") {
 		t.Fatalf("the rewind picker:\n%s", s)
 	}
@@ -200,7 +200,7 @@ func TestRewindConflictInTheUI(t *testing.T) {
 	}
 	rewind := func() {
 		l.enter("/rewind")
-		l.until("the requests to be listed", func() bool { return m.rewind != nil && m.rewind.items == 3 })
+		l.until("the requests to be listed", func() bool { return listed[orchestrator.Turn](m) == 3 })
 		l.key("down")
 		l.key("enter") // the second request
 		l.until("the rewind to be shown", func() bool { return m.dialog != nil })

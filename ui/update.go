@@ -2,7 +2,7 @@ package ui
 
 import (
 	"lathe/orchestrator/provider"
-	"slices"
+	"lathe/orchestrator/session"
 	"strings"
 	"time"
 
@@ -15,102 +15,133 @@ import (
 // frameMsg paces rendering while something streams or spins.
 type frameMsg struct{}
 
-// Update routes a message to its handler, then lays the screen out again.
+// Update hands a message to its handler, then lays the screen out again.
+// The pacer hears of every message; the indexer's gate follows whether
+// the model is idle.
 func (m *model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
-	var cmd tea.Cmd
-	if m.pace.reset == nil && m.program != nil {
-		if t := rendererTicker(m.program); t != nil {
-			m.pace.reset = t.Reset
+	if m.frames.pace.reset == nil && m.frames.program != nil {
+		if t := rendererTicker(m.frames.program); t != nil {
+			m.frames.pace.reset = t.Reset
 		}
 	}
-	if _, ok := msg.(idleCheck); ok {
-		return m, m.pace.idle(m.now(), m.animating())
+	if _, ok := msg.(idleCheckMsg); ok {
+		return m, m.frames.pace.idle(m.now(), m.animating())
 	}
-	var key bool
+	paced := m.frames.pace.heard(m.now(), fromUser(msg))
+	cmd := m.handle(msg)
+	m.layout()
+	if paced != nil {
+		cmd = tea.Batch(cmd, paced)
+	}
+	m.index.gate.set(m.idle())
+	return m, cmd
+}
+
+// fromUser reports whether msg is the user's doing: a key, a paste, a
+// click or a resize.
+func fromUser(msg tea.Msg) bool {
 	switch msg.(type) {
 	case tea.KeyPressMsg, tea.PasteMsg, tea.MouseMsg, tea.WindowSizeMsg:
-		key = true
+		return true
 	}
-	paced := m.pace.heard(m.now(), key)
+	return false
+}
+
+// handle hands msg to its handler: the terminal's messages, the engine's,
+// the frames, and what the components tell; the rest is background work
+// done (see finished).
+func (m *model) handle(msg tea.Msg) tea.Cmd {
 	switch msg := msg.(type) {
 	case tea.WindowSizeMsg:
 		m.width, m.height = msg.Width, msg.Height
 	case tea.BackgroundColorMsg:
 		m.background(msg.IsDark())
 	case tea.KeyPressMsg:
-		cmd = m.key(msg)
+		return m.key(msg)
 	case tea.MouseWheelMsg:
-		m.wheel(msg)
+		return m.toTranscript(msg)
 	case tea.PasteMsg:
-		if m.dialog == nil && m.picker == nil && m.sessions == nil && m.rewind == nil && m.search == nil { // else a panel hides the input
-			cmd = m.paste(msg)
-		}
-	case imagesRead:
-		cmd = m.imagesArrived(msg)
-	case clipboardRead:
-		cmd = m.clipboardArrived(msg)
+		return m.paste(msg)
 	case engineMsg:
-		cmd = m.engine(msg)
+		return m.engine(msg)
 	case frameMsg:
-		cmd = m.onFrame()
-	case preparedMsg:
-		if cmd = m.prepared(msg); cmd == nil {
-			cmd = m.next()
-			if m.phase == phaseReady {
-				cmd = tea.Batch(cmd, m.preload(), m.startIndex())
-			}
-		}
-	case modelsMsg:
-		m.modelsListed(msg)
-	case modelSwitched:
-		cmd = m.modelSwitched(msg)
-	case modeSet:
-		cmd = m.modeSet(msg)
-	case sessionsMsg:
-		m.sessionsListed(msg)
-	case preloaded:
-		m.preloadedMsg(msg)
-	case numCtxSet:
-		m.numCtxSetMsg(msg)
-	case undoPlanned:
-		m.undoPlannedMsg(msg)
-	case undoApplied:
-		m.undoAppliedMsg(msg)
-	case turnsMsg:
-		m.turnsListed(msg)
-	case sessionLoaded:
-		cmd = m.sessionLoaded(msg)
-	case promptsMsg:
-		m.input.earlier(msg.prompts)
+		return m.onFrame()
 	case quitExpiredMsg:
 		m.quitTimeout()
+	case dialogClosedMsg:
+		return m.dialogClosed(msg)
+	case panelClosedMsg:
+		m.closePanel(msg.p)
+	case chosenMsg[provider.ModelSummary]:
+		return m.modelChosen(msg)
+	case chosenMsg[session.Summary]:
+		return m.sessionChosen(msg)
+	case chosenMsg[session.Hit]:
+		return m.hitChosen(msg)
+	case chosenMsg[orchestrator.Turn]:
+		return m.turnChosen(msg)
+	default:
+		return m.finished(msg)
+	}
+	return nil
+}
+
+// finished hands what background work sends back to its handler; any
+// other message goes to the input (its cursor and the like).
+func (m *model) finished(msg tea.Msg) tea.Cmd {
+	switch msg := msg.(type) {
+	case preparedMsg:
+		return m.prepared(msg)
+	case promptsMsg:
+		m.input.earlier(msg.prompts)
 	case titleMsg:
-		if msg.title != "" {
-			m.title = msg.title
-		}
+		m.titled(msg)
+	case preloadedMsg:
+		m.preloaded(msg)
+	case imagesReadMsg:
+		return m.imagesArrived(msg)
+	case clipboardReadMsg:
+		return m.clipboardArrived(msg)
+	case modelsMsg:
+		m.modelsListed(msg)
+	case modelSwitchedMsg:
+		return m.modelSwitched(msg)
+	case modeSetMsg:
+		return m.modeSet(msg)
+	case numCtxSetMsg:
+		m.numCtxSet(msg)
+	case resetMsg:
+		return m.reset(msg)
+	case sessionsMsg:
+		m.sessionsListed(msg)
+	case sessionLoadedMsg:
+		return m.sessionLoaded(msg)
 	case searchMsg:
 		m.searched(msg)
+	case undoPlannedMsg:
+		m.undoPlanned(msg)
+	case undoAppliedMsg:
+		m.undoApplied(msg)
+	case turnsMsg:
+		m.turnsListed(msg)
 	case factsMsg:
 		m.factsListed(msg)
-	case factChanged:
-		m.factChangedMsg(msg)
+	case factChangedMsg:
+		m.factChanged(msg)
 	case mcpNoticeMsg:
-		cmd = m.mcpNotice(msg)
-	case mcpTrusted:
-		m.mcpTrustedMsg(msg)
-	case mcpToggled:
-		cmd = m.mcpToggledMsg(msg)
-	case mcpReloaded:
-		cmd = m.mcpReloadedMsg(msg)
+		return m.mcpNotice(msg)
+	case mcpTrustedMsg:
+		m.mcpTrusted(msg)
+	case mcpToggledMsg:
+		return m.mcpToggled(msg)
+	case mcpReloadedMsg:
+		return m.mcpReloaded(msg)
 	default:
-		cmd = m.input.update(msg, m.keys) // cursor blink and the like
+		var cmd tea.Cmd
+		m.input, cmd = m.input.Update(msg)
+		return cmd
 	}
-	m.layout()
-	if paced != nil {
-		cmd = tea.Batch(cmd, paced)
-	}
-	m.gate.set(m.idle())
-	return m, cmd
+	return nil
 }
 
 // keyIs reports whether msg is one of b's keys.
@@ -119,52 +150,61 @@ func keyIs(msg tea.KeyPressMsg, b key.Binding) bool { return key.Matches(msg, b)
 // key routes a key press: quitting first, then the screen or panel that
 // has the focus, then the transcript keys, then the input.
 func (m *model) key(msg tea.KeyPressMsg) tea.Cmd {
-	m.note = ""
+	m.status.note = ""
 	if keyIs(msg, m.keys.Quit) {
 		return m.ctrlC()
 	}
-	m.quitArmed = false
+	m.status.quitArmed = false
 	if cmd, handled := m.startupKey(msg); handled {
 		return cmd
 	}
 	switch {
 	case m.dialog != nil:
 		return m.dialogKey(msg)
-	case (m.picker != nil || m.sessions != nil || m.rewind != nil || m.search != nil) && m.scrollKey(msg):
-		return nil // the transcript above a picker scrolls
-	case m.picker != nil:
-		return m.pickerKey(msg)
-	case m.sessions != nil:
-		return m.sessionsKey(msg)
-	case m.rewind != nil:
-		return m.rewindKey(msg)
-	case m.search != nil:
-		return m.searchKey(msg)
+	case m.panel != nil && m.keys.scrolls(msg):
+		return m.toTranscript(msg) // the transcript above a list scrolls
+	case m.panel != nil:
+		return m.panelKey(msg)
 	}
-	if cmd, handled := m.transcriptKey(msg); handled {
-		return cmd
+	switch {
+	case m.keys.scrolls(msg), m.keys.selects(msg):
+		return m.toTranscript(msg)
+	case keyIs(msg, m.keys.Interrupt):
+		m.escape()
+		return nil
 	}
-	if cmd, handled := m.completionKey(msg); handled {
-		return cmd
+	if send, handled := m.input.popupKey(msg); handled {
+		if send {
+			return m.send(m.input.take())
+		}
+		return nil
 	}
 	if keyIs(msg, m.keys.CycleMode) {
 		return m.cycleMode()
 	}
 	if keyIs(msg, m.keys.Send) {
-		m.popupClosed = false
+		m.input.openPopup()
 		return m.send(m.input.take())
 	}
 	if keyIs(msg, m.keys.PasteImage) {
 		return m.pasteImage(msg)
 	}
-	m.completion = 0
+	return m.typed(msg)
+}
+
+// typed hands the input a key typed into it: Backspace in an empty input
+// takes the last attachment off; an edit opens the popup again, and a
+// blank after an @path naming an image attaches it.
+func (m *model) typed(msg tea.KeyPressMsg) tea.Cmd {
+	m.input.resetCompletion()
 	before := m.input.value()
 	if before == "" && keyIs(msg, m.keys.Detach) && m.input.detach() {
 		return nil
 	}
-	cmd := m.input.update(msg, m.keys)
+	var cmd tea.Cmd
+	m.input, cmd = m.input.Update(msg)
 	if m.input.value() != before {
-		m.popupClosed = false // an edit opens it again
+		m.input.openPopup() // an edit opens it again
 		if msg.Text == " " {
 			cmd = tea.Batch(cmd, m.typedAtPath())
 		}
@@ -185,9 +225,9 @@ type quitExpiredMsg struct{}
 func (m *model) ctrlC() tea.Cmd {
 	now := m.now()
 	switch {
-	case m.quitArmed && now.Sub(m.quitAt) < quitWindow:
+	case m.status.quitArmed && now.Sub(m.status.quitAt) < quitWindow:
 		return m.quit()
-	case m.phase == phaseOffline || m.phase == phaseOffer || m.phase == phaseConnecting && m.retrying:
+	case m.conn.phase == phaseOffline || m.conn.phase == phaseOffer || m.conn.phase == phaseConnecting && m.conn.retrying:
 		return m.quit()
 	case m.run != nil:
 		m.interrupt()
@@ -195,75 +235,35 @@ func (m *model) ctrlC() tea.Cmd {
 		m.input.set("")
 		return nil
 	}
-	m.quitArmed, m.quitAt = true, now
+	m.status.quitArmed, m.status.quitAt = true, now
 	return tea.Tick(quitWindow, func(time.Time) tea.Msg { return quitExpiredMsg{} })
 }
 
 // quitTimeout disarms quitting once its time is over.
 func (m *model) quitTimeout() {
-	if m.quitArmed && m.now().Sub(m.quitAt) >= quitWindow {
-		m.quitArmed = false
+	if m.status.quitArmed && m.now().Sub(m.status.quitAt) >= quitWindow {
+		m.status.quitArmed = false
 	}
 }
 
-// transcriptKey handles scrolling, selection and Esc.
-func (m *model) transcriptKey(msg tea.KeyPressMsg) (tea.Cmd, bool) {
-	t := &m.transcript
-	switch {
-	case m.scrollKey(msg):
-	case keyIs(msg, m.keys.Interrupt):
-		m.escape()
-	case keyIs(msg, m.keys.SelectPrev):
-		t.selectStep(-1)
-	case keyIs(msg, m.keys.SelectNext):
-		t.selectStep(+1)
-	case keyIs(msg, m.keys.Expand):
-		t.toggleSelected()
-	default:
-		return nil, false
-	}
-	return nil, true
-}
-
-// scrollKey scrolls the transcript by a page or to an end, and reports
-// whether msg was such a key.
-func (m *model) scrollKey(msg tea.KeyPressMsg) bool {
-	t := &m.transcript
-	switch {
-	case keyIs(msg, m.keys.PageUp):
-		t.scroll(-max(t.height-2, 1))
-	case keyIs(msg, m.keys.PageDown):
-		t.scroll(max(t.height-2, 1))
-	case keyIs(msg, m.keys.Top):
-		t.scrollToTop()
-	case keyIs(msg, m.keys.Bottom):
-		t.scrollToBottom()
-	default:
-		return false
-	}
-	return true
+// toTranscript hands msg to the transcript: a key that scrolls or
+// selects, the wheel.
+func (m *model) toTranscript(msg tea.Msg) tea.Cmd {
+	var cmd tea.Cmd
+	m.transcript, cmd = m.transcript.Update(msg)
+	return cmd
 }
 
 // escape closes what is open, or interrupts the running request.
 func (m *model) escape() {
 	switch {
-	case len(m.popup()) > 0:
-		m.popupClosed = true
+	case len(m.input.popup()) > 0:
+		m.input.closePopup()
 	case m.run != nil && !m.run.stopping:
 		m.interrupt()
 	case m.transcript.selected >= 0:
 		m.transcript.selected = -1
 	}
-}
-
-// popup is what the completion popup offers: nothing while the input
-// shows a prompt recalled from the history, unchanged (Up and Down go on
-// through the history), or once Esc closed it.
-func (m *model) popup() []slashCommand {
-	if m.popupClosed || m.input.recalled() {
-		return nil
-	}
-	return completions(m.input.value())
 }
 
 // interrupt stops the running request: what arrived stays, a question it
@@ -280,39 +280,7 @@ func (m *model) interrupt() {
 	if m.dialog != nil {
 		m.dialog.cancel()
 		m.dialog = nil
-		m.setWaiting(false)
-	}
-}
-
-// completionKey moves through and accepts slash-command completions.
-func (m *model) completionKey(msg tea.KeyPressMsg) (tea.Cmd, bool) {
-	cs := m.popup()
-	if len(cs) == 0 {
-		return nil, false
-	}
-	m.completion = min(m.completion, len(cs)-1)
-	switch {
-	case keyIs(msg, m.keys.Prev):
-		m.completion = max(m.completion-1, 0)
-	case keyIs(msg, m.keys.Next):
-		m.completion = min(m.completion+1, len(cs)-1)
-	case keyIs(msg, m.keys.Complete):
-		m.input.set("/" + cs[m.completion].name + " ")
-	case keyIs(msg, m.keys.Send) && "/"+cs[m.completion].name != m.input.value():
-		m.input.set("/" + cs[m.completion].name)
-		return m.send(m.input.take()), true
-	default:
-		return nil, false
-	}
-	return nil, true
-}
-
-func (m *model) wheel(msg tea.MouseWheelMsg) {
-	switch msg.Mouse().Button {
-	case tea.MouseWheelUp:
-		m.transcript.scroll(-3)
-	case tea.MouseWheelDown:
-		m.transcript.scroll(3)
+		r.setWaiting(false)
 	}
 }
 
@@ -329,73 +297,26 @@ func (m *model) send(text string) tea.Cmd {
 	case text == "":
 		return nil
 	case strings.HasPrefix(text, "/"):
-		m.completion = 0
+		m.input.resetCompletion()
 		return m.runCommand(text)
 	}
 	if paths, rest := atPaths(text); len(paths) > 0 {
-		return m.readImages(paths, imagesRead{send: &rest, text: text})
+		return m.readImages(paths, imagesReadMsg{send: &rest, text: text})
 	}
 	if paths, ok := pastedPaths(text); ok {
 		// Only paths typed: they are attached, for a request to follow.
-		return m.readImages(paths, imagesRead{text: text})
+		return m.readImages(paths, imagesReadMsg{text: text})
 	}
 	p := orchestrator.Prompt{Text: text, Images: m.input.takeImages()}
 	switch {
-	case m.phase == phaseConnecting || m.busy() != "":
+	case m.conn.phase == phaseConnecting || m.busy() != "":
 		m.queue(p)
 		return nil
-	case m.phase != phaseReady:
+	case m.conn.phase != phaseReady:
 		m.input.set(text) // kept for when a model is ready
 		m.input.attach(p.Images...)
 		m.setStatusNote("no model is ready yet: /model chooses one")
 		return nil
 	}
 	return m.startRun(p)
-}
-
-func (m *model) dialogKey(msg tea.KeyPressMsg) tea.Cmd {
-	closed, cmd := m.dialog.update(msg, m.keys)
-	if !closed {
-		return cmd
-	}
-	if d, ok := m.dialog.(*approvalDialog); ok {
-		if d.denied != "" {
-			m.denied(d.ask.req, d.denied)
-		}
-		switch {
-		case d.escalated.Unconfined:
-			m.notice(noticeWarn, "", "This command runs outside the sandbox, as you chose (this once).")
-		case d.escalated.Network:
-			m.notice(noticeWarn, "", "This command runs with network access, as you chose (this once).")
-		}
-	}
-	m.dialog = nil
-	m.setWaiting(false)
-	return tea.Batch(cmd, m.animate()) // the request goes on
-}
-
-func (m *model) modelsListed(msg modelsMsg) {
-	if m.picker == nil {
-		return
-	}
-	if msg.err != nil {
-		m.picker = nil
-		m.notice(noticeError, "Cannot list models", msg.err.Error())
-		return
-	}
-	current := slices.IndexFunc(msg.models, func(md provider.ModelSummary) bool { return md.Name == m.info.Name })
-	m.picker.models = msg.models
-	m.picker.loaded(len(msg.models), current)
-}
-
-func (m *model) modelSwitched(msg modelSwitched) tea.Cmd {
-	m.note, m.op = "", ""
-	if msg.err != nil {
-		m.notice(noticeError, "Cannot switch model", msg.err.Error())
-		return m.next()
-	}
-	m.info, m.phase = msg.info, phaseReady
-	m.usage = usage{}
-	m.notice(noticeInfo, "", "Now using "+msg.info.Name+".")
-	return tea.Batch(m.next(), m.preload())
 }

@@ -31,7 +31,7 @@ func sessionOf200(b *testing.B) (*model, []string) {
 				Result: tools.Result{Summary: "1 replacement"}, Duration: time.Millisecond},
 			orchestrator.TurnFinished{Turn: 1}, orchestrator.TurnStarted{Turn: 2})
 		evs = append(evs, texts(2, last)...)
-		evs = append(evs, orchestrator.TurnFinished{Turn: 2}, runDone{res: orchestrator.Result{StopReason: orchestrator.StopDone}})
+		evs = append(evs, orchestrator.TurnFinished{Turn: 2}, runDoneMsg{res: orchestrator.Result{StopReason: orchestrator.StopDone}})
 		events(m, evs...)
 	}
 	if n := len(m.transcript.items); n < 200 {

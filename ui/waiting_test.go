@@ -60,7 +60,7 @@ func TestWaitingShowsSignsOfLife(t *testing.T) {
 	if _, cmd := m.Update(frameMsg{}); cmd != nil {
 		t.Error("frames tick while a question holds the request")
 	}
-	press(m, "y")
+	do(m, "y")
 	events(m, orchestrator.ToolFinished{Turn: 1, Index: 0, Name: "shell", Kind: tools.KindExec, Outcome: orchestrator.OutcomeOK},
 		orchestrator.TurnFinished{Turn: 1}, orchestrator.TurnStarted{Turn: 2, Model: "qwen3:8b"})
 	if w := waiting(); !strings.HasSuffix(w, "waiting for qwen3:8b · 0s") {

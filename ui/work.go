@@ -20,7 +20,15 @@ const (
 	opModel   = "switching the model"
 	opUndo    = "undoing"
 	opMode    = "changing the mode"
+	opReset   = "starting a new conversation"
 )
+
+// work is what the TUI has under way besides a request, and the prompts
+// typed meanwhile.
+type work struct {
+	op     string                // "" for nothing (see busy)
+	queued []orchestrator.Prompt // sent in order once nothing is under way
+}
 
 // busy says what is under way: "" when the session is free for a prompt or
 // a command.
@@ -28,10 +36,10 @@ func (m *model) busy() string {
 	switch {
 	case m.run != nil:
 		return "a request is running"
-	case m.phase == phasePulling:
-		return "pulling " + m.pull.name
+	case m.conn.phase == phasePulling:
+		return "pulling " + m.conn.pull.name
 	}
-	return m.op
+	return m.work.op
 }
 
 // refuseBusy tells the user a command cannot run while something is under
@@ -52,25 +60,25 @@ func (m *model) refuseBusy() bool {
 // queue keeps a prompt typed while something is under way; it is sent
 // when the session is free, in order.
 func (m *model) queue(p orchestrator.Prompt) {
-	m.queued = append(m.queued, p)
+	m.work.queued = append(m.work.queued, p)
 	what := "the request"
 	switch {
 	case m.run != nil:
-	case m.phase == phasePulling:
-		what = "the pull of " + m.pull.name
-	case m.op != "":
-		what = m.op
+	case m.conn.phase == phasePulling:
+		what = "the pull of " + m.conn.pull.name
+	case m.work.op != "":
+		what = m.work.op
 	}
 	m.setStatusNote("queued: sent when " + what + " ends")
 }
 
 // next sends the first queued prompt, if the session is free for it.
 func (m *model) next() tea.Cmd {
-	if len(m.queued) == 0 || m.busy() != "" || m.phase != phaseReady || m.dialog != nil {
+	if len(m.work.queued) == 0 || m.busy() != "" || m.conn.phase != phaseReady || m.dialog != nil {
 		return nil
 	}
-	p := m.queued[0]
-	m.queued = m.queued[1:]
+	p := m.work.queued[0]
+	m.work.queued = m.work.queued[1:]
 	return m.startRun(p)
 }
 
@@ -78,11 +86,11 @@ func (m *model) next() tea.Cmd {
 // holds, for the user to edit or send: an interrupted request does not
 // start the next one behind the user's back.
 func (m *model) unqueue() {
-	if len(m.queued) == 0 {
+	if len(m.work.queued) == 0 {
 		return
 	}
-	texts := make([]string, len(m.queued))
-	for i, q := range m.queued {
+	texts := make([]string, len(m.work.queued))
+	for i, q := range m.work.queued {
 		texts[i] = q.Text
 		m.input.attach(q.Images...)
 	}
@@ -91,16 +99,16 @@ func (m *model) unqueue() {
 		text = v + "\n" + text
 	}
 	m.input.set(text)
-	m.queued = nil
+	m.work.queued = nil
 }
 
 // queueView shows the queued prompts above the input, one line each.
 func (m *model) queueView() []string {
 	const shown = 3
 	var lines []string
-	for i, q := range m.queued {
+	for i, q := range m.work.queued {
 		if i == shown {
-			lines = append(lines, m.st.meta.Render(fmt.Sprintf("   … and %d more queued", len(m.queued)-shown)))
+			lines = append(lines, m.st.meta.Render(fmt.Sprintf("   … and %d more queued", len(m.work.queued)-shown)))
 			break
 		}
 		line := strings.Join(strings.Fields(q.Text), " ")
