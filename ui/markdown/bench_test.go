@@ -9,7 +9,7 @@ import (
 
 // Benchmarks of streaming a ~4,000-token (~16 KB) answer. Run with
 //
-//	go test -run '^$' -bench 'Stream' -benchtime 1x ./mdstream/
+//	go test -run '^$' -bench 'Stream' -benchtime 1x ./ui/markdown/
 //
 // (the naive cases take seconds: that is the point).
 

@@ -63,7 +63,7 @@ func TestGolden(t *testing.T) {
 					}
 					want, err := os.ReadFile(path)
 					if err != nil {
-						t.Fatalf("%v (run go test ./mdstream -run Golden -update to create it)", err)
+						t.Fatalf("%v (run go test ./ui/markdown -run Golden -update to create it)", err)
 					}
 					if got != string(want) {
 						sameLines(t, path, strings.Split(got, "\n"), strings.Split(string(want), "\n"))
