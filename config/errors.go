@@ -246,6 +246,9 @@ func suggest(key []string) string {
 	}
 	parent, name := key[:len(key)-1], key[len(key)-1]
 	t, ok := field(parent)
+	for ok && t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
 	if !ok || t.Kind() != reflect.Struct {
 		return ""
 	}

@@ -45,6 +45,9 @@ type MCPServer struct {
 	// sent as "Authorization: Bearer ...": the token itself is never in a
 	// config file.
 	BearerTokenEnv string `toml:"bearer_token_env"`
+	// OAuth is how lathe authorizes with the server; nil is the default
+	// (see MCPOAuth). Left out of the digest when nil, as before it was.
+	OAuth *MCPOAuth `toml:"oauth" json:",omitempty"`
 
 	// Enabled starts the server; nil means true.
 	Enabled *bool `toml:"enabled"`
@@ -163,6 +166,9 @@ func (s MCPServer) check(name string) (key, msg string) {
 			return "url", fmt.Sprintf("%q is not an http or https URL", s.URL)
 		}
 	}
+	if key, msg := s.checkOAuth(); msg != "" {
+		return key, msg
+	}
 	for k := range s.Env {
 		if !envName.MatchString(k) {
 			return "env", fmt.Sprintf("%q is not an environment variable's name", k)
@@ -205,6 +211,10 @@ func cloneServers(servers map[string]MCPServer) map[string]MCPServer {
 		s.Env = maps.Clone(s.Env)
 		s.Headers = maps.Clone(s.Headers)
 		s.Tools = slices.Clone(s.Tools)
+		if s.OAuth != nil {
+			o := *s.OAuth
+			s.OAuth = &o
+		}
 		if s.Enabled != nil {
 			v := *s.Enabled
 			s.Enabled = &v

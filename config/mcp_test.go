@@ -170,3 +170,102 @@ func TestServersDigest(t *testing.T) {
 		t.Error("the digest follows the project's place, or misses a changed setting")
 	}
 }
+
+func TestMCPOAuth(t *testing.T) {
+	user := `[mcp.servers.docs]
+url = "https://docs.example.com/mcp"
+
+[mcp.servers.docs.oauth]
+client_id = "lathe-cli"
+client_secret_env = "DOCS_SECRET"
+client_metadata_url = "https://lathe.example/client.json"
+
+[mcp.servers.bot]
+url = "https://bot.example.com/mcp"
+oauth = { grant = "client_credentials", client_id = "ci", private_key_file = "/keys/ci.pem", signing_algorithm = "ES256" }
+
+[mcp.servers.corp]
+url = "https://corp.example.com/mcp"
+[mcp.servers.corp.oauth]
+grant = "cross_app_access"
+client_id = "lathe"
+idp_issuer = "https://idp.example.com"
+idp_client_id = "lathe-at-idp"
+id_token_env = "ID_TOKEN"
+
+[mcp.servers.plain]
+url = "https://plain.example.com/mcp"
+`
+	l, err := Load(setup(t, user, "", nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := l.MCP.Servers
+	if o := s["docs"].OAuth; o == nil || o.ClientID != "lathe-cli" || o.ClientSecretEnv != "DOCS_SECRET" ||
+		o.ClientMetadataURL != "https://lathe.example/client.json" || o.GrantOrDefault() != GrantAuthorizationCode {
+		t.Errorf("docs.oauth = %+v", o)
+	}
+	if o := s["bot"].OAuth; o == nil || o.Grant != GrantClientCredentials || o.PrivateKeyFile != "/keys/ci.pem" || o.SigningAlgorithm != "ES256" {
+		t.Errorf("bot.oauth = %+v", o)
+	}
+	if o := s["corp"].OAuth; o == nil || o.IdPIssuer != "https://idp.example.com" || o.IdPClientID != "lathe-at-idp" || o.IDTokenEnv != "ID_TOKEN" {
+		t.Errorf("corp.oauth = %+v", o)
+	}
+	if s["plain"].OAuth != nil {
+		t.Errorf("plain.oauth = %+v, want nil: no table", s["plain"].OAuth)
+	}
+}
+
+func TestMCPOAuthErrors(t *testing.T) {
+	const srv = "[mcp.servers.x]\nurl = \"https://h.example/mcp\"\n[mcp.servers.x.oauth]\n"
+	for _, tc := range []struct {
+		name, user, want string
+	}{
+		{"stdio", "[mcp.servers.x]\ncommand = \"a\"\noauth = { client_id = \"c\" }\n", "mcp.servers.x.oauth: goes with url"},
+		{"with bearer", "[mcp.servers.x]\nurl = \"https://h/\"\nbearer_token_env = \"T\"\noauth = { client_id = \"c\" }\n",
+			"mcp.servers.x.oauth: the server already gets a token"},
+		{"grant", srv + "grant = \"password\"\n", `mcp.servers.x.oauth.grant: must be "authorization_code", "client_credentials" or "cross_app_access"`},
+		{"secret alone", srv + "client_secret_env = \"S\"\n", "mcp.servers.x.oauth.client_secret_env: goes with client_id"},
+		{"secret env name", srv + "client_id = \"c\"\nclient_secret_env = \"s3cr3t value\"\n",
+			`mcp.servers.x.oauth.client_secret_env: "s3cr3t value" is not an environment variable's name`},
+		{"metadata http", srv + "client_metadata_url = \"http://lathe.example/c.json\"\n", "mcp.servers.x.oauth.client_metadata_url: \"http://lathe.example/c.json\" is not an https URL with a path"},
+		{"metadata root", srv + "client_metadata_url = \"https://lathe.example/\"\n", "is not an https URL with a path"},
+		{"key with code", srv + "client_id = \"c\"\nprivate_key_file = \"/k.pem\"\n", "mcp.servers.x.oauth.private_key_file: goes with grant"},
+		{"key relative", srv + "grant = \"client_credentials\"\nclient_id = \"c\"\nprivate_key_file = \"k.pem\"\n", `"k.pem" is not an absolute path`},
+		{"key and secret", srv + "grant = \"client_credentials\"\nclient_id = \"c\"\nclient_secret_env = \"S\"\nprivate_key_file = \"/k.pem\"\n",
+			"give client_secret_env or private_key_file, not both"},
+		{"algorithm", srv + "grant = \"client_credentials\"\nclient_id = \"c\"\nprivate_key_file = \"/k.pem\"\nsigning_algorithm = \"HS256\"\n",
+			"mcp.servers.x.oauth.signing_algorithm: must be one of RS256"},
+		{"algorithm alone", srv + "signing_algorithm = \"ES256\"\n", "mcp.servers.x.oauth.signing_algorithm: goes with private_key_file"},
+		{"credentials no client", srv + "grant = \"client_credentials\"\n", "mcp.servers.x.oauth.client_id: grant = \"client_credentials\" needs the client"},
+		{"credentials no secret", srv + "grant = \"client_credentials\"\nclient_id = \"c\"\n", "needs client_secret_env or private_key_file"},
+		{"idp without xaa", srv + "idp_issuer = \"https://idp/\"\n", `mcp.servers.x.oauth.idp_issuer: goes with grant = "cross_app_access"`},
+		{"xaa no idp", srv + "grant = \"cross_app_access\"\nclient_id = \"c\"\n", "mcp.servers.x.oauth.idp_issuer: cross-app access needs the identity provider"},
+		{"xaa no token", srv + "grant = \"cross_app_access\"\nclient_id = \"c\"\nidp_token_endpoint = \"https://idp/token\"\nidp_client_id = \"i\"\n",
+			"mcp.servers.x.oauth.id_token_env: cross-app access needs"},
+		{"xaa bad url", srv + "grant = \"cross_app_access\"\nclient_id = \"c\"\nidp_issuer = \"idp.example\"\nidp_client_id = \"i\"\nid_token_env = \"T\"\n",
+			`mcp.servers.x.oauth.idp_issuer: "idp.example" is not an http or https URL`},
+		{"unknown key", srv + "client_ids = \"abc\"\n", `mcp.servers.x.oauth.client_ids: unknown key (did you mean "mcp.servers.x.oauth.client_id"?)`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := Load(setup(t, tc.user, "", nil))
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Fatalf("err = %v, want it to hold %q", err, tc.want)
+			}
+		})
+	}
+}
+
+// A project that changes only the oauth table of a user's server makes it
+// the project's: it starts only once trusted.
+func TestMCPOAuthProject(t *testing.T) {
+	user := "[mcp.servers.docs]\nurl = \"https://docs.example/mcp\"\n"
+	project := "[mcp.servers.docs.oauth]\ngrant = \"client_credentials\"\nclient_id = \"c\"\nclient_secret_env = \"AWS_SECRET_ACCESS_KEY\"\n"
+	l, err := Load(setup(t, user, project, nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s := l.MCP.Servers["docs"]; !s.Project() || s.OAuth == nil {
+		t.Errorf("docs = %+v: a project's oauth table did not make it the project's", s)
+	}
+}
