@@ -20,6 +20,7 @@ require (
 	github.com/charmbracelet/x/ansi v0.11.9
 	github.com/charmbracelet/x/term v0.2.2
 	github.com/creack/pty v1.1.24
+	github.com/golang-jwt/jwt/v5 v5.3.1
 	github.com/hinshun/vt10x v0.0.0-20220301184237-5011da428d02
 	github.com/modelcontextprotocol/go-sdk v1.8.0
 	github.com/ollama/ollama v0.17.4
@@ -31,6 +32,7 @@ require (
 	github.com/yuin/goldmark v1.7.8
 	golang.org/x/image v0.47.0
 	golang.org/x/net v0.60.0
+	golang.org/x/oauth2 v0.35.0
 	golang.org/x/sys v0.49.0
 	lathe/ui/markdown/internal/lexers v0.0.0
 	modernc.org/sqlite v1.60.1
@@ -73,7 +75,6 @@ require (
 	github.com/yosida95/uritemplate/v3 v3.0.2 // indirect
 	golang.org/x/crypto v0.57.0 // indirect
 	golang.org/x/exp v0.0.0-20260410095643-746e56fc9e2f // indirect
-	golang.org/x/oauth2 v0.35.0 // indirect
 	golang.org/x/sync v0.23.0 // indirect
 	golang.org/x/time v0.15.0 // indirect
 	golang.org/x/tools v0.50.0 // indirect

@@ -1,0 +1,98 @@
+package oauth
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"net/url"
+	"strings"
+
+	"github.com/modelcontextprotocol/go-sdk/auth"
+	"github.com/modelcontextprotocol/go-sdk/oauthex"
+)
+
+// discovery is what lathe learns of a server's authorization: its
+// protected-resource metadata and its authorization server's.
+type discovery struct {
+	prm *oauthex.ProtectedResourceMetadata
+	asm *oauthex.AuthServerMeta
+}
+
+// discover finds the server's protected-resource metadata (RFC 9728) where
+// its challenge says, else at the well-known places for its URL, and then
+// its first authorization server's metadata (RFC 8414, or OpenID
+// discovery). A server without either is taken as the 2025-03-26 spec
+// has it: its root is its own authorization server, at fixed paths.
+func discover(ctx context.Context, client *http.Client, challenges []oauthex.Challenge, serverURL string) (discovery, error) {
+	var d discovery
+	for _, u := range metadataURLs(param(challenges, "resource_metadata"), serverURL) {
+		prm, err := oauthex.GetProtectedResourceMetadata(ctx, u.url, u.resource, client)
+		if err != nil || prm == nil {
+			continue
+		}
+		if len(prm.AuthorizationServers) == 0 {
+			return d, fmt.Errorf("its protected-resource metadata %s names no authorization server", u.url)
+		}
+		d.prm = prm
+		break
+	}
+	if d.prm == nil {
+		root, err := url.Parse(serverURL)
+		if err != nil {
+			return d, err
+		}
+		root.Path, root.RawQuery, root.Fragment = "", "", ""
+		d.prm = &oauthex.ProtectedResourceMetadata{Resource: serverURL, AuthorizationServers: []string{root.String()}}
+	}
+	as := d.prm.AuthorizationServers[0]
+	asm, err := auth.GetAuthServerMetadata(ctx, as, client)
+	if err != nil {
+		return d, fmt.Errorf("its authorization server's metadata: %w", err)
+	}
+	if asm == nil {
+		asm = &oauthex.AuthServerMeta{Issuer: as, AuthorizationEndpoint: as + "/authorize", TokenEndpoint: as + "/token",
+			RegistrationEndpoint: as + "/register"}
+	}
+	d.asm = asm
+	return d, nil
+}
+
+type metadataURL struct{ url, resource string }
+
+// metadataURLs are where a server's protected-resource metadata may be, in
+// the order the MCP spec tries them, each with the resource it must name.
+func metadataURLs(fromChallenge, serverURL string) []metadataURL {
+	var out []metadataURL
+	if fromChallenge != "" {
+		out = append(out, metadataURL{fromChallenge, serverURL})
+	}
+	u, err := url.Parse(serverURL)
+	if err != nil {
+		return out
+	}
+	m := *u
+	m.RawQuery, m.Fragment = "", ""
+	if p := strings.Trim(u.Path, "/"); p != "" {
+		m.Path = "/.well-known/oauth-protected-resource/" + p
+		out = append(out, metadataURL{m.String(), serverURL})
+	}
+	m.Path = "/.well-known/oauth-protected-resource"
+	root := *u
+	root.Path, root.RawQuery, root.Fragment = "", "", ""
+	return append(out, metadataURL{m.String(), root.String()})
+}
+
+// param is the parameter name of the first Bearer challenge that has it.
+func param(challenges []oauthex.Challenge, name string) string {
+	for _, c := range challenges {
+		if c.Scheme == "bearer" && c.Params[name] != "" {
+			return c.Params[name]
+		}
+	}
+	return ""
+}
+
+// challenged are the scopes a challenge asks for.
+func challenged(challenges []oauthex.Challenge) []string {
+	return strings.Fields(param(challenges, "scope"))
+}
