@@ -14,6 +14,7 @@ import (
 
 	"lathe/config"
 	"lathe/tools/mcp"
+	"lathe/tools/mcp/oauth"
 )
 
 // MCPEnv is what the MCP servers are wired in.
@@ -63,7 +64,7 @@ func NewMCP(ctx context.Context, loaded config.Loaded, env MCPEnv) MCP {
 		Servers: mcpServers(servers), Trusted: trusted, Dir: env.Dir, Environ: env.Environ, Getenv: env.Getenv,
 		Log: env.Log, StderrLevel: level,
 		OutputBytes: loaded.Limits.ToolOutputBytes, Budget: loaded.MCP.Budget,
-		Wait: env.Headless, Version: env.Version,
+		Wait: env.Headless, Version: env.Version, TokenDir: TokenDir(env.Getenv),
 		Notify: func(n mcp.Notice) {
 			select {
 			case notices <- n:
@@ -83,11 +84,32 @@ func mcpServers(servers map[string]config.MCPServer) map[string]mcp.Server {
 	out := make(map[string]mcp.Server, len(servers))
 	for name, s := range servers {
 		out[name] = mcp.Server{Command: s.Command, Args: s.Args, Env: s.Env, Cwd: s.Cwd,
-			URL: s.URL, Headers: s.Headers, BearerTokenEnv: s.BearerTokenEnv,
+			URL: s.URL, Headers: s.Headers, BearerTokenEnv: s.BearerTokenEnv, OAuth: oauthConfig(s.OAuth),
 			Off: !s.On(), Tools: s.Tools, Timeout: s.CallTimeout(), Preapproved: s.Approve == "always",
 			IgnoreReadOnly: !s.HonoursReadOnly(), Project: s.Project()}
 	}
 	return out
+}
+
+// oauthConfig is a server's oauth table as the MCP client takes it.
+func oauthConfig(o *config.MCPOAuth) oauth.Config {
+	if o == nil {
+		return oauth.Config{}
+	}
+	return oauth.Config{Grant: o.Grant, ClientID: o.ClientID, ClientSecretEnv: o.ClientSecretEnv,
+		ClientMetadataURL: o.ClientMetadataURL, PrivateKeyFile: o.PrivateKeyFile, SigningAlgorithm: o.SigningAlgorithm,
+		IdPIssuer: o.IdPIssuer, IdPTokenEndpoint: o.IdPTokenEndpoint, IdPClientID: o.IdPClientID, IDTokenEnv: o.IDTokenEnv}
+}
+
+// TokenDir is where the OAuth tokens of HTTP MCP servers are kept, in
+// lathe's data directory (which the sandbox keeps commands from); "" when
+// there is none.
+func TokenDir(getenv func(string) string) string {
+	dir := config.DataDir(getenv)
+	if dir == "" {
+		return ""
+	}
+	return filepath.Join(dir, "mcp-oauth")
 }
 
 // mcpTrusted reports whether the project's MCP servers may start.

@@ -2,11 +2,14 @@ package engine
 
 import (
 	"reflect"
+	"slices"
+	"strings"
 	"testing"
 	"time"
 
 	"lathe/config"
 	"lathe/tools/mcp"
+	"lathe/tools/mcp/oauth"
 )
 
 // TestMCPServers: every setting of a configured server reaches the MCP
@@ -18,14 +21,36 @@ func TestMCPServers(t *testing.T) {
 			Enabled: &off, Tools: []string{"read"}, Timeout: config.Duration{Duration: 90 * time.Second}, Approve: "always",
 			ReadOnlyHint: &no, Origin: "/p/.lathe/config.toml"},
 		"docs": {URL: "https://docs.example/mcp", Headers: map[string]string{"X-Team": "core"}, BearerTokenEnv: "DOCS_TOKEN"},
+		"corp": {URL: "https://corp.example/mcp", OAuth: &config.MCPOAuth{Grant: "cross_app_access", ClientID: "c",
+			ClientSecretEnv: "S", ClientMetadataURL: "https://l.example/c.json", PrivateKeyFile: "/k.pem", SigningAlgorithm: "ES256",
+			IdPIssuer: "https://idp.example", IdPTokenEndpoint: "https://idp.example/token", IdPClientID: "i", IDTokenEnv: "ID"}},
 	})
 	want := map[string]mcp.Server{
 		"fs": {Command: "fs-mcp", Args: []string{"--ro"}, Env: map[string]string{"A": "1"}, Cwd: "sub",
 			Off: true, Tools: []string{"read"}, Timeout: 90 * time.Second, Preapproved: true, IgnoreReadOnly: true, Project: true},
 		"docs": {URL: "https://docs.example/mcp", Headers: map[string]string{"X-Team": "core"}, BearerTokenEnv: "DOCS_TOKEN",
 			Timeout: config.DefaultMCPTimeout},
+		"corp": {URL: "https://corp.example/mcp", Timeout: config.DefaultMCPTimeout, OAuth: oauth.Config{Grant: "cross_app_access",
+			ClientID: "c", ClientSecretEnv: "S", ClientMetadataURL: "https://l.example/c.json", PrivateKeyFile: "/k.pem",
+			SigningAlgorithm: "ES256", IdPIssuer: "https://idp.example", IdPTokenEndpoint: "https://idp.example/token",
+			IdPClientID: "i", IDTokenEnv: "ID"}},
 	}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("servers\n%+v\nwant\n%+v", got, want)
+	}
+}
+
+// TestTokenDirDenied: the OAuth tokens are kept where the sandbox keeps
+// every command from reading.
+func TestTokenDirDenied(t *testing.T) {
+	env := map[string]string{"HOME": "/home/u", "XDG_DATA_HOME": "/data"}
+	getenv := func(k string) string { return env[k] }
+	dir := TokenDir(getenv)
+	if dir != "/data/lathe/mcp-oauth" {
+		t.Fatalf("TokenDir = %q", dir)
+	}
+	p := policy(config.Defaults(), "/work", getenv)
+	if !slices.ContainsFunc(p.ReadDeny, func(d string) bool { return d != "" && strings.HasPrefix(dir+"/", d+"/") }) {
+		t.Errorf("%s is readable in the sandbox: deny list %q", dir, p.ReadDeny)
 	}
 }

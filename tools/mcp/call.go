@@ -15,6 +15,7 @@ import (
 	"lathe/prompts"
 	"lathe/prompts/human"
 	"lathe/tools"
+	"lathe/tools/mcp/oauth"
 )
 
 // call calls one of the server's tools within the server's time limit;
@@ -49,6 +50,7 @@ func (s *server) call(ctx context.Context, caller tools.Caller, tool string, arg
 	params := &sdk.CallToolParams{Name: tool, Arguments: args}
 	params.SetProgressToken(token)
 	res, err := cs.CallTool(cctx, params)
+	var login *oauth.LoginError
 	switch {
 	case ctx.Err() != nil:
 		// Cancelled: the SDK told the server so.
@@ -58,6 +60,9 @@ func (s *server) call(ctx context.Context, caller tools.Caller, tool string, arg
 		return tools.Errorf("timed out after "+human.Duration(limit).String(), prompts.MCPTimeout(limit)), nil
 	case errors.Is(err, sdk.ErrConnectionClosed), errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF):
 		return tools.Errorf("server stopped", prompts.MCPServerDown(s.name, "it stopped during the call")), nil
+	case errors.As(err, &login):
+		s.m.notify(Notice{Server: s.name, Text: fmt.Sprintf("MCP server %s refused a call: %s", s.name, login), Failed: true})
+		return tools.Errorf("needs authorization", prompts.MCPFailed(s.name, login.Error())), nil
 	case err != nil:
 		return tools.Errorf("failed", prompts.MCPFailed(s.name, human.Line(err.Error(), 300))), nil
 	case res == nil:

@@ -58,6 +58,9 @@ type Options struct {
 	Version string
 	// StartTimeout bounds a server's start (default 30s).
 	StartTimeout time.Duration
+	// TokenDir is where the OAuth tokens of HTTP servers are kept; empty,
+	// lathe does not authorize with them.
+	TokenDir string
 }
 
 // DefaultBudget is the share of num_ctx the tool schemas may take when

@@ -1,6 +1,10 @@
 package mcp
 
-import "time"
+import (
+	"time"
+
+	"lathe/tools/mcp/oauth"
+)
 
 // Server is one MCP server as a Manager is given it: how to reach it, and
 // what of it to offer.
@@ -18,6 +22,10 @@ type Server struct {
 	URL            string
 	Headers        map[string]string
 	BearerTokenEnv string
+	// OAuth is how lathe authorizes with an HTTP server that has no
+	// token of its own (BearerTokenEnv, an Authorization header), when
+	// it asks.
+	OAuth oauth.Config
 	// Off keeps the server from starting.
 	Off bool
 	// Tools are the only tools offered, by the server's own names; empty

@@ -18,6 +18,7 @@ import (
 
 	"lathe/prompts/human"
 	"lathe/tools"
+	"lathe/tools/mcp/oauth"
 )
 
 // State is where a server stands.
@@ -139,7 +140,10 @@ func (s *server) connect(gen int) {
 // startError says why a start failed.
 func (s *server) startError(ctx context.Context, proc *process, err error) string {
 	why := err.Error()
+	var login *oauth.LoginError
 	switch {
+	case errors.As(err, &login):
+		why = login.Error()
 	case errors.Is(ctx.Err(), context.DeadlineExceeded):
 		why = fmt.Sprintf("it did not answer within %s", human.Duration(s.m.opts.StartTimeout))
 	case proc.exitedWithin(time.Second):
@@ -312,7 +316,15 @@ func (s *server) transport() (sdk.Transport, *process, error) {
 			headers["Authorization"] = "Bearer " + token
 		}
 		client := &http.Client{Transport: headerTransport{headers: headers, next: http.DefaultTransport}}
-		return &sdk.StreamableClientTransport{Endpoint: s.cfg.URL, HTTPClient: client, MaxRetries: 1}, nil, nil
+		t := &sdk.StreamableClientTransport{Endpoint: s.cfg.URL, HTTPClient: client, MaxRetries: 1}
+		if s.m.usesOAuth(s.cfg) {
+			h, err := s.oauthHandler()
+			if err != nil {
+				return nil, nil, err
+			}
+			t.OAuthHandler = h
+		}
+		return t, nil, nil
 	}
 	cmd := exec.Command(s.cfg.Command, s.cfg.Args...)
 	cmd.Dir = s.m.opts.Dir

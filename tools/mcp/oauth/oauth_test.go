@@ -298,6 +298,9 @@ func TestRecordForItsURL(t *testing.T) {
 	if ok, err := store.Delete("docs"); ok || err != nil {
 		t.Errorf("delete again: %v, %v", ok, err)
 	}
+	if _, err := store.Delete("../config"); err == nil {
+		t.Error("a name that leads out of the directory was taken")
+	}
 }
 
 // TestNoChallenge: a login to a server that never asks is an error, and

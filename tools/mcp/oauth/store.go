@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"time"
 
@@ -60,9 +61,23 @@ const maxRecord = 1 << 20
 
 func (s Store) path(name string) string { return filepath.Join(s.Dir, name+".json") }
 
+// serverName is what a server may be called (as the config checks it):
+// a name that could lead out of Dir is refused.
+var serverName = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_-]{0,31}$`)
+
+func checkName(name string) error {
+	if !serverName.MatchString(name) {
+		return fmt.Errorf("%q is not an MCP server's name", name)
+	}
+	return nil
+}
+
 // Load returns the record kept for the server name made for url; nil when
 // there is none, or it was made for another URL.
 func (s Store) Load(name, url string) (*Record, error) {
+	if err := checkName(name); err != nil {
+		return nil, err
+	}
 	b, err := safefile.ReadPath(s.path(name), maxRecord)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
@@ -82,6 +97,9 @@ func (s Store) Load(name, url string) (*Record, error) {
 
 // Save keeps r as the server name's record.
 func (s Store) Save(name string, r *Record) error {
+	if err := checkName(name); err != nil {
+		return err
+	}
 	b, err := json.MarshalIndent(r, "", "  ")
 	if err != nil {
 		return err
@@ -106,6 +124,9 @@ func (s Store) Save(name string, r *Record) error {
 
 // Delete removes the server name's record, reporting whether there was one.
 func (s Store) Delete(name string) (bool, error) {
+	if err := checkName(name); err != nil {
+		return false, err
+	}
 	err := os.Remove(s.path(name))
 	if errors.Is(err, fs.ErrNotExist) {
 		return false, nil
