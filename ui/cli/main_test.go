@@ -34,7 +34,7 @@ func TestMain(m *testing.M) {
 	if len(os.Args) > 1 && os.Args[1] == sandbox.HelperArg {
 		os.Exit(sandbox.Main(os.Args[2:])) // lathe's helper, as main runs it
 	}
-	testscript.Main(m, map[string]func(){"lathe": lathe, "fakemcp": mcptest.Main})
+	testscript.Main(m, map[string]func(){"lathe": lathe, "fakemcp": mcptest.Main, "fakebrowser": fakeBrowser})
 }
 
 // lathe is the command as main.go runs it: signals, Run, one exit.
@@ -87,6 +87,7 @@ func TestScripts(t *testing.T) {
 			"corrupt":         cmdCorrupt,
 			"mkimage":         cmdMkimage,
 			"ollama-images":   cmdOllamaImages,
+			"oauthserver":     cmdOAuthServer,
 		},
 	})
 }

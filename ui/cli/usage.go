@@ -39,6 +39,10 @@ Usage:
   lathe eval compare A B           what changed from experiment A to B
   lathe eval resume [ID]           run what an experiment left unrun
   lathe mcp list [--json]          the MCP servers and their tools
+  lathe mcp login NAME             authorize lathe with the HTTP MCP server
+                                   NAME (OAuth, in the browser: $BROWSER,
+                                   else the system's) and keep its tokens
+  lathe mcp logout NAME            delete the tokens kept for NAME
   lathe help, lathe --help         show this help
   lathe --version                  print the version
 
@@ -83,12 +87,13 @@ Flags of lathe eval:
       --jobs N             attempts run at once (default 1)
       --csv                show: every attempt as CSV (--json: as JSON)
 
-Flags of lathe undo, lathe doctor and lathe mcp list:
+Flags of lathe undo, lathe doctor and lathe mcp:
       --session ID         undo: that session (a unique prefix will do)
       --list               undo: list the runs that can be undone
       --yes                undo: do not ask first
       --force              undo: overwrite files changed since the run
       --json               doctor, mcp list: JSON
+      --trust-project-mcp  mcp list, mcp login: the project's servers too
 
 Exit codes of -p: 0 done (or a plan printed), 1 failure, 2 usage or config
 error, 3 stopped by a limit, 130 interrupted. The interactive UI exits 0,
@@ -102,7 +107,9 @@ Environment:
   LOG_LEVEL        debug, info, warn (default) or error
   NO_COLOR         no colour
   XDG_CONFIG_HOME  where your config is (default ~/.config)
-  XDG_DATA_HOME    where sessions are kept (default ~/.local/share)
+  XDG_DATA_HOME    where sessions and MCP tokens are kept (default
+                   ~/.local/share)
+  BROWSER          the browser lathe mcp login opens
   XDG_STATE_HOME   where the interactive UI logs (default ~/.local/state)
 
 Files:
@@ -113,6 +120,7 @@ Files:
                                       Code's file), started once trusted
   AGENTS.md                           the project's instructions to the model
   $XDG_DATA_HOME/lathe/lathe.db       the saved sessions, facts and code indexes
+  $XDG_DATA_HOME/lathe/mcp-oauth/     the MCP servers' OAuth tokens (yours only)
   $XDG_STATE_HOME/lathe/lathe.log     the interactive UI's log
 `
 
@@ -135,6 +143,8 @@ var subcommands = []subcommand{
 	{"eval compare", newEvalCompare},
 	{"eval resume", newEvalResume},
 	{"mcp list", newMCPList},
+	{"mcp login", newMCPLogin},
+	{"mcp logout", newMCPLogout},
 	{"help", func(f *Factory) command { return helpCommand{f} }},
 }
 

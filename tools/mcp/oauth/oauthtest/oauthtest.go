@@ -137,9 +137,12 @@ func (s *Server) Revoke() {
 	clear(s.tokens)
 }
 
-// Browser is the user's browser, saying yes at once: it asks for the
-// authorization URL and follows the redirect back to lathe.
-func (s *Server) Browser(authURL string) error {
+// Browser is the user's browser, saying yes at once: Follow.
+func (s *Server) Browser(authURL string) error { return Follow(authURL) }
+
+// Follow asks for the authorization URL and follows the redirect back to
+// lathe: what a browser does when the user says yes.
+func Follow(authURL string) error {
 	c := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
 	resp, err := c.Get(authURL)
 	if err != nil {
@@ -251,11 +254,11 @@ func (s *Server) authorize(w http.ResponseWriter, r *http.Request) {
 // issue answers a token request with a new access token for scopes.
 func (s *Server) issue(w http.ResponseWriter, scopes []string) {
 	s.mu.Lock()
-	tok := s.next("at-")
+	tok := s.next("access-token-")
 	s.tokens[tok] = scopes
 	body := map[string]any{"access_token": tok, "token_type": "Bearer", "expires_in": 3600, "scope": strings.Join(scopes, " ")}
 	if s.opts.Refresh {
-		rt := s.next("rt-")
+		rt := s.next("refresh-token-")
 		s.refresh[rt] = scopes
 		body["refresh_token"] = rt
 	}
