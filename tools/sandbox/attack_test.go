@@ -126,6 +126,19 @@ func TestAttacks(t *testing.T) {
 			failed("attack: mount")(t, e, r)
 		},
 	}, {
+		name: "set-id programs",
+		setup: func(e *env) string {
+			return "cp /bin/true suid; chmod 4755 suid; cp /bin/true " + e.tmp + "/sgid; chmod g+s " + e.tmp + "/sgid; " +
+				"install -m 6755 /bin/true inst; " + exe(e.t) + " attack create-setid made; ls -l"
+		},
+		check: func(t *testing.T, e *env, _ result) {
+			for _, f := range []string{e.ws + "/suid", e.tmp + "/sgid", e.ws + "/inst", e.ws + "/made"} {
+				if fi, err := os.Stat(f); err == nil && fi.Mode()&(os.ModeSetuid|os.ModeSetgid) != 0 {
+					t.Errorf("%s made %v", f, fi.Mode())
+				}
+			}
+		},
+	}, {
 		name: "git config core.hooksPath",
 		setup: func(e *env) string {
 			gitInit(e.t, e.ws)

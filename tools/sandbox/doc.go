@@ -67,7 +67,11 @@
 // Landlock has no right for changing a file's mode or times: a command
 // can chmod or touch (not write) files outside the writable directories
 // that its user owns (root: any file). No seccomp filter can tell where a
-// path leads, so this is not enforced.
+// path leads, so this is not enforced. What the filter can tell is the
+// mode itself: a set-user-ID or set-group-ID bit is refused wherever it
+// would be set (chmod, fchmod, fchmodat, fchmodat2, mknod, creat, open
+// and openat creating; openat2 gets ENOSYS), so that no program left in
+// a writable directory runs later as the user for whoever starts it.
 //
 // # Protected paths
 //

@@ -64,6 +64,12 @@ func TestLegitimate(t *testing.T) {
 			}
 		},
 	}, {
+		name: "modes but set-id",
+		setup: func(*env) string {
+			return "cp /bin/true t && chmod 700 t && chmod +x t && chmod o-x t && mkdir d && chmod 1777 d && stat -c %a t d"
+		},
+		check: stdout("710\n1777\n"),
+	}, {
 		name: "go build",
 		setup: func(e *env) string {
 			writeFile(e.t, e.ws+"/go.mod", "module hello\n\ngo 1.22\n")

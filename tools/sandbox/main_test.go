@@ -57,6 +57,11 @@ func attack(args []string) int {
 		}
 	case "mount":
 		err = unix.Mount("tmpfs", args[1], "tmpfs", 0, "")
+	case "create-setid":
+		var fd int
+		if fd, err = unix.Open(args[1], unix.O_CREAT|unix.O_WRONLY, 0o4755); err == nil {
+			unix.Close(fd)
+		}
 	case "tgkill":
 		pid, _ := strconv.Atoi(args[1])
 		err = unix.Tgkill(pid, pid, 0)

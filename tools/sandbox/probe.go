@@ -115,6 +115,7 @@ func (s Support) Describe(p Policy) []string {
 	}
 	out = append(out,
 		"processes a command leaves behind (setsid, nohup, double fork): killed when it ends",
+		"set-user-ID and set-group-ID bits: refused, wherever a command would set them",
 		"not enforceable: changing the mode or times of files outside the writable directories (Landlock has no right for it); ownership and extended attributes are refused only when lathe runs with privileges")
 	if s.LandlockABI < 3 {
 		out = append(out, "truncate(2) by path is refused outright (Landlock ABI < 3 cannot limit it to writable directories)")
