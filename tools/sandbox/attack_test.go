@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -393,5 +394,32 @@ func noSecret(t *testing.T, r result) {
 	t.Helper()
 	if strings.Contains(r.stdout, "SECRET") {
 		t.Errorf("secret read: %s", r.stdout)
+	}
+}
+
+// TestInheritedDescriptors: a descriptor lathe inherited without
+// close-on-exec (a socket or pipe its parent leaked) does not reach the
+// command, which could otherwise talk through it to the world.
+func TestInheritedDescriptors(t *testing.T) {
+	requireSandbox(t)
+	e := newEnv(t)
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	defer w.Close()
+	if _, err := unix.FcntlInt(w.Fd(), unix.F_SETFD, 0); err != nil { // as a careless parent leaves it
+		t.Fatal(err)
+	}
+	fd := strconv.Itoa(int(w.Fd()))
+	res := e.run(e.policy, "ls /proc/self/fd; echo leaked >&"+fd+"; echo wrote=$?")
+	t.Log(res)
+	_ = r.SetReadDeadline(time.Now())
+	if n, _ := r.Read(make([]byte, 64)); n > 0 {
+		t.Errorf("the command wrote %d bytes to an inherited descriptor", n)
+	}
+	if !strings.Contains(res.stdout, "wrote=1") || slices.Contains(strings.Fields(res.stdout), fd) {
+		t.Errorf("descriptor %s open in the command: %s", fd, res.stdout)
 	}
 }

@@ -8,6 +8,8 @@
 // [Cmd] that starts it; the [Policy] goes to the helper through an
 // inherited pipe, never through the command's environment. The helper
 //
+//   - marks every descriptor above stderr close-on-exec, so that none
+//     lathe inherited (a socket, a jobserver's pipe) reaches the command;
 //   - makes itself a child subreaper (PR_SET_CHILD_SUBREAPER), so that
 //     whatever the command starts stays its descendant however it
 //     detaches (setsid, nohup, double fork);

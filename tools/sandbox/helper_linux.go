@@ -12,6 +12,7 @@ import (
 	"os"
 	"os/exec"
 	"runtime"
+	"strconv"
 	"sync"
 	"syscall"
 	"time"
@@ -41,8 +42,7 @@ func Main(args []string) int {
 	// thread. It must stay unconfined, so this goroutine keeps it, and the
 	// command starts from another thread (see onSideThread).
 	runtime.LockOSThread()
-	unix.CloseOnExec(fdControl)
-	unix.CloseOnExec(fdReport)
+	closeInherited()
 	out := os.NewFile(fdReport, "report")
 	defer out.Close()
 	rep, err := serve(bufio.NewReader(os.NewFile(fdControl, "control")), args)
@@ -195,6 +195,28 @@ func (h *helper) start(bash string, conf *confinement) (pid, listener int, err e
 		return 0, -1, fmt.Errorf("start bash: %w", err)
 	}
 	return pid, listener, nil
+}
+
+// closeInherited marks every descriptor above stderr close-on-exec: the
+// control and report pipes, and whatever lathe inherited without the flag
+// and passed on (a CI runner's socket, a make jobserver's pipe), which
+// would otherwise reach the command and let it talk to the world.
+func closeInherited() {
+	if unix.CloseRange(3, ^uint(0), unix.CLOSE_RANGE_CLOEXEC) == nil {
+		return
+	}
+	// Before Linux 5.11: one by one.
+	d, err := os.Open("/proc/self/fd")
+	if err != nil {
+		return
+	}
+	names, _ := d.Readdirnames(-1)
+	d.Close()
+	for _, n := range names {
+		if fd, err := strconv.Atoi(n); err == nil && fd > 2 {
+			unix.CloseOnExec(fd)
+		}
+	}
 }
 
 // onSideThread runs f on a locked thread that is not the main thread, and
