@@ -218,6 +218,12 @@ func TestCommandAllowed(t *testing.T) {
 		{"sed -i.bak s/a/b/ f", "sed", false},
 		{"sed -ni 1p f", "sed", false},
 		{"sed -n 1,10p f", "sed", true},
+		// The test binary's spelling of the same options.
+		{"go test -test.cpuprofile=/tmp/cpu.out ./...", "go test", false},
+		{"go test -test.outputdir=/tmp -test.memprofile=m.out ./...", "go test", false},
+		{"go test --test.coverprofile c.out", "go test", false},
+		{"go test -test.gocoverdir=/tmp/cov .", "go test", false},
+		{"go test -test.run TestX -test.v ./...", "go test", true},
 		{"make -f /tmp/evil.mk", "make", false},
 		{"make -Cdir", "make", false},
 		{"make test", "make", true},
