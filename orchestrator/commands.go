@@ -35,7 +35,7 @@ func commandAllowed(command, rule string) bool {
 			return false
 		}
 	}
-	return true
+	return flags.script == nil || flags.script(words[1:])
 }
 
 // flagSet is a program's dangerous options, and how it reads options.
@@ -49,6 +49,9 @@ type flagSet struct {
 	// command passes "-test.cpuprofile" to the test binary as its
 	// "-cpuprofile".
 	alias string
+	// script, for a program whose arguments hold a script of its own
+	// (sed), reports whether that script keeps to reading and printing.
+	script func(args []string) bool
 }
 
 // has reports whether word is one of the options, in any way the program
@@ -88,7 +91,7 @@ var dangerousFlags = map[string]flagSet{
 	"find": {names: []string{"-exec", "-execdir", "-ok", "-okdir", "-delete", "-fprint", "-fprint0", "-fprintf", "-fls"}},
 	"make": {getopt: true, names: []string{"-f", "--file", "--makefile", "-C", "--directory", "-I", "--include-dir",
 		"--eval", "-E"}},
-	"sed":  {getopt: true, names: []string{"-i", "--in-place", "-e", "--expression", "-f", "--file"}},
+	"sed":  {getopt: true, names: []string{"-i", "--in-place", "-e", "--expression", "-f", "--file"}, script: sedReadsOnly},
 	"sort": {getopt: true, names: []string{"-o", "--output", "--compress-program"}},
 	"tar": {getopt: true, names: []string{"-x", "--extract", "-C", "--directory", "--to-command",
 		"--use-compress-program", "-I", "-f", "--file"}},
