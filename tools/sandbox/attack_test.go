@@ -140,6 +140,18 @@ func TestAttacks(t *testing.T) {
 			}
 		},
 	}, {
+		name: "credentials in the environment",
+		setup: func(e *env) string {
+			for k, v := range map[string]string{"GITHUB_TOKEN": "ghp_SECRET", "AWS_SECRET_ACCESS_KEY": "SECRET-aws",
+				"AWS_ACCESS_KEY_ID": "SECRET-id", "LLAMA_API_KEY": "SECRET-llama", "PGPASSWORD": "SECRET-pg",
+				"SSH_AUTH_SOCK": "/run/SECRET-agent", "CI_DB_URL": "SECRET-db"} {
+				e.vars[k] = v
+			}
+			e.policy.EnvDeny = append(e.policy.EnvDeny, "CI_DB_*")
+			return "env; cat /proc/self/environ"
+		},
+		check: func(t *testing.T, _ *env, r result) { noSecret(t, r) },
+	}, {
 		name: "git config core.hooksPath",
 		setup: func(e *env) string {
 			gitInit(e.t, e.ws)

@@ -75,6 +75,13 @@
 // and openat creating; openat2 gets ENOSYS), so that no program left in
 // a writable directory runs later as the user for whoever starts it.
 //
+// # Environment
+//
+// The command gets lathe's environment without the variables
+// [Policy].EnvDeny names or matches ([CredentialVars]: keys, tokens,
+// passwords, the agents' sockets), but those EnvPass names; the helper
+// strips them, so that no caller can forget to. Mode Off keeps them.
+//
 // # Protected paths
 //
 // .git stays writable (commits are normal work), but git runs what

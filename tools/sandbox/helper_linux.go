@@ -173,6 +173,7 @@ func (h *helper) finish(r *reaper.Reaper, stop, supervised <-chan struct{}, snap
 // nil. listener is where refused sockets are referred, -1 if nowhere.
 func (h *helper) start(bash string, conf *confinement) (pid, listener int, err error) {
 	listener = -1
+	env := h.req.Policy.commandEnv(os.Environ())
 	onSideThread(func() {
 		if conf != nil {
 			if listener, err = conf.apply(); err != nil {
@@ -181,7 +182,7 @@ func (h *helper) start(bash string, conf *confinement) (pid, listener int, err e
 		}
 		pid, err = syscall.ForkExec(bash, []string{"bash", "-c", h.req.Command}, &syscall.ProcAttr{
 			Dir:   h.req.Policy.Workspace,
-			Env:   os.Environ(),
+			Env:   env,
 			Files: []uintptr{0, 1, 2},
 			// Its own group, so that "kill 0" in the command stays in it.
 			Sys: &syscall.SysProcAttr{Setpgid: true},

@@ -70,6 +70,14 @@ func TestLegitimate(t *testing.T) {
 		},
 		check: stdout("710\n1777\n"),
 	}, {
+		name: "environment but credentials",
+		setup: func(e *env) string {
+			e.vars["BUILD_MODE"], e.vars["GH_TOKEN"], e.vars["NPM_TOKEN"] = "release", "let-through", "SECRET"
+			e.policy.EnvPass = []string{"GH_TOKEN"}
+			return `echo "$BUILD_MODE $GH_TOKEN $NPM_TOKEN" && test "$HOME" = ` + e.home + ` && command -v go >/dev/null && echo path`
+		},
+		check: stdout("release let-through \npath\n"),
+	}, {
 		name: "go build",
 		setup: func(e *env) string {
 			writeFile(e.t, e.ws+"/go.mod", "module hello\n\ngo 1.22\n")

@@ -116,6 +116,7 @@ type env struct {
 var secrets = []string{
 	".ssh/id_ed25519", ".gnupg/private-keys-v1.d/key", ".aws/credentials",
 	".config/gcloud/credentials.db", ".netrc", ".docker/config.json",
+	".ollama/id_ed25519", ".bash_history", ".local/share/fish/fish_history",
 }
 
 func newEnv(t testing.TB) *env {

@@ -52,6 +52,11 @@ type Policy struct {
 	// gone, what it changed is put back (what it created is removed,
 	// unless known harmless) and reported as blocked.
 	Protected []string
+	// EnvDeny are the environment variables kept from the command, by
+	// name or by pattern ("*_TOKEN": "*" stands for any run of
+	// characters; case is ignored), unless EnvPass names them too. Not
+	// in mode Off.
+	EnvDeny, EnvPass []string
 	// Network allows every socket. Without it the command can make no
 	// TCP, UDP or other IP socket (loopback included: without a network
 	// namespace nothing can tell loopback from the rest), and no Unix
@@ -117,16 +122,23 @@ var secretPaths = []string{
 	".ssh", ".gnupg", ".aws", ".azure", ".config/gcloud", ".config/gh", ".kube",
 	".netrc", ".git-credentials", ".docker/config.json", ".pypirc",
 	".cargo/credentials", ".cargo/credentials.toml", ".password-store", ".vault-token",
+	".ollama/id_ed25519",
+	// Shell and interpreter histories: the commands typed, passwords
+	// among them.
+	".bash_history", ".zsh_history", ".zhistory", ".histfile", ".sh_history",
+	".local/share/fish/fish_history", ".python_history", ".node_repl_history",
+	".psql_history", ".mysql_history", ".sqlite_history", ".irb_history", ".lesshst",
 }
 
 // DefaultPolicy returns the WorkspaceWrite policy for commands run in
 // workspace: temp and build caches writable, secrets and lathe's own
-// directories (latheDirs: its database and config) unreadable, no network,
-// and the git hooks and config of the workspace's repository protected.
+// directories (latheDirs: its database, config and log) unreadable,
+// credentials kept out of the environment, no network, and the git hooks
+// and config of the workspace's repository protected.
 //
 // home is the user's home directory; getenv reads the environment lathe
 // started with (TMPDIR, XDG_CACHE_HOME, XDG_CONFIG_HOME, GOCACHE,
-// GOMODCACHE, GOPATH). It looks at the file system only to find the git
+// GOMODCACHE, GOPATH, HISTFILE). It looks at the file system only to find the git
 // repository and which optional caches exist.
 func DefaultPolicy(workspace, home string, getenv func(string) string, latheDirs ...string) Policy {
 	workspace = filepath.Clean(workspace)
@@ -157,6 +169,8 @@ func DefaultPolicy(workspace, home string, getenv func(string) string, latheDirs
 	if xdg := abs(getenv("XDG_CONFIG_HOME")); xdg != "" {
 		p.ReadDeny = append(p.ReadDeny, filepath.Join(xdg, "gcloud"), filepath.Join(xdg, "gh"))
 	}
+	p.ReadDeny = append(p.ReadDeny, abs(getenv("HISTFILE")))
+	p.EnvDeny = CredentialVars()
 	for _, d := range latheDirs {
 		p.ReadDeny = append(p.ReadDeny, abs(d))
 	}

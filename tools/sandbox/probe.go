@@ -101,6 +101,13 @@ func (s Support) Describe(p Policy) []string {
 		out = append(out, "reads: everywhere but "+strings.Join(p.ReadDeny, ", ")+
 			" (the directories above them can still be listed, and so can the names inside them)")
 	}
+	if len(p.EnvDeny) > 0 {
+		line := "environment: without the variables " + strings.Join(p.EnvDeny, ", ")
+		if len(p.EnvPass) > 0 {
+			line += " (but " + strings.Join(p.EnvPass, ", ") + ")"
+		}
+		out = append(out, line)
+	}
 	out = append(out, s.describeNetwork(p)...)
 	if s.LandlockABI >= 6 {
 		out = append(out, "processes outside the sandbox: cannot be signalled or traced")

@@ -1,0 +1,51 @@
+package sandbox
+
+import (
+	"path"
+	"slices"
+	"strings"
+)
+
+// credentialVars are the variables DefaultPolicy keeps from commands:
+// names and patterns of the keys, tokens and passwords that tools read
+// from the environment, and the agents' sockets that sign with the
+// user's keys. Nothing a build or a test needs.
+var credentialVars = []string{
+	"*TOKEN", "*SECRET*", "*PASSWORD*", "*PASSWD*", "*_PWD",
+	"*_KEY", "*_KEY_ID", "*_APIKEY", "*CREDENTIALS*", "*_AUTH", "AWS_*",
+	"SSH_AUTH_SOCK", "GPG_AGENT_INFO",
+}
+
+// CredentialVars returns the patterns DefaultPolicy puts in EnvDeny.
+func CredentialVars() []string { return slices.Clone(credentialVars) }
+
+// envMatch reports whether the variable name matches pattern, in which
+// "*" stands for any run of characters; case is ignored.
+func envMatch(pattern, name string) bool {
+	ok, err := path.Match(strings.ToUpper(pattern), strings.ToUpper(name))
+	return err == nil && ok
+}
+
+// Withheld reports whether the policy keeps the variable name from the
+// command: EnvDeny matches it and EnvPass does not. In mode Off nothing
+// is withheld.
+func (p Policy) Withheld(name string) bool {
+	if p.Mode == Off {
+		return false
+	}
+	match := func(pat string) bool { return envMatch(pat, name) }
+	return slices.ContainsFunc(p.EnvDeny, match) && !slices.ContainsFunc(p.EnvPass, match)
+}
+
+// commandEnv is environ ("KEY=VALUE" entries) as the command gets it:
+// without the variables the policy withholds.
+func (p Policy) commandEnv(environ []string) []string {
+	out := make([]string, 0, len(environ))
+	for _, kv := range environ {
+		name, _, _ := strings.Cut(kv, "=")
+		if !p.Withheld(name) {
+			out = append(out, kv)
+		}
+	}
+	return out
+}
