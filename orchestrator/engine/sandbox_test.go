@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"os"
 	"path/filepath"
 	"slices"
 	"testing"
@@ -35,5 +36,27 @@ func TestPolicyKeepsLatheSecrets(t *testing.T) {
 		if got := p.Withheld(name); got != want {
 			t.Errorf("%s withheld %v, want %v", name, got, want)
 		}
+	}
+}
+
+// TestSessionTemp: the commands' temp directory is made once for the
+// session, so that what one command leaves there the next finds, and
+// removed when the session ends.
+func TestSessionTemp(t *testing.T) {
+	tmp := t.TempDir()
+	cfg := config.Defaults()
+	conf, _ := Confinement(cfg, t.TempDir(), func(k string) string { return map[string]string{"TMPDIR": tmp}[k] })
+	dir := conf.Policy.TempDir
+	if filepath.Dir(dir) != tmp {
+		t.Fatalf("temp directory %q, want one beneath %s", dir, tmp)
+	}
+	e := &Engine{}
+	e.keepTemp(conf)
+	if fi, err := os.Stat(dir); err != nil || fi.Mode().Perm() != 0o700 {
+		t.Fatalf("temp directory not made private: %v, %v", fi, err)
+	}
+	e.Close()
+	if _, err := os.Stat(dir); err == nil {
+		t.Error("temp directory left after the session")
 	}
 }

@@ -122,7 +122,7 @@ func rulesetFor(p Policy, abi int) landlock.Ruleset {
 		rs.Rules = append(rs.Rules, landlock.Rule{Path: d, Access: landlock.WriteFile | landlock.Truncate})
 	}
 	if p.Mode == WorkspaceWrite {
-		for _, w := range append([]string{p.Workspace}, p.Writable...) {
+		for _, w := range p.writableRoots() {
 			if real, err := filepath.EvalSymlinks(w); err == nil {
 				w = real
 			}
@@ -137,7 +137,7 @@ func rulesetFor(p Policy, abi int) landlock.Ruleset {
 // A protected path that holds others (.git) is shallow: kept what it is,
 // a directory, while those in it are kept whole.
 func protectedPaths(p Policy) []guard.Path {
-	roots := append([]string{p.Workspace}, p.Writable...)
+	roots := p.writableRoots()
 	var out []guard.Path
 	for _, prot := range p.Protected {
 		best := ""

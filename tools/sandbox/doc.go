@@ -52,6 +52,11 @@
 // computed by the helper for every command, so they follow the file
 // system as it is.
 //
+// So a temp directory that holds the home directory cannot get new
+// entries: [Policy].TempDir is a directory of the commands' own in it,
+// made before the rules are computed and so writable, which they get as
+// TMPDIR and GOTMPDIR.
+//
 // Writable directories get every right but making device nodes and
 // device ioctls, so that not even root can make a disk appear in the
 // workspace and write to it. A hard link to an outside file cannot be

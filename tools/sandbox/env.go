@@ -38,14 +38,19 @@ func (p Policy) Withheld(name string) bool {
 }
 
 // commandEnv is environ ("KEY=VALUE" entries) as the command gets it:
-// without the variables the policy withholds.
+// without the variables the policy withholds, and with its temp
+// directory as TMPDIR and GOTMPDIR.
 func (p Policy) commandEnv(environ []string) []string {
-	out := make([]string, 0, len(environ))
+	temp := p.Mode == WorkspaceWrite && p.TempDir != ""
+	out := make([]string, 0, len(environ)+2)
 	for _, kv := range environ {
 		name, _, _ := strings.Cut(kv, "=")
-		if !p.Withheld(name) {
+		if !p.Withheld(name) && !(temp && (name == "TMPDIR" || name == "GOTMPDIR")) {
 			out = append(out, kv)
 		}
+	}
+	if temp {
+		out = append(out, "TMPDIR="+p.TempDir, "GOTMPDIR="+p.TempDir)
 	}
 	return out
 }

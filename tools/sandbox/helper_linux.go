@@ -103,6 +103,9 @@ func (h *helper) run(ctl io.Reader) (Report, error) {
 		for _, w := range p.Writable {
 			_ = os.MkdirAll(w, 0o700)
 		}
+		if p.TempDir != "" && os.Mkdir(p.TempDir, 0o700) == nil {
+			defer os.RemoveAll(p.TempDir) // made for this command alone
+		}
 		snap = guard.Take(protectedPaths(p))
 	}
 	conf, err := prepare(p)

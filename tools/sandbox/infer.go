@@ -202,7 +202,7 @@ func (p Policy) refusedOp(path, base string) (Op, string, bool) {
 			return OpWrite, path, true
 		}
 	}
-	for _, w := range append([]string{p.Workspace}, p.Writable...) {
+	for _, w := range p.writableRoots() {
 		if within(path, w) {
 			return "", "", false
 		}

@@ -3,6 +3,7 @@
 package sandbox_test
 
 import (
+	"cmp"
 	"net"
 	"os/exec"
 	"path/filepath"
@@ -199,5 +200,33 @@ func TestCommandBytes(t *testing.T) {
 	long := ": '" + strings.Repeat("x", 100<<10) + "'; echo done"
 	if r := e.run(p, long); r.stdout != "done\n" {
 		t.Errorf("long command: %q %q", r.stdout, r.stderr)
+	}
+}
+
+// TestHomeUnderTemp: with the home directory beneath the temp directory
+// (HOME=/tmp/home, as in many containers), the temp directory leads to
+// the denied secrets and only its entries can be written; commands still
+// build, in a temp directory of their own, and still cannot read the
+// secrets.
+func TestHomeUnderTemp(t *testing.T) {
+	requireSandbox(t)
+	e := newEnv(t)
+	home := filepath.Join(e.tmp, "home")
+	writeFile(t, home+"/.ssh/id_ed25519", "SECRET key")
+	vars := map[string]string{"TMPDIR": e.tmp, "GOTMPDIR": e.tmp}
+	p := sandbox.DefaultPolicy(e.ws, home, func(k string) string { return cmp.Or(vars[k], e.vars[k]) }, e.data)
+	e.vars["HOME"], e.vars["TMPDIR"] = home, e.tmp
+	writeFile(t, e.ws+"/go.mod", "module hello\n\ngo 1.22\n")
+	writeFile(t, e.ws+"/main.go", "package main\n\nimport \"fmt\"\n\nfunc main() { fmt.Println(\"hello\") }\n")
+	r := e.run(p, "go build -o hello . && ./hello && mktemp >/dev/null && echo t > $TMPDIR/t && cat $TMPDIR/t; cat ~/.ssh/id_ed25519")
+	t.Log(r)
+	if r.stdout != "hello\nt\n" {
+		t.Errorf("stdout %q", r.stdout)
+	}
+	if !strings.Contains(strings.Join(sandbox.Probe(sandbox.ProbeOptions{}).Describe(p), "\n"), "nothing new can be made directly in "+e.tmp) {
+		t.Errorf("the description does not say %s only lists", e.tmp)
+	}
+	if exists(p.TempDir) {
+		t.Errorf("the command's own temp directory %s was left", p.TempDir)
 	}
 }

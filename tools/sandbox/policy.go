@@ -1,6 +1,7 @@
 package sandbox
 
 import (
+	"crypto/rand"
 	"errors"
 	"fmt"
 	"os"
@@ -44,6 +45,13 @@ type Policy struct {
 	// Writable are further directories writable in WorkspaceWrite mode
 	// (temp and cache directories). Those missing are created.
 	Writable []string
+	// TempDir, in WorkspaceWrite mode, is a directory of the commands'
+	// own, writable, which they get as TMPDIR and GOTMPDIR: it is
+	// writable wherever it lies, while the temp directory itself may
+	// only be listable (when it holds the home directory, whose secrets
+	// are denied). The helper makes it when it is missing, and then
+	// removes it after the command; one made beforehand stays.
+	TempDir string
 	// ReadDeny are paths the command can neither read nor write, even
 	// beneath a writable directory.
 	ReadDeny []string
@@ -71,6 +79,9 @@ func (p Policy) validate() error {
 	}
 	if !filepath.IsAbs(p.Workspace) {
 		return fmt.Errorf("sandbox workspace %q is not an absolute path", p.Workspace)
+	}
+	if p.TempDir != "" && !filepath.IsAbs(p.TempDir) {
+		return fmt.Errorf("sandbox temp directory %q is not an absolute path", p.TempDir)
 	}
 	for _, list := range [][]string{p.Writable, p.ReadDeny, p.Protected} {
 		for _, path := range list {
@@ -158,6 +169,7 @@ func DefaultPolicy(workspace, home string, getenv func(string) string, latheDirs
 	tmp := cmpOr(abs(getenv("TMPDIR")), "/tmp")
 	cache := cmpOr(abs(getenv("XDG_CACHE_HOME")), inHome(".cache"))
 	p.Writable = append(p.Writable, tmp, cache, abs(getenv("GOCACHE")), goModCache(home, getenv))
+	p.TempDir = filepath.Join(tmp, "lathe-"+rand.Text()[:12])
 	for _, opt := range []string{inHome(".npm"), inHome(".cargo/registry")} {
 		if isDir(opt) {
 			p.Writable = append(p.Writable, opt)
@@ -185,6 +197,39 @@ func DefaultPolicy(workspace, home string, getenv func(string) string, latheDirs
 	p.Writable = tidy(p.Writable)
 	p.ReadDeny = tidy(p.ReadDeny)
 	return p
+}
+
+// writableRoots are the directories a WorkspaceWrite command may write
+// beneath: the workspace, the writable directories and its temp
+// directory.
+func (p Policy) writableRoots() []string {
+	roots := append([]string{p.Workspace}, p.Writable...)
+	if p.TempDir != "" {
+		roots = append(roots, p.TempDir)
+	}
+	return roots
+}
+
+// ListOnly returns the writable directories in which nothing new can be
+// made directly, being on the way to a denied path (see landlock.Grant):
+// from each writable root down to the denied path's parent.
+func (p Policy) ListOnly() []string {
+	var out []string
+	for _, w := range p.writableRoots() {
+		for _, d := range p.ReadDeny {
+			if d == w || !within(d, w) {
+				continue
+			}
+			for dir := filepath.Dir(d); within(dir, w); dir = filepath.Dir(dir) {
+				out = append(out, dir)
+				if dir == w {
+					break
+				}
+			}
+		}
+	}
+	slices.Sort(out)
+	return slices.Compact(out)
 }
 
 // goModCache is where the go command keeps downloaded modules.

@@ -95,7 +95,14 @@ func (s Support) Describe(p Policy) []string {
 	if p.Mode == ReadOnly {
 		out = append(out, "writes: none (but to /dev/null, /dev/zero, /dev/full and the random devices)")
 	} else {
-		out = append(out, "writes: only beneath "+strings.Join(append([]string{p.Workspace}, p.Writable...), ", "))
+		out = append(out, "writes: only beneath "+strings.Join(p.writableRoots(), ", "))
+		if p.TempDir != "" {
+			out = append(out, "temp: TMPDIR and GOTMPDIR are "+p.TempDir+", the session's own, removed when it ends")
+		}
+		if way := p.ListOnly(); len(way) > 0 {
+			out = append(out, "nothing new can be made directly in "+strings.Join(way, ", ")+
+				": they lead to denied paths (what is in them stays writable)")
+		}
 	}
 	if len(p.ReadDeny) > 0 {
 		out = append(out, "reads: everywhere but "+strings.Join(p.ReadDeny, ", ")+
