@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"sync"
 )
@@ -203,7 +204,8 @@ func (p Policy) refusedOp(path, base string) (Op, string, bool) {
 		}
 	}
 	for _, w := range p.writableRoots() {
-		if within(path, w) {
+		kept := slices.ContainsFunc(p.keptReadOnly(w), func(k string) bool { return within(path, k) })
+		if within(path, w) && !kept {
 			return "", "", false
 		}
 	}

@@ -5,6 +5,7 @@ package sandbox_test
 import (
 	"cmp"
 	"net"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"strconv"
@@ -207,21 +208,30 @@ func TestCommandBytes(t *testing.T) {
 // (HOME=/tmp/home, as in many containers), the temp directory leads to
 // the denied secrets and only its entries can be written; commands still
 // build, in a temp directory of their own, and still cannot read the
-// secrets.
+// secrets. Nor does the temp directory make the home directory writable,
+// but for the cache in it.
 func TestHomeUnderTemp(t *testing.T) {
 	requireSandbox(t)
 	e := newEnv(t)
 	home := filepath.Join(e.tmp, "home")
 	writeFile(t, home+"/.ssh/id_ed25519", "SECRET key")
-	vars := map[string]string{"TMPDIR": e.tmp, "GOTMPDIR": e.tmp}
+	writeFile(t, home+"/.bashrc", "# mine\n")
+	vars := map[string]string{"TMPDIR": e.tmp, "GOTMPDIR": e.tmp, "XDG_CACHE_HOME": home + "/.cache"}
 	p := sandbox.DefaultPolicy(e.ws, home, func(k string) string { return cmp.Or(vars[k], e.vars[k]) }, e.data)
-	e.vars["HOME"], e.vars["TMPDIR"] = home, e.tmp
+	e.vars["HOME"], e.vars["TMPDIR"], e.vars["XDG_CACHE_HOME"] = home, e.tmp, home+"/.cache"
 	writeFile(t, e.ws+"/go.mod", "module hello\n\ngo 1.22\n")
 	writeFile(t, e.ws+"/main.go", "package main\n\nimport \"fmt\"\n\nfunc main() { fmt.Println(\"hello\") }\n")
-	r := e.run(p, "go build -o hello . && ./hello && mktemp >/dev/null && echo t > $TMPDIR/t && cat $TMPDIR/t; cat ~/.ssh/id_ed25519")
+	r := e.run(p, "go build -o hello . && ./hello && mktemp >/dev/null && echo t > $TMPDIR/t && cat $TMPDIR/t; "+
+		"echo c > ~/.cache/c && cat ~/.cache/c; cat ~/.ssh/id_ed25519; echo 'touch pwned' >> ~/.bashrc")
 	t.Log(r)
-	if r.stdout != "hello\nt\n" {
+	if r.stdout != "hello\nt\nc\n" {
 		t.Errorf("stdout %q", r.stdout)
+	}
+	if b, _ := os.ReadFile(home + "/.bashrc"); string(b) != "# mine\n" {
+		t.Errorf("~/.bashrc changed: %q", b)
+	}
+	if !r.blocked(sandbox.OpWrite, home+"/.bashrc") {
+		t.Error("the write to ~/.bashrc not reported")
 	}
 	if !strings.Contains(strings.Join(sandbox.Probe(sandbox.ProbeOptions{}).Describe(p), "\n"), "nothing new can be made directly in "+e.tmp) {
 		t.Errorf("the description does not say %s only lists", e.tmp)

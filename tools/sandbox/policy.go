@@ -55,6 +55,11 @@ type Policy struct {
 	// ReadDeny are paths the command can neither read nor write, even
 	// beneath a writable directory.
 	ReadDeny []string
+	// KeepReadOnly are paths the command may read but not write even
+	// beneath a writable directory that holds them (the home directory,
+	// beneath a temp directory): only a writable directory within one
+	// (the cache in the home directory) makes part of it writable.
+	KeepReadOnly []string
 	// Protected are paths beneath writable directories that the command
 	// may change while it runs but not keep: once all its processes are
 	// gone, what it changed is put back (what it created is removed,
@@ -83,7 +88,7 @@ func (p Policy) validate() error {
 	if p.TempDir != "" && !filepath.IsAbs(p.TempDir) {
 		return fmt.Errorf("sandbox temp directory %q is not an absolute path", p.TempDir)
 	}
-	for _, list := range [][]string{p.Writable, p.ReadDeny, p.Protected} {
+	for _, list := range [][]string{p.Writable, p.ReadDeny, p.KeepReadOnly, p.Protected} {
 		for _, path := range list {
 			if !filepath.IsAbs(path) {
 				return fmt.Errorf("sandbox path %q is not absolute", path)
@@ -178,6 +183,9 @@ func DefaultPolicy(workspace, home string, getenv func(string) string, latheDirs
 	for _, rel := range secretPaths {
 		p.ReadDeny = append(p.ReadDeny, inHome(rel))
 	}
+	// A temp directory that holds the home directory (HOME=/tmp/home)
+	// must not make ~/.bashrc writable.
+	p.KeepReadOnly = tidy([]string{home})
 	if xdg := abs(getenv("XDG_CONFIG_HOME")); xdg != "" {
 		p.ReadDeny = append(p.ReadDeny, filepath.Join(xdg, "gcloud"), filepath.Join(xdg, "gh"))
 	}
@@ -210,13 +218,25 @@ func (p Policy) writableRoots() []string {
 	return roots
 }
 
+// keptReadOnly returns the paths kept read-only that lie strictly beneath
+// the writable root w: its grant leaves them out.
+func (p Policy) keptReadOnly(w string) []string {
+	var out []string
+	for _, k := range p.KeepReadOnly {
+		if k != w && within(k, w) {
+			out = append(out, k)
+		}
+	}
+	return out
+}
+
 // ListOnly returns the writable directories in which nothing new can be
-// made directly, being on the way to a denied path (see landlock.Grant):
-// from each writable root down to the denied path's parent.
+// made directly, being on the way to a path left out of them (see
+// landlock.Grant): from each writable root down to that path's parent.
 func (p Policy) ListOnly() []string {
 	var out []string
 	for _, w := range p.writableRoots() {
-		for _, d := range p.ReadDeny {
+		for _, d := range append(slices.Clone(p.ReadDeny), p.keptReadOnly(w)...) {
 			if d == w || !within(d, w) {
 				continue
 			}

@@ -99,9 +99,17 @@ func (s Support) Describe(p Policy) []string {
 		if p.TempDir != "" {
 			out = append(out, "temp: TMPDIR and GOTMPDIR are "+p.TempDir+", the session's own, removed when it ends")
 		}
+		var kept []string
+		for _, w := range p.writableRoots() {
+			kept = append(kept, p.keptReadOnly(w)...)
+		}
+		if kept = tidy(kept); len(kept) > 0 {
+			out = append(out, "read-only although a writable directory holds them: "+strings.Join(kept, ", ")+
+				" (but the writable directories in them)")
+		}
 		if way := p.ListOnly(); len(way) > 0 {
 			out = append(out, "nothing new can be made directly in "+strings.Join(way, ", ")+
-				": they lead to denied paths (what is in them stays writable)")
+				": they lead to denied or read-only paths (what is in them stays writable)")
 		}
 	}
 	if len(p.ReadDeny) > 0 {
