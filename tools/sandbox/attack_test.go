@@ -201,6 +201,45 @@ func TestAttacks(t *testing.T) {
 			}
 		},
 	}, {
+		name: "git config the repository includes",
+		setup: func(e *env) string {
+			gitInit(e.t, e.ws)
+			writeFile(e.t, e.ws+"/.gitconfig-proj", "[user]\n\tname = x\n")
+			gitConfig(e.t, e.ws, "include.path", "../.gitconfig-proj")
+			e.policy = sandbox.DefaultPolicy(e.ws, e.home, e.getenv, e.data, e.config)
+			return `printf '[core]\n\tfsmonitor = "touch /tmp/pwned; false"\n' >> .gitconfig-proj && git config core.fsmonitor`
+		},
+		blocked: sandbox.OpChange, target: func(e *env) string { return e.ws + "/.gitconfig-proj" },
+		check: func(t *testing.T, e *env, _ result) {
+			if out, _ := exec.Command("git", "-C", e.ws, "config", "core.fsmonitor").Output(); len(out) > 0 {
+				t.Errorf("git reads the planted fsmonitor: %s", out)
+			}
+		},
+	}, {
+		name: "git config the user's config includes",
+		setup: func(e *env) string {
+			writeFile(e.t, e.home+"/.gitconfig", "[includeIf \"gitdir:~/src/\"]\n\tpath = "+e.ws+"/team.gitconfig\n")
+			writeFile(e.t, e.ws+"/team.gitconfig", "[user]\n\tname = team\n")
+			e.policy = sandbox.DefaultPolicy(e.ws, e.home, e.getenv, e.data, e.config)
+			return `printf '[core]\n\tpager = touch /tmp/pwned\n' >> team.gitconfig`
+		},
+		blocked: sandbox.OpChange, target: func(e *env) string { return e.ws + "/team.gitconfig" },
+		check: unchanged(func(e *env) string { return e.ws + "/team.gitconfig" }, "[user]\n\tname = team\n"),
+	}, {
+		name: "git repository made in temp, above the workspace, and in the cache",
+		setup: func(e *env) string {
+			e.ws = e.tmp + "/proj"
+			mkdir(e.t, e.ws)
+			e.policy = sandbox.DefaultPolicy(e.ws, e.home, e.getenv, e.data, e.config)
+			return "git init -q " + e.tmp + " && printf '[core]\\n\\tfsmonitor = \"touch pwned; false\"\\n' >> " + e.tmp + "/.git/config && " +
+				"git init -q " + e.cache + " && git -C " + e.tmp + " status --short >/dev/null"
+		},
+		blocked: sandbox.OpChange, target: func(e *env) string { return e.tmp + "/.git" },
+		check: func(t *testing.T, e *env, _ result) {
+			absent(func(e *env) string { return e.tmp + "/.git" })(t, e, result{})
+			absent(func(e *env) string { return e.cache + "/.git" })(t, e, result{})
+		},
+	}, {
 		name: "signal a process outside",
 		setup: func(e *env) string {
 			return "kill -9 " + strconv.Itoa(outsider(e.t).Pid)
@@ -371,6 +410,13 @@ func gitInit(t testing.TB, dir string) {
 		if out, err := cmd.CombinedOutput(); err != nil {
 			t.Fatalf("git %v: %v\n%s", args, err, out)
 		}
+	}
+}
+
+func gitConfig(t testing.TB, dir, key, value string) {
+	t.Helper()
+	if out, err := exec.Command("git", "-C", dir, "config", key, value).CombinedOutput(); err != nil {
+		t.Fatalf("git config %s: %v\n%s", key, err, out)
 	}
 }
 

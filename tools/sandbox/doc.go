@@ -102,11 +102,17 @@
 // changed config is put back whole, even legitimate changes such as "git
 // remote add". [DefaultPolicy] protects the workspace's repository (found
 // upwards, including a linked worktree's main repository), core.hooksPath,
-// and what would lead git to other hooks and config: .git must stay what
-// it was (a .git file naming another directory is removed), and no
-// commondir file may appear or change. Repositories deeper in the
-// workspace (submodules, or one the command creates in a subdirectory)
-// are not protected.
+// the config files git reads and every file they include (a project's
+// shared .gitconfig that .git/config includes is in the workspace), and
+// what would lead git to other hooks and config: .git must stay what it
+// was (a .git file naming another directory is removed), and no
+// commondir file may appear or change. A .git may not appear either in a
+// writable directory outside the workspace, nor in one above the
+// workspace that a writable directory holds (the temp directory, for a
+// workspace in it): git would take everything beneath for a repository
+// and run what its config names; one made there is removed, whatever it
+// holds. Repositories deeper in the workspace (submodules, or one the
+// command creates in a subdirectory) are not protected.
 //
 // The writable cache directories are shared with builds run outside the
 // sandbox, and a command can poison them (a build cache entry, an

@@ -11,6 +11,7 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"runtime"
 	"strconv"
 	"sync"
@@ -162,7 +163,7 @@ func (h *helper) finish(r *reaper.Reaper, stop, supervised <-chan struct{}, snap
 	case <-time.After(time.Second):
 	}
 	if snap != nil {
-		for _, c := range snap.Restore(inertGitPath) {
+		for _, c := range snap.Restore(h.keepNew) {
 			h.add(changeBlocked(c))
 		}
 	}
@@ -244,6 +245,14 @@ func onSideThread(f func()) {
 		f()
 	}()
 	<-done
+}
+
+// keepNew says whether a protected path the command made may stay: in
+// the workspace, what git itself makes and never runs ("git init");
+// elsewhere, nothing (a .git made in the temp directory, or above the
+// workspace, would make a repository of what is beneath).
+func (h *helper) keepNew(root *os.Root, rel string) bool {
+	return within(filepath.Join(root.Name(), rel), h.req.Policy.Workspace) && inertGitPath(root, rel)
 }
 
 func (h *helper) sawCall(c seccomp.Call) {

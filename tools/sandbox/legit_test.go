@@ -80,6 +80,23 @@ func TestLegitimate(t *testing.T) {
 		},
 		check: stdout("release let-through \npath\n"),
 	}, {
+		name: "git repository deeper in temp, and in a workspace in temp",
+		setup: func(e *env) string {
+			e.ws = e.tmp + "/proj"
+			mkdir(e.t, e.ws)
+			e.policy = sandbox.DefaultPolicy(e.ws, e.home, e.getenv, e.data, e.config)
+			return "git init -q && git init -q " + e.tmp + "/scratch/repo && cd " + e.tmp + "/scratch/repo && " +
+				"echo a > a && git add a && git commit -qm first && git log --format=%s"
+		},
+		check: func(t *testing.T, e *env, r result) {
+			stdout("first\n")(t, e, r)
+			for _, d := range []string{e.ws + "/.git", e.tmp + "/scratch/repo/.git"} {
+				if !exists(d) {
+					t.Errorf("%s was removed", d)
+				}
+			}
+		},
+	}, {
 		name: "go build",
 		setup: func(e *env) string {
 			writeFile(e.t, e.ws+"/go.mod", "module hello\n\ngo 1.22\n")

@@ -201,7 +201,11 @@ func DefaultPolicy(workspace, home string, getenv func(string) string, latheDirs
 		// (Not for a repository holding the whole home directory.)
 		p.Writable = append(p.Writable, git.dir, git.common)
 	}
-	p.Protected = git.protected()
+	p.Protected = git.protected(readGitConfigs(git, home, getenv))
+	for _, dir := range foreignGitDirs(workspace, append([]string{workspace}, p.Writable...)) {
+		p.Protected = append(p.Protected, dotGit(filepath.Join(dir, ".git"))...)
+	}
+	p.Protected = tidy(p.Protected)
 	p.Writable = tidy(p.Writable)
 	p.ReadDeny = tidy(p.ReadDeny)
 	return p
@@ -250,6 +254,40 @@ func (p Policy) ListOnly() []string {
 	}
 	slices.Sort(out)
 	return slices.Compact(out)
+}
+
+// foreignGitDirs are the writable directories where a .git made by a
+// command would make git treat what is beneath as a repository, outside
+// the workspace: each writable root but the workspace, and each
+// directory above the workspace that a writable root holds (the temp
+// directory, for a workspace in it). git status run there, or in the
+// workspace below it, would then run what that .git/config names.
+func foreignGitDirs(workspace string, roots []string) []string {
+	var out []string
+	for _, r := range roots {
+		if !within(r, workspace) {
+			out = append(out, r)
+		}
+		for d := filepath.Dir(workspace); within(d, r) && d != workspace; d = filepath.Dir(d) {
+			out = append(out, d)
+			if d == r {
+				break
+			}
+		}
+	}
+	return tidy(out)
+}
+
+// Reachable returns the protected paths beneath a writable directory:
+// those a command could change, and the helper keeps.
+func (p Policy) Reachable() []string {
+	var out []string
+	for _, prot := range p.Protected {
+		if slices.ContainsFunc(p.writableRoots(), func(r string) bool { return prot != r && within(prot, r) }) {
+			out = append(out, prot)
+		}
+	}
+	return out
 }
 
 // goModCache is where the go command keeps downloaded modules.

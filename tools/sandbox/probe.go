@@ -132,8 +132,9 @@ func (s Support) Describe(p Policy) []string {
 	if p.Mode == WorkspaceWrite && len(p.Writable) > 0 {
 		out = append(out, "writable caches and temp are shared with what runs outside the sandbox: a command can leave things there (a poisoned build cache entry) that run later unconfined")
 	}
-	if p.Mode == WorkspaceWrite && len(p.Protected) > 0 {
-		out = append(out, "protected (changes put back after each command): "+strings.Join(p.Protected, ", "))
+	if prot := p.Reachable(); p.Mode == WorkspaceWrite && len(prot) > 0 {
+		out = append(out, "protected (changes put back after each command, a .git made outside the workspace removed): "+
+			strings.Join(prot, ", "))
 	}
 	out = append(out,
 		"processes a command leaves behind (setsid, nohup, double fork): killed when it ends",
