@@ -6,6 +6,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -318,5 +319,46 @@ func TestRulesDoNotCoverGitDir(t *testing.T) {
 					finished.Subject, finished.Result.Summary)
 			}
 		})
+	}
+}
+
+// TestRulesDoNotCoverGitThatRunsPrograms: a rule for git covers git, not
+// what the repository's config makes git run (core.fsmonitor in a cloned
+// or unpacked repository): there the command goes to the user, or is
+// denied saying why; elsewhere the rule holds.
+func TestRulesDoNotCoverGitThatRunsPrograms(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(dir, ".git"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	ws, err := tools.OpenWorkspace(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ws.Close()
+	reg := tools.Default(ws, tools.Options{})
+	shell, _ := reg.Lookup("shell")
+	rules := Rules{Commands: []string{"git status", "go test"}, Denial: "no"}
+	decide := func(command string) Decision {
+		t.Helper()
+		call, err := shell.Prepare(json.RawMessage(`{"command":` + strconv.Quote(command) + `}`))
+		if err != nil {
+			t.Fatal(err)
+		}
+		d, _ := rules.Approve(t.Context(), ApprovalRequest{Tool: "shell", Kind: tools.KindExec, Subject: command, Call: call})
+		return d
+	}
+	for _, config := range []string{"[core]\n\tbare = false\n\tfsmonitor = true\n", "[alias]\n\tst = status\n"} {
+		_ = os.WriteFile(filepath.Join(dir, ".git/config"), []byte(config), 0o644)
+		if d := decide("git status --short"); !d.Allow {
+			t.Errorf("%q: git status denied: %q", config, d.Reason)
+		}
+	}
+	_ = os.WriteFile(filepath.Join(dir, ".git/config"), []byte("[core]\n\tfsmonitor = \"touch pwned; false\"\n"), 0o644)
+	if d := decide("git status --short"); d.Allow || !strings.Contains(d.Reason, "core.fsmonitor") {
+		t.Errorf("git status allowed under a planted fsmonitor: %+v", d)
+	}
+	if d := decide("go test ./..."); !d.Allow {
+		t.Errorf("go test denied: %q", d.Reason)
 	}
 }

@@ -186,3 +186,32 @@ func TestGitConfigs(t *testing.T) {
 		t.Errorf("protected %v", prot)
 	}
 }
+
+// TestGitPrograms: the keys of a repository's own config (and what it
+// includes) that make git run a program, and only those.
+func TestGitPrograms(t *testing.T) {
+	ws := t.TempDir()
+	if err := os.MkdirAll(ws+"/.git", 0o755); err != nil {
+		t.Fatal(err)
+	}
+	write := func(name, content string) {
+		if err := os.WriteFile(filepath.Join(ws, name), []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write(".git/config", "[core]\n\tbare = false\n\tfsmonitor = true\n[alias]\n\tst = status\n[remote \"origin\"]\n\turl = x\n")
+	if got := GitPrograms(ws); len(got) != 0 {
+		t.Errorf("inert config: %v", got)
+	}
+	write(".git/config", "[core]\n\tfsmonitor = \"touch x; false\"\n[alias]\n\tst = status\n\tx = !sh -c y\n[include]\n\tpath = ../shared.gitconfig\n")
+	write("shared.gitconfig", "[filter \"lfs\"]\n\tclean = git-lfs clean -- %f\n[pager]\n\tlog = less\n")
+	got := GitPrograms(ws)
+	for _, want := range []string{"core.fsmonitor", "alias.x", "filter.lfs.clean", "pager.log"} {
+		if !contains(got, want) {
+			t.Errorf("%s not found in %v", want, got)
+		}
+	}
+	if contains(got, "alias.st") {
+		t.Errorf("alias.st runs no program: %v", got)
+	}
+}

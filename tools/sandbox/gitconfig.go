@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"lathe/config/safefile"
@@ -21,6 +22,7 @@ const maxGitConfig = 1 << 20
 type gitConfigs struct {
 	files   []string   // every file read, includes too
 	entries []gitEntry // their entries, includes followed
+	seen    map[string]bool
 }
 
 // readGitConfigs reads the system config, the user's (GIT_CONFIG_GLOBAL,
@@ -31,58 +33,64 @@ type gitConfigs struct {
 // directory. A file that does not exist is listed all the same: made
 // later, git would read it.
 func readGitConfigs(g gitDirs, home string, getenv func(string) string) gitConfigs {
-	var c gitConfigs
-	seen := map[string]bool{}
-	var read func(path string, depth int)
-	read = func(path string, depth int) {
-		path = filepath.Clean(path)
-		if seen[path] || depth > maxIncludeDepth {
-			return
-		}
-		seen[path] = true
-		c.files = append(c.files, path)
-		b, err := safefile.ReadPath(path, maxGitConfig)
-		if err != nil {
-			return
-		}
-		for _, e := range looseGitConfig(b) {
-			c.entries = append(c.entries, e)
-			if e.name != "include.path" && e.pattern != "includeif.*.path" || e.value == "" {
-				continue
-			}
-			inc := e.value
-			switch {
-			case strings.HasPrefix(inc, "~/") && home != "":
-				inc = filepath.Join(home, inc[2:])
-			case strings.HasPrefix(inc, "~"):
-				continue // another user's home
-			case !filepath.IsAbs(inc):
-				inc = filepath.Join(filepath.Dir(path), inc)
-			}
-			read(inc, depth+1)
-		}
-	}
+	c := gitConfigs{seen: map[string]bool{}}
 	switch sys := getenv("GIT_CONFIG_SYSTEM"); {
 	case getenv("GIT_CONFIG_NOSYSTEM") != "":
 	case filepath.IsAbs(sys):
-		read(sys, 0)
+		c.read(sys, home, 0)
 	default:
-		read("/etc/gitconfig", 0)
+		c.read("/etc/gitconfig", home, 0)
 	}
 	switch global := getenv("GIT_CONFIG_GLOBAL"); {
 	case filepath.IsAbs(global):
-		read(global, 0)
+		c.read(global, home, 0)
 	case home != "":
 		xdg := getenv("XDG_CONFIG_HOME")
 		if !filepath.IsAbs(xdg) {
 			xdg = filepath.Join(home, ".config")
 		}
-		read(filepath.Join(xdg, "git", "config"), 0)
-		read(filepath.Join(home, ".gitconfig"), 0)
+		c.read(filepath.Join(xdg, "git", "config"), home, 0)
+		c.read(filepath.Join(home, ".gitconfig"), home, 0)
 	}
-	read(filepath.Join(g.common, "config"), 0)
-	read(filepath.Join(g.dir, "config.worktree"), 0)
+	c.readRepository(g, home)
 	return c
+}
+
+// readRepository reads the repository's own config files and what they
+// include.
+func (c *gitConfigs) readRepository(g gitDirs, home string) {
+	c.read(filepath.Join(g.common, "config"), home, 0)
+	c.read(filepath.Join(g.dir, "config.worktree"), home, 0)
+}
+
+// read reads the config file at path, and those it includes.
+func (c *gitConfigs) read(path, home string, depth int) {
+	path = filepath.Clean(path)
+	if c.seen[path] || depth > maxIncludeDepth {
+		return
+	}
+	c.seen[path] = true
+	c.files = append(c.files, path)
+	b, err := safefile.ReadPath(path, maxGitConfig)
+	if err != nil {
+		return
+	}
+	for _, e := range looseGitConfig(b) {
+		c.entries = append(c.entries, e)
+		if e.name != "include.path" && e.pattern != "includeif.*.path" || e.value == "" {
+			continue
+		}
+		inc := e.value
+		switch {
+		case strings.HasPrefix(inc, "~/") && home != "":
+			inc = filepath.Join(home, inc[2:])
+		case strings.HasPrefix(inc, "~"):
+			continue // another user's home
+		case !filepath.IsAbs(inc):
+			inc = filepath.Join(filepath.Dir(path), inc)
+		}
+		c.read(inc, home, depth+1)
+	}
 }
 
 // last returns the value the last entry named name set, "" when none.
@@ -184,4 +192,58 @@ func gitValue(v string) string {
 		}
 	}
 	return strings.TrimSpace(b.String())
+}
+
+// programKeys are the config keys whose value git runs as a program (or
+// that make it run one: an alias starting with "!"), as name patterns, a
+// subsection written "*".
+var programKeys = map[string]bool{
+	"core.fsmonitor": true, "core.hookspath": true, "core.pager": true, "core.editor": true,
+	"core.sshcommand": true, "core.askpass": true, "core.gitproxy": true, "core.alternaterefscommand": true,
+	"sequence.editor": true, "diff.external": true, "diff.*.command": true, "diff.*.textconv": true,
+	"difftool.*.cmd": true, "difftool.*.path": true, "merge.*.driver": true, "mergetool.*.cmd": true,
+	"mergetool.*.path": true, "filter.*.clean": true, "filter.*.smudge": true, "filter.*.process": true,
+	"credential.helper": true, "credential.*.helper": true, "gpg.program": true, "gpg.*.program": true,
+	"pager.*": true, "interactive.difffilter": true, "uploadpack.packobjectshook": true,
+	"remote.*.uploadpack": true, "remote.*.receivepack": true, "remote.*.vcs": true,
+	"web.browser": true, "browser.*.cmd": true, "browser.*.path": true, "man.*.cmd": true, "man.*.path": true,
+	"tar.*.command": true, "trailer.*.command": true, "trailer.*.cmd": true, "protocol.*.allow": true,
+}
+
+// runsProgram reports whether an entry makes git run a program.
+func (e gitEntry) runsProgram() bool {
+	switch {
+	case e.name == "core.fsmonitor":
+		switch strings.ToLower(e.value) {
+		case "", "false", "no", "off", "0", "true", "yes", "on", "1":
+			return false // git's own daemon, or none
+		}
+		return true
+	case e.pattern == "alias.*" || strings.HasPrefix(e.name, "alias."):
+		return strings.HasPrefix(e.value, "!")
+	case e.pattern == "submodule.*.update":
+		return strings.HasPrefix(e.value, "!")
+	case strings.HasPrefix(e.name, "pager."):
+		return true
+	}
+	return programKeys[e.pattern]
+}
+
+// GitPrograms returns the config keys by which the repository the
+// workspace is in makes git run programs (core.fsmonitor, core.pager,
+// filters, "!" aliases...): those set in its own config files
+// (config, config.worktree) and in what they include; nil when none. A
+// cloned or unpacked repository may bring them: whatever runs git there
+// runs them. The user's own config is not looked at.
+func GitPrograms(workspace string) []string {
+	g := findGit(filepath.Clean(workspace))
+	c := gitConfigs{seen: map[string]bool{}}
+	c.readRepository(g, "")
+	var out []string
+	for _, e := range c.entries {
+		if e.runsProgram() && !slices.Contains(out, e.name) {
+			out = append(out, e.name)
+		}
+	}
+	return out
 }
