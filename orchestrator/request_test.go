@@ -219,6 +219,13 @@ func TestCommandAllowed(t *testing.T) {
 		{"sed -i.bak s/a/b/ f", "sed", false},
 		{"sed -ni 1p f", "sed", false},
 		{"sed -n 1,10p f", "sed", true},
+		// The red team's attempts that held (redteam-3, approvals).
+		{"go test -args -exec sh ./...", "go test", false},
+		{"go test ./... -- -exec sh", "go test", false},
+		{"go test -modfile=/tmp/evil.mod ./...", "go test", false},
+		{"go test -toolexec=/tmp/x ./...", "go test", false},
+		{"sed -n 1e\\ touch x f", "sed", false},
+		{"sed -ni.bak 1p f", "sed", false},
 		// The test binary's spelling of the same options.
 		{"go test -test.cpuprofile=/tmp/cpu.out ./...", "go test", false},
 		{"go test -test.outputdir=/tmp -test.memprofile=m.out ./...", "go test", false},

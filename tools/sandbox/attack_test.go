@@ -277,6 +277,76 @@ func TestAttacks(t *testing.T) {
 				t.Error("read the environment of a process outside")
 			}
 		},
+	}, {
+		// From here, the red team's attacks that held (redteam-3).
+		name:    "secret through a symlink in the workspace",
+		setup:   func(e *env) string { return "ln -s " + e.home + "/.ssh/id_ed25519 keylink && cat keylink" },
+		blocked: sandbox.OpRead, target: func(e *env) string { return e.home + "/.ssh/id_ed25519" },
+		check: func(t *testing.T, _ *env, r result) { noSecret(t, r) },
+	}, {
+		name: "secret through /proc/self/root and /proc/1/root",
+		setup: func(e *env) string {
+			return "cat /proc/self/root" + e.home + "/.ssh/id_ed25519 /proc/1/root" + e.home + "/.ssh/id_ed25519"
+		},
+		check: func(t *testing.T, _ *env, r result) { noSecret(t, r) },
+	}, {
+		name: "the helper's descriptors, directory, environment and memory",
+		setup: func(*env) string {
+			return "for f in /proc/$PPID/fd/*; do readlink $f; cat $f; done; readlink /proc/$PPID/cwd /proc/$PPID/root; " +
+				"cat /proc/$PPID/environ; head -c 8 /proc/$PPID/mem"
+		},
+		check: func(t *testing.T, _ *env, r result) {
+			if r.stdout != "" {
+				t.Errorf("read the helper: %q", r.stdout)
+			}
+		},
+	}, {
+		name:    "write to the home directory",
+		setup:   func(*env) string { return "echo x > ~/pwned" },
+		blocked: sandbox.OpWrite, target: func(e *env) string { return e.home + "/pwned" },
+		check: absent(func(e *env) string { return e.home + "/pwned" }),
+	}, {
+		name:  "signal the helper through a pidfd",
+		setup: func(e *env) string { return exe(e.t) + " attack pidfd-signal $PPID" },
+		check: failed("attack: pidfd-signal"),
+	}, {
+		name:  "read the helper's memory",
+		setup: func(e *env) string { return exe(e.t) + " attack vm-read $PPID" },
+		check: failed("attack: vm-read"),
+	}, {
+		name:  "SIGIO aimed at a process outside",
+		setup: func(e *env) string { return exe(e.t) + " attack sigio " + strconv.Itoa(outsider(e.t).Pid) },
+		check: failed("attack: sigio"), // and the process outside lives (outsider)
+	}, {
+		name:  "io_uring",
+		setup: func(e *env) string { return exe(e.t) + " attack io-uring" },
+		check: failed("attack: io-uring function not implemented"),
+	}, {
+		name: "terminal, console and kernel settings",
+		setup: func(*env) string {
+			return "echo x > /dev/tty; echo x > /dev/console; echo x > /proc/sys/kernel/core_pattern; echo 1 > /sys/kernel/mm/ksm/run; " +
+				"cat /proc/sys/kernel/core_pattern"
+		},
+		check: func(t *testing.T, _ *env, r result) {
+			if b, _ := os.ReadFile("/proc/sys/kernel/core_pattern"); string(b) == "x\n" {
+				t.Error("core_pattern written")
+			}
+		},
+	}, {
+		name:  "rename an outside file in",
+		setup: func(e *env) string { return "mv " + e.outside + "/victim.txt ./stolen" },
+		check: func(t *testing.T, e *env, r result) {
+			unchanged(func(e *env) string { return e.outside + "/victim.txt" }, "victim")(t, e, r)
+			absent(func(e *env) string { return e.ws + "/stolen" })(t, e, r)
+		},
+	}, {
+		name:  "subreaper leaving a setsid grandchild",
+		setup: func(e *env) string { e.mark = marker(); return exe(e.t) + " attack subreaper " + e.mark },
+		check: func(t *testing.T, e *env, _ result) {
+			if pids := alive(e.mark); len(pids) > 0 {
+				t.Errorf("left running: %v", pids)
+			}
+		},
 	}} {
 		t.Run(tc.name, func(t *testing.T) {
 			e := newEnv(t)
@@ -479,5 +549,28 @@ func TestInheritedDescriptors(t *testing.T) {
 	}
 	if !strings.Contains(res.stdout, "wrote=1") || slices.Contains(strings.Fields(res.stdout), fd) {
 		t.Errorf("descriptor %s open in the command: %s", fd, res.stdout)
+	}
+}
+
+// TestAbstractSocketOutside: a datagram to an abstract Unix socket outside
+// the sandbox is refused, and nothing arrives (Landlock ABI 6).
+func TestAbstractSocketOutside(t *testing.T) {
+	requireSandbox(t)
+	if sandbox.Probe(sandbox.ProbeOptions{}).LandlockABI < 6 {
+		t.Skip("abstract sockets are scoped from Landlock ABI 6")
+	}
+	e := newEnv(t)
+	name := "lathe-test-" + strconv.Itoa(os.Getpid())
+	l, err := net.ListenUnixgram("unixgram", &net.UnixAddr{Name: "@" + name, Net: "unixgram"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	r := e.run(e.policy, exe(t)+" attack abstract-send "+name)
+	t.Log(r)
+	failed("attack: abstract-send")(t, e, r)
+	_ = l.SetReadDeadline(time.Now())
+	if n, _, err := l.ReadFrom(make([]byte, 8)); err == nil {
+		t.Errorf("the socket outside received %d bytes", n)
 	}
 }

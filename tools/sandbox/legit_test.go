@@ -153,12 +153,12 @@ func TestReadOnly(t *testing.T) {
 	p := e.policy
 	p.Mode = sandbox.ReadOnly
 	writeFile(t, e.ws+"/in.txt", "in")
-	r := e.run(p, "cat in.txt; echo x > out.txt; echo y > $TMPDIR/t; echo z > /dev/null && echo null-ok")
+	r := e.run(p, "cat in.txt; echo x > out.txt; echo y > $TMPDIR/t; echo s > /dev/shm/lathe-test; echo z > /dev/null && echo null-ok")
 	t.Log(r)
 	if r.stdout != "innull-ok\n" {
 		t.Errorf("stdout %q", r.stdout)
 	}
-	for _, f := range []string{e.ws + "/out.txt", e.tmp + "/t"} {
+	for _, f := range []string{e.ws + "/out.txt", e.tmp + "/t", "/dev/shm/lathe-test"} {
 		if exists(f) {
 			t.Errorf("%s written in read-only mode", f)
 		}
@@ -182,7 +182,8 @@ func TestLinkedWorktree(t *testing.T) {
 		t.Fatalf("git worktree add: %v\n%s", err, out)
 	}
 	p := sandbox.DefaultPolicy(wt, e.home, e.getenv)
-	r := e.run(p, "cd "+wt+" && echo a > a && git add a && git commit -qm side && echo evil > "+main+"/.git/hooks/pre-commit")
+	r := e.run(p, "cd "+wt+" && echo a > a && git add a && git commit -qm side && echo evil > "+main+"/.git/hooks/pre-commit; "+
+		`printf '[core]\n\tfsmonitor = "touch pwned; false"\n' >> `+main+"/.git/config; echo '[core]' > "+main+"/.git/config.worktree")
 	t.Log(r)
 	out, _ := exec.Command("git", "-C", main, "log", "--format=%s", "side").Output()
 	if !strings.HasPrefix(string(out), "side\n") {
@@ -193,6 +194,9 @@ func TestLinkedWorktree(t *testing.T) {
 	}
 	if !r.blocked(sandbox.OpChange, main+"/.git/hooks") {
 		t.Error("hook change not reported")
+	}
+	if out, _ := exec.Command("git", "-C", main, "config", "core.fsmonitor").Output(); len(out) > 0 || exists(main+"/.git/config.worktree") {
+		t.Errorf("the main repository's config kept the command's change: fsmonitor %q", out)
 	}
 }
 
