@@ -79,7 +79,7 @@ func policy(cfg config.Config, dir string, getenv func(string) string) sandbox.P
 	p.EnvDeny = append(p.EnvDeny, keyVariables(cfg)...)
 	p.EnvDeny = append(p.EnvDeny, cfg.Sandbox.EnvDeny...)
 	p.EnvPass = cfg.Sandbox.EnvPass
-	return p
+	return p.Clean()
 }
 
 // keyVariables are the variables the config names as holding keys and

@@ -60,3 +60,16 @@ func TestSessionTemp(t *testing.T) {
 		t.Error("temp directory left after the session")
 	}
 }
+
+// TestPolicyPathsClean: paths from the config are compared cleaned: a
+// writable directory written with a trailing slash is writable all the
+// same.
+func TestPolicyPathsClean(t *testing.T) {
+	cfg := config.Defaults()
+	cfg.Sandbox.Writable = []string{"/opt/cache/"}
+	cfg.Sandbox.ReadableDeny = []string{"/srv/keys/../keys/"}
+	p := policy(cfg, t.TempDir(), func(string) string { return "" })
+	if !slices.Contains(p.Writable, "/opt/cache") || !slices.Contains(p.ReadDeny, "/srv/keys") {
+		t.Errorf("writable %v, read-deny %v", p.Writable, p.ReadDeny)
+	}
+}

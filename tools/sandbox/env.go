@@ -1,7 +1,6 @@
 package sandbox
 
 import (
-	"path"
 	"slices"
 	"strings"
 )
@@ -22,8 +21,35 @@ func CredentialVars() []string { return slices.Clone(credentialVars) }
 // envMatch reports whether the variable name matches pattern, in which
 // "*" stands for any run of characters; case is ignored.
 func envMatch(pattern, name string) bool {
-	ok, err := path.Match(strings.ToUpper(pattern), strings.ToUpper(name))
-	return err == nil && ok
+	first, rest, star := strings.Cut(pattern, "*")
+	if !star {
+		return strings.EqualFold(pattern, name)
+	}
+	if len(name) < len(first) || !strings.EqualFold(name[:len(first)], first) {
+		return false
+	}
+	name = name[len(first):]
+	for {
+		part, more, star := strings.Cut(rest, "*")
+		if !star { // the last part ends the name
+			return len(name) >= len(part) && strings.EqualFold(name[len(name)-len(part):], part)
+		}
+		i := indexFold(name, part)
+		if i < 0 {
+			return false
+		}
+		name, rest = name[i+len(part):], more
+	}
+}
+
+// indexFold is strings.Index, case ignored (ASCII).
+func indexFold(s, sub string) int {
+	for i := 0; i+len(sub) <= len(s); i++ {
+		if strings.EqualFold(s[i:i+len(sub)], sub) {
+			return i
+		}
+	}
+	return -1
 }
 
 // Withheld reports whether the policy keeps the variable name from the

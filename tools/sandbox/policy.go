@@ -78,6 +78,24 @@ type Policy struct {
 	Network bool
 }
 
+// Clean returns p with every path cleaned (no trailing slash, no ".."),
+// as the policy's comparisons of paths assume.
+func (p Policy) Clean() Policy {
+	clean := func(paths []string) []string {
+		out := make([]string, len(paths))
+		for i, path := range paths {
+			out[i] = filepath.Clean(path)
+		}
+		return out
+	}
+	p.Workspace = filepath.Clean(p.Workspace)
+	if p.TempDir != "" {
+		p.TempDir = filepath.Clean(p.TempDir)
+	}
+	p.Writable, p.ReadDeny, p.KeepReadOnly, p.Protected = clean(p.Writable), clean(p.ReadDeny), clean(p.KeepReadOnly), clean(p.Protected)
+	return p
+}
+
 func (p Policy) validate() error {
 	if _, err := ParseMode(string(p.Mode)); err != nil {
 		return err
@@ -194,19 +212,25 @@ func DefaultPolicy(workspace, home string, getenv func(string) string, latheDirs
 	for _, d := range latheDirs {
 		p.ReadDeny = append(p.ReadDeny, abs(d))
 	}
+	p.Writable = tidy(p.Writable)
 	git := findGit(workspace)
+	p.Protected = git.protected(readGitConfigs(git, home, getenv))
+	for _, dir := range foreignGitDirs(workspace, append([]string{workspace}, p.Writable...)) {
+		// One that is not there needs no more than itself: one made is
+		// removed whole.
+		if dot := filepath.Join(dir, ".git"); isDir(dot) {
+			p.Protected = append(p.Protected, dotGit(dot)...)
+		} else {
+			p.Protected = append(p.Protected, dot)
+		}
+	}
 	if !within(git.dir, workspace) && (home == "" || !within(home, git.top)) {
 		// A linked worktree or a workspace below the repository's top:
 		// commits write to the git directories outside the workspace.
 		// (Not for a repository holding the whole home directory.)
-		p.Writable = append(p.Writable, git.dir, git.common)
-	}
-	p.Protected = git.protected(readGitConfigs(git, home, getenv))
-	for _, dir := range foreignGitDirs(workspace, append([]string{workspace}, p.Writable...)) {
-		p.Protected = append(p.Protected, dotGit(filepath.Join(dir, ".git"))...)
+		p.Writable = tidy(append(p.Writable, git.dir, git.common))
 	}
 	p.Protected = tidy(p.Protected)
-	p.Writable = tidy(p.Writable)
 	p.ReadDeny = tidy(p.ReadDeny)
 	return p
 }
@@ -327,10 +351,16 @@ func tidy(paths []string) []string {
 	return out
 }
 
-// within reports whether path is dir or lies beneath it.
+// within reports whether path is dir or lies beneath it, both clean and
+// absolute.
 func within(path, dir string) bool {
-	rel, err := filepath.Rel(dir, path)
-	return err == nil && rel != ".." && !strings.HasPrefix(rel, "../") && !filepath.IsAbs(rel)
+	switch dir {
+	case "":
+		return false
+	case "/":
+		return strings.HasPrefix(path, "/")
+	}
+	return path == dir || len(path) > len(dir) && path[len(dir)] == '/' && path[:len(dir)] == dir
 }
 
 // ErrUnsupported is returned when a command cannot be confined as its

@@ -117,3 +117,22 @@ func TestWithheld(t *testing.T) {
 		t.Error("mode off withholds a variable")
 	}
 }
+
+func TestEnvMatch(t *testing.T) {
+	p := sandbox.Policy{Mode: sandbox.WorkspaceWrite}
+	for _, tc := range []struct {
+		pattern, name string
+		want          bool
+	}{
+		{"*TOKEN", "GH_TOKEN", true}, {"*TOKEN", "token", true}, {"*TOKEN", "TOKENS", false},
+		{"*SECRET*", "SECRET", true}, {"*SECRET*", "aws_secret_access_key", true}, {"*SECRET*", "SECRE", false},
+		{"AWS_*", "AWS_", true}, {"AWS_*", "XAWS_A", false}, {"A*B*C", "AxxBxxC", true}, {"A*B*C", "AxxCxxB", false},
+		{"A*B*C", "ABC", true}, {"PATH", "path", true}, {"PATH", "PATHS", false}, {"*", "ANY", true},
+		{"*_KEY", "_KEY", true}, {"*_KEY", "KEY", false},
+	} {
+		p.EnvDeny = []string{tc.pattern}
+		if got := p.Withheld(tc.name); got != tc.want {
+			t.Errorf("%q matches %q: %v, want %v", tc.pattern, tc.name, got, tc.want)
+		}
+	}
+}
