@@ -91,21 +91,27 @@ func NewMCP(ctx context.Context, loaded config.Loaded, env MCPEnv) MCP {
 func mcpServers(servers map[string]config.MCPServer, dir string) map[string]mcp.Server {
 	out := make(map[string]mcp.Server, len(servers))
 	for name, s := range servers {
-		env := s.Env
-		if _, set := env["PYTHONSAFEPATH"]; !set && !s.Project() && s.Command != "" &&
-			runfiles.CwdOnImportPath(append([]string{s.Command}, s.Args...)) && within(serverDir(s, dir), dir) {
-			env = maps.Clone(env)
-			if env == nil {
-				env = map[string]string{}
-			}
-			env["PYTHONSAFEPATH"] = "1"
-		}
-		out[name] = mcp.Server{Command: s.Command, Args: s.Args, Env: env, Cwd: s.Cwd,
+		out[name] = mcp.Server{Command: s.Command, Args: s.Args, Env: serverEnv(s, dir), Cwd: s.Cwd,
 			URL: s.URL, Headers: s.Headers, BearerTokenEnv: s.BearerTokenEnv,
 			Off: !s.On(), Tools: s.Tools, Timeout: s.CallTimeout(), Preapproved: s.Approve == "always",
 			IgnoreReadOnly: !s.HonoursReadOnly(), Project: s.Project()}
 	}
 	return out
+}
+
+// serverEnv is what a stdio server gets on top of lathe's environment:
+// its env, and PYTHONSAFEPATH=1 as mcpServers says.
+func serverEnv(s config.MCPServer, dir string) map[string]string {
+	env := s.Env
+	if _, set := env["PYTHONSAFEPATH"]; !set && !s.Project() && s.Command != "" &&
+		runfiles.CwdOnImportPath(append([]string{s.Command}, s.Args...)) && within(serverDir(s, dir), dir) {
+		env = maps.Clone(env)
+		if env == nil {
+			env = map[string]string{}
+		}
+		env["PYTHONSAFEPATH"] = "1"
+	}
+	return env
 }
 
 // serverDir is where a stdio server starts: its cwd, taken from the
@@ -133,8 +139,9 @@ func sealer(servers map[string]config.MCPServer, env MCPEnv) func(string) mcp.Se
 		if s.Command == "" {
 			return mcp.Seal{Digest: def}
 		}
+		own := serverEnv(s, env.Dir)
 		getenv := func(k string) string {
-			if v, ok := s.Env[k]; ok {
+			if v, ok := own[k]; ok {
 				return v
 			}
 			return env.Getenv(k)

@@ -108,21 +108,25 @@ func TestSealer(t *testing.T) {
 	}
 	servers := map[string]config.MCPServer{
 		"script": {Command: "python3", Args: []string{"srv.py"}, Cwd: "tools"},
+		// The user's own: started with PYTHONSAFEPATH=1, it imports
+		// nothing from the workspace.
 		"module": {Command: "python3", Args: []string{"-m", "rtmcp"}, Env: map[string]string{"PYTHONPATH": "/opt/lib"}},
-		"safe":   {Command: "python3", Args: []string{"-m", "rtmcp"}, Env: map[string]string{"PYTHONSAFEPATH": "1"}},
+		// Unless its env says otherwise, or it is the project's.
+		"unsafe": {Command: "python3", Args: []string{"-m", "rtmcp"}, Env: map[string]string{"PYTHONSAFEPATH": ""}},
+		"proj":   {Command: "python3", Args: []string{"-m", "rtmcp"}, Origin: filepath.Join(ws, ".mcp.json")},
 		"docs":   {URL: "https://docs.example/mcp"},
 	}
 	seal := sealer(servers, MCPEnv{Dir: ws, Getenv: func(string) string { return "" }})
-	for name, want := range map[string]string{"script": "tools/srv.py", "module": "rtmcp.py", "safe": "", "docs": ""} {
+	for name, want := range map[string]string{"script": "tools/srv.py", "module": "", "unsafe": "rtmcp.py", "proj": "rtmcp.py", "docs": ""} {
 		if got := strings.Join(seal(name).Files, ","); got != want {
 			t.Errorf("%s runs %q, want %q", name, got, want)
 		}
 	}
-	before := seal("module").Digest
+	before := seal("proj").Digest
 	if err := os.WriteFile(filepath.Join(ws, "rtmcp.py"), []byte("evil"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if seal("module").Digest == before {
+	if seal("proj").Digest == before {
 		t.Error("the seal did not change with the module's content")
 	}
 	if seal("docs").Digest != config.ServerDigest("docs", servers["docs"]) {
