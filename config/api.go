@@ -82,3 +82,14 @@ func apiKey(getenv func(string) string, name string) string {
 	}
 	return strings.TrimSpace(getenv(name))
 }
+
+// badEnvPattern says which of patterns is not a variable's name with "*"
+// standing for any run of characters; "" when all are.
+func badEnvPattern(patterns []string) string {
+	for _, p := range patterns {
+		if p == "" || !validEnvName(strings.ReplaceAll(p, "*", "a")) {
+			return fmt.Sprintf("%q is not a variable's name or pattern (letters, digits, _ and *)", p)
+		}
+	}
+	return ""
+}

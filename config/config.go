@@ -170,6 +170,11 @@ type Sandbox struct {
 	Writable []string `toml:"writable"`
 	// ReadableDeny are more paths commands may not read.
 	ReadableDeny []string `toml:"readable_deny"`
+	// EnvDeny are more environment variables kept from commands, by name
+	// or pattern ("*_TOKEN"), beside the credentials lathe keeps from
+	// them anyway; EnvPass lets some of those through.
+	EnvDeny []string `toml:"env_deny"`
+	EnvPass []string `toml:"env_pass"`
 	// Fallback is what happens where the system cannot confine commands:
 	// "refuse" (run none) or "warn" (say so and run them unconfined).
 	// Empty means refuse with --yes, warn otherwise (each command is then

@@ -241,6 +241,12 @@ func (l *Loaded) keepTight(path string, before Config) {
 	sandbox("readable_deny", len(as.ReadableDeny) == 0 && len(bs.ReadableDeny) > 0, func() {})
 	as.ReadableDeny = append(slices.Clone(bs.ReadableDeny), missing(as.ReadableDeny, bs.ReadableDeny)...)
 	sandbox("fallback", as.Fallback == "warn" && bs.Fallback != "warn", func() { as.Fallback = bs.Fallback })
+	// The same for the variables kept from commands; letting one through
+	// is the user's to say.
+	sandbox("env_deny", len(as.EnvDeny) == 0 && len(bs.EnvDeny) > 0, func() {})
+	as.EnvDeny = append(slices.Clone(bs.EnvDeny), missing(as.EnvDeny, bs.EnvDeny)...)
+	sandbox("env_pass", slices.ContainsFunc(as.EnvPass, func(v string) bool { return !slices.Contains(bs.EnvPass, v) }),
+		func() { as.EnvPass = bs.EnvPass })
 
 	// Where requests go, and which secret goes with them, is the user's
 	// to say: a project's file could send the code, or any variable's
@@ -386,6 +392,8 @@ func (l *Loaded) validate(file string) *Error {
 			`must be "refuse" or "warn"`},
 		{absolute(l.Sandbox.Writable) == "", "sandbox.writable", fmt.Sprintf("%q is not an absolute path", absolute(l.Sandbox.Writable))},
 		{absolute(l.Sandbox.ReadableDeny) == "", "sandbox.readable_deny", fmt.Sprintf("%q is not an absolute path", absolute(l.Sandbox.ReadableDeny))},
+		{badEnvPattern(l.Sandbox.EnvDeny) == "", "sandbox.env_deny", badEnvPattern(l.Sandbox.EnvDeny)},
+		{badEnvPattern(l.Sandbox.EnvPass) == "", "sandbox.env_pass", badEnvPattern(l.Sandbox.EnvPass)},
 		{l.Undo.MaxBytes >= 0 && l.Undo.MaxBytes <= 1<<40, "undo.max_bytes", "must be between 0 (keep nothing) and 1 TiB"},
 		{l.Undo.MaxFile >= 0 && l.Undo.MaxFile <= 1<<30, "undo.max_file", "must be between 0 (keep no file) and 1 GiB"},
 		{l.Images.MaxEdge >= 64 && l.Images.MaxEdge <= 8192, "images.max_edge", "must be between 64 and 8192 pixels"},

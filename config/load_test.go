@@ -418,7 +418,8 @@ func TestRepeatThresholds(t *testing.T) {
 // it cannot confine) but what it loosens is ignored, with a warning, and
 // only that.
 func TestProjectCannotLoosenTheSandbox(t *testing.T) {
-	user := "[sandbox]\nmode = \"workspace-write\"\nnetwork = false\nwritable = [\"/opt/cache\"]\nreadable_deny = [\"/srv/keys\"]\n"
+	user := "[sandbox]\nmode = \"workspace-write\"\nnetwork = false\nwritable = [\"/opt/cache\"]\nreadable_deny = [\"/srv/keys\"]\n" +
+		"env_deny = [\"CORP_*\"]\nenv_pass = [\"GH_TOKEN\"]\n"
 	for _, tt := range []struct {
 		name, project string
 		check         func(s Sandbox) bool
@@ -442,6 +443,16 @@ func TestProjectCannotLoosenTheSandbox(t *testing.T) {
 			func(s Sandbox) bool { return slices.Equal(s.ReadableDeny, []string{"/srv/keys", "/data"}) }, nil},
 		{"no more denied paths", "[sandbox]\nreadable_deny = [\"/srv/keys\"]\n",
 			func(s Sandbox) bool { return slices.Equal(s.ReadableDeny, []string{"/srv/keys"}) }, nil},
+		// Variables kept from commands likewise; letting one through is
+		// the user's to say.
+		{"more variables kept", "[sandbox]\nenv_deny = [\"DB_URL\"]\nenv_pass = [\"GH_TOKEN\"]\n",
+			func(s Sandbox) bool {
+				return slices.Equal(s.EnvDeny, []string{"CORP_*", "DB_URL"}) && slices.Equal(s.EnvPass, []string{"GH_TOKEN"})
+			}, nil},
+		{"variables let through", "[sandbox]\nenv_deny = []\nenv_pass = [\"GH_TOKEN\", \"*\"]\n",
+			func(s Sandbox) bool {
+				return slices.Equal(s.EnvDeny, []string{"CORP_*"}) && slices.Equal(s.EnvPass, []string{"GH_TOKEN"})
+			}, []string{"env_deny", "env_pass"}},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			l, err := Load(setup(t, user, tt.project, nil))
@@ -466,7 +477,8 @@ func TestProjectCannotLoosenTheSandbox(t *testing.T) {
 
 func TestSandboxSettingsChecked(t *testing.T) {
 	for _, bad := range []string{"[sandbox]\nmode = \"none\"\n", "[sandbox]\nfallback = \"ignore\"\n",
-		"[sandbox]\nwritable = [\"relative/dir\"]\n", "[undo]\nmax_bytes = -1\n"} {
+		"[sandbox]\nwritable = [\"relative/dir\"]\n", "[undo]\nmax_bytes = -1\n",
+		"[sandbox]\nenv_deny = [\"A B\"]\n", "[sandbox]\nenv_pass = [\"\"]\n"} {
 		var ce *Error
 		if _, err := Load(setup(t, bad, "", nil)); !errors.As(err, &ce) || (!strings.HasPrefix(ce.Key, "sandbox.") && !strings.HasPrefix(ce.Key, "undo.")) {
 			t.Errorf("%q: err = %v", bad, err)

@@ -110,20 +110,16 @@ func (m MCP) ProjectServers() map[string]MCPServer {
 	return out
 }
 
-// ServersDigest is what the user's trust in a project's servers is given
-// to (see ProjectServers): the servers, every setting of each, by name.
-func ServersDigest(servers map[string]MCPServer) string {
-	type named struct {
+// ServerDigest is what the user's trust in a server's definition is
+// given to: every setting of it, under its name, and only the base name
+// of the file that declared it (the project may move; its files are the
+// same). What the server runs from the project is the caller's to add.
+func ServerDigest(name string, s MCPServer) string {
+	s.Origin = filepath.Base(s.Origin)
+	b, _ := json.Marshal(struct {
 		Name   string
 		Server MCPServer
-	}
-	list := make([]named, 0, len(servers))
-	for _, name := range slices.Sorted(maps.Keys(servers)) {
-		s := servers[name]
-		s.Origin = filepath.Base(s.Origin) // the project may move; its files are the same
-		list = append(list, named{name, s})
-	}
-	b, _ := json.Marshal(list) // plain data: cannot fail
+	}{name, s}) // plain data: cannot fail
 	sum := sha256.Sum256(b)
 	return "sha256:" + hex.EncodeToString(sum[:])
 }

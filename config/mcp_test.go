@@ -140,34 +140,40 @@ func TestDotMCP(t *testing.T) {
 	}
 }
 
-// TestServersDigest: the digest trust is given to covers every setting of
-// every server, and only the base name of where it was declared; it is
-// the digest lathe always made, which trust files keep.
-func TestServersDigest(t *testing.T) {
+// TestServerDigest: the digest trust is given to covers every setting of
+// a server and its name, and only the base name of where it was declared.
+func TestServerDigest(t *testing.T) {
 	on, off := true, false
-	servers := map[string]MCPServer{
-		"db": {Command: "db-mcp", Args: []string{"--ro"}, Env: map[string]string{"A": "1"}, Cwd: "sub",
-			Origin: "/p/.lathe/config.toml"},
-		"docs": {URL: "https://docs.example/mcp", Headers: map[string]string{"X-Team": "core"}, BearerTokenEnv: "DOCS_TOKEN",
-			Enabled: &on, Tools: []string{"search"}, Timeout: Duration{90 * time.Second}, Approve: "ask", ReadOnlyHint: &off,
-			Origin: "/p/.mcp.json"},
+	base := MCPServer{Command: "db-mcp", Origin: "/p/.lathe/config.toml"}
+	want := ServerDigest("db", base)
+	moved := base
+	moved.Origin = "/elsewhere/.lathe/config.toml"
+	if ServerDigest("db", moved) != want {
+		t.Error("the digest follows the project's place")
 	}
-	for _, c := range []struct {
-		servers map[string]MCPServer
-		want    string
-	}{
-		{servers, "sha256:e381921d6ff7c67ece2685695b59106fb6e9e3715bf85499e09fae591678cd6b"},
-		{map[string]MCPServer{"x": {Command: "x"}}, "sha256:81141005fda0693df69a8ef7b598aa29d660b686089345bae1d317b9bdb191a6"},
+	if ServerDigest("db2", base) == want {
+		t.Error("the digest misses the name")
+	}
+	for _, change := range []func(*MCPServer){
+		func(s *MCPServer) { s.Command = "evil" },
+		func(s *MCPServer) { s.Args = []string{"--evil"} },
+		func(s *MCPServer) { s.Env = map[string]string{"A": "1"} },
+		func(s *MCPServer) { s.Cwd = "sub" },
+		func(s *MCPServer) { s.URL = "https://x" },
+		func(s *MCPServer) { s.Headers = map[string]string{"X": "y"} },
+		func(s *MCPServer) { s.BearerTokenEnv = "T" },
+		func(s *MCPServer) { s.Enabled = &on },
+		func(s *MCPServer) { s.Tools = []string{"x"} },
+		func(s *MCPServer) { s.Timeout = Duration{90 * time.Second} },
+		func(s *MCPServer) { s.Approve = "ask" },
+		func(s *MCPServer) { s.ReadOnlyHint = &off },
+		func(s *MCPServer) { s.Origin = "/p/.mcp.json" },
 	} {
-		if got := ServersDigest(c.servers); got != c.want {
-			t.Errorf("digest %s, want %s", got, c.want)
+		s := base
+		change(&s)
+		if ServerDigest("db", s) == want {
+			t.Errorf("a change to %+v left the digest", s)
 		}
-	}
-	moved := map[string]MCPServer{"x": {Command: "x", Origin: "/elsewhere/.lathe/config.toml"}}
-	changed := map[string]MCPServer{"x": {Command: "x", Args: []string{"--evil"}, Origin: "/p/.lathe/config.toml"}}
-	if base := (map[string]MCPServer{"x": {Command: "x", Origin: "/p/.lathe/config.toml"}}); ServersDigest(moved) != ServersDigest(base) ||
-		ServersDigest(changed) == ServersDigest(base) {
-		t.Error("the digest follows the project's place, or misses a changed setting")
 	}
 }
 

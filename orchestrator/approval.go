@@ -65,6 +65,8 @@ type Rules struct {
 // Approve implements Approver. A tool rule does not cover a write into a
 // .git directory: git runs what its config and hooks name, later and
 // outside any sandbox, so a change there is always the user's decision.
+// Nor does a command rule cover a call that says no rule may (a git
+// command where the repository's config names programs git runs).
 // --yes approves it; while commands are sandboxed, the file tools refuse
 // the paths the sandbox protects whoever approved.
 //
@@ -79,13 +81,28 @@ func (r Rules) Approve(ctx context.Context, req ApprovalRequest) (Decision, erro
 	if r.All || slices.Contains(r.Tools, req.Tool) && !(req.Kind == tools.KindWrite && inGitDir(req.Subject)) {
 		return Decision{Allow: true}, nil
 	}
+	denial := r.Denial
 	if req.Kind == tools.KindExec && slices.ContainsFunc(r.Commands, func(p string) bool { return commandAllowed(req.Subject, p) }) {
-		return Decision{Allow: true}, nil
+		why := unruled(req.Call)
+		if why == "" {
+			return Decision{Allow: true}, nil
+		}
+		denial = "a rule allows this command, but not here: " + why + "; " + denial
 	}
 	if r.Next != nil {
 		return r.Next.Approve(ctx, req)
 	}
-	return Decision{Reason: r.Denial}, nil
+	return Decision{Reason: denial}, nil
+}
+
+// unruled says why no command rule may cover call, though one matches
+// its command ("" when one may): a git command in a repository whose
+// config makes git run programs.
+func unruled(call tools.Call) string {
+	if u, ok := tools.AsUnruled(call); ok {
+		return u.Unruled()
+	}
+	return ""
 }
 
 // inGitDir reports whether path (as a write's subject names it) is in a

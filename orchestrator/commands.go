@@ -35,7 +35,7 @@ func commandAllowed(command, rule string) bool {
 			return false
 		}
 	}
-	return true
+	return flags.script == nil || flags.script(words[1:])
 }
 
 // flagSet is a program's dangerous options, and how it reads options.
@@ -45,12 +45,24 @@ type flagSet struct {
 	// their values attached ("-i.bak"): a word of one dash holding a
 	// dangerous letter anywhere is refused.
 	getopt bool
+	// alias is a prefix the program also reads its options with: the go
+	// command passes "-test.cpuprofile" to the test binary as its
+	// "-cpuprofile".
+	alias string
+	// script, for a program whose arguments hold a script of its own
+	// (sed), reports whether that script keeps to reading and printing.
+	script func(args []string) bool
 }
 
 // has reports whether word is one of the options, in any way the program
 // would read it: as is, with "=value", with two dashes for one; and for a
 // getopt program, among single letters.
 func (f flagSet) has(word string) bool {
+	if f.alias != "" {
+		if rest, ok := strings.CutPrefix(strings.TrimLeft(word, "-"), f.alias); ok && strings.HasPrefix(word, "-") {
+			word = "-" + rest
+		}
+	}
 	for _, n := range f.names {
 		switch {
 		case word == n, strings.HasPrefix(word, n+"="):
@@ -70,15 +82,16 @@ func (f flagSet) has(word string) bool {
 // them (the README lists them). Each is also refused with two dashes and
 // with "=value".
 var dangerousFlags = map[string]flagSet{
-	"go": {names: []string{"-exec", "-toolexec", "-vettool", "-o", "-coverprofile", "-cpuprofile", "-memprofile",
-		"-blockprofile", "-mutexprofile", "-trace", "-outputdir", "-overlay", "-modfile", "-pkgdir"}},
+	"go": {alias: "test.", names: []string{"-exec", "-toolexec", "-vettool", "-o", "-coverprofile", "-cpuprofile", "-memprofile",
+		"-blockprofile", "-mutexprofile", "-trace", "-outputdir", "-overlay", "-modfile", "-pkgdir",
+		"-testlogfile", "-gocoverdir", "-fuzzcachedir"}},
 	"git": {getopt: true, names: []string{"-c", "--config-env", "-C", "--git-dir", "--work-tree", "--exec-path",
 		"--upload-pack", "--receive-pack", "--exec", "-x", "--output", "-o", "--ext-diff", "--open-files-in-pager",
 		"-O", "--textconv"}},
 	"find": {names: []string{"-exec", "-execdir", "-ok", "-okdir", "-delete", "-fprint", "-fprint0", "-fprintf", "-fls"}},
 	"make": {getopt: true, names: []string{"-f", "--file", "--makefile", "-C", "--directory", "-I", "--include-dir",
 		"--eval", "-E"}},
-	"sed":  {getopt: true, names: []string{"-i", "--in-place", "-e", "--expression", "-f", "--file"}},
+	"sed":  {getopt: true, names: []string{"-i", "--in-place", "-e", "--expression", "-f", "--file"}, script: sedReadsOnly},
 	"sort": {getopt: true, names: []string{"-o", "--output", "--compress-program"}},
 	"tar": {getopt: true, names: []string{"-x", "--extract", "-C", "--directory", "--to-command",
 		"--use-compress-program", "-I", "-f", "--file"}},

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -218,6 +219,43 @@ func TestCommandAllowed(t *testing.T) {
 		{"sed -i.bak s/a/b/ f", "sed", false},
 		{"sed -ni 1p f", "sed", false},
 		{"sed -n 1,10p f", "sed", true},
+		// The red team's attempts that held (redteam-3, approvals).
+		{"go test -args -exec sh ./...", "go test", false},
+		{"go test ./... -- -exec sh", "go test", false},
+		{"go test -modfile=/tmp/evil.mod ./...", "go test", false},
+		{"go test -toolexec=/tmp/x ./...", "go test", false},
+		{"sed -n 1e\\ touch x f", "sed", false},
+		{"sed -ni.bak 1p f", "sed", false},
+		// The test binary's spelling of the same options.
+		{"go test -test.cpuprofile=/tmp/cpu.out ./...", "go test", false},
+		{"go test -test.outputdir=/tmp -test.memprofile=m.out ./...", "go test", false},
+		{"go test --test.coverprofile c.out", "go test", false},
+		{"go test -test.gocoverdir=/tmp/cov .", "go test", false},
+		{"go test -test.run TestX -test.v ./...", "go test", true},
+		// A sed script that runs a command or writes a file.
+		{"sed 's/.*/touch x/e' go.mod", "sed", false},
+		{"sed -n '1w out' go.mod", "sed", false},
+		{"sed -n '/a/W out' f", "sed", false},
+		{"sed 's/a/b/gw out' f", "sed", false},
+		{"sed '1 e date' f", "sed", false},
+		{"sed -n 's/a/b/;e' f", "sed", false},
+		{"sed -n -- 'w out' f", "sed", false},
+		{"sed 'k' f", "sed", false},
+		{"sed 's/a/b' f", "sed", false},
+		{"sed --sandbox 's/.*/x/e' f", "sed", true},
+		{"sed 's/a/b/g' f", "sed", true},
+		{"sed -E 's/(a|b)/[\\1]/2I' f", "sed", true},
+		{"sed -n '/foo/{p;q}' f", "sed", true},
+		{"sed '1!G;h;$!d' f", "sed", true},
+		{"sed 'y/abc/xyz/' f", "sed", true},
+		{"sed '$a we write' f", "sed", true},
+		{"sed '0,/re/d' f", "sed", true},
+		{"sed '/x/I,+2d' f", "sed", true},
+		{"sed -n '2~3p;$=' f", "sed", true},
+		{"sed -l 5 -n 'l' f", "sed", true},
+		{"sed -n '/^w/p' f", "sed", true},
+		{"sed 's/e/w/' f", "sed", true},
+		{"sed -n", "sed", false},
 		{"make -f /tmp/evil.mk", "make", false},
 		{"make -Cdir", "make", false},
 		{"make test", "make", true},
@@ -288,5 +326,46 @@ func TestRulesDoNotCoverGitDir(t *testing.T) {
 					finished.Subject, finished.Result.Summary)
 			}
 		})
+	}
+}
+
+// TestRulesDoNotCoverGitThatRunsPrograms: a rule for git covers git, not
+// what the repository's config makes git run (core.fsmonitor in a cloned
+// or unpacked repository): there the command goes to the user, or is
+// denied saying why; elsewhere the rule holds.
+func TestRulesDoNotCoverGitThatRunsPrograms(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(dir, ".git"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	ws, err := tools.OpenWorkspace(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ws.Close()
+	reg := tools.Default(ws, tools.Options{})
+	shell, _ := reg.Lookup("shell")
+	rules := Rules{Commands: []string{"git status", "go test"}, Denial: "no"}
+	decide := func(command string) Decision {
+		t.Helper()
+		call, err := shell.Prepare(json.RawMessage(`{"command":` + strconv.Quote(command) + `}`))
+		if err != nil {
+			t.Fatal(err)
+		}
+		d, _ := rules.Approve(t.Context(), ApprovalRequest{Tool: "shell", Kind: tools.KindExec, Subject: command, Call: call})
+		return d
+	}
+	for _, config := range []string{"[core]\n\tbare = false\n\tfsmonitor = true\n", "[alias]\n\tst = status\n"} {
+		_ = os.WriteFile(filepath.Join(dir, ".git/config"), []byte(config), 0o644)
+		if d := decide("git status --short"); !d.Allow {
+			t.Errorf("%q: git status denied: %q", config, d.Reason)
+		}
+	}
+	_ = os.WriteFile(filepath.Join(dir, ".git/config"), []byte("[core]\n\tfsmonitor = \"touch pwned; false\"\n"), 0o644)
+	if d := decide("git status --short"); d.Allow || !strings.Contains(d.Reason, "core.fsmonitor") {
+		t.Errorf("git status allowed under a planted fsmonitor: %+v", d)
+	}
+	if d := decide("go test ./..."); !d.Allow {
+		t.Errorf("go test denied: %q", d.Reason)
 	}
 }

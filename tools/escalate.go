@@ -25,3 +25,15 @@ type Sandboxed interface {
 // AsSandboxed finds a Sandboxed call under c, through the wrappers the
 // registry puts around calls.
 func AsSandboxed(c Call) (Sandboxed, bool) { return findCall[Sandboxed](c) }
+
+// Unruled is a call that no approval rule may cover in its present
+// circumstances, though a rule matches its command: Unruled says why,
+// or "" when a rule may.
+type Unruled interface {
+	Call
+	Unruled() string
+}
+
+// AsUnruled finds an Unruled call under c, through the wrappers the
+// registry puts around calls.
+func AsUnruled(c Call) (Unruled, bool) { return findCall[Unruled](c) }

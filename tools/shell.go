@@ -84,6 +84,20 @@ func (c *shellCall) Confined() bool {
 // Escalate implements Sandboxed.
 func (c *shellCall) Escalate(e Escalation) { c.escalation = e }
 
+// Unruled implements Unruled: a rule for git ("git status") covers git,
+// not the programs the repository's config names (core.fsmonitor, a
+// filter, a "!" alias), which git would run for it; where the repository
+// sets any, the command is asked for.
+func (c *shellCall) Unruled() string {
+	if f := strings.Fields(c.command); len(f) == 0 || f[0] != "git" {
+		return ""
+	}
+	if keys := sandbox.GitPrograms(c.t.ws.Dir()); len(keys) > 0 {
+		return "the repository's git config makes git run programs (" + strings.Join(keys, ", ") + ")"
+	}
+	return ""
+}
+
 // policy is the policy the command runs under: the configured one, with
 // what the user lifted for this call.
 func (c *shellCall) policy(conf *Confinement) sandbox.Policy {

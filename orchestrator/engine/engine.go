@@ -28,6 +28,7 @@ import (
 	"lathe/prompts"
 	"lathe/tools"
 	"lathe/tools/mcp"
+	"lathe/tools/sandbox"
 )
 
 // Env is what a session is wired in: the process's environment and
@@ -95,6 +96,7 @@ func New(ctx context.Context, loaded config.Loaded, env Env) (*Engine, error) {
 	e := &Engine{closers: []func() error{ws.Close}, Backend: be}
 	conf, warning := Confinement(cfg, ws.Dir(), env.Getenv)
 	e.warn(warning)
+	e.keepTemp(conf)
 	instructions, w := readInstructions(ws.Dir())
 	e.warn(w)
 	env.Log.Debug().Str("server", be.URL).Str("provider", cmp.Or(cfg.Provider, config.ProviderOllama)).
@@ -160,6 +162,23 @@ func (e *Engine) Close() {
 	for _, c := range slices.Backward(e.closers) {
 		_ = c()
 	}
+}
+
+// keepTemp makes the commands' temp directory for the whole session, so
+// that what one command leaves there the next finds, and removes it at
+// Close. (The helper would make one for each command, and remove it.)
+func (e *Engine) keepTemp(conf *tools.Confinement) {
+	if conf == nil || conf.Policy.Mode != sandbox.WorkspaceWrite || conf.Policy.TempDir == "" {
+		return
+	}
+	dir := conf.Policy.TempDir
+	if err := os.MkdirAll(filepath.Dir(dir), 0o700); err != nil {
+		return
+	}
+	if err := os.Mkdir(dir, 0o700); err != nil {
+		return
+	}
+	e.closers = append(e.closers, func() error { return os.RemoveAll(dir) })
 }
 
 func (e *Engine) warn(w string) {

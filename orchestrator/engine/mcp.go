@@ -2,11 +2,12 @@ package engine
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"maps"
 	"path/filepath"
-	"slices"
 	"strings"
 	"time"
 
@@ -15,6 +16,7 @@ import (
 	"lathe/config"
 	"lathe/tools/mcp"
 	"lathe/tools/mcp/oauth"
+	"lathe/tools/runfiles"
 )
 
 // MCPEnv is what the MCP servers are wired in.
@@ -42,18 +44,19 @@ type MCP struct {
 
 // NewMCP sets up the configured MCP servers. Headless, it starts them in
 // the background (nothing waits for them here); the interactive UI starts
-// them once its first frame is out. The project's servers start only when
-// trusted: with env.Trust, or when the user trusted these very servers
-// before (the trust file); the UI asks otherwise.
+// them once its first frame is out. The servers that need trust (the
+// project's, and those that run files of the project) start only when
+// trusted with what they run: with env.Trust, or when the user trusted
+// them as they are before (the trust file); the UI asks otherwise.
 func NewMCP(ctx context.Context, loaded config.Loaded, env MCPEnv) MCP {
 	servers := loaded.MCP.Servers
 	if len(servers) == 0 {
 		return MCP{}
 	}
 	var out MCP
-	trusted, err := mcpTrusted(loaded, env)
+	sealed, err := trustedSeals(env)
 	if err != nil {
-		out.Warning = "project MCP servers not started: " + err.Error()
+		out.Warning = "MCP servers that need your trust not started: " + err.Error()
 	}
 	notices := make(chan mcp.Notice, 64)
 	level := zerolog.WarnLevel // the UI's log file holds what servers say on stderr
@@ -61,7 +64,8 @@ func NewMCP(ctx context.Context, loaded config.Loaded, env MCPEnv) MCP {
 		level = zerolog.DebugLevel // stderr is lathe's own: only with LOG_LEVEL=debug
 	}
 	out.Manager = mcp.New(ctx, mcp.Options{
-		Servers: mcpServers(servers), Trusted: trusted, Dir: env.Dir, Environ: env.Environ, Getenv: env.Getenv,
+		Servers: mcpServers(servers, env.Dir), Trusted: env.Trust, Sealed: sealed, Seal: sealer(servers, env),
+		Dir: env.Dir, Environ: env.Environ, Getenv: env.Getenv,
 		Log: env.Log, StderrLevel: level,
 		OutputBytes: loaded.Limits.ToolOutputBytes, Budget: loaded.MCP.Budget,
 		Wait: env.Headless, Version: env.Version, TokenDir: TokenDir(env.Getenv),
@@ -79,11 +83,16 @@ func NewMCP(ctx context.Context, loaded config.Loaded, env MCPEnv) MCP {
 	return out
 }
 
-// mcpServers are the configured MCP servers as the Manager takes them.
-func mcpServers(servers map[string]config.MCPServer) map[string]mcp.Server {
+// mcpServers are the configured MCP servers as the Manager takes them,
+// started in dir unless their cwd says otherwise. A python server of the
+// user's own that takes its program from -m or -c gets PYTHONSAFEPATH=1,
+// unless its env sets it: python would put its working directory, the
+// project, first on its import path, and import whatever a command in the
+// sandbox left there under the name of a module it uses.
+func mcpServers(servers map[string]config.MCPServer, dir string) map[string]mcp.Server {
 	out := make(map[string]mcp.Server, len(servers))
 	for name, s := range servers {
-		out[name] = mcp.Server{Command: s.Command, Args: s.Args, Env: s.Env, Cwd: s.Cwd,
+		out[name] = mcp.Server{Command: s.Command, Args: s.Args, Env: serverEnv(s, dir), Cwd: s.Cwd,
 			URL: s.URL, Headers: s.Headers, BearerTokenEnv: s.BearerTokenEnv, OAuth: oauthConfig(s.OAuth),
 			Off: !s.On(), Tools: s.Tools, Timeout: s.CallTimeout(), Preapproved: s.Approve == "always",
 			IgnoreReadOnly: !s.HonoursReadOnly(), Project: s.Project()}
@@ -112,17 +121,82 @@ func TokenDir(getenv func(string) string) string {
 	return filepath.Join(dir, "mcp-oauth")
 }
 
-// mcpTrusted reports whether the project's MCP servers may start.
-func mcpTrusted(loaded config.Loaded, env MCPEnv) (bool, error) {
-	project := loaded.MCP.ProjectServers()
-	if len(project) == 0 || env.Trust {
-		return true, nil
+// serverEnv is what a stdio server gets on top of lathe's environment:
+// its env, and PYTHONSAFEPATH=1 as mcpServers says.
+func serverEnv(s config.MCPServer, dir string) map[string]string {
+	env := s.Env
+	if _, set := env["PYTHONSAFEPATH"]; !set && !s.Project() && s.Command != "" &&
+		runfiles.CwdOnImportPath(append([]string{s.Command}, s.Args...)) && within(serverDir(s, dir), dir) {
+		env = maps.Clone(env)
+		if env == nil {
+			env = map[string]string{}
+		}
+		env["PYTHONSAFEPATH"] = "1"
 	}
+	return env
+}
+
+// serverDir is where a stdio server starts: its cwd, taken from the
+// workspace dir, or dir.
+func serverDir(s config.MCPServer, dir string) string {
+	switch {
+	case s.Cwd == "":
+		return dir
+	case filepath.IsAbs(s.Cwd):
+		return filepath.Clean(s.Cwd)
+	}
+	return filepath.Join(dir, s.Cwd)
+}
+
+// sealer returns what the Manager seals each server with: the digest of
+// its definition and of the files of the workspace its command line runs
+// (package runfiles), resolved in its own environment.
+func sealer(servers map[string]config.MCPServer, env MCPEnv) func(string) mcp.Seal {
+	return func(name string) mcp.Seal {
+		s, ok := servers[name]
+		if !ok {
+			return mcp.Seal{}
+		}
+		def := config.ServerDigest(name, s)
+		if s.Command == "" {
+			return mcp.Seal{Digest: def}
+		}
+		own := serverEnv(s, env.Dir)
+		getenv := func(k string) string {
+			if v, ok := own[k]; ok {
+				return v
+			}
+			return env.Getenv(k)
+		}
+		files := runfiles.Files(runfiles.Command{Root: env.Dir, Dir: serverDir(s, env.Dir),
+			Argv: append([]string{s.Command}, s.Args...), Getenv: getenv})
+		if len(files) == 0 {
+			return mcp.Seal{Digest: def}
+		}
+		sum := sha256.Sum256([]byte(def + "\n" + runfiles.Digest(env.Dir, files)))
+		seal := mcp.Seal{Digest: "sha256:" + hex.EncodeToString(sum[:])}
+		for _, f := range files {
+			rel, _ := filepath.Rel(env.Dir, f)
+			seal.Files = append(seal.Files, rel)
+		}
+		return seal
+	}
+}
+
+// trustedSeals are the seals the user trusted the servers of the
+// workspace with before.
+func trustedSeals(env MCPEnv) (map[string]string, error) {
 	path := trustFile(env.Getenv)
 	if path == "" {
-		return false, errors.New("no data directory to keep trust in (set HOME or XDG_DATA_HOME)")
+		return nil, errors.New("no data directory to keep trust in (set HOME or XDG_DATA_HOME)")
 	}
-	return mcp.Trusted(path, env.Dir, config.ServersDigest(project))
+	return mcp.Sealed(path, env.Dir)
+}
+
+// within reports whether path is dir or lies beneath it.
+func within(path, dir string) bool {
+	rel, err := filepath.Rel(dir, path)
+	return err == nil && rel != ".." && !strings.HasPrefix(rel, "../") && !filepath.IsAbs(rel)
 }
 
 // trustFile is where the trusted project servers are kept; "" when there
@@ -135,23 +209,42 @@ func trustFile(getenv func(string) string) string {
 	return filepath.Join(dir, mcp.TrustFileName)
 }
 
-// UntrustedNote says which project servers wait for trust, and how to
-// give it.
-func UntrustedNote(names []string, oneShot bool) string {
+// UntrustedNotes say which servers wait for trust, and why, a line per
+// reason: the project's that were never trusted together, then one line
+// for each that changed since it was trusted or that runs files of the
+// project; and how to give the trust.
+func UntrustedNotes(servers []mcp.Status, oneShot bool) []string {
 	how := "lathe asks when it starts in the UI; --trust-project-mcp starts them for one run"
 	if oneShot {
 		how = "pass --trust-project-mcp to start them"
 	}
-	return fmt.Sprintf("the project's MCP servers %s were not started: a cloned repository must not start programs unasked (%s)",
-		strings.Join(names, ", "), how)
+	var fresh []string
+	var out []string
+	for _, s := range servers {
+		switch {
+		case s.State != mcp.StateUntrusted:
+		case s.Changed:
+			out = append(out, fmt.Sprintf("the MCP server %s was not started: what it runs changed since you trusted it (%s), "+
+				"and a command in the sandbox may have changed it (%s)", s.Name, strings.Join(s.Runs, ", "), how))
+		case !s.Project:
+			out = append(out, fmt.Sprintf("the MCP server %s was not started: it would run %s from the project, "+
+				"which a command in the sandbox may have written (%s)", s.Name, strings.Join(s.Runs, ", "), how))
+		default:
+			fresh = append(fresh, s.Name)
+		}
+	}
+	if len(fresh) > 0 {
+		out = append([]string{fmt.Sprintf("the project's MCP servers %s were not started: a cloned repository must not start programs unasked (%s)",
+			strings.Join(fresh, ", "), how)}, out...)
+	}
+	return out
 }
 
-// KeepTrust returns what records the user's trust in the project's MCP
-// servers of dir, as they are now, in the trust file; nil when the
-// project declares none.
-func KeepTrust(loaded config.Loaded, dir string, getenv func(string) string) func() error {
-	project := loaded.MCP.ProjectServers()
-	if len(project) == 0 {
+// KeepTrust returns what records, in the trust file, the user's trust in
+// the servers of dir that m started once trusted, with what they run;
+// nil without servers.
+func KeepTrust(m *mcp.Manager, dir string, getenv func(string) string) func() error {
+	if m == nil {
 		return nil
 	}
 	return func() error {
@@ -159,6 +252,6 @@ func KeepTrust(loaded config.Loaded, dir string, getenv func(string) string) fun
 		if path == "" {
 			return errors.New("no data directory to keep it in (set HOME or XDG_DATA_HOME)")
 		}
-		return mcp.Trust(path, dir, config.ServersDigest(project), slices.Collect(maps.Keys(project)), time.Now())
+		return mcp.Trust(path, dir, m.Seals(), time.Now())
 	}
 }

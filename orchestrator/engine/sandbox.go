@@ -2,9 +2,11 @@ package engine
 
 import (
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 
 	"lathe/config"
 	"lathe/tools"
@@ -58,11 +60,13 @@ const noSandboxEnv = "LATHE_TEST_NO_SANDBOX"
 
 // policy is the sandbox policy of the config for the workspace dir:
 // lathe's default (writes in the workspace, temp and caches; secrets and
-// lathe's own files unreadable; no network) with the config's mode,
-// network, and extra paths.
+// lathe's own files unreadable; credentials out of the environment; no
+// network) with the config's mode, network, extra paths and variables.
+// The variables that hold the keys lathe's config names are kept from
+// commands too.
 func policy(cfg config.Config, dir string, getenv func(string) string) sandbox.Policy {
 	var own []string
-	for _, d := range []string{config.DataDir(getenv), filepath.Dir(config.UserFile(getenv))} {
+	for _, d := range []string{config.DataDir(getenv), config.StateDir(getenv), filepath.Dir(config.UserFile(getenv))} {
 		if d != "" && d != "." {
 			own = append(own, d)
 		}
@@ -72,5 +76,39 @@ func policy(cfg config.Config, dir string, getenv func(string) string) sandbox.P
 	p.Network = cfg.Sandbox.Network
 	p.Writable = append(p.Writable, cfg.Sandbox.Writable...)
 	p.ReadDeny = append(p.ReadDeny, cfg.Sandbox.ReadableDeny...)
-	return p
+	p.EnvDeny = append(p.EnvDeny, keyVariables(cfg)...)
+	p.EnvDeny = append(p.EnvDeny, cfg.Sandbox.EnvDeny...)
+	p.EnvPass = cfg.Sandbox.EnvPass
+	return p.Clean()
 }
+
+// keyVariables are the variables the config names as holding keys and
+// tokens (api_key_env, bearer_token_env), and those the user's own config
+// sets for an MCP server (its env: what a server is given is no command's
+// business), but for the few every command needs. A project's servers
+// add none: a project may not take PATH away from commands.
+func keyVariables(cfg config.Config) []string {
+	var out []string
+	add := func(names ...string) {
+		for _, n := range names {
+			if n != "" && !slices.Contains(out, n) && !slices.Contains(commonVars, n) {
+				out = append(out, n)
+			}
+		}
+	}
+	add(cfg.APIKeyEnv)
+	for _, h := range cfg.Hosts {
+		add(h.APIKeyEnv)
+	}
+	for _, name := range slices.Sorted(maps.Keys(cfg.MCP.Servers)) {
+		s := cfg.MCP.Servers[name]
+		add(s.BearerTokenEnv)
+		if !s.Project() {
+			add(slices.Sorted(maps.Keys(s.Env))...)
+		}
+	}
+	return out
+}
+
+// commonVars are never withheld for being an MCP server's.
+var commonVars = []string{"PATH", "HOME", "USER", "LOGNAME", "SHELL", "LANG", "LC_ALL", "TERM", "TZ", "TMPDIR"}

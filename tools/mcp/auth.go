@@ -56,7 +56,7 @@ func (m *Manager) Login(ctx context.Context, name string, open func(string) erro
 		return nil, "", fmt.Errorf("%s is a program lathe starts: OAuth is for HTTP servers", name)
 	case !m.usesOAuth(s.cfg):
 		return nil, "", fmt.Errorf("%s is sent a token of its own (bearer_token_env, or an Authorization header): it does not use OAuth", name)
-	case s.cfg.Project && !m.isTrusted():
+	case s.cfg.Project && !m.admit(s):
 		return nil, "", fmt.Errorf("%s is the project's: trust the project's MCP servers first (--trust-project-mcp)", name)
 	}
 	set, err := s.cfg.OAuth.Resolve(m.opts.Getenv)

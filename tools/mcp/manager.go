@@ -27,9 +27,15 @@ import (
 type Options struct {
 	// Servers are the configured servers, by name.
 	Servers map[string]Server
-	// Trusted lets the project's servers start (--trust-project-mcp, or
-	// trust the user gave before).
+	// Trusted lets the servers that need trust start with what they run
+	// now (--trust-project-mcp).
 	Trusted bool
+	// Seal says what a server would run now (see Seal); nil: only the
+	// project's servers need trust, for their definitions.
+	Seal func(name string) Seal
+	// Sealed are the seals the user trusted servers with before, by name:
+	// one whose seal is still that starts without asking.
+	Sealed map[string]string
 	// Dir is the working directory, where stdio servers start unless
 	// their cwd says otherwise.
 	Dir string
@@ -84,7 +90,6 @@ type Manager struct {
 	servers []*server // by name
 
 	mu      sync.Mutex
-	trusted bool
 	gateway bool // the tools last offered were the gateway's
 }
 
@@ -107,17 +112,17 @@ func New(ctx context.Context, opts Options) *Manager {
 		opts.Budget = DefaultBudget
 	}
 	ctx, cancel := context.WithCancel(ctx)
-	m := &Manager{opts: opts, ctx: ctx, cancel: cancel, trusted: opts.Trusted}
+	m := &Manager{opts: opts, ctx: ctx, cancel: cancel}
 	for _, name := range slices.Sorted(maps.Keys(opts.Servers)) {
 		s := newServer(m, name, opts.Servers[name])
 		// What will not start is known before Start: a UI asks for the
-		// project's trust at once, and starts the rest after its first
+		// trust it needs at once, and starts the rest after its first
 		// frame.
 		switch {
 		case s.cfg.Off:
 			s.setState(StateOff, "enabled = false")
-		case s.cfg.Project && !m.trusted:
-			s.setState(StateUntrusted, "the project's: not trusted yet")
+		case s.cfg.URL == "" || s.cfg.Project:
+			m.admit(s)
 		}
 		m.servers = append(m.servers, s)
 	}
@@ -125,24 +130,20 @@ func New(ctx context.Context, opts Options) *Manager {
 }
 
 // Start starts every enabled server in the background and returns at once:
-// a project's only once trusted.
+// one that needs trust only once trusted with what it runs.
 func (m *Manager) Start() {
-	m.mu.Lock()
-	trusted := m.trusted
-	m.mu.Unlock()
 	for _, s := range m.servers {
 		switch {
 		case s.cfg.Off:
 			s.setState(StateOff, "enabled = false")
-		case s.cfg.Project && !trusted:
-			s.setState(StateUntrusted, "the project's: not trusted yet")
-		default:
+		case s.currentState() != StateUntrusted:
 			s.start()
 		}
 	}
 }
 
-// Untrusted lists the project's servers that wait for the user's trust.
+// Untrusted lists the servers that wait for the user's trust: the
+// project's, and those that run files of the project.
 func (m *Manager) Untrusted() []string {
 	var out []string
 	for _, s := range m.servers {
@@ -153,13 +154,12 @@ func (m *Manager) Untrusted() []string {
 	return out
 }
 
-// Trust starts the project's servers.
+// Trust trusts the servers that wait for it with what they run now, and
+// starts them.
 func (m *Manager) Trust() {
-	m.mu.Lock()
-	m.trusted = true
-	m.mu.Unlock()
 	for _, s := range m.servers {
 		if s.currentState() == StateUntrusted {
+			m.trust(s)
 			s.start()
 		}
 	}
@@ -191,8 +191,8 @@ func (m *Manager) SetEnabled(name string, on bool) error {
 	switch {
 	case s == nil:
 		return fmt.Errorf("no MCP server is named %q", name)
-	case on && s.cfg.Project && !m.isTrusted():
-		return fmt.Errorf("%s is the project's: trust the project's servers first", name)
+	case on && s.currentState() == StateUntrusted:
+		return fmt.Errorf("%s waits for your trust: /mcp trust starts it", name)
 	case on:
 		s.start()
 	default:
@@ -216,12 +216,6 @@ func (m *Manager) Reload(ctx context.Context) {
 		}
 	}
 	wg.Wait()
-}
-
-func (m *Manager) isTrusted() bool {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	return m.trusted
 }
 
 func (m *Manager) server(name string) *server {
@@ -310,7 +304,12 @@ type Status struct {
 	State     State
 	Why       string // why it failed, or is off
 	Project   bool   // declared by the project
-	Tools     []ToolStatus
+	// Runs are the project's files the server runs, when it waits for
+	// trust; Changed, that they (or its definition) changed since it was
+	// trusted.
+	Runs    []string
+	Changed bool
+	Tools   []ToolStatus
 	// Tokens is about what its tools' schemas add to a request, trimmed
 	// as they are sent.
 	Tokens int
@@ -460,6 +459,9 @@ func (s *server) status() Status {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	st := Status{Name: s.name, Transport: s.cfg.transport(), State: s.state, Why: s.why, Project: s.cfg.Project}
+	if s.state == StateUntrusted {
+		st.Runs, st.Changed = slices.Clone(s.runs), s.changed
+	}
 	if s.cfg.URL != "" {
 		st.Target = s.cfg.URL
 	} else {

@@ -57,6 +57,9 @@ type server struct {
 	progress map[string]func(string)
 	calls    int    // counts calls, for progress tokens
 	stderr   string // the last line the server wrote to stderr
+	sealed   string // the seal it was trusted with; "" when not (or it needs no trust)
+	runs     []string
+	changed  bool // what it runs changed since it was trusted
 }
 
 // entry is one tool of a server, as offered to the model.
@@ -94,8 +97,14 @@ func (s *server) start() {
 	})
 }
 
-// connect starts the server and lists its tools, within startTimeout.
+// connect starts the server and lists its tools, within startTimeout,
+// once sure that it runs what it was trusted with (a command in the
+// sandbox may have rewritten it since).
 func (s *server) connect(gen int) {
+	if !s.m.admit(s) {
+		s.untrusted(gen)
+		return
+	}
 	ctx, cancel := context.WithTimeout(s.m.ctx, s.m.opts.StartTimeout)
 	defer cancel()
 	client := sdk.NewClient(&sdk.Implementation{Name: "lathe", Version: s.m.opts.Version}, &sdk.ClientOptions{
@@ -267,6 +276,20 @@ func (s *server) crashed(gen int, why string) {
 	s.m.notify(Notice{Server: s.name, Text: text, Failed: true})
 	if restart {
 		s.start()
+	}
+}
+
+// untrusted ends a start that admit refused, and tells it once.
+func (s *server) untrusted(gen int) {
+	s.mu.Lock()
+	if s.gen != gen {
+		s.mu.Unlock()
+		return
+	}
+	why := s.why
+	s.mu.Unlock()
+	if s.m.ctx.Err() == nil {
+		s.m.notify(Notice{Server: s.name, Text: fmt.Sprintf("MCP server %s was not started: %s", s.name, why), Failed: true})
 	}
 }
 

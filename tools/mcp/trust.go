@@ -5,25 +5,28 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
-	"slices"
 	"time"
 
 	"lathe/config/safefile"
 )
 
 // TrustFileName is the file, in lathe's data directory, that keeps the
-// project servers the user trusted. It is JSON:
+// servers the user trusted, per project. It is JSON:
 //
-//	{"version": 1,
+//	{"version": 2,
 //	 "projects": {
-//	   "/home/me/api": {"servers": "sha256:…", "names": ["db", "fs"], "trusted": "2026-11-23T10:00:00Z"}}}
+//	   "/home/me/api": {"servers": {"db": "sha256:…", "fs": "sha256:…"}, "trusted": "2026-11-23T10:00:00Z"}}}
 //
-// servers is the digest of the servers' definitions (the caller's, as
-// config.ServersDigest makes it): a project that changes them, or adds
-// one, is asked about again.
+// Each server's digest is its Seal's: its definition and the files of the
+// project it runs. A server whose seal changed, or one the project adds,
+// is asked about again. A file of version 1, whose digests covered the
+// definitions alone, trusts nothing.
 const TrustFileName = "mcp-trust.json"
+
+const trustVersion = 2
 
 type trustDoc struct {
 	Version  int                     `json:"version"`
@@ -31,32 +34,30 @@ type trustDoc struct {
 }
 
 type trustedEntry struct {
-	Servers string    `json:"servers"`
-	Names   []string  `json:"names"`
-	Trusted time.Time `json:"trusted"`
+	Servers map[string]string `json:"servers"`
+	Trusted time.Time         `json:"trusted"`
 }
 
-// Trusted reports whether the user trusted the project in dir with the
-// servers whose digest is given, as the trust file at path says. A file
-// that does not exist trusts nothing.
-func Trusted(path, dir, digest string) (bool, error) {
+// Sealed returns the seals the user trusted the servers of the project in
+// dir with, by name, as the trust file at path says; none when the file
+// does not exist.
+func Sealed(path, dir string) (map[string]string, error) {
 	doc, err := readTrust(path)
 	if err != nil {
-		return false, err
+		return nil, err
 	}
-	e, ok := doc.Projects[dir]
-	return ok && e.Servers == digest, nil
+	return doc.Projects[dir].Servers, nil
 }
 
-// Trust records that the user trusts the project in dir with the servers
-// named, whose digest is given, in the trust file at path (made, with its
+// Trust records that the user trusts the servers of the project in dir
+// with their seals (by name), in the trust file at path (made, with its
 // directory, as needed; replaced whole).
-func Trust(path, dir, digest string, names []string, now time.Time) error {
+func Trust(path, dir string, seals map[string]string, now time.Time) error {
 	doc, err := readTrust(path)
 	if err != nil {
 		return err
 	}
-	doc.Projects[dir] = trustedEntry{Servers: digest, Names: slices.Sorted(slices.Values(names)), Trusted: now.UTC()}
+	doc.Projects[dir] = trustedEntry{Servers: maps.Clone(seals), Trusted: now.UTC()}
 	b, err := json.MarshalIndent(doc, "", "  ")
 	if err != nil {
 		return err
@@ -83,16 +84,26 @@ func Trust(path, dir, digest string, names []string, now time.Time) error {
 const maxTrustFile = 1 << 20
 
 func readTrust(path string) (trustDoc, error) {
-	doc := trustDoc{Version: 1, Projects: map[string]trustedEntry{}}
+	fresh := func() trustDoc { return trustDoc{Version: trustVersion, Projects: map[string]trustedEntry{}} }
 	b, err := safefile.ReadPath(path, maxTrustFile)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
-		return doc, nil
+		return fresh(), nil
 	case err != nil:
-		return doc, fmt.Errorf("read %s: %w", path, err)
+		return fresh(), fmt.Errorf("read %s: %w", path, err)
 	}
+	var v struct {
+		Version int `json:"version"`
+	}
+	if err := json.Unmarshal(b, &v); err != nil {
+		return fresh(), fmt.Errorf("%s is damaged (%v): remove it, and trust the projects again", path, err)
+	}
+	if v.Version < trustVersion {
+		return fresh(), nil // its trust did not cover what the servers run
+	}
+	doc := fresh()
 	if err := json.Unmarshal(b, &doc); err != nil {
-		return trustDoc{Version: 1, Projects: map[string]trustedEntry{}}, fmt.Errorf("%s is damaged (%v): remove it, and trust the projects again", path, err)
+		return fresh(), fmt.Errorf("%s is damaged (%v): remove it, and trust the projects again", path, err)
 	}
 	if doc.Projects == nil {
 		doc.Projects = map[string]trustedEntry{}

@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -126,6 +127,31 @@ func TestAttacks(t *testing.T) {
 			failed("attack: mount")(t, e, r)
 		},
 	}, {
+		name: "set-id programs",
+		setup: func(e *env) string {
+			return "cp /bin/true suid; chmod 4755 suid; cp /bin/true " + e.tmp + "/sgid; chmod g+s " + e.tmp + "/sgid; " +
+				"install -m 6755 /bin/true inst; " + exe(e.t) + " attack create-setid made; ls -l"
+		},
+		check: func(t *testing.T, e *env, _ result) {
+			for _, f := range []string{e.ws + "/suid", e.tmp + "/sgid", e.ws + "/inst", e.ws + "/made"} {
+				if fi, err := os.Stat(f); err == nil && fi.Mode()&(os.ModeSetuid|os.ModeSetgid) != 0 {
+					t.Errorf("%s made %v", f, fi.Mode())
+				}
+			}
+		},
+	}, {
+		name: "credentials in the environment",
+		setup: func(e *env) string {
+			for k, v := range map[string]string{"GITHUB_TOKEN": "ghp_SECRET", "AWS_SECRET_ACCESS_KEY": "SECRET-aws",
+				"AWS_ACCESS_KEY_ID": "SECRET-id", "LLAMA_API_KEY": "SECRET-llama", "PGPASSWORD": "SECRET-pg",
+				"SSH_AUTH_SOCK": "/run/SECRET-agent", "CI_DB_URL": "SECRET-db"} {
+				e.vars[k] = v
+			}
+			e.policy.EnvDeny = append(e.policy.EnvDeny, "CI_DB_*")
+			return "env; cat /proc/self/environ"
+		},
+		check: func(t *testing.T, _ *env, r result) { noSecret(t, r) },
+	}, {
 		name: "git config core.hooksPath",
 		setup: func(e *env) string {
 			gitInit(e.t, e.ws)
@@ -175,6 +201,45 @@ func TestAttacks(t *testing.T) {
 			}
 		},
 	}, {
+		name: "git config the repository includes",
+		setup: func(e *env) string {
+			gitInit(e.t, e.ws)
+			writeFile(e.t, e.ws+"/.gitconfig-proj", "[user]\n\tname = x\n")
+			gitConfig(e.t, e.ws, "include.path", "../.gitconfig-proj")
+			e.policy = sandbox.DefaultPolicy(e.ws, e.home, e.getenv, e.data, e.config)
+			return `printf '[core]\n\tfsmonitor = "touch /tmp/pwned; false"\n' >> .gitconfig-proj && git config core.fsmonitor`
+		},
+		blocked: sandbox.OpChange, target: func(e *env) string { return e.ws + "/.gitconfig-proj" },
+		check: func(t *testing.T, e *env, _ result) {
+			if out, _ := exec.Command("git", "-C", e.ws, "config", "core.fsmonitor").Output(); len(out) > 0 {
+				t.Errorf("git reads the planted fsmonitor: %s", out)
+			}
+		},
+	}, {
+		name: "git config the user's config includes",
+		setup: func(e *env) string {
+			writeFile(e.t, e.home+"/.gitconfig", "[includeIf \"gitdir:~/src/\"]\n\tpath = "+e.ws+"/team.gitconfig\n")
+			writeFile(e.t, e.ws+"/team.gitconfig", "[user]\n\tname = team\n")
+			e.policy = sandbox.DefaultPolicy(e.ws, e.home, e.getenv, e.data, e.config)
+			return `printf '[core]\n\tpager = touch /tmp/pwned\n' >> team.gitconfig`
+		},
+		blocked: sandbox.OpChange, target: func(e *env) string { return e.ws + "/team.gitconfig" },
+		check: unchanged(func(e *env) string { return e.ws + "/team.gitconfig" }, "[user]\n\tname = team\n"),
+	}, {
+		name: "git repository made in temp, above the workspace, and in the cache",
+		setup: func(e *env) string {
+			e.ws = e.tmp + "/proj"
+			mkdir(e.t, e.ws)
+			e.policy = sandbox.DefaultPolicy(e.ws, e.home, e.getenv, e.data, e.config)
+			return "git init -q " + e.tmp + " && printf '[core]\\n\\tfsmonitor = \"touch pwned; false\"\\n' >> " + e.tmp + "/.git/config && " +
+				"git init -q " + e.cache + " && git -C " + e.tmp + " status --short >/dev/null"
+		},
+		blocked: sandbox.OpChange, target: func(e *env) string { return e.tmp + "/.git" },
+		check: func(t *testing.T, e *env, _ result) {
+			absent(func(e *env) string { return e.tmp + "/.git" })(t, e, result{})
+			absent(func(e *env) string { return e.cache + "/.git" })(t, e, result{})
+		},
+	}, {
 		name: "signal a process outside",
 		setup: func(e *env) string {
 			return "kill -9 " + strconv.Itoa(outsider(e.t).Pid)
@@ -210,6 +275,76 @@ func TestAttacks(t *testing.T) {
 		check: func(t *testing.T, e *env, r result) {
 			if strings.Contains(r.stdout, "PATH=") {
 				t.Error("read the environment of a process outside")
+			}
+		},
+	}, {
+		// From here, the red team's attacks that held (redteam-3).
+		name:    "secret through a symlink in the workspace",
+		setup:   func(e *env) string { return "ln -s " + e.home + "/.ssh/id_ed25519 keylink && cat keylink" },
+		blocked: sandbox.OpRead, target: func(e *env) string { return e.home + "/.ssh/id_ed25519" },
+		check: func(t *testing.T, _ *env, r result) { noSecret(t, r) },
+	}, {
+		name: "secret through /proc/self/root and /proc/1/root",
+		setup: func(e *env) string {
+			return "cat /proc/self/root" + e.home + "/.ssh/id_ed25519 /proc/1/root" + e.home + "/.ssh/id_ed25519"
+		},
+		check: func(t *testing.T, _ *env, r result) { noSecret(t, r) },
+	}, {
+		name: "the helper's descriptors, directory, environment and memory",
+		setup: func(*env) string {
+			return "for f in /proc/$PPID/fd/*; do readlink $f; cat $f; done; readlink /proc/$PPID/cwd /proc/$PPID/root; " +
+				"cat /proc/$PPID/environ; head -c 8 /proc/$PPID/mem"
+		},
+		check: func(t *testing.T, _ *env, r result) {
+			if r.stdout != "" {
+				t.Errorf("read the helper: %q", r.stdout)
+			}
+		},
+	}, {
+		name:    "write to the home directory",
+		setup:   func(*env) string { return "echo x > ~/pwned" },
+		blocked: sandbox.OpWrite, target: func(e *env) string { return e.home + "/pwned" },
+		check: absent(func(e *env) string { return e.home + "/pwned" }),
+	}, {
+		name:  "signal the helper through a pidfd",
+		setup: func(e *env) string { return exe(e.t) + " attack pidfd-signal $PPID" },
+		check: failed("attack: pidfd-signal"),
+	}, {
+		name:  "read the helper's memory",
+		setup: func(e *env) string { return exe(e.t) + " attack vm-read $PPID" },
+		check: failed("attack: vm-read"),
+	}, {
+		name:  "SIGIO aimed at a process outside",
+		setup: func(e *env) string { return exe(e.t) + " attack sigio " + strconv.Itoa(outsider(e.t).Pid) },
+		check: failed("attack: sigio"), // and the process outside lives (outsider)
+	}, {
+		name:  "io_uring",
+		setup: func(e *env) string { return exe(e.t) + " attack io-uring" },
+		check: failed("attack: io-uring function not implemented"),
+	}, {
+		name: "terminal, console and kernel settings",
+		setup: func(*env) string {
+			return "echo x > /dev/tty; echo x > /dev/console; echo x > /proc/sys/kernel/core_pattern; echo 1 > /sys/kernel/mm/ksm/run; " +
+				"cat /proc/sys/kernel/core_pattern"
+		},
+		check: func(t *testing.T, _ *env, r result) {
+			if b, _ := os.ReadFile("/proc/sys/kernel/core_pattern"); string(b) == "x\n" {
+				t.Error("core_pattern written")
+			}
+		},
+	}, {
+		name:  "rename an outside file in",
+		setup: func(e *env) string { return "mv " + e.outside + "/victim.txt ./stolen" },
+		check: func(t *testing.T, e *env, r result) {
+			unchanged(func(e *env) string { return e.outside + "/victim.txt" }, "victim")(t, e, r)
+			absent(func(e *env) string { return e.ws + "/stolen" })(t, e, r)
+		},
+	}, {
+		name:  "subreaper leaving a setsid grandchild",
+		setup: func(e *env) string { e.mark = marker(); return exe(e.t) + " attack subreaper " + e.mark },
+		check: func(t *testing.T, e *env, _ result) {
+			if pids := alive(e.mark); len(pids) > 0 {
+				t.Errorf("left running: %v", pids)
 			}
 		},
 	}} {
@@ -348,6 +483,13 @@ func gitInit(t testing.TB, dir string) {
 	}
 }
 
+func gitConfig(t testing.TB, dir, key, value string) {
+	t.Helper()
+	if out, err := exec.Command("git", "-C", dir, "config", key, value).CombinedOutput(); err != nil {
+		t.Fatalf("git config %s: %v\n%s", key, err, out)
+	}
+}
+
 func absent(path func(*env) string) func(*testing.T, *env, result) {
 	return func(t *testing.T, e *env, _ result) {
 		t.Helper()
@@ -380,5 +522,55 @@ func noSecret(t *testing.T, r result) {
 	t.Helper()
 	if strings.Contains(r.stdout, "SECRET") {
 		t.Errorf("secret read: %s", r.stdout)
+	}
+}
+
+// TestInheritedDescriptors: a descriptor lathe inherited without
+// close-on-exec (a socket or pipe its parent leaked) does not reach the
+// command, which could otherwise talk through it to the world.
+func TestInheritedDescriptors(t *testing.T) {
+	requireSandbox(t)
+	e := newEnv(t)
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	defer w.Close()
+	if _, err := unix.FcntlInt(w.Fd(), unix.F_SETFD, 0); err != nil { // as a careless parent leaves it
+		t.Fatal(err)
+	}
+	fd := strconv.Itoa(int(w.Fd()))
+	res := e.run(e.policy, "ls /proc/self/fd; echo leaked >&"+fd+"; echo wrote=$?")
+	t.Log(res)
+	_ = r.SetReadDeadline(time.Now())
+	if n, _ := r.Read(make([]byte, 64)); n > 0 {
+		t.Errorf("the command wrote %d bytes to an inherited descriptor", n)
+	}
+	if !strings.Contains(res.stdout, "wrote=1") || slices.Contains(strings.Fields(res.stdout), fd) {
+		t.Errorf("descriptor %s open in the command: %s", fd, res.stdout)
+	}
+}
+
+// TestAbstractSocketOutside: a datagram to an abstract Unix socket outside
+// the sandbox is refused, and nothing arrives (Landlock ABI 6).
+func TestAbstractSocketOutside(t *testing.T) {
+	requireSandbox(t)
+	if sandbox.Probe(sandbox.ProbeOptions{}).LandlockABI < 6 {
+		t.Skip("abstract sockets are scoped from Landlock ABI 6")
+	}
+	e := newEnv(t)
+	name := "lathe-test-" + strconv.Itoa(os.Getpid())
+	l, err := net.ListenUnixgram("unixgram", &net.UnixAddr{Name: "@" + name, Net: "unixgram"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	r := e.run(e.policy, exe(t)+" attack abstract-send "+name)
+	t.Log(r)
+	failed("attack: abstract-send")(t, e, r)
+	_ = l.SetReadDeadline(time.Now())
+	if n, _, err := l.ReadFrom(make([]byte, 8)); err == nil {
+		t.Errorf("the socket outside received %d bytes", n)
 	}
 }

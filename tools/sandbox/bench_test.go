@@ -42,6 +42,7 @@ func bench(b *testing.B, e *env, command string) {
 			}
 			p := e.policy
 			p.Mode = mode
+			mkdir(b, p.TempDir) // lathe makes it once for the session
 			exe := helperExe(b)
 			for b.Loop() {
 				cmd, err := sandbox.Command(b.Context(), exe, p, command)

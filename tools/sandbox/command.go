@@ -81,6 +81,7 @@ func Command(ctx context.Context, exe string, p Policy, command string) (*Cmd, e
 	if err := p.validate(); err != nil {
 		return nil, err
 	}
+	p = p.Clean()
 	var req bytes.Buffer
 	if err := gob.NewEncoder(&req).Encode(request{Policy: p, Command: command}); err != nil {
 		return nil, fmt.Errorf("encode sandbox request: %w", err)

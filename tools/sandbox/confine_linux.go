@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"golang.org/x/sys/unix"
@@ -112,24 +113,34 @@ func rulesetFor(p Policy, abi int) landlock.Ruleset {
 	}
 	var deny []string
 	for _, d := range p.ReadDeny {
-		deny = append(deny, filepath.Clean(d))
-		if real, err := filepath.EvalSymlinks(d); err == nil && real != d {
-			deny = append(deny, real)
-		}
+		deny = append(deny, realPaths(d)...)
 	}
 	rs.Rules = landlock.Grant("/", landlock.Read, deny)
 	for _, d := range devices {
 		rs.Rules = append(rs.Rules, landlock.Rule{Path: d, Access: landlock.WriteFile | landlock.Truncate})
 	}
 	if p.Mode == WorkspaceWrite {
-		for _, w := range append([]string{p.Workspace}, p.Writable...) {
+		for _, w := range p.writableRoots() {
+			kept := slices.Clone(deny)
+			for _, k := range p.keptReadOnly(w) {
+				kept = append(kept, realPaths(k)...)
+			}
 			if real, err := filepath.EvalSymlinks(w); err == nil {
 				w = real
 			}
-			rs.Rules = append(rs.Rules, landlock.Grant(filepath.Clean(w), landlock.Write, deny)...)
+			rs.Rules = append(rs.Rules, landlock.Grant(filepath.Clean(w), landlock.Write, kept)...)
 		}
 	}
 	return rs
+}
+
+// realPaths is path, and where it leads when that is elsewhere.
+func realPaths(path string) []string {
+	path = filepath.Clean(path)
+	if real, err := filepath.EvalSymlinks(path); err == nil && real != path {
+		return []string{path, real}
+	}
+	return []string{path}
 }
 
 // protectedPaths places each protected path beneath the writable directory
@@ -137,7 +148,7 @@ func rulesetFor(p Policy, abi int) landlock.Ruleset {
 // A protected path that holds others (.git) is shallow: kept what it is,
 // a directory, while those in it are kept whole.
 func protectedPaths(p Policy) []guard.Path {
-	roots := append([]string{p.Workspace}, p.Writable...)
+	roots := p.writableRoots()
 	var out []guard.Path
 	for _, prot := range p.Protected {
 		best := ""

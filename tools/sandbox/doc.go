@@ -8,6 +8,8 @@
 // [Cmd] that starts it; the [Policy] goes to the helper through an
 // inherited pipe, never through the command's environment. The helper
 //
+//   - marks every descriptor above stderr close-on-exec, so that none
+//     lathe inherited (a socket, a jobserver's pipe) reaches the command;
 //   - makes itself a child subreaper (PR_SET_CHILD_SUBREAPER), so that
 //     whatever the command starts stays its descendant however it
 //     detaches (setsid, nohup, double fork);
@@ -50,6 +52,11 @@
 // computed by the helper for every command, so they follow the file
 // system as it is.
 //
+// So a temp directory that holds the home directory cannot get new
+// entries: [Policy].TempDir is a directory of the commands' own in it,
+// made before the rules are computed and so writable, which they get as
+// TMPDIR and GOTMPDIR.
+//
 // Writable directories get every right but making device nodes and
 // device ioctls, so that not even root can make a disk appear in the
 // workspace and write to it. A hard link to an outside file cannot be
@@ -67,7 +74,18 @@
 // Landlock has no right for changing a file's mode or times: a command
 // can chmod or touch (not write) files outside the writable directories
 // that its user owns (root: any file). No seccomp filter can tell where a
-// path leads, so this is not enforced.
+// path leads, so this is not enforced. What the filter can tell is the
+// mode itself: a set-user-ID or set-group-ID bit is refused wherever it
+// would be set (chmod, fchmod, fchmodat, fchmodat2, mknod, creat, open
+// and openat creating; openat2 gets ENOSYS), so that no program left in
+// a writable directory runs later as the user for whoever starts it.
+//
+// # Environment
+//
+// The command gets lathe's environment without the variables
+// [Policy].EnvDeny names or matches ([CredentialVars]: keys, tokens,
+// passwords, the agents' sockets), but those EnvPass names; the helper
+// strips them, so that no caller can forget to. Mode Off keeps them.
 //
 // # Protected paths
 //
@@ -84,11 +102,17 @@
 // changed config is put back whole, even legitimate changes such as "git
 // remote add". [DefaultPolicy] protects the workspace's repository (found
 // upwards, including a linked worktree's main repository), core.hooksPath,
-// and what would lead git to other hooks and config: .git must stay what
-// it was (a .git file naming another directory is removed), and no
-// commondir file may appear or change. Repositories deeper in the
-// workspace (submodules, or one the command creates in a subdirectory)
-// are not protected.
+// the config files git reads and every file they include (a project's
+// shared .gitconfig that .git/config includes is in the workspace), and
+// what would lead git to other hooks and config: .git must stay what it
+// was (a .git file naming another directory is removed), and no
+// commondir file may appear or change. A .git may not appear either in a
+// writable directory outside the workspace, nor in one above the
+// workspace that a writable directory holds (the temp directory, for a
+// workspace in it): git would take everything beneath for a repository
+// and run what its config names; one made there is removed, whatever it
+// holds. Repositories deeper in the workspace (submodules, or one the
+// command creates in a subdirectory) are not protected.
 //
 // The writable cache directories are shared with builds run outside the
 // sandbox, and a command can poison them (a build cache entry, an

@@ -77,46 +77,36 @@ func commonDir(dir string) string {
 
 // protected lists the paths to keep: the hooks and config of the
 // repository and of the workspace's own .git (where "git init" would put
-// them), the directory core.hooksPath names, and what could lead git to
+// them), the directory core.hooksPath names, what could lead git to
 // other hooks and config: .git itself (a .git file names another git
-// directory) and commondir files (which name another common directory).
-func (g gitDirs) protected() []string {
+// directory) and commondir files (which name another common directory),
+// and the config files git reads for the repository and those they
+// include (a project's shared .gitconfig, included from .git/config).
+func (g gitDirs) protected(cfg gitConfigs) []string {
 	var out []string
 	dot := filepath.Join(g.workspace, ".git")
 	for _, dir := range []string{g.common, g.dir, dot} {
-		out = append(out, dir)
-		for _, name := range []string{"hooks", "config", "config.worktree", "commondir"} {
-			out = append(out, filepath.Join(dir, name))
-		}
+		out = append(out, dotGit(dir)...)
 	}
-	if hp := hooksPath(filepath.Join(g.common, "config")); hp != "" {
+	// A path starting with ~ is left out: the home directory is
+	// read-only to commands.
+	if hp := cfg.last("core.hookspath"); hp != "" && !strings.HasPrefix(hp, "~") {
 		if !filepath.IsAbs(hp) {
 			hp = filepath.Join(g.top, hp)
 		}
 		out = append(out, filepath.Clean(hp))
 	}
-	return tidy(out)
+	return tidy(append(out, cfg.files...))
 }
 
-// hooksPath reads core.hooksPath from a git config file ("" when unset
-// or unreadable; a path starting with ~ is left out, the home directory
-// being read-only to commands).
-func hooksPath(config string) string {
-	b, err := os.ReadFile(config)
-	if err != nil {
-		return ""
+// dotGit is a git directory and what in it makes git run programs or
+// read other config: hooks, config, config.worktree, commondir.
+func dotGit(dir string) []string {
+	out := []string{dir}
+	for _, name := range []string{"hooks", "config", "config.worktree", "commondir"} {
+		out = append(out, filepath.Join(dir, name))
 	}
-	entries, _ := parseGitConfig(b)
-	var hp string
-	for _, e := range entries {
-		if e.name == "core.hookspath" {
-			hp = e.value
-		}
-	}
-	if strings.HasPrefix(hp, "~") {
-		return ""
-	}
-	return hp
+	return out
 }
 
 // inertGitKeys are the config keys "git init", "git clone", "git remote

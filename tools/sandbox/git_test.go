@@ -77,7 +77,7 @@ func TestFindGit(t *testing.T) {
 	if g.top != repo || g.dir != repo+"/.git" || g.common != repo+"/.git" {
 		t.Errorf("from a subdirectory: %+v", g)
 	}
-	prot := g.protected()
+	prot := g.protected(readGitConfigs(g, "", func(string) string { return "" }))
 	for _, want := range []string{repo + "/.git/hooks", repo + "/.git/config", repo + "/.husky", sub + "/.git/hooks"} {
 		if !contains(prot, want) {
 			t.Errorf("protected lacks %s: %v", want, prot)
@@ -141,5 +141,77 @@ func TestGuarded(t *testing.T) {
 	p.Mode = Off
 	if got := p.Guarded(filepath.Join(ws, ".git/config")); got != "" {
 		t.Errorf("mode off: Guarded(.git/config) = %q, want nothing", got)
+	}
+}
+
+// TestGitConfigs: the config files git reads for a repository, and those
+// they include, as git finds them: relative to the including file, ~/
+// from the home directory, under any includeIf condition, continued
+// lines and quotes read as git reads them; a loop ends.
+func TestGitConfigs(t *testing.T) {
+	base := t.TempDir()
+	home, ws := filepath.Join(base, "home"), filepath.Join(base, "ws")
+	for _, d := range []string{home + "/.config/git", ws + "/.git", ws + "/conf"} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	files := map[string]string{
+		ws + "/.git/config":          "[core]\n\tbare = false\n[include]\n\tpath = \"../conf/a.gitconfig\" ; shared\n[includeIf \"onbranch:main\"]\n\tpath = ../conf/\\\nb.gitconfig\n",
+		ws + "/conf/a.gitconfig":     "[include]\n\tpath = a.gitconfig\n\tpath = ~/team.gitconfig\n",
+		home + "/.gitconfig":         "[include]\n\tpath = " + ws + "/conf/mine.gitconfig\n",
+		home + "/team.gitconfig":     "[core]\n\thooksPath = .githooks\n",
+		home + "/.config/git/config": "[core.x]\n\ty = 1\n",
+	}
+	for path, content := range files {
+		if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	c := readGitConfigs(findGit(ws), home, func(k string) string { return map[string]string{"GIT_CONFIG_NOSYSTEM": "1"}[k] })
+	for _, want := range []string{ws + "/.git/config", ws + "/conf/a.gitconfig", ws + "/conf/b.gitconfig",
+		home + "/team.gitconfig", home + "/.gitconfig", ws + "/conf/mine.gitconfig", ws + "/.git/config.worktree"} {
+		if !contains(c.files, want) {
+			t.Errorf("files lack %s: %v", want, c.files)
+		}
+	}
+	if got := c.last("core.hookspath"); got != ".githooks" {
+		t.Errorf("core.hooksPath %q, want it from the included file", got)
+	}
+	if got := c.last("core.x.y"); got != "1" {
+		t.Errorf("old subsection syntax: %q", got)
+	}
+	prot := findGit(ws).protected(c)
+	if !contains(prot, ws+"/.githooks") || !contains(prot, ws+"/conf/b.gitconfig") {
+		t.Errorf("protected %v", prot)
+	}
+}
+
+// TestGitPrograms: the keys of a repository's own config (and what it
+// includes) that make git run a program, and only those.
+func TestGitPrograms(t *testing.T) {
+	ws := t.TempDir()
+	if err := os.MkdirAll(ws+"/.git", 0o755); err != nil {
+		t.Fatal(err)
+	}
+	write := func(name, content string) {
+		if err := os.WriteFile(filepath.Join(ws, name), []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write(".git/config", "[core]\n\tbare = false\n\tfsmonitor = true\n[alias]\n\tst = status\n[remote \"origin\"]\n\turl = x\n")
+	if got := GitPrograms(ws); len(got) != 0 {
+		t.Errorf("inert config: %v", got)
+	}
+	write(".git/config", "[core]\n\tfsmonitor = \"touch x; false\"\n[alias]\n\tst = status\n\tx = !sh -c y\n[include]\n\tpath = ../shared.gitconfig\n")
+	write("shared.gitconfig", "[filter \"lfs\"]\n\tclean = git-lfs clean -- %f\n[pager]\n\tlog = less\n")
+	got := GitPrograms(ws)
+	for _, want := range []string{"core.fsmonitor", "alias.x", "filter.lfs.clean", "pager.log"} {
+		if !contains(got, want) {
+			t.Errorf("%s not found in %v", want, got)
+		}
+	}
+	if contains(got, "alias.st") {
+		t.Errorf("alias.st runs no program: %v", got)
 	}
 }

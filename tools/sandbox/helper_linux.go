@@ -11,7 +11,9 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"runtime"
+	"strconv"
 	"sync"
 	"syscall"
 	"time"
@@ -41,8 +43,7 @@ func Main(args []string) int {
 	// thread. It must stay unconfined, so this goroutine keeps it, and the
 	// command starts from another thread (see onSideThread).
 	runtime.LockOSThread()
-	unix.CloseOnExec(fdControl)
-	unix.CloseOnExec(fdReport)
+	closeInherited()
 	out := os.NewFile(fdReport, "report")
 	defer out.Close()
 	rep, err := serve(bufio.NewReader(os.NewFile(fdControl, "control")), args)
@@ -103,6 +104,9 @@ func (h *helper) run(ctl io.Reader) (Report, error) {
 		for _, w := range p.Writable {
 			_ = os.MkdirAll(w, 0o700)
 		}
+		if p.TempDir != "" && os.Mkdir(p.TempDir, 0o700) == nil {
+			defer os.RemoveAll(p.TempDir) // made for this command alone
+		}
 		snap = guard.Take(protectedPaths(p))
 	}
 	conf, err := prepare(p)
@@ -159,7 +163,7 @@ func (h *helper) finish(r *reaper.Reaper, stop, supervised <-chan struct{}, snap
 	case <-time.After(time.Second):
 	}
 	if snap != nil {
-		for _, c := range snap.Restore(inertGitPath) {
+		for _, c := range snap.Restore(h.keepNew) {
 			h.add(changeBlocked(c))
 		}
 	}
@@ -173,6 +177,7 @@ func (h *helper) finish(r *reaper.Reaper, stop, supervised <-chan struct{}, snap
 // nil. listener is where refused sockets are referred, -1 if nowhere.
 func (h *helper) start(bash string, conf *confinement) (pid, listener int, err error) {
 	listener = -1
+	env := h.req.Policy.commandEnv(os.Environ())
 	onSideThread(func() {
 		if conf != nil {
 			if listener, err = conf.apply(); err != nil {
@@ -181,7 +186,7 @@ func (h *helper) start(bash string, conf *confinement) (pid, listener int, err e
 		}
 		pid, err = syscall.ForkExec(bash, []string{"bash", "-c", h.req.Command}, &syscall.ProcAttr{
 			Dir:   h.req.Policy.Workspace,
-			Env:   os.Environ(),
+			Env:   env,
 			Files: []uintptr{0, 1, 2},
 			// Its own group, so that "kill 0" in the command stays in it.
 			Sys: &syscall.SysProcAttr{Setpgid: true},
@@ -195,6 +200,28 @@ func (h *helper) start(bash string, conf *confinement) (pid, listener int, err e
 		return 0, -1, fmt.Errorf("start bash: %w", err)
 	}
 	return pid, listener, nil
+}
+
+// closeInherited marks every descriptor above stderr close-on-exec: the
+// control and report pipes, and whatever lathe inherited without the flag
+// and passed on (a CI runner's socket, a make jobserver's pipe), which
+// would otherwise reach the command and let it talk to the world.
+func closeInherited() {
+	if unix.CloseRange(3, ^uint(0), unix.CLOSE_RANGE_CLOEXEC) == nil {
+		return
+	}
+	// Before Linux 5.11: one by one.
+	d, err := os.Open("/proc/self/fd")
+	if err != nil {
+		return
+	}
+	names, _ := d.Readdirnames(-1)
+	d.Close()
+	for _, n := range names {
+		if fd, err := strconv.Atoi(n); err == nil && fd > 2 {
+			unix.CloseOnExec(fd)
+		}
+	}
 }
 
 // onSideThread runs f on a locked thread that is not the main thread, and
@@ -218,6 +245,14 @@ func onSideThread(f func()) {
 		f()
 	}()
 	<-done
+}
+
+// keepNew says whether a protected path the command made may stay: in
+// the workspace, what git itself makes and never runs ("git init");
+// elsewhere, nothing (a .git made in the temp directory, or above the
+// workspace, would make a repository of what is beneath).
+func (h *helper) keepNew(root *os.Root, rel string) bool {
+	return within(filepath.Join(root.Name(), rel), h.req.Policy.Workspace) && inertGitPath(root, rel)
 }
 
 func (h *helper) sawCall(c seccomp.Call) {

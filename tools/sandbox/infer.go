@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"sync"
 )
@@ -202,8 +203,9 @@ func (p Policy) refusedOp(path, base string) (Op, string, bool) {
 			return OpWrite, path, true
 		}
 	}
-	for _, w := range append([]string{p.Workspace}, p.Writable...) {
-		if within(path, w) {
+	for _, w := range p.writableRoots() {
+		kept := slices.ContainsFunc(p.keptReadOnly(w), func(k string) bool { return within(path, k) })
+		if within(path, w) && !kept {
 			return "", "", false
 		}
 	}

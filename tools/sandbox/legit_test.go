@@ -3,7 +3,9 @@
 package sandbox_test
 
 import (
+	"cmp"
 	"net"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"strconv"
@@ -64,6 +66,37 @@ func TestLegitimate(t *testing.T) {
 			}
 		},
 	}, {
+		name: "modes but set-id",
+		setup: func(*env) string {
+			return "cp /bin/true t && chmod 700 t && chmod +x t && chmod o-x t && mkdir d && chmod 1777 d && stat -c %a t d"
+		},
+		check: stdout("710\n1777\n"),
+	}, {
+		name: "environment but credentials",
+		setup: func(e *env) string {
+			e.vars["BUILD_MODE"], e.vars["GH_TOKEN"], e.vars["NPM_TOKEN"] = "release", "let-through", "SECRET"
+			e.policy.EnvPass = []string{"GH_TOKEN"}
+			return `echo "$BUILD_MODE $GH_TOKEN $NPM_TOKEN" && test "$HOME" = ` + e.home + ` && command -v go >/dev/null && echo path`
+		},
+		check: stdout("release let-through \npath\n"),
+	}, {
+		name: "git repository deeper in temp, and in a workspace in temp",
+		setup: func(e *env) string {
+			e.ws = e.tmp + "/proj"
+			mkdir(e.t, e.ws)
+			e.policy = sandbox.DefaultPolicy(e.ws, e.home, e.getenv, e.data, e.config)
+			return "git init -q && git init -q " + e.tmp + "/scratch/repo && cd " + e.tmp + "/scratch/repo && " +
+				"echo a > a && git add a && git commit -qm first && git log --format=%s"
+		},
+		check: func(t *testing.T, e *env, r result) {
+			stdout("first\n")(t, e, r)
+			for _, d := range []string{e.ws + "/.git", e.tmp + "/scratch/repo/.git"} {
+				if !exists(d) {
+					t.Errorf("%s was removed", d)
+				}
+			}
+		},
+	}, {
 		name: "go build",
 		setup: func(e *env) string {
 			writeFile(e.t, e.ws+"/go.mod", "module hello\n\ngo 1.22\n")
@@ -120,12 +153,12 @@ func TestReadOnly(t *testing.T) {
 	p := e.policy
 	p.Mode = sandbox.ReadOnly
 	writeFile(t, e.ws+"/in.txt", "in")
-	r := e.run(p, "cat in.txt; echo x > out.txt; echo y > $TMPDIR/t; echo z > /dev/null && echo null-ok")
+	r := e.run(p, "cat in.txt; echo x > out.txt; echo y > $TMPDIR/t; echo s > /dev/shm/lathe-test; echo z > /dev/null && echo null-ok")
 	t.Log(r)
 	if r.stdout != "innull-ok\n" {
 		t.Errorf("stdout %q", r.stdout)
 	}
-	for _, f := range []string{e.ws + "/out.txt", e.tmp + "/t"} {
+	for _, f := range []string{e.ws + "/out.txt", e.tmp + "/t", "/dev/shm/lathe-test"} {
 		if exists(f) {
 			t.Errorf("%s written in read-only mode", f)
 		}
@@ -149,7 +182,8 @@ func TestLinkedWorktree(t *testing.T) {
 		t.Fatalf("git worktree add: %v\n%s", err, out)
 	}
 	p := sandbox.DefaultPolicy(wt, e.home, e.getenv)
-	r := e.run(p, "cd "+wt+" && echo a > a && git add a && git commit -qm side && echo evil > "+main+"/.git/hooks/pre-commit")
+	r := e.run(p, "cd "+wt+" && echo a > a && git add a && git commit -qm side && echo evil > "+main+"/.git/hooks/pre-commit; "+
+		`printf '[core]\n\tfsmonitor = "touch pwned; false"\n' >> `+main+"/.git/config; echo '[core]' > "+main+"/.git/config.worktree")
 	t.Log(r)
 	out, _ := exec.Command("git", "-C", main, "log", "--format=%s", "side").Output()
 	if !strings.HasPrefix(string(out), "side\n") {
@@ -160,6 +194,9 @@ func TestLinkedWorktree(t *testing.T) {
 	}
 	if !r.blocked(sandbox.OpChange, main+"/.git/hooks") {
 		t.Error("hook change not reported")
+	}
+	if out, _ := exec.Command("git", "-C", main, "config", "core.fsmonitor").Output(); len(out) > 0 || exists(main+"/.git/config.worktree") {
+		t.Errorf("the main repository's config kept the command's change: fsmonitor %q", out)
 	}
 }
 
@@ -185,5 +222,42 @@ func TestCommandBytes(t *testing.T) {
 	long := ": '" + strings.Repeat("x", 100<<10) + "'; echo done"
 	if r := e.run(p, long); r.stdout != "done\n" {
 		t.Errorf("long command: %q %q", r.stdout, r.stderr)
+	}
+}
+
+// TestHomeUnderTemp: with the home directory beneath the temp directory
+// (HOME=/tmp/home, as in many containers), the temp directory leads to
+// the denied secrets and only its entries can be written; commands still
+// build, in a temp directory of their own, and still cannot read the
+// secrets. Nor does the temp directory make the home directory writable,
+// but for the cache in it.
+func TestHomeUnderTemp(t *testing.T) {
+	requireSandbox(t)
+	e := newEnv(t)
+	home := filepath.Join(e.tmp, "home")
+	writeFile(t, home+"/.ssh/id_ed25519", "SECRET key")
+	writeFile(t, home+"/.bashrc", "# mine\n")
+	vars := map[string]string{"TMPDIR": e.tmp, "GOTMPDIR": e.tmp, "XDG_CACHE_HOME": home + "/.cache"}
+	p := sandbox.DefaultPolicy(e.ws, home, func(k string) string { return cmp.Or(vars[k], e.vars[k]) }, e.data)
+	e.vars["HOME"], e.vars["TMPDIR"], e.vars["XDG_CACHE_HOME"] = home, e.tmp, home+"/.cache"
+	writeFile(t, e.ws+"/go.mod", "module hello\n\ngo 1.22\n")
+	writeFile(t, e.ws+"/main.go", "package main\n\nimport \"fmt\"\n\nfunc main() { fmt.Println(\"hello\") }\n")
+	r := e.run(p, "go build -o hello . && ./hello && mktemp >/dev/null && echo t > $TMPDIR/t && cat $TMPDIR/t; "+
+		"echo c > ~/.cache/c && cat ~/.cache/c; cat ~/.ssh/id_ed25519; echo 'touch pwned' >> ~/.bashrc")
+	t.Log(r)
+	if r.stdout != "hello\nt\nc\n" {
+		t.Errorf("stdout %q", r.stdout)
+	}
+	if b, _ := os.ReadFile(home + "/.bashrc"); string(b) != "# mine\n" {
+		t.Errorf("~/.bashrc changed: %q", b)
+	}
+	if !r.blocked(sandbox.OpWrite, home+"/.bashrc") {
+		t.Error("the write to ~/.bashrc not reported")
+	}
+	if !strings.Contains(strings.Join(sandbox.Probe(sandbox.ProbeOptions{}).Describe(p), "\n"), "nothing new can be made directly in "+e.tmp) {
+		t.Errorf("the description does not say %s only lists", e.tmp)
+	}
+	if exists(p.TempDir) {
+		t.Errorf("the command's own temp directory %s was left", p.TempDir)
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"bytes"
 	"context"
 	"crypto/rand"
+	"errors"
 	"fmt"
 	"net"
 	"os"
@@ -15,6 +16,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"unsafe"
 
 	"golang.org/x/sys/unix"
 
@@ -57,9 +59,16 @@ func attack(args []string) int {
 		}
 	case "mount":
 		err = unix.Mount("tmpfs", args[1], "tmpfs", 0, "")
+	case "create-setid":
+		var fd int
+		if fd, err = unix.Open(args[1], unix.O_CREAT|unix.O_WRONLY, 0o4755); err == nil {
+			unix.Close(fd)
+		}
 	case "tgkill":
 		pid, _ := strconv.Atoi(args[1])
 		err = unix.Tgkill(pid, pid, 0)
+	default:
+		err = attackMore(args)
 	}
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "attack:", args[0], err)
@@ -105,12 +114,14 @@ type env struct {
 	config  string // lathe's config directory, in the home
 	vars    map[string]string
 	policy  sandbox.Policy
+	mark    string // a marker a test's processes carry (see marker)
 }
 
 // secrets are the files DefaultPolicy must keep unread, relative to home.
 var secrets = []string{
 	".ssh/id_ed25519", ".gnupg/private-keys-v1.d/key", ".aws/credentials",
 	".config/gcloud/credentials.db", ".netrc", ".docker/config.json",
+	".ollama/id_ed25519", ".bash_history", ".local/share/fish/fish_history",
 }
 
 func newEnv(t testing.TB) *env {
@@ -274,4 +285,60 @@ func alive(m string) []int {
 		}
 	}
 	return pids
+}
+
+// attackMore are the red team's system calls: each must fail.
+func attackMore(args []string) error {
+	pid := func() int { p, _ := strconv.Atoi(args[1]); return p }
+	switch args[0] {
+	case "pidfd-signal": // a pidfd from open("/proc/PID"), then a signal through it
+		fd, err := unix.Open("/proc/"+args[1], unix.O_RDONLY|unix.O_DIRECTORY, 0)
+		if err != nil {
+			return err
+		}
+		defer unix.Close(fd)
+		return unix.PidfdSendSignal(fd, 0, nil, 0)
+	case "vm-read":
+		buf := make([]byte, 8)
+		_, err := unix.ProcessVMReadv(pid(), []unix.Iovec{{Base: &buf[0], Len: 8}}, []unix.RemoteIovec{{Base: 0x400000, Len: 8}}, 0)
+		return err
+	case "sigio": // a pipe's SIGIO aimed at PID (its default action ends it)
+		r, w, err := os.Pipe()
+		if err != nil {
+			return err
+		}
+		if _, err := unix.FcntlInt(r.Fd(), unix.F_SETOWN, pid()); err != nil {
+			return err
+		}
+		fl, _ := unix.FcntlInt(r.Fd(), unix.F_GETFL, 0)
+		if _, err := unix.FcntlInt(r.Fd(), unix.F_SETFL, fl|unix.O_ASYNC); err != nil {
+			return err
+		}
+		_, err = w.Write([]byte("x"))
+		return fmt.Errorf("sent (%v): the target must still live", err)
+	case "io-uring":
+		var params [120]byte
+		_, _, errno := unix.Syscall(unix.SYS_IO_URING_SETUP, 1, uintptr(unsafe.Pointer(&params[0])), 0)
+		if errno != 0 {
+			return errno
+		}
+		return nil
+	case "abstract-send": // a datagram to an abstract socket outside
+		fd, err := unix.Socket(unix.AF_UNIX, unix.SOCK_DGRAM, 0)
+		if err != nil {
+			return err
+		}
+		defer unix.Close(fd)
+		return unix.Sendto(fd, []byte("x"), 0, &unix.SockaddrUnix{Name: "@" + args[1]})
+	case "subreaper": // become a subreaper, leave a setsid grandchild, exit
+		if err := unix.Prctl(unix.PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0); err != nil {
+			return err
+		}
+		cmd := exec.Command("setsid", "sleep", args[1])
+		if err := cmd.Start(); err != nil {
+			return err
+		}
+		return errors.New("left " + args[1])
+	}
+	return fmt.Errorf("unknown attack %q", args[0])
 }

@@ -93,3 +93,46 @@ func TestMissingWorkspace(t *testing.T) {
 		t.Error("ran in a missing workspace")
 	}
 }
+
+// TestWithheld: the default policy keeps credentials out of a command's
+// environment, and what the policy adds; EnvPass lets one through; mode
+// Off keeps nothing back.
+func TestWithheld(t *testing.T) {
+	p := sandbox.DefaultPolicy(t.TempDir(), t.TempDir(), func(string) string { return "" })
+	p.EnvDeny = append(p.EnvDeny, "CORP_*")
+	p.EnvPass = []string{"GH_TOKEN"}
+	for name, want := range map[string]bool{
+		"GITHUB_TOKEN": true, "github_token": true, "OPENAI_API_KEY": true, "AWS_ACCESS_KEY_ID": true, "AWS_REGION": true,
+		"AWS_SECRET_ACCESS_KEY": true, "PGPASSWORD": true, "MYSQL_PWD": true, "JWT_SECRET": true, "SSH_AUTH_SOCK": true,
+		"GOOGLE_APPLICATION_CREDENTIALS": true, "NPM_CONFIG__AUTH": true, "CORP_DB": true,
+		"GH_TOKEN": false, "PATH": false, "HOME": false, "PWD": false, "OLDPWD": false, "TOKENIZERS_PARALLELISM": false,
+		"GOFLAGS": false, "KEYMAP": false, "TERM": false,
+	} {
+		if got := p.Withheld(name); got != want {
+			t.Errorf("%s withheld %v, want %v", name, got, want)
+		}
+	}
+	p.Mode = sandbox.Off
+	if p.Withheld("GITHUB_TOKEN") {
+		t.Error("mode off withholds a variable")
+	}
+}
+
+func TestEnvMatch(t *testing.T) {
+	p := sandbox.Policy{Mode: sandbox.WorkspaceWrite}
+	for _, tc := range []struct {
+		pattern, name string
+		want          bool
+	}{
+		{"*TOKEN", "GH_TOKEN", true}, {"*TOKEN", "token", true}, {"*TOKEN", "TOKENS", false},
+		{"*SECRET*", "SECRET", true}, {"*SECRET*", "aws_secret_access_key", true}, {"*SECRET*", "SECRE", false},
+		{"AWS_*", "AWS_", true}, {"AWS_*", "XAWS_A", false}, {"A*B*C", "AxxBxxC", true}, {"A*B*C", "AxxCxxB", false},
+		{"A*B*C", "ABC", true}, {"PATH", "path", true}, {"PATH", "PATHS", false}, {"*", "ANY", true},
+		{"*_KEY", "_KEY", true}, {"*_KEY", "KEY", false},
+	} {
+		p.EnvDeny = []string{tc.pattern}
+		if got := p.Withheld(tc.name); got != tc.want {
+			t.Errorf("%q matches %q: %v, want %v", tc.pattern, tc.name, got, tc.want)
+		}
+	}
+}

@@ -95,11 +95,33 @@ func (s Support) Describe(p Policy) []string {
 	if p.Mode == ReadOnly {
 		out = append(out, "writes: none (but to /dev/null, /dev/zero, /dev/full and the random devices)")
 	} else {
-		out = append(out, "writes: only beneath "+strings.Join(append([]string{p.Workspace}, p.Writable...), ", "))
+		out = append(out, "writes: only beneath "+strings.Join(p.writableRoots(), ", "))
+		if p.TempDir != "" {
+			out = append(out, "temp: TMPDIR and GOTMPDIR are "+p.TempDir+", the session's own, removed when it ends")
+		}
+		var kept []string
+		for _, w := range p.writableRoots() {
+			kept = append(kept, p.keptReadOnly(w)...)
+		}
+		if kept = tidy(kept); len(kept) > 0 {
+			out = append(out, "read-only although a writable directory holds them: "+strings.Join(kept, ", ")+
+				" (but the writable directories in them)")
+		}
+		if way := p.ListOnly(); len(way) > 0 {
+			out = append(out, "nothing new can be made directly in "+strings.Join(way, ", ")+
+				": they lead to denied or read-only paths (what is in them stays writable)")
+		}
 	}
 	if len(p.ReadDeny) > 0 {
 		out = append(out, "reads: everywhere but "+strings.Join(p.ReadDeny, ", ")+
 			" (the directories above them can still be listed, and so can the names inside them)")
+	}
+	if len(p.EnvDeny) > 0 {
+		line := "environment: without the variables " + strings.Join(p.EnvDeny, ", ")
+		if len(p.EnvPass) > 0 {
+			line += " (but " + strings.Join(p.EnvPass, ", ") + ")"
+		}
+		out = append(out, line)
 	}
 	out = append(out, s.describeNetwork(p)...)
 	if s.LandlockABI >= 6 {
@@ -110,11 +132,13 @@ func (s Support) Describe(p Policy) []string {
 	if p.Mode == WorkspaceWrite && len(p.Writable) > 0 {
 		out = append(out, "writable caches and temp are shared with what runs outside the sandbox: a command can leave things there (a poisoned build cache entry) that run later unconfined")
 	}
-	if p.Mode == WorkspaceWrite && len(p.Protected) > 0 {
-		out = append(out, "protected (changes put back after each command): "+strings.Join(p.Protected, ", "))
+	if prot := p.Reachable(); p.Mode == WorkspaceWrite && len(prot) > 0 {
+		out = append(out, "protected (changes put back after each command, a .git made outside the workspace removed): "+
+			strings.Join(prot, ", "))
 	}
 	out = append(out,
 		"processes a command leaves behind (setsid, nohup, double fork): killed when it ends",
+		"set-user-ID and set-group-ID bits: refused, wherever a command would set them",
 		"not enforceable: changing the mode or times of files outside the writable directories (Landlock has no right for it); ownership and extended attributes are refused only when lathe runs with privileges")
 	if s.LandlockABI < 3 {
 		out = append(out, "truncate(2) by path is refused outright (Landlock ABI < 3 cannot limit it to writable directories)")

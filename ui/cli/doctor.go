@@ -243,6 +243,12 @@ func (c *doctorCommand) checkStore(add func(check)) {
 	}
 }
 
+// outsideTheSandbox says what lathe starts outside the sandbox, and what
+// keeps a command from choosing it.
+const outsideTheSandbox = "outside the sandbox: MCP servers the project declares, and yours that run its files, " +
+	"start only once trusted with what they run (their files digested; asked again when those change); " +
+	"what that code imports from elsewhere in the project is not covered"
+
 // checkSandbox says how commands will be confined here, and what cannot be.
 func (c *doctorCommand) checkSandbox(cfg config.Config, add func(check)) {
 	conf, warning := engine.Confinement(cfg, c.f.Dir, c.f.Env.get)
@@ -252,7 +258,7 @@ func (c *doctorCommand) checkSandbox(cfg config.Config, add func(check)) {
 	}
 	s := engine.Probe(c.f.Env.get)
 	ok := conf.Refused == nil && (s.Confines() || conf.Policy.Mode == sandbox.Off)
-	lines := s.Describe(conf.Policy)
+	lines := append(s.Describe(conf.Policy), outsideTheSandbox)
 	sc := check{Name: "sandbox", OK: ok, Detail: lines[0], More: lines[1:]}
 	if warning != "" {
 		sc.Advice = warning

@@ -177,8 +177,8 @@ func (c *sessionCommand) runOnce(ctx context.Context, prompt orchestrator.Prompt
 		print.Options{Color: color, Terminal: isTerminal(f.Out), Progress: isTerminal(f.ErrOut)})
 	emit, stopNotices := serialized(printer.Event, e.Notices)
 	if e.MCP != nil {
-		if names := e.MCP.Untrusted(); len(names) > 0 {
-			emit(orchestrator.Warning{Text: engine.UntrustedNote(names, true)})
+		for _, note := range engine.UntrustedNotes(e.MCP.Servers(), true) {
+			emit(orchestrator.Warning{Text: note})
 		}
 	}
 	res, runErr := s.RunPrompt(ctx, prompt, emit)
@@ -244,7 +244,7 @@ func (c *sessionCommand) interactive(ctx context.Context, loaded config.Loaded, 
 		Engine: e.Options, Puller: e.Backend.Puller, Suggested: e.Backend.Suggested, Server: e.Backend.URL,
 		Resume: r.saved(), Dir: e.Options.Dir, Home: f.Env.get("HOME"), NoColor: cfg.NoColor, Input: f.In, Output: f.Out,
 		Environ: f.Env.list, FPS: cfg.TUI.FPS, Warnings: slices.Concat(notes, loaded.Warnings, e.Warnings),
-		MCP: e.MCP, MCPNotices: e.Notices, TrustProject: engine.KeepTrust(loaded, e.Options.Dir, f.Env.get),
+		MCP: e.MCP, MCPNotices: e.Notices, TrustProject: engine.KeepTrust(e.MCP, e.Options.Dir, f.Env.get),
 	}
 	if st.db != nil {
 		opts.Catalog, opts.Memory = st.db, st.db

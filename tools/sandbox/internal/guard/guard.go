@@ -78,18 +78,40 @@ type node struct {
 // Take records each path.
 func Take(paths []Path) *Snapshot {
 	s := &Snapshot{}
+	roots := rootCache{}
+	defer roots.close()
 	for _, p := range paths {
 		it := item{path: p}
-		root, err := os.OpenRoot(p.Root)
+		root, err := roots.open(p.Root)
 		if err != nil {
 			it.err = err
 		} else {
 			it.before, it.err = read(root, p.Rel, p.Shallow, 0)
-			root.Close()
 		}
 		s.items = append(s.items, it)
 	}
 	return s
+}
+
+// rootCache opens each root once: many protected paths share one.
+type rootCache map[string]*os.Root
+
+func (c rootCache) open(dir string) (*os.Root, error) {
+	if r, ok := c[dir]; ok {
+		return r, nil
+	}
+	r, err := os.OpenRoot(dir)
+	if err != nil {
+		return nil, err
+	}
+	c[dir] = r
+	return r, nil
+}
+
+func (c rootCache) close() {
+	for _, r := range c {
+		r.Close()
+	}
 }
 
 // Restore compares each path with its record and puts back what changed.
@@ -100,11 +122,13 @@ func Take(paths []Path) *Snapshot {
 func (s *Snapshot) Restore(keepNew func(root *os.Root, rel string) bool) []Change {
 	var changes []Change
 	var replaced []Path
+	roots := rootCache{}
+	defer roots.close()
 	for _, it := range s.items {
 		if slices.ContainsFunc(replaced, it.path.beneath) {
 			continue
 		}
-		if c, changed := it.restore(keepNew); changed {
+		if c, changed := it.restore(roots, keepNew); changed {
 			changes = append(changes, c)
 			if c.Replaced {
 				replaced = append(replaced, it.path)
@@ -119,17 +143,16 @@ func (p Path) beneath(dir Path) bool {
 	return p.Root == dir.Root && strings.HasPrefix(p.Rel, dir.Rel+"/")
 }
 
-func (it item) restore(keepNew func(*os.Root, string) bool) (Change, bool) {
+func (it item) restore(roots rootCache, keepNew func(*os.Root, string) bool) (Change, bool) {
 	c := Change{Path: it.path}
 	if it.err != nil {
 		return c, false // nothing recorded, nothing to compare with
 	}
-	root, err := os.OpenRoot(it.path.Root)
+	root, err := roots.open(it.path.Root)
 	if err != nil {
 		c.Err = err
 		return c, true
 	}
-	defer root.Close()
 	now, err := read(root, it.path.Rel, it.path.Shallow, 0)
 	if err == nil && equal(it.before, now) {
 		return c, false

@@ -37,6 +37,9 @@ type Reaper struct {
 
 	mu     sync.Mutex
 	exited map[int]bool // reaped children that ended on their own
+
+	// scan lists the live descendants of a process (Descendants).
+	scan func(pid int) []Process
 }
 
 // Become makes the calling process a child subreaper.
@@ -51,7 +54,8 @@ func Become() error {
 // whose status matters. The process must not wait for children any other
 // way (os/exec included), or the two would steal each other's statuses.
 func Start(main int) *Reaper {
-	r := &Reaper{main: main, mainDone: make(chan struct{}), allGone: make(chan struct{}), exited: map[int]bool{}}
+	r := &Reaper{main: main, mainDone: make(chan struct{}), allGone: make(chan struct{}), exited: map[int]bool{},
+		scan: Descendants}
 	go r.loop()
 	return r
 }
@@ -86,7 +90,10 @@ func (r *Reaper) MainDone() <-chan struct{} { return r.mainDone }
 func (r *Reaper) Status() unix.WaitStatus { return r.status }
 
 // KillAll sends SIGKILL to every descendant of the process until none is
-// left, waiting for each round to be reaped. It gives up at deadline
+// left, waiting for each round to be reaped: until the process has no
+// child at all, not until one reading of /proc finds none alive, which a
+// process forked while /proc was read would escape (its parent, exiting,
+// hands it to this one, but only after the reading). It gives up at deadline
 // (a process stuck in the kernel cannot die until it returns). killed
 // lists the processes it signalled that are gone, except those it reaped
 // itself and saw end some other way (they exited just before the signal);
@@ -99,13 +106,12 @@ func (r *Reaper) KillAll(deadline time.Time) (killed, survivors []Process) {
 	for {
 		if !hasChildren() {
 			// Every live descendant has an ancestor among the children
-			// (orphans come here): none, no need to read /proc.
+			// (orphans come here): none, none anywhere.
 			break
 		}
-		live := Descendants(self)
-		if len(live) == 0 {
-			break
-		}
+		// None alive may still leave children to reap, or one that
+		// came after the reading: read again once they are reaped.
+		live := r.scan(self)
 		if time.Now().After(deadline) {
 			survivors = live
 			break

@@ -76,3 +76,47 @@ echo ready; wait`
 		t.Errorf("left: %v", d)
 	}
 }
+
+// TestKillAllRereads: a reading of /proc that misses a live process (one
+// forked while it was read, whose parent then exited) does not end the
+// killing: KillAll reads again until the process has no child left.
+func TestKillAllRereads(t *testing.T) {
+	if err := Become(); err != nil {
+		t.Fatal(err)
+	}
+	ready, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	script := `sleep 1000 & echo ready; wait`
+	pid, err := syscall.ForkExec("/bin/sh", []string{"sh", "-c", script}, &syscall.ProcAttr{
+		Env: os.Environ(), Files: []uintptr{0, w.Fd(), 2},
+	})
+	w.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := Start(pid)
+	if b, _ := io.ReadAll(io.LimitReader(ready, 6)); string(b) != "ready\n" {
+		t.Fatalf("read %q", b)
+	}
+	missed := false
+	r.scan = func(pid int) []Process {
+		if !missed {
+			missed = true
+			return nil // the reading that came too early
+		}
+		return Descendants(pid)
+	}
+	killed, survivors := r.KillAll(time.Now().Add(5 * time.Second))
+	if len(killed) != 2 || len(survivors) > 0 {
+		t.Errorf("killed %v, survivors %v", killed, survivors)
+	}
+	if d := Descendants(os.Getpid()); len(d) > 0 {
+		for _, p := range d {
+			_ = syscall.Kill(p.PID, syscall.SIGKILL)
+		}
+		t.Errorf("left alive: %v", d)
+	}
+	<-r.AllGone()
+}

@@ -19,3 +19,12 @@ var archPrologue = []bpf.Instruction{
 var archAdminCalls = []uintptr{unix.SYS_IOPL, unix.SYS_IOPERM, unix.SYS_USELIB}
 
 var archChownCalls = []uintptr{unix.SYS_CHOWN, unix.SYS_LCHOWN}
+
+// archModeCalls set a file's mode from argument arg: chmod, mknod, creat.
+var archModeCalls = []struct {
+	nr  uintptr
+	arg int
+}{{unix.SYS_CHMOD, 1}, {unix.SYS_MKNOD, 1}, {unix.SYS_CREAT, 1}}
+
+// archOpenCalls take the open flags in argument 1 and the mode in 2.
+var archOpenCalls = []uintptr{unix.SYS_OPEN}

@@ -14,3 +14,10 @@ var archPrologue []bpf.Instruction
 var archAdminCalls []uintptr
 
 var archChownCalls []uintptr
+
+var archModeCalls []struct {
+	nr  uintptr
+	arg int
+}
+
+var archOpenCalls []uintptr

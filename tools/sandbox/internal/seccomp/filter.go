@@ -55,13 +55,26 @@ const (
 	offArgs = 16 // args[i] at 16+8i; its low word first on little-endian
 )
 
-// argCase returns action when argument arg (its low 32 bits) equals val,
-// or differs from it when notEqual is set.
+// argTest is one test of a system call's argument arg (its low 32 bits):
+// equal to val, different from it, or holding any of val's bits.
+type argTest struct {
+	arg int
+	val uint32
+	op  testOp
+}
+
+type testOp int
+
+const (
+	opEqual testOp = iota
+	opNotEqual
+	opAnyBits
+)
+
+// argCase returns action when all its tests hold.
 type argCase struct {
-	arg      int
-	val      uint32
-	notEqual bool
-	action   uint32
+	tests  []argTest
+	action uint32
 }
 
 // rule is what to do with one system call: the first matching case's
@@ -106,6 +119,45 @@ var privilegedCalls = append([]uintptr{
 	unix.SYS_REMOVEXATTR, unix.SYS_LREMOVEXATTR, unix.SYS_FREMOVEXATTR, unix.SYS_REMOVEXATTRAT,
 }, archChownCalls...)
 
+// setIDBits are S_ISUID and S_ISGID.
+const setIDBits = unix.S_ISUID | unix.S_ISGID
+
+// creating are the open flags with which open makes a file, whose mode
+// argument then counts: O_CREAT, and O_TMPFILE's own bit.
+const creating = unix.O_CREAT | unix.O_TMPFILE&^unix.O_DIRECTORY
+
+// setIDRules refuse to make a set-user-ID or set-group-ID file: Landlock
+// has no right for a file's mode, and such a program, left in a writable
+// directory, would run later with the user's identity for anyone who can
+// reach it, outside any sandbox (no_new_privs only holds inside). Each
+// call that sets a mode is refused when the mode holds either bit:
+// chmod, fchmod, fchmodat, fchmodat2, mknod and mknodat, creat, and open
+// and openat when they create. openat2 passes its mode in a structure a
+// filter cannot read: it gets ENOSYS, on which callers fall back to
+// openat.
+func setIDRules() []rule {
+	mode := func(nr uintptr, arg int) rule {
+		return rule{nr: uint32(nr), def: retAllow, cases: []argCase{
+			{tests: []argTest{{arg: arg, val: setIDBits, op: opAnyBits}}, action: retEPERM}}}
+	}
+	open := func(nr uintptr, flags int) rule {
+		return rule{nr: uint32(nr), def: retAllow, cases: []argCase{{tests: []argTest{
+			{arg: flags, val: creating, op: opAnyBits}, {arg: flags + 1, val: setIDBits, op: opAnyBits}}, action: retEPERM}}}
+	}
+	rules := []rule{
+		mode(unix.SYS_FCHMOD, 1), mode(unix.SYS_FCHMODAT, 2), mode(unix.SYS_FCHMODAT2, 2), mode(unix.SYS_MKNODAT, 2),
+		open(unix.SYS_OPENAT, 2),
+		{nr: unix.SYS_OPENAT2, def: retENOSYS},
+	}
+	for _, c := range archModeCalls {
+		rules = append(rules, mode(c.nr, c.arg))
+	}
+	for _, nr := range archOpenCalls {
+		rules = append(rules, open(nr, 1))
+	}
+	return rules
+}
+
 func (c Config) rules() []rule {
 	var rules []rule
 	for _, nr := range adminCalls {
@@ -125,18 +177,19 @@ func (c Config) rules() []rule {
 	}
 	if c.DenySockets {
 		rules = append(rules, rule{nr: unix.SYS_SOCKET, def: denied, cases: []argCase{
-			{arg: 0, val: unix.AF_UNIX, action: retAllow},
-			{arg: 0, val: unix.AF_NETLINK, action: retAllow},
+			{tests: []argTest{{arg: 0, val: unix.AF_UNIX}}, action: retAllow},
+			{tests: []argTest{{arg: 0, val: unix.AF_NETLINK}}, action: retAllow},
 		}})
 	}
 	if c.DenyConnect {
 		rules = append(rules, rule{nr: unix.SYS_CONNECT, def: denied})
 	}
+	rules = append(rules, setIDRules()...)
 	sup, thr := uint32(c.Supervisor), uint32(c.Thread)
 	eq := func(arg int, vals ...uint32) []argCase {
 		var cs []argCase
 		for _, v := range vals {
-			cs = append(cs, argCase{arg: arg, val: v, action: retEPERM})
+			cs = append(cs, argCase{tests: []argTest{{arg: arg, val: v}}, action: retEPERM})
 		}
 		return cs
 	}
@@ -154,7 +207,7 @@ func (c Config) rules() []rule {
 		rule{nr: unix.SYS_PROCESS_VM_READV, cases: eq(0, sup, thr), def: retAllow},
 		rule{nr: unix.SYS_PROCESS_VM_WRITEV, cases: eq(0, sup, thr), def: retAllow},
 		// Limits of another process (Landlock does not cover prlimit).
-		rule{nr: unix.SYS_PRLIMIT64, cases: []argCase{{arg: 0, val: 0, notEqual: true, action: retEPERM}}, def: retAllow},
+		rule{nr: unix.SYS_PRLIMIT64, cases: []argCase{{tests: []argTest{{arg: 0, val: 0, op: opNotEqual}}, action: retEPERM}}, def: retAllow},
 		// io_uring makes sockets and opens files without these system
 		// calls; ENOSYS makes programs fall back to them.
 		rule{nr: unix.SYS_IO_URING_SETUP, def: retENOSYS},
@@ -200,15 +253,22 @@ func (c Config) instructions() ([]bpf.Instruction, error) {
 }
 
 // body is the instructions run once the call number matched; each path
-// ends in a return, so control never falls into the next rule.
+// ends in a return, so control never falls into the next rule. A case's
+// failed test skips what is left of the case.
 func (r rule) body() []bpf.Instruction {
 	var out []bpf.Instruction
 	for _, c := range r.cases {
-		out = append(out, bpf.LoadAbsolute{Off: uint32(offArgs + 8*c.arg), Size: 4})
-		if c.notEqual {
-			out = append(out, bpf.JumpIf{Cond: bpf.JumpEqual, Val: c.val, SkipTrue: 1})
-		} else {
-			out = append(out, bpf.JumpIf{Cond: bpf.JumpEqual, Val: c.val, SkipFalse: 1})
+		for i, t := range c.tests {
+			out = append(out, bpf.LoadAbsolute{Off: uint32(offArgs + 8*t.arg), Size: 4})
+			rest := uint8(2*(len(c.tests)-i-1) + 1) // the case's instructions after this jump
+			switch t.op {
+			case opEqual:
+				out = append(out, bpf.JumpIf{Cond: bpf.JumpEqual, Val: t.val, SkipFalse: rest})
+			case opNotEqual:
+				out = append(out, bpf.JumpIf{Cond: bpf.JumpEqual, Val: t.val, SkipTrue: rest})
+			case opAnyBits:
+				out = append(out, bpf.JumpIf{Cond: bpf.JumpBitsSet, Val: t.val, SkipFalse: rest})
+			}
 		}
 		out = append(out, bpf.RetConstant{Val: c.action})
 	}

@@ -44,6 +44,7 @@ func TestFilter(t *testing.T) {
 	all := Config{DenySockets: true, DenyConnect: true, Notify: true, Privileged: true, Supervisor: sup, Thread: thr}
 	minimal := Config{Supervisor: sup, Thread: thr}
 	neg := func(pid int) uint64 { return uint64(uint32(-pid)) }
+	cwd := neg(-unix.AT_FDCWD)
 	for _, tc := range []struct {
 		name string
 		c    Config
@@ -89,6 +90,20 @@ func TestFilter(t *testing.T) {
 		{"setxattr, privileged", all, nativeArch, unix.SYS_SETXATTR, nil, retEPERM},
 		{"truncate, Landlock ABI < 3", Config{DenyTruncate: true}, nativeArch, unix.SYS_TRUNCATE, nil, retEPERM},
 		{"truncate", minimal, nativeArch, unix.SYS_TRUNCATE, nil, retAllow},
+		{"chmod 4755", minimal, nativeArch, unix.SYS_FCHMODAT, []uint64{cwd, 0, 0o4755}, retEPERM},
+		{"chmod 2755", minimal, nativeArch, unix.SYS_FCHMODAT, []uint64{cwd, 0, 0o2755}, retEPERM},
+		{"chmod 0755", minimal, nativeArch, unix.SYS_FCHMODAT, []uint64{cwd, 0, 0o755}, retAllow},
+		{"chmod sticky", minimal, nativeArch, unix.SYS_FCHMODAT, []uint64{cwd, 0, 0o1777}, retAllow},
+		{"fchmod u+s", minimal, nativeArch, unix.SYS_FCHMOD, []uint64{3, 0o4700}, retEPERM},
+		{"fchmod", minimal, nativeArch, unix.SYS_FCHMOD, []uint64{3, 0o700}, retAllow},
+		{"fchmodat2 g+s", minimal, nativeArch, unix.SYS_FCHMODAT2, []uint64{cwd, 0, 0o2711, 0}, retEPERM},
+		{"mknodat set-id file", minimal, nativeArch, unix.SYS_MKNODAT, []uint64{cwd, 0, unix.S_IFREG | 0o4755}, retEPERM},
+		{"mknodat fifo", minimal, nativeArch, unix.SYS_MKNODAT, []uint64{cwd, 0, unix.S_IFIFO | 0o644}, retAllow},
+		{"create set-id", minimal, nativeArch, unix.SYS_OPENAT, []uint64{cwd, 0, unix.O_CREAT | unix.O_WRONLY, 0o4755}, retEPERM},
+		{"O_TMPFILE set-id", minimal, nativeArch, unix.SYS_OPENAT, []uint64{cwd, 0, unix.O_TMPFILE | unix.O_WRONLY, 0o6755}, retEPERM},
+		{"create", minimal, nativeArch, unix.SYS_OPENAT, []uint64{cwd, 0, unix.O_CREAT | unix.O_WRONLY, 0o755}, retAllow},
+		{"open, mode unused", minimal, nativeArch, unix.SYS_OPENAT, []uint64{cwd, 0, unix.O_RDONLY, 0o6777}, retAllow},
+		{"openat2", minimal, nativeArch, unix.SYS_OPENAT2, nil, retENOSYS},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			if got := run(t, tc.c, tc.arch, tc.nr, tc.args...); got != tc.want {
