@@ -31,6 +31,7 @@ require (
 	github.com/yuin/goldmark v1.7.8
 	golang.org/x/image v0.47.0
 	golang.org/x/net v0.60.0
+	golang.org/x/sync v0.23.0
 	golang.org/x/sys v0.49.0
 	lathe/ui/markdown/internal/lexers v0.0.0
 	modernc.org/sqlite v1.60.1
@@ -74,7 +75,6 @@ require (
 	golang.org/x/crypto v0.57.0 // indirect
 	golang.org/x/exp v0.0.0-20260410095643-746e56fc9e2f // indirect
 	golang.org/x/oauth2 v0.35.0 // indirect
-	golang.org/x/sync v0.23.0 // indirect
 	golang.org/x/time v0.15.0 // indirect
 	golang.org/x/tools v0.50.0 // indirect
 	gopkg.in/check.v1 v1.0.0-20201130134442-10cb98267c6c // indirect
