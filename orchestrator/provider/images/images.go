@@ -15,8 +15,10 @@ import (
 	"image/jpeg"
 	"image/png"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
+	"syscall"
 
 	_ "golang.org/x/image/webp"
 
@@ -71,9 +73,10 @@ func Format(data []byte) string {
 }
 
 // Read reads the image file at path (see Decode); the file is refused
-// unread when it is over lim.MaxBytes.
+// unread when it is over lim.MaxBytes or not a regular file (a FIFO is
+// opened without waiting for a writer).
 func Read(path string, lim Limits) (provider.Image, error) {
-	f, err := os.Open(path)
+	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
 	if err != nil {
 		return provider.Image{}, &Error{Path: path, Kind: err, Msg: plainOpenError(err)}
 	}
@@ -99,6 +102,9 @@ func readFrom(ctx context.Context, r io.Reader, path string, lim Limits, b *Budg
 			if fi.IsDir() {
 				return provider.Image{}, &Error{Path: path, Kind: ErrFormat, Msg: "a directory, not an image"}
 			}
+			if !fi.Mode().IsRegular() {
+				return provider.Image{}, &Error{Path: path, Kind: ErrFormat, Msg: fmt.Sprintf("not a regular file (%s)", fileKind(fi.Mode()))}
+			}
 			if fi.Size() > lim.MaxBytes {
 				return provider.Image{}, tooLarge(path, fi.Size(), lim)
 			}
@@ -112,6 +118,18 @@ func readFrom(ctx context.Context, r io.Reader, path string, lim Limits, b *Budg
 		return provider.Image{}, tooLarge(path, int64(len(data)), lim)
 	}
 	return decode(ctx, path, data, lim, b)
+}
+
+func fileKind(m fs.FileMode) string {
+	switch {
+	case m&fs.ModeNamedPipe != 0:
+		return "a FIFO"
+	case m&fs.ModeDevice != 0:
+		return "a device"
+	case m&fs.ModeSocket != 0:
+		return "a socket"
+	}
+	return m.Type().String()
 }
 
 func tooLarge(path string, size int64, lim Limits) error {
