@@ -11,6 +11,8 @@ import (
 	"testing"
 
 	"lathe/orchestrator/provider"
+	"lathe/orchestrator/provider/ollama/ollamatest"
+	"lathe/orchestrator/provider/openai/openaitest"
 )
 
 // endless serves a chat completion whose stream never ends: write is
@@ -84,6 +86,53 @@ func TestInterruptStopsReading(t *testing.T) {
 	})
 	if !errors.Is(err, context.Canceled) || after > 0 {
 		t.Fatalf("err = %v, %d chunks handed on after the interrupt", err, after)
+	}
+}
+
+// TestCallsPastTheLimitDropped: of a reply with a thousand tool calls,
+// those past the request's MaxToolCalls are dropped as they come and
+// counted, however the server delivers them.
+func TestCallsPastTheLimitDropped(t *testing.T) {
+	calls := make([]ollamatest.ToolCall, 1000)
+	for i := range calls {
+		calls[i] = ollamatest.ToolCall{Name: "read_file", Arguments: json.RawMessage(fmt.Sprintf(`{"path":"f%d.go"}`, i))}
+	}
+	deliveries := []struct {
+		name   string
+		calls  ollamatest.CallDelivery
+		format ollamatest.CallFormat
+	}{
+		{"separate", ollamatest.CallsSeparate, ""},
+		{"interleaved", ollamatest.CallsTogether, ""},
+		{"whole on the finish chunk", ollamatest.CallsOnDone, ""},
+		{"id repeated, interleaved", ollamatest.CallsTogether, ollamatest.CallFormatHarmony},
+		{"no id", ollamatest.CallsSeparate, ollamatest.CallFormatLegacy},
+	}
+	for _, d := range deliveries {
+		t.Run(d.name, func(t *testing.T) {
+			srv := openaitest.New(t, openaitest.LlamaCpp, openaitest.WithModels(openaitest.Model{Name: "m", Window: 1 << 20}))
+			srv.Script(ollamatest.Reply{ToolCalls: calls, Calls: d.calls, CallFormat: d.format})
+			req := endlessRequest()
+			req.Model.NumCtx, req.MaxToolCalls = 1<<20, 9
+			var done provider.Chunk
+			err := New(Options{BaseURL: srv.URL()}).Chat(t.Context(), req, func(ch provider.Chunk) error {
+				if ch.Done {
+					done = ch
+				}
+				return nil
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(done.ToolCalls) != 9 || done.DroppedCalls != 991 {
+				t.Fatalf("%d calls kept, %d dropped; want 9 and 991", len(done.ToolCalls), done.DroppedCalls)
+			}
+			for i, c := range done.ToolCalls {
+				if want := fmt.Sprintf(`{"path":"f%d.go"}`, i); string(c.Arguments) != want {
+					t.Errorf("call %d: %s, want %s", i, c.Arguments, want)
+				}
+			}
+		})
 	}
 }
 

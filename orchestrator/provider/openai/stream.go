@@ -117,7 +117,9 @@ type timings struct {
 
 // Chat implements provider.Provider. Content and reasoning go to fn as
 // they come; the tool calls, assembled from their deltas, come with the
-// Done chunk, which is sent once the stream ends. A stream that ends without a finish_reason is a failure, not an answer,
+// Done chunk, which is sent once the stream ends (those past
+// req.MaxToolCalls dropped as they come, counted in DroppedCalls). A
+// stream that ends without a finish_reason is a failure, not an answer,
 // as Ollama's missing done line is; so is one whose text or calls outgrow
 // their bounds. Reading stops as soon as ctx is done.
 func (c *Client) Chat(ctx context.Context, req *provider.Request, fn func(provider.Chunk) error) error {
@@ -125,7 +127,7 @@ func (c *Client) Chat(ctx context.Context, req *provider.Request, fn func(provid
 	start := time.Now()
 	stream := c.chat.NewStreaming(ctx, params)
 	defer stream.Close()
-	r := reply{maxText: maxText(req)}
+	r := reply{calls: callAssembler{limit: req.MaxToolCalls}, maxText: maxText(req)}
 	for ctx.Err() == nil && stream.Next() {
 		if err := c.chunk(&r, stream.Current(), fn); err != nil {
 			return err
@@ -149,7 +151,7 @@ func (c *Client) Chat(ctx context.Context, req *provider.Request, fn func(provid
 			"the reply from %s stopped before it was complete (the stream ended without a finish_reason); try again", c.base)
 	}
 	done := provider.Chunk{Done: true, DoneReason: doneReason(r.finish), ToolCalls: r.calls.result(),
-		Metrics: c.metrics(&r, time.Since(start))}
+		DroppedCalls: r.calls.dropped, Metrics: c.metrics(&r, time.Since(start))}
 	done.Metrics.Truncated = c.truncated(req, prefix, done.Metrics.PromptTokens)
 	return fn(done)
 }
