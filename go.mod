@@ -33,6 +33,7 @@ require (
 	golang.org/x/image v0.47.0
 	golang.org/x/net v0.60.0
 	golang.org/x/oauth2 v0.35.0
+	golang.org/x/sync v0.23.0
 	golang.org/x/sys v0.49.0
 	lathe/ui/markdown/internal/lexers v0.0.0
 	modernc.org/sqlite v1.60.1
@@ -75,7 +76,6 @@ require (
 	github.com/yosida95/uritemplate/v3 v3.0.2 // indirect
 	golang.org/x/crypto v0.57.0 // indirect
 	golang.org/x/exp v0.0.0-20260410095643-746e56fc9e2f // indirect
-	golang.org/x/sync v0.23.0 // indirect
 	golang.org/x/time v0.15.0 // indirect
 	golang.org/x/tools v0.50.0 // indirect
 	gopkg.in/check.v1 v1.0.0-20201130134442-10cb98267c6c // indirect

@@ -103,7 +103,11 @@ func (r *run) prepare(i int, c provider.ToolCall) *callState {
 	lim := r.s.opts.Config.Limits
 	switch {
 	case i >= lim.ToolCallsPerTurn:
-		st.settle(OutcomeSkipped, tools.Errorf("skipped", prompts.TooManyCalls(lim.ToolCallsPerTurn)))
+		why := prompts.TooManyCalls(lim.ToolCallsPerTurn)
+		if i == lim.ToolCallsPerTurn && r.droppedCalls > 0 {
+			why += prompts.CallsDropped(r.droppedCalls)
+		}
+		st.settle(OutcomeSkipped, tools.Errorf("skipped", why))
 		return st
 	case r.res.ToolCalls >= lim.ToolCallsPerPrompt:
 		r.budgetSpent = true

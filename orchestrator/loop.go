@@ -92,6 +92,7 @@ type run struct {
 	windowFull     bool       // a reply of the run filled the context window
 	checkpointing  bool       // the run's file changes are kept (Options.Checkpoints)
 	announceNudged bool       // the last reply was nudged for announcing a call it did not make
+	droppedCalls   int        // the turn's calls past the per-turn limit dropped unread, after the one answered
 }
 
 // Run sends prompt as the user's next message and runs the loop until the
@@ -334,6 +335,10 @@ func (r *run) turn(n int) (more bool, err error) {
 	case len(rep.calls) == 0 && r.announced(rep.content.String()):
 		more = true
 	default:
+		r.droppedCalls = rep.dropped
+		if rep.dropped > 0 {
+			r.warnDropped(len(rep.calls), rep.dropped)
+		}
 		var shown []provider.Image
 		for _, c := range r.runCalls(n, rep.calls) {
 			s.messages = append(s.messages, c.message())
@@ -362,6 +367,17 @@ func (r *run) turn(n int) (more bool, err error) {
 		Timing: timing})
 	r.logTurn(n, sent, rep, timing, s.opts.Now().Sub(start))
 	return more, nil
+}
+
+// warnDropped says, in one line, that of the reply's calls those past
+// the first kept were dropped unread.
+func (r *run) warnDropped(kept, dropped int) {
+	last := "the last " + human.Thousands(dropped) + " were"
+	if dropped == 1 {
+		last = "the last one was"
+	}
+	r.emit(Warning{Text: fmt.Sprintf("the reply made %s tool calls, more than the %d a turn runs (limits.tool_calls_per_turn): %s dropped unread",
+		human.Thousands(kept+dropped), r.s.opts.Config.Limits.ToolCallsPerTurn, last)})
 }
 
 // repair fixes a complete reply before it enters the history: loosely

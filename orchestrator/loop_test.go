@@ -221,12 +221,48 @@ func TestLimits(t *testing.T) {
 		if err != nil || res.StopReason != StopDone {
 			t.Fatalf("res = %+v, err = %v", res, err)
 		}
+		// The third is answered; the fourth, dropped, is only counted.
 		results := lastToolResults(t, e.srv)
-		if len(results) != 4 || !contains(results[2].Content, "at most 2 tool calls run per turn") || !contains(results[3].Content, "next turn") {
+		if len(results) != 3 || !contains(results[2].Content, "at most 2 tool calls run per turn") ||
+			!contains(results[2].Content, "the call you made after this one was dropped unread") {
 			t.Errorf("results = %+v", results)
 		}
 		if got := e.log.all(); len(got) != 4 || slices.Contains(got, "write:start:3") {
 			t.Errorf("activity = %v, want only the first two calls run", got)
+		}
+	})
+	t.Run("calls far past the per-turn limit", func(t *testing.T) {
+		// One reply with 1,000 calls: eight run, the ninth is answered
+		// with how many came after it, the rest are dropped unread, and
+		// the user gets one line for them all.
+		many := make([]ollamatest.ToolCall, 1000)
+		for i := range many {
+			many[i] = call("read", fmt.Sprintf(`{"path":"%d"}`, i))
+		}
+		e := newEnv(t, nil)
+		e.srv.Script(ollamatest.Reply{ToolCalls: many}, ollamatest.Reply{Content: "ok"})
+		if _, err := e.run(t.Context(), "go"); err != nil {
+			t.Fatal(err)
+		}
+		started, warnings := 0, 0
+		for _, ev := range e.events {
+			switch ev := ev.(type) {
+			case ToolStarted:
+				started++
+			case Warning:
+				warnings++
+				if ev.Text != "the reply made 1,000 tool calls, more than the 8 a turn runs (limits.tool_calls_per_turn): the last 991 were dropped unread" {
+					t.Errorf("warning %q", ev.Text)
+				}
+			}
+		}
+		results := lastToolResults(t, e.srv)
+		if started != 9 || warnings != 1 || len(results) != 9 ||
+			!contains(results[8].Content, "the 991 calls you made after this one were dropped unread") {
+			t.Fatalf("%d calls started, %d warnings, %d results (the last %q)", started, warnings, len(results), results[len(results)-1].Content)
+		}
+		if got := e.log.all(); len(got) != 16 {
+			t.Errorf("activity = %v, want the first eight calls run", got)
 		}
 	})
 	t.Run("calls per prompt", func(t *testing.T) {

@@ -19,6 +19,7 @@ type reply struct {
 	thinkLeak  bool               // <think> text was taken out of the content
 	sent       []provider.Message // the conversation the request sent
 	firstToken time.Duration      // from the request to its first token; 0 when none came
+	dropped    int                // tool calls past the request's MaxToolCalls, dropped unread
 }
 
 func (r *reply) addThinking(turn int, s string, emit func(Event)) {
@@ -65,6 +66,11 @@ func (r *reply) empty() bool {
 // content goes to the thinking, never to the answer.
 func (s *Session) stream(ctx context.Context, turn int, emit func(Event)) (*reply, error) {
 	req := s.request()
+	if n := s.opts.Config.Limits.ToolCallsPerTurn; n > 0 {
+		// The calls past the per-turn limit are not run: the first is
+		// answered saying so, the rest are dropped as they come.
+		req.MaxToolCalls = n + 1
+	}
 	rep := &reply{sent: req.Messages}
 	var split thinkSplitter
 	start := s.opts.Now()
@@ -81,9 +87,13 @@ func (s *Session) stream(ctx context.Context, turn int, emit func(Event)) (*repl
 			rep.done = true
 			rep.doneReason = c.DoneReason
 			rep.metrics = c.Metrics
+			rep.dropped += c.DroppedCalls
 		}
 		return nil
 	})
+	if extra := len(rep.calls) - req.MaxToolCalls; req.MaxToolCalls > 0 && extra > 0 {
+		rep.calls, rep.dropped = rep.calls[:req.MaxToolCalls], rep.dropped+extra
+	}
 	content, thinking := split.flush()
 	rep.addThinking(turn, thinking, emit)
 	rep.addContent(turn, content, emit)

@@ -39,6 +39,10 @@ func Repeated(ordinal string) string { return "\n\n" + note("repeated", ordinal)
 // TooManyCalls answers a call past the per-turn limit.
 func TooManyCalls(limit int) string { return note("too_many_calls", limit) }
 
+// CallsDropped is added to the answer of the first call past the
+// per-turn limit when n more came after it, dropped unread.
+func CallsDropped(n int) string { return note("calls_dropped", n) }
+
 // BudgetSpent answers a call past the per-prompt budget.
 func BudgetSpent(budget int) string { return note("budget_spent", budget) }
 

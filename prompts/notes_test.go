@@ -23,6 +23,8 @@ func TestNotesGolden(t *testing.T) {
 		{"StartTaskInterrupted", StartTaskInterrupted()},
 		{"Repeated", Repeated("3rd")},
 		{"TooManyCalls", TooManyCalls(8)},
+		{"TooManyCalls, more dropped", TooManyCalls(8) + CallsDropped(99991)},
+		{"TooManyCalls, one more dropped", TooManyCalls(8) + CallsDropped(1)},
 		{"BudgetSpent", BudgetSpent(50)},
 		{"Denied", Denied("")},
 		{"Denied with a reason", Denied("keep it small")},

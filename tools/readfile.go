@@ -40,6 +40,9 @@ type readFile struct {
 	base
 	ws   *Workspace
 	opts Options
+	// images is the memory the images being read share: the read_file
+	// calls of a turn run at the same time.
+	images *images.Budget
 }
 
 func (*readFile) Kind() Kind { return KindRead }
@@ -84,7 +87,7 @@ func (c *readFileCall) Run(ctx context.Context, _ Caller) (Result, error) {
 	r := bufio.NewReaderSize(io.TeeReader(f, sum), 64<<10)
 	head, _ := r.Peek(binarySniff)
 	if images.Format(head) != "" {
-		return c.image(r, fi.Size())
+		return c.image(ctx, r, fi.Size())
 	}
 	if isBinary(head) {
 		return Errorf("binary", fmt.Sprintf("%s is a binary file (%d bytes); read_file only reads text", c.rel, fi.Size())), nil
@@ -197,13 +200,16 @@ func nextLine(r *bufio.Reader, keep int, buf []byte) (line []byte, size int, err
 // image reads an image file for the model to see: the result says what
 // it is, and carries the image, which the agent attaches to the next
 // request (or, for a model that cannot see, replaces by a note saying so).
-func (c *readFileCall) image(r io.Reader, size int64) (Result, error) {
+func (c *readFileCall) image(ctx context.Context, r io.Reader, size int64) (Result, error) {
 	lim := c.t.opts.Images
 	if size > lim.MaxBytes {
 		return Errorf("image too large", fmt.Sprintf("%s is an image of %s, more than the %s an image may take",
 			c.rel, human.Bytes(size), human.Bytes(lim.MaxBytes))), nil
 	}
-	img, err := images.ReadFrom(r, c.rel, lim)
+	img, err := c.t.images.ReadFrom(ctx, r, c.rel, lim)
+	if ctx.Err() != nil {
+		return Result{}, ctx.Err()
+	}
 	if err != nil {
 		return Errorf("image", err.Error()), nil
 	}

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"lathe/orchestrator/provider"
+	"lathe/orchestrator/provider/images"
 	"lathe/prompts"
 )
 
@@ -22,7 +23,7 @@ func Default(ws *Workspace, opts Options, more ...Tool) *Registry {
 	limit := opts.MaxOutputBytes
 	prot := newProtection(ws, opts.Confinement)
 	return NewRegistry(append([]Tool{
-		&readFile{base: newBase(readFileSpec(opts.ReadLimit), limit), ws: ws, opts: opts},
+		&readFile{base: newBase(readFileSpec(opts.ReadLimit), limit), ws: ws, opts: opts, images: images.NewBudget()},
 		&writeFile{base: newBase(writeFileSpec(), limit), ws: ws, prot: prot},
 		&editFile{base: newBase(editFileSpec(), limit), ws: ws, prot: prot},
 		&listDir{base: newBase(listDirSpec(), limit), ws: ws},

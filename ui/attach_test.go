@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"syscall"
 	"testing"
 
 	tea "charm.land/bubbletea/v2"
@@ -138,6 +139,29 @@ func TestAtPathOnSend(t *testing.T) {
 	m.Update(cmd()) // the image read; the request it starts is not run
 	if m.run == nil || m.run.prompt.Text != "what is" || describeAll(m.run.prompt.Images) != "b.png 256×192" {
 		t.Fatalf("sent %v", m.run != nil)
+	}
+}
+
+// TestAtPathOfAFIFO: an @path naming a FIFO is refused at once, typed or
+// sent, with a notice saying why; sent, the prompt comes back to mend.
+func TestAtPathOfAFIFO(t *testing.T) {
+	m, dir := imagesModel(t)
+	if err := syscall.Mkfifo(filepath.Join(dir, "fifo.png"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	typeText(m, "@fifo.png")
+	_, cmd := m.Update(tea.KeyPressMsg{Code: ' ', Text: " "})
+	finish(m, cmd) // the blank reads the file the @path names
+	if s := screen(m); len(m.input.images) != 0 || !strings.Contains(s, "Cannot attach the image") ||
+		!strings.Contains(s, "fifo.png: not a regular file (a FIFO)") {
+		t.Fatalf("typed: %d images, screen:\n%s", len(m.input.images), s)
+	}
+	m.input.set("")
+	typeText(m, "what is @fifo.png")
+	_, cmd = m.Update(keyPress("enter"))
+	finish(m, cmd)
+	if m.run != nil || m.input.value() != "what is @fifo.png" || !strings.Contains(screen(m), "not a regular file (a FIFO)") {
+		t.Fatalf("sent: run %v, input %q, screen:\n%s", m.run != nil, m.input.value(), screen(m))
 	}
 }
 

@@ -193,6 +193,52 @@ func TestUndoRefusesWhatChangedSince(t *testing.T) {
 	}
 }
 
+// TestUndoPastADirectoryReplaced: a directory replaced since the run by a
+// symlink leading outside, or by a file, keeps its files from being
+// restored: each is named with why, the rest are restored, and nothing
+// outside is touched (the whole undo used to fail on "statat sub/b.txt:
+// path escapes from parent").
+func TestUndoPastADirectoryReplaced(t *testing.T) {
+	for _, c := range []struct {
+		name, why string
+		replace   func(t *testing.T, sub, outside string)
+	}{
+		{"by a symlink out", "leads outside the working directory through sub, a symlink now: undo cannot restore it",
+			func(t *testing.T, sub, outside string) { mustDo(t, os.Symlink(outside, sub)) }},
+		{"by a file", "sub is no longer a directory: undo cannot restore it",
+			func(t *testing.T, sub, _ string) { write(t, sub, "a file now") }},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			e := newEnv(t, map[string]string{"sub/b.txt": "b0", "c.txt": "c0"}, Options{})
+			outside := t.TempDir()
+			write(t, filepath.Join(outside, "b.txt"), "outside")
+			e.tr.Begin(t.Context(), "s1", 0)
+			e.tool("sub/b.txt", "b1")
+			e.tool("c.txt", "c1")
+			e.tr.End()
+			mustDo(t, os.Rename(filepath.Join(e.dir, "sub"), filepath.Join(e.dir, "sub_old")))
+			c.replace(t, filepath.Join(e.dir, "sub"), outside)
+			p, out := e.undo(false)
+			if len(p.Actions) != 2 || p.Actions[1].Path != "sub/b.txt" || p.Actions[1].Do != Refuse || p.Actions[1].Why != c.why {
+				t.Fatalf("plan %+v", p.Actions)
+			}
+			if got := e.files("c.txt"); got != "c.txt=c0" || len(out.Done) != 1 || len(out.Refused) != 1 {
+				t.Errorf("%s, done %+v, refused %+v", got, out.Done, out.Refused)
+			}
+			if b, _ := os.ReadFile(filepath.Join(outside, "b.txt")); string(b) != "outside" {
+				t.Errorf("the file outside became %q", b)
+			}
+		})
+	}
+}
+
+func mustDo(t *testing.T, err error) {
+	t.Helper()
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
 // TestRewind: rewinding takes several runs back at once, each file to what
 // it was before the oldest run that changed it, or leaves it alone whole
 // when it was changed after the newest run or between two of them.

@@ -161,6 +161,10 @@ func (t *Tracker) action(ctx context.Context, path string, changes []session.Fil
 		}
 	}
 	now, nowData, err := t.current(path)
+	if unreachable := (*unreachableError)(nil); errors.As(err, &unreachable) {
+		a.Do, a.Why = Refuse, unreachable.Error()
+		return a, nil
+	}
 	if err != nil {
 		return Action{}, err
 	}
@@ -229,13 +233,18 @@ func (t *Tracker) forced(ctx context.Context, path string, nowData []byte, targe
 // current is the file at path as it is now: its state, and its content
 // when it is a regular file small enough to compare (as large as a file
 // kept, and at least DefaultMaxFile: a lower max_file since the run does
-// not make its files count as changed).
+// not make its files count as changed). A path that a symlink or a file
+// in place of one of its directories keeps from being reached is an
+// *unreachableError.
 func (t *Tracker) current(path string) (session.FileState, []byte, error) {
 	fi, err := t.root.Lstat(filepath.FromSlash(path))
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
 		return session.FileState{}, nil, nil
 	case err != nil:
+		if u := t.unreachable(path); u != nil {
+			return session.FileState{}, nil, u
+		}
 		return session.FileState{}, nil, err
 	case !fi.Mode().IsRegular() || fi.Size() > max(t.opts.MaxFile, DefaultMaxFile):
 		// Not what any checkpoint holds: it counts as changed.
@@ -246,6 +255,38 @@ func (t *Tracker) current(path string) (session.FileState, []byte, error) {
 		return session.FileState{}, nil, err
 	}
 	return session.FileState{Hash: hashOf(data), Mode: fi.Mode().Perm(), Size: int64(len(data))}, data, nil
+}
+
+// unreachableError is a file undo cannot reach: one of its directories
+// is now a symlink (that leads outside the working directory, or the
+// file could have been reached through it) or no directory at all.
+type unreachableError struct {
+	dir  string
+	kind fs.FileMode // its type now
+}
+
+func (e *unreachableError) Error() string {
+	if e.kind&fs.ModeSymlink != 0 {
+		return "leads outside the working directory through " + e.dir + ", a symlink now: undo cannot restore it"
+	}
+	return e.dir + " is no longer a directory: undo cannot restore it"
+}
+
+// unreachable is why path cannot be reached: the first of its
+// directories that is not one now; nil when each is.
+func (t *Tracker) unreachable(path string) *unreachableError {
+	dirs := strings.Split(path, "/")
+	for i := range len(dirs) - 1 {
+		dir := strings.Join(dirs[:i+1], "/")
+		fi, err := t.root.Lstat(filepath.FromSlash(dir))
+		if err != nil {
+			return nil
+		}
+		if !fi.IsDir() {
+			return &unreachableError{dir: dir, kind: fi.Mode().Type()}
+		}
+	}
+	return nil
 }
 
 // content is the content a state names (nil for an absent file).

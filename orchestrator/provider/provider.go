@@ -93,6 +93,10 @@ type Request struct {
 	// MaxTokens caps the reply's length; 0 leaves it to the model and the
 	// window.
 	MaxTokens int
+	// MaxToolCalls is how many of the reply's tool calls are of use: a
+	// provider may drop those past it as they come, counting them in the
+	// Done chunk's DroppedCalls. 0: no limit.
+	MaxToolCalls int
 }
 
 // Chunk is one piece of a streamed reply. The last one has Done set and
@@ -104,6 +108,9 @@ type Chunk struct {
 	Done       bool
 	DoneReason string // "stop", "length"...; with Done
 	Metrics    Metrics
+	// DroppedCalls is how many tool calls past the request's MaxToolCalls
+	// were dropped; with Done.
+	DroppedCalls int
 }
 
 // Metrics are what a server reports of a reply. Every field is optional:

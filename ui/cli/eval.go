@@ -125,7 +125,7 @@ func (c *evalRun) run(ctx context.Context) error {
 	defer cleanup()
 	if len(suite.Tasks) == 0 {
 		for _, b := range suite.Bad {
-			fmt.Fprintf(f.ErrOut, "lathe: %v\n", b)
+			fmt.Fprintf(f.ErrOut, "lathe: %s\n", human.Visible(b.Error()))
 		}
 		return usagef("eval: no task of %s can be read", suite.Name)
 	}

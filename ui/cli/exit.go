@@ -8,6 +8,7 @@ import (
 
 	"lathe/config"
 	"lathe/orchestrator"
+	"lathe/prompts/human"
 )
 
 // Exit codes: a contract scripts depend on.
@@ -60,7 +61,9 @@ func exitCode(err error) int {
 }
 
 // exit tells the user how lathe ended, when not well, in one line or two
-// on stderr, and returns the exit code: the one place that does.
+// on stderr, and returns the exit code: the one place that does. What the
+// message quotes (a session's title, a file's name, a server's words) is
+// shown with its control characters escaped, as the tool lines of -p are.
 func exit(stderr io.Writer, err error) int {
 	code := exitCode(err)
 	if err == nil {
@@ -69,11 +72,11 @@ func exit(stderr io.Writer, err error) int {
 	var cfg *config.Error
 	switch {
 	case errors.As(err, &cfg):
-		fmt.Fprintf(stderr, "lathe: config: %v\n", err)
+		fmt.Fprintf(stderr, "lathe: config: %s\n", human.Visible(err.Error()))
 	case errors.Is(err, context.Canceled):
 		fmt.Fprintln(stderr, "lathe: interrupted")
 	default:
-		fmt.Fprintf(stderr, "lathe: %v\n", err)
+		fmt.Fprintf(stderr, "lathe: %s\n", human.Visible(err.Error()))
 	}
 	var usage usageError
 	if errors.As(err, &usage) {

@@ -14,6 +14,7 @@ import (
 	"lathe/config"
 	"lathe/orchestrator/session/sqlite"
 	"lathe/prompts"
+	"lathe/prompts/human"
 )
 
 // Factory is what every command is made with: the process's streams and
@@ -127,7 +128,8 @@ func (f *Factory) workingDir() error {
 	return nil
 }
 
-// warn tells the user of a problem that does not stop lathe, on stderr.
+// warn tells the user of a problem that does not stop lathe, on stderr,
+// with its control characters escaped (it may quote a project's file).
 func (f *Factory) warn(text string) {
-	fmt.Fprintf(f.ErrOut, "lathe: warning: %s\n", text)
+	fmt.Fprintf(f.ErrOut, "lathe: warning: %s\n", human.Visible(text))
 }

@@ -7,6 +7,8 @@ import (
 	"context"
 	"io"
 	"strings"
+
+	"lathe/ui/print"
 )
 
 // Run is the whole program: it parses the command line and does what it
@@ -17,9 +19,28 @@ func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	defer f.close()
 	cmd, err := parse(f, args)
 	if err == nil {
+		f.Out = terminalOut(cmd, stdout)
 		err = cmd.run(ctx)
 	}
 	return exit(stderr, err)
+}
+
+// terminalOut is where cmd writes its output: to a terminal, through
+// the cleaning the answer of lathe -p gets, for what a model or a
+// repository wrote in it (titles, prompts, answers, file names and
+// contents) to show as text, never act on the terminal. A session
+// (lathe -p cleans its answer itself; the UI draws the screen) and
+// doctor (which escapes what it shows, and looks at the terminal) write
+// to stdout as it is.
+func terminalOut(cmd command, stdout io.Writer) io.Writer {
+	switch cmd.(type) {
+	case *sessionCommand, *doctorCommand:
+		return stdout
+	}
+	if !isTerminal(stdout) {
+		return stdout
+	}
+	return print.TerminalWriter(stdout)
 }
 
 // env is the process's environment.

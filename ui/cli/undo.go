@@ -115,10 +115,10 @@ func (c *undoCommand) run(ctx context.Context) error {
 	}
 	out, err := tracker.Apply(ctx, plan, c.force)
 	for _, a := range out.Done {
-		fmt.Fprintf(f.Out, "%s %s\n", a.Do.Done(), a.Path)
+		fmt.Fprintf(f.Out, "%s %s\n", a.Do.Done(), human.Visible(a.Path))
 	}
 	for _, a := range out.Refused {
-		fmt.Fprintf(f.ErrOut, "lathe: left %s: %s\n", a.Path, a.Why)
+		fmt.Fprintf(f.ErrOut, "lathe: left %s: %s\n", human.Visible(a.Path), human.Visible(a.Why))
 	}
 	if err != nil {
 		return err
@@ -137,19 +137,19 @@ func printPlan(w io.Writer, p checkpoint.Plan, force bool) {
 	for _, a := range p.Actions {
 		switch {
 		case a.Do == checkpoint.Keep:
-			fmt.Fprintf(w, "  %s: already as before\n", a.Path)
+			fmt.Fprintf(w, "  %s: already as before\n", human.Visible(a.Path))
 		case a.Conflict:
 			what, would := "left alone (--force overwrites it)", "would do"
 			if force {
 				what, would = "--force overwrites it", "does"
 			}
-			fmt.Fprintf(w, "  %s: %s, %s:\n", a.Path, a.Why, what)
+			fmt.Fprintf(w, "  %s: %s, %s:\n", human.Visible(a.Path), a.Why, what)
 			fmt.Fprintf(w, "    changed since lathe left it:\n%s", indentLines(a.Since, "      "))
 			fmt.Fprintf(w, "    what --force %s:\n%s", would, indentLines(a.Diff, "      "))
 		case a.Do == checkpoint.Refuse:
-			fmt.Fprintf(w, "  %s: %s\n", a.Path, a.Why)
+			fmt.Fprintf(w, "  %s: %s\n", human.Visible(a.Path), a.Why)
 		default:
-			fmt.Fprintf(w, "  %s %s\n", a.Do, a.Path)
+			fmt.Fprintf(w, "  %s %s\n", a.Do, human.Visible(a.Path))
 		}
 	}
 }

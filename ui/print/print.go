@@ -9,10 +9,8 @@ import (
 	"lathe/prompts/human"
 	"strings"
 	"sync"
-	"unicode"
 
 	"charm.land/lipgloss/v2"
-	"github.com/charmbracelet/x/ansi"
 
 	"lathe/orchestrator"
 	"lathe/orchestrator/plan"
@@ -207,17 +205,4 @@ func (m marks) toolLine(e orchestrator.ToolFinished) string {
 		line += fmt.Sprintf(" (%s)", human.Duration(e.Duration))
 	}
 	return line
-}
-
-// forTerminal takes out of a model's text what a terminal would act on
-// rather than print: escape sequences (which could set the clipboard,
-// clear the screen or retitle the window) and other control characters
-// but tabs and line feeds.
-func forTerminal(s string) string {
-	return strings.Map(func(r rune) rune {
-		if r != '\n' && r != '\t' && (unicode.IsControl(r) || r == '\u2028' || r == '\u2029') {
-			return -1
-		}
-		return r
-	}, ansi.Strip(s))
 }

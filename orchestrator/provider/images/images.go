@@ -1,11 +1,13 @@
 // Package images makes image files ready to show a model: it recognises
-// PNG, JPEG, WebP and GIF by their bytes, decodes them to check them,
-// downscales those larger than the configured edge, and re-encodes what a
-// server may not read (WebP, GIF's first frame) as PNG.
+// PNG, JPEG, WebP and GIF by their bytes, decodes them to check them (once
+// their header shows that decoding and scaling them takes a bounded amount
+// of memory), downscales those larger than the configured edge, and
+// re-encodes what a server may not read (WebP, GIF's first frame) as PNG.
 package images
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"image"
@@ -13,11 +15,11 @@ import (
 	"image/jpeg"
 	"image/png"
 	"io"
-	"math"
+	"io/fs"
 	"os"
 	"path/filepath"
+	"syscall"
 
-	"golang.org/x/image/draw"
 	_ "golang.org/x/image/webp"
 
 	"lathe/orchestrator/provider"
@@ -71,9 +73,10 @@ func Format(data []byte) string {
 }
 
 // Read reads the image file at path (see Decode); the file is refused
-// unread when it is over lim.MaxBytes.
+// unread when it is over lim.MaxBytes or not a regular file (a FIFO is
+// opened without waiting for a writer).
 func Read(path string, lim Limits) (provider.Image, error) {
-	f, err := os.Open(path)
+	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
 	if err != nil {
 		return provider.Image{}, &Error{Path: path, Kind: err, Msg: plainOpenError(err)}
 	}
@@ -84,10 +87,23 @@ func Read(path string, lim Limits) (provider.Image, error) {
 // ReadFrom reads an image from r, a file at path, at most lim.MaxBytes of
 // it (see Decode).
 func ReadFrom(r io.Reader, path string, lim Limits) (provider.Image, error) {
+	return readFrom(context.Background(), r, path, lim, nil)
+}
+
+// ReadFrom is images.ReadFrom with the memory of decoding taken from b:
+// it waits for it until ctx is done.
+func (b *Budget) ReadFrom(ctx context.Context, r io.Reader, path string, lim Limits) (provider.Image, error) {
+	return readFrom(ctx, r, path, lim, b)
+}
+
+func readFrom(ctx context.Context, r io.Reader, path string, lim Limits, b *Budget) (provider.Image, error) {
 	if st, ok := r.(interface{ Stat() (os.FileInfo, error) }); ok {
 		if fi, err := st.Stat(); err == nil {
 			if fi.IsDir() {
 				return provider.Image{}, &Error{Path: path, Kind: ErrFormat, Msg: "a directory, not an image"}
+			}
+			if !fi.Mode().IsRegular() {
+				return provider.Image{}, &Error{Path: path, Kind: ErrFormat, Msg: fmt.Sprintf("not a regular file (%s)", fileKind(fi.Mode()))}
 			}
 			if fi.Size() > lim.MaxBytes {
 				return provider.Image{}, tooLarge(path, fi.Size(), lim)
@@ -101,7 +117,19 @@ func ReadFrom(r io.Reader, path string, lim Limits) (provider.Image, error) {
 	if int64(len(data)) > lim.MaxBytes {
 		return provider.Image{}, tooLarge(path, int64(len(data)), lim)
 	}
-	return Decode(path, data, lim)
+	return decode(ctx, path, data, lim, b)
+}
+
+func fileKind(m fs.FileMode) string {
+	switch {
+	case m&fs.ModeNamedPipe != 0:
+		return "a FIFO"
+	case m&fs.ModeDevice != 0:
+		return "a device"
+	case m&fs.ModeSocket != 0:
+		return "a socket"
+	}
+	return m.Type().String()
 }
 
 func tooLarge(path string, size int64, lim Limits) error {
@@ -123,8 +151,14 @@ func plainOpenError(err error) string {
 // PNG and JPEG within lim.MaxEdge go as they are, byte for byte; a larger
 // image is downscaled to it (CatmullRom) and re-encoded (JPEG stays JPEG,
 // the rest becomes PNG); WebP and GIF (its first frame) become PNG. The
-// image is named after path's base name.
+// image is named after path's base name. An image whose decoding and
+// scaling would take more than maxMemory, or too thin to scale down, is
+// refused before it is decoded.
 func Decode(path string, data []byte, lim Limits) (provider.Image, error) {
+	return decode(context.Background(), path, data, lim, nil)
+}
+
+func decode(ctx context.Context, path string, data []byte, lim Limits, b *Budget) (provider.Image, error) {
 	name := filepath.Base(path)
 	format := Format(data)
 	if format == "" {
@@ -137,14 +171,45 @@ func Decode(path string, data []byte, lim Limits) (provider.Image, error) {
 	if err != nil {
 		return provider.Image{}, corrupt(path, format, err)
 	}
-	if cfg.Width <= 0 || cfg.Height <= 0 || cfg.Width*cfg.Height > maxPixels {
-		return provider.Image{}, &Error{Path: path, Kind: ErrTooLarge,
-			Msg: fmt.Sprintf("%d×%d pixels, more than the %s million an image may have", cfg.Width, cfg.Height, human.Thousands(maxPixels/1_000_000))}
+	need, err := check(path, format, cfg, data, lim)
+	if err != nil {
+		return provider.Image{}, err
 	}
+	release, err := b.take(ctx, need)
+	if err != nil {
+		return provider.Image{}, err
+	}
+	defer release()
 	img, _, err := image.Decode(bytes.NewReader(data)) // of a GIF, its first frame
 	if err != nil {
 		return provider.Image{}, corrupt(path, format, err)
 	}
+	return prepare(path, name, format, data, img, lim)
+}
+
+// check refuses, before decoding, an image of cfg that is too large to
+// decode or too thin to scale down; it returns the memory it takes.
+func check(path, format string, cfg image.Config, data []byte, lim Limits) (int64, error) {
+	w, h := cfg.Width, cfg.Height
+	if w <= 0 || h <= 0 || w*h > maxPixels {
+		return 0, &Error{Path: path, Kind: ErrTooLarge,
+			Msg: fmt.Sprintf("%d×%d pixels, more than the %s million an image may have", w, h, human.Thousands(maxPixels/1_000_000))}
+	}
+	if max(w, h) > lim.MaxEdge && max(w, h) > maxAspect*min(w, h) {
+		return 0, &Error{Path: path, Kind: ErrTooLarge,
+			Msg: fmt.Sprintf("%d×%d pixels, one side more than %d times the other: too thin to scale down", w, h, maxAspect)}
+	}
+	need := memory(cfg, format, data, lim.MaxEdge)
+	if need > maxMemory {
+		return 0, &Error{Path: path, Kind: ErrTooLarge,
+			Msg: fmt.Sprintf("%d×%d pixels, which would take %s to decode and scale, more than the %s an image may take",
+				w, h, human.Bytes(need), human.Bytes(maxMemory))}
+	}
+	return need, nil
+}
+
+// prepare makes img, decoded from data, ready to send.
+func prepare(path, name, format string, data []byte, img image.Image, lim Limits) (provider.Image, error) {
 	b := img.Bounds()
 	w, h := b.Dx(), b.Dy()
 	edge := max(w, h)
@@ -156,6 +221,7 @@ func Decode(path string, data []byte, lim Limits) (provider.Image, error) {
 		b = img.Bounds()
 	}
 	var buf bytes.Buffer
+	var err error
 	if format == "jpeg" {
 		err = jpeg.Encode(&buf, img, &jpeg.Options{Quality: 90})
 	} else {
@@ -173,23 +239,4 @@ func corrupt(path, format string, err error) error {
 
 func formatName(format string) string {
 	return map[string]string{"png": "PNG", "jpeg": "JPEG", "gif": "GIF", "webp": "WebP"}[format]
-}
-
-// Downscale returns img scaled so that its longer side is edge pixels,
-// its aspect ratio kept.
-func Downscale(img image.Image, edge int) image.Image {
-	w, h := ScaledSize(img.Bounds().Dx(), img.Bounds().Dy(), edge)
-	dst := image.NewRGBA(image.Rect(0, 0, w, h))
-	draw.CatmullRom.Scale(dst, dst.Bounds(), img, img.Bounds(), draw.Src, nil)
-	return dst
-}
-
-// ScaledSize is the size of a w×h image whose longer side is brought down
-// to edge, the aspect ratio kept (at least a pixel each way).
-func ScaledSize(w, h, edge int) (int, int) {
-	if max(w, h) <= edge {
-		return w, h
-	}
-	f := float64(edge) / float64(max(w, h))
-	return max(1, int(math.Round(float64(w)*f))), max(1, int(math.Round(float64(h)*f)))
 }

@@ -12,6 +12,7 @@ import (
 	"image/png"
 	"os"
 	"path/filepath"
+	"syscall"
 	"testing"
 )
 
@@ -152,6 +153,21 @@ func BenchmarkDownscale4000x3000(b *testing.B) {
 	for b.Loop() {
 		if _, err := Decode("big.png", data, lim); err != nil {
 			b.Fatal(err)
+		}
+	}
+}
+
+// TestReadRefusesWhatIsNotARegularFile: a FIFO is refused at once, not
+// waited on for a writer; a device is refused unread.
+func TestReadRefusesWhatIsNotARegularFile(t *testing.T) {
+	fifo := filepath.Join(t.TempDir(), "fifo.png")
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for path, want := range map[string]string{fifo: "not a regular file (a FIFO)", "/dev/zero": "not a regular file (a device)"} {
+		_, err := Read(path, lim)
+		if !errors.Is(err, ErrFormat) || err.Error() != path+": "+want {
+			t.Errorf("%s: got %v, want %q", path, err, want)
 		}
 	}
 }

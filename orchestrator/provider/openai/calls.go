@@ -22,11 +22,19 @@ const maxCallBytes = 8 << 20
 // whole arguments sent again once complete, and calls of different
 // indexes interleaved; a delta with a new id and a name at an index whose
 // call is complete starts another call (servers that give every call
-// index 0).
+// index 0). Calls past limit are counted and dropped as they come.
 type callAssembler struct {
 	calls []*partialCall
 	byIdx map[int64]*partialCall
 	size  int
+	// limit is how many calls are kept (0: all); dropped counts the calls
+	// past it, last is the index and id of the latest of them.
+	limit   int
+	dropped int
+	last    struct {
+		index int64
+		id    string
+	}
 }
 
 type partialCall struct {
@@ -35,14 +43,20 @@ type partialCall struct {
 	args     bytes.Buffer
 }
 
-// add takes one delta's calls; it reports false when the calls grew past
-// maxCallBytes.
+// add takes one delta's calls; it reports false when the calls, the ones
+// dropped included, grew past maxCallBytes.
 func (a *callAssembler) add(deltas []oai.ChatCompletionChunkChoiceDeltaToolCall) bool {
 	for _, d := range deltas {
 		p := a.byIdx[d.Index]
 		id, name, frag := d.ID, d.Function.Name, d.Function.Arguments
+		a.size += len(id) + len(name)
 		if p != nil && id != "" && p.id != "" && id != p.id && name != "" && complete(p.args.Bytes()) {
 			p = nil // another call at the same index
+		}
+		if p == nil && a.limit > 0 && len(a.calls) >= a.limit {
+			a.drop(d)
+			a.size += len(frag)
+			continue
 		}
 		if p == nil {
 			if a.byIdx == nil {
@@ -65,9 +79,22 @@ func (a *callAssembler) add(deltas []oai.ChatCompletionChunkChoiceDeltaToolCall)
 			p.args.WriteString(frag)
 			a.size += len(frag)
 		}
-		a.size += len(id) + len(name)
 	}
 	return a.size <= maxCallBytes
+}
+
+// drop counts d's call, past the limit, when d begins one: the first,
+// one at an index past those dropped so far, or one with another id at
+// the same index (servers that give every call index 0). Nothing of it
+// is kept, and the deltas that follow at its index are not taken for a
+// kept call's.
+func (a *callAssembler) drop(d oai.ChatCompletionChunkChoiceDeltaToolCall) {
+	if a.dropped == 0 || d.Index > a.last.index ||
+		d.Index == a.last.index && d.ID != "" && a.last.id != "" && d.ID != a.last.id {
+		a.dropped++
+		a.last.index, a.last.id = d.Index, d.ID
+	}
+	delete(a.byIdx, d.Index)
 }
 
 // complete reports whether b is a whole JSON value.

@@ -73,7 +73,7 @@ func New(opts Options) *Client {
 		// never started twice behind the user's back, and a host that is
 		// down is passed over at once.
 		option.WithMaxRetries(0),
-		option.WithMiddleware(errorBodies),
+		option.WithMiddleware(errorBodies, boundEvents),
 	}
 	if opts.APIKey != "" {
 		reqOpts = append(reqOpts, option.WithAPIKey(opts.APIKey))

@@ -3,12 +3,14 @@ package openai
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"time"
 
 	oai "github.com/openai/openai-go/v3"
 	"github.com/openai/openai-go/v3/shared"
 
 	"lathe/orchestrator/provider"
+	"lathe/prompts/human"
 )
 
 // params is the wire form of req. Everything but the messages is the same
@@ -76,12 +78,31 @@ func (c *Client) params(req *provider.Request) (oai.ChatCompletionNewParams, int
 
 // reply is what Chat gathered of one streamed reply.
 type reply struct {
-	calls    callAssembler
-	finish   string // the finish_reason, "" until one came
-	usage    *oai.CompletionUsage
-	timings  timings
-	chunks   int
-	tooLarge bool
+	calls   callAssembler
+	finish  string // the finish_reason, "" until one came
+	usage   *oai.CompletionUsage
+	timings timings
+	chunks  int
+	// text is the bytes of content and reasoning so far; over maxText,
+	// the reply is refused.
+	text, maxText int
+	tooLarge      error
+}
+
+// bytesPerToken is what one token of a reply may take, generously: a
+// reply's content and reasoning together are bounded by the window's
+// worth of them (a reply cannot be longer than the window), as its tool
+// calls are by maxCallBytes. A server that streams text without end
+// costs no more.
+const bytesPerToken = 32
+
+// maxText is how many bytes of text a reply to req may hold.
+func maxText(req *provider.Request) int {
+	n := req.Model.NumCtx
+	if n <= 0 {
+		n = 32768
+	}
+	return max(n, 8192) * bytesPerToken
 }
 
 // timings are llama.cpp's own measures of a reply, sent with its last
@@ -96,28 +117,33 @@ type timings struct {
 
 // Chat implements provider.Provider. Content and reasoning go to fn as
 // they come; the tool calls, assembled from their deltas, come with the
-// Done chunk, which is sent once the stream ends. A stream that ends
-// without a finish_reason is a failure, not an answer, as Ollama's
-// missing done line is.
+// Done chunk, which is sent once the stream ends (those past
+// req.MaxToolCalls dropped as they come, counted in DroppedCalls). A
+// stream that ends without a finish_reason is a failure, not an answer,
+// as Ollama's missing done line is; so is one whose text or calls outgrow
+// their bounds. Reading stops as soon as ctx is done.
 func (c *Client) Chat(ctx context.Context, req *provider.Request, fn func(provider.Chunk) error) error {
 	params, prefix := c.params(req)
 	start := time.Now()
 	stream := c.chat.NewStreaming(ctx, params)
 	defer stream.Close()
-	var r reply
-	for stream.Next() {
+	r := reply{calls: callAssembler{limit: req.MaxToolCalls}, maxText: maxText(req)}
+	for ctx.Err() == nil && stream.Next() {
 		if err := c.chunk(&r, stream.Current(), fn); err != nil {
 			return err
 		}
-		if r.tooLarge {
-			return provider.Errorf(provider.ErrStreamBroken, nil,
-				"the reply's tool calls grew past %d MB: the server was stopped from sending more", maxCallBytes>>20)
+		if r.tooLarge != nil {
+			return r.tooLarge
 		}
 	}
 	err := stream.Err()
+	var long *eventTooLong
 	switch {
 	case ctx.Err() != nil:
 		return ctx.Err()
+	case errors.As(err, &long):
+		return provider.Errorf(provider.ErrStreamBroken, err,
+			"the reply from %s sent an event of more than %s: the server was stopped from sending more", c.base, human.Bytes(long.limit))
 	case err != nil && r.finish == "":
 		return c.chatFailure(err, req.Model.Name, r.chunks > 0)
 	case r.finish == "":
@@ -125,7 +151,7 @@ func (c *Client) Chat(ctx context.Context, req *provider.Request, fn func(provid
 			"the reply from %s stopped before it was complete (the stream ended without a finish_reason); try again", c.base)
 	}
 	done := provider.Chunk{Done: true, DoneReason: doneReason(r.finish), ToolCalls: r.calls.result(),
-		Metrics: c.metrics(&r, time.Since(start))}
+		DroppedCalls: r.calls.dropped, Metrics: c.metrics(&r, time.Since(start))}
 	done.Metrics.Truncated = c.truncated(req, prefix, done.Metrics.PromptTokens)
 	return fn(done)
 }
@@ -147,7 +173,14 @@ func (c *Client) chunk(r *reply, ch oai.ChatCompletionChunk, fn func(provider.Ch
 		d := choice.Delta
 		out := provider.Chunk{Content: d.Content, Thinking: reasoning(d)}
 		if len(d.ToolCalls) > 0 && !r.calls.add(d.ToolCalls) {
-			r.tooLarge = true
+			r.tooLarge = provider.Errorf(provider.ErrStreamBroken, nil,
+				"the reply's tool calls grew past %d MB: the server was stopped from sending more", maxCallBytes>>20)
+			return nil
+		}
+		if r.text += len(out.Content) + len(out.Thinking); r.text > r.maxText {
+			r.tooLarge = provider.Errorf(provider.ErrStreamBroken, nil,
+				"the reply's text grew past %s, more than its window allows: the server was stopped from sending more",
+				human.Bytes(int64(r.maxText)))
 			return nil
 		}
 		if choice.FinishReason != "" {
