@@ -54,7 +54,7 @@ func (r *run) checkFit() {
 		return
 	}
 	for _, l := range loaded {
-		if l.Name != s.model.Name || l.VRAM >= l.Size || l.Size == 0 {
+		if !provider.SameModel(l.Name, s.model.Name) || l.VRAM >= l.Size || l.Size == 0 {
 			continue
 		}
 		e := Spill{Model: l.Name, Size: l.Size, VRAM: max(l.VRAM, 0), NumCtx: s.model.NumCtx}
@@ -123,7 +123,7 @@ func (s *Session) loading(ctx context.Context) bool {
 		return false // not known: say nothing of it
 	}
 	for _, l := range loaded {
-		if l.Name == s.model.Name && (l.ContextLength == 0 || l.ContextLength == s.model.NumCtx) {
+		if provider.SameModel(l.Name, s.model.Name) && (l.ContextLength == 0 || l.ContextLength == s.model.NumCtx) {
 			return false
 		}
 	}

@@ -103,13 +103,7 @@ func (c *Client) EmbeddingModel(ctx context.Context, name string) (string, error
 // ("embeddinggemma" is "embeddinggemma:latest" or "embeddinggemma:300m"),
 // compared without regard to case as Ollama compares names.
 func sameModel(installed, wanted string) bool {
-	tagged := func(n string) string {
-		if !strings.Contains(n, ":") {
-			return n + ":latest"
-		}
-		return n
-	}
-	if strings.EqualFold(tagged(installed), tagged(wanted)) {
+	if provider.SameModel(installed, wanted) {
 		return true
 	}
 	base, _, _ := strings.Cut(installed, ":")

@@ -244,6 +244,11 @@ func (c *Client) find(srv serverInfo, name string) (served, error) {
 			return m, nil
 		}
 	}
+	for _, m := range srv.models {
+		if provider.SameModel(m.id, name) { // "qwen3" for Ollama's "qwen3:latest"
+			return m, nil
+		}
+	}
 	if srv.kind == KindLlamaCpp && len(srv.models) == 1 {
 		// llama-server runs one model and answers to any name.
 		m := srv.models[0]

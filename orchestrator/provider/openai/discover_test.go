@@ -116,3 +116,17 @@ func TestDiscoveryWithAPIKey(t *testing.T) {
 		t.Errorf("requests %q: want /props and /apply-template among them", paths)
 	}
 }
+
+// TestNameWithoutTag: a model named without its tag is the one the server
+// lists with ":latest" (Ollama's /v1/models lists "onetool:latest"); the
+// request names it as the server lists it.
+func TestNameWithoutTag(t *testing.T) {
+	srv := openaitest.New(t, openaitest.VLLM, openaitest.WithModels(openaitest.Model{Name: "qwen3:8b"}, openaitest.Model{Name: "onetool:latest"}))
+	info, err := New(Options{BaseURL: srv.URL(), Options: config.Defaults().Options}).Model(t.Context(), "onetool")
+	if err != nil || info.Name != "onetool:latest" {
+		t.Errorf("info %+v, err %v", info, err)
+	}
+	if _, err := New(Options{BaseURL: srv.URL()}).Model(t.Context(), "qwen3"); !errors.Is(err, provider.ErrModelNotFound) {
+		t.Errorf("qwen3 for qwen3:8b: %v", err)
+	}
+}
