@@ -411,8 +411,8 @@ func (r *run) logTurn(n, sent int, rep *reply, t Timing, d time.Duration) {
 	ev := r.s.opts.Log.Debug().Int("turn", n).Int("messages", sent).
 		Int("prompt_tokens", rep.metrics.PromptTokens).Int("completion_tokens", rep.metrics.CompletionTokens).
 		Int("tool_calls", len(rep.calls)).Dur("duration_ms", d).Str("done_reason", rep.doneReason)
-	if e := rep.metrics.EvalDuration; e > 0 {
-		ev = ev.Float64("tokens_per_s", math.Round(float64(rep.metrics.CompletionTokens)/e.Seconds()*10)/10)
+	if r := rep.metrics.DecodeRate(); r > 0 {
+		ev = ev.Float64("tokens_per_s", math.Round(r*10)/10)
 	}
 	ev = ev.Dur("load_ms", t.Load).Dur("first_token_ms", t.FirstToken).Int("prefill_tokens", t.PrefillTokens).
 		Int("cached_tokens", t.CachedTokens).Float64("prefill_tps", math.Round(t.PrefillRate)).

@@ -81,9 +81,7 @@ func (c *cacheState) timing(sent []provider.Message, m provider.Metrics, first t
 			c.rate = max(c.rate, t.PrefillRate)
 		}
 	}
-	if secs := m.EvalDuration.Seconds(); secs > 0 && m.CompletionTokens > 0 {
-		t.DecodeRate = float64(m.CompletionTokens) / secs
-	}
+	t.DecodeRate = m.DecodeRate()
 	if m.PromptTokens > 0 {
 		c.sent, c.held = sent, m.PromptTokens
 	} else {
@@ -139,7 +137,7 @@ func (r *RunTiming) add(t Timing, m provider.Metrics) {
 	r.CachedTokens += t.CachedTokens
 	r.prefillTime += m.PromptDuration
 	r.decodeTime += m.EvalDuration
-	r.decoded += m.CompletionTokens
+	r.decoded += max(m.CompletionTokens-m.UntimedTokens, 0)
 	if s := r.prefillTime.Seconds(); s > 0 {
 		r.PrefillRate = float64(r.PrefillTokens) / s
 	}

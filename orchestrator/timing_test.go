@@ -1,6 +1,7 @@
 package orchestrator
 
 import (
+	"math"
 	"slices"
 	"strings"
 	"testing"
@@ -8,6 +9,8 @@ import (
 
 	"lathe/orchestrator/provider"
 	"lathe/orchestrator/provider/ollama/ollamatest"
+	"lathe/orchestrator/provider/openai"
+	"lathe/orchestrator/provider/openai/openaitest"
 )
 
 func turnsFinished(evs []Event) []TurnFinished {
@@ -211,5 +214,31 @@ func TestCachedCountBelieved(t *testing.T) {
 		if got.CachedTokens != c.wantCached || got.PrefillTokens != 1200-c.wantCached || got.CacheMiss != c.wantMiss {
 			t.Errorf("server said %d cached: %+v; want %d cached, miss %v", c.reported, got, c.wantCached, c.wantMiss)
 		}
+	}
+}
+
+// TestDecodeRateAsLlamaCppTimesIt: llama.cpp times n−1 decode steps (the
+// first token comes with the prompt's last batch): the rate lathe shows
+// is the server's, for a two-token call as for a long answer, and the
+// run's rate too.
+func TestDecodeRateAsLlamaCppTimesIt(t *testing.T) {
+	srv := openaitest.New(t, openaitest.LlamaCpp)
+	e := newEnv(t, nil, func(o *Options) {
+		o.Provider = openai.New(openai.Options{BaseURL: srv.URL(), Options: o.Config.Options})
+	})
+	srv.Script(ollamatest.Reply{ToolCalls: []ollamatest.ToolCall{call("read", `{}`)}},
+		ollamatest.Reply{Content: "The file says hello, and that is all there is to it."})
+	res, err := e.run(t.Context(), "read")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := 1e3 / openaitest.DecodeMS
+	for _, tf := range turnsFinished(e.events) {
+		if r := tf.Timing.DecodeRate; math.Abs(r-want) > 0.01 {
+			t.Errorf("turn %d (%d tokens): decode rate %.2f, the server's %.2f", tf.Turn, tf.CompletionTokens, r, want)
+		}
+	}
+	if r := res.Timing.DecodeRate; math.Abs(r-want) > 0.01 {
+		t.Errorf("the run's decode rate %.2f, the server's %.2f", r, want)
 	}
 }

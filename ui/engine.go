@@ -275,10 +275,7 @@ func (m *model) turnFinished(e orchestrator.TurnFinished) {
 	m.replied()
 	m.endThinking()
 	m.endAnswer()
-	m.usage = usage{cached: -1, load: e.Timing.Load}
-	if e.EvalDuration > 0 {
-		m.usage.tokPerSec = float64(e.CompletionTokens) / e.EvalDuration.Seconds()
-	}
+	m.usage = usage{cached: -1, load: e.Timing.Load, tokPerSec: e.Timing.DecodeRate}
 	if e.PromptTokens > 0 {
 		m.usage.cached = e.Timing.CachedTokens * 100 / e.PromptTokens
 	}

@@ -120,10 +120,24 @@ type Metrics struct {
 	LoadDuration     time.Duration
 	PromptDuration   time.Duration
 	EvalDuration     time.Duration
+	// UntimedTokens are tokens of the reply EvalDuration does not cover:
+	// llama.cpp's first, which comes from the prompt's last batch (it
+	// times n−1 decode steps).
+	UntimedTokens int
 	// Truncated is set when the server counted fewer prompt tokens than
 	// the request held: it cut the prompt silently, as some
 	// OpenAI-compatible servers do when it outgrows their window.
 	Truncated bool
+}
+
+// DecodeRate is tokens a second of writing the reply, as the server
+// times it; 0 when not measured.
+func (m Metrics) DecodeRate() float64 {
+	n := m.CompletionTokens - m.UntimedTokens
+	if secs := m.EvalDuration.Seconds(); secs > 0 && n > 0 {
+		return float64(n) / secs
+	}
+	return 0
 }
 
 // ModelInfo is what lathe knows of a model, asked once per session.

@@ -90,6 +90,7 @@ type timings struct {
 	CacheN      int     `json:"cache_n"`
 	PromptN     int     `json:"prompt_n"`
 	PromptMS    float64 `json:"prompt_ms"`
+	PredictedN  int     `json:"predicted_n"`
 	PredictedMS float64 `json:"predicted_ms"`
 	set         bool
 }
@@ -198,6 +199,12 @@ func (c *Client) metrics(r *reply, total time.Duration) provider.Metrics {
 	if t := r.timings; t.set {
 		m.PromptDuration = time.Duration(t.PromptMS * float64(time.Millisecond))
 		m.EvalDuration = time.Duration(t.PredictedMS * float64(time.Millisecond))
+		if t.PredictedN > 0 {
+			// The first token is free: it comes from the logits of the
+			// prompt's last batch, and predicted_ms times the n−1 steps
+			// after it (server-common.h, n_gen_steps).
+			m.UntimedTokens = 1
+		}
 		if !m.CachedReported {
 			m.CachedTokens, m.CachedReported = t.CacheN, true
 		}

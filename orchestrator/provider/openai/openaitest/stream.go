@@ -68,13 +68,30 @@ func (s *Server) stream(w http.ResponseWriter, r *http.Request, req chatRequest,
 	_ = rc.Flush()
 }
 
-// timings adds llama.cpp's timings to its last chunk.
+// timings adds llama.cpp's timings to its last chunk: a prompt token
+// read in 0.5 ms, a token decoded in 20 ms. As llama.cpp times them, the
+// reply's first token is free (it comes from the logits of the prompt's
+// last batch): predicted_ms covers n−1 decode steps, and
+// predicted_per_second is n−1 over it.
 func (s *Server) timings(c map[string]any, u usage, completion int) {
-	if s.kind == LlamaCpp {
-		c["timings"] = map[string]any{"cache_n": u.cached, "prompt_n": u.prompt - u.cached, "prompt_ms": float64(u.prompt-u.cached) * 0.5,
-			"predicted_n": completion, "predicted_ms": float64(completion) * 20}
+	if s.kind != LlamaCpp {
+		return
 	}
+	prompt := u.prompt - u.cached
+	steps := max(completion-1, 0)
+	t := map[string]any{"cache_n": u.cached, "prompt_n": prompt, "prompt_ms": float64(prompt) * 0.5,
+		"predicted_n": completion, "predicted_ms": float64(steps) * DecodeMS}
+	if prompt > 0 {
+		t["prompt_per_second"] = 1e3 / 0.5
+	}
+	if steps > 0 {
+		t["predicted_per_second"] = 1e3 / DecodeMS
+	}
+	c["timings"] = t
 }
+
+// DecodeMS is how long the fake llama.cpp takes to decode a token.
+const DecodeMS = 20.0
 
 func (s *Server) write(w http.ResponseWriter, chunk map[string]any) error {
 	var b bytes.Buffer
