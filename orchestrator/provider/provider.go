@@ -151,6 +151,14 @@ type ModelInfo struct {
 	// NumCtx is the context window lathe uses with the model: every
 	// request asks for it, and the conversation is kept within it.
 	NumCtx int
+	// ServerWindow is the window the server runs the model with, when
+	// the server fixes it (an OpenAI-compatible server: llama-server's
+	// -c); 0 when lathe chooses it (Ollama's num_ctx).
+	ServerWindow int
+	// Larger says how to give the model a larger window on this server
+	// ("start llama-server with a larger -c"), when options.num_ctx
+	// cannot; empty for Ollama.
+	Larger string
 	// Remote is the host a remote (cloud) model runs on; empty for a
 	// model the server runs itself.
 	Remote string

@@ -105,10 +105,14 @@ func checkServer(ctx context.Context, c *ollama.Client, cfg config.Config, add f
 		add(check{Name: "ollama", Detail: err.Error(), fatal: true})
 		return false
 	}
-	if older(v, minOllama) {
+	switch {
+	case sourceBuild(v):
+		add(check{Name: "ollama", OK: true, Detail: fmt.Sprintf("Ollama %s at %s: a build from source, which does not "+
+			"say its version (taken to be new enough)", v, c.URL())})
+	case older(v, minOllama):
 		add(check{Name: "ollama", Detail: fmt.Sprintf("Ollama %s at %s", v, c.URL()), fatal: true,
 			Advice: fmt.Sprintf("lathe needs Ollama %s or newer (older ones cut a conversation too long for the window silently): upgrade it", minOllama)})
-	} else {
+	default:
 		add(check{Name: "ollama", OK: true, Detail: fmt.Sprintf("Ollama %s at %s", v, c.URL())})
 	}
 	models, err := c.Models(ctx)
@@ -313,6 +317,11 @@ func report(w io.Writer, checks []check, asJSON bool) error {
 	}
 	return nil
 }
+
+// sourceBuild reports whether v is the version of an Ollama built from
+// source without its version stamped in (go build, go run . serve):
+// version.Version's default, "0.0.0".
+func sourceBuild(v string) bool { return strings.TrimPrefix(v, "v") == "0.0.0" }
 
 // older reports whether version a is older than b ("0.17.4" < "0.18";
 // anything not a version counts as new: a build from source).

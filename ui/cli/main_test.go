@@ -153,14 +153,14 @@ type serverSlot struct {
 // vllm, lmstudio, plain) serving the replies in a JSON script file, and
 // sets OPENAI_URL to its API root:
 //
-//	openai [-nojinja] KIND SCRIPT [MODEL[=WINDOW]]...
+//	openai [-nojinja] KIND SCRIPT [MODEL[=WINDOW[/TRAINED]]]...
 func cmdOpenAI(ts *testscript.TestScript, neg bool, args []string) {
 	var opts []openaitest.Option
 	if len(args) > 0 && args[0] == "-nojinja" {
 		opts, args = append(opts, openaitest.WithoutJinja()), args[1:]
 	}
 	if neg || len(args) < 2 {
-		ts.Fatalf("usage: openai [-nojinja] KIND SCRIPT [MODEL[=WINDOW]]...")
+		ts.Fatalf("usage: openai [-nojinja] KIND SCRIPT [MODEL[=WINDOW[/TRAINED]]]...")
 	}
 	f, err := os.Open(ts.MkAbs(args[1]))
 	ts.Check(err)
@@ -170,8 +170,10 @@ func cmdOpenAI(ts *testscript.TestScript, neg bool, args []string) {
 	var models []openaitest.Model
 	for _, spec := range args[2:] {
 		name, window, _ := strings.Cut(spec, "=")
+		window, trained, _ := strings.Cut(window, "/")
 		n, _ := strconv.Atoi(window)
-		models = append(models, openaitest.Model{Name: name, Window: n})
+		tr, _ := strconv.Atoi(trained)
+		models = append(models, openaitest.Model{Name: name, Window: n, Trained: tr})
 	}
 	if len(models) > 0 {
 		opts = append(opts, openaitest.WithModels(models...))

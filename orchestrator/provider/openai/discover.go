@@ -23,6 +23,21 @@ const (
 	KindUnknown  Kind = "an OpenAI-compatible server"
 )
 
+// larger says how to give a model a larger window on a server of kind k.
+func (k Kind) larger() string {
+	switch k {
+	case KindLlamaCpp:
+		return "restart llama-server with a larger -c"
+	case KindVLLM:
+		return "restart vLLM with a larger --max-model-len"
+	case KindSGLang:
+		return "restart SGLang with a larger --context-length"
+	case KindLMStudio:
+		return "load the model in LM Studio with a longer context length"
+	}
+	return "start the server with a larger window, and set context_length to it"
+}
+
 // served is a model the server lists, with what it said of it.
 type served struct {
 	id      string
@@ -215,6 +230,7 @@ func (c *Client) Model(ctx context.Context, name string) (provider.ModelInfo, er
 	if info.ContextLength == 0 {
 		info.ContextLength = window
 	}
+	info.ServerWindow, info.Larger = window, srv.kind.larger()
 	info.NumCtx = window
 	if n := c.opts.Options.NumCtx; n > 0 {
 		info.NumCtx = min(window, n)
