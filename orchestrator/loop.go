@@ -254,12 +254,11 @@ func (r *run) turn(n int) (more bool, err error) {
 		return false, err
 	}
 	view := s.win.View(s.messages)
-	sent := len(view)
 	reading := s.win.Next(s.messages)
 	if startsWith(view, s.cache.sent) {
 		reading -= s.cache.held
 	}
-	r.emit(TurnStarted{Turn: n, Messages: sent, Model: s.model.Name, Loading: s.loading(r.ctx), Reading: max(reading, 0)})
+	r.emit(TurnStarted{Turn: n, Messages: len(view), Model: s.model.Name, Loading: s.loading(r.ctx), Reading: max(reading, 0)})
 	start := s.opts.Now()
 	rep, err := s.stream(r.ctx, n, r.emit)
 	if errors.Is(err, provider.ErrContextOverflow) && !r.recompacted {
@@ -285,6 +284,14 @@ func (r *run) turn(n int) (more bool, err error) {
 	r.res.Text = rep.content.String()
 	r.res.Usage.PromptTokens += rep.metrics.PromptTokens
 	r.res.Usage.CompletionTokens += rep.metrics.CompletionTokens
+	var timing Timing
+	defer func() {
+		// A turn whose reply the server counted ends with its count, also
+		// when the turn then fails: the turns' counts add up to the run's.
+		if err != nil && rep.done {
+			r.endTurn(n, rep, timing, start)
+		}
+	}()
 	if err != nil {
 		return false, err
 	}
@@ -293,7 +300,7 @@ func (r *run) turn(n int) (more bool, err error) {
 			"conversation to fit its window, silently; the model no longer sees all of it (give the server a larger "+
 			"context, or start a new session)", human.Thousands(rep.metrics.PromptTokens))})
 	}
-	timing := s.cache.timing(rep.sent, rep.metrics, rep.firstToken)
+	timing = s.cache.timing(rep.sent, rep.metrics, rep.firstToken)
 	s.warm()
 	r.res.Timing.add(timing, rep.metrics)
 	r.checkFit()
@@ -357,11 +364,17 @@ func (r *run) turn(n int) (more bool, err error) {
 		more = true
 	}
 	s.publish() // the count for the UI
-	r.emit(TurnFinished{Turn: n, PromptTokens: rep.metrics.PromptTokens, CompletionTokens: rep.metrics.CompletionTokens,
-		Duration: s.opts.Now().Sub(start), EvalDuration: rep.metrics.EvalDuration, DoneReason: rep.doneReason, ToolCalls: len(rep.calls),
-		Timing: timing})
-	r.logTurn(n, sent, rep, timing, s.opts.Now().Sub(start))
+	r.endTurn(n, rep, timing, start)
 	return more, nil
+}
+
+// endTurn tells that turn n ended, with its reply's counts.
+func (r *run) endTurn(n int, rep *reply, timing Timing, start time.Time) {
+	d := r.s.opts.Now().Sub(start)
+	r.emit(TurnFinished{Turn: n, PromptTokens: rep.metrics.PromptTokens, CompletionTokens: rep.metrics.CompletionTokens,
+		Duration: d, EvalDuration: rep.metrics.EvalDuration, DoneReason: rep.doneReason, ToolCalls: len(rep.calls),
+		Timing: timing})
+	r.logTurn(n, len(rep.sent), rep, timing, d)
 }
 
 // repair fixes a complete reply before it enters the history: loosely

@@ -135,6 +135,16 @@ func TestReplyFillingTheWindow(t *testing.T) {
 		if !errors.Is(err, provider.ErrContextOverflow) || !strings.Contains(err.Error(), "keep filling the context window") || res.StopReason != StopError {
 			t.Fatalf("res %+v, err %v", res, err)
 		}
+		// The turn that failed ends with its counts too: the turns add up
+		// to the run's usage.
+		var sum Usage
+		for _, tf := range turnsFinished(e.events) {
+			sum.PromptTokens += tf.PromptTokens
+			sum.CompletionTokens += tf.CompletionTokens
+		}
+		if sum != res.Usage || len(turnsFinished(e.events)) != res.Turns {
+			t.Errorf("%d turns ended, adding up to %+v; the run: %d turns, %+v", len(turnsFinished(e.events)), sum, res.Turns, res.Usage)
+		}
 	})
 }
 
