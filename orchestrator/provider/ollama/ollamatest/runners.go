@@ -81,7 +81,7 @@ func (s *Server) evaluate(c chatCall) (load time.Duration, count, evaluated int)
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	r, load := s.loadLocked(c)
-	count, evaluated = promptEval(r.prompt, c.prompt, c.numCtx, !s.cfg.noCache, c.density)
+	count, evaluated = promptEval(r.prompt, c.prompt, c.numCtx, !s.cfg.noCache, c.density, c.dense)
 	r.prompt = c.prompt
 	s.requests.Update(c.index, func(r *Request) {
 		r.PromptTokens, r.CachedTokens = count, count-evaluated

@@ -130,19 +130,28 @@ func (s *Server) chat(w http.ResponseWriter, r *http.Request, index int, body []
 		return
 	}
 	prompt := renderPrompt(req)
-	tokens := (len(prompt) + 3) / 4
+	tokens := ollamatest.CountTokens(prompt, m.BytesPerToken, m.DenseBytesPerToken)
 	if tokens >= m.Window && s.kind != LMStudio {
+		s.requests.Update(index, func(r *Request) { r.PromptTokens = tokens })
 		s.overflow(w, tokens, m.Window)
 		return
 	}
 	reported, cached := tokens, 0
 	s.mu.Lock()
+	free := m.Window - s.occupied
+	if s.kind == LlamaCpp && s.occupied > 0 && tokens >= free {
+		s.mu.Unlock()
+		s.requests.Update(index, func(r *Request) { r.PromptTokens = tokens })
+		s.fail(w, http.StatusInternalServerError, KVFull, "server_error")
+		return
+	}
 	if tokens >= m.Window {
 		// LM Studio's default policy: keep the start, drop the middle,
 		// say nothing. The count is of what was kept.
 		reported, s.last = m.Window/2, ""
 	} else {
-		cached = min(commonPrefix(prompt, s.last)/4, tokens-1)
+		common := prompt[:commonPrefix(prompt, s.last)]
+		cached = min(ollamatest.WholeTokens(common, m.BytesPerToken, m.DenseBytesPerToken), tokens-1)
 		s.last = prompt
 	}
 	s.mu.Unlock()
@@ -163,6 +172,15 @@ func (s *Server) chat(w http.ResponseWriter, r *http.Request, index int, body []
 	room := m.Window - reported
 	if req.maxTokens > 0 {
 		room = min(room, req.maxTokens)
+	}
+	if s.kind == LlamaCpp && s.occupied > 0 && free-reported < room && reply.ErrorLine == "" {
+		// The shared cache fills before the reply's own window does: the
+		// reply stops there with an error event, and no finish_reason.
+		room = free - reported
+		events, _, finish := s.plan(reply, room)
+		if finish == "length" {
+			reply.ErrorLine, reply.AfterChunks = KVFull, len(events)
+		}
 	}
 	s.stream(w, r, req, reply, usage{prompt: reported, cached: cached}, room)
 }

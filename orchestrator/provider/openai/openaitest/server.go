@@ -88,6 +88,10 @@ type Model struct {
 	Type string
 	// NotLoaded makes LM Studio list it as not loaded.
 	NotLoaded bool
+	// BytesPerToken and DenseBytesPerToken are its tokenizer's densities
+	// (see ollamatest.CountTokens); zero is the fixed rule, 4 bytes a
+	// token.
+	BytesPerToken, DenseBytesPerToken float64
 }
 
 // Server is a running fake server. Its methods are safe for concurrent use.
@@ -103,9 +107,10 @@ type Server struct {
 	replies  ollamatest.Replies
 	requests requestlog.Log[Request]
 
-	mu   sync.Mutex
-	last string // the previous chat request's rendered prompt
-	ids  int
+	mu       sync.Mutex
+	last     string // the previous chat request's rendered prompt
+	ids      int
+	occupied int // KV cells other requests hold (llama.cpp's shared cache)
 }
 
 // Request is one HTTP request the server received.
@@ -113,8 +118,8 @@ type Request struct {
 	Method, Path string
 	Header       http.Header
 	Body         []byte
-	// For a chat request that was answered: its prompt's tokens, and how
-	// many the prompt cache held.
+	// For a chat request that was answered, or refused for its length:
+	// its prompt's tokens, and how many the prompt cache held.
 	PromptTokens, CachedTokens int
 }
 
@@ -150,6 +155,21 @@ func New(t testing.TB, kind Kind, opts ...Option) *Server {
 	t.Cleanup(s.close)
 	return s
 }
+
+// Occupy makes llama.cpp's KV cache hold n cells for other requests, as
+// its default slots (-np 4, one unified cache of -c cells, each slot told
+// it has all of it) do while another client's request runs: a request
+// that needs more than what is left fails with "Context size has been
+// exceeded.", a 500 before any output for its prompt, an error event in
+// the stream for its reply. /props still says n_ctx is the whole window.
+func (s *Server) Occupy(n int) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.occupied = n
+}
+
+// KVFull is llama.cpp's message for a KV cache with no room left.
+const KVFull = "Context size has been exceeded."
 
 // URL is the API root, what base_url holds: "http://127.0.0.1:PORT/v1".
 func (s *Server) URL() string { return s.ts.URL + "/v1" }
