@@ -264,7 +264,10 @@ func (r *run) turn(n int) (more bool, err error) {
 	if errors.Is(err, provider.ErrContextOverflow) && !r.recompacted {
 		// The estimate was short: summarize harder, and try once more.
 		r.recompacted = true
-		if cerr := r.compact(s.win.KeepRecent(s.messages, 2), true); cerr != nil {
+		if !rep.empty() { // the server's cache filled up mid-reply: what came of it goes
+			r.emit(ReplyRewritten{Turn: n})
+		}
+		if cerr := r.recompact(rep.sent, err); cerr != nil {
 			return false, cerr
 		}
 		rep, err = s.stream(r.ctx, n, r.emit)

@@ -111,11 +111,29 @@ func (w *Window) Counted(m provider.Metrics, view []provider.Message, msgs int) 
 		return
 	}
 	w.used, w.usedAt = m.PromptTokens+m.CompletionTokens, msgs
+	w.calibrate(view, m.PromptTokens)
+}
+
+// Refused takes the server's count of a request it refused as too long
+// for its window (tokens, for the request that sent view): nothing was
+// used, but the count sets the density, which was too high if the
+// estimate let the request go.
+func (w *Window) Refused(view []provider.Message, tokens int) { w.calibrate(view, tokens) }
+
+// calibrate sets the density from the server's count of the request that
+// sent view.
+func (w *Window) calibrate(view []provider.Message, tokens int) {
 	b, frames := size(view)
 	b += w.Specs
-	if t := m.PromptTokens - frame*frames - imageTokens(view); b >= calibrateMin && t > 0 {
+	if t := tokens - frame*frames - imageTokens(view); b >= calibrateMin && t > 0 {
 		w.ratio = min(8, max(1, float64(b)/float64(t)))
 	}
+}
+
+// Fixed is what every request takes whatever the conversation: the
+// system prompt (msgs[0]) and the tool schemas.
+func (w *Window) Fixed(msgs []provider.Message) int {
+	return w.Estimate(msgs[:1]) + w.tokens(w.Specs)
 }
 
 // Forget drops the last count: the prompt changed in a way appending does
@@ -218,6 +236,19 @@ func (w *Window) CutPoint(msgs []provider.Message, budget int) (int, bool) {
 		cut = i
 	}
 	return cut, cut > from
+}
+
+// CutAll is the compaction point that summarizes the whole conversation,
+// the last exchange included, the request that follows keeping only the
+// user's prompt; false when nothing after the current point would be
+// summarized but that prompt.
+func (w *Window) CutAll(msgs []provider.Message) (int, bool) {
+	cut := len(msgs) - 1
+	from := w.CompactedTo()
+	if cut <= from || cut == from+1 && msgs[cut].Role == "user" {
+		return 0, false
+	}
+	return cut, true
 }
 
 // Transcript writes the conversation as text for a summary request of its

@@ -80,6 +80,16 @@ func (c *Client) discover(ctx context.Context) (serverInfo, error) {
 	return info, nil
 }
 
+// kind is the kind of server as found so far; KindUnknown before.
+func (c *Client) kind() Kind {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.probed.kind == "" {
+		return KindUnknown
+	}
+	return c.probed.kind
+}
+
 // Kind is the kind of server, found the first time it is needed.
 func (c *Client) Kind(ctx context.Context) (Kind, error) {
 	info, err := c.discover(ctx)
