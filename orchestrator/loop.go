@@ -284,14 +284,21 @@ func (r *run) turn(n int) (more bool, err error) {
 		r.recordReply(rep)
 		s.win.Counted(rep.metrics, rep.sent, len(s.messages))
 	}
+	if !rep.done && rep.tokens > 0 {
+		// Cut off before the server's count came (stopped at a time
+		// limit, interrupted, broken): the prompt as lathe reckons it, and
+		// the tokens that streamed, one a chunk.
+		rep.metrics = provider.Metrics{PromptTokens: s.win.Fixed(rep.sent) + s.win.Estimate(rep.sent[1:]),
+			CompletionTokens: rep.tokens}
+	}
 	r.res.Text = rep.content.String()
 	r.res.Usage.PromptTokens += rep.metrics.PromptTokens
 	r.res.Usage.CompletionTokens += rep.metrics.CompletionTokens
 	var timing Timing
 	defer func() {
-		// A turn whose reply the server counted ends with its count, also
-		// when the turn then fails: the turns' counts add up to the run's.
-		if err != nil && rep.done {
+		// A turn whose reply was counted ends with its count, also when
+		// the turn then fails: the turns' counts add up to the run's.
+		if err != nil && (rep.done || rep.metrics.CompletionTokens > 0) {
 			r.endTurn(n, rep, timing, start)
 		}
 	}()

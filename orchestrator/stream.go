@@ -19,6 +19,7 @@ type reply struct {
 	thinkLeak  bool               // <think> text was taken out of the content
 	sent       []provider.Message // the conversation the request sent
 	firstToken time.Duration      // from the request to its first token; 0 when none came
+	tokens     int                // chunks of text and thinking: a token each on Ollama and llama.cpp
 }
 
 func (r *reply) addThinking(turn int, s string, emit func(Event)) {
@@ -71,6 +72,9 @@ func (s *Session) stream(ctx context.Context, turn int, emit func(Event)) (*repl
 	err := s.opts.Provider.Chat(ctx, req, func(c provider.Chunk) error {
 		if rep.firstToken == 0 && (c.Content != "" || c.Thinking != "" || len(c.ToolCalls) > 0) {
 			rep.firstToken = max(s.opts.Now().Sub(start), time.Nanosecond)
+		}
+		if c.Content != "" || c.Thinking != "" {
+			rep.tokens++
 		}
 		rep.addThinking(turn, c.Thinking, emit)
 		content, thinking := split.feed(c.Content)

@@ -1,6 +1,7 @@
 package orchestrator
 
 import (
+	"context"
 	"math"
 	"slices"
 	"strings"
@@ -240,5 +241,35 @@ func TestDecodeRateAsLlamaCppTimesIt(t *testing.T) {
 	}
 	if r := res.Timing.DecodeRate; math.Abs(r-want) > 0.01 {
 		t.Errorf("the run's decode rate %.2f, the server's %.2f", r, want)
+	}
+}
+
+// TestCutReplyIsCounted: a reply cut off before the server's count came
+// (interrupted, stopped at a time limit) still counts what was read and
+// written: the prompt as lathe reckons it, the tokens that streamed; its
+// turn ends with those counts, which add up to the run's.
+func TestCutReplyIsCounted(t *testing.T) {
+	e := newEnv(t, nil)
+	e.srv.Script(ollamatest.Reply{Content: "one two three four five", Hang: true, AfterChunks: 3})
+	ctx, cancel := context.WithCancel(t.Context())
+	defer cancel()
+	deltas := 0
+	res, err := e.session.Run(ctx, "count", func(ev Event) {
+		e.events = append(e.events, ev)
+		if _, ok := ev.(TextDelta); ok {
+			if deltas++; deltas == 3 {
+				cancel()
+			}
+		}
+	})
+	if err != nil || res.StopReason != StopInterrupted {
+		t.Fatalf("res %+v, err %v", res, err)
+	}
+	if res.Usage.CompletionTokens != 3 || res.Usage.PromptTokens < 300 {
+		t.Errorf("usage %+v: want the prompt as reckoned and the 3 tokens that streamed", res.Usage)
+	}
+	tf := turnsFinished(e.events)
+	if len(tf) != 1 || tf[0].PromptTokens != res.Usage.PromptTokens || tf[0].CompletionTokens != 3 {
+		t.Errorf("turns ended %+v", tf)
 	}
 }
