@@ -62,7 +62,18 @@ func (s *Session) Compact(ctx context.Context, emit func(Event)) error {
 		return ErrNothingToCompact
 	}
 	r := &run{s: s, ctx: ctx, emit: emit, start: s.opts.Now()}
-	return r.compact(0, false)
+	cut, _ := s.win.CutPoint(s.messages, 0)
+	return r.compactAt(cut, false, true)
+}
+
+// NoGainError is Compact's error when the summary would take more room
+// than the part of the conversation it stands for: the conversation is
+// left as it was.
+type NoGainError struct{ Before, After int }
+
+func (e *NoGainError) Error() string {
+	return fmt.Sprintf("nothing to gain: with its older part summarized, the conversation would take %s tokens, not fewer than the %s it takes now",
+		human.Thousands(e.After), human.Thousands(e.Before))
 }
 
 // overflow is the error for a conversation the window cannot hold, with
@@ -167,7 +178,7 @@ func (r *run) recompact(sent []provider.Message, cause error) error {
 	if all, ok := s.win.CutAll(s.messages); ok && s.afterCut(cut) > budget {
 		cut = all
 	}
-	return r.compactAt(cut, true)
+	return r.compactAt(cut, true, false)
 }
 
 // afterCut estimates the request that follows a compaction at cut: what
@@ -197,12 +208,13 @@ func (r *run) compact(keep int, transcript bool) error {
 	if !ok {
 		return r.s.overflow(nil)
 	}
-	return r.compactAt(cut, transcript)
+	return r.compactAt(cut, transcript, false)
 }
 
 // compactAt summarizes the conversation before cut and moves the
-// compaction point there (see compact).
-func (r *run) compactAt(cut int, transcript bool) error {
+// compaction point there (see compact). With shrink, a summary that would
+// not make the next request smaller is not used: a *NoGainError.
+func (r *run) compactAt(cut int, transcript, shrink bool) error {
 	s := r.s
 	before, from := s.win.Next(s.messages), s.win.CompactedTo()
 	summary, err := r.summarize(transcript)
@@ -212,8 +224,13 @@ func (r *run) compactAt(cut int, transcript bool) error {
 	// The images summarized away are named, so that the model knows
 	// they were there.
 	summary += attachedNote(s.messages[1+from : 1+cut])
+	was := s.win
 	s.win.Compaction = &session.Compaction{Seq: cut, Summary: summary, Created: s.opts.Now()}
 	s.win.Forget()
+	if after := s.win.Next(s.messages); shrink && after >= before {
+		s.win = was
+		return &NoGainError{Before: before, After: after}
+	}
 	if st := s.opts.Recorder; st != nil && !r.storeErr.Load() {
 		if err := st.SaveCompaction(r.storeCtx(), s.id, *s.win.Compaction); err != nil {
 			r.storeFailed(err)

@@ -329,3 +329,35 @@ func TestSkippedModelsAreTold(t *testing.T) {
 		t.Errorf("warnings %q, want [%q]", warnings, want)
 	}
 }
+
+// TestCompactNeverGrows: /compact of a short conversation whose summary
+// would take more room than what it summarizes leaves the conversation
+// as it was and says there is nothing to gain.
+func TestCompactNeverGrows(t *testing.T) {
+	e := newEnv(t, nil)
+	e.srv.Script(ollamatest.Reply{Content: "Hi."}, ollamatest.Reply{Content: "Fine."},
+		ollamatest.Reply{Content: strings.Repeat("The user greeted the assistant, who answered in kind. ", 12)},
+		ollamatest.Reply{Content: "Still here."})
+	for _, p := range []string{"hi", "how are you"} {
+		if _, err := e.run(t.Context(), p); err != nil {
+			t.Fatal(err)
+		}
+	}
+	before := e.session.Snapshot().Used
+	var events []Event
+	err := e.session.Compact(t.Context(), func(ev Event) { events = append(events, ev) })
+	var ng *NoGainError
+	if !errors.As(err, &ng) || ng.After < ng.Before || !strings.Contains(err.Error(), "nothing to gain") {
+		t.Fatalf("err = %v", err)
+	}
+	if len(events) != 0 || e.session.win.Compaction != nil || e.session.Snapshot().Used != before {
+		t.Errorf("the conversation changed: events %v, compaction %v", events, e.session.win.Compaction)
+	}
+	if _, err := e.run(t.Context(), "and now?"); err != nil {
+		t.Fatal(err)
+	}
+	reqs := e.srv.ChatRequests()
+	if last := reqs[len(reqs)-1].Messages; len(last) != 6 || strings.Contains(last[1].Content, "greeted") {
+		t.Errorf("the request after: %d messages, %+v", len(last), last[1])
+	}
+}
