@@ -57,6 +57,14 @@ func (r *run) checkFit() {
 		if !provider.SameModel(l.Name, s.model.Name) || l.VRAM >= l.Size || l.Size == 0 {
 			continue
 		}
+		if l.VRAM <= 0 {
+			// None of it in GPU memory: the server has no GPU it can use.
+			// Not a spill a smaller window would mend: said once.
+			s.opts.Log.Info().Str("model", l.Name).Int64("size", l.Size).Msg("the model runs on the CPU")
+			r.emit(Warning{Text: fmt.Sprintf("%s runs on the CPU: the server holds none of it in GPU memory (it has no GPU "+
+				"it can use), so every token is computed by the CPU", l.Name)})
+			return
+		}
 		e := Spill{Model: l.Name, Size: l.Size, VRAM: max(l.VRAM, 0), NumCtx: s.model.NumCtx}
 		if kv := s.model.KVBytesPerToken; kv > 0 && l.VRAM > 0 {
 			spilled := l.Size - l.VRAM

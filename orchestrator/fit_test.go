@@ -2,6 +2,7 @@ package orchestrator
 
 import (
 	"slices"
+	"strings"
 	"testing"
 
 	"lathe/orchestrator/provider/ollama/ollamatest"
@@ -82,5 +83,33 @@ func TestNameWithoutTagLoaded(t *testing.T) {
 	}
 	if ts := turnsStarted(again.events); len(ts) != 1 || ts[0].Loading {
 		t.Errorf("turns started %+v: the loaded model is said to be loading", ts)
+	}
+}
+
+// TestRunsOnTheCPU: a server with no GPU holds none of the model in GPU
+// memory (size_vram 0): not a spill a smaller window would mend, said
+// once in a session, without advice about num_ctx.
+func TestRunsOnTheCPU(t *testing.T) {
+	cpu := ollamatest.Model{Name: "qwen3:8b", LoadedSize: 72 << 20, LoadedVRAM: -1}
+	e := newEnv(t, []ollamatest.Option{ollamatest.WithModels(cpu)})
+	e.srv.Script(ollamatest.Reply{Content: "one"}, ollamatest.Reply{Content: "two"})
+	for _, p := range []string{"a", "b"} {
+		if _, err := e.run(t.Context(), p); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var said []string
+	for _, ev := range e.events {
+		switch ev := ev.(type) {
+		case Spill:
+			t.Errorf("a CPU-only server told as a spill: %s", ev.Text())
+		case Warning:
+			if strings.Contains(ev.Text, "CPU") {
+				said = append(said, ev.Text)
+			}
+		}
+	}
+	if len(said) != 1 || !strings.HasPrefix(said[0], "qwen3:8b runs on the CPU") || strings.Contains(said[0], "num_ctx") {
+		t.Errorf("said %q", said)
 	}
 }

@@ -165,6 +165,15 @@ func checkServer(ctx context.Context, c *ollama.Client, cfg config.Config, add f
 	if len(loaded) == 0 {
 		add(check{Name: "loaded", OK: true, Detail: "no model is loaded (the first request loads it)"})
 	}
+	if onCPU(loaded) {
+		var names []string
+		for _, l := range loaded {
+			names = append(names, fmt.Sprintf("%s with num_ctx %s", l.Name, human.Thousands(l.ContextLength)))
+		}
+		add(check{Name: "loaded", OK: true, Detail: "the server runs its models on the CPU, none of them in GPU memory (it has no GPU it can use): " +
+			strings.Join(names, ", ")})
+		return true
+	}
 	for _, l := range loaded {
 		gpu := "all on the GPU"
 		ok := l.VRAM >= l.Size
@@ -178,6 +187,12 @@ func checkServer(ctx context.Context, c *ollama.Client, cfg config.Config, add f
 		add(c)
 	}
 	return true
+}
+
+// onCPU reports whether the server holds none of the loaded models in GPU
+// memory: it has no GPU it can use, and no smaller window would help.
+func onCPU(loaded []provider.Loaded) bool {
+	return len(loaded) > 0 && !slices.ContainsFunc(loaded, func(l provider.Loaded) bool { return l.VRAM > 0 || l.Size == 0 })
 }
 
 // checkEmbedding says whether the code search tool can be offered: the embedding

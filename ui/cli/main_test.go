@@ -99,7 +99,7 @@ type (
 // cmdOllama starts a fake Ollama serving the replies in a JSON script file
 // and points OLLAMA_HOST at it:
 //
-//	ollama [-version=V] SCRIPT [MODEL[=CAP,CAP...][+spill]]...
+//	ollama [-version=V] SCRIPT [MODEL[=CAP,CAP...][+spill|+cpu]]...
 //
 // With no MODEL, qwen3:8b with tools is installed. Scripted replies left
 // unused fail the test. -version makes the server say it is version V.
@@ -121,10 +121,14 @@ func cmdOllama(ts *testscript.TestScript, neg bool, args []string) {
 		var models []ollamatest.Model
 		for _, spec := range args[1:] {
 			spec, spill := strings.CutSuffix(spec, "+spill")
+			spec, cpu := strings.CutSuffix(spec, "+cpu")
 			name, caps, ok := strings.Cut(spec, "=")
 			m := ollamatest.Model{Name: name}
-			if spill { // loaded, 10 GiB of it, 8 GiB on the GPU
+			switch {
+			case spill: // loaded, 10 GiB of it, 8 GiB on the GPU
 				m.LoadedSize, m.LoadedVRAM = 10<<30, 8<<30
+			case cpu: // loaded, none of it on a GPU: size_vram 0
+				m.LoadedSize, m.LoadedVRAM = 72<<20, -1
 			}
 			if ok {
 				m.Capabilities = strings.Split(caps, ",")
