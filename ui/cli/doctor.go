@@ -76,11 +76,13 @@ func (c *doctorCommand) run(ctx context.Context) error {
 		add(check{Name: "config", Detail: err.Error(), Advice: "fix the file named", fatal: true})
 	case be.Pool != nil:
 		checkHosts(ctx, be, cfg, add)
+		c.checkEmbedding(ctx, be.Embedder, cfg, add)
 	case be.OpenAI != nil:
 		checkOpenAI(ctx, be.OpenAI, cfg, add)
+		c.checkEmbedding(ctx, be.Embedder, cfg, add)
 	default:
 		if checkServer(ctx, be.Ollama, cfg, add) {
-			c.checkEmbedding(ctx, be.Ollama, cfg, add)
+			c.checkEmbedding(ctx, be.Embedder, cfg, add)
 		}
 	}
 	files := "none (the defaults)"
@@ -198,7 +200,7 @@ func onCPU(loaded []provider.Loaded) bool {
 // checkEmbedding says whether the code search tool can be offered: the embedding
 // model, and how much of the project its index holds. Without one lathe
 // runs, without it.
-func (c *doctorCommand) checkEmbedding(ctx context.Context, client *ollama.Client, cfg config.Config, add func(check)) {
+func (c *doctorCommand) checkEmbedding(ctx context.Context, client provider.Embedder, cfg config.Config, add func(check)) {
 	if !cfg.Index.Enabled {
 		add(check{Name: "embedding", OK: true, Detail: "the code index is off (index.enabled = false): the code search tool is not offered"})
 		return

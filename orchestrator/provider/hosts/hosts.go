@@ -36,8 +36,9 @@ type Lister interface {
 type Pool struct {
 	hosts []Host
 
-	mu      sync.Mutex
-	current int // the host in use; -1 before the first choice
+	mu        sync.Mutex
+	current   int // the host in use; -1 before the first choice
+	embedding int // the host that makes embeddings; -1 before the first choice
 }
 
 var (
@@ -46,7 +47,7 @@ var (
 )
 
 // New returns the pool of hosts, in order of preference.
-func New(hosts []Host) *Pool { return &Pool{hosts: hosts, current: -1} }
+func New(hosts []Host) *Pool { return &Pool{hosts: hosts, current: -1, embedding: -1} }
 
 // Current is the host in use, and whether one was chosen.
 func (p *Pool) Current() (Host, bool) {

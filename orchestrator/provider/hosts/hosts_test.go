@@ -165,3 +165,27 @@ func TestNameWithoutTag(t *testing.T) {
 		t.Errorf("models %+v, %v", models, err)
 	}
 }
+
+// TestEmbeddings: the pool makes embeddings on its Ollama hosts, the
+// first that answers and has an embedding model; a pool with no Ollama
+// host says the code index needs one.
+func TestEmbeddings(t *testing.T) {
+	srv := ollamatest.New(t, ollamatest.WithModels(ollamatest.Model{Name: "qwen3:8b"}, ollamatest.EmbeddingModel()))
+	pool := New([]Host{ollamaHost(t, downURL(t)), openaiHost(downURL(t) + "/v1"), ollamaHost(t, srv.URL())})
+	if !pool.Embeds() {
+		t.Fatal("a pool with Ollama hosts does not embed")
+	}
+	model, err := pool.EmbeddingModel(t.Context(), "")
+	if err != nil || model != "embeddinggemma:latest" {
+		t.Fatalf("model %q, %v", model, err)
+	}
+	vs, err := pool.Embed(t.Context(), model, []string{"a", "b"})
+	if err != nil || len(vs) != 2 {
+		t.Errorf("embed: %d vectors, %v", len(vs), err)
+	}
+	none := New([]Host{openaiHost(downURL(t) + "/v1")})
+	if _, err := none.EmbeddingModel(t.Context(), ""); none.Embeds() || !errors.Is(err, provider.ErrNoModel) ||
+		!strings.Contains(err.Error(), "no host of [[hosts]] is an Ollama server") {
+		t.Errorf("a pool without Ollama: %v", err)
+	}
+}
