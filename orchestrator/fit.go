@@ -105,37 +105,70 @@ func (s *Session) SetNumCtx(n int) error {
 	return nil
 }
 
-// warm notes that the model was just used: the server keeps it loaded for
-// the keep-alive.
-func (s *Session) warm() {
-	if ka := s.opts.Config.KeepAlive.Duration; ka > 0 {
-		s.warmUntil.Store(s.opts.Now().Add(ka).UnixNano())
-	}
-}
-
-// loading reports whether the server will have to load the model before
-// it reads the prompt: it has not been used within its keep-alive, and
-// the server does not list it among those loaded (with this window).
-func (s *Session) loading(ctx context.Context) bool {
-	if s.opts.Now().UnixNano() < s.warmUntil.Load() {
-		return false
-	}
+// residency asks the server, just before a request, whether it holds the
+// model with the session's window; unknown for a server that cannot say
+// (an OpenAI-compatible one, the hosts), a remote model, or no answer
+// within a second.
+func (s *Session) residency(ctx context.Context) residency {
 	srv, ok := s.opts.Provider.(provider.Server)
 	if !ok || s.model.Remote != "" {
-		return false
+		return residencyUnknown
 	}
 	ctx, cancel := context.WithTimeout(ctx, time.Second)
 	defer cancel()
 	loaded, err := srv.Loaded(ctx)
 	if err != nil {
-		return false // not known: say nothing of it
+		return residencyUnknown
 	}
 	for _, l := range loaded {
 		if provider.SameModel(l.Name, s.model.Name) && (l.ContextLength == 0 || l.ContextLength == s.model.NumCtx) {
-			return false
+			return resident
 		}
 	}
-	return true
+	return evicted
+}
+
+// prefixOf is the prefix of a request that sends view: its system prompt
+// and the tool schemas.
+func (s *Session) prefixOf(view []provider.Message) prefix {
+	if len(view) == 0 {
+		return prefix{}
+	}
+	return prefix{system: view[0].Content, specs: s.win.Specs, tokens: s.win.Fixed(view)}
+}
+
+// hostURL is the server the requests go to now: the host in use, for
+// [[hosts]], which fail over; "" when the backend does not say.
+func (s *Session) hostURL() string {
+	if h, ok := s.opts.Provider.(interface{ URL() string }); ok {
+		return h.URL()
+	}
+	return ""
+}
+
+// embedCalls is how many embedding requests the backend has made (the
+// code index's), when it counts them.
+func (s *Session) embedCalls() int64 {
+	if e, ok := s.opts.Provider.(interface{ EmbedCalls() int64 }); ok {
+		return e.EmbedCalls()
+	}
+	return 0
+}
+
+// reloaded says that the model was loaded again before this turn, and
+// why, lathe's own causes first: a failover to another host, its
+// embedding requests on the same server.
+func (s *Session) reloaded(t Timing, moved, embedded bool) string {
+	why := "it left memory between turns (keep_alive ran out, another program's model took its place, or another " +
+		"num_ctx was asked for)"
+	switch {
+	case moved:
+		why = "the request went to another host, which had not loaded it"
+	case embedded:
+		why = "lathe's code search had the server load its embedding model, which took its place (Ollama holds " +
+			"only so many models at once: OLLAMA_MAX_LOADED_MODELS, or the GPU's memory)"
+	}
+	return fmt.Sprintf("%s was loaded again before this turn (%s): %s", s.model.Name, human.Duration(t.Load), why)
 }
 
 // Preload has the server load the model now, with the session's window
@@ -155,6 +188,5 @@ func (s *Session) Preload(ctx context.Context) (bool, error) {
 	if err := srv.Preload(ctx, model); err != nil {
 		return false, err
 	}
-	s.warm()
 	return true, nil
 }

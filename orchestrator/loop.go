@@ -254,11 +254,13 @@ func (r *run) turn(n int) (more bool, err error) {
 		return false, err
 	}
 	view := s.win.View(s.messages)
+	res := s.residency(r.ctx)
 	reading := s.win.Next(s.messages)
-	if startsWith(view, s.cache.sent) {
-		reading -= s.cache.held
+	if res != evicted {
+		reading -= s.cache.expect(view, s.prefixOf(view))
 	}
-	r.emit(TurnStarted{Turn: n, Messages: len(view), Model: s.model.Name, Loading: s.loading(r.ctx), Reading: max(reading, 0)})
+	host, embeds := s.hostURL(), s.embedCalls()
+	r.emit(TurnStarted{Turn: n, Messages: len(view), Model: s.model.Name, Loading: res == evicted, Reading: max(reading, 0)})
 	start := s.opts.Now()
 	rep, err := s.stream(r.ctx, n, r.emit)
 	if errors.Is(err, provider.ErrContextOverflow) && !r.recompacted {
@@ -310,15 +312,18 @@ func (r *run) turn(n int) (more bool, err error) {
 			"conversation to fit its window, silently; the model no longer sees all of it (give the server a larger "+
 			"context, or start a new session)", human.Thousands(rep.metrics.PromptTokens))})
 	}
-	timing = s.cache.timing(rep.sent, rep.metrics, rep.firstToken)
-	s.warm()
+	moved := host != "" && s.hostURL() != host
+	if moved { // a failover: the other host has nothing of the conversation cached
+		s.cache.forget()
+		r.emit(Warning{Text: fmt.Sprintf("%s could not be reached: the conversation goes on at %s", host, s.hostURL())})
+	}
+	timing = s.cache.timing(rep.sent, s.prefixOf(rep.sent), rep.metrics, rep.firstToken, res)
 	r.res.Timing.add(timing, rep.metrics)
 	r.checkFit()
 	if timing.Reloaded {
-		r.emit(Warning{Text: fmt.Sprintf("%s was loaded again before this turn (%s): it left memory between turns "+
-			"(keep_alive ran out, another program's model took its place, or another num_ctx was asked for)",
-			s.model.Name, human.Duration(timing.Load))})
+		r.emit(Warning{Text: s.reloaded(timing, moved, embeds > s.embeds)})
 	}
+	s.embeds = s.embedCalls()
 	full := rep.windowFull(s.model.NumCtx)
 	switch {
 	case full && r.windowFull:

@@ -209,9 +209,9 @@ func TestCachedCountBelieved(t *testing.T) {
 		wantMiss   bool
 	}{{300, 300, false}, {0, 0, true}, {5000, 1200, false}} {
 		var cs cacheState
-		cs.timing(first, provider.Metrics{PromptTokens: 1000, CompletionTokens: 10, PromptDuration: time.Second}, 0)
-		got := cs.timing(second, provider.Metrics{PromptTokens: 1200, CachedTokens: c.reported, CachedReported: true,
-			PromptDuration: 100 * time.Millisecond}, 0)
+		cs.timing(first, prefix{}, provider.Metrics{PromptTokens: 1000, CompletionTokens: 10, PromptDuration: time.Second}, 0, residencyUnknown)
+		got := cs.timing(second, prefix{}, provider.Metrics{PromptTokens: 1200, CachedTokens: c.reported, CachedReported: true,
+			PromptDuration: 100 * time.Millisecond}, 0, residencyUnknown)
 		if got.CachedTokens != c.wantCached || got.PrefillTokens != 1200-c.wantCached || got.CacheMiss != c.wantMiss {
 			t.Errorf("server said %d cached: %+v; want %d cached, miss %v", c.reported, got, c.wantCached, c.wantMiss)
 		}

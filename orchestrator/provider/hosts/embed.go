@@ -85,3 +85,16 @@ func (p *Pool) Embed(ctx context.Context, model string, inputs []string) ([][]fl
 
 // Embeds reports whether a host of the pool makes embeddings.
 func (p *Pool) Embeds() bool { return len(p.embedders()) > 0 }
+
+// EmbedCalls is how many embedding requests the host in use has made,
+// when it counts them.
+func (p *Pool) EmbedCalls() int64 {
+	h, ok := p.Current()
+	if !ok {
+		return 0
+	}
+	if e, ok := h.Provider.(interface{ EmbedCalls() int64 }); ok {
+		return e.EmbedCalls()
+	}
+	return 0
+}

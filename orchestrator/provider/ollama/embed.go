@@ -25,6 +25,7 @@ func (c *Client) Embed(ctx context.Context, model string, inputs []string) ([][]
 	if len(inputs) == 0 {
 		return nil, nil
 	}
+	c.embeds.Add(1)
 	resp, err := c.api.Embed(ctx, &api.EmbedRequest{Model: model, Input: inputs})
 	if err != nil {
 		if ctx.Err() != nil {
