@@ -51,6 +51,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"strings"
 	"sync"
 	"testing"
 
@@ -68,6 +69,9 @@ const (
 	VLLM     Kind = "vllm"
 	LMStudio Kind = "lmstudio"
 	Plain    Kind = "plain"
+	// Ollama is Ollama's OpenAI-compatible API, /v1 on an Ollama server
+	// (see ollama.go).
+	Ollama Kind = "ollama"
 )
 
 // NoFinish, as a Reply's DoneReason, ends the stream without a
@@ -88,6 +92,11 @@ type Model struct {
 	Type string
 	// NotLoaded makes LM Studio list it as not loaded.
 	NotLoaded bool
+	// Capabilities are what Ollama's /api/show lists (kind Ollama);
+	// nil means completion and tools.
+	Capabilities []string
+	// NumCtx is the num_ctx its Modelfile sets (kind Ollama); 0 for none.
+	NumCtx int
 	// BytesPerToken and DenseBytesPerToken are its tokenizer's densities
 	// (see ollamatest.CountTokens); zero is the fixed rule, 4 bytes a
 	// token.
@@ -110,7 +119,8 @@ type Server struct {
 	mu       sync.Mutex
 	last     string // the previous chat request's rendered prompt
 	ids      int
-	occupied int // KV cells other requests hold (llama.cpp's shared cache)
+	occupied int             // KV cells other requests hold (llama.cpp's shared cache)
+	loaded   map[string]bool // the models Ollama holds (kind Ollama)
 }
 
 // Request is one HTTP request the server received.
@@ -121,6 +131,11 @@ type Request struct {
 	// For a chat request that was answered, or refused for its length:
 	// its prompt's tokens, and how many the prompt cache held.
 	PromptTokens, CachedTokens int
+	// Truncated reports that Ollama cut the prompt to its window,
+	// silently; Shifts how many times its reply filled the window and
+	// the context was shifted (kind Ollama).
+	Truncated bool
+	Shifts    int
 }
 
 // Option configures New.
@@ -139,7 +154,7 @@ func WithAPIKey(key string) Option { return func(s *Server) { s.apiKey = key } }
 // when scripted replies were left unused.
 func New(t testing.TB, kind Kind, opts ...Option) *Server {
 	t.Helper()
-	s := &Server{t: t, kind: kind, models: []Model{{Name: "qwen3:8b"}}, closing: make(chan struct{})}
+	s := &Server{t: t, kind: kind, models: []Model{{Name: "qwen3:8b"}}, closing: make(chan struct{}), loaded: map[string]bool{}}
 	for _, o := range opts {
 		o(s)
 	}
@@ -241,6 +256,9 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, http.StatusUnauthorized, "Invalid API Key", "authentication_error")
 		return
 	}
+	if s.kind == Ollama && s.ollamaRoutes(w, r, body) {
+		return
+	}
 	switch {
 	case r.Method == http.MethodGet && r.URL.Path == "/v1/models":
 		s.listModels(w)
@@ -278,8 +296,14 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 }
 
 func (s *Server) model(name string) (Model, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.modelLocked(name)
+}
+
+func (s *Server) modelLocked(name string) (Model, bool) {
 	for _, m := range s.models {
-		if m.Name == name {
+		if m.Name == name || s.kind == Ollama && strings.EqualFold(tagged(m.Name), tagged(name)) {
 			return m, true
 		}
 	}

@@ -9,8 +9,8 @@ import (
 	"lathe/orchestrator/provider/ollama/ollamatest"
 )
 
-// usage is what the usage chunk reports of the prompt.
-type usage struct{ prompt, cached int }
+// usage is what the usage chunk reports of the prompt, for request index.
+type usage struct{ prompt, cached, index int }
 
 // event is one streamed chunk: its choice's delta and finish_reason, or
 // (choices empty) the usage.
@@ -22,6 +22,9 @@ type event struct {
 // stream writes reply as server-sent events, within room tokens.
 func (s *Server) stream(w http.ResponseWriter, r *http.Request, req chatRequest, reply ollamatest.Reply, u usage, room int) {
 	events, completion, finish := s.plan(reply, room)
+	if over := u.prompt + completion - s.window(req); s.kind == Ollama && over > 0 {
+		s.requests.Update(u.index, func(r *Request) { r.Shifts = 1 + over/max(s.window(req)/2, 1) })
+	}
 	w.Header().Set("Content-Type", "text/event-stream")
 	w.Header().Set("Cache-Control", "no-cache")
 	w.WriteHeader(http.StatusOK)
@@ -59,8 +62,12 @@ func (s *Server) stream(w http.ResponseWriter, r *http.Request, req chatRequest,
 		if s.kind == VLLM {
 			details = nil // vLLM reports it only with --enable-prompt-tokens-details
 		}
-		uc["usage"] = map[string]any{"prompt_tokens": u.prompt, "completion_tokens": completion,
+		usage := map[string]any{"prompt_tokens": u.prompt, "completion_tokens": completion,
 			"total_tokens": u.prompt + completion, "prompt_tokens_details": details}
+		if s.kind == Ollama {
+			delete(usage, "prompt_tokens_details")
+		}
+		uc["usage"] = usage
 		s.timings(uc, u, completion)
 		_ = s.write(w, uc)
 	}
@@ -131,6 +138,8 @@ func (s *Server) chunk(id string, req chatRequest, ev event) map[string]any {
 	switch s.kind {
 	case LlamaCpp:
 		c["system_fingerprint"] = "b7100-1a2b3c4d"
+	case Ollama:
+		c["system_fingerprint"] = "fp_ollama"
 	case VLLM:
 		choice["logprobs"] = nil
 		if ev.finish != "" {
@@ -138,6 +147,12 @@ func (s *Server) chunk(id string, req chatRequest, ev event) map[string]any {
 		}
 	}
 	return c
+}
+
+// window is the window req's model runs with.
+func (s *Server) window(req chatRequest) int {
+	m, _ := s.model(req.api.Model)
+	return m.Window
 }
 
 func (s *Server) finishDelta() map[string]any {
