@@ -1,6 +1,7 @@
 package orchestrator
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -286,12 +287,12 @@ func (r *run) turn(n int) (more bool, err error) {
 		r.recordReply(rep)
 		s.win.Counted(rep.metrics, rep.sent, len(s.messages))
 	}
-	if !rep.done && rep.tokens > 0 {
+	if !rep.done && rep.tokens > 0 || rep.metrics.Shifted && rep.metrics.PromptTokens == 0 {
 		// Cut off before the server's count came (stopped at a time
 		// limit, interrupted, broken): the prompt as lathe reckons it, and
 		// the tokens that streamed, one a chunk.
-		rep.metrics = provider.Metrics{PromptTokens: s.win.Fixed(rep.sent) + s.win.Estimate(rep.sent[1:]),
-			CompletionTokens: rep.tokens}
+		rep.metrics.PromptTokens = s.win.Fixed(rep.sent) + s.win.Estimate(rep.sent[1:])
+		rep.metrics.CompletionTokens = max(rep.metrics.CompletionTokens, rep.tokens)
 	}
 	r.res.Text = rep.content.String()
 	r.res.Usage.PromptTokens += rep.metrics.PromptTokens
@@ -307,10 +308,19 @@ func (r *run) turn(n int) (more bool, err error) {
 	if err != nil {
 		return false, err
 	}
-	if rep.metrics.Truncated {
-		r.emit(Warning{Text: fmt.Sprintf("the server counted fewer prompt tokens (%s) than the last request's: it cut the "+
-			"conversation to fit its window, silently; the model no longer sees all of it (give the server a larger "+
-			"context, or start a new session)", human.Thousands(rep.metrics.PromptTokens))})
+	if m := rep.metrics; m.Truncated {
+		r.emit(Warning{Text: fmt.Sprintf("the server cut the conversation to fit its window, silently (it counted %s prompt "+
+			"tokens, no more than the last request's or all its window): the model no longer sees all of it, its system "+
+			"prompt and tools perhaps gone (%s, or start a new session)", human.Thousands(m.PromptTokens),
+			cmp.Or(s.model.Larger, "give the server a larger context"))})
+	}
+	if m := rep.metrics; m.Shifted && !m.Truncated { // a prompt cut to the whole window shifts at once: told above
+		what := "lathe stopped reading it there"
+		if rep.doneReason != "length" {
+			what = "the rest of it was written without them"
+		}
+		r.emit(Warning{Text: "the reply ran past the server's window, the server dropping the start of the conversation " +
+			"to go on, its system prompt and tools first: " + what})
 	}
 	moved := host != "" && s.hostURL() != host
 	if moved { // a failover: the other host has nothing of the conversation cached

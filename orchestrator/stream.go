@@ -49,10 +49,10 @@ func (r *reply) message() provider.Message {
 
 // windowFull reports whether the reply stopped because it filled a window
 // of numCtx tokens (the server stops a reply there when told not to shift
-// the context).
+// the context; lathe stops reading one that ran past it, Shifted).
 func (r *reply) windowFull(numCtx int) bool {
 	m := r.metrics
-	return r.doneReason == "length" && m.PromptTokens > 0 && m.PromptTokens+m.CompletionTokens >= numCtx
+	return r.doneReason == "length" && (m.Shifted || m.PromptTokens > 0 && m.PromptTokens+m.CompletionTokens >= numCtx)
 }
 
 func (r *reply) empty() bool {

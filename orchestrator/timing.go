@@ -105,7 +105,7 @@ func (c *cacheState) timing(sent []provider.Message, p prefix, m provider.Metric
 	default:
 		t.Reloaded = c.turns > 1 && m.LoadDuration > reloadAfter
 	}
-	if !t.Reloaded && res != evicted {
+	if !t.Reloaded && res != evicted && !m.Truncated { // a prompt cut at its start is read anew
 		t.CachedTokens = min(c.expect(sent, p), m.PromptTokens)
 	}
 	if m.CachedReported { // the server's word; none held what lathe sent before is a miss

@@ -128,6 +128,10 @@ type Metrics struct {
 	// the request held: it cut the prompt silently, as some
 	// OpenAI-compatible servers do when it outgrows their window.
 	Truncated bool
+	// Shifted is set when the reply ran past the server's window, the
+	// server dropping the start of the context (the system prompt and
+	// tools first) to go on: Ollama's /v1, llama.cpp's --context-shift.
+	Shifted bool
 }
 
 // DecodeRate is tokens a second of writing the reply, as the server

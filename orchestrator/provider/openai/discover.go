@@ -1,6 +1,7 @@
 package openai
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -20,6 +21,7 @@ const (
 	KindLMStudio Kind = "LM Studio"
 	KindVLLM     Kind = "vLLM"
 	KindSGLang   Kind = "SGLang"
+	KindOllama   Kind = "Ollama's OpenAI-compatible API"
 	KindUnknown  Kind = "an OpenAI-compatible server"
 )
 
@@ -34,6 +36,8 @@ func (k Kind) larger() string {
 		return "restart SGLang with a larger --context-length"
 	case KindLMStudio:
 		return "load the model in LM Studio with a longer context length"
+	case KindOllama:
+		return "use lathe's own Ollama path, provider = \"ollama\", which sets the window itself; or raise OLLAMA_CONTEXT_LENGTH"
 	}
 	return "start the server with a larger window, and set context_length to it"
 }
@@ -47,6 +51,7 @@ type served struct {
 	chat    bool // a chat model (LM Studio lists embedding models too)
 	tools   *bool
 	vision  bool
+	numCtx  int // the num_ctx its Modelfile sets (Ollama); 0 for none
 }
 
 // serverInfo is what the server said of itself.
@@ -129,6 +134,14 @@ func (c *Client) probe(ctx context.Context) (serverInfo, error) {
 			info.notes = append(info.notes, fmt.Sprintf("llama.cpp at %s runs without --jinja, and its tool calling needs it: "+
 				"restart llama-server with --jinja", c.base))
 		}
+		return info, nil
+	}
+	var ver struct {
+		Version string `json:"version"`
+	}
+	if c.get(ctx, c.root()+"/api/version", &ver) == nil && ver.Version != "" {
+		info.kind, info.version = KindOllama, ver.Version
+		c.ollamaModels(ctx, &info)
 		return info, nil
 	}
 	var lms lmStudioList
@@ -229,6 +242,15 @@ func (c *Client) Model(ctx context.Context, name string) (provider.ModelInfo, er
 		window = min(window, c.opts.ContextLength)
 	case window == 0 && c.opts.ContextLength > 0:
 		window = c.opts.ContextLength
+	case window == 0 && srv.kind == KindOllama:
+		window = cmp.Or(m.numCtx, ollamaDefaultWindow)
+		if m.trained > 0 {
+			window = min(window, m.trained)
+		}
+		if m.numCtx == 0 {
+			info.Notes = append(info.Notes, fmt.Sprintf("Ollama has not loaded %s yet: lathe assumes its smallest default "+
+				"window, %d tokens; if Ollama runs it with more (OLLAMA_CONTEXT_LENGTH, a large GPU), set context_length", m.id, window))
+		}
 	case window == 0 && m.trained > 0 && srv.kind == KindLMStudio:
 		window = m.trained
 		info.Notes = append(info.Notes, fmt.Sprintf("LM Studio has not loaded %s yet: lathe assumes its maximum context, %d tokens; "+

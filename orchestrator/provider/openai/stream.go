@@ -1,6 +1,7 @@
 package openai
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"time"
@@ -82,6 +83,9 @@ type reply struct {
 	timings  timings
 	chunks   int
 	tooLarge bool
+	tokens   int  // deltas of text and reasoning: a token each on llama.cpp and Ollama, more on others
+	limit    int  // the most tokens the reply can have without the server shifting its context; 0: unknown
+	shifted  bool // it had more: the server dropped the start of the context to go on
 }
 
 // timings are llama.cpp's own measures of a reply, sent with its last
@@ -105,7 +109,11 @@ func (c *Client) Chat(ctx context.Context, req *provider.Request, fn func(provid
 	start := time.Now()
 	stream := c.chat.NewStreaming(ctx, params)
 	defer stream.Close()
-	var r reply
+	window := req.Model.ServerWindow
+	if c.kind() == KindOllama {
+		window = cmp.Or(c.ollamaWindow(ctx, req.Model.Name), window)
+	}
+	r := reply{limit: c.shiftLimit(req, prefix, window)}
 	for stream.Next() {
 		if err := c.chunk(&r, stream.Current(), fn); err != nil {
 			return err
@@ -113,6 +121,14 @@ func (c *Client) Chat(ctx context.Context, req *provider.Request, fn func(provid
 		if r.tooLarge {
 			return provider.Errorf(provider.ErrStreamBroken, nil,
 				"the reply's tool calls grew past %d MB: the server was stopped from sending more", maxCallBytes>>20)
+		}
+		if r.shifted {
+			// The server went on past its window, dropping the start of
+			// the context (Ollama's /v1 has no shift:false): stop reading,
+			// as though it had stopped there.
+			return fn(provider.Chunk{Done: true, DoneReason: "length", Metrics: provider.Metrics{
+				PromptTokens: window - r.limit, CompletionTokens: r.tokens, Shifted: true,
+				TotalDuration: time.Since(start)}})
 		}
 	}
 	err := stream.Err()
@@ -127,8 +143,36 @@ func (c *Client) Chat(ctx context.Context, req *provider.Request, fn func(provid
 	}
 	done := provider.Chunk{Done: true, DoneReason: doneReason(r.finish), ToolCalls: r.calls.result(),
 		Metrics: c.metrics(&r, time.Since(start))}
-	done.Metrics.Truncated = c.truncated(req, prefix, done.Metrics.PromptTokens)
+	m := &done.Metrics
+	m.Truncated = c.truncated(req, prefix, m.PromptTokens)
+	if window == 0 && c.kind() == KindOllama { // loaded by this request: the window it runs with is known now
+		window = c.ollamaWindow(ctx, req.Model.Name)
+	}
+	if w := window; w > 0 && m.PromptTokens > 0 {
+		// A prompt counted at the window exactly was cut to fit it (a
+		// server refuses a longer one, or cuts it: Ollama's /v1); prompt
+		// and reply past the window had the context shifted.
+		m.Truncated = m.Truncated || m.PromptTokens >= w
+		m.Shifted = m.PromptTokens+m.CompletionTokens > w
+	}
 	return fn(done)
+}
+
+// shiftLimit is the most tokens a reply to req can have before it runs
+// past the server's window: the window less the previous prompt's count,
+// which this one, appended to it, is at least; 0 when the window is not
+// known.
+func (c *Client) shiftLimit(req *provider.Request, prefix, w int) int {
+	if w == 0 {
+		return 0
+	}
+	c.mu.Lock()
+	last := c.last
+	c.mu.Unlock()
+	if last.messages > 0 && prefix >= last.messages && len(req.Messages) > last.messages {
+		return max(w-last.tokens, 1)
+	}
+	return w
 }
 
 // chunk takes one streamed chunk.
@@ -157,6 +201,10 @@ func (c *Client) chunk(r *reply, ch oai.ChatCompletionChunk, fn func(provider.Ch
 		if out.Content != "" || out.Thinking != "" {
 			if err := fn(out); err != nil {
 				return err
+			}
+			if r.tokens++; r.limit > 0 && r.tokens > r.limit && r.finish == "" {
+				r.shifted = true
+				return nil
 			}
 		}
 	}
@@ -221,8 +269,9 @@ type lastPrompt struct {
 
 // truncated reports whether the server cut the prompt silently: this
 // request starts with every message of the previous one (prefix of them
-// are the same), yet the server counts fewer prompt tokens than it did
-// then. Servers without an equivalent of Ollama's truncate:false (LM
+// are the same) and adds more, yet the server counts no more prompt
+// tokens than it did then (fewer: LM Studio's policy; the same, pinned
+// at its window: Ollama's). Servers without an equivalent of Ollama's truncate:false (LM
 // Studio's context overflow policies, a proxy) do that.
 func (c *Client) truncated(req *provider.Request, prefix, prompt int) bool {
 	c.mu.Lock()
@@ -230,5 +279,5 @@ func (c *Client) truncated(req *provider.Request, prefix, prompt int) bool {
 	last := c.last
 	c.last = lastPrompt{messages: len(req.Messages), tokens: prompt}
 	return prompt > 0 && last.tokens > 0 && last.messages > 0 && prefix >= last.messages &&
-		len(req.Messages) > last.messages && prompt < last.tokens
+		len(req.Messages) > last.messages && prompt <= last.tokens
 }
