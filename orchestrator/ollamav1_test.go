@@ -1,12 +1,14 @@
 package orchestrator
 
 import (
+	"context"
 	"strings"
 	"testing"
 
 	"lathe/orchestrator/provider/ollama/ollamatest"
 	"lathe/orchestrator/provider/openai"
 	"lathe/orchestrator/provider/openai/openaitest"
+	"lathe/tools"
 )
 
 // onOllamaV1 wires a session to a fake Ollama's OpenAI-compatible API,
@@ -32,7 +34,10 @@ func onOllamaV1(t *testing.T, window int, loaded bool, contextLength int, opts .
 // go: lathe finds the window in /api/ps once the model is loaded, says
 // the prompt was cut, and counts nothing of it as cached.
 func TestOllamaV1Truncation(t *testing.T) {
-	e, srv := onOllamaV1(t, 4096, false, 8192, withTools(denseRead(9000)))
+	prose := &probe{name: "read", kind: tools.KindRead, log: &callLog{}, fn: func(context.Context, map[string]any) (tools.Result, error) {
+		return tools.Result{Content: strings.Repeat("The file goes on about the lexer and its tokens. ", 180), Summary: "read"}, nil
+	}}
+	e, srv := onOllamaV1(t, 4096, false, 8192, withTools(prose))
 	srv.Script(ollamatest.Reply{ToolCalls: []ollamatest.ToolCall{call("read", `{"path":"a"}`)}},
 		ollamatest.Reply{ToolCalls: []ollamatest.ToolCall{call("read", `{"path":"b"}`)}},
 		ollamatest.Reply{Content: "Done."})

@@ -361,3 +361,35 @@ func TestCompactNeverGrows(t *testing.T) {
 		t.Errorf("the request after: %d messages, %+v", len(last), last[1])
 	}
 }
+
+// TestDenseResultInItsShare: a listing of numbered files reads at about
+// 2.2 bytes a token where lathe's prompt reads at about 4 (a real
+// tokenizer, copied by the fake's dense density): the result is sized by
+// its own shape, so that it takes no more than its share of the window
+// (it took 52%, and compaction then came every turn).
+func TestDenseResultInItsShare(t *testing.T) {
+	model := ollamatest.Model{Name: "qwen3:8b", ContextLength: 4096, DenseBytesPerToken: 1.25}
+	listing := &probe{name: "read", kind: tools.KindRead, log: &callLog{}, fn: func(context.Context, map[string]any) (tools.Result, error) {
+		var b strings.Builder
+		for i := range 400 {
+			fmt.Fprintf(&b, "data_%03d.log\n", i)
+		}
+		return tools.Result{Content: b.String(), Summary: "400 entries"}, nil
+	}}
+	e := newEnv(t, []ollamatest.Option{ollamatest.WithModels(model)}, withTools(listing))
+	e.srv.Script(ollamatest.Reply{ToolCalls: []ollamatest.ToolCall{call("read", `{"path":"."}`)}},
+		ollamatest.Reply{Content: "400 log files."})
+	if _, err := e.run(t.Context(), "look at the files"); err != nil {
+		t.Fatal(err)
+	}
+	reqs := chats(e.srv)
+	tf := turnsFinished(e.events)
+	// What the second request adds: the call (a few tokens) and the result.
+	added := reqs[1].PromptTokens - tf[0].PromptTokens - tf[0].CompletionTokens
+	if share := 4096 / 4; added > share+share/10 {
+		t.Errorf("the result took %d tokens of the window, more than its share, %d", added, share)
+	}
+	if msgs := toolMessages(e.srv.ChatRequests()[1]); len(msgs) != 1 || !strings.Contains(msgs[0].Content, "cut to fit") {
+		t.Errorf("the listing was not cut: %+v", msgs)
+	}
+}

@@ -286,7 +286,8 @@ func (s *Session) offer(m mode.Mode) {
 // enter makes m the mode, with its tools.
 func (s *Session) enter(m mode.Mode) {
 	s.mode, s.tools = m, m.Tools(s.all)
-	s.win.Specs = provider.SpecsSize(s.tools.Specs())
+	specs := provider.SpecsJSON(s.tools.Specs())
+	s.win.Specs, s.win.SpecsShape = len(specs), window.ShapeTokens(string(specs))
 }
 
 // request is the chat request for the conversation so far. Everything but

@@ -258,7 +258,11 @@ type Puller interface {
 // SpecsSize is how many bytes specs take as JSON in the usual function-tool
 // form, {"type":"function","function":{"name":...,"parameters":...}}: what
 // they add to every request.
-func SpecsSize(specs []ToolSpec) int {
+func SpecsSize(specs []ToolSpec) int { return len(SpecsJSON(specs)) }
+
+// SpecsJSON is specs as JSON in the usual function-tool form (see
+// SpecsSize).
+func SpecsJSON(specs []ToolSpec) []byte {
 	type function struct {
 		Name        string          `json:"name"`
 		Description string          `json:"description,omitempty"`
@@ -273,7 +277,7 @@ func SpecsSize(specs []ToolSpec) int {
 		list[i] = tool{"function", function(s)}
 	}
 	b, _ := json.Marshal(list) // specs hold valid JSON
-	return len(b)
+	return b
 }
 
 // Embedder turns texts into vectors with an embedding model: optional (a
