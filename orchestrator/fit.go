@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"time"
 
 	"lathe/orchestrator/provider"
 	"lathe/prompts/human"
@@ -103,72 +102,6 @@ func (s *Session) SetNumCtx(n int) error {
 	s.cache = cacheState{}
 	s.fitChecked = "" // check again once loaded with it
 	return nil
-}
-
-// residency asks the server, just before a request, whether it holds the
-// model with the session's window; unknown for a server that cannot say
-// (an OpenAI-compatible one, the hosts), a remote model, or no answer
-// within a second.
-func (s *Session) residency(ctx context.Context) residency {
-	srv, ok := s.opts.Provider.(provider.Server)
-	if !ok || s.model.Remote != "" {
-		return residencyUnknown
-	}
-	ctx, cancel := context.WithTimeout(ctx, time.Second)
-	defer cancel()
-	loaded, err := srv.Loaded(ctx)
-	if err != nil {
-		return residencyUnknown
-	}
-	for _, l := range loaded {
-		if provider.SameModel(l.Name, s.model.Name) && (l.ContextLength == 0 || l.ContextLength == s.model.NumCtx) {
-			return resident
-		}
-	}
-	return evicted
-}
-
-// prefixOf is the prefix of a request that sends view: its system prompt
-// and the tool schemas.
-func (s *Session) prefixOf(view []provider.Message) prefix {
-	if len(view) == 0 {
-		return prefix{}
-	}
-	return prefix{system: view[0].Content, specs: s.win.Specs, tokens: s.win.Fixed(view)}
-}
-
-// hostURL is the server the requests go to now: the host in use, for
-// [[hosts]], which fail over; "" when the backend does not say.
-func (s *Session) hostURL() string {
-	if h, ok := s.opts.Provider.(interface{ URL() string }); ok {
-		return h.URL()
-	}
-	return ""
-}
-
-// embedCalls is how many embedding requests the backend has made (the
-// code index's), when it counts them.
-func (s *Session) embedCalls() int64 {
-	if e, ok := s.opts.Provider.(interface{ EmbedCalls() int64 }); ok {
-		return e.EmbedCalls()
-	}
-	return 0
-}
-
-// reloaded says that the model was loaded again before this turn, and
-// why, lathe's own causes first: a failover to another host, its
-// embedding requests on the same server.
-func (s *Session) reloaded(t Timing, moved, embedded bool) string {
-	why := "it left memory between turns (keep_alive ran out, another program's model took its place, or another " +
-		"num_ctx was asked for)"
-	switch {
-	case moved:
-		why = "the request went to another host, which had not loaded it"
-	case embedded:
-		why = "lathe's code search had the server load its embedding model, which took its place (Ollama holds " +
-			"only so many models at once: OLLAMA_MAX_LOADED_MODELS, or the GPU's memory)"
-	}
-	return fmt.Sprintf("%s was loaded again before this turn (%s): %s", s.model.Name, human.Duration(t.Load), why)
 }
 
 // Preload has the server load the model now, with the session's window

@@ -1,7 +1,6 @@
 package orchestrator
 
 import (
-	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -255,13 +254,12 @@ func (r *run) turn(n int) (more bool, err error) {
 		return false, err
 	}
 	view := s.win.View(s.messages)
-	res := s.residency(r.ctx)
+	b := s.before(r.ctx)
 	reading := s.win.Next(s.messages)
-	if res != evicted {
+	if b.res != evicted {
 		reading -= s.cache.expect(view, s.prefixOf(view))
 	}
-	host, embeds := s.hostURL(), s.embedCalls()
-	r.emit(TurnStarted{Turn: n, Messages: len(view), Model: s.model.Name, Loading: res == evicted, Reading: max(reading, 0)})
+	r.emit(TurnStarted{Turn: n, Messages: len(view), Model: s.model.Name, Loading: b.res == evicted, Reading: max(reading, 0)})
 	start := s.opts.Now()
 	rep, err := s.stream(r.ctx, n, r.emit)
 	if errors.Is(err, provider.ErrContextOverflow) && !r.recompacted {
@@ -287,13 +285,7 @@ func (r *run) turn(n int) (more bool, err error) {
 		r.recordReply(rep)
 		s.win.Counted(rep.metrics, rep.sent, len(s.messages))
 	}
-	if !rep.done && rep.tokens > 0 || rep.metrics.Shifted && rep.metrics.PromptTokens == 0 {
-		// Cut off before the server's count came (stopped at a time
-		// limit, interrupted, broken): the prompt as lathe reckons it, and
-		// the tokens that streamed, one a chunk.
-		rep.metrics.PromptTokens = s.win.Fixed(rep.sent) + s.win.Estimate(rep.sent[1:])
-		rep.metrics.CompletionTokens = max(rep.metrics.CompletionTokens, rep.tokens)
-	}
+	s.reckonCut(rep)
 	r.res.Text = rep.content.String()
 	r.res.Usage.PromptTokens += rep.metrics.PromptTokens
 	r.res.Usage.CompletionTokens += rep.metrics.CompletionTokens
@@ -308,32 +300,7 @@ func (r *run) turn(n int) (more bool, err error) {
 	if err != nil {
 		return false, err
 	}
-	if m := rep.metrics; m.Truncated {
-		r.emit(Warning{Text: fmt.Sprintf("the server cut the conversation to fit its window, silently (it counted %s prompt "+
-			"tokens, no more than the last request's or all its window): the model no longer sees all of it, its system "+
-			"prompt and tools perhaps gone (%s, or start a new session)", human.Thousands(m.PromptTokens),
-			cmp.Or(s.model.Larger, "give the server a larger context"))})
-	}
-	if m := rep.metrics; m.Shifted && !m.Truncated { // a prompt cut to the whole window shifts at once: told above
-		what := "lathe stopped reading it there"
-		if rep.doneReason != "length" {
-			what = "the rest of it was written without them"
-		}
-		r.emit(Warning{Text: "the reply ran past the server's window, the server dropping the start of the conversation " +
-			"to go on, its system prompt and tools first: " + what})
-	}
-	moved := host != "" && s.hostURL() != host
-	if moved { // a failover: the other host has nothing of the conversation cached
-		s.cache.forget()
-		r.emit(Warning{Text: fmt.Sprintf("%s could not be reached: the conversation goes on at %s", host, s.hostURL())})
-	}
-	timing = s.cache.timing(rep.sent, s.prefixOf(rep.sent), rep.metrics, rep.firstToken, res)
-	r.res.Timing.add(timing, rep.metrics)
-	r.checkFit()
-	if timing.Reloaded {
-		r.emit(Warning{Text: s.reloaded(timing, moved, embeds > s.embeds)})
-	}
-	s.embeds = s.embedCalls()
+	timing = r.afterReply(rep, b)
 	full := rep.windowFull(s.model.NumCtx)
 	switch {
 	case full && r.windowFull:
