@@ -52,14 +52,25 @@ func checkModelToUse(ctx context.Context, p provider.Provider, cfg config.Config
 		why = "chosen: the first the server serves (set model in your config, or -m, to choose)"
 	}
 	add(check{Name: "model to use", OK: true, Detail: info.Name + ", " + why})
-	detail := fmt.Sprintf("%s tokens (options.num_ctx %s", human.Thousands(info.NumCtx), human.Thousands(cfg.Options.NumCtx))
-	if info.ContextLength > 0 {
-		detail += ", the server's " + human.Thousands(info.ContextLength)
-	}
-	add(check{Name: "window", OK: true, Detail: detail + ")"})
+	add(check{Name: "window", OK: true, Detail: windowDetail(info, cfg)})
 	for _, n := range info.Notes {
 		add(check{Name: "server", Detail: n})
 	}
+}
+
+// windowDetail says where the window lathe uses comes from: the server's
+// window (its -c, not the length the model was trained for), capped at
+// options.num_ctx.
+func windowDetail(info provider.ModelInfo, cfg config.Config) string {
+	var from []string
+	if info.ServerWindow > 0 {
+		from = append(from, "the server's window "+human.Thousands(info.ServerWindow))
+	}
+	from = append(from, "options.num_ctx "+human.Thousands(cfg.Options.NumCtx))
+	if info.ContextLength > max(info.ServerWindow, info.NumCtx) {
+		from = append(from, "the model was trained for "+human.Thousands(info.ContextLength))
+	}
+	return fmt.Sprintf("%s tokens (%s)", human.Thousands(info.NumCtx), strings.Join(from, ", "))
 }
 
 // checkHosts lists each of [[hosts]]: whether it answers, what it serves
