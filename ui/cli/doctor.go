@@ -140,16 +140,7 @@ func checkServer(ctx context.Context, c *ollama.Client, cfg config.Config, add f
 		}
 		add(check{Name: "model", OK: m.Broken == "" && m.Tools, Detail: m.Name + ": " + strings.Join(what, ", ")})
 	}
-	info, err := c.Model(ctx, cfg.Model)
-	switch {
-	case err != nil:
-		add(check{Name: "model to use", Detail: err.Error(), fatal: true})
-	default:
-		why := "as configured"
-		if cfg.Model == "" {
-			why = "chosen: the newest local model with tool support (set model in your config, or -m, to choose)"
-		}
-		add(check{Name: "model to use", OK: true, Detail: info.Name + ", " + why})
+	if info, ok := modelToUse(ctx, c, cfg, "the newest local model with tool support", add); ok {
 		detail := fmt.Sprintf("%s tokens (options.num_ctx %s", human.Thousands(info.NumCtx), human.Thousands(cfg.Options.NumCtx))
 		if info.ContextLength > 0 {
 			detail += ", the model's maximum " + human.Thousands(info.ContextLength)
