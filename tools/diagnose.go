@@ -2,6 +2,8 @@ package tools
 
 import (
 	"context"
+	"errors"
+	"io/fs"
 
 	"lathe/prompts"
 )
@@ -62,7 +64,7 @@ func (w *Workspace) read(path string) {
 // check has the checker, if any, look at what a call changed, and adds
 // what it found to the call's result.
 func (w *Workspace) check(ctx context.Context, caller Caller, res *Result, changes ...FileChange) {
-	if w.checker == nil || len(changes) == 0 {
+	if w.checker == nil || len(changes) == 0 || ctx.Err() != nil {
 		return
 	}
 	d := w.checker.Check(ctx, changes, caller.Report)
@@ -71,4 +73,40 @@ func (w *Workspace) check(ctx context.Context, caller Caller, res *Result, chang
 	}
 	res.Diagnostics = &d
 	res.Content += prompts.Diagnostics(d.Servers, d.Lines, d.Total-len(d.Lines))
+}
+
+// commandChanges are the files a command changed, what they held before
+// not known.
+func commandChanges(paths []string) []FileChange {
+	out := make([]FileChange, len(paths))
+	for i, p := range paths {
+		out[i] = FileChange{Path: p}
+	}
+	return out
+}
+
+// maxChecked is the largest file whose content before a change is kept
+// for the checker.
+const maxChecked = 2 << 20
+
+// before is what the file at target (root-relative) holds now, for a
+// checker to compare a change with: nil when it does not exist, and
+// nothing known when it cannot be read or there is no checker.
+func (w *Workspace) before(target string) FileChange {
+	ch := FileChange{Path: target}
+	if w.checker == nil {
+		return ch
+	}
+	fi, err := w.root.Lstat(target)
+	if err == nil && (!fi.Mode().IsRegular() || fi.Size() > maxChecked) {
+		return ch
+	}
+	data, err := w.root.ReadFile(target)
+	switch {
+	case err == nil:
+		ch.Before, ch.Known = data, true
+	case errors.Is(err, fs.ErrNotExist):
+		ch.Known = true
+	}
+	return ch
 }

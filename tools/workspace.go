@@ -42,8 +42,9 @@ type Changes interface {
 	// (relative to the workspace, with slashes) with data and mode.
 	Changing(ctx context.Context, path string, data []byte, mode fs.FileMode) string
 	// Running is told before a command runs in the workspace; the
-	// function it returns, after the command ended.
-	Running(ctx context.Context) func() string
+	// function it returns, after the command ended: it returns its note
+	// and the files the command changed (relative, with slashes).
+	Running(ctx context.Context) func() (note string, changed []string)
 }
 
 // noteLine is a note of the tracked Changes as a line of its own at the
