@@ -184,9 +184,7 @@ func (m *Manager) introduced(path, text string, baseline, after []protocol.Diagn
 		if !m.reported(d.Severity) {
 			continue
 		}
-		line := int(d.Range.Start.Line)
-		out = append(out, found{path: path, line: line + 1, col: byteColumn(text, line, int(d.Range.Start.Character)) + 1,
-			severity: d.Severity, message: oneLine(d.Message)})
+		out = append(out, foundOf(path, text, d))
 	}
 	return out
 }

@@ -17,6 +17,7 @@ import (
 // Bounds on what a server may make lathe keep.
 const (
 	maxOpen        = 1000 // documents open in one server
+	maxOthers      = 500  // files not open whose diagnostics are kept
 	maxDiagnostics = 200  // diagnostics kept per document
 	maxMessageText = 300  // bytes of a diagnostic's message kept
 	maxFileBytes   = 2 << 20
@@ -30,13 +31,17 @@ type client struct {
 	conn *jsonrpc2.Conn
 	log  zerolog.Logger
 
-	send  sync.Mutex // held while a document is synced: its notifications go in order
-	mu    sync.Mutex
-	docs  map[protocol.DocumentURI]*document
-	ping  chan struct{} // closed, and replaced, at each publication
-	ready chan struct{} // closed once initialized (or failed)
-	err   error         // why it failed or stopped, once it did
-	caps  protocol.ServerCapabilities
+	send sync.Mutex // held while a document is synced: its notifications go in order
+	mu   sync.Mutex
+	docs map[protocol.DocumentURI]*document
+	// others are the diagnostics published for files of the workspace
+	// not open, by path: the server looked at them on its own.
+	others map[string][]protocol.Diagnostic
+	last   time.Time     // when the last publication came
+	ping   chan struct{} // closed, and replaced, at each publication
+	ready  chan struct{} // closed once initialized (or failed)
+	err    error         // why it failed or stopped, once it did
+	caps   protocol.ServerCapabilities
 }
 
 // document is a file open in the server.
@@ -62,7 +67,7 @@ func startClient(srv Server, argv, env []string, dir string, start Starter, log 
 	if err != nil {
 		return nil, err
 	}
-	c := &client{srv: srv, dir: dir, proc: proc, log: log, docs: map[protocol.DocumentURI]*document{},
+	c := &client{srv: srv, dir: dir, proc: proc, log: log, docs: map[protocol.DocumentURI]*document{}, others: map[string][]protocol.Diagnostic{},
 		ping: make(chan struct{}), ready: make(chan struct{})}
 	stream := jsonrpc2.NewBufferedStream(pipe{proc.Stdout, proc.Stdin}, codec{})
 	c.conn = jsonrpc2.NewConn(context.Background(), stream, c)
@@ -204,17 +209,69 @@ func (c *client) published(raw json.RawMessage) {
 	if err := json.Unmarshal(raw, &p); err != nil {
 		return
 	}
+	path, inside := pathOf(c.dir, string(p.URI))
+	if !inside {
+		return
+	}
 	c.mu.Lock()
-	d, ok := c.docs[p.URI]
-	if ok {
+	c.last = time.Now()
+	if d, ok := c.docs[p.URI]; ok {
 		d.diags = keep(p.Diagnostics)
 		d.seq++
 		d.pubVer = p.Version
+	} else if _, known := c.others[path]; len(p.Diagnostics) == 0 {
+		delete(c.others, path)
+	} else if known || len(c.others) < maxOthers {
+		c.others[path] = keep(p.Diagnostics)
 	}
 	c.mu.Unlock()
-	if ok {
-		c.broadcast()
+	c.broadcast()
+}
+
+// quiet waits until no publication came for d, or ctx is done.
+func (c *client) quiet(ctx context.Context, d time.Duration) {
+	for {
+		c.mu.Lock()
+		last, ping := c.last, c.ping
+		c.mu.Unlock()
+		left := d - time.Since(last)
+		if left <= 0 {
+			return
+		}
+		t := time.NewTimer(left)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return
+		case <-ping:
+		case <-t.C:
+		}
+		t.Stop()
 	}
+}
+
+// current is what the server reports wrong now, in the files open and
+// the others: errors, and warnings when asked for.
+func (c *client) current(warnings bool) []found {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	var out []found
+	add := func(path, text string, diags []protocol.Diagnostic) {
+		for _, d := range diags {
+			if d.Severity <= protocol.SeverityError || warnings && d.Severity == protocol.SeverityWarning {
+				out = append(out, foundOf(path, text, d))
+			}
+		}
+	}
+	for _, d := range c.docs {
+		add(d.path, d.text, d.diags)
+	}
+	for path, diags := range c.others {
+		if _, open := c.docs[uri(absPath(c.dir, path))]; !open {
+			add(path, "", diags)
+		}
+	}
+	return out
 }
 
 // keep clips what a publication holds to its bounds.
@@ -262,9 +319,14 @@ func (c *client) notify(ctx context.Context, method string, params any) error {
 // text: opened at first, changed after. It returns the document's state
 // as it was, and false when the server could not be told.
 func (c *client) sync(ctx context.Context, path, text string) (before document, ok bool) {
-	u := uri(absPath(c.dir, path))
 	c.send.Lock()
 	defer c.send.Unlock()
+	return c.syncLocked(ctx, path, text)
+}
+
+// syncLocked is sync, c.send held.
+func (c *client) syncLocked(ctx context.Context, path, text string) (before document, ok bool) {
+	u := uri(absPath(c.dir, path))
 	c.mu.Lock()
 	d, open := c.docs[u]
 	if !open {
@@ -291,6 +353,15 @@ func (c *client) sync(ctx context.Context, path, text string) (before document, 
 		})
 	}
 	return before, err == nil
+}
+
+// open opens the document at path holding text, unless it is open.
+func (c *client) open(ctx context.Context, path, text string) {
+	c.send.Lock()
+	defer c.send.Unlock()
+	if _, open := c.state(path); !open {
+		c.syncLocked(ctx, path, text)
+	}
 }
 
 // close tells the server a document is gone (its file was removed).

@@ -63,6 +63,10 @@ type Manager struct {
 
 	mu     sync.Mutex
 	closed bool
+
+	scan    sync.Once
+	exts    map[string]bool // extensions of the workspace's files (Relevant)
+	markers map[string]bool // names at its top
 }
 
 // entry is one configured server and its running client.
@@ -224,10 +228,15 @@ func (m *Manager) environ(s Server) []string {
 }
 
 // Read implements tools.Checker: the file's server is started, if need
-// be, and the file opened in it, in the background.
+// be, and the file opened in it, in the background, as it is now (a
+// change that comes before the server is ready is then a change of it).
 func (m *Manager) Read(path string) {
 	e := m.entryFor(path)
 	if e == nil {
+		return
+	}
+	text, ok := m.readFile(path)
+	if !ok {
 		return
 	}
 	go func() {
@@ -240,12 +249,7 @@ func (m *Manager) Read(path string) {
 		if !c.waitReady(ctx) {
 			return
 		}
-		if _, open := c.state(path); open {
-			return
-		}
-		if text, ok := m.readFile(path); ok {
-			c.sync(ctx, path, text)
-		}
+		c.open(ctx, path, text)
 	}()
 }
 
