@@ -28,7 +28,7 @@ const (
 // offered (tools.Optional) when a server can start for a language the
 // workspace holds.
 func (m *Manager) Tool(ws *tools.Workspace) tools.Tool {
-	t := tools.Func("diagnostics", "The compiler's and type checker's errors and warnings now, from the language servers: for one file, or for the files they know of.",
+	t := tools.Func("diagnostics", "Compiler and type errors and warnings the language servers report now, for one file or the workspace.",
 		[]tools.Param{{Name: "path", Type: "string", Description: "File path; empty for the whole workspace"}}, tools.KindRead,
 		func(a struct {
 			Path string `json:"path"`
