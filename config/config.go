@@ -48,6 +48,10 @@ type Config struct {
 	Memory   Memory   `toml:"memory"`
 	Index    Index    `toml:"index"`
 	MCP      MCP      `toml:"mcp"`
+	// LSP are the language servers by name ([lsp.NAME]): the built-ins'
+	// settings changed, and servers of the user's own.
+	LSP         map[string]LSPServer `toml:"lsp"`
+	Diagnostics Diagnostics          `toml:"diagnostics"`
 
 	// OllamaURL is the server's base URL, from OLLAMA_HOST with the
 	// ollama CLI's own rules.
@@ -268,15 +272,16 @@ func Defaults() Config {
 			RepeatStop:         5,
 			NudgeAnnouncements: true,
 		},
-		Context:  Context{CompactAt: 0.8, KeepRecent: 0.35, ToolResult: 0.25},
-		Sandbox:  Sandbox{Mode: "workspace-write"},
-		Undo:     Undo{MaxBytes: 500 << 20, MaxFile: 10 << 20},
-		Images:   Images{MaxEdge: 1568, MaxBytes: 20_000_000},
-		TUI:      TUI{FPS: DefaultFPS},
-		Memory:   Memory{Recall: true, Facts: true},
-		Index:    Index{Enabled: true, Background: true, MaxFile: 256 << 10, MaxChunks: 100_000},
-		MCP:      MCP{Budget: 0.1},
-		LogLevel: LogWarn,
+		Context:     Context{CompactAt: 0.8, KeepRecent: 0.35, ToolResult: 0.25},
+		Sandbox:     Sandbox{Mode: "workspace-write"},
+		Undo:        Undo{MaxBytes: 500 << 20, MaxFile: 10 << 20},
+		Images:      Images{MaxEdge: 1568, MaxBytes: 20_000_000},
+		TUI:         TUI{FPS: DefaultFPS},
+		Memory:      Memory{Recall: true, Facts: true},
+		Index:       Index{Enabled: true, Background: true, MaxFile: 256 << 10, MaxChunks: 100_000},
+		MCP:         MCP{Budget: 0.1},
+		Diagnostics: Diagnostics{Wait: Duration{DefaultDiagnosticsWait}},
+		LogLevel:    LogWarn,
 	}
 }
 

@@ -87,6 +87,9 @@ func Load(src Sources) (Loaded, error) {
 		if err := l.readDotMCP(src.ProjectDir, src.Getenv); err != nil {
 			return l, err
 		}
+		if err := l.readDotLSP(src.ProjectDir); err != nil {
+			return l, err
+		}
 	}
 	if err := l.applyEnv(src.Getenv); err != nil {
 		return l, err
@@ -150,6 +153,7 @@ func (l *Loaded) readFile(path string, project bool) error {
 	}
 	before := l.Config
 	before.MCP.Servers = cloneServers(l.MCP.Servers)
+	before.LSP = cloneLSP(l.LSP)
 	dec := toml.NewDecoder(bytes.NewReader(data))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&l.Config); err != nil {
@@ -170,6 +174,7 @@ func (l *Loaded) readFile(path string, project bool) error {
 	if project {
 		l.keepTight(path, before)
 		l.markProject(path, before.MCP.Servers)
+		l.markProjectLSP(path, before.LSP)
 	}
 	return nil
 }
@@ -425,6 +430,9 @@ func (l *Loaded) validate(file string) *Error {
 	}
 	if file == "" && l.Provider == ProviderOpenAI && l.BaseURL == "" && len(l.Hosts) == 0 {
 		return &Error{Key: "base_url", Msg: `provider "openai" needs the server's URL: set base_url (for example "http://127.0.0.1:8080/v1") or pass --base-url`}
+	}
+	if err := l.validateLSP(file); err != nil {
+		return err
 	}
 	return l.validateMCP(file)
 }

@@ -68,7 +68,7 @@ func (c *editFileCall) Subject() string { return c.rel }
 
 // Run implements Call: the edit plan works out is written, and the content
 // written becomes what the model has seen of the file.
-func (c *editFileCall) Run(ctx context.Context, _ Caller) (Result, error) {
+func (c *editFileCall) Run(ctx context.Context, caller Caller) (Result, error) {
 	if err := ctx.Err(); err != nil {
 		return Result{}, err
 	}
@@ -83,6 +83,7 @@ func (c *editFileCall) Run(ctx context.Context, _ Caller) (Result, error) {
 	c.ws.seen.record(p.target, sha256.Sum256([]byte(p.edit.out)))
 	res := p.result()
 	res.Content += noteLine(note)
+	c.ws.check(ctx, caller, &res, FileChange{Path: p.target, Before: []byte(p.before), Known: true})
 	return res, nil
 }
 

@@ -97,6 +97,7 @@ func (c *readFileCall) Run(ctx context.Context, _ Caller) (Result, error) {
 		return Result{}, err
 	}
 	ws.seen.record(target, [sha256.Size]byte(sum.Sum(nil)))
+	ws.read(target)
 	return p.result(c.rel), nil
 }
 

@@ -116,10 +116,16 @@ func (c *shellCall) policy(conf *Confinement) sandbox.Policy {
 // when it exits, times out or is cancelled, kills every process it
 // started, however they detached; the result says which it killed.
 // Without one, bash runs in its own process group, which is killed.
-func (c *shellCall) Run(ctx context.Context, _ Caller) (res Result, err error) {
+func (c *shellCall) Run(ctx context.Context, caller Caller) (res Result, err error) {
 	if ch := c.t.ws.changes; ch != nil {
 		done := ch.Running(ctx)
-		defer func() { res.Content += noteLine(done()) }()
+		defer func() {
+			note, changed := done()
+			res.Content += noteLine(note)
+			if err == nil {
+				c.t.ws.check(ctx, caller, &res, commandChanges(changed)...)
+			}
+		}()
 	}
 	if conf := c.t.opts.Confinement; conf != nil {
 		return c.runConfined(ctx, conf)

@@ -115,6 +115,10 @@ type Result struct {
 	// Image is an image the call read for the model to see: the agent
 	// attaches it to the next request, when the model can see images.
 	Image *provider.Image
+	// Diagnostics are the problems the call brought into the files it
+	// changed, as language servers found them (Content lists them too);
+	// nil when none was found.
+	Diagnostics *Diagnostics
 }
 
 // RefusedError is a Prepare error for a call refused for what it would

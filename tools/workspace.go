@@ -31,6 +31,7 @@ type Workspace struct {
 	seen    seenFiles
 	swept   sync.Map // directories swept of stale temporary files (see sweep)
 	changes Changes  // told of changes, to keep what files were (see Track)
+	checker Checker  // told of reads and changes, to find what a change broke (see Diagnose)
 }
 
 // Changes is told of the files the tools are about to change, so that
@@ -41,8 +42,9 @@ type Changes interface {
 	// (relative to the workspace, with slashes) with data and mode.
 	Changing(ctx context.Context, path string, data []byte, mode fs.FileMode) string
 	// Running is told before a command runs in the workspace; the
-	// function it returns, after the command ended.
-	Running(ctx context.Context) func() string
+	// function it returns, after the command ended: it returns its note
+	// and the files the command changed (relative, with slashes).
+	Running(ctx context.Context) func() (note string, changed []string)
 }
 
 // noteLine is a note of the tracked Changes as a line of its own at the

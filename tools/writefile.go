@@ -67,7 +67,7 @@ type writeFileCall struct {
 
 func (c *writeFileCall) Subject() string { return c.rel }
 
-func (c *writeFileCall) Run(ctx context.Context, _ Caller) (Result, error) {
+func (c *writeFileCall) Run(ctx context.Context, caller Caller) (Result, error) {
 	if err := ctx.Err(); err != nil {
 		return Result{}, err
 	}
@@ -82,6 +82,7 @@ func (c *writeFileCall) Run(ctx context.Context, _ Caller) (Result, error) {
 	if err != nil {
 		return Errorf("failed", err.Error()), nil
 	}
+	change := c.ws.before(target)
 	note, err := c.ws.writeAtomic(ctx, target, []byte(c.content), mode)
 	if err != nil {
 		return Errorf("failed", err.Error()), nil
@@ -96,5 +97,7 @@ func (c *writeFileCall) Run(ctx context.Context, _ Caller) (Result, error) {
 	if target != c.rel {
 		msg += " through the symlink " + c.rel
 	}
-	return Result{Content: msg + noteLine(note), Summary: verb + ", " + lines}, nil
+	res := Result{Content: msg + noteLine(note), Summary: verb + ", " + lines}
+	c.ws.check(ctx, caller, &res, change)
+	return res, nil
 }

@@ -133,7 +133,7 @@ func (c *toolCard) body(width int, st *theme) []string {
 		return nil // the approval dialog shows the change
 	}
 	if c.start.Preview != "" && (c.running() || c.end.Outcome == orchestrator.OutcomeOK) {
-		return c.diff(width, st)
+		return append(c.diff(width, st), c.problems(width, st)...)
 	}
 	if c.end == nil {
 		return nil
@@ -145,7 +145,7 @@ func (c *toolCard) body(width int, st *theme) []string {
 	case c.end.Outcome == orchestrator.OutcomeFailed:
 		show = foldedOutputLines
 	}
-	return c.output(width, st, show)
+	return append(c.output(width, st, show), c.problems(width, st)...)
 }
 
 // diff renders the call's diff, folded unless expanded.

@@ -83,15 +83,15 @@ func newShellWatch(t *Tracker, lim ShellLimits) *shellWatch {
 // command (in a git work tree, hashing what changed since the last
 // command into the repository's object store, so that its content can be
 // had back), and the returned function lists it again after, keeping what
-// each changed file was and became.
-func (t *Tracker) Running(ctx context.Context) func() string {
+// each changed file was and became, and returns them (sorted).
+func (t *Tracker) Running(ctx context.Context) func() (string, []string) {
 	if t.running() == 0 {
-		return func() string { return "" }
+		return func() (string, []string) { return "", nil }
 	}
 	w := t.shell
 	w.mu.Lock()
 	before, partial := w.before(ctx)
-	return func() string {
+	return func() (string, []string) {
 		defer w.mu.Unlock()
 		return w.after(context.WithoutCancel(ctx), before, partial)
 	}
@@ -162,7 +162,7 @@ func (w *shellWatch) before(ctx context.Context) (map[string]entry, bool) {
 // after lists the directory again and keeps each change since before. A
 // file git ignores counts only when it was there before: one the command
 // made (a build's output, a log) is not the user's to lose.
-func (w *shellWatch) after(ctx context.Context, before map[string]entry, partial bool) string {
+func (w *shellWatch) after(ctx context.Context, before map[string]entry, partial bool) (string, []string) {
 	cp := w.t.running()
 	now, partialNow := w.list(ctx)
 	var changed []string
@@ -187,7 +187,7 @@ func (w *shellWatch) after(ctx context.Context, before map[string]entry, partial
 		f := w.change(ctx, p, before, now)
 		if cp != 0 {
 			if err := w.t.store.SaveFileChange(ctx, cp, f); err != nil {
-				return w.t.failed(p, err)
+				return w.t.failed(p, err), changed
 			}
 			w.t.keep(p)
 		}
@@ -210,7 +210,7 @@ func (w *shellWatch) after(ctx context.Context, before map[string]entry, partial
 	if partial || partialNow {
 		notes = append(notes, fmt.Sprintf("only the first %d files of the directory are watched for changes", w.lim.MaxFiles))
 	}
-	return strings.Join(notes, "; ")
+	return strings.Join(notes, "; "), changed
 }
 
 // change is what the command did to path: its state before (from the

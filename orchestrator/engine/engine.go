@@ -27,6 +27,7 @@ import (
 	"lathe/orchestrator/session"
 	"lathe/prompts"
 	"lathe/tools"
+	"lathe/tools/lsp"
 	"lathe/tools/mcp"
 	"lathe/tools/sandbox"
 )
@@ -59,6 +60,9 @@ type Env struct {
 	// TrustProjectMCP starts the project's MCP servers without asking
 	// (--trust-project-mcp).
 	TrustProjectMCP bool
+	// TrustProjectLSP lets the language servers the project declares
+	// start (--trust-project-lsp).
+	TrustProjectLSP bool
 	// Version is lathe's version, told to MCP servers.
 	Version string
 	Log     zerolog.Logger
@@ -73,6 +77,9 @@ type Engine struct {
 	// what they do in the background.
 	MCP     *mcp.Manager
 	Notices <-chan mcp.Notice
+	// LSP is the language servers; nil when they cannot run.
+	LSP     *lsp.Manager
+	notices chan mcp.Notice // Notices, which the MCP servers' and the language servers' join
 	// Indexer brings the code index up to date in the background; nil
 	// when there is none to keep (or it is not the UI's to keep).
 	Indexer *Indexer
@@ -93,7 +100,8 @@ func New(ctx context.Context, loaded config.Loaded, env Env) (*Engine, error) {
 		ws.Close()
 		return nil, err
 	}
-	e := &Engine{closers: []func() error{ws.Close}, Backend: be}
+	e := &Engine{closers: []func() error{ws.Close}, Backend: be, notices: make(chan mcp.Notice, 64)}
+	e.Notices = e.notices
 	conf, warning := Confinement(cfg, ws.Dir(), env.Getenv)
 	e.warn(warning)
 	e.keepTemp(conf)
@@ -131,6 +139,9 @@ func New(ctx context.Context, loaded config.Loaded, env Env) (*Engine, error) {
 		memTools = mem.tools
 		e.Options.Facts, e.Options.RepoMap, e.Indexer = mem.facts, mem.repoMap, mem.indexer
 	}
+	if e.LSP = e.wireLSP(cfg, ws, conf, env); e.LSP != nil {
+		memTools = append(memTools, e.LSP.Tool(ws))
+	}
 	e.Options.Tools = tools.Default(ws, opts, memTools...)
 	if err := checkApprovalTools(loaded, e.Options.Tools); err != nil {
 		e.Close()
@@ -140,8 +151,9 @@ func New(ctx context.Context, loaded config.Loaded, env Env) (*Engine, error) {
 		Headless: env.Headless, Trust: env.TrustProjectMCP, Version: env.Version})
 	e.warn(m.Warning)
 	if m.Manager != nil {
-		e.MCP, e.Notices, e.Options.Extra = m.Manager, m.Notices, m.Manager
+		e.MCP, e.Options.Extra = m.Manager, m.Manager
 		e.closers = append(e.closers, func() error { m.Manager.Close(); return nil })
+		e.forward(m.Notices)
 	}
 	if env.Store != nil {
 		e.wireCheckpoints(ctx, ws, env.Store, cfg.Undo, env.Log)
@@ -179,6 +191,30 @@ func (e *Engine) keepTemp(conf *tools.Confinement) {
 		return
 	}
 	e.closers = append(e.closers, func() error { return os.RemoveAll(dir) })
+}
+
+// notify tells n to whoever reads Notices; dropped when nobody does.
+func (e *Engine) notify(n mcp.Notice) {
+	select {
+	case e.notices <- n:
+	default: // nobody reads: the log has it
+	}
+}
+
+// forward passes the notices of from on to Notices until Close.
+func (e *Engine) forward(from <-chan mcp.Notice) {
+	done := make(chan struct{})
+	go func() {
+		for {
+			select {
+			case n := <-from:
+				e.notify(n)
+			case <-done:
+				return
+			}
+		}
+	}()
+	e.closers = append(e.closers, func() error { close(done); return nil })
 }
 
 func (e *Engine) warn(w string) {

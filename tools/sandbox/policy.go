@@ -40,8 +40,13 @@ func ParseMode(s string) (Mode, error) {
 type Policy struct {
 	Mode Mode
 	// Workspace is the directory the command runs in, writable in
-	// WorkspaceWrite mode.
+	// WorkspaceWrite mode unless ReadOnlyWorkspace.
 	Workspace string
+	// ReadOnlyWorkspace, in WorkspaceWrite mode, keeps the workspace from
+	// being written while the writable directories and the temp
+	// directory stay writable: a program that only reads the project
+	// (a language server) but keeps caches and temporary files.
+	ReadOnlyWorkspace bool
 	// Writable are further directories writable in WorkspaceWrite mode
 	// (temp and cache directories). Those missing are created.
 	Writable []string
@@ -239,7 +244,11 @@ func DefaultPolicy(workspace, home string, getenv func(string) string, latheDirs
 // beneath: the workspace, the writable directories and its temp
 // directory.
 func (p Policy) writableRoots() []string {
-	roots := append([]string{p.Workspace}, p.Writable...)
+	var roots []string
+	if !p.ReadOnlyWorkspace {
+		roots = append(roots, p.Workspace)
+	}
+	roots = append(roots, p.Writable...)
 	if p.TempDir != "" {
 		roots = append(roots, p.TempDir)
 	}
@@ -247,10 +256,15 @@ func (p Policy) writableRoots() []string {
 }
 
 // keptReadOnly returns the paths kept read-only that lie strictly beneath
-// the writable root w: its grant leaves them out.
+// the writable root w: its grant leaves them out. A read-only workspace
+// is one of them.
 func (p Policy) keptReadOnly(w string) []string {
+	kept := p.KeepReadOnly
+	if p.ReadOnlyWorkspace {
+		kept = append(slices.Clip(kept), p.Workspace)
+	}
 	var out []string
-	for _, k := range p.KeepReadOnly {
+	for _, k := range kept {
 		if k != w && within(k, w) {
 			out = append(out, k)
 		}

@@ -20,6 +20,7 @@ import (
 	"lathe/orchestrator/provider"
 	"lathe/orchestrator/provider/ollama"
 	"lathe/prompts/human"
+	"lathe/tools/lsp"
 	"lathe/tools/sandbox"
 )
 
@@ -95,6 +96,7 @@ func (c *doctorCommand) run(ctx context.Context) error {
 	}
 	c.checkStore(add)
 	c.checkSandbox(cfg, add)
+	c.checkLSP(cfg, add)
 	checkTerminal(c.f.Out, cfg, add)
 	return report(c.f.Out, checks, c.json)
 }
@@ -276,6 +278,34 @@ func (c *doctorCommand) checkSandbox(cfg config.Config, add func(check)) {
 		sc.Advice = warning
 	}
 	add(sc)
+}
+
+// checkLSP says which language servers lathe found, and which it did not.
+func (c *doctorCommand) checkLSP(cfg config.Config, add func(check)) {
+	m := lsp.New(lsp.Options{Dir: c.f.Dir, Servers: engine.LSPServers(cfg, c.f.Dir, c.f.Env.get), Environ: c.f.Env.list})
+	var found, missing, waiting []string
+	for _, f := range m.Found() {
+		switch {
+		case f.Path == "":
+			missing = append(missing, f.Name)
+		case f.Why != "":
+			waiting = append(waiting, f.Name+" ("+f.Why+")")
+		default:
+			found = append(found, f.Name+" ("+f.Path+")")
+		}
+	}
+	lc := check{Name: "language servers", OK: true, Detail: "found: " + strings.Join(found, ", ")}
+	if len(found) == 0 {
+		lc.Detail = "none found: edits get no diagnostics"
+		lc.Advice = "install gopls, pyright, typescript-language-server, rust-analyzer or clangd, or set [lsp.NAME] command"
+	}
+	if len(waiting) > 0 {
+		lc.More = append(lc.More, "not started without --trust-project-lsp: "+strings.Join(waiting, ", "))
+	}
+	if len(missing) > 0 {
+		lc.More = append(lc.More, "not on PATH: "+strings.Join(missing, ", "))
+	}
+	add(lc)
 }
 
 // checkTerminal says what the interactive UI would have to work with.

@@ -26,6 +26,7 @@ import (
 
 	"lathe/orchestrator/provider/ollama/ollamatest"
 	"lathe/orchestrator/provider/openai/openaitest"
+	"lathe/tools/lsp/lsptest"
 	"lathe/tools/mcp/mcptest"
 	"lathe/tools/sandbox"
 )
@@ -34,7 +35,8 @@ func TestMain(m *testing.M) {
 	if len(os.Args) > 1 && os.Args[1] == sandbox.HelperArg {
 		os.Exit(sandbox.Main(os.Args[2:])) // lathe's helper, as main runs it
 	}
-	testscript.Main(m, map[string]func(){"lathe": lathe, "fakemcp": mcptest.Main, "fakebrowser": fakeBrowser})
+	testscript.Main(m, map[string]func(){"lathe": lathe, "fakemcp": mcptest.Main, "fakebrowser": fakeBrowser,
+		"fakelsp": lsptest.Main})
 }
 
 // lathe is the command as main.go runs it: signals, Run, one exit.

@@ -41,6 +41,7 @@ type sessionCommand struct {
 	mode     mode.Mode // --mode; nil when not given
 	images   []string  // --image PATH, in order
 	trustMCP bool
+	trustLSP bool
 }
 
 func newSession(f *Factory) command { return &sessionCommand{f: f} }
@@ -59,6 +60,7 @@ func (c *sessionCommand) define(fs *pflag.FlagSet) {
 	fs.StringVar(&c.f.Flags.BaseURL, "base-url", "", "")
 	fs.StringArrayVar(&c.images, "image", nil, "")
 	fs.BoolVar(&c.trustMCP, "trust-project-mcp", false, "")
+	fs.BoolVar(&c.trustLSP, "trust-project-lsp", false, "")
 }
 
 func (c *sessionCommand) words(args []string) error { return noWords("", args) }
@@ -207,7 +209,8 @@ func (c *sessionCommand) engineEnv(r *resumption, st sessionStore, log zerolog.L
 	return engine.Env{
 		Dir: c.f.Dir, Environ: c.f.Env.list, Getenv: c.f.Env.get,
 		Store: st.store, StoreErr: st.err, Saved: r.saved(), ModelSet: c.f.Flags.Model != "",
-		Mode: c.mode, Headless: c.oneShot, TrustProjectMCP: c.trustMCP, Version: buildVersion(), Log: log,
+		Mode: c.mode, Headless: c.oneShot, TrustProjectMCP: c.trustMCP,
+		TrustProjectLSP: c.trustLSP, Version: buildVersion(), Log: log,
 	}
 }
 

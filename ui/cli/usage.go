@@ -72,6 +72,8 @@ Flags:
                            WebP, GIF); repeat it for more (with -p)
       --trust-project-mcp  start the MCP servers the project declares
                            (.lathe/config.toml, .mcp.json) for this run
+      --trust-project-lsp  start the language servers the project declares
+                           (.lathe/config.toml, .lsp.json) for this run
   -h, --help               show this help
       --version            print the version
 

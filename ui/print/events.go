@@ -5,6 +5,7 @@ import (
 
 	"lathe/orchestrator"
 	"lathe/orchestrator/plan"
+	"lathe/tools"
 )
 
 // The events of stream-json, one type each. Type names the event on the
@@ -42,6 +43,9 @@ type toolResultJSON struct {
 	Summary    string `json:"summary"`
 	Content    string `json:"content"`
 	DurationMS int64  `json:"duration_ms"`
+	// Diagnostics are the problems the call brought into the files it
+	// changed, as the language servers found them.
+	Diagnostics *tools.Diagnostics `json:"diagnostics,omitempty"`
 }
 
 type turnEndJSON struct {
@@ -110,7 +114,7 @@ func streamEvent(e orchestrator.Event) (any, bool) {
 	case orchestrator.ToolFinished:
 		return toolResultJSON{Type: "tool_result", Turn: e.Turn, Index: e.Index, ID: e.ID, Name: e.Name,
 			Outcome: string(e.Outcome), Summary: e.Result.Summary, Content: e.Result.Content,
-			DurationMS: e.Duration.Milliseconds()}, true
+			DurationMS: e.Duration.Milliseconds(), Diagnostics: e.Result.Diagnostics}, true
 	case orchestrator.TurnFinished:
 		return turnEndJSON{Type: "turn_end", Turn: e.Turn, PromptTokens: e.PromptTokens,
 			CompletionTokens: e.CompletionTokens, DurationMS: e.Duration.Milliseconds(),

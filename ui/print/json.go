@@ -35,7 +35,10 @@ type resultJSON struct {
 	// Images are the images sent to the model: name, size, dimensions,
 	// never their bytes.
 	Images []orchestrator.ImageInfo `json:"images,omitempty"`
-	Error  string                   `json:"error,omitempty"`
+	// Diagnostics are the problems the run's changes brought into the
+	// files they changed, as the language servers found them.
+	Diagnostics []string `json:"diagnostics,omitempty"`
+	Error       string   `json:"error,omitempty"`
 }
 
 // timingJSON is a turn's or a run's timing (see orchestrator.Timing): durations

@@ -47,7 +47,13 @@ type Printer struct {
 	progress *progress     // nil but in text format on a terminal's stderr
 	mu       sync.Mutex    // the progress line is redrawn between events
 	denied   int           // calls the approval rules did not allow
+	// diagnostics are the problems the run's changes brought (json),
+	// at most maxDiagnostics.
+	diagnostics []string
 }
+
+// maxDiagnostics bounds the problems the json result lists.
+const maxDiagnostics = 100
 
 // Options say where a printer's output goes.
 type Options struct {
@@ -87,6 +93,15 @@ func (h *Printer) Event(e orchestrator.Event) {
 	switch e := e.(type) {
 	case orchestrator.ToolFinished:
 		fmt.Fprintln(h.stderr, h.marks.toolLine(e))
+		if d := e.Result.Diagnostics; d != nil {
+			for _, line := range d.Lines {
+				fmt.Fprintln(h.stderr, "  "+human.Line(line, 200))
+			}
+			if more := d.Total - len(d.Lines); more > 0 {
+				fmt.Fprintf(h.stderr, "  (%d more)\n", more)
+			}
+			h.diagnostics = append(h.diagnostics, d.Lines[:min(len(d.Lines), maxDiagnostics-len(h.diagnostics))]...)
+		}
 		if e.NotApproved {
 			if h.denied++; h.denied == 1 {
 				fmt.Fprintln(h.stderr, deniedHint)
@@ -143,7 +158,9 @@ func (h *Printer) Finish(res orchestrator.Result, failure error) error {
 		_, err := fmt.Fprintln(h.stdout, text)
 		return err
 	}
-	return writeJSONLine(h.stdout, newResultJSON(res, h.denied, failure))
+	out := newResultJSON(res, h.denied, failure)
+	out.Diagnostics = h.diagnostics
+	return writeJSONLine(h.stdout, out)
 }
 
 // PlanText is a plan as text: its summary, then its numbered steps, each

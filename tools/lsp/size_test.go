@@ -1,0 +1,29 @@
+package lsp
+
+import (
+	"encoding/json"
+	"testing"
+
+	"lathe/tools"
+)
+
+// TestDiagnosticsToolSize: the diagnostics tool's schema stays small;
+// its size (4 bytes a token) is what the README's Measured table says it
+// costs every request.
+func TestDiagnosticsToolSize(t *testing.T) {
+	dir, root := workspace(t, nil)
+	ws, err := tools.OpenWorkspace(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ws.Close()
+	m := New(Options{Dir: dir, Root: root})
+	b, err := json.Marshal(m.Tool(ws).Spec())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("diagnostics: %d bytes ≈ %d tokens", len(b), len(b)/4)
+	if len(b) > 400 {
+		t.Errorf("the diagnostics tool takes %d bytes: keep it under 400", len(b))
+	}
+}
