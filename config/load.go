@@ -152,6 +152,7 @@ func (l *Loaded) readFile(path string, project bool) error {
 	before.MCP.Servers = cloneServers(l.MCP.Servers)
 	dec := toml.NewDecoder(bytes.NewReader(data))
 	dec.DisallowUnknownFields()
+	dec.EnableUnmarshalerInterface() // Seconds
 	if err := dec.Decode(&l.Config); err != nil {
 		return decodeError(path, data, err)
 	}
@@ -169,6 +170,7 @@ func (l *Loaded) readFile(path string, project bool) error {
 	}
 	if project {
 		l.keepTight(path, before)
+		l.keepMCPTight(path, before.MCP)
 		l.markProject(path, before.MCP.Servers)
 	}
 	return nil
