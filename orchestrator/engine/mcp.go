@@ -63,7 +63,7 @@ func NewMCP(ctx context.Context, loaded config.Loaded, env MCPEnv) MCP {
 		Servers: mcpServers(servers), Trusted: trusted, Dir: env.Dir, Environ: env.Environ, Getenv: env.Getenv,
 		Log: env.Log, StderrLevel: level,
 		OutputBytes: loaded.Limits.ToolOutputBytes, Budget: loaded.MCP.Budget,
-		Wait: env.Headless, Version: env.Version,
+		Wait: env.Headless, Version: env.Version, StartTimeout: loaded.MCP.StartWait(env.Headless),
 		Notify: func(n mcp.Notice) {
 			select {
 			case notices <- n:

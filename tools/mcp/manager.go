@@ -56,7 +56,8 @@ type Options struct {
 	Notify func(Notice)
 	// Version is lathe's, told to the servers.
 	Version string
-	// StartTimeout bounds a server's start (default 30s).
+	// StartTimeout bounds a server's start (default 30s): one that is not
+	// ready by then is given up, and told.
 	StartTimeout time.Duration
 }
 
@@ -230,8 +231,11 @@ func (m *Manager) server(name string) *server {
 	return nil
 }
 
+// notify tells the user n, once: through Notify, which shows it (a
+// one-shot run's stderr, a notice in the UI); the log has it at debug
+// level, beside the trace.
 func (m *Manager) notify(n Notice) {
-	m.opts.Log.Warn().Str("server", n.Server).Msg(n.Text)
+	m.opts.Log.Debug().Str("server", n.Server).Bool("failed", n.Failed).Msg(n.Text)
 	m.opts.Notify(n)
 }
 
@@ -328,6 +332,21 @@ func (m *Manager) Servers() []Status {
 		out = append(out, s.status())
 	}
 	return out
+}
+
+// Starting names the servers still starting, and how long they may take
+// still: the start timeout, from their start.
+func (m *Manager) Starting() (names []string, left time.Duration) {
+	now := time.Now()
+	for _, s := range m.servers {
+		s.mu.Lock()
+		if s.state == StateStarting {
+			names = append(names, s.name)
+			left = max(left, s.started.Add(m.opts.StartTimeout).Sub(now))
+		}
+		s.mu.Unlock()
+	}
+	return names, max(left, 0)
 }
 
 // WaitStarted waits, within ctx, for every server still starting.

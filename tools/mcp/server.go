@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"maps"
 	"net/http"
 	"os/exec"
@@ -53,9 +52,10 @@ type server struct {
 	tools    map[int][]entry    // adapters built per listGen, so that specs stay the same values
 	restarts int                // restarts in this run
 	ready    chan struct{}      // closed when the start under way ends
+	started  time.Time          // when the start under way began
 	progress map[string]func(string)
-	calls    int    // counts calls, for progress tokens
-	stderr   string // the last line the server wrote to stderr
+	calls    int        // counts calls, for progress tokens
+	stderr   stderrTail // what the server wrote to stderr since it started, or became ready
 }
 
 // entry is one tool of a server, as offered to the model.
@@ -84,6 +84,8 @@ func (s *server) start() {
 		return
 	}
 	s.state, s.why = StateStarting, ""
+	s.stderr = stderrTail{}
+	s.started = time.Now()
 	s.gen++
 	s.ready = make(chan struct{})
 	gen, ready := s.gen, s.ready
@@ -130,6 +132,7 @@ func (s *server) connect(gen int) {
 		return
 	}
 	s.state, s.session, s.proc = StateReady, cs, proc
+	s.stderr = stderrTail{} // its start-up banner says nothing of a crash
 	s.setList(list)
 	s.mu.Unlock()
 	s.m.opts.Log.Info().Str("server", s.name).Int("tools", len(list)).Msg("mcp server ready")
@@ -138,14 +141,16 @@ func (s *server) connect(gen int) {
 
 // startError says why a start failed.
 func (s *server) startError(ctx context.Context, proc *process, err error) string {
-	why := err.Error()
+	why, exited := err.Error(), false
 	switch {
 	case errors.Is(ctx.Err(), context.DeadlineExceeded):
-		why = fmt.Sprintf("it did not answer within %s", human.Duration(s.m.opts.StartTimeout))
+		why = fmt.Sprintf("it did not answer within %s (mcp.start_timeout)", human.Duration(s.m.opts.StartTimeout))
 	case proc.exitedWithin(time.Second):
-		why = "it stopped: " + proc.status()
+		why, exited = "it stopped: "+proc.status(), true
 	}
-	if line := s.lastStderr(); line != "" {
+	// A server still running has said nothing of why, unless it says so
+	// as an error: its banner ("running on stdio") is no reason.
+	if line := s.stderrWhy(exited); line != "" {
 		why += ": " + line
 	}
 	return why
@@ -230,7 +235,7 @@ func (s *server) watch(cs *sdk.ClientSession, gen int) {
 	if proc.exitedWithin(2 * time.Second) {
 		why = "it stopped: " + proc.status()
 	}
-	if line := s.lastStderr(); line != "" {
+	if line := s.stderrWhy(true); line != "" {
 		why += ": " + line
 	}
 	s.crashed(gen, why)
@@ -276,7 +281,11 @@ func (s *server) fail(gen int, why string) {
 	s.state, s.why = StateFailed, why
 	s.mu.Unlock()
 	if s.m.ctx.Err() == nil {
-		s.m.notify(Notice{Server: s.name, Text: fmt.Sprintf("MCP server %s did not start: %s", s.name, why), Failed: true})
+		text := fmt.Sprintf("MCP server %s did not start: %s", s.name, why)
+		if s.m.opts.Wait {
+			text += "; left out of this run"
+		}
+		s.m.notify(Notice{Server: s.name, Text: text, Failed: true})
 	}
 }
 
@@ -340,14 +349,16 @@ func (s *server) transport() (sdk.Transport, *process, error) {
 func (s *server) stderrLine(line string) {
 	s.m.opts.Log.WithLevel(s.m.opts.StderrLevel).Str("server", s.name).Str("stderr", line).Msg("mcp server")
 	s.mu.Lock()
-	s.stderr = line
+	s.stderr.add(line)
 	s.mu.Unlock()
 }
 
-func (s *server) lastStderr() string {
+// stderrWhy is what the server wrote on stderr that says why it failed;
+// with anyLine, its last line when none reads as an error.
+func (s *server) stderrWhy(anyLine bool) string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return human.Line(s.stderr, 200)
+	return human.Line(s.stderr.why(anyLine), 200)
 }
 
 // headerTransport adds the configured headers to every request.
@@ -363,29 +374,3 @@ func (t headerTransport) RoundTrip(r *http.Request) (*http.Response, error) {
 	}
 	return t.next.RoundTrip(r)
 }
-
-// lineWriter calls line for every line written to it, each at most 4 KiB:
-// a server that writes without end costs a bounded buffer.
-type lineWriter struct {
-	line func(string)
-	buf  []byte
-}
-
-func (w *lineWriter) Write(p []byte) (int, error) {
-	n := len(p)
-	for len(p) > 0 {
-		i := slices.Index(p, '\n')
-		if i < 0 {
-			w.buf = append(w.buf, p[:min(len(p), 4096-len(w.buf))]...)
-			break
-		}
-		w.buf = append(w.buf, p[:min(i, 4096-len(w.buf))]...)
-		if line := strings.TrimRight(string(w.buf), "\r"); strings.TrimSpace(line) != "" {
-			w.line(line)
-		}
-		w.buf, p = w.buf[:0], p[i+1:]
-	}
-	return n, nil
-}
-
-var _ io.Writer = (*lineWriter)(nil)
