@@ -27,6 +27,8 @@ type MCPEnv struct {
 	// Trust starts the project's servers without asking.
 	Trust   bool
 	Version string
+	// Sampler has the model answer the servers' sampling requests.
+	Sampler mcp.Sampler
 }
 
 // MCP is the configured MCP servers, wired.
@@ -60,10 +62,10 @@ func NewMCP(ctx context.Context, loaded config.Loaded, env MCPEnv) MCP {
 		level = zerolog.DebugLevel // stderr is lathe's own: only with LOG_LEVEL=debug
 	}
 	out.Manager = mcp.New(ctx, mcp.Options{
-		Servers: mcpServers(servers), Trusted: trusted, Dir: env.Dir, Environ: env.Environ, Getenv: env.Getenv,
+		Servers: mcpServers(loaded.MCP), Trusted: trusted, Dir: env.Dir, Environ: env.Environ, Getenv: env.Getenv,
 		Log: env.Log, StderrLevel: level,
 		OutputBytes: loaded.Limits.ToolOutputBytes, Budget: loaded.MCP.Budget,
-		Wait: env.Headless, Version: env.Version, StartTimeout: loaded.MCP.StartWait(env.Headless),
+		Wait: env.Headless, Version: env.Version, StartTimeout: loaded.MCP.StartWait(env.Headless), Sampler: env.Sampler,
 		Notify: func(n mcp.Notice) {
 			select {
 			case notices <- n:
@@ -79,13 +81,14 @@ func NewMCP(ctx context.Context, loaded config.Loaded, env MCPEnv) MCP {
 }
 
 // mcpServers are the configured MCP servers as the Manager takes them.
-func mcpServers(servers map[string]config.MCPServer) map[string]mcp.Server {
-	out := make(map[string]mcp.Server, len(servers))
-	for name, s := range servers {
+func mcpServers(cfg config.MCP) map[string]mcp.Server {
+	out := make(map[string]mcp.Server, len(cfg.Servers))
+	for name, s := range cfg.Servers {
 		out[name] = mcp.Server{Command: s.Command, Args: s.Args, Env: s.Env, Cwd: s.Cwd,
 			URL: s.URL, Headers: s.Headers, BearerTokenEnv: s.BearerTokenEnv,
 			Off: !s.On(), Tools: s.Tools, Timeout: s.CallTimeout(), Preapproved: s.Approve == "always",
-			IgnoreReadOnly: !s.HonoursReadOnly(), Project: s.Project()}
+			IgnoreReadOnly: !s.HonoursReadOnly(), Project: s.Project(),
+			Elicitation: cfg.ElicitationOf(name), Sampling: cfg.SamplingOf(name)}
 	}
 	return out
 }

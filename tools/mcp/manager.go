@@ -59,6 +59,9 @@ type Options struct {
 	// StartTimeout bounds a server's start (default 30s): one that is not
 	// ready by then is given up, and told.
 	StartTimeout time.Duration
+	// Sampler has the model answer the servers' messages; nil refuses
+	// them.
+	Sampler Sampler
 }
 
 // DefaultBudget is the share of num_ctx the tool schemas may take when
@@ -83,7 +86,9 @@ type Manager struct {
 
 	mu      sync.Mutex
 	trusted bool
-	gateway bool // the tools last offered were the gateway's
+	gateway bool     // the tools last offered were the gateway's
+	ask     Asker    // who answers the servers' questions; nil: nobody can
+	roots   []string // the directories the servers are told of, the workspace first
 }
 
 // New returns a Manager for the servers; Start starts them. ctx bounds
@@ -106,6 +111,9 @@ func New(ctx context.Context, opts Options) *Manager {
 	}
 	ctx, cancel := context.WithCancel(ctx)
 	m := &Manager{opts: opts, ctx: ctx, cancel: cancel, trusted: opts.Trusted}
+	if opts.Dir != "" {
+		m.roots = []string{opts.Dir}
+	}
 	for _, name := range slices.Sorted(maps.Keys(opts.Servers)) {
 		s := newServer(m, name, opts.Servers[name])
 		// What will not start is known before Start: a UI asks for the
@@ -234,6 +242,34 @@ func (m *Manager) server(name string) *server {
 // notify tells the user n, once: through Notify, which shows it (a
 // one-shot run's stderr, a notice in the UI); the log has it at debug
 // level, beside the trace.
+// tell tells the user what a server did that did not fail.
+func (m *Manager) tell(server, text string) { m.notify(Notice{Server: server, Text: text}) }
+
+// SetAsker makes a the one who answers what the servers ask of the user
+// (see Asker); nil declines it all. A UI sets itself once it runs.
+func (m *Manager) SetAsker(a Asker) {
+	m.mu.Lock()
+	m.ask = a
+	m.mu.Unlock()
+}
+
+func (m *Manager) asker() Asker {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.ask
+}
+
+// ForgetGrants forgets what the user let the servers do for the session
+// (the model answering a server's requests unasked): a new session asks
+// again.
+func (m *Manager) ForgetGrants() {
+	for _, s := range m.servers {
+		s.mu.Lock()
+		s.samplingGranted = false
+		s.mu.Unlock()
+	}
+}
+
 func (m *Manager) notify(n Notice) {
 	m.opts.Log.Debug().Str("server", n.Server).Bool("failed", n.Failed).Msg(n.Text)
 	m.opts.Notify(n)

@@ -54,8 +54,12 @@ type server struct {
 	ready    chan struct{}      // closed when the start under way ends
 	started  time.Time          // when the start under way began
 	progress map[string]func(string)
-	calls    int        // counts calls, for progress tokens
-	stderr   stderrTail // what the server wrote to stderr since it started, or became ready
+	calls    int         // counts calls, for progress tokens
+	stderr   stderrTail  // what the server wrote to stderr since it started, or became ready
+	client   *sdk.Client // while ready: its roots are told again when they change
+	// samplingGranted: the user let the model answer the server's
+	// requests for the session.
+	samplingGranted bool
 }
 
 // entry is one tool of a server, as offered to the model.
@@ -99,11 +103,7 @@ func (s *server) start() {
 func (s *server) connect(gen int) {
 	ctx, cancel := context.WithTimeout(s.m.ctx, s.m.opts.StartTimeout)
 	defer cancel()
-	client := sdk.NewClient(&sdk.Implementation{Name: "lathe", Version: s.m.opts.Version}, &sdk.ClientOptions{
-		Logger:                      sdkLogger(s.m.opts.Log.With().Str("server", s.name).Logger()),
-		ToolListChangedHandler:      func(context.Context, *sdk.ToolListChangedRequest) { s.relist(gen) },
-		ProgressNotificationHandler: func(_ context.Context, r *sdk.ProgressNotificationClientRequest) { s.onProgress(r.Params) },
-	})
+	client := s.newClient(gen)
 	transport, proc, err := s.transport()
 	if err != nil {
 		s.fail(gen, err.Error())
@@ -131,7 +131,7 @@ func (s *server) connect(gen int) {
 		proc.kill()
 		return
 	}
-	s.state, s.session, s.proc = StateReady, cs, proc
+	s.state, s.session, s.proc, s.client = StateReady, cs, proc, client
 	s.stderr = stderrTail{} // its start-up banner says nothing of a crash
 	s.setList(list)
 	s.mu.Unlock()
@@ -250,7 +250,7 @@ func (s *server) crashed(gen int, why string) {
 		return
 	}
 	cs, proc := s.session, s.proc
-	s.session, s.proc = nil, nil
+	s.session, s.proc, s.client = nil, nil, nil
 	s.state, s.why = StateFailed, why
 	restart := s.restarts < 1
 	if restart {
@@ -294,7 +294,7 @@ func (s *server) stop(state State, why string) {
 	s.mu.Lock()
 	s.gen++
 	cs, proc := s.session, s.proc
-	s.session, s.proc = nil, nil
+	s.session, s.proc, s.client = nil, nil, nil
 	s.state, s.why = state, why
 	s.mu.Unlock()
 	if cs != nil {

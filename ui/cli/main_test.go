@@ -34,7 +34,7 @@ func TestMain(m *testing.M) {
 	if len(os.Args) > 1 && os.Args[1] == sandbox.HelperArg {
 		os.Exit(sandbox.Main(os.Args[2:])) // lathe's helper, as main runs it
 	}
-	testscript.Main(m, map[string]func(){"lathe": lathe, "fakemcp": mcptest.Main})
+	testscript.Main(m, map[string]func(){"lathe": lathe, "fakemcp": mcptest.Main, "lathe-conformance": conformanceClient})
 }
 
 // lathe is the command as main.go runs it: signals, Run, one exit.

@@ -387,7 +387,7 @@ func openLog(dir string) (*os.File, error) {
 
 // output is what a one-shot run prints while it runs: its events, and
 // lines of its own on stderr, behind one lock, through which the MCP
-// servers' notices are printed too, as warnings.
+// servers' notices are printed too, a failure as a warning.
 type output struct {
 	mu     sync.Mutex
 	fn     func(orchestrator.Event)
@@ -409,12 +409,12 @@ func serialized(fn func(orchestrator.Event), stderr io.Writer, notices <-chan mc
 		for {
 			select {
 			case n := <-notices:
-				o.emit(orchestrator.Warning{Text: n.Text})
+				o.notice(n)
 			case <-o.done:
 				for {
 					select {
 					case n := <-notices:
-						o.emit(orchestrator.Warning{Text: n.Text})
+						o.notice(n)
 					default:
 						return
 					}
@@ -423,6 +423,15 @@ func serialized(fn func(orchestrator.Event), stderr io.Writer, notices <-chan mc
 		}
 	})
 	return o
+}
+
+// notice prints a server's notice: a failure as a warning.
+func (o *output) notice(n mcp.Notice) {
+	if n.Failed {
+		o.emit(orchestrator.Warning{Text: n.Text})
+		return
+	}
+	o.say(n.Text)
 }
 
 func (o *output) emit(ev orchestrator.Event) {
