@@ -351,6 +351,8 @@ type Status struct {
 	// Tokens is about what its tools' schemas add to a request, trimmed
 	// as they are sent.
 	Tokens int
+	// LeftOut are the tools not offered because they require a task.
+	LeftOut []string
 }
 
 // ToolStatus is one tool of a server.
@@ -439,6 +441,14 @@ func (s *server) offer(latest bool) ([]entry, string) {
 	case s.state == StateReady && s.offered == 0:
 		s.offered = s.listGen
 		note = fmt.Sprintf("MCP server %s is ready: %s", s.name, human.Plural(len(s.entries(s.listGen)), "tool"))
+		if left := s.leftOut(); len(left) > 0 && !s.toldLeftOut {
+			s.toldLeftOut = true
+			needs := "it needs"
+			if len(left) > 1 {
+				needs = "they need"
+			}
+			note += fmt.Sprintf("; %s left out: %s MCP tasks, which lathe does not support yet", strings.Join(left, ", "), needs)
+		}
 	case s.state == StateReady && latest && s.offered != s.listGen:
 		before := len(s.entries(s.offered))
 		s.offered = s.listGen
@@ -463,7 +473,7 @@ func (s *server) entries(gen int) []entry {
 	taken := map[string]bool{}
 	var es []entry
 	for _, t := range s.latest {
-		if len(s.cfg.Tools) > 0 && !slices.Contains(s.cfg.Tools, t.Name) {
+		if len(s.cfg.Tools) > 0 && !slices.Contains(s.cfg.Tools, t.Name) || s.taskOnly[t.Name] {
 			continue
 		}
 		e := s.adapt(t, taken)
@@ -472,6 +482,18 @@ func (s *server) entries(gen int) []entry {
 	}
 	s.tools[gen] = es
 	return es
+}
+
+// leftOut names the tools of the latest list that require a task; s.mu
+// is held.
+func (s *server) leftOut() []string {
+	var out []string
+	for _, t := range s.latest {
+		if s.taskOnly[t.Name] && (len(s.cfg.Tools) == 0 || slices.Contains(s.cfg.Tools, t.Name)) {
+			out = append(out, t.Name)
+		}
+	}
+	return out
 }
 
 // adapt makes one of the server's tools a lathe tool.
@@ -528,5 +550,6 @@ func (s *server) status() Status {
 	if len(es) > 0 {
 		st.Tokens = specTokens(es)
 	}
+	st.LeftOut = s.leftOut()
 	return st
 }

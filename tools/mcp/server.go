@@ -60,6 +60,8 @@ type server struct {
 	// samplingGranted: the user let the model answer the server's
 	// requests for the session.
 	samplingGranted bool
+	taskOnly        map[string]bool // the tools that require a task (tasks.go)
+	toldLeftOut     bool            // that they were left out was said
 }
 
 // entry is one tool of a server, as offered to the model.
@@ -73,7 +75,8 @@ type entry struct {
 }
 
 func newServer(m *Manager, name string, cfg Server) *server {
-	s := &server{name: name, cfg: cfg, m: m, state: StateOff, tools: map[int][]entry{}, progress: map[string]func(string){}}
+	s := &server{name: name, cfg: cfg, m: m, state: StateOff, tools: map[int][]entry{}, progress: map[string]func(string){},
+		taskOnly: map[string]bool{}}
 	s.ready = make(chan struct{})
 	close(s.ready)
 	return s
@@ -320,7 +323,8 @@ func (s *server) transport() (sdk.Transport, *process, error) {
 			}
 			headers["Authorization"] = "Bearer " + token
 		}
-		client := &http.Client{Transport: headerTransport{headers: headers, next: http.DefaultTransport}}
+		client := &http.Client{Transport: watchTransport{fn: s.watchLists,
+			next: headerTransport{headers: headers, next: http.DefaultTransport}}}
 		return &sdk.StreamableClientTransport{Endpoint: s.cfg.URL, HTTPClient: client, MaxRetries: 1}, nil, nil
 	}
 	cmd := exec.Command(s.cfg.Command, s.cfg.Args...)
@@ -341,7 +345,7 @@ func (s *server) transport() (sdk.Transport, *process, error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	return &sdk.IOTransport{Reader: stdout, Writer: stdin}, proc, nil
+	return &sdk.IOTransport{Reader: readCloser{Reader: &lineWatch{r: stdout, fn: s.watchLists}, Closer: stdout}, Writer: stdin}, proc, nil
 }
 
 // stderrLine logs a line the server wrote to stderr, and keeps it to say

@@ -111,6 +111,9 @@ func writeMCPText(w io.Writer, list []mcp.Status, loaded config.Loaded) error {
 			}
 			fmt.Fprintf(tw, "  %s\t%s\t%s\n", t.Name, how, human.Line(t.Description, 70))
 		}
+		for _, t := range s.LeftOut {
+			fmt.Fprintf(tw, "  %s\t%s\t%s\n", t, "left out", "it needs MCP tasks, which lathe does not support yet")
+		}
 		if err := tw.Flush(); err != nil {
 			return err
 		}
@@ -133,6 +136,8 @@ type mcpServerJSON struct {
 	Approve   string        `json:"approve"`
 	Tokens    int           `json:"tokens"`
 	Tools     []mcpToolJSON `json:"tools"`
+	// LeftOut are the server's tools not offered: they require MCP tasks.
+	LeftOut []string `json:"left_out,omitempty"`
 }
 
 type mcpToolJSON struct {
@@ -146,7 +151,7 @@ func writeMCPJSON(w io.Writer, list []mcp.Status, servers map[string]config.MCPS
 	out := make([]mcpServerJSON, 0, len(list))
 	for _, s := range list {
 		j := mcpServerJSON{Name: s.Name, Transport: s.Transport, Target: s.Target, State: string(s.State), Project: s.Project,
-			Approve: "ask", Tokens: s.Tokens, Tools: []mcpToolJSON{}}
+			Approve: "ask", Tokens: s.Tokens, Tools: []mcpToolJSON{}, LeftOut: s.LeftOut}
 		if servers[s.Name].Approve == "always" {
 			j.Approve = "always"
 		}
