@@ -135,6 +135,7 @@ func (m *model) openDialog(d dialog) {
 		return
 	}
 	m.run.refresh() // no frames run while it waits: what came before shows now
+	m.yieldAsk()
 	m.dialog = d
 	m.run.setWaiting(true)
 }
@@ -144,7 +145,9 @@ func (m *model) openDialog(d dialog) {
 func (m *model) runFinished(d runDoneMsg) tea.Cmd {
 	r := m.run
 	r.end()
-	m.dialog = nil
+	if _, ok := m.dialog.(mcpDialog); !ok {
+		m.dialog = nil // a server's question is not the run's: it stays
+	}
 	r.cancel()
 	m.run, m.status.note = nil, ""
 	m.syncMode()

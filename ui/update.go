@@ -136,6 +136,10 @@ func (m *model) finished(msg tea.Msg) tea.Cmd {
 		return m.mcpToggled(msg)
 	case mcpReloadedMsg:
 		return m.mcpReloaded(msg)
+	case mcpAskMsg:
+		return m.mcpAsked(msg)
+	case mcpAskGoneMsg:
+		m.mcpAskGone(msg)
 	default:
 		var cmd tea.Cmd
 		m.input, cmd = m.input.Update(msg)

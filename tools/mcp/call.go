@@ -28,10 +28,16 @@ func (s *server) call(ctx context.Context, caller tools.Caller, tool string, arg
 	s.calls++
 	token := "lathe-" + strconv.Itoa(s.calls)
 	s.progress[token] = caller.Report
+	if s.inflight++; s.inflight == 1 {
+		s.idle = make(chan struct{})
+	}
 	s.mu.Unlock()
 	defer func() {
 		s.mu.Lock()
 		delete(s.progress, token)
+		if s.inflight--; s.inflight == 0 {
+			close(s.idle)
+		}
 		s.mu.Unlock()
 	}()
 	if cs == nil {
@@ -123,4 +129,27 @@ func progressText(p *sdk.ProgressNotificationParams) string {
 		return msg
 	}
 	return msg + " · " + how
+}
+
+// withinCalls is ctx, ended too once the calls of the server under way
+// now have all ended: what the server asks of the user during a call is
+// for that call, and a question whose call was cancelled is withdrawn
+// even when the server does not say so (over HTTP, its cancellation may
+// have no stream left to go by).
+func (s *server) withinCalls(ctx context.Context) (context.Context, context.CancelFunc) {
+	s.mu.Lock()
+	idle := s.idle
+	busy := s.inflight > 0
+	s.mu.Unlock()
+	ctx, cancel := context.WithCancel(ctx)
+	if busy {
+		go func() {
+			select {
+			case <-idle:
+				cancel()
+			case <-ctx.Done():
+			}
+		}()
+	}
+	return ctx, cancel
 }

@@ -35,6 +35,8 @@ func (s *server) elicit(ctx context.Context, req *sdk.ElicitRequest) (*sdk.Elici
 		}
 		q.Fields = fields
 	}
+	ctx, stop := s.withinCalls(ctx)
+	defer stop()
 	ans := s.answerElicitation(ctx, q)
 	return &sdk.ElicitResult{Action: ans.Action, Content: ans.Content}, nil
 }

@@ -25,6 +25,8 @@ func (s *server) sample(ctx context.Context, req *sdk.CreateMessageWithToolsRequ
 	if err != nil {
 		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: err.Error()}
 	}
+	ctx, stop := s.withinCalls(ctx)
+	defer stop()
 	if why := s.approveSampling(ctx, q); why != "" {
 		return nil, &jsonrpc.Error{Code: codeRejected, Message: why}
 	}

@@ -54,9 +54,11 @@ type server struct {
 	ready    chan struct{}      // closed when the start under way ends
 	started  time.Time          // when the start under way began
 	progress map[string]func(string)
-	calls    int         // counts calls, for progress tokens
-	stderr   stderrTail  // what the server wrote to stderr since it started, or became ready
-	client   *sdk.Client // while ready: its roots are told again when they change
+	calls    int           // counts calls, for progress tokens
+	inflight int           // calls under way
+	idle     chan struct{} // closed when the calls under way have all ended
+	stderr   stderrTail    // what the server wrote to stderr since it started, or became ready
+	client   *sdk.Client   // while ready: its roots are told again when they change
 	// samplingGranted: the user let the model answer the server's
 	// requests for the session.
 	samplingGranted bool
