@@ -2,6 +2,7 @@ package mcp
 
 import (
 	"context"
+	"fmt"
 	"net/url"
 	"path/filepath"
 	"slices"
@@ -25,6 +26,9 @@ func (s *server) newClient(gen int) *sdk.Client {
 	if s.cfg.elicitation() != PolicyDecline {
 		caps.Elicitation = &sdk.ElicitationCapabilities{Form: &sdk.FormElicitationCapabilities{}, URL: &sdk.URLElicitationCapabilities{}}
 		opts.ElicitationHandler = s.elicit
+		opts.ElicitationCompleteHandler = func(context.Context, *sdk.ElicitationCompleteNotificationRequest) {
+			s.m.tell(s.name, fmt.Sprintf("MCP server %s has what it asked you to open the page for", s.name))
+		}
 	}
 	if s.cfg.sampling() != PolicyDeny {
 		caps.Sampling = &sdk.SamplingCapabilities{Tools: &sdk.SamplingToolsCapabilities{}}

@@ -3,6 +3,7 @@ package mcp
 import (
 	"context"
 	"fmt"
+	"strings"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -43,9 +44,10 @@ func (s *server) elicit(ctx context.Context, req *sdk.ElicitRequest) (*sdk.Elici
 
 // answerElicitation is the answer q gets.
 func (s *server) answerElicitation(ctx context.Context, q Elicitation) ElicitAnswer {
-	what := "asked for " + human.Line(q.Message, 100)
+	message := human.Line(strings.TrimRight(strings.TrimSpace(q.Message), ":"), 100)
+	what := fmt.Sprintf("asked for input (%s)", message)
 	if q.URL != "" {
-		what = fmt.Sprintf("asked you to open %s (%s)", human.Visible(q.URL), human.Line(q.Message, 100))
+		what = fmt.Sprintf("asked you to open %s (%s)", human.Visible(q.URL), message)
 	}
 	switch policy := s.cfg.elicitation(); {
 	case policy == PolicyDecline:

@@ -161,7 +161,7 @@ func TestElicitPolicies(t *testing.T) {
 	if res := run(t, t.Context(), byName["t__ask"], `{}`); res.Content != "decline null" {
 		t.Errorf("nobody to ask: %q", res.Content)
 	}
-	if x := n.next(t); x.Failed || !strings.Contains(x.Text, "MCP server t asked for Who are you?: declined: nobody can answer") {
+	if x := n.next(t); x.Failed || !strings.Contains(x.Text, "MCP server t asked for input (Who are you?): declined: nobody can answer") {
 		t.Errorf("notice = %+v", x)
 	}
 	m.Close()
