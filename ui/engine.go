@@ -23,10 +23,15 @@ func (m *model) startRun(p orchestrator.Prompt) tea.Cmd {
 	}
 	ctx := m.beginRun(shown)
 	m.run.prompt = p
-	session, b := m.session, m.bridge
+	session, b, expand := m.session, m.bridge, m.mcpExpand()
 	m.runs.Add(1)
 	run := func() tea.Msg {
 		defer m.runs.Done()
+		p, err := expand(ctx, p)
+		if err != nil {
+			b.send(runDoneMsg{orchestrator.Result{StopReason: orchestrator.StopError}, err})
+			return nil
+		}
 		res, err := session.RunPrompt(ctx, p, b.emit)
 		b.send(runDoneMsg{res, err})
 		return nil

@@ -300,7 +300,7 @@ func (m *model) send(text string) tea.Cmd {
 	switch {
 	case text == "":
 		return nil
-	case strings.HasPrefix(text, "/"):
+	case strings.HasPrefix(text, "/") && !m.isMCPPrompt(text):
 		m.input.resetCompletion()
 		return m.runCommand(text)
 	}

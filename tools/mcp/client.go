@@ -21,6 +21,8 @@ func (s *server) newClient(gen int) *sdk.Client {
 		Logger:                      sdkLogger(s.m.opts.Log.With().Str("server", s.name).Logger()),
 		Capabilities:                caps,
 		ToolListChangedHandler:      func(context.Context, *sdk.ToolListChangedRequest) { s.relist(gen) },
+		PromptListChangedHandler:    func(context.Context, *sdk.PromptListChangedRequest) { s.relistCatalog(gen) },
+		ResourceListChangedHandler:  func(context.Context, *sdk.ResourceListChangedRequest) { s.relistCatalog(gen) },
 		ProgressNotificationHandler: func(_ context.Context, r *sdk.ProgressNotificationClientRequest) { s.onProgress(r.Params) },
 	}
 	if s.cfg.elicitation() != PolicyDecline {

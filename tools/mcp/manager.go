@@ -353,6 +353,10 @@ type Status struct {
 	Tokens int
 	// LeftOut are the tools not offered because they require a task.
 	LeftOut []string
+	// Prompts are its prompts, as slash commands (/server:prompt) with
+	// their arguments; Resources its resources.
+	Prompts   []PromptInfo
+	Resources []ResourceInfo
 }
 
 // ToolStatus is one tool of a server.
@@ -551,5 +555,6 @@ func (s *server) status() Status {
 		st.Tokens = specTokens(es)
 	}
 	st.LeftOut = s.leftOut()
+	st.Prompts, st.Resources = s.catalog()
 	return st
 }

@@ -63,7 +63,9 @@ type server struct {
 	// requests for the session.
 	samplingGranted bool
 	taskOnly        map[string]bool // the tools that require a task (tasks.go)
-	toldLeftOut     bool            // that they were left out was said
+	prompts         []*sdk.Prompt   // while ready (catalog.go)
+	resources       []*sdk.Resource
+	toldLeftOut     bool // that they were left out was said
 }
 
 // entry is one tool of a server, as offered to the model.
@@ -141,6 +143,7 @@ func (s *server) connect(gen int) {
 	s.setList(list)
 	s.mu.Unlock()
 	s.m.opts.Log.Info().Str("server", s.name).Int("tools", len(list)).Msg("mcp server ready")
+	s.listCatalog(ctx, cs, gen)
 	s.m.wg.Go(func() { s.watch(cs, gen) })
 }
 
@@ -256,6 +259,7 @@ func (s *server) crashed(gen int, why string) {
 	}
 	cs, proc := s.session, s.proc
 	s.session, s.proc, s.client = nil, nil, nil
+	s.prompts, s.resources = nil, nil
 	s.state, s.why = StateFailed, why
 	restart := s.restarts < 1
 	if restart {
@@ -300,6 +304,7 @@ func (s *server) stop(state State, why string) {
 	s.gen++
 	cs, proc := s.session, s.proc
 	s.session, s.proc, s.client = nil, nil, nil
+	s.prompts, s.resources = nil, nil
 	s.state, s.why = state, why
 	s.mu.Unlock()
 	if cs != nil {

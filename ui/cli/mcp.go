@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -114,6 +115,12 @@ func writeMCPText(w io.Writer, list []mcp.Status, loaded config.Loaded) error {
 		for _, t := range s.LeftOut {
 			fmt.Fprintf(tw, "  %s\t%s\t%s\n", t, "left out", "it needs MCP tasks, which lathe does not support yet")
 		}
+		for _, p := range s.Prompts {
+			fmt.Fprintf(tw, "  %s\t%s\t%s\n", human.Line(p.Command(), 60), "prompt", human.Line(firstLine(p.Description), 70))
+		}
+		for _, r := range s.Resources {
+			fmt.Fprintf(tw, "  %s\t%s\t%s\n", human.Line(r.Mention(), 60), "resource", human.Line(firstLine(cmp.Or(r.Description, r.Title, r.Name)), 70))
+		}
 		if err := tw.Flush(); err != nil {
 			return err
 		}
@@ -138,6 +145,10 @@ type mcpServerJSON struct {
 	Tools     []mcpToolJSON `json:"tools"`
 	// LeftOut are the server's tools not offered: they require MCP tasks.
 	LeftOut []string `json:"left_out,omitempty"`
+	// Prompts are its prompts as slash commands; Resources its
+	// resources as mentions.
+	Prompts   []string `json:"prompts,omitempty"`
+	Resources []string `json:"resources,omitempty"`
 }
 
 type mcpToolJSON struct {
@@ -161,9 +172,21 @@ func writeMCPJSON(w io.Writer, list []mcp.Status, servers map[string]config.MCPS
 		for _, t := range s.Tools {
 			j.Tools = append(j.Tools, mcpToolJSON{t.Name, t.Tool, t.Description, t.ReadOnly})
 		}
+		for _, p := range s.Prompts {
+			j.Prompts = append(j.Prompts, p.Command())
+		}
+		for _, r := range s.Resources {
+			j.Resources = append(j.Resources, r.Mention())
+		}
 		out = append(out, j)
 	}
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
 	return enc.Encode(out)
+}
+
+// firstLine is the first line of s.
+func firstLine(s string) string {
+	line, _, _ := strings.Cut(strings.TrimSpace(s), "\n")
+	return line
 }

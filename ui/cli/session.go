@@ -183,6 +183,15 @@ func (c *sessionCommand) runOnce(ctx context.Context, prompt orchestrator.Prompt
 			emit(orchestrator.Warning{Text: engine.UntrustedNote(names, true)})
 		}
 		waitMCP(ctx, e.MCP, out.say)
+		x, err := e.MCP.Expand(ctx, prompt.Text)
+		if err != nil {
+			out.stop()
+			if errors.Is(err, mcp.ErrBadReference) {
+				return usageError{err.Error()}
+			}
+			return err
+		}
+		prompt.Text, prompt.Images = x.Text, append(prompt.Images, x.Images...)
 	}
 	res, runErr := s.RunPrompt(ctx, prompt, emit)
 	out.stop()

@@ -1,7 +1,9 @@
 // Package mcptest is a small MCP server, written with the official SDK, for
 // testing lathe's MCP client over stdio and streamable HTTP: tools that
 // echo, add, report progress, hang until cancelled, fail, return images and
-// resources, crash the server, and change the tool list.
+// resources, crash the server, change the tool list, and ask the client
+// for its roots, the user's input and its model's answer; a prompt, and
+// resources.
 package mcptest
 
 import (
@@ -129,6 +131,7 @@ func New(opts Options) *sdk.Server {
 	if opts.Requests {
 		addRequests(add)
 	}
+	addCatalog(s)
 	for i := range opts.Padding {
 		props := make([]string, 8)
 		for j := range props {
