@@ -78,7 +78,6 @@ func newFormField(f mcp.Field) formField {
 		if def != nil {
 			ff.input.SetValue(valueText(def))
 		}
-		ff.input.Placeholder = f.Hint()
 	}
 	return ff
 }
@@ -367,7 +366,7 @@ func (ff *formField) view(focused bool, width int, st *theme) string {
 			box = "[x]"
 		}
 		if !ff.given {
-			box = "[-]"
+			box = "[-] not given"
 		}
 		return st.subject.Render(box)
 	case mcp.KindChoice:
