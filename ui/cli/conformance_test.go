@@ -15,18 +15,24 @@ import (
 	"lathe/tools/mcp/mcptest"
 )
 
-// conformanceScenarios are the official MCP conformance suite's client
-// scenarios lathe runs, each with the call of the scenario's tool the
-// scripted model makes ("" for none): every scenario of the suite's
-// version but OAuth's, which come as rows of their own once lathe speaks
-// OAuth (their servers pass a context: MCP_CONFORMANCE_CONTEXT).
-var conformanceScenarios = []struct {
-	name, call string
-}{
-	{"initialize", ""},
-	{"tools_call", `{"name": "conf__add_numbers", "arguments": {"a": 2, "b": 3}}`},
-	{"elicitation-sep1034-client-defaults", `{"name": "conf__test_client_elicitation_defaults", "arguments": {}}`},
-	{"sse-retry", `{"name": "conf__test_reconnection", "arguments": {}}`},
+// conformanceScenario is one of the official MCP conformance suite's
+// client scenarios: the call of the scenario's tool the scripted model
+// makes ("" for none), and what the server conf's table in the config
+// holds besides its url (OAuth's settings, for the auth/ scenarios: the
+// suite gives those a context, MCP_CONFORMANCE_CONTEXT, which the client
+// has in its environment).
+type conformanceScenario struct {
+	name, call, config string
+}
+
+// conformanceScenarios are the scenarios lathe runs: every one of the
+// suite's version but OAuth's (auth/...), which come as rows once lathe
+// speaks OAuth.
+var conformanceScenarios = []conformanceScenario{
+	{name: "initialize"},
+	{name: "tools_call", call: `{"name": "conf__add_numbers", "arguments": {"a": 2, "b": 3}}`},
+	{name: "elicitation-sep1034-client-defaults", call: `{"name": "conf__test_client_elicitation_defaults", "arguments": {}}`},
+	{name: "sse-retry", call: `{"name": "conf__test_reconnection", "arguments": {}}`},
 }
 
 // TestConformance runs the official conformance suite's client scenarios
@@ -45,23 +51,23 @@ func TestConformance(t *testing.T) {
 		name, ok := strings.CutPrefix(strings.TrimSpace(line), "- ")
 		name, _, _ = strings.Cut(name, " ")
 		if ok && !strings.HasPrefix(name, "auth/") &&
-			!slices.ContainsFunc(conformanceScenarios, func(s struct{ name, call string }) bool { return s.name == name }) {
+			!slices.ContainsFunc(conformanceScenarios, func(s conformanceScenario) bool { return s.name == name }) {
 			t.Errorf("the suite has a client scenario lathe does not run: %s", name)
 		}
 	}
 	for _, sc := range conformanceScenarios {
 		t.Run(sc.name, func(t *testing.T) {
 			t.Parallel()
-			runScenario(t, suite, sc.name, sc.call)
+			runScenario(t, suite, sc)
 		})
 	}
 }
 
 // runScenario runs one scenario and checks what the suite found.
-func runScenario(t *testing.T, suite, scenario, call string) {
+func runScenario(t *testing.T, suite string, sc conformanceScenario) {
 	script := `[{"content": "done."}]`
-	if call != "" {
-		script = fmt.Sprintf(`[{"tool_calls": [%s]}, {"content": "done."}]`, call)
+	if sc.call != "" {
+		script = fmt.Sprintf(`[{"tool_calls": [%s]}, {"content": "done."}]`, sc.call)
 	}
 	replies, err := ollamatest.LoadScript(strings.NewReader(script))
 	if err != nil {
@@ -76,10 +82,11 @@ func runScenario(t *testing.T, suite, scenario, call string) {
 		}
 	}
 	cmd := exec.CommandContext(t.Context(), "node", suite, "client", "--command", "lathe-conformance",
-		"--scenario", scenario, "--timeout", "30000", "-o", filepath.Join(dir, "results"))
+		"--scenario", sc.name, "--timeout", "30000", "-o", filepath.Join(dir, "results"))
 	cmd.Env = append(os.Environ(), "HOME="+filepath.Join(dir, "home"), "XDG_CONFIG_HOME="+filepath.Join(dir, "xdg"),
 		"XDG_DATA_HOME="+filepath.Join(dir, "data"), "XDG_STATE_HOME="+filepath.Join(dir, "data"),
-		"OLLAMA_HOST="+fake.URL(), "LATHE_CONFORMANCE_DIR="+filepath.Join(dir, "proj"), "NO_COLOR=1")
+		"OLLAMA_HOST="+fake.URL(), "LATHE_CONFORMANCE_DIR="+filepath.Join(dir, "proj"),
+		"LATHE_CONFORMANCE_CONFIG="+sc.config, "NO_COLOR=1")
 	log, runErr := cmd.CombinedOutput()
 	checks, client := scenarioResults(t, filepath.Join(dir, "results"))
 	if len(checks) == 0 {
@@ -133,16 +140,18 @@ func scenarioResults(t *testing.T, dir string) ([]suiteCheck, string) {
 }
 
 // conformanceClient is lathe-conformance URL, the command the suite runs:
-// lathe -p with one HTTP MCP server, conf, at URL, in the directory
-// LATHE_CONFORMANCE_DIR, against the fake Ollama at OLLAMA_HOST. A form a
-// server asks to fill is accepted with its defaults, as the elicitation
-// scenario expects of a client; stdin is empty.
+// lathe -p with one HTTP MCP server, conf, at URL (its table holding
+// LATHE_CONFORMANCE_CONFIG too), in the directory LATHE_CONFORMANCE_DIR,
+// against the fake Ollama at OLLAMA_HOST. A form a server asks to fill is
+// accepted with its defaults, as the elicitation scenario expects of a
+// client; stdin is empty.
 func conformanceClient() {
 	if len(os.Args) != 2 {
 		fmt.Fprintln(os.Stderr, "usage: lathe-conformance URL")
 		os.Exit(2)
 	}
-	cfg := fmt.Sprintf("[mcp]\nelicitation = \"accept\"\n\n[mcp.servers.conf]\nurl = %q\ntimeout = \"20s\"\n", os.Args[1])
+	cfg := fmt.Sprintf("[mcp]\nelicitation = \"accept\"\n\n[mcp.servers.conf]\nurl = %q\ntimeout = \"20s\"\n%s\n",
+		os.Args[1], os.Getenv("LATHE_CONFORMANCE_CONFIG"))
 	dir := filepath.Join(os.Getenv("XDG_CONFIG_HOME"), "lathe")
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		fmt.Fprintln(os.Stderr, err)
