@@ -63,3 +63,19 @@ func MCPFailed(server, err string) string {
 func MCPResource(server, uri, text string) string {
 	return note("mcp_resource", struct{ Server, URI, Text string }{server, uri, strings.TrimRight(text, "\n")})
 }
+
+// MCPPage is a page a server needs the user to open, and whether the user
+// said they would.
+type MCPPage struct {
+	URL    string
+	Opened bool
+}
+
+// MCPOpenFirst answers a call the server runs only once the user opened
+// pages (a URL elicitation sent as an error).
+func MCPOpenFirst(server string, pages []MCPPage) string {
+	return note("mcp_open_first", struct {
+		Server string
+		Pages  []MCPPage
+	}{server, pages})
+}

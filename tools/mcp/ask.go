@@ -7,11 +7,15 @@ import (
 )
 
 // Asker puts what a server asks of the user to the user: the UI's
-// dialogs, or an editor's over the Agent Client Protocol, where the
-// protocol carries the question. A run nobody watches has none, and the
-// servers' questions are declined there (see Options.Asker). Its methods
-// return once answered, or once ctx ends (the server stopped waiting, the
-// connection closed): then as cancelled; they never wait past ctx.
+// dialogs (ui's mcpAsker), or, for an editor front end, the editor's own
+// questions over the Agent Client Protocol where the protocol carries
+// them (session/request_permission for ApproveSampling; an Elicit the
+// protocol cannot carry is answered declined, as where nobody can be
+// asked). A run nobody watches sets none (Manager.SetAsker), and the
+// servers' questions are declined or refused there, said once each. Its
+// methods return once answered, or once ctx ends (the server stopped
+// waiting, the calls it asked during ended, the connection closed): then
+// as cancelled; they never wait past ctx.
 type Asker interface {
 	// Elicit asks the user for what the server requests: a form to fill,
 	// or a URL to open.

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"lathe/prompts"
@@ -64,6 +65,8 @@ func (s *server) call(ctx context.Context, caller tools.Caller, tool string, arg
 		return tools.Errorf("timed out after "+human.Duration(limit).String(), prompts.MCPTimeout(limit)), nil
 	case errors.Is(err, sdk.ErrConnectionClosed), errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF):
 		return tools.Errorf("server stopped", prompts.MCPServerDown(s.name, "it stopped during the call")), nil
+	case urlsRequired(err) != nil:
+		return s.openFirst(cctx, urlsRequired(err)), nil
 	case err != nil:
 		return tools.Errorf("failed", prompts.MCPFailed(s.name, human.Line(err.Error(), 300))), nil
 	case res == nil:
@@ -152,4 +155,40 @@ func (s *server) withinCalls(ctx context.Context) (context.Context, context.Canc
 		}()
 	}
 	return ctx, cancel
+}
+
+// urlsRequired are the pages the server needs the user to open before it
+// can run the call, when err is its URLElicitationRequired error (-32042);
+// nil otherwise.
+func urlsRequired(err error) []*sdk.ElicitParams {
+	var rpcErr *jsonrpc.Error
+	if !errors.As(err, &rpcErr) || rpcErr.Code != sdk.CodeURLElicitationRequired || rpcErr.Data == nil {
+		return nil
+	}
+	var data struct {
+		Elicitations []*sdk.ElicitParams `json:"elicitations"`
+	}
+	if json.Unmarshal(rpcErr.Data, &data) != nil {
+		return nil
+	}
+	var out []*sdk.ElicitParams
+	for _, e := range data.Elicitations {
+		if e != nil && e.URL != "" {
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
+// openFirst puts to the user the pages the server needs opened before the
+// call can run, and tells the model to call again once they are: the
+// server says when (notifications/elicitation/complete), which may be
+// never, so nothing waits for it here.
+func (s *server) openFirst(ctx context.Context, pages []*sdk.ElicitParams) tools.Result {
+	var asked []prompts.MCPPage
+	for _, p := range pages {
+		ans := s.answerElicitation(ctx, Elicitation{Server: s.name, Message: p.Message, URL: p.URL, ID: p.ElicitationID})
+		asked = append(asked, prompts.MCPPage{URL: p.URL, Opened: ans.Action == ActionAccept})
+	}
+	return tools.Errorf("needs a page opened first", prompts.MCPOpenFirst(s.name, asked))
 }

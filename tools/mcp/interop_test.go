@@ -40,6 +40,17 @@ func TestInteropEverythingAsked(t *testing.T) {
 	if !strings.Contains(res.Content, "accept") || asker.questions[1].URL != "https://example.com/consent" {
 		t.Errorf("the URL's result: %s", res.Content)
 	}
+	// Sent as an error (-32042): the user is asked, and the model told to
+	// call again; the call again asks for the page it wanted.
+	res = run(t, t.Context(), byName["t__trigger-url-elicitation"], `{"url":"https://example.com/again","errorPath":true}`)
+	if !res.IsError || !strings.Contains(res.Content, "needs the user to open a page first:\nhttps://modelcontextprotocol.io: the user was shown it") ||
+		asker.questions[2].URL != "https://modelcontextprotocol.io" {
+		t.Errorf("a URL sent as an error: %s", res.Content)
+	}
+	res = run(t, t.Context(), byName["t__trigger-url-elicitation"], `{"url":"https://example.com/again","errorPath":true}`)
+	if res.IsError || asker.questions[3].URL != "https://example.com/again" {
+		t.Errorf("called again: %s", res.Content)
+	}
 	if _, ok := byName["t__simulate-research-query"]; ok {
 		t.Error("the tool that requires a task is offered")
 	}
