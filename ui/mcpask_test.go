@@ -178,7 +178,8 @@ func askModel(t *testing.T) (*model, map[string]tools.Tool) {
 	t.Helper()
 	srv := httptest.NewServer(mcptest.Handler(mcptest.Options{Requests: true}))
 	t.Cleanup(srv.Close)
-	mgr := mcp.New(t.Context(), mcp.Options{Servers: map[string]mcp.Server{"t": {URL: srv.URL}}, Log: zerolog.Nop()})
+	mgr := mcp.New(t.Context(), mcp.Options{Servers: map[string]mcp.Server{"t": {URL: srv.URL}}, Log: zerolog.Nop(),
+		Sampler: echoSampler{}})
 	mgr.Start()
 	t.Cleanup(mgr.Close)
 	mgr.WaitStarted(t.Context())
@@ -192,6 +193,50 @@ func askModel(t *testing.T) (*model, map[string]tools.Tool) {
 		byName[tl.Name()] = tl
 	}
 	return m, byName
+}
+
+// echoSampler answers a sampling request with its last message.
+type echoSampler struct{}
+
+func (echoSampler) Sample(_ context.Context, q mcp.SamplingRequest) (mcp.SamplingReply, error) {
+	return mcp.SamplingReply{Model: "m", Text: "you said " + q.Messages[len(q.Messages)-1].Content, StopReason: "endTurn"}, nil
+}
+
+// A server's request for the model is asked about once when the user
+// allows it for the session; a new session asks again.
+func TestMCPSamplingEndToEnd(t *testing.T) {
+	m, byName := askModel(t)
+	call := func(text string) <-chan tools.Result {
+		c, err := byName["t__sample"].Prepare(json.RawMessage(`{"text":"` + text + `"}`))
+		if err != nil {
+			t.Fatal(err)
+		}
+		out := make(chan tools.Result, 1)
+		go func() {
+			res, _ := c.Run(t.Context(), tools.Caller{})
+			out <- res
+		}()
+		return out
+	}
+	done := call("hi")
+	m.Update(m.listenAsks()())
+	if _, ok := m.dialog.(*samplingDialog); !ok || !strings.Contains(screen(m), "user: hi") {
+		t.Fatalf("no sampling dialog:\n%s", screen(m))
+	}
+	answer(m, "a")
+	if res := <-done; res.Content != `m said "you said hi" (endTurn)` {
+		t.Errorf("the server got %q", res.Content)
+	}
+	if res := <-call("again"); res.Content != `m said "you said again" (endTurn)` {
+		t.Errorf("allowed for the session, then %q", res.Content)
+	}
+	m.forgetMCPGrants()
+	done = call("new")
+	m.Update(m.listenAsks()())
+	answer(m, "n")
+	if res := <-done; !res.IsError || !strings.Contains(res.Content, "rejected") {
+		t.Errorf("denied: %q", res.Content)
+	}
 }
 
 // callAsync runs a call of tool in the background.
