@@ -56,33 +56,36 @@ func (s *sampler) Sample(ctx context.Context, q mcp.SamplingRequest) (mcp.Sampli
 // choose names the model to answer with: the first of hints that is part
 // of an installed model's name (one the server holds in memory first);
 // else the model in use, as the server holds it in memory (the configured
-// one first), so that no other is loaded; else the configured one.
+// one first), so that no other is loaded; else the configured one. A
+// model in memory that cannot chat (an embedding model) is none.
 func (s *sampler) choose(ctx context.Context, hints []string) string {
+	models, err := s.provider.Models(ctx)
+	if err != nil {
+		return s.model
+	}
 	var loaded []string
 	if srv, ok := s.provider.(provider.Server); ok {
 		if list, err := srv.Loaded(ctx); err == nil {
 			for _, l := range list {
-				loaded = append(loaded, l.Name)
+				if slices.ContainsFunc(models, func(m provider.ModelSummary) bool { return m.Name == l.Name && m.Tools }) {
+					loaded = append(loaded, l.Name)
+				}
 			}
 		}
 	}
-	if len(hints) > 0 {
-		if models, err := s.provider.Models(ctx); err == nil {
-			for _, h := range hints {
-				h = strings.ToLower(h)
-				var match []string
-				for _, m := range models {
-					if m.Broken == "" && strings.Contains(strings.ToLower(m.Name), h) {
-						match = append(match, m.Name)
-					}
-				}
-				slices.SortStableFunc(match, func(a, b string) int {
-					return boolRank(slices.Contains(loaded, b)) - boolRank(slices.Contains(loaded, a))
-				})
-				if len(match) > 0 {
-					return match[0]
-				}
+	for _, h := range hints {
+		h = strings.ToLower(h)
+		var match []string
+		for _, m := range models {
+			if m.Broken == "" && strings.Contains(strings.ToLower(m.Name), h) {
+				match = append(match, m.Name)
 			}
+		}
+		slices.SortStableFunc(match, func(a, b string) int {
+			return boolRank(slices.Contains(loaded, b)) - boolRank(slices.Contains(loaded, a))
+		})
+		if len(match) > 0 {
+			return match[0]
 		}
 	}
 	switch {
