@@ -144,13 +144,14 @@ func scenarioResults(t *testing.T, dir string) ([]suiteCheck, string) {
 // LATHE_CONFORMANCE_CONFIG too), in the directory LATHE_CONFORMANCE_DIR,
 // against the fake Ollama at OLLAMA_HOST. A form a server asks to fill is
 // accepted with its defaults, as the elicitation scenario expects of a
-// client; stdin is empty.
+// client; the server is waited for 20 s, a loaded machine's time; stdin
+// is empty.
 func conformanceClient() {
 	if len(os.Args) != 2 {
 		fmt.Fprintln(os.Stderr, "usage: lathe-conformance URL")
 		os.Exit(2)
 	}
-	cfg := fmt.Sprintf("[mcp]\nelicitation = \"accept\"\n\n[mcp.servers.conf]\nurl = %q\ntimeout = \"20s\"\n%s\n",
+	cfg := fmt.Sprintf("[mcp]\nelicitation = \"accept\"\nstart_timeout = 20\n\n[mcp.servers.conf]\nurl = %q\ntimeout = \"20s\"\n%s\n",
 		os.Args[1], os.Getenv("LATHE_CONFORMANCE_CONFIG"))
 	dir := filepath.Join(os.Getenv("XDG_CONFIG_HOME"), "lathe")
 	if err := os.MkdirAll(dir, 0o755); err != nil {

@@ -33,7 +33,8 @@ type interopRun struct {
 
 // newInterop sets up a run's directories and fake model (script, as
 // ollamatest.LoadScript reads it); config is the user's config.toml, in
-// which @PROJ@ is the project's directory.
+// which @PROJ@ is the project's directory (its mcp.start_timeout a loaded
+// machine's: node is slow to start there).
 func newInterop(t *testing.T, config, script string) *interopRun {
 	t.Helper()
 	r := &interopRun{t: t, dir: t.TempDir(), results: map[string]string{}}
@@ -156,7 +157,7 @@ func TestInteropEverything(t *testing.T) {
 			if transport == "http" {
 				server = fmt.Sprintf("url = %q", everythingHTTP(t, dir))
 			}
-			r := newInterop(t, "[mcp]\nsampling = \"allow\"\nelicitation = \"accept\"\n\n[mcp.servers.ev]\n"+server+"\n", everythingScript)
+			r := newInterop(t, "[mcp]\nsampling = \"allow\"\nelicitation = \"accept\"\nstart_timeout = 20\n\n[mcp.servers.ev]\n"+server+"\n", everythingScript)
 			r.run("use the server")
 			if got := r.result("ev__get-roots-list"); !strings.Contains(got, "URI: file://"+r.proj()) {
 				t.Errorf("roots: %q", got)
@@ -199,7 +200,7 @@ func TestInteropEverything(t *testing.T) {
 // root.
 func TestInteropFilesystemRoots(t *testing.T) {
 	dir := mcptest.NodePackage(t, "server-filesystem")
-	r := newInterop(t, fmt.Sprintf("[mcp.servers.fs]\ncommand = \"node\"\nargs = [%q]\n", filepath.Join(dir, "dist", "index.js")), `[
+	r := newInterop(t, fmt.Sprintf("[mcp]\nstart_timeout = 20\n\n[mcp.servers.fs]\ncommand = \"node\"\nargs = [%q]\n", filepath.Join(dir, "dist", "index.js")), `[
   {"tool_calls": [
     {"name": "fs__list_allowed_directories", "arguments": {}},
     {"name": "fs__read_text_file", "arguments": {"path": "@PROJ@/a.txt"}}
