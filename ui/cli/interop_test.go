@@ -197,10 +197,14 @@ func TestInteropEverything(t *testing.T) {
 
 // TestInteropFilesystemRoots runs server-filesystem as editors start it,
 // without directories: it serves the workspace, which lathe gives as its
-// root.
+// root. The server asks for the roots once initialized and takes them in
+// the background: a call within milliseconds of its start, which only an
+// instant fake model makes, may find none yet; so the file is read, and
+// the directories listed, a turn later.
 func TestInteropFilesystemRoots(t *testing.T) {
 	dir := mcptest.NodePackage(t, "server-filesystem")
 	r := newInterop(t, fmt.Sprintf("[mcp]\nstart_timeout = 20\n\n[mcp.servers.fs]\ncommand = \"node\"\nargs = [%q]\n", filepath.Join(dir, "dist", "index.js")), `[
+  {"tool_calls": [{"name": "list_dir", "arguments": {}}]},
   {"tool_calls": [
     {"name": "fs__list_allowed_directories", "arguments": {}},
     {"name": "fs__read_text_file", "arguments": {"path": "@PROJ@/a.txt"}}
