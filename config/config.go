@@ -4,6 +4,8 @@ package config
 
 import (
 	"net/url"
+	"strconv"
+	"strings"
 	"time"
 )
 
@@ -312,3 +314,24 @@ func (d *Duration) UnmarshalText(b []byte) error {
 
 // MarshalText writes the duration as a Go duration string.
 func (d Duration) MarshalText() ([]byte, error) { return []byte(d.String()), nil }
+
+// Seconds is a time.Duration written in TOML as a number of seconds (5,
+// 2.5) or as a Go duration string ("2s", "1m").
+type Seconds struct {
+	time.Duration
+	bad bool // not a duration: the [mcp] check says so, with the key
+}
+
+// UnmarshalTOML reads a number of seconds or a duration string, as the
+// raw TOML value.
+func (d *Seconds) UnmarshalTOML(data []byte) error {
+	text := strings.TrimSpace(string(data))
+	if len(text) >= 2 && (text[0] == '"' || text[0] == '\'') && text[len(text)-1] == text[0] {
+		v, err := time.ParseDuration(text[1 : len(text)-1])
+		*d = Seconds{Duration: v, bad: err != nil}
+		return nil
+	}
+	v, err := strconv.ParseFloat(strings.ReplaceAll(text, "_", ""), 64)
+	*d = Seconds{Duration: time.Duration(v * float64(time.Second)), bad: err != nil || v < 0 || v > 1e6}
+	return nil
+}

@@ -39,7 +39,10 @@ func (e *Error) Error() string {
 	return b.String()
 }
 
-var errBadDuration = errors.New(`not a duration: use a Go duration such as "90s", "30m" or "1h"`)
+var (
+	errBadDuration = errors.New(`not a duration: use a Go duration such as "90s", "30m" or "1h"`)
+	errBadSeconds  = errors.New(`not a duration: use seconds, such as 5, or a Go duration such as "2s"`)
+)
 
 // decodeError turns go-toml's error about data into an *Error naming file,
 // line and key, with a hint where the document shows what went wrong: a
@@ -110,7 +113,8 @@ func walk(doc map[string]any, prefix []string, fn func(key []string, v any)) {
 }
 
 func isTable(t reflect.Type) bool {
-	return t.Kind() == reflect.Struct && t != reflect.TypeFor[Duration]() || t.Kind() == reflect.Map
+	return t.Kind() == reflect.Struct && t != reflect.TypeFor[Duration]() && t != reflect.TypeFor[Seconds]() ||
+		t.Kind() == reflect.Map
 }
 
 // fits reports whether a generically decoded TOML value has the type the
@@ -144,9 +148,16 @@ func fits(t reflect.Type, v any) bool {
 		}
 		return ok
 	case reflect.Struct:
-		if t == reflect.TypeFor[Duration]() {
+		switch t {
+		case reflect.TypeFor[Duration]():
 			_, ok := v.(string)
 			return ok
+		case reflect.TypeFor[Seconds]():
+			switch v.(type) {
+			case string, int64, float64:
+				return true
+			}
+			return false
 		}
 		_, ok := v.(map[string]any)
 		return ok
@@ -174,8 +185,11 @@ func describe(t reflect.Type) string {
 	case reflect.Slice:
 		return "a list of strings"
 	case reflect.Struct:
-		if t == reflect.TypeFor[Duration]() {
+		switch t {
+		case reflect.TypeFor[Duration]():
 			return `a duration such as "30m"`
+		case reflect.TypeFor[Seconds]():
+			return `seconds, or a duration such as "2s"`
 		}
 		return "a table"
 	case reflect.Map:

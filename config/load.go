@@ -156,6 +156,7 @@ func (l *Loaded) readFile(path string, project bool) error {
 	before.LSP = cloneLSP(l.LSP)
 	dec := toml.NewDecoder(bytes.NewReader(data))
 	dec.DisallowUnknownFields()
+	dec.EnableUnmarshalerInterface() // Seconds
 	if err := dec.Decode(&l.Config); err != nil {
 		return decodeError(path, data, err)
 	}
@@ -173,6 +174,7 @@ func (l *Loaded) readFile(path string, project bool) error {
 	}
 	if project {
 		l.keepTight(path, before)
+		l.keepMCPTight(path, before.MCP)
 		l.markProject(path, before.MCP.Servers)
 		l.markProjectLSP(path, before.LSP)
 	}

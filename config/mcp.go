@@ -1,6 +1,7 @@
 package config
 
 import (
+	"cmp"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -26,9 +27,62 @@ type MCP struct {
 	// together; past it the model gets one tool to search them and one to
 	// call them instead.
 	Budget float64 `toml:"budget"`
+	// StartTimeout bounds the servers' start: in a one-shot run, the
+	// wait for them, from the run's start, after which a server still
+	// starting is left out of the run (default 5s); in the UI, which
+	// does not wait, each server's start (default 30s). Zero is the
+	// default.
+	StartTimeout Seconds `toml:"start_timeout"`
+	// Elicitation is how a server's request for the user's input is
+	// answered (each server's own setting first): "ask" (the default: the
+	// UI asks; where nobody can be asked, it is declined), "accept" (with
+	// the defaults its form gives, at once) or "decline".
+	Elicitation string `toml:"elicitation"`
+	// Sampling is whether a server may have the model answer its messages
+	// (each server's own setting first): "ask" (the default: the UI asks;
+	// where nobody can be asked, it is refused), "allow" or "deny".
+	Sampling string `toml:"sampling"`
 	// Servers are the servers by name, which names their tools
 	// (NAME__TOOL).
 	Servers map[string]MCPServer `toml:"servers"`
+}
+
+// What a server's requests of the user get: Elicitation's and Sampling's
+// values.
+const (
+	Ask     = "ask"
+	Accept  = "accept"
+	Decline = "decline"
+	Allow   = "allow"
+	Deny    = "deny"
+)
+
+// Default start timeouts (mcp.start_timeout).
+const (
+	DefaultMCPStartOneShot = 5 * time.Second
+	DefaultMCPStartUI      = 30 * time.Second
+)
+
+// StartWait is the start timeout: the one configured, else the default for
+// a one-shot run or the UI.
+func (m MCP) StartWait(oneShot bool) time.Duration {
+	switch {
+	case m.StartTimeout.Duration > 0:
+		return m.StartTimeout.Duration
+	case oneShot:
+		return DefaultMCPStartOneShot
+	}
+	return DefaultMCPStartUI
+}
+
+// ElicitationOf is how the server name's requests for input are answered.
+func (m MCP) ElicitationOf(name string) string {
+	return cmp.Or(m.Servers[name].Elicitation, m.Elicitation, Ask)
+}
+
+// SamplingOf is whether the server name may have the model answer.
+func (m MCP) SamplingOf(name string) string {
+	return cmp.Or(m.Servers[name].Sampling, m.Sampling, Ask)
 }
 
 // MCPServer is one MCP server: a command lathe starts and speaks to over
@@ -62,6 +116,10 @@ type MCPServer struct {
 	// ReadOnlyHint, when false, ignores the server's readOnlyHint: none of
 	// its tools counts as read-only. Nil means true.
 	ReadOnlyHint *bool `toml:"read_only_hint"`
+	// Elicitation and Sampling are the server's own [mcp] elicitation and
+	// sampling; empty leaves them to those.
+	Elicitation string `toml:"elicitation" json:",omitempty"`
+	Sampling    string `toml:"sampling" json:",omitempty"`
 
 	// Origin is where the server was declared or changed last when that is
 	// the project (its .lathe/config.toml or .mcp.json): such a server
@@ -145,6 +203,10 @@ func (s MCPServer) check(name string) (key, msg string) {
 		return "url", "give command or url, not both"
 	case s.Approve != "" && s.Approve != "ask" && s.Approve != "always":
 		return "approve", `must be "ask" or "always"`
+	case !oneOf(s.Elicitation, "", Ask, Accept, Decline):
+		return "elicitation", `must be "ask", "accept" or "decline"`
+	case !oneOf(s.Sampling, "", Ask, Allow, Deny):
+		return "sampling", `must be "ask", "allow" or "deny"`
 	case s.Timeout.Duration < 0 || s.Timeout.Duration > time.Hour || s.Timeout.Duration > 0 && s.Timeout.Duration < time.Second:
 		return "timeout", "must be between 1s and 1h"
 	case s.BearerTokenEnv != "" && !envName.MatchString(s.BearerTokenEnv):
@@ -180,8 +242,18 @@ func (s MCPServer) check(name string) (key, msg string) {
 
 // validateMCP checks the [mcp] table.
 func (l *Loaded) validateMCP(file string) *Error {
-	if b := l.MCP.Budget; !(b >= 0.01 && b <= 0.5) {
+	m := l.MCP
+	switch {
+	case !(m.Budget >= 0.01 && m.Budget <= 0.5):
 		return &Error{File: file, Key: "mcp.budget", Msg: "must be between 0.01 and 0.5"}
+	case m.StartTimeout.bad:
+		return &Error{File: file, Key: "mcp.start_timeout", Msg: errBadSeconds.Error()}
+	case m.StartTimeout.Duration < 0 || m.StartTimeout.Duration > 10*time.Minute:
+		return &Error{File: file, Key: "mcp.start_timeout", Msg: "must be between 0 (the default) and 10 minutes"}
+	case !oneOf(m.Elicitation, "", Ask, Accept, Decline):
+		return &Error{File: file, Key: "mcp.elicitation", Msg: `must be "ask", "accept" or "decline"`}
+	case !oneOf(m.Sampling, "", Ask, Allow, Deny):
+		return &Error{File: file, Key: "mcp.sampling", Msg: `must be "ask", "allow" or "deny"`}
 	}
 	for _, name := range slices.Sorted(maps.Keys(l.MCP.Servers)) {
 		if key, msg := l.MCP.Servers[name].check(name); msg != "" {
@@ -194,6 +266,9 @@ func (l *Loaded) validateMCP(file string) *Error {
 	}
 	return nil
 }
+
+// oneOf reports whether v is one of values.
+func oneOf(v string, values ...string) bool { return slices.Contains(values, v) }
 
 // cloneServers copies servers deeply: decoding a file over the config
 // fills the map's entries in place.
@@ -241,6 +316,16 @@ func (l *Loaded) markProject(path string, before map[string]MCPServer) {
 			l.Warnings = append(l.Warnings, fmt.Sprintf(
 				"%s: mcp.servers.%s.approve ignored: only your own config may approve a server's calls", path, name))
 		}
+		if looser(samplingRank, s.Sampling, cmp.Or(old.Sampling, l.MCP.Sampling, Ask)) {
+			s.Sampling = old.Sampling
+			l.Warnings = append(l.Warnings, fmt.Sprintf(
+				"%s: mcp.servers.%s.sampling ignored: a project's config may only be stricter about a server's use of the model", path, name))
+		}
+		if looser(elicitationRank, s.Elicitation, cmp.Or(old.Elicitation, l.MCP.Elicitation, Ask)) {
+			s.Elicitation = old.Elicitation
+			l.Warnings = append(l.Warnings, fmt.Sprintf(
+				"%s: mcp.servers.%s.elicitation ignored: a project's config may only be stricter about a server's questions", path, name))
+		}
 		if existed && tighterOnly(old, s) {
 			l.MCP.Servers[name] = s
 			continue
@@ -250,11 +335,40 @@ func (l *Loaded) markProject(path string, before map[string]MCPServer) {
 	}
 }
 
+// keepMCPTight undoes what a project's file loosened of [mcp]'s answers
+// to the servers' requests: letting them use the model, or answering
+// their questions, unasked is the user's to say.
+func (l *Loaded) keepMCPTight(path string, before MCP) {
+	if looser(samplingRank, l.MCP.Sampling, cmp.Or(before.Sampling, Ask)) {
+		l.MCP.Sampling = before.Sampling
+		l.Warnings = append(l.Warnings, fmt.Sprintf(
+			"%s: mcp.sampling ignored: a project's config may only be stricter about the servers' use of the model", path))
+	}
+	if looser(elicitationRank, l.MCP.Elicitation, cmp.Or(before.Elicitation, Ask)) {
+		l.MCP.Elicitation = before.Elicitation
+		l.Warnings = append(l.Warnings, fmt.Sprintf(
+			"%s: mcp.elicitation ignored: a project's config may only be stricter about the servers' questions", path))
+	}
+}
+
+// How much sampling and elicitation values let through: a project may
+// only set a lower one.
+var (
+	samplingRank    = map[string]int{Deny: 0, Ask: 1, Allow: 2}
+	elicitationRank = map[string]int{Decline: 0, Ask: 1, Accept: 2}
+)
+
+// looser reports whether value v, when set, lets more through than was.
+func looser(rank map[string]int, v, was string) bool {
+	return v != "" && rank[v] > rank[was]
+}
+
 // tighterOnly reports whether s differs from old only by being off, or by
 // offering some of the tools old offered.
 func tighterOnly(old, s MCPServer) bool {
 	cmp := s
 	cmp.Enabled, cmp.Tools, cmp.Approve = old.Enabled, old.Tools, old.Approve
+	cmp.Sampling, cmp.Elicitation = old.Sampling, old.Elicitation // kept no looser (markProject)
 	switch {
 	case !reflect.DeepEqual(old, cmp), s.On() && !old.On():
 		return false

@@ -1,6 +1,9 @@
 package prompts
 
-import "time"
+import (
+	"strings"
+	"time"
+)
 
 // MCPSearchDescription describes mcp_search, naming the servers it
 // searches.
@@ -53,4 +56,26 @@ func MCPTimeout(limit time.Duration) string { return note("mcp_timeout", limit) 
 // MCPFailed answers a call the server could not run (a protocol error).
 func MCPFailed(server, err string) string {
 	return note("mcp_failed", struct{ Server, Err string }{server, err})
+}
+
+// MCPResource is a resource an @server:uri mention of the user's prompt
+// names, as the prompt carries it after its text.
+func MCPResource(server, uri, text string) string {
+	return note("mcp_resource", struct{ Server, URI, Text string }{server, uri, strings.TrimRight(text, "\n")})
+}
+
+// MCPPage is a page a server needs the user to open, and whether the user
+// said they would.
+type MCPPage struct {
+	URL    string
+	Opened bool
+}
+
+// MCPOpenFirst answers a call the server runs only once the user opened
+// pages (a URL elicitation sent as an error).
+func MCPOpenFirst(server string, pages []MCPPage) string {
+	return note("mcp_open_first", struct {
+		Server string
+		Pages  []MCPPage
+	}{server, pages})
 }

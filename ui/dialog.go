@@ -177,8 +177,11 @@ func (m *model) dialogClosed(msg dialogClosedMsg) tea.Cmd {
 		cmd = m.trustAnswered(d)
 	case *fitDialog:
 		cmd = m.fitAnswered(d)
+	case mcpDialog:
+		cmd = m.mcpAnswered(d)
 	}
 	m.dialog = nil
+	m.nextAsk()
 	if m.run != nil {
 		m.run.setWaiting(false)
 	}

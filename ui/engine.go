@@ -23,10 +23,15 @@ func (m *model) startRun(p orchestrator.Prompt) tea.Cmd {
 	}
 	ctx := m.beginRun(shown)
 	m.run.prompt = p
-	session, b := m.session, m.bridge
+	session, b, expand := m.session, m.bridge, m.mcpExpand()
 	m.runs.Add(1)
 	run := func() tea.Msg {
 		defer m.runs.Done()
+		p, err := expand(ctx, p)
+		if err != nil {
+			b.send(runDoneMsg{orchestrator.Result{StopReason: orchestrator.StopError}, err})
+			return nil
+		}
 		res, err := session.RunPrompt(ctx, p, b.emit)
 		b.send(runDoneMsg{res, err})
 		return nil
@@ -132,6 +137,7 @@ func (m *model) openDialog(d dialog) {
 		return
 	}
 	m.run.refresh() // no frames run while it waits: what came before shows now
+	m.yieldAsk()
 	m.dialog = d
 	m.run.setWaiting(true)
 }
@@ -141,7 +147,9 @@ func (m *model) openDialog(d dialog) {
 func (m *model) runFinished(d runDoneMsg) tea.Cmd {
 	r := m.run
 	r.end()
-	m.dialog = nil
+	if _, ok := m.dialog.(mcpDialog); !ok {
+		m.dialog = nil // a server's question is not the run's: it stays
+	}
 	r.cancel()
 	m.run, m.status.note = nil, ""
 	m.syncMode()

@@ -33,6 +33,12 @@ type keyMap struct {
 	Unconfined   key.Binding // run a command outside the sandbox, once
 	WithNetwork  key.Binding // run a command with network, once
 
+	// An MCP server's form.
+	Decline    key.Binding
+	Toggle     key.Binding // a box, or a choice
+	OptionPrev key.Binding
+	OptionNext key.Binding
+
 	// Screens before the session is ready.
 	Yes   key.Binding
 	No    key.Binding
@@ -68,6 +74,11 @@ func newKeyMap() keyMap {
 		Force:        k("overwrite what changed since", "f"),
 		Unconfined:   k("run outside the sandbox, once", "o"),
 		WithNetwork:  k("run with network, once", "w"),
+
+		Decline:    k("decline", "ctrl+d"),
+		Toggle:     k("toggle", "space"),
+		OptionPrev: k("previous choice", "left"),
+		OptionNext: k("next choice", "right"),
 
 		Yes:   k("yes", "y"),
 		No:    k("no", "n", "q"),

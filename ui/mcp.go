@@ -1,13 +1,16 @@
 package ui
 
 import (
+	"context"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
 
+	"lathe/orchestrator"
 	"lathe/prompts/human"
 	"lathe/tools/mcp"
 )
@@ -225,8 +228,26 @@ func (m *model) mcpTable() *tableItem {
 			}
 		}
 		item.rows = append(item.rows, [2]string{s.Name, state})
+		if len(s.Prompts) > 0 {
+			var cmds []string
+			for _, p := range s.Prompts {
+				cmds = append(cmds, p.Command())
+			}
+			item.rows = append(item.rows, [2]string{"", "prompts: " + strings.Join(cmds, ", ")})
+		}
+		if len(s.Resources) > 0 {
+			var refs []string
+			for _, r := range s.Resources {
+				refs = append(refs, r.Mention())
+			}
+			item.rows = append(item.rows, [2]string{"", "resources: " + strings.Join(refs, ", ")})
+		}
+		if len(s.LeftOut) > 0 {
+			item.rows = append(item.rows, [2]string{"", "left out (they need MCP tasks): " + strings.Join(s.LeftOut, ", ")})
+		}
 	}
-	item.foot = "/mcp off NAME and /mcp on NAME turn a server off or on for this session; /mcp reload starts the failed ones again and reads every list anew (the next request reads the whole prompt once)."
+	item.foot = "/mcp off NAME and /mcp on NAME turn a server off or on for this session; /mcp reload starts the failed ones again and reads every list anew (the next request reads the whole prompt once). " +
+		"A prompt runs as its command, /server:prompt with its arguments; @server:uri in a prompt sends the resource with it."
 	if len(m.opts.MCP.Untrusted()) > 0 {
 		item.foot += " /mcp trust starts the project's servers."
 	}
@@ -272,4 +293,33 @@ func (m *model) mcpReloaded(msg mcpReloadedMsg) tea.Cmd {
 		}
 	}
 	return m.next()
+}
+
+// isMCPPrompt reports whether text is an MCP server's prompt as a slash
+// command (/server:prompt ARGS): it is sent as a prompt, which the prompt
+// becomes (see mcpExpand).
+func (m *model) isMCPPrompt(text string) bool {
+	if m.opts.MCP == nil {
+		return false
+	}
+	_, _, _, ok := m.opts.MCP.PromptCommand(text)
+	return ok
+}
+
+// mcpExpand returns what resolves a prompt's MCP references before it is
+// sent, in the run's background: a /server:prompt command becomes the
+// prompt's text, and @server:uri mentions bring their resources along.
+func (m *model) mcpExpand() func(context.Context, orchestrator.Prompt) (orchestrator.Prompt, error) {
+	mgr := m.opts.MCP
+	return func(ctx context.Context, p orchestrator.Prompt) (orchestrator.Prompt, error) {
+		if mgr == nil {
+			return p, nil
+		}
+		x, err := mgr.Expand(ctx, p.Text)
+		if err != nil {
+			return p, err
+		}
+		p.Text, p.Images = x.Text, append(slices.Clone(p.Images), x.Images...)
+		return p, nil
+	}
 }

@@ -176,3 +176,22 @@ func TestMCPStartsAfterTheFirstFrame(t *testing.T) {
 		t.Errorf("after the start: %v", got)
 	}
 }
+
+// A server's prompts are slash commands sent as prompts, which become the
+// prompt's text; /mcp lists them and the resources.
+func TestMCPPromptsInUI(t *testing.T) {
+	m, _, _ := mcpModel(t, false)
+	if !m.isMCPPrompt("/t:greet Ada") || m.isMCPPrompt("/mcp") || m.isMCPPrompt("/x:greet") {
+		t.Error("isMCPPrompt tells them apart wrongly")
+	}
+	p, err := m.mcpExpand()(t.Context(), orchestrator.Prompt{Text: "/t:greet Ada"})
+	if err != nil || p.Text != "Say hello to Ada, in plain style." {
+		t.Errorf("expanded: %q %v", p.Text, err)
+	}
+	typeText(m, "/mcp")
+	press(m, "enter")
+	s := screen(m)
+	if !strings.Contains(s, "prompts: /t:greet name [style]") || !strings.Contains(s, "@t:note://readme") {
+		t.Errorf("/mcp shows:\n%s", s)
+	}
+}

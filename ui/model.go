@@ -80,6 +80,7 @@ type model struct {
 	st       theme
 	bridge   *bridge         // the engine's events, in order
 	approver *dialogApprover // asks the user about calls and plans
+	mcpAsk   *mcpAsker       // puts the MCP servers' questions to the user; nil without servers
 	session  *orchestrator.Session
 
 	width, height int
@@ -123,6 +124,10 @@ func newModel(ctx context.Context, opts Options) *model {
 	m.frames.pace.frame, m.frames.pace.echo = m.frames.interval, echoInterval
 	m.index.gate = newIdleGate()
 	m.approver = &dialogApprover{b: m.bridge}
+	if opts.MCP != nil {
+		m.mcpAsk = newMCPAsker()
+		opts.MCP.SetAsker(m.mcpAsk)
+	}
 	m.transcript = newTranscript(&m.st, m.keys)
 	m.input = newInput(&m.st, m.keys)
 	for _, w := range opts.Warnings {
@@ -165,7 +170,8 @@ func (m *model) approvals() orchestrator.Approver {
 // terminal for its background colour, and reads the prompts of earlier
 // sessions.
 func (m *model) Init() tea.Cmd {
-	return tea.Batch(m.prepare(), m.bridge.wait(), tea.RequestBackgroundColor, m.loadPrompts(), m.listenMCP(), m.startMCP())
+	return tea.Batch(m.prepare(), m.bridge.wait(), tea.RequestBackgroundColor, m.loadPrompts(), m.listenMCP(), m.startMCP(),
+		m.listenAsks())
 }
 
 // promptHistory is how many prompts of earlier sessions Up can recall.

@@ -106,6 +106,7 @@ func (m *model) sessionLoaded(msg sessionLoadedMsg) tea.Cmd {
 	}
 	m.opts.Engine.Mode = nil // the session goes on in its own mode
 	m.approver.clear()       // what was allowed for the session left was for that one
+	m.forgetMCPGrants()
 	old, ctx := m.session, m.ctx
 	m.session = m.newSession()
 	_ = m.session.ResumeFrom(msg.saved) // a new session is idle
@@ -146,6 +147,7 @@ func (m *model) reset(msg resetMsg) tea.Cmd {
 		return m.next()
 	}
 	m.approver.clear() // what was allowed for the session was for that one
+	m.forgetMCPGrants()
 	m.syncMode()
 	m.mode.item = -1
 	m.transcript.clear()

@@ -136,6 +136,10 @@ func (m *model) finished(msg tea.Msg) tea.Cmd {
 		return m.mcpToggled(msg)
 	case mcpReloadedMsg:
 		return m.mcpReloaded(msg)
+	case mcpAskMsg:
+		return m.mcpAsked(msg)
+	case mcpAskGoneMsg:
+		m.mcpAskGone(msg)
 	default:
 		var cmd tea.Cmd
 		m.input, cmd = m.input.Update(msg)
@@ -296,7 +300,7 @@ func (m *model) send(text string) tea.Cmd {
 	switch {
 	case text == "":
 		return nil
-	case strings.HasPrefix(text, "/"):
+	case strings.HasPrefix(text, "/") && !m.isMCPPrompt(text):
 		m.input.resetCompletion()
 		return m.runCommand(text)
 	}

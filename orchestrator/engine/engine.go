@@ -148,7 +148,8 @@ func New(ctx context.Context, loaded config.Loaded, env Env) (*Engine, error) {
 		return nil, err
 	}
 	m := NewMCP(ctx, loaded, MCPEnv{Dir: ws.Dir(), Environ: env.Environ, Getenv: env.Getenv, Log: env.Log,
-		Headless: env.Headless, Trust: env.TrustProjectMCP, Version: env.Version})
+		Headless: env.Headless, Trust: env.TrustProjectMCP, Version: env.Version,
+		Sampler: &sampler{provider: be.Provider, model: cfg.Model}})
 	e.warn(m.Warning)
 	if m.Manager != nil {
 		e.MCP, e.Options.Extra = m.Manager, m.Manager

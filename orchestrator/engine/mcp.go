@@ -30,6 +30,8 @@ type MCPEnv struct {
 	// Trust starts the project's servers without asking.
 	Trust   bool
 	Version string
+	// Sampler has the model answer the servers' sampling requests.
+	Sampler mcp.Sampler
 }
 
 // MCP is the configured MCP servers, wired.
@@ -64,11 +66,12 @@ func NewMCP(ctx context.Context, loaded config.Loaded, env MCPEnv) MCP {
 		level = zerolog.DebugLevel // stderr is lathe's own: only with LOG_LEVEL=debug
 	}
 	out.Manager = mcp.New(ctx, mcp.Options{
-		Servers: mcpServers(servers, env.Dir), Trusted: env.Trust, Sealed: sealed, Seal: sealer(servers, env),
+		Servers: mcpServers(loaded.MCP, env.Dir), Trusted: env.Trust, Sealed: sealed, Seal: sealer(servers, env),
 		Dir: env.Dir, Environ: env.Environ, Getenv: env.Getenv,
 		Log: env.Log, StderrLevel: level,
 		OutputBytes: loaded.Limits.ToolOutputBytes, Budget: loaded.MCP.Budget,
 		Wait: env.Headless, Version: env.Version, TokenDir: TokenDir(env.Getenv),
+		StartTimeout: loaded.MCP.StartWait(env.Headless), Sampler: env.Sampler,
 		Notify: func(n mcp.Notice) {
 			select {
 			case notices <- n:
@@ -89,13 +92,14 @@ func NewMCP(ctx context.Context, loaded config.Loaded, env MCPEnv) MCP {
 // unless its env sets it: python would put its working directory, the
 // project, first on its import path, and import whatever a command in the
 // sandbox left there under the name of a module it uses.
-func mcpServers(servers map[string]config.MCPServer, dir string) map[string]mcp.Server {
-	out := make(map[string]mcp.Server, len(servers))
-	for name, s := range servers {
+func mcpServers(cfg config.MCP, dir string) map[string]mcp.Server {
+	out := make(map[string]mcp.Server, len(cfg.Servers))
+	for name, s := range cfg.Servers {
 		out[name] = mcp.Server{Command: s.Command, Args: s.Args, Env: serverEnv(s, dir), Cwd: s.Cwd,
 			URL: s.URL, Headers: s.Headers, BearerTokenEnv: s.BearerTokenEnv, OAuth: oauthConfig(s.OAuth),
 			Off: !s.On(), Tools: s.Tools, Timeout: s.CallTimeout(), Preapproved: s.Approve == "always",
-			IgnoreReadOnly: !s.HonoursReadOnly(), Project: s.Project()}
+			IgnoreReadOnly: !s.HonoursReadOnly(), Project: s.Project(),
+			Elicitation: cfg.ElicitationOf(name), Sampling: cfg.SamplingOf(name)}
 	}
 	return out
 }

@@ -16,24 +16,25 @@ import (
 // manager.
 func TestMCPServers(t *testing.T) {
 	off, no := false, false
-	got := mcpServers(map[string]config.MCPServer{
+	got := mcpServers(config.MCP{Sampling: "deny", Servers: map[string]config.MCPServer{
 		"fs": {Command: "fs-mcp", Args: []string{"--ro"}, Env: map[string]string{"A": "1"}, Cwd: "sub",
 			Enabled: &off, Tools: []string{"read"}, Timeout: config.Duration{Duration: 90 * time.Second}, Approve: "always",
-			ReadOnlyHint: &no, Origin: "/p/.lathe/config.toml"},
+			ReadOnlyHint: &no, Origin: "/p/.lathe/config.toml", Elicitation: "accept", Sampling: "allow"},
 		"docs": {URL: "https://docs.example/mcp", Headers: map[string]string{"X-Team": "core"}, BearerTokenEnv: "DOCS_TOKEN"},
 		"corp": {URL: "https://corp.example/mcp", OAuth: &config.MCPOAuth{Grant: "cross_app_access", ClientID: "c",
 			ClientSecretEnv: "S", ClientMetadataURL: "https://l.example/c.json", PrivateKeyFile: "/k.pem", SigningAlgorithm: "ES256",
 			IdPIssuer: "https://idp.example", IdPTokenEndpoint: "https://idp.example/token", IdPClientID: "i", IDTokenEnv: "ID"}},
-	}, "/p")
+	}}, "/p")
 	want := map[string]mcp.Server{
 		"fs": {Command: "fs-mcp", Args: []string{"--ro"}, Env: map[string]string{"A": "1"}, Cwd: "sub",
-			Off: true, Tools: []string{"read"}, Timeout: 90 * time.Second, Preapproved: true, IgnoreReadOnly: true, Project: true},
+			Off: true, Tools: []string{"read"}, Timeout: 90 * time.Second, Preapproved: true, IgnoreReadOnly: true, Project: true,
+			Elicitation: "accept", Sampling: "allow"},
 		"docs": {URL: "https://docs.example/mcp", Headers: map[string]string{"X-Team": "core"}, BearerTokenEnv: "DOCS_TOKEN",
-			Timeout: config.DefaultMCPTimeout},
+			Timeout: config.DefaultMCPTimeout, Elicitation: "ask", Sampling: "deny"},
 		"corp": {URL: "https://corp.example/mcp", Timeout: config.DefaultMCPTimeout, OAuth: oauth.Config{Grant: "cross_app_access",
 			ClientID: "c", ClientSecretEnv: "S", ClientMetadataURL: "https://l.example/c.json", PrivateKeyFile: "/k.pem",
 			SigningAlgorithm: "ES256", IdPIssuer: "https://idp.example", IdPTokenEndpoint: "https://idp.example/token",
-			IdPClientID: "i", IDTokenEnv: "ID"}},
+			IdPClientID: "i", IDTokenEnv: "ID"}, Elicitation: "ask", Sampling: "deny"},
 	}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("servers\n%+v\nwant\n%+v", got, want)
@@ -60,14 +61,14 @@ func TestTokenDirDenied(t *testing.T) {
 // it; one that sets PYTHONSAFEPATH, runs a script, starts elsewhere or is
 // the project's, is left as configured.
 func TestPythonSafePath(t *testing.T) {
-	got := mcpServers(map[string]config.MCPServer{
+	got := mcpServers(config.MCP{Servers: map[string]config.MCPServer{
 		"m":      {Command: "python3", Args: []string{"-m", "srv"}},
 		"c":      {Command: "/usr/bin/python3.12", Args: []string{"-c", "import srv"}, Env: map[string]string{"A": "1"}},
 		"set":    {Command: "python3", Args: []string{"-m", "srv"}, Env: map[string]string{"PYTHONSAFEPATH": ""}},
 		"script": {Command: "python3", Args: []string{"/opt/srv.py"}},
 		"away":   {Command: "python3", Args: []string{"-m", "srv"}, Cwd: "/opt"},
 		"proj":   {Command: "python3", Args: []string{"-m", "srv"}, Origin: "/p/.mcp.json"},
-	}, "/p")
+	}}, "/p")
 	for name, want := range map[string]string{"m": "1", "c": "1", "set": "", "script": "", "away": "", "proj": ""} {
 		if v := got[name].Env["PYTHONSAFEPATH"]; v != want {
 			t.Errorf("%s: PYTHONSAFEPATH=%q, want %q", name, v, want)

@@ -19,7 +19,7 @@ func TestOAuth(t *testing.T) {
 	opts := func() Options { return Options{Servers: map[string]Server{"docs": {URL: srv.MCP()}}, TokenDir: dir} }
 
 	m, n := start(t, opts())
-	if x := n.next(t); x.Text != "MCP server docs did not start: it needs authorization: run lathe mcp login docs" {
+	if x := n.next(t); x.Text != "MCP server docs did not start: it needs authorization: run lathe mcp login docs; left out of this run" {
 		t.Errorf("notice = %q", x.Text)
 	}
 	var out bytes.Buffer

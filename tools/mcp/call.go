@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"lathe/prompts"
@@ -29,10 +30,16 @@ func (s *server) call(ctx context.Context, caller tools.Caller, tool string, arg
 	s.calls++
 	token := "lathe-" + strconv.Itoa(s.calls)
 	s.progress[token] = caller.Report
+	if s.inflight++; s.inflight == 1 {
+		s.idle = make(chan struct{})
+	}
 	s.mu.Unlock()
 	defer func() {
 		s.mu.Lock()
 		delete(s.progress, token)
+		if s.inflight--; s.inflight == 0 {
+			close(s.idle)
+		}
 		s.mu.Unlock()
 	}()
 	if cs == nil {
@@ -63,6 +70,8 @@ func (s *server) call(ctx context.Context, caller tools.Caller, tool string, arg
 	case errors.As(err, &login):
 		s.m.notify(Notice{Server: s.name, Text: fmt.Sprintf("MCP server %s refused a call: %s", s.name, login), Failed: true})
 		return tools.Errorf("needs authorization", prompts.MCPFailed(s.name, login.Error())), nil
+	case urlsRequired(err) != nil:
+		return s.openFirst(cctx, urlsRequired(err)), nil
 	case err != nil:
 		return tools.Errorf("failed", prompts.MCPFailed(s.name, human.Line(err.Error(), 300))), nil
 	case res == nil:
@@ -128,4 +137,63 @@ func progressText(p *sdk.ProgressNotificationParams) string {
 		return msg
 	}
 	return msg + " · " + how
+}
+
+// withinCalls is ctx, ended too once the calls of the server under way
+// now have all ended: what the server asks of the user during a call is
+// for that call, and a question whose call was cancelled is withdrawn
+// even when the server does not say so (over HTTP, its cancellation may
+// have no stream left to go by).
+func (s *server) withinCalls(ctx context.Context) (context.Context, context.CancelFunc) {
+	s.mu.Lock()
+	idle := s.idle
+	busy := s.inflight > 0
+	s.mu.Unlock()
+	ctx, cancel := context.WithCancel(ctx)
+	if busy {
+		go func() {
+			select {
+			case <-idle:
+				cancel()
+			case <-ctx.Done():
+			}
+		}()
+	}
+	return ctx, cancel
+}
+
+// urlsRequired are the pages the server needs the user to open before it
+// can run the call, when err is its URLElicitationRequired error (-32042);
+// nil otherwise.
+func urlsRequired(err error) []*sdk.ElicitParams {
+	var rpcErr *jsonrpc.Error
+	if !errors.As(err, &rpcErr) || rpcErr.Code != sdk.CodeURLElicitationRequired || rpcErr.Data == nil {
+		return nil
+	}
+	var data struct {
+		Elicitations []*sdk.ElicitParams `json:"elicitations"`
+	}
+	if json.Unmarshal(rpcErr.Data, &data) != nil {
+		return nil
+	}
+	var out []*sdk.ElicitParams
+	for _, e := range data.Elicitations {
+		if e != nil && e.URL != "" {
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
+// openFirst puts to the user the pages the server needs opened before the
+// call can run, and tells the model to call again once they are: the
+// server says when (notifications/elicitation/complete), which may be
+// never, so nothing waits for it here.
+func (s *server) openFirst(ctx context.Context, pages []*sdk.ElicitParams) tools.Result {
+	var asked []prompts.MCPPage
+	for _, p := range pages {
+		ans := s.answerElicitation(ctx, Elicitation{Server: s.name, Message: p.Message, URL: p.URL, ID: p.ElicitationID})
+		asked = append(asked, prompts.MCPPage{URL: p.URL, Opened: ans.Action == ActionAccept})
+	}
+	return tools.Errorf("needs a page opened first", prompts.MCPOpenFirst(s.name, asked))
 }

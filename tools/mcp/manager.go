@@ -62,11 +62,15 @@ type Options struct {
 	Notify func(Notice)
 	// Version is lathe's, told to the servers.
 	Version string
-	// StartTimeout bounds a server's start (default 30s).
+	// StartTimeout bounds a server's start (default 30s): one that is not
+	// ready by then is given up, and told.
 	StartTimeout time.Duration
 	// TokenDir is where the OAuth tokens of HTTP servers are kept; empty,
 	// lathe does not authorize with them.
 	TokenDir string
+	// Sampler has the model answer the servers' messages; nil refuses
+	// them.
+	Sampler Sampler
 }
 
 // DefaultBudget is the share of num_ctx the tool schemas may take when
@@ -90,7 +94,9 @@ type Manager struct {
 	servers []*server // by name
 
 	mu      sync.Mutex
-	gateway bool // the tools last offered were the gateway's
+	gateway bool     // the tools last offered were the gateway's
+	ask     Asker    // who answers the servers' questions; nil: nobody can
+	roots   []string // the directories the servers are told of, the workspace first
 }
 
 // New returns a Manager for the servers; Start starts them. ctx bounds
@@ -113,6 +119,9 @@ func New(ctx context.Context, opts Options) *Manager {
 	}
 	ctx, cancel := context.WithCancel(ctx)
 	m := &Manager{opts: opts, ctx: ctx, cancel: cancel}
+	if opts.Dir != "" {
+		m.roots = []string{opts.Dir}
+	}
 	for _, name := range slices.Sorted(maps.Keys(opts.Servers)) {
 		s := newServer(m, name, opts.Servers[name])
 		// What will not start is known before Start: a UI asks for the
@@ -227,8 +236,39 @@ func (m *Manager) server(name string) *server {
 	return nil
 }
 
+// notify tells the user n, once: through Notify, which shows it (a
+// one-shot run's stderr, a notice in the UI); the log has it at debug
+// level, beside the trace.
+// tell tells the user what a server did that did not fail.
+func (m *Manager) tell(server, text string) { m.notify(Notice{Server: server, Text: text}) }
+
+// SetAsker makes a the one who answers what the servers ask of the user
+// (see Asker); nil declines it all. A UI sets itself once it runs.
+func (m *Manager) SetAsker(a Asker) {
+	m.mu.Lock()
+	m.ask = a
+	m.mu.Unlock()
+}
+
+func (m *Manager) asker() Asker {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.ask
+}
+
+// ForgetGrants forgets what the user let the servers do for the session
+// (the model answering a server's requests unasked): a new session asks
+// again.
+func (m *Manager) ForgetGrants() {
+	for _, s := range m.servers {
+		s.mu.Lock()
+		s.samplingGranted = false
+		s.mu.Unlock()
+	}
+}
+
 func (m *Manager) notify(n Notice) {
-	m.opts.Log.Warn().Str("server", n.Server).Msg(n.Text)
+	m.opts.Log.Debug().Str("server", n.Server).Bool("failed", n.Failed).Msg(n.Text)
 	m.opts.Notify(n)
 }
 
@@ -313,6 +353,12 @@ type Status struct {
 	// Tokens is about what its tools' schemas add to a request, trimmed
 	// as they are sent.
 	Tokens int
+	// LeftOut are the tools not offered because they require a task.
+	LeftOut []string
+	// Prompts are its prompts, as slash commands (/server:prompt) with
+	// their arguments; Resources its resources.
+	Prompts   []PromptInfo
+	Resources []ResourceInfo
 }
 
 // ToolStatus is one tool of a server.
@@ -330,6 +376,21 @@ func (m *Manager) Servers() []Status {
 		out = append(out, s.status())
 	}
 	return out
+}
+
+// Starting names the servers still starting, and how long they may take
+// still: the start timeout, from their start.
+func (m *Manager) Starting() (names []string, left time.Duration) {
+	now := time.Now()
+	for _, s := range m.servers {
+		s.mu.Lock()
+		if s.state == StateStarting {
+			names = append(names, s.name)
+			left = max(left, s.started.Add(m.opts.StartTimeout).Sub(now))
+		}
+		s.mu.Unlock()
+	}
+	return names, max(left, 0)
 }
 
 // WaitStarted waits, within ctx, for every server still starting.
@@ -386,6 +447,14 @@ func (s *server) offer(latest bool) ([]entry, string) {
 	case s.state == StateReady && s.offered == 0:
 		s.offered = s.listGen
 		note = fmt.Sprintf("MCP server %s is ready: %s", s.name, human.Plural(len(s.entries(s.listGen)), "tool"))
+		if left := s.leftOut(); len(left) > 0 && !s.toldLeftOut {
+			s.toldLeftOut = true
+			needs := "it needs"
+			if len(left) > 1 {
+				needs = "they need"
+			}
+			note += fmt.Sprintf("; %s left out: %s MCP tasks, which lathe does not support yet", strings.Join(left, ", "), needs)
+		}
 	case s.state == StateReady && latest && s.offered != s.listGen:
 		before := len(s.entries(s.offered))
 		s.offered = s.listGen
@@ -410,7 +479,7 @@ func (s *server) entries(gen int) []entry {
 	taken := map[string]bool{}
 	var es []entry
 	for _, t := range s.latest {
-		if len(s.cfg.Tools) > 0 && !slices.Contains(s.cfg.Tools, t.Name) {
+		if len(s.cfg.Tools) > 0 && !slices.Contains(s.cfg.Tools, t.Name) || s.taskOnly[t.Name] {
 			continue
 		}
 		e := s.adapt(t, taken)
@@ -419,6 +488,18 @@ func (s *server) entries(gen int) []entry {
 	}
 	s.tools[gen] = es
 	return es
+}
+
+// leftOut names the tools of the latest list that require a task; s.mu
+// is held.
+func (s *server) leftOut() []string {
+	var out []string
+	for _, t := range s.latest {
+		if s.taskOnly[t.Name] && (len(s.cfg.Tools) == 0 || slices.Contains(s.cfg.Tools, t.Name)) {
+			out = append(out, t.Name)
+		}
+	}
+	return out
 }
 
 // adapt makes one of the server's tools a lathe tool.
@@ -478,5 +559,7 @@ func (s *server) status() Status {
 	if len(es) > 0 {
 		st.Tokens = specTokens(es)
 	}
+	st.LeftOut = s.leftOut()
+	st.Prompts, st.Resources = s.catalog()
 	return st
 }

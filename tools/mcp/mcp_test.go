@@ -324,9 +324,12 @@ func TestStartFailures(t *testing.T) {
 		x := n.next(t)
 		got[x.Server] = x.Text
 	}
+	if strings.Contains(got["stuck"], "mcptest: started") {
+		t.Errorf("stuck: %q gives its banner as the reason", got["stuck"])
+	}
 	for name, want := range map[string]string{
 		"broken": "MCP server broken did not start: it stopped: exit status 2: mcptest: cannot start: no database",
-		"stuck":  "MCP server stuck did not start: it did not answer within 300ms",
+		"stuck":  "MCP server stuck did not start: it did not answer within 300ms (mcp.start_timeout); left out of this run",
 		"absent": "MCP server absent did not start: fork/exec",
 	} {
 		if !strings.HasPrefix(got[name], want) {

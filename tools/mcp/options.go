@@ -1,6 +1,7 @@
 package mcp
 
 import (
+	"cmp"
 	"time"
 
 	"lathe/tools/mcp/oauth"
@@ -42,7 +43,17 @@ type Server struct {
 	// Project: the project declared the server, which starts only once the
 	// user trusts the project's servers.
 	Project bool
+	// Elicitation is how the server's requests for the user's input are
+	// answered: PolicyAsk (the default), PolicyAccept (a form with its
+	// defaults) or PolicyDecline.
+	Elicitation string
+	// Sampling is whether the model answers the server's messages:
+	// PolicyAsk (the default), PolicyAllow or PolicyDeny.
+	Sampling string
 }
+
+func (s Server) elicitation() string { return cmp.Or(s.Elicitation, PolicyAsk) }
+func (s Server) sampling() string    { return cmp.Or(s.Sampling, PolicyAsk) }
 
 // DefaultCallTimeout bounds a call of a server that sets no timeout.
 const DefaultCallTimeout = 60 * time.Second

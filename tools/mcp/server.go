@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"maps"
 	"net/http"
 	"os/exec"
@@ -54,12 +53,23 @@ type server struct {
 	tools    map[int][]entry    // adapters built per listGen, so that specs stay the same values
 	restarts int                // restarts in this run
 	ready    chan struct{}      // closed when the start under way ends
+	started  time.Time          // when the start under way began
 	progress map[string]func(string)
-	calls    int    // counts calls, for progress tokens
-	stderr   string // the last line the server wrote to stderr
-	sealed   string // the seal it was trusted with; "" when not (or it needs no trust)
+	calls    int           // counts calls, for progress tokens
+	inflight int           // calls under way
+	idle     chan struct{} // closed when the calls under way have all ended
+	stderr   stderrTail    // what the server wrote to stderr since it started, or became ready
+	client   *sdk.Client   // while ready: its roots are told again when they change
+	sealed   string        // the seal it was trusted with; "" when not (or it needs no trust)
 	runs     []string
 	changed  bool // what it runs changed since it was trusted
+	// samplingGranted: the user let the model answer the server's
+	// requests for the session.
+	samplingGranted bool
+	taskOnly        map[string]bool // the tools that require a task (tasks.go)
+	prompts         []*sdk.Prompt   // while ready (catalog.go)
+	resources       []*sdk.Resource
+	toldLeftOut     bool // that they were left out was said
 }
 
 // entry is one tool of a server, as offered to the model.
@@ -73,7 +83,8 @@ type entry struct {
 }
 
 func newServer(m *Manager, name string, cfg Server) *server {
-	s := &server{name: name, cfg: cfg, m: m, state: StateOff, tools: map[int][]entry{}, progress: map[string]func(string){}}
+	s := &server{name: name, cfg: cfg, m: m, state: StateOff, tools: map[int][]entry{}, progress: map[string]func(string){},
+		taskOnly: map[string]bool{}}
 	s.ready = make(chan struct{})
 	close(s.ready)
 	return s
@@ -88,6 +99,8 @@ func (s *server) start() {
 		return
 	}
 	s.state, s.why = StateStarting, ""
+	s.stderr = stderrTail{}
+	s.started = time.Now()
 	s.gen++
 	s.ready = make(chan struct{})
 	gen, ready := s.gen, s.ready
@@ -107,11 +120,7 @@ func (s *server) connect(gen int) {
 	}
 	ctx, cancel := context.WithTimeout(s.m.ctx, s.m.opts.StartTimeout)
 	defer cancel()
-	client := sdk.NewClient(&sdk.Implementation{Name: "lathe", Version: s.m.opts.Version}, &sdk.ClientOptions{
-		Logger:                      sdkLogger(s.m.opts.Log.With().Str("server", s.name).Logger()),
-		ToolListChangedHandler:      func(context.Context, *sdk.ToolListChangedRequest) { s.relist(gen) },
-		ProgressNotificationHandler: func(_ context.Context, r *sdk.ProgressNotificationClientRequest) { s.onProgress(r.Params) },
-	})
+	client := s.newClient(gen)
 	transport, proc, err := s.transport()
 	if err != nil {
 		s.fail(gen, err.Error())
@@ -139,26 +148,30 @@ func (s *server) connect(gen int) {
 		proc.kill()
 		return
 	}
-	s.state, s.session, s.proc = StateReady, cs, proc
+	s.state, s.session, s.proc, s.client = StateReady, cs, proc, client
+	s.stderr = stderrTail{} // its start-up banner says nothing of a crash
 	s.setList(list)
 	s.mu.Unlock()
 	s.m.opts.Log.Info().Str("server", s.name).Int("tools", len(list)).Msg("mcp server ready")
+	s.listCatalog(ctx, cs, gen)
 	s.m.wg.Go(func() { s.watch(cs, gen) })
 }
 
 // startError says why a start failed.
 func (s *server) startError(ctx context.Context, proc *process, err error) string {
-	why := err.Error()
+	why, exited := err.Error(), false
 	var login *oauth.LoginError
 	switch {
 	case errors.As(err, &login):
 		why = login.Error()
 	case errors.Is(ctx.Err(), context.DeadlineExceeded):
-		why = fmt.Sprintf("it did not answer within %s", human.Duration(s.m.opts.StartTimeout))
+		why = fmt.Sprintf("it did not answer within %s (mcp.start_timeout)", human.Duration(s.m.opts.StartTimeout))
 	case proc.exitedWithin(time.Second):
-		why = "it stopped: " + proc.status()
+		why, exited = "it stopped: "+proc.status(), true
 	}
-	if line := s.lastStderr(); line != "" {
+	// A server still running has said nothing of why, unless it says so
+	// as an error: its banner ("running on stdio") is no reason.
+	if line := s.stderrWhy(exited); line != "" {
 		why += ": " + line
 	}
 	return why
@@ -243,7 +256,7 @@ func (s *server) watch(cs *sdk.ClientSession, gen int) {
 	if proc.exitedWithin(2 * time.Second) {
 		why = "it stopped: " + proc.status()
 	}
-	if line := s.lastStderr(); line != "" {
+	if line := s.stderrWhy(true); line != "" {
 		why += ": " + line
 	}
 	s.crashed(gen, why)
@@ -258,7 +271,8 @@ func (s *server) crashed(gen int, why string) {
 		return
 	}
 	cs, proc := s.session, s.proc
-	s.session, s.proc = nil, nil
+	s.session, s.proc, s.client = nil, nil, nil
+	s.prompts, s.resources = nil, nil
 	s.state, s.why = StateFailed, why
 	restart := s.restarts < 1
 	if restart {
@@ -303,7 +317,11 @@ func (s *server) fail(gen int, why string) {
 	s.state, s.why = StateFailed, why
 	s.mu.Unlock()
 	if s.m.ctx.Err() == nil {
-		s.m.notify(Notice{Server: s.name, Text: fmt.Sprintf("MCP server %s did not start: %s", s.name, why), Failed: true})
+		text := fmt.Sprintf("MCP server %s did not start: %s", s.name, why)
+		if s.m.opts.Wait {
+			text += "; left out of this run"
+		}
+		s.m.notify(Notice{Server: s.name, Text: text, Failed: true})
 	}
 }
 
@@ -312,7 +330,8 @@ func (s *server) stop(state State, why string) {
 	s.mu.Lock()
 	s.gen++
 	cs, proc := s.session, s.proc
-	s.session, s.proc = nil, nil
+	s.session, s.proc, s.client = nil, nil, nil
+	s.prompts, s.resources = nil, nil
 	s.state, s.why = state, why
 	s.mu.Unlock()
 	if cs != nil {
@@ -338,7 +357,8 @@ func (s *server) transport() (sdk.Transport, *process, error) {
 			}
 			headers["Authorization"] = "Bearer " + token
 		}
-		client := &http.Client{Transport: headerTransport{headers: headers, next: http.DefaultTransport}}
+		client := &http.Client{Transport: watchTransport{fn: s.watchLists,
+			next: headerTransport{headers: headers, next: http.DefaultTransport}}}
 		t := &sdk.StreamableClientTransport{Endpoint: s.cfg.URL, HTTPClient: client, MaxRetries: 1}
 		if s.m.usesOAuth(s.cfg) {
 			h, err := s.oauthHandler()
@@ -367,7 +387,7 @@ func (s *server) transport() (sdk.Transport, *process, error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	return &sdk.IOTransport{Reader: stdout, Writer: stdin}, proc, nil
+	return &sdk.IOTransport{Reader: readCloser{Reader: &lineWatch{r: stdout, fn: s.watchLists}, Closer: stdout}, Writer: stdin}, proc, nil
 }
 
 // stderrLine logs a line the server wrote to stderr, and keeps it to say
@@ -375,14 +395,16 @@ func (s *server) transport() (sdk.Transport, *process, error) {
 func (s *server) stderrLine(line string) {
 	s.m.opts.Log.WithLevel(s.m.opts.StderrLevel).Str("server", s.name).Str("stderr", line).Msg("mcp server")
 	s.mu.Lock()
-	s.stderr = line
+	s.stderr.add(line)
 	s.mu.Unlock()
 }
 
-func (s *server) lastStderr() string {
+// stderrWhy is what the server wrote on stderr that says why it failed;
+// with anyLine, its last line when none reads as an error.
+func (s *server) stderrWhy(anyLine bool) string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return human.Line(s.stderr, 200)
+	return human.Line(s.stderr.why(anyLine), 200)
 }
 
 // headerTransport adds the configured headers to every request.
@@ -398,29 +420,3 @@ func (t headerTransport) RoundTrip(r *http.Request) (*http.Response, error) {
 	}
 	return t.next.RoundTrip(r)
 }
-
-// lineWriter calls line for every line written to it, each at most 4 KiB:
-// a server that writes without end costs a bounded buffer.
-type lineWriter struct {
-	line func(string)
-	buf  []byte
-}
-
-func (w *lineWriter) Write(p []byte) (int, error) {
-	n := len(p)
-	for len(p) > 0 {
-		i := slices.Index(p, '\n')
-		if i < 0 {
-			w.buf = append(w.buf, p[:min(len(p), 4096-len(w.buf))]...)
-			break
-		}
-		w.buf = append(w.buf, p[:min(i, 4096-len(w.buf))]...)
-		if line := strings.TrimRight(string(w.buf), "\r"); strings.TrimSpace(line) != "" {
-			w.line(line)
-		}
-		w.buf, p = w.buf[:0], p[i+1:]
-	}
-	return n, nil
-}
-
-var _ io.Writer = (*lineWriter)(nil)

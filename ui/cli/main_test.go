@@ -36,7 +36,7 @@ func TestMain(m *testing.M) {
 		os.Exit(sandbox.Main(os.Args[2:])) // lathe's helper, as main runs it
 	}
 	testscript.Main(m, map[string]func(){"lathe": lathe, "fakemcp": mcptest.Main, "fakebrowser": fakeBrowser,
-		"fakelsp": lsptest.Main})
+		"fakelsp": lsptest.Main, "lathe-conformance": conformanceClient})
 }
 
 // lathe is the command as main.go runs it: signals, Run, one exit.

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -111,6 +112,15 @@ func writeMCPText(w io.Writer, list []mcp.Status, loaded config.Loaded) error {
 			}
 			fmt.Fprintf(tw, "  %s\t%s\t%s\n", t.Name, how, human.Line(t.Description, 70))
 		}
+		for _, t := range s.LeftOut {
+			fmt.Fprintf(tw, "  %s\t%s\t%s\n", t, "left out", "it needs MCP tasks, which lathe does not support yet")
+		}
+		for _, p := range s.Prompts {
+			fmt.Fprintf(tw, "  %s\t%s\t%s\n", human.Line(p.Command(), 60), "prompt", human.Line(firstLine(p.Description), 70))
+		}
+		for _, r := range s.Resources {
+			fmt.Fprintf(tw, "  %s\t%s\t%s\n", human.Line(r.Mention(), 60), "resource", human.Line(firstLine(cmp.Or(r.Description, r.Title, r.Name)), 70))
+		}
 		if err := tw.Flush(); err != nil {
 			return err
 		}
@@ -133,6 +143,12 @@ type mcpServerJSON struct {
 	Approve   string        `json:"approve"`
 	Tokens    int           `json:"tokens"`
 	Tools     []mcpToolJSON `json:"tools"`
+	// LeftOut are the server's tools not offered: they require MCP tasks.
+	LeftOut []string `json:"left_out,omitempty"`
+	// Prompts are its prompts as slash commands; Resources its
+	// resources as mentions.
+	Prompts   []string `json:"prompts,omitempty"`
+	Resources []string `json:"resources,omitempty"`
 }
 
 type mcpToolJSON struct {
@@ -146,7 +162,7 @@ func writeMCPJSON(w io.Writer, list []mcp.Status, servers map[string]config.MCPS
 	out := make([]mcpServerJSON, 0, len(list))
 	for _, s := range list {
 		j := mcpServerJSON{Name: s.Name, Transport: s.Transport, Target: s.Target, State: string(s.State), Project: s.Project,
-			Approve: "ask", Tokens: s.Tokens, Tools: []mcpToolJSON{}}
+			Approve: "ask", Tokens: s.Tokens, Tools: []mcpToolJSON{}, LeftOut: s.LeftOut}
 		if servers[s.Name].Approve == "always" {
 			j.Approve = "always"
 		}
@@ -156,9 +172,21 @@ func writeMCPJSON(w io.Writer, list []mcp.Status, servers map[string]config.MCPS
 		for _, t := range s.Tools {
 			j.Tools = append(j.Tools, mcpToolJSON{t.Name, t.Tool, t.Description, t.ReadOnly})
 		}
+		for _, p := range s.Prompts {
+			j.Prompts = append(j.Prompts, p.Command())
+		}
+		for _, r := range s.Resources {
+			j.Resources = append(j.Resources, r.Mention())
+		}
 		out = append(out, j)
 	}
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
 	return enc.Encode(out)
+}
+
+// firstLine is the first line of s.
+func firstLine(s string) string {
+	line, _, _ := strings.Cut(strings.TrimSpace(s), "\n")
+	return line
 }

@@ -24,6 +24,7 @@ import (
 	"lathe/orchestrator/provider/images"
 	"lathe/orchestrator/session"
 	"lathe/orchestrator/session/sqlite"
+	"lathe/prompts/human"
 	"lathe/tools/mcp"
 	"lathe/ui"
 	"lathe/ui/print"
@@ -177,14 +178,25 @@ func (c *sessionCommand) runOnce(ctx context.Context, prompt orchestrator.Prompt
 	format, _ := print.ParseFormat(c.format)
 	printer := print.New(format, f.Out, f.ErrOut,
 		print.Options{Color: color, Terminal: isTerminal(f.Out), Progress: isTerminal(f.ErrOut)})
-	emit, stopNotices := serialized(printer.Event, e.Notices)
+	out := serialized(printer.Event, f.ErrOut, e.Notices)
+	emit := out.emit
 	if e.MCP != nil {
 		for _, note := range engine.UntrustedNotes(e.MCP.Servers(), true) {
 			emit(orchestrator.Warning{Text: note})
 		}
+		waitMCP(ctx, e.MCP, out.say)
+		x, err := e.MCP.Expand(ctx, prompt.Text)
+		if err != nil {
+			out.stop()
+			if errors.Is(err, mcp.ErrBadReference) {
+				return usageError{err.Error()}
+			}
+			return err
+		}
+		prompt.Text, prompt.Images = x.Text, append(prompt.Images, x.Images...)
 	}
 	res, runErr := s.RunPrompt(ctx, prompt, emit)
-	stopNotices()
+	out.stop()
 	if inUse := (*session.InUseError)(nil); errors.As(runErr, &inUse) {
 		flag := "--continue"
 		if c.resume.id != "" {
@@ -385,43 +397,92 @@ func openLog(dir string) (*os.File, error) {
 	return os.OpenFile(filepath.Join(dir, "lathe.log"), os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o600)
 }
 
-// serialized returns fn behind a lock, through which the MCP servers'
-// notices are printed too, as warnings, while the run goes on; stop ends
-// that, printing the notices still queued.
-func serialized(fn func(orchestrator.Event), notices <-chan mcp.Notice) (emit func(orchestrator.Event), stop func()) {
-	var mu sync.Mutex
-	emit = func(ev orchestrator.Event) {
-		mu.Lock()
-		defer mu.Unlock()
-		fn(ev)
-	}
+// output is what a one-shot run prints while it runs: its events, and
+// lines of its own on stderr, behind one lock, through which the MCP
+// servers' notices are printed too, a failure as a warning.
+type output struct {
+	mu     sync.Mutex
+	fn     func(orchestrator.Event)
+	stderr io.Writer
+	done   chan struct{}
+	wg     sync.WaitGroup
+}
+
+// serialized returns fn behind a lock, with the MCP servers' notices
+// printed through it while the run goes on; stop ends that, printing the
+// notices still queued.
+func serialized(fn func(orchestrator.Event), stderr io.Writer, notices <-chan mcp.Notice) *output {
+	o := &output{fn: fn, stderr: stderr, done: make(chan struct{})}
 	if notices == nil {
-		return emit, func() {}
+		close(o.done)
+		return o
 	}
-	done := make(chan struct{})
-	var wg sync.WaitGroup
-	wg.Go(func() {
+	o.wg.Go(func() {
 		for {
 			select {
 			case n := <-notices:
-				emit(orchestrator.Warning{Text: n.Text})
-			case <-done:
-				return
+				o.notice(n)
+			case <-o.done:
+				for {
+					select {
+					case n := <-notices:
+						o.notice(n)
+					default:
+						return
+					}
+				}
 			}
 		}
 	})
-	return emit, func() {
-		close(done)
-		wg.Wait()
-		for {
-			select {
-			case n := <-notices:
-				emit(orchestrator.Warning{Text: n.Text})
-			default:
-				return
-			}
-		}
+	return o
+}
+
+// notice prints a server's notice: a failure as a warning.
+func (o *output) notice(n mcp.Notice) {
+	if n.Failed {
+		o.emit(orchestrator.Warning{Text: n.Text})
+		return
 	}
+	o.say(n.Text)
+}
+
+func (o *output) emit(ev orchestrator.Event) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	o.fn(ev)
+}
+
+// say prints a line of lathe's own on stderr.
+func (o *output) say(line string) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	fmt.Fprintln(o.stderr, "lathe: "+line)
+}
+
+// stop ends the notices' printing, once those queued are printed.
+func (o *output) stop() {
+	select {
+	case <-o.done:
+	default:
+		close(o.done)
+	}
+	o.wg.Wait()
+}
+
+// waitMCP waits, within ctx, for the MCP servers still starting, saying
+// so: a one-shot run's tools are those ready by its first request, each
+// server given its start timeout at most.
+func waitMCP(ctx context.Context, m *mcp.Manager, say func(string)) {
+	names, left := m.Starting()
+	if len(names) == 0 {
+		return
+	}
+	what := "server"
+	if len(names) > 1 {
+		what = "servers"
+	}
+	say(fmt.Sprintf("waiting for the MCP %s %s to start (%s at most)", what, strings.Join(names, ", "), human.Duration(left)))
+	m.WaitStarted(ctx)
 }
 
 // buildVersion is lathe's module version, told to MCP servers.

@@ -1,7 +1,9 @@
 // Package mcptest is a small MCP server, written with the official SDK, for
 // testing lathe's MCP client over stdio and streamable HTTP: tools that
 // echo, add, report progress, hang until cancelled, fail, return images and
-// resources, crash the server, and change the tool list.
+// resources, crash the server, change the tool list, and ask the client
+// for its roots, the user's input and its model's answer; a prompt, and
+// resources.
 package mcptest
 
 import (
@@ -30,6 +32,13 @@ type Options struct {
 	// PageSize is how many tools a page of the list holds (default 2, so
 	// that a client must follow the pages).
 	PageSize int
+	// Requests adds the tools that send the client requests of its own:
+	// roots (the client's roots), ask (a form to fill), ask_url (a URL to
+	// open), sample (the client's model answers a message).
+	Requests bool
+	// RootsChanged, when set, is called when the client says its roots
+	// changed.
+	RootsChanged func()
 }
 
 // PNG is the image the image tool returns.
@@ -40,7 +49,17 @@ func New(opts Options) *sdk.Server {
 	if opts.PageSize == 0 {
 		opts.PageSize = 2
 	}
-	s := sdk.NewServer(&sdk.Implementation{Name: "mcptest", Version: "1"}, &sdk.ServerOptions{PageSize: opts.PageSize})
+	so := &sdk.ServerOptions{PageSize: opts.PageSize}
+	if opts.Requests {
+		// As servers speak it today: from 2026-07-28 on, a server asks
+		// the client for input in its results (multi round-trip
+		// requests), not in requests of its own.
+		so.SupportedProtocolVersions = []string{"2025-11-25", "2025-06-18"}
+	}
+	if opts.RootsChanged != nil {
+		so.RootsListChangedHandler = func(context.Context, *sdk.RootsListChangedRequest) { opts.RootsChanged() }
+	}
+	s := sdk.NewServer(&sdk.Implementation{Name: "mcptest", Version: "1"}, so)
 	add := func(name, desc, schema string, readOnly bool, h func(context.Context, *sdk.CallToolRequest, map[string]any) *sdk.CallToolResult) {
 		t := &sdk.Tool{Name: name, Description: desc, InputSchema: json.RawMessage(schema)}
 		if readOnly {
@@ -109,6 +128,10 @@ func New(opts Options) *sdk.Server {
 				func(context.Context, *sdk.CallToolRequest) (*sdk.CallToolResult, error) { return text("extra"), nil })
 			return text("grown")
 		})
+	if opts.Requests {
+		addRequests(add)
+	}
+	addCatalog(s)
 	for i := range opts.Padding {
 		props := make([]string, 8)
 		for j := range props {
@@ -145,7 +168,8 @@ func Handler(opts Options) http.Handler {
 // environment shapes it: MCPTEST_PADDING (a number of padding tools),
 // MCPTEST_CANCELLED and MCPTEST_CALLS (files, see Options), and
 // MCPTEST_START ("crash": exit before answering; "hang": never answer),
-// MCPTEST_STARTED (a file written when it starts).
+// MCPTEST_STARTED (a file written when it starts), MCPTEST_REQUESTS ("1":
+// Options.Requests).
 func Main() {
 	fmt.Fprintln(os.Stderr, "mcptest: started")
 	if f := os.Getenv("MCPTEST_STARTED"); f != "" {
@@ -160,7 +184,8 @@ func Main() {
 		os.Exit(0)
 	}
 	padding, _ := strconv.Atoi(os.Getenv("MCPTEST_PADDING"))
-	s := New(Options{Padding: padding, Cancelled: os.Getenv("MCPTEST_CANCELLED"), Calls: os.Getenv("MCPTEST_CALLS")})
+	s := New(Options{Padding: padding, Cancelled: os.Getenv("MCPTEST_CANCELLED"), Calls: os.Getenv("MCPTEST_CALLS"),
+		Requests: os.Getenv("MCPTEST_REQUESTS") == "1"})
 	if err := s.Run(context.Background(), &sdk.StdioTransport{}); err != nil {
 		fmt.Fprintln(os.Stderr, "mcptest:", err)
 		os.Exit(1)
