@@ -72,6 +72,8 @@ Flags:
                            WebP, GIF); repeat it for more (with -p)
       --trust-project-mcp  start the MCP servers the project declares
                            (.lathe/config.toml, .mcp.json) for this run
+      --trajectory FILE    write the run to FILE as an ATIF trajectory
+                           (Harbor's format; with -p)
   -h, --help               show this help
       --version            print the version
 
