@@ -182,6 +182,8 @@ type attemptJSON struct {
 	DecodeTPS        float64        `json:"decode_tps"`
 	CheckExit        *int           `json:"check_exit"`
 	CheckOutput      string         `json:"check_output"`
+	Reward           *float64       `json:"reward"`
+	Trajectory       string         `json:"trajectory"`
 	Started          *time.Time     `json:"started"`
 	Completed        *time.Time     `json:"completed"`
 }
@@ -202,7 +204,8 @@ func attemptsJSON(e session.Experiment, now time.Time) []attemptJSON {
 			PromptTokens: r.PromptTokens, CompletionTokens: r.CompletionTokens, Recoveries: r.Recoveries,
 			WallMS: r.Wall.Milliseconds(), LoadMS: r.Load.Milliseconds(), PrefillMS: r.Prefill.Milliseconds(),
 			DecodeMS: r.Decode.Milliseconds(), PrefillTPS: r.PrefillRate, DecodeTPS: r.DecodeRate,
-			CheckExit: a.CheckExit, CheckOutput: a.CheckOutput, Started: timeOrNil(a.Started),
+			CheckExit: a.CheckExit, CheckOutput: a.CheckOutput, Reward: a.Reward, Trajectory: a.Trajectory,
+			Started:   timeOrNil(a.Started),
 			Completed: timeOrNil(a.Completed)})
 	}
 	return out

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 	"runtime/debug"
 	"slices"
 	"strconv"
@@ -187,13 +188,18 @@ func runner(f *Factory, cfg config.Config, db *sqlite.DB) (*eval.Runner, error) 
 		}
 		return conf.Policy, true
 	}
-	return &eval.Runner{
+	r := &eval.Runner{
 		Store:    db,
 		Models:   &serverModels{c: client, infos: map[string]provider.ModelInfo{}},
 		Lathe:    eval.Lathe{Exe: exe, Args0: "lathe", Env: f.Env.list},
 		Check:    eval.ConfinedCheck(exe, policyFor),
 		Progress: eval.NewProgress(f.ErrOut, isTerminal(f.ErrOut)),
-	}, nil
+	}
+	if dir := config.DataDir(f.Env.get); dir != "" {
+		// Beside the database: each attempt's ATIF trajectory.
+		r.Trajectories = filepath.Join(dir, "trajectories")
+	}
+	return r, nil
 }
 
 // openSuite reads the suite to run: the built-in one, written to a
