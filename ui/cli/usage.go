@@ -38,6 +38,11 @@ Usage:
                                    an experiment's results (the latest)
   lathe eval compare A B           what changed from experiment A to B
   lathe eval resume [ID]           run what an experiment left unrun
+  lathe eval validate DIR [--json] check that each task's check passes its
+                                   reference solution and fails its
+                                   starting files
+  lathe eval import JOBDIR         read a Harbor job's results as an
+                                   experiment
   lathe mcp list [--json]          the MCP servers and their tools
   lathe mcp login NAME             authorize lathe with the HTTP MCP server
                                    NAME (OAuth, in the browser: $BROWSER,
@@ -144,6 +149,8 @@ var subcommands = []subcommand{
 	{"eval show", newEvalShow},
 	{"eval compare", newEvalCompare},
 	{"eval resume", newEvalResume},
+	{"eval validate", newEvalValidate},
+	{"eval import", newEvalImport},
 	{"mcp list", newMCPList},
 	{"mcp login", newMCPLogin},
 	{"mcp logout", newMCPLogout},
