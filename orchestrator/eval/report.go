@@ -30,8 +30,13 @@ func Show(w io.Writer, e session.Experiment, now time.Time) error {
 		fmt.Fprintln(w)
 		showModel(w, s, e.Repeat)
 	}
+	fmt.Fprintln(w)
+	WriteCharts(w, ShowCharts(e, now), ChartWidth)
 	return nil
 }
+
+// ChartWidth is the width the charts of show and compare are drawn to.
+const ChartWidth = 80
 
 // completion says whether e is done.
 func completion(e session.Experiment, now time.Time) string {
@@ -310,6 +315,8 @@ func Compare(w io.Writer, a, b session.Experiment, now time.Time) error {
 			human.Duration(p[0].MedianWall), human.Duration(p[1].MedianWall))
 		compareTasks(w, p[0], p[1])
 	}
+	fmt.Fprintln(w)
+	WriteCharts(w, CompareCharts(a, b, now), ChartWidth)
 	return nil
 }
 

@@ -93,6 +93,7 @@ Flags of lathe eval:
       --repeat N           attempts per task and model (default 1)
       --jobs N             attempts run at once (default 1)
       --csv                show: every attempt as CSV (--json: as JSON)
+      --html FILE          show, compare: the charts as a page, too
 
 Flags of lathe undo, lathe doctor and lathe mcp:
       --session ID         undo: that session (a unique prefix will do)
