@@ -85,7 +85,12 @@ func TestOneOperationAtATime(t *testing.T) {
 			return err
 		}, chatting},
 		{"compact", opCompact, func(e *env, _ *gate, _ *slowRecorder) error {
-			return e.session.Compact(context.Background(), func(Event) {})
+			err := e.session.Compact(context.Background(), func(Event) {})
+			var ng *NoGainError
+			if errors.As(err, &ng) {
+				return nil // a one-exchange conversation: summarized, and found no smaller
+			}
+			return err
 		}, chatting},
 		{"set model", opModel, func(e *env, _ *gate, _ *slowRecorder) error {
 			_, err := e.session.SetModel(context.Background(), "small:1b")

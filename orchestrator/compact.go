@@ -1,6 +1,7 @@
 package orchestrator
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -61,47 +62,140 @@ func (s *Session) Compact(ctx context.Context, emit func(Event)) error {
 		return ErrNothingToCompact
 	}
 	r := &run{s: s, ctx: ctx, emit: emit, start: s.opts.Now()}
-	return r.compact(0, false)
+	cut, _ := s.win.CutPoint(s.messages, 0)
+	return r.compactAt(cut, false, true)
+}
+
+// NoGainError is Compact's error when the summary would take more room
+// than the part of the conversation it stands for: the conversation is
+// left as it was.
+type NoGainError struct{ Before, After int }
+
+func (e *NoGainError) Error() string {
+	return fmt.Sprintf("nothing to gain: with its older part summarized, the conversation would take %s tokens, not fewer than the %s it takes now",
+		human.Thousands(e.After), human.Thousands(e.Before))
 }
 
 // overflow is the error for a conversation the window cannot hold, with
-// the advice that can help: a first prompt too long is to be shortened;
-// a larger window helps only where the model allows one.
+// what does not fit and the advice that can help: a server whose shared
+// KV cache filled up is to be started otherwise; lathe's own prompt and
+// tools too large for the window need a larger one; a first prompt too
+// long is to be shortened; a larger window helps only where the model
+// and the server allow one. cause is the server's refusal, if any: its
+// count is said where it gave one.
 func (s *Session) overflow(cause error) error {
-	n, most := s.model.NumCtx, s.model.ContextLength
-	atMost := most > 0 && n >= most
+	ov, _ := provider.OverflowOf(cause)
+	if ov.Shared {
+		return provider.Errorf(provider.ErrContextOverflow, cause,
+			"the server's KV cache filled up before the reply was done, even with the conversation's older part summarized: %s", ov.Advice)
+	}
+	n := s.model.NumCtx
 	window := human.Thousands(n) + " tokens"
-	if atMost {
+	larger := s.larger()
+	if larger == "" && s.model.ServerWindow == 0 {
 		window += ", the model's maximum"
 	}
-	raise := ""
-	if !atMost {
-		raise = fmt.Sprintf(", or raise options.num_ctx in the config (the model allows up to %s)", human.Thousands(most))
-		if most == 0 {
-			raise = ", or raise options.num_ctx in the config"
-		}
+	or := ""
+	if larger != "" {
+		or = ", or " + larger
+	}
+	counted := ""
+	if ov.PromptTokens > 0 {
+		counted = fmt.Sprintf(" (the server counted %s tokens for the request)", human.Thousands(ov.PromptTokens))
+	}
+	if fixed := s.win.Fixed(s.messages); fixed > n/2 {
+		advice := cmp.Or(larger, "use a model with a longer context")
+		return provider.Errorf(provider.ErrContextOverflow, cause,
+			"lathe's system prompt and tool schemas take about %s tokens of the model's context window (%s), which leaves too "+
+				"little for the conversation%s: %s", human.Thousands(fixed), window, counted, advice)
 	}
 	asked := 0 // the user's prompts
 	var last provider.Message
+	answered := false // something came after the last prompt
 	for _, m := range s.messages[1:] {
-		if m.Role == "user" && !prompts.IsNote(m.Content) {
+		switch {
+		case m.Role == "user" && !prompts.IsNote(m.Content):
 			asked++
-			last = m
+			last, answered = m, false
+		case m.Role != "user":
+			answered = true
 		}
 	}
-	if asked <= 1 {
+	if asked <= 1 && !answered {
 		return provider.Errorf(provider.ErrContextOverflow, cause,
-			"the prompt alone (about %s tokens) does not fit the model's context window (%s): shorten it%s",
-			human.Thousands(s.win.Estimate([]provider.Message{last})), window, raise)
+			"the prompt alone (about %s tokens) does not fit the model's context window (%s)%s: shorten it%s",
+			human.Thousands(s.win.Estimate([]provider.Message{last})), window, counted, or)
 	}
-	if atMost {
+	if larger == "" {
 		return provider.Errorf(provider.ErrContextOverflow, cause,
-			"the conversation no longer fits the model's context window (%s), even with its older part summarized: "+
-				"start a new session (/new in the TUI), or use a model with a longer context", window)
+			"the conversation no longer fits the model's context window (%s), even with its older part summarized%s: "+
+				"start a new session (/new in the TUI), or use a model with a longer context", window, counted)
 	}
 	return provider.Errorf(provider.ErrContextOverflow, cause,
-		"the conversation no longer fits the model's context window (%s), even with its older part summarized: "+
-			"start a new session%s", window, raise)
+		"the conversation no longer fits the model's context window (%s), even with its older part summarized%s: "+
+			"start a new session%s", window, counted, or)
+}
+
+// larger says how to give the model a larger window; "" when nothing
+// can (Ollama's num_ctx at the model's maximum). A window the server
+// fixes (llama-server's -c) is larger only on the server: options.num_ctx
+// helps only below it.
+func (s *Session) larger() string {
+	n := s.model.NumCtx
+	if w := s.model.ServerWindow; w > 0 {
+		if n < w {
+			return fmt.Sprintf("raise options.num_ctx in the config (the server's window is %s)", human.Thousands(w))
+		}
+		return s.model.Larger
+	}
+	switch most := s.model.ContextLength; {
+	case most == 0:
+		return "raise options.num_ctx in the config"
+	case n < most:
+		return fmt.Sprintf("raise options.num_ctx in the config (the model allows up to %s)", human.Thousands(most))
+	}
+	return ""
+}
+
+// recompact answers a request the server could not fit, which the
+// estimate let go: the server's count, where it gave one, sets the
+// density first; then the older part is summarized from a transcript,
+// and the last exchange too when keeping it would leave the next request
+// over the window's budget (a tool result the estimate took for smaller):
+// the request that follows is always smaller than the one refused.
+func (r *run) recompact(sent []provider.Message, cause error) error {
+	s := r.s
+	refused := s.win.Fixed(sent) + s.win.Estimate(sent[1:])
+	if ov, ok := provider.OverflowOf(cause); ok && ov.PromptTokens > 0 {
+		s.win.Refused(sent, ov.PromptTokens)
+		refused = ov.PromptTokens
+	}
+	cut, ok := s.win.CutPoint(s.messages, s.win.KeepRecent(s.messages, 2))
+	if !ok {
+		return s.overflow(cause)
+	}
+	budget := min(int(s.opts.Config.Context.CompactAt*float64(s.model.NumCtx)), refused-1)
+	if all, ok := s.win.CutAll(s.messages); ok && s.afterCut(cut) > budget {
+		cut = all
+	}
+	return r.compactAt(cut, true, false)
+}
+
+// afterCut estimates the request that follows a compaction at cut: what
+// every request takes, the summary, the user's prompt and what is kept.
+func (s *Session) afterCut(cut int) int {
+	return s.win.Fixed(s.messages) + s.summaryReply() + s.win.Estimate(s.messages[1+cut:]) +
+		s.win.Estimate([]provider.Message{{Role: "user", Content: lastPrompt(s.messages)}})
+}
+
+// lastPrompt is the user's last prompt.
+func lastPrompt(msgs []provider.Message) string {
+	for i := len(msgs) - 1; i >= 1; i-- {
+		if m := msgs[i]; m.Role == "user" && !prompts.IsNote(m.Content) {
+			return m.Content
+		}
+	}
+	return ""
 }
 
 // compact summarizes the older part of the conversation and moves the
@@ -110,11 +204,18 @@ func (s *Session) overflow(cause error) error {
 // from a transcript of the conversation in a request of its own, which
 // fits where the conversation itself no longer does.
 func (r *run) compact(keep int, transcript bool) error {
-	s := r.s
-	cut, ok := s.win.CutPoint(s.messages, keep)
+	cut, ok := r.s.win.CutPoint(r.s.messages, keep)
 	if !ok {
-		return s.overflow(nil)
+		return r.s.overflow(nil)
 	}
+	return r.compactAt(cut, transcript, false)
+}
+
+// compactAt summarizes the conversation before cut and moves the
+// compaction point there (see compact). With shrink, a summary that would
+// not make the next request smaller is not used: a *NoGainError.
+func (r *run) compactAt(cut int, transcript, shrink bool) error {
+	s := r.s
 	before, from := s.win.Next(s.messages), s.win.CompactedTo()
 	summary, err := r.summarize(transcript)
 	if err != nil {
@@ -123,8 +224,13 @@ func (r *run) compact(keep int, transcript bool) error {
 	// The images summarized away are named, so that the model knows
 	// they were there.
 	summary += attachedNote(s.messages[1+from : 1+cut])
+	was := s.win
 	s.win.Compaction = &session.Compaction{Seq: cut, Summary: summary, Created: s.opts.Now()}
 	s.win.Forget()
+	if after := s.win.Next(s.messages); shrink && after >= before {
+		s.win = was
+		return &NoGainError{Before: before, After: after}
+	}
 	if st := s.opts.Recorder; st != nil && !r.storeErr.Load() {
 		if err := st.SaveCompaction(r.storeCtx(), s.id, *s.win.Compaction); err != nil {
 			r.storeFailed(err)

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"time"
 
 	"lathe/orchestrator/provider"
 	"lathe/prompts/human"
@@ -54,8 +53,16 @@ func (r *run) checkFit() {
 		return
 	}
 	for _, l := range loaded {
-		if l.Name != s.model.Name || l.VRAM >= l.Size || l.Size == 0 {
+		if !provider.SameModel(l.Name, s.model.Name) || l.VRAM >= l.Size || l.Size == 0 {
 			continue
+		}
+		if l.VRAM <= 0 {
+			// None of it in GPU memory: the server has no GPU it can use.
+			// Not a spill a smaller window would mend: said once.
+			s.opts.Log.Info().Str("model", l.Name).Int64("size", l.Size).Msg("the model runs on the CPU")
+			r.emit(Warning{Text: fmt.Sprintf("%s runs on the CPU: the server holds none of it in GPU memory (it has no GPU "+
+				"it can use), so every token is computed by the CPU", l.Name)})
+			return
 		}
 		e := Spill{Model: l.Name, Size: l.Size, VRAM: max(l.VRAM, 0), NumCtx: s.model.NumCtx}
 		if kv := s.model.KVBytesPerToken; kv > 0 && l.VRAM > 0 {
@@ -97,39 +104,6 @@ func (s *Session) SetNumCtx(n int) error {
 	return nil
 }
 
-// warm notes that the model was just used: the server keeps it loaded for
-// the keep-alive.
-func (s *Session) warm() {
-	if ka := s.opts.Config.KeepAlive.Duration; ka > 0 {
-		s.warmUntil.Store(s.opts.Now().Add(ka).UnixNano())
-	}
-}
-
-// loading reports whether the server will have to load the model before
-// it reads the prompt: it has not been used within its keep-alive, and
-// the server does not list it among those loaded (with this window).
-func (s *Session) loading(ctx context.Context) bool {
-	if s.opts.Now().UnixNano() < s.warmUntil.Load() {
-		return false
-	}
-	srv, ok := s.opts.Provider.(provider.Server)
-	if !ok || s.model.Remote != "" {
-		return false
-	}
-	ctx, cancel := context.WithTimeout(ctx, time.Second)
-	defer cancel()
-	loaded, err := srv.Loaded(ctx)
-	if err != nil {
-		return false // not known: say nothing of it
-	}
-	for _, l := range loaded {
-		if l.Name == s.model.Name && (l.ContextLength == 0 || l.ContextLength == s.model.NumCtx) {
-			return false
-		}
-	}
-	return true
-}
-
 // Preload has the server load the model now, with the session's window
 // and keep-alive, so that the first prompt does not wait for the load: a
 // UI calls it once the session is prepared, in the background. It is not
@@ -147,6 +121,5 @@ func (s *Session) Preload(ctx context.Context) (bool, error) {
 	if err := srv.Preload(ctx, model); err != nil {
 		return false, err
 	}
-	s.warm()
 	return true, nil
 }

@@ -1,6 +1,8 @@
 package orchestrator
 
 import (
+	"slices"
+	"strings"
 	"testing"
 
 	"lathe/orchestrator/provider/ollama/ollamatest"
@@ -57,5 +59,57 @@ func TestNoSpillWhenItFits(t *testing.T) {
 		if s, ok := ev.(Spill); ok {
 			t.Errorf("spill told for a model all on the GPU: %+v", s)
 		}
+	}
+}
+
+// TestNameWithoutTagLoaded: a model named without its tag ("qwen3" for
+// the "qwen3:latest" the server lists as loaded) is found among the
+// loaded models: its spill is told, and a loaded model is not said to be
+// loading.
+func TestNameWithoutTagLoaded(t *testing.T) {
+	spilled := ollamatest.Model{Name: "qwen3:latest", LoadedSize: 10 << 30, LoadedVRAM: 8 << 30}
+	e := newEnv(t, []ollamatest.Option{ollamatest.WithModels(spilled)}, func(o *Options) { o.Config.Model = "qwen3" })
+	e.srv.Script(ollamatest.Reply{Content: "one"}, ollamatest.Reply{Content: "two"})
+	if _, err := e.run(t.Context(), "a"); err != nil {
+		t.Fatal(err)
+	}
+	if !slices.ContainsFunc(e.events, func(ev Event) bool { _, ok := ev.(Spill); return ok }) {
+		t.Error("the spill of qwen3 (listed as qwen3:latest) was not told")
+	}
+	// A new session finds the model loaded: no "loading" line.
+	again := newEnv(t, nil, func(o *Options) { o.Config.Model = "qwen3"; o.Provider = e.session.opts.Provider })
+	if _, err := again.run(t.Context(), "b"); err != nil {
+		t.Fatal(err)
+	}
+	if ts := turnsStarted(again.events); len(ts) != 1 || ts[0].Loading {
+		t.Errorf("turns started %+v: the loaded model is said to be loading", ts)
+	}
+}
+
+// TestRunsOnTheCPU: a server with no GPU holds none of the model in GPU
+// memory (size_vram 0): not a spill a smaller window would mend, said
+// once in a session, without advice about num_ctx.
+func TestRunsOnTheCPU(t *testing.T) {
+	cpu := ollamatest.Model{Name: "qwen3:8b", LoadedSize: 72 << 20, LoadedVRAM: -1}
+	e := newEnv(t, []ollamatest.Option{ollamatest.WithModels(cpu)})
+	e.srv.Script(ollamatest.Reply{Content: "one"}, ollamatest.Reply{Content: "two"})
+	for _, p := range []string{"a", "b"} {
+		if _, err := e.run(t.Context(), p); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var said []string
+	for _, ev := range e.events {
+		switch ev := ev.(type) {
+		case Spill:
+			t.Errorf("a CPU-only server told as a spill: %s", ev.Text())
+		case Warning:
+			if strings.Contains(ev.Text, "CPU") {
+				said = append(said, ev.Text)
+			}
+		}
+	}
+	if len(said) != 1 || !strings.HasPrefix(said[0], "qwen3:8b runs on the CPU") || strings.Contains(said[0], "num_ctx") {
+		t.Errorf("said %q", said)
 	}
 }

@@ -104,7 +104,8 @@ func TestImagesForAModelThatCannotSeeThem(t *testing.T) {
 
 func TestCompactionNotesTheImagesItLeavesOut(t *testing.T) {
 	e := newEnv(t, []ollamatest.Option{ollamatest.WithModels(visionModel)})
-	e.srv.Script(ollamatest.Reply{Content: "A login page."}, ollamatest.Reply{Content: "It is blue."},
+	e.srv.Script(ollamatest.Reply{Content: "A login page. " + strings.Repeat("It has a form with two fields and a button. ", 20)},
+		ollamatest.Reply{Content: "It is blue."},
 		ollamatest.Reply{Content: "The user showed a login page; it is blue."}, ollamatest.Reply{Content: "ok"})
 	if _, err := e.session.RunPrompt(t.Context(), Prompt{Text: "what is this?", Images: []provider.Image{shot()}}, func(Event) {}); err != nil {
 		t.Fatal(err)

@@ -255,18 +255,21 @@ func (r *run) turn(n int) (more bool, err error) {
 		return false, err
 	}
 	view := s.win.View(s.messages)
-	sent := len(view)
+	b := s.before(r.ctx)
 	reading := s.win.Next(s.messages)
-	if startsWith(view, s.cache.sent) {
-		reading -= s.cache.held
+	if b.res != evicted {
+		reading -= s.cache.expect(view, s.prefixOf(view))
 	}
-	r.emit(TurnStarted{Turn: n, Messages: sent, Model: s.model.Name, Loading: s.loading(r.ctx), Reading: max(reading, 0)})
+	r.emit(TurnStarted{Turn: n, Messages: len(view), Model: s.model.Name, Loading: b.res == evicted, Reading: max(reading, 0)})
 	start := s.opts.Now()
 	rep, err := s.stream(r.ctx, n, r.emit)
 	if errors.Is(err, provider.ErrContextOverflow) && !r.recompacted {
 		// The estimate was short: summarize harder, and try once more.
 		r.recompacted = true
-		if cerr := r.compact(s.win.KeepRecent(s.messages, 2), true); cerr != nil {
+		if !rep.empty() { // the server's cache filled up mid-reply: what came of it goes
+			r.emit(ReplyRewritten{Turn: n})
+		}
+		if cerr := r.recompact(rep.sent, err); cerr != nil {
 			return false, cerr
 		}
 		rep, err = s.stream(r.ctx, n, r.emit)
@@ -283,26 +286,22 @@ func (r *run) turn(n int) (more bool, err error) {
 		r.recordReply(rep)
 		s.win.Counted(rep.metrics, rep.sent, len(s.messages))
 	}
+	s.reckonCut(rep)
 	r.res.Text = rep.content.String()
 	r.res.Usage.PromptTokens += rep.metrics.PromptTokens
 	r.res.Usage.CompletionTokens += rep.metrics.CompletionTokens
+	var timing Timing
+	defer func() {
+		// A turn whose reply was counted ends with its count, also when
+		// the turn then fails: the turns' counts add up to the run's.
+		if err != nil && (rep.done || rep.metrics.CompletionTokens > 0) {
+			r.endTurn(n, rep, timing, start)
+		}
+	}()
 	if err != nil {
 		return false, err
 	}
-	if rep.metrics.Truncated {
-		r.emit(Warning{Text: fmt.Sprintf("the server counted fewer prompt tokens (%s) than the last request's: it cut the "+
-			"conversation to fit its window, silently; the model no longer sees all of it (give the server a larger "+
-			"context, or start a new session)", human.Thousands(rep.metrics.PromptTokens))})
-	}
-	timing := s.cache.timing(rep.sent, rep.metrics, rep.firstToken)
-	s.warm()
-	r.res.Timing.add(timing, rep.metrics)
-	r.checkFit()
-	if timing.Reloaded {
-		r.emit(Warning{Text: fmt.Sprintf("%s was loaded again before this turn (%s): it left memory between turns "+
-			"(keep_alive ran out, another program's model took its place, or another num_ctx was asked for)",
-			s.model.Name, human.Duration(timing.Load))})
-	}
+	timing = r.afterReply(rep, b)
 	full := rep.windowFull(s.model.NumCtx)
 	switch {
 	case full && r.windowFull:
@@ -362,10 +361,7 @@ func (r *run) turn(n int) (more bool, err error) {
 		more = true
 	}
 	s.publish() // the count for the UI
-	r.emit(TurnFinished{Turn: n, PromptTokens: rep.metrics.PromptTokens, CompletionTokens: rep.metrics.CompletionTokens,
-		Duration: s.opts.Now().Sub(start), EvalDuration: rep.metrics.EvalDuration, DoneReason: rep.doneReason, ToolCalls: len(rep.calls),
-		Timing: timing})
-	r.logTurn(n, sent, rep, timing, s.opts.Now().Sub(start))
+	r.endTurn(n, rep, timing, start)
 	return more, nil
 }
 
@@ -378,6 +374,15 @@ func (r *run) warnDropped(kept, dropped int) {
 	}
 	r.emit(Warning{Text: fmt.Sprintf("the reply made %s tool calls, more than the %d a turn runs (limits.tool_calls_per_turn): %s dropped unread",
 		human.Thousands(kept+dropped), r.s.opts.Config.Limits.ToolCallsPerTurn, last)})
+}
+
+// endTurn tells that turn n ended, with its reply's counts.
+func (r *run) endTurn(n int, rep *reply, timing Timing, start time.Time) {
+	d := r.s.opts.Now().Sub(start)
+	r.emit(TurnFinished{Turn: n, PromptTokens: rep.metrics.PromptTokens, CompletionTokens: rep.metrics.CompletionTokens,
+		Duration: d, EvalDuration: rep.metrics.EvalDuration, DoneReason: rep.doneReason, ToolCalls: len(rep.calls),
+		Timing: timing})
+	r.logTurn(n, len(rep.sent), rep, timing, d)
 }
 
 // repair fixes a complete reply before it enters the history: loosely
@@ -427,8 +432,8 @@ func (r *run) logTurn(n, sent int, rep *reply, t Timing, d time.Duration) {
 	ev := r.s.opts.Log.Debug().Int("turn", n).Int("messages", sent).
 		Int("prompt_tokens", rep.metrics.PromptTokens).Int("completion_tokens", rep.metrics.CompletionTokens).
 		Int("tool_calls", len(rep.calls)).Dur("duration_ms", d).Str("done_reason", rep.doneReason)
-	if e := rep.metrics.EvalDuration; e > 0 {
-		ev = ev.Float64("tokens_per_s", math.Round(float64(rep.metrics.CompletionTokens)/e.Seconds()*10)/10)
+	if r := rep.metrics.DecodeRate(); r > 0 {
+		ev = ev.Float64("tokens_per_s", math.Round(r*10)/10)
 	}
 	ev = ev.Dur("load_ms", t.Load).Dur("first_token_ms", t.FirstToken).Int("prefill_tokens", t.PrefillTokens).
 		Int("cached_tokens", t.CachedTokens).Float64("prefill_tps", math.Round(t.PrefillRate)).

@@ -135,6 +135,16 @@ func TestReplyFillingTheWindow(t *testing.T) {
 		if !errors.Is(err, provider.ErrContextOverflow) || !strings.Contains(err.Error(), "keep filling the context window") || res.StopReason != StopError {
 			t.Fatalf("res %+v, err %v", res, err)
 		}
+		// The turn that failed ends with its counts too: the turns add up
+		// to the run's usage.
+		var sum Usage
+		for _, tf := range turnsFinished(e.events) {
+			sum.PromptTokens += tf.PromptTokens
+			sum.CompletionTokens += tf.CompletionTokens
+		}
+		if sum != res.Usage || len(turnsFinished(e.events)) != res.Turns {
+			t.Errorf("%d turns ended, adding up to %+v; the run: %d turns, %+v", len(turnsFinished(e.events)), sum, res.Turns, res.Usage)
+		}
 	})
 }
 
@@ -317,5 +327,69 @@ func TestSkippedModelsAreTold(t *testing.T) {
 	}
 	if want := "passed over model corrupt:1b: Ollama answered 500: tensor exceeds file size"; len(warnings) != 1 || warnings[0] != want {
 		t.Errorf("warnings %q, want [%q]", warnings, want)
+	}
+}
+
+// TestCompactNeverGrows: /compact of a short conversation whose summary
+// would take more room than what it summarizes leaves the conversation
+// as it was and says there is nothing to gain.
+func TestCompactNeverGrows(t *testing.T) {
+	e := newEnv(t, nil)
+	e.srv.Script(ollamatest.Reply{Content: "Hi."}, ollamatest.Reply{Content: "Fine."},
+		ollamatest.Reply{Content: strings.Repeat("The user greeted the assistant, who answered in kind. ", 12)},
+		ollamatest.Reply{Content: "Still here."})
+	for _, p := range []string{"hi", "how are you"} {
+		if _, err := e.run(t.Context(), p); err != nil {
+			t.Fatal(err)
+		}
+	}
+	before := e.session.Snapshot().Used
+	var events []Event
+	err := e.session.Compact(t.Context(), func(ev Event) { events = append(events, ev) })
+	var ng *NoGainError
+	if !errors.As(err, &ng) || ng.After < ng.Before || !strings.Contains(err.Error(), "nothing to gain") {
+		t.Fatalf("err = %v", err)
+	}
+	if len(events) != 0 || e.session.win.Compaction != nil || e.session.Snapshot().Used != before {
+		t.Errorf("the conversation changed: events %v, compaction %v", events, e.session.win.Compaction)
+	}
+	if _, err := e.run(t.Context(), "and now?"); err != nil {
+		t.Fatal(err)
+	}
+	reqs := e.srv.ChatRequests()
+	if last := reqs[len(reqs)-1].Messages; len(last) != 6 || strings.Contains(last[1].Content, "greeted") {
+		t.Errorf("the request after: %d messages, %+v", len(last), last[1])
+	}
+}
+
+// TestDenseResultInItsShare: a listing of numbered files reads at about
+// 2.2 bytes a token where lathe's prompt reads at about 4 (a real
+// tokenizer, copied by the fake's dense density): the result is sized by
+// its own shape, so that it takes no more than its share of the window
+// (it took 52%, and compaction then came every turn).
+func TestDenseResultInItsShare(t *testing.T) {
+	model := ollamatest.Model{Name: "qwen3:8b", ContextLength: 4096, DenseBytesPerToken: 1.25}
+	listing := &probe{name: "read", kind: tools.KindRead, log: &callLog{}, fn: func(context.Context, map[string]any) (tools.Result, error) {
+		var b strings.Builder
+		for i := range 400 {
+			fmt.Fprintf(&b, "data_%03d.log\n", i)
+		}
+		return tools.Result{Content: b.String(), Summary: "400 entries"}, nil
+	}}
+	e := newEnv(t, []ollamatest.Option{ollamatest.WithModels(model)}, withTools(listing))
+	e.srv.Script(ollamatest.Reply{ToolCalls: []ollamatest.ToolCall{call("read", `{"path":"."}`)}},
+		ollamatest.Reply{Content: "400 log files."})
+	if _, err := e.run(t.Context(), "look at the files"); err != nil {
+		t.Fatal(err)
+	}
+	reqs := chats(e.srv)
+	tf := turnsFinished(e.events)
+	// What the second request adds: the call (a few tokens) and the result.
+	added := reqs[1].PromptTokens - tf[0].PromptTokens - tf[0].CompletionTokens
+	if share := 4096 / 4; added > share+share/10 {
+		t.Errorf("the result took %d tokens of the window, more than its share, %d", added, share)
+	}
+	if msgs := toolMessages(e.srv.ChatRequests()[1]); len(msgs) != 1 || !strings.Contains(msgs[0].Content, "cut to fit") {
+		t.Errorf("the listing was not cut: %+v", msgs)
 	}
 }

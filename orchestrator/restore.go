@@ -86,6 +86,7 @@ func (s *Session) recount(saved session.Saved) {
 		}
 		view := s.win.View(s.messages[:m.Seq+1])
 		s.win.Counted(provider.Metrics{PromptTokens: m.Counts.Prompt, CompletionTokens: m.Counts.Completion}, view, m.Seq+2)
+		s.cache.seed(view, s.prefixOf(view), m.Counts.Prompt) // the server may hold it still
 		return
 	}
 }

@@ -10,7 +10,6 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"sync/atomic"
 	"time"
 
 	"github.com/rs/zerolog"
@@ -109,13 +108,13 @@ type Session struct {
 	think      *bool      // the think value of every request (see thinkFor)
 	cache      cacheState // what the server's prompt cache holds of this session
 	fitChecked string     // the model whose GPU share was checked
+	embeds     int64      // the embedding requests the backend had made when the last reply ended
 	// toolsSettled: the tools that cannot answer were left out (see
 	// settleTools).
 	toolsSettled bool
 	// factsStale: a new conversation started; the facts are read again
 	// before its first request (see refreshFacts).
 	factsStale bool
-	warmUntil  atomic.Int64 // until when (Unix ns) the server keeps the model loaded, as last used
 	blocked    blockedCommands
 }
 
@@ -287,7 +286,8 @@ func (s *Session) offer(m mode.Mode) {
 // enter makes m the mode, with its tools.
 func (s *Session) enter(m mode.Mode) {
 	s.mode, s.tools = m, m.Tools(s.all)
-	s.win.Specs = provider.SpecsSize(s.tools.Specs())
+	specs := provider.SpecsJSON(s.tools.Specs())
+	s.win.Specs, s.win.SpecsShape = len(specs), window.ShapeTokens(string(specs))
 }
 
 // request is the chat request for the conversation so far. Everything but

@@ -20,6 +20,7 @@ type reply struct {
 	sent       []provider.Message // the conversation the request sent
 	firstToken time.Duration      // from the request to its first token; 0 when none came
 	dropped    int                // tool calls past the request's MaxToolCalls, dropped unread
+	tokens     int                // chunks of text and thinking: a token each on Ollama and llama.cpp
 }
 
 func (r *reply) addThinking(turn int, s string, emit func(Event)) {
@@ -49,10 +50,10 @@ func (r *reply) message() provider.Message {
 
 // windowFull reports whether the reply stopped because it filled a window
 // of numCtx tokens (the server stops a reply there when told not to shift
-// the context).
+// the context; lathe stops reading one that ran past it, Shifted).
 func (r *reply) windowFull(numCtx int) bool {
 	m := r.metrics
-	return r.doneReason == "length" && m.PromptTokens > 0 && m.PromptTokens+m.CompletionTokens >= numCtx
+	return r.doneReason == "length" && (m.Shifted || m.PromptTokens > 0 && m.PromptTokens+m.CompletionTokens >= numCtx)
 }
 
 func (r *reply) empty() bool {
@@ -77,6 +78,9 @@ func (s *Session) stream(ctx context.Context, turn int, emit func(Event)) (*repl
 	err := s.opts.Provider.Chat(ctx, req, func(c provider.Chunk) error {
 		if rep.firstToken == 0 && (c.Content != "" || c.Thinking != "" || len(c.ToolCalls) > 0) {
 			rep.firstToken = max(s.opts.Now().Sub(start), time.Nanosecond)
+		}
+		if c.Content != "" || c.Thinking != "" {
+			rep.tokens++
 		}
 		rep.addThinking(turn, c.Thinking, emit)
 		content, thinking := split.feed(c.Content)

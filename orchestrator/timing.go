@@ -37,31 +37,76 @@ type Timing struct {
 }
 
 // reloadAfter is the load time past which a turn after the first counts
-// as a reload: a loaded model answers in tens of milliseconds.
+// as a reload, when the server could not say whether it held the model
+// before the request: a loaded model answers in tens of milliseconds
+// (Ollama's load_duration also holds its scheduler's wait, half a second
+// on a busy server).
 const reloadAfter = 500 * time.Millisecond
+
+// residency is whether the server held the model, with the session's
+// window, just before a request: Ollama's /api/ps says so.
+type residency int
+
+const (
+	residencyUnknown residency = iota // the server cannot say, or did not answer
+	resident                          // it held the model: a load_duration is the wait, not a load
+	evicted                           // it did not: the request loads the model, with nothing cached
+)
+
+// prefix is what every request of the session starts with: the system
+// prompt and the tool schemas (their size in bytes, and tokens as
+// estimated). A compaction keeps them, so the server still has them in
+// its cache.
+type prefix struct {
+	system string
+	specs  int
+	tokens int
+}
 
 // cacheState is what lathe knows of the server's prompt cache for this
 // session: the last request's messages and the tokens of its prompt, and
 // the prefill rate measured so far.
 type cacheState struct {
-	sent  []provider.Message
-	held  int
-	rate  float64 // tokens a second, of the largest uncached read seen
-	turns int
+	sent   []provider.Message
+	held   int
+	prefix prefix
+	rate   float64 // tokens a second, of the largest uncached read seen
+	turns  int
 }
 
 // forget drops what the cache holds: another prompt prefix was sent.
-func (c *cacheState) forget() { c.sent, c.held = nil, 0 }
+func (c *cacheState) forget() { c.sent, c.held, c.prefix = nil, 0, prefix{} }
 
-// timing works out a turn's Timing from the messages it sent, the reply's
-// metrics and the time to its first token, and remembers what the server
+// expect is how many tokens of a request that sends sent, starting with
+// p, the server should have in its cache: the last request's prompt when
+// this one extends it; its system prompt and tools when only they are
+// the same (after a compaction).
+func (c *cacheState) expect(sent []provider.Message, p prefix) int {
+	switch {
+	case startsWith(sent, c.sent):
+		return c.held
+	case c.held > 0 && p.system != "" && p == c.prefix:
+		return min(p.tokens, c.held)
+	}
+	return 0
+}
+
+// timing works out a turn's Timing from the messages it sent (beginning
+// with p), the reply's metrics, the time to its first token and whether
+// the server held the model before it, and remembers what the server
 // holds now.
-func (c *cacheState) timing(sent []provider.Message, m provider.Metrics, first time.Duration) Timing {
+func (c *cacheState) timing(sent []provider.Message, p prefix, m provider.Metrics, first time.Duration, res residency) Timing {
 	t := Timing{Load: m.LoadDuration, FirstToken: first}
 	c.turns++
-	t.Reloaded = c.turns > 1 && m.LoadDuration > reloadAfter
-	if !t.Reloaded && startsWith(sent, c.sent) {
-		t.CachedTokens = min(c.held, m.PromptTokens)
+	switch res {
+	case resident:
+	case evicted:
+		t.Reloaded = c.turns > 1
+	default:
+		t.Reloaded = c.turns > 1 && m.LoadDuration > reloadAfter
+	}
+	if !t.Reloaded && res != evicted && !m.Truncated { // a prompt cut at its start is read anew
+		t.CachedTokens = min(c.expect(sent, p), m.PromptTokens)
 	}
 	if m.CachedReported { // the server's word; none held what lathe sent before is a miss
 		t.CacheMiss = t.CachedTokens > 0 && m.CachedTokens == 0
@@ -71,8 +116,11 @@ func (c *cacheState) timing(sent []provider.Message, m provider.Metrics, first t
 	if secs := m.PromptDuration.Seconds(); secs > 0 && t.PrefillTokens > 0 {
 		t.PrefillRate = float64(t.PrefillTokens) / secs
 		// Reading the new part took far longer than it would at the rate
-		// seen before: the server did not have the rest.
-		if !m.CachedReported && c.rate > 0 && t.CachedTokens > 0 && secs > 3*float64(t.PrefillTokens)/c.rate+0.25 {
+		// seen before, and about as long as reading it all would: the
+		// server did not have the rest. A busy server reads slower than
+		// it did, but not all of a prompt in the time of its new part.
+		if !m.CachedReported && c.rate > 0 && t.CachedTokens > 0 && secs > 3*float64(t.PrefillTokens)/c.rate+0.25 &&
+			secs > 0.5*float64(m.PromptTokens)/c.rate {
 			t.CacheMiss = true
 			t.CachedTokens, t.PrefillTokens = 0, m.PromptTokens
 			t.PrefillRate = float64(m.PromptTokens) / secs
@@ -81,15 +129,22 @@ func (c *cacheState) timing(sent []provider.Message, m provider.Metrics, first t
 			c.rate = max(c.rate, t.PrefillRate)
 		}
 	}
-	if secs := m.EvalDuration.Seconds(); secs > 0 && m.CompletionTokens > 0 {
-		t.DecodeRate = float64(m.CompletionTokens) / secs
-	}
+	t.DecodeRate = m.DecodeRate()
 	if m.PromptTokens > 0 {
-		c.sent, c.held = sent, m.PromptTokens
+		c.sent, c.held, c.prefix = sent, m.PromptTokens, p
 	} else {
 		c.forget()
 	}
 	return t
+}
+
+// seed takes up what the server held of a restored conversation: the
+// request that sent sent, counted as held tokens, as though this session
+// had sent it. A model that left memory since is found out before the
+// next request (evicted); a cache another conversation took over, by
+// its rate.
+func (c *cacheState) seed(sent []provider.Message, p prefix, held int) {
+	c.sent, c.held, c.prefix = sent, held, p
 }
 
 // startsWith reports whether next starts with every message of prev.
@@ -139,7 +194,7 @@ func (r *RunTiming) add(t Timing, m provider.Metrics) {
 	r.CachedTokens += t.CachedTokens
 	r.prefillTime += m.PromptDuration
 	r.decodeTime += m.EvalDuration
-	r.decoded += m.CompletionTokens
+	r.decoded += max(m.CompletionTokens-m.UntimedTokens, 0)
 	if s := r.prefillTime.Seconds(); s > 0 {
 		r.PrefillRate = float64(r.PrefillTokens) / s
 	}

@@ -1,6 +1,8 @@
 package orchestrator
 
 import (
+	"context"
+	"math"
 	"slices"
 	"strings"
 	"testing"
@@ -8,6 +10,8 @@ import (
 
 	"lathe/orchestrator/provider"
 	"lathe/orchestrator/provider/ollama/ollamatest"
+	"lathe/orchestrator/provider/openai"
+	"lathe/orchestrator/provider/openai/openaitest"
 )
 
 func turnsFinished(evs []Event) []TurnFinished {
@@ -205,11 +209,67 @@ func TestCachedCountBelieved(t *testing.T) {
 		wantMiss   bool
 	}{{300, 300, false}, {0, 0, true}, {5000, 1200, false}} {
 		var cs cacheState
-		cs.timing(first, provider.Metrics{PromptTokens: 1000, CompletionTokens: 10, PromptDuration: time.Second}, 0)
-		got := cs.timing(second, provider.Metrics{PromptTokens: 1200, CachedTokens: c.reported, CachedReported: true,
-			PromptDuration: 100 * time.Millisecond}, 0)
+		cs.timing(first, prefix{}, provider.Metrics{PromptTokens: 1000, CompletionTokens: 10, PromptDuration: time.Second}, 0, residencyUnknown)
+		got := cs.timing(second, prefix{}, provider.Metrics{PromptTokens: 1200, CachedTokens: c.reported, CachedReported: true,
+			PromptDuration: 100 * time.Millisecond}, 0, residencyUnknown)
 		if got.CachedTokens != c.wantCached || got.PrefillTokens != 1200-c.wantCached || got.CacheMiss != c.wantMiss {
 			t.Errorf("server said %d cached: %+v; want %d cached, miss %v", c.reported, got, c.wantCached, c.wantMiss)
 		}
+	}
+}
+
+// TestDecodeRateAsLlamaCppTimesIt: llama.cpp times n−1 decode steps (the
+// first token comes with the prompt's last batch): the rate lathe shows
+// is the server's, for a two-token call as for a long answer, and the
+// run's rate too.
+func TestDecodeRateAsLlamaCppTimesIt(t *testing.T) {
+	srv := openaitest.New(t, openaitest.LlamaCpp)
+	e := newEnv(t, nil, func(o *Options) {
+		o.Provider = openai.New(openai.Options{BaseURL: srv.URL(), Options: o.Config.Options})
+	})
+	srv.Script(ollamatest.Reply{ToolCalls: []ollamatest.ToolCall{call("read", `{}`)}},
+		ollamatest.Reply{Content: "The file says hello, and that is all there is to it."})
+	res, err := e.run(t.Context(), "read")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := 1e3 / openaitest.DecodeMS
+	for _, tf := range turnsFinished(e.events) {
+		if r := tf.Timing.DecodeRate; math.Abs(r-want) > 0.01 {
+			t.Errorf("turn %d (%d tokens): decode rate %.2f, the server's %.2f", tf.Turn, tf.CompletionTokens, r, want)
+		}
+	}
+	if r := res.Timing.DecodeRate; math.Abs(r-want) > 0.01 {
+		t.Errorf("the run's decode rate %.2f, the server's %.2f", r, want)
+	}
+}
+
+// TestCutReplyIsCounted: a reply cut off before the server's count came
+// (interrupted, stopped at a time limit) still counts what was read and
+// written: the prompt as lathe reckons it, the tokens that streamed; its
+// turn ends with those counts, which add up to the run's.
+func TestCutReplyIsCounted(t *testing.T) {
+	e := newEnv(t, nil)
+	e.srv.Script(ollamatest.Reply{Content: "one two three four five", Hang: true, AfterChunks: 3})
+	ctx, cancel := context.WithCancel(t.Context())
+	defer cancel()
+	deltas := 0
+	res, err := e.session.Run(ctx, "count", func(ev Event) {
+		e.events = append(e.events, ev)
+		if _, ok := ev.(TextDelta); ok {
+			if deltas++; deltas == 3 {
+				cancel()
+			}
+		}
+	})
+	if err != nil || res.StopReason != StopInterrupted {
+		t.Fatalf("res %+v, err %v", res, err)
+	}
+	if res.Usage.CompletionTokens != 3 || res.Usage.PromptTokens < 300 {
+		t.Errorf("usage %+v: want the prompt as reckoned and the 3 tokens that streamed", res.Usage)
+	}
+	tf := turnsFinished(e.events)
+	if len(tf) != 1 || tf[0].PromptTokens != res.Usage.PromptTokens || tf[0].CompletionTokens != 3 {
+		t.Errorf("turns ended %+v", tf)
 	}
 }

@@ -118,10 +118,7 @@ func (m *model) turnFinished(e orchestrator.TurnFinished) {
 	if m.run != nil {
 		m.run, _ = m.run.Update(e)
 	}
-	m.machine.usage = usage{cached: -1, load: e.Timing.Load}
-	if e.EvalDuration > 0 {
-		m.machine.usage.tokPerSec = float64(e.CompletionTokens) / e.EvalDuration.Seconds()
-	}
+	m.machine.usage = usage{cached: -1, load: e.Timing.Load, tokPerSec: e.Timing.DecodeRate}
 	if e.PromptTokens > 0 {
 		m.machine.usage.cached = e.Timing.CachedTokens * 100 / e.PromptTokens
 	}

@@ -268,7 +268,8 @@ func TestGoldenStreamedAnswer(t *testing.T) {
 	events(m, append([]any{orchestrator.TurnStarted{Turn: 1, Messages: 2}}, texts(1, answerMarkdown[:half])...)...)
 	golden(t, m, "answer_streaming")
 	evs := append(texts(1, answerMarkdown[half:]),
-		orchestrator.TurnFinished{Turn: 1, PromptTokens: 1500, CompletionTokens: 60, EvalDuration: 2 * time.Second},
+		orchestrator.TurnFinished{Turn: 1, PromptTokens: 1500, CompletionTokens: 60, EvalDuration: 2 * time.Second,
+			Timing: orchestrator.Timing{DecodeRate: 30}},
 		runDoneMsg{res: orchestrator.Result{StopReason: orchestrator.StopDone}})
 	events(m, evs...)
 	golden(t, m, "answer_done")

@@ -1,6 +1,8 @@
 package engine
 
 import (
+	"context"
+	"errors"
 	"net/url"
 
 	"lathe/config"
@@ -23,8 +25,10 @@ type Backend struct {
 	// OpenAI-compatible server loads its own).
 	Puller provider.Puller
 	// Embedder makes the code index's embeddings: the Ollama server when
-	// the backend is one, else the one OLLAMA_HOST names.
-	Embedder *ollama.Client
+	// the backend is one, the Ollama hosts of [[hosts]], else the Ollama
+	// server OLLAMA_HOST names, which the chat does not need (see
+	// embeddingServer).
+	Embedder provider.Embedder
 	// URL names the server on screens.
 	URL string
 	// Suggested is the model to offer pulling when none is installed.
@@ -44,15 +48,46 @@ func NewBackend(cfg config.Config) (Backend, error) {
 			list[i] = hosts.Host{URL: url, Provider: p, Models: h.Models}
 		}
 		pool := hosts.New(list)
-		return Backend{Provider: pool, Pool: pool, Puller: pool, URL: pool.URL(), Suggested: ollama.SuggestedModel,
-			Embedder: OllamaClient(cfg, cfg.OllamaURL)}, nil
+		be := Backend{Provider: pool, Pool: pool, Puller: pool, URL: pool.URL(), Suggested: ollama.SuggestedModel, Embedder: pool}
+		if !pool.Embeds() {
+			be.Embedder = embeddingServer(cfg)
+		}
+		return be, nil
 	}
 	if cfg.Provider == config.ProviderOpenAI {
 		c := openaiClient(cfg, cfg.BaseURL, cfg.APIKey, cfg.APIKeyEnv)
-		return Backend{Provider: c, OpenAI: c, URL: c.URL(), Embedder: OllamaClient(cfg, cfg.OllamaURL)}, nil
+		return Backend{Provider: c, OpenAI: c, URL: c.URL(), Embedder: embeddingServer(cfg)}, nil
 	}
 	c := OllamaClient(cfg, cfg.OllamaURL)
 	return Backend{Provider: c, Ollama: c, Puller: c, URL: c.URL(), Suggested: ollama.SuggestedModel, Embedder: c}, nil
+}
+
+// embeddingServer is the Ollama server OLLAMA_HOST names, for the
+// embeddings of the code index alone: the chat goes elsewhere, so that
+// it cannot be reached says what it is for, not that Ollama is needed.
+func embeddingServer(cfg config.Config) provider.Embedder {
+	return &embeddingOnly{OllamaClient(cfg, cfg.OllamaURL)}
+}
+
+// embeddingOnly is an Ollama server that only makes embeddings.
+type embeddingOnly struct{ c *ollama.Client }
+
+func (e *embeddingOnly) Embed(ctx context.Context, model string, inputs []string) ([][]float32, error) {
+	out, err := e.c.Embed(ctx, model, inputs)
+	return out, e.explain(err)
+}
+
+func (e *embeddingOnly) EmbeddingModel(ctx context.Context, name string) (string, error) {
+	m, err := e.c.EmbeddingModel(ctx, name)
+	return m, e.explain(err)
+}
+
+func (e *embeddingOnly) explain(err error) error {
+	if !errors.Is(err, provider.ErrUnreachable) {
+		return err
+	}
+	return provider.Errorf(provider.ErrUnreachable, err, "the code search tool needs an Ollama server for the code index's embeddings, "+
+		"and none answers at %s (OLLAMA_HOST names it): lathe runs without it", e.c.URL())
 }
 
 func hostProvider(cfg config.Config, h config.Host) (provider.Provider, string, error) {

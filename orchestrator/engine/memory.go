@@ -12,7 +12,6 @@ import (
 
 	"lathe/config"
 	"lathe/orchestrator/provider"
-	"lathe/orchestrator/provider/ollama"
 	"lathe/prompts/human"
 	"lathe/tools"
 	"lathe/tools/codeindex"
@@ -32,7 +31,7 @@ type memoryWiring struct {
 // wireMemory wires the memory of the project in ws, kept in store, as
 // the config says. Headless, the code index is only read: a one-shot
 // run searches an index made before.
-func wireMemory(ws *tools.Workspace, store Store, client *ollama.Client, cfg config.Config, headless bool,
+func wireMemory(ws *tools.Workspace, store Store, client provider.Embedder, cfg config.Config, headless bool,
 	log zerolog.Logger) *memoryWiring {
 	dir := ws.Dir()
 	w := &memoryWiring{}
@@ -82,7 +81,7 @@ func wireMemory(ws *tools.Workspace, store Store, client *ollama.Client, cfg con
 type Indexer struct {
 	ws     *tools.Workspace
 	store  codeindex.Store
-	client *ollama.Client
+	client provider.Embedder
 	cfg    config.Index
 	log    zerolog.Logger
 
@@ -93,7 +92,7 @@ type Indexer struct {
 
 // NewIndexer is the indexer of the project in ws, kept in store, with
 // the embedding models client serves.
-func NewIndexer(ws *tools.Workspace, store codeindex.Store, client *ollama.Client, cfg config.Index, log zerolog.Logger) *Indexer {
+func NewIndexer(ws *tools.Workspace, store codeindex.Store, client provider.Embedder, cfg config.Index, log zerolog.Logger) *Indexer {
 	return &Indexer{ws: ws, store: store, client: client, cfg: cfg, log: log}
 }
 

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"path/filepath"
+	"strconv"
 	"strings"
 	"syscall"
 	"time"
@@ -73,10 +75,15 @@ func checkEnv(environ []string, taskDir string) []string {
 	return append(env, "LATHE_TASK_DIR="+taskDir)
 }
 
+// workDir starts the name of an attempt's working directory; the
+// runner's pid follows, then the task's name: a runner that was killed
+// cannot remove its directories, and one that runs later can tell them.
+const workDir = "lathe-eval-"
+
 // prepare makes a fresh working directory under tmp holding a copy of
 // the task's files.
 func prepare(tmp string, t Task) (string, error) {
-	dir, err := os.MkdirTemp(tmp, "lathe-eval-"+t.Name+"-")
+	dir, err := os.MkdirTemp(tmp, fmt.Sprintf("%s%d-%s-", workDir, os.Getpid(), t.Name))
 	if err != nil {
 		return "", err
 	}
@@ -88,6 +95,34 @@ func prepare(tmp string, t Task) (string, error) {
 		}
 	}
 	return dir, nil
+}
+
+// sweep removes the working directories that runners which died left
+// under tmp (the system's when ""): those whose runner's pid no longer
+// runs. A directory of a live runner, or of a pid taken again since, is
+// left alone.
+func sweep(tmp string) {
+	if tmp == "" {
+		tmp = os.TempDir()
+	}
+	entries, err := os.ReadDir(tmp)
+	if err != nil {
+		return
+	}
+	for _, e := range entries {
+		rest, ok := strings.CutPrefix(e.Name(), workDir)
+		if !ok || !e.IsDir() {
+			continue
+		}
+		digits, _, _ := strings.Cut(rest, "-")
+		pid, err := strconv.Atoi(digits)
+		if err != nil || pid <= 0 || pid == os.Getpid() {
+			continue
+		}
+		if errors.Is(syscall.Kill(pid, 0), syscall.ESRCH) {
+			_ = os.RemoveAll(filepath.Join(tmp, e.Name()))
+		}
+	}
 }
 
 // tail keeps the last max bytes written to it.

@@ -103,7 +103,7 @@ type containerPlan struct {
 // against the model server (server, as this machine reaches it), the
 // tests copied in and run, and the verifier's logs and the trajectory
 // copied out into root.
-func planContainer(rt string, t Task, id int64, model, exe, server, sandbox, root string) containerPlan {
+func planContainer(rt string, t Task, id int64, model, exe, server, sandbox, root string, flags []string) containerPlan {
 	c := t.Container
 	p := containerPlan{rt: rt, name: fmt.Sprintf("lathe-eval-%d", id), image: c.Image}
 	if c.Dockerfile != "" {
@@ -131,6 +131,18 @@ func planContainer(rt string, t Task, id int64, model, exe, server, sandbox, roo
 	}
 	if t.MaxTurns > 0 {
 		p.lathe = append(p.lathe, "--max-turns", strconv.Itoa(t.MaxTurns))
+	}
+	for i := 0; i < len(flags); i++ {
+		f := flags[i]
+		switch {
+		case f == "--base-url" && i+1 < len(flags):
+			p.lathe = append(p.lathe, f, containerServer(flags[i+1], rt))
+			i++
+		case strings.HasPrefix(f, "--base-url="):
+			p.lathe = append(p.lathe, "--base-url="+containerServer(strings.TrimPrefix(f, "--base-url="), rt))
+		default:
+			p.lathe = append(p.lathe, f)
+		}
 	}
 	if k := t.Kit; k != nil {
 		if k.Tests != "" {
@@ -201,7 +213,8 @@ func (r *Runner) runContainer(ctx context.Context, e session.Experiment, a sessi
 	if err := os.MkdirAll(filepath.Join(root, "logs"), 0o755); err != nil {
 		return fail(err.Error())
 	}
-	p := planContainer(rt.Name, t, a.ID, a.Model, r.Lathe.Exe, envValue(r.Lathe.Env, "OLLAMA_HOST"), e.Sandbox, root)
+	p := planContainer(rt.Name, t, a.ID, a.Model, r.Lathe.Exe, envValue(r.Lathe.Env, "OLLAMA_HOST"), e.Sandbox, root,
+		r.Lathe.Flags)
 	defer x(context.WithoutCancel(ctx), p.remove, time.Minute)
 	step := func(argv []string, timeout time.Duration) error {
 		exit, out, err := x(ctx, argv, timeout)

@@ -22,6 +22,8 @@ type Lathe struct {
 	Exe   string
 	Args0 string
 	Env   []string
+	// Flags are given to every run: those that name the server.
+	Flags []string
 	// Grace is how long a run stopped at its timeout has to record its end
 	// (it gets SIGTERM) before it is killed; 0 means 10 seconds.
 	Grace time.Duration
@@ -100,7 +102,7 @@ func (l Lathe) launch(ctx context.Context, t Task, model, dir, sandbox string, r
 	defer cancel()
 	var stdout bytes.Buffer
 	stderr := &tail{max: checkOutput}
-	cmd := exec.CommandContext(runCtx, l.Exe, args(t, model, dir, sandbox, r)...)
+	cmd := exec.CommandContext(runCtx, l.Exe, append(args(t, model, dir, sandbox, r), l.Flags...)...)
 	cmd.Args[0] = l.Args0
 	cmd.Env, cmd.Dir = l.Env, dir
 	cmd.Stdout, cmd.Stderr = &limited{w: &stdout, n: maxResult}, stderr

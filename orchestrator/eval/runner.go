@@ -115,8 +115,9 @@ func (r *Runner) Start(ctx context.Context, p Plan) (int64, error) {
 // Resume runs again the attempts of experiment id that have no result:
 // never started, stale (their process died), or cut short when the
 // experiment was interrupted. Attempts still running elsewhere are left
-// alone. It returns how many attempts it ran, and how many it left to
-// the process running them.
+// alone; the working directories of runners that died are removed. It
+// returns how many attempts it ran, and how many it left to the process
+// running them.
 func (r *Runner) Resume(ctx context.Context, id int64, suite *Suite) (ran, running int, err error) {
 	e, err := r.Store.Experiment(ctx, id)
 	if err != nil {
@@ -134,6 +135,7 @@ func (r *Runner) Resume(ctx context.Context, id int64, suite *Suite) (ran, runni
 			return 0, 0, fmt.Errorf("task %s: %w: start a new experiment", et.Name, ErrTaskChanged)
 		}
 	}
+	sweep(r.TempDir)
 	now := r.now()
 	latest := Latest(e.Attempts)
 	for _, s := range Slots(e) {

@@ -26,6 +26,33 @@ type Error struct {
 	Kind error
 	Msg  string
 	Err  error // the underlying error, if any
+	// Overflow is what the server said of a request too long for its
+	// window, with kind ErrContextOverflow; nil otherwise.
+	Overflow *Overflow
+}
+
+// Overflow is what a server said of a request it could not fit in its
+// window.
+type Overflow struct {
+	// PromptTokens is the request's length as the server counted it, and
+	// Window the window it counted against; 0 when it did not say.
+	PromptTokens, Window int
+	// Shared reports that the server's KV cache, which the requests it
+	// runs at once share, filled up: the room this request was told it
+	// had went to others (llama-server's slots, by default).
+	Shared bool
+	// Advice says what to do about the server's window: what lathe's
+	// messages add to "start a new session".
+	Advice string
+}
+
+// OverflowOf is the Overflow err carries, if any.
+func OverflowOf(err error) (Overflow, bool) {
+	var e *Error
+	if errors.As(err, &e) && e.Overflow != nil {
+		return *e.Overflow, true
+	}
+	return Overflow{}, false
 }
 
 func (e *Error) Error() string { return e.Msg }

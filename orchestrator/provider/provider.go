@@ -127,10 +127,28 @@ type Metrics struct {
 	LoadDuration     time.Duration
 	PromptDuration   time.Duration
 	EvalDuration     time.Duration
+	// UntimedTokens are tokens of the reply EvalDuration does not cover:
+	// llama.cpp's first, which comes from the prompt's last batch (it
+	// times n−1 decode steps).
+	UntimedTokens int
 	// Truncated is set when the server counted fewer prompt tokens than
 	// the request held: it cut the prompt silently, as some
 	// OpenAI-compatible servers do when it outgrows their window.
 	Truncated bool
+	// Shifted is set when the reply ran past the server's window, the
+	// server dropping the start of the context (the system prompt and
+	// tools first) to go on: Ollama's /v1, llama.cpp's --context-shift.
+	Shifted bool
+}
+
+// DecodeRate is tokens a second of writing the reply, as the server
+// times it; 0 when not measured.
+func (m Metrics) DecodeRate() float64 {
+	n := m.CompletionTokens - m.UntimedTokens
+	if secs := m.EvalDuration.Seconds(); secs > 0 && n > 0 {
+		return float64(n) / secs
+	}
+	return 0
 }
 
 // ModelInfo is what lathe knows of a model, asked once per session.
@@ -144,6 +162,14 @@ type ModelInfo struct {
 	// NumCtx is the context window lathe uses with the model: every
 	// request asks for it, and the conversation is kept within it.
 	NumCtx int
+	// ServerWindow is the window the server runs the model with, when
+	// the server fixes it (an OpenAI-compatible server: llama-server's
+	// -c); 0 when lathe chooses it (Ollama's num_ctx).
+	ServerWindow int
+	// Larger says how to give the model a larger window on this server
+	// ("start llama-server with a larger -c"), when options.num_ctx
+	// cannot; empty for Ollama.
+	Larger string
 	// Remote is the host a remote (cloud) model runs on; empty for a
 	// model the server runs itself.
 	Remote string
@@ -239,7 +265,11 @@ type Puller interface {
 // SpecsSize is how many bytes specs take as JSON in the usual function-tool
 // form, {"type":"function","function":{"name":...,"parameters":...}}: what
 // they add to every request.
-func SpecsSize(specs []ToolSpec) int {
+func SpecsSize(specs []ToolSpec) int { return len(SpecsJSON(specs)) }
+
+// SpecsJSON is specs as JSON in the usual function-tool form (see
+// SpecsSize).
+func SpecsJSON(specs []ToolSpec) []byte {
 	type function struct {
 		Name        string          `json:"name"`
 		Description string          `json:"description,omitempty"`
@@ -254,7 +284,7 @@ func SpecsSize(specs []ToolSpec) int {
 		list[i] = tool{"function", function(s)}
 	}
 	b, _ := json.Marshal(list) // specs hold valid JSON
-	return len(b)
+	return b
 }
 
 // Embedder turns texts into vectors with an embedding model: optional (a

@@ -29,8 +29,9 @@ type Window struct {
 	NumCtx int
 	// Shares are how much of the window the parts may take.
 	Shares config.Context
-	// Specs is how many bytes the tool schemas add to every request.
-	Specs int
+	// Specs is how many bytes the tool schemas add to every request, and
+	// SpecsShape how many tokens their shape makes (see ShapeTokens).
+	Specs, SpecsShape int
 	// Compaction is the latest summary: requests send it in place of the
 	// messages before its Seq. Nil before the first compaction.
 	Compaction *session.Compaction
@@ -38,6 +39,15 @@ type Window struct {
 	used   int     // tokens the server counted for the last reply, prompt and output
 	usedAt int     // len(messages) when used was counted; 0 when nothing was
 	ratio  float64 // bytes a token, from the server's counts; 0 until it counted enough
+	shape  float64 // the server's tokens for each shape token; 0 until it counted enough
+	shaped shaped  // the shape of the last view counted, to count only what was appended since
+}
+
+// shaped is the shape tokens of the first n messages of a view, the
+// first and the last of them kept to tell the same view grown.
+type shaped struct {
+	n, tokens   int
+	first, last provider.Message
 }
 
 const (
@@ -111,16 +121,71 @@ func (w *Window) Counted(m provider.Metrics, view []provider.Message, msgs int) 
 		return
 	}
 	w.used, w.usedAt = m.PromptTokens+m.CompletionTokens, msgs
+	w.calibrate(view, m.PromptTokens)
+}
+
+// Refused takes the server's count of a request it refused as too long
+// for its window (tokens, for the request that sent view): nothing was
+// used, but the count sets the density, which was too high if the
+// estimate let the request go.
+func (w *Window) Refused(view []provider.Message, tokens int) { w.calibrate(view, tokens) }
+
+// calibrate sets the density from the server's count of the request that
+// sent view.
+func (w *Window) calibrate(view []provider.Message, tokens int) {
 	b, frames := size(view)
 	b += w.Specs
-	if t := m.PromptTokens - frame*frames - imageTokens(view); b >= calibrateMin && t > 0 {
+	if t := tokens - frame*frames - imageTokens(view); b >= calibrateMin && t > 0 {
 		w.ratio = min(8, max(1, float64(b)/float64(t)))
+		if shape := w.shapeOfView(view) + w.SpecsShape; shape > 0 {
+			w.shape = min(3, max(0.3, float64(t)/float64(shape)))
+		}
 	}
+}
+
+// shapeOfView is the shape tokens of the text of view: of what it added
+// to the last view counted, when it starts with it (requests are
+// append-only), else of it all.
+func (w *Window) shapeOfView(view []provider.Message) int {
+	m := w.shaped
+	if m.n == 0 || len(view) < m.n || !same(view[0], m.first) || !same(view[m.n-1], m.last) {
+		m = shaped{}
+	}
+	m.tokens += shapeOf(view[m.n:])
+	if len(view) > 0 {
+		m.n, m.first, m.last = len(view), view[0], view[len(view)-1]
+	}
+	w.shaped = m
+	return m.tokens
+}
+
+// same reports whether two messages hold the same text (the same memory,
+// from one request to the next, which compares at once).
+func same(a, b provider.Message) bool {
+	return a.Role == b.Role && a.Content == b.Content && a.Thinking == b.Thinking && len(a.ToolCalls) == len(b.ToolCalls)
+}
+
+// shapeOf is the shape tokens of the text of msgs.
+func shapeOf(msgs []provider.Message) int {
+	n := 0
+	for _, m := range msgs {
+		n += ShapeTokens(m.Content) + ShapeTokens(m.Thinking)
+		for _, c := range m.ToolCalls {
+			n += ShapeTokens(c.Name) + ShapeTokens(string(c.Arguments))
+		}
+	}
+	return n
+}
+
+// Fixed is what every request takes whatever the conversation: the
+// system prompt (msgs[0]) and the tool schemas.
+func (w *Window) Fixed(msgs []provider.Message) int {
+	return w.Estimate(msgs[:1]) + w.tokens(w.Specs)
 }
 
 // Forget drops the last count: the prompt changed in a way appending does
 // not (a new system prompt, a compaction). The density stays.
-func (w *Window) Forget() { w.used, w.usedAt = 0, 0 }
+func (w *Window) Forget() { w.used, w.usedAt, w.shaped = 0, 0, shaped{} }
 
 // Used is the last count, for people; 0 when nothing was counted since the
 // prompt last changed.
@@ -220,6 +285,19 @@ func (w *Window) CutPoint(msgs []provider.Message, budget int) (int, bool) {
 	return cut, cut > from
 }
 
+// CutAll is the compaction point that summarizes the whole conversation,
+// the last exchange included, the request that follows keeping only the
+// user's prompt; false when nothing after the current point would be
+// summarized but that prompt.
+func (w *Window) CutAll(msgs []provider.Message) (int, bool) {
+	cut := len(msgs) - 1
+	from := w.CompactedTo()
+	if cut <= from || cut == from+1 && msgs[cut].Role == "user" {
+		return 0, false
+	}
+	return cut, true
+}
+
 // Transcript writes the conversation as text for a summary request of its
 // own, cut to fit in room tokens (at nine tenths of the density measured,
 // to be safe: a summary that overflows too leaves nothing to fall back on).
@@ -241,11 +319,28 @@ func (w *Window) Transcript(msgs []provider.Message, room int) string {
 }
 
 // CutResult cuts a tool result that would take more than its share of the
-// window, at the density measured, with a note on how to read the rest.
+// window, with a note on how to read the rest. Its tokens are reckoned
+// from its own shape (see ShapeTokens), scaled as the server's counts
+// show, where that makes it denser than the density measured over whole
+// requests: a listing of numbered files takes twice the tokens a byte of
+// the prompt around it does.
 func (w *Window) CutResult(content string) string {
-	limit := w.Bytes(int(w.Shares.ToolResult * float64(w.NumCtx)))
+	density := w.BytesPerToken()
+	if shape := ShapeTokens(content); shape > 0 {
+		density = min(density, float64(len(content))/(float64(shape)*w.shapeFactor()))
+	}
+	limit := int(w.Shares.ToolResult * float64(w.NumCtx) * density)
 	if len(content) <= limit {
 		return content
 	}
 	return tools.Cap(content, limit) + prompts.ResultCut(len(content))
+}
+
+// shapeFactor is the server's tokens for each shape token, as measured; 1
+// until the server counted enough.
+func (w *Window) shapeFactor() float64 {
+	if w.shape > 0 {
+		return w.shape
+	}
+	return 1
 }

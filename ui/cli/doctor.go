@@ -76,11 +76,13 @@ func (c *doctorCommand) run(ctx context.Context) error {
 		add(check{Name: "config", Detail: err.Error(), Advice: "fix the file named", fatal: true})
 	case be.Pool != nil:
 		checkHosts(ctx, be, cfg, add)
+		c.checkEmbedding(ctx, be.Embedder, cfg, add)
 	case be.OpenAI != nil:
 		checkOpenAI(ctx, be.OpenAI, cfg, add)
+		c.checkEmbedding(ctx, be.Embedder, cfg, add)
 	default:
 		if checkServer(ctx, be.Ollama, cfg, add) {
-			c.checkEmbedding(ctx, be.Ollama, cfg, add)
+			c.checkEmbedding(ctx, be.Embedder, cfg, add)
 		}
 	}
 	files := "none (the defaults)"
@@ -105,10 +107,14 @@ func checkServer(ctx context.Context, c *ollama.Client, cfg config.Config, add f
 		add(check{Name: "ollama", Detail: err.Error(), fatal: true})
 		return false
 	}
-	if older(v, minOllama) {
+	switch {
+	case sourceBuild(v):
+		add(check{Name: "ollama", OK: true, Detail: fmt.Sprintf("Ollama %s at %s: a build from source, which does not "+
+			"say its version (taken to be new enough)", v, c.URL())})
+	case older(v, minOllama):
 		add(check{Name: "ollama", Detail: fmt.Sprintf("Ollama %s at %s", v, c.URL()), fatal: true,
 			Advice: fmt.Sprintf("lathe needs Ollama %s or newer (older ones cut a conversation too long for the window silently): upgrade it", minOllama)})
-	} else {
+	default:
 		add(check{Name: "ollama", OK: true, Detail: fmt.Sprintf("Ollama %s at %s", v, c.URL())})
 	}
 	models, err := c.Models(ctx)
@@ -134,16 +140,7 @@ func checkServer(ctx context.Context, c *ollama.Client, cfg config.Config, add f
 		}
 		add(check{Name: "model", OK: m.Broken == "" && m.Tools, Detail: m.Name + ": " + strings.Join(what, ", ")})
 	}
-	info, err := c.Model(ctx, cfg.Model)
-	switch {
-	case err != nil:
-		add(check{Name: "model to use", Detail: err.Error(), fatal: true})
-	default:
-		why := "as configured"
-		if cfg.Model == "" {
-			why = "chosen: the newest local model with tool support (set model in your config, or -m, to choose)"
-		}
-		add(check{Name: "model to use", OK: true, Detail: info.Name + ", " + why})
+	if info, ok := modelToUse(ctx, c, cfg, "the newest local model with tool support", add); ok {
 		detail := fmt.Sprintf("%s tokens (options.num_ctx %s", human.Thousands(info.NumCtx), human.Thousands(cfg.Options.NumCtx))
 		if info.ContextLength > 0 {
 			detail += ", the model's maximum " + human.Thousands(info.ContextLength)
@@ -161,6 +158,15 @@ func checkServer(ctx context.Context, c *ollama.Client, cfg config.Config, add f
 	if len(loaded) == 0 {
 		add(check{Name: "loaded", OK: true, Detail: "no model is loaded (the first request loads it)"})
 	}
+	if onCPU(loaded) {
+		var names []string
+		for _, l := range loaded {
+			names = append(names, fmt.Sprintf("%s with num_ctx %s", l.Name, human.Thousands(l.ContextLength)))
+		}
+		add(check{Name: "loaded", OK: true, Detail: "the server runs its models on the CPU, none of them in GPU memory (it has no GPU it can use): " +
+			strings.Join(names, ", ")})
+		return true
+	}
 	for _, l := range loaded {
 		gpu := "all on the GPU"
 		ok := l.VRAM >= l.Size
@@ -176,10 +182,16 @@ func checkServer(ctx context.Context, c *ollama.Client, cfg config.Config, add f
 	return true
 }
 
+// onCPU reports whether the server holds none of the loaded models in GPU
+// memory: it has no GPU it can use, and no smaller window would help.
+func onCPU(loaded []provider.Loaded) bool {
+	return len(loaded) > 0 && !slices.ContainsFunc(loaded, func(l provider.Loaded) bool { return l.VRAM > 0 || l.Size == 0 })
+}
+
 // checkEmbedding says whether the code search tool can be offered: the embedding
 // model, and how much of the project its index holds. Without one lathe
 // runs, without it.
-func (c *doctorCommand) checkEmbedding(ctx context.Context, client *ollama.Client, cfg config.Config, add func(check)) {
+func (c *doctorCommand) checkEmbedding(ctx context.Context, client provider.Embedder, cfg config.Config, add func(check)) {
 	if !cfg.Index.Enabled {
 		add(check{Name: "embedding", OK: true, Detail: "the code index is off (index.enabled = false): the code search tool is not offered"})
 		return
@@ -319,6 +331,11 @@ func report(w io.Writer, checks []check, asJSON bool) error {
 	}
 	return nil
 }
+
+// sourceBuild reports whether v is the version of an Ollama built from
+// source without its version stamped in (go build, go run . serve):
+// version.Version's default, "0.0.0".
+func sourceBuild(v string) bool { return strings.TrimPrefix(v, "v") == "0.0.0" }
 
 // older reports whether version a is older than b ("0.17.4" < "0.18";
 // anything not a version counts as new: a build from source).

@@ -42,24 +42,45 @@ func checkOpenAI(ctx context.Context, c *openai.Client, cfg config.Config, add f
 // checkModelToUse says which model lathe would use, with its window and
 // what the server said of itself.
 func checkModelToUse(ctx context.Context, p provider.Provider, cfg config.Config, add func(check)) {
-	info, err := p.Model(ctx, cfg.Model)
-	if err != nil {
-		add(check{Name: "model to use", Detail: err.Error(), fatal: true})
+	info, ok := modelToUse(ctx, p, cfg, "the first the server serves", add)
+	if !ok {
 		return
 	}
-	why := "as configured"
-	if cfg.Model == "" {
-		why = "chosen: the first the server serves (set model in your config, or -m, to choose)"
-	}
-	add(check{Name: "model to use", OK: true, Detail: info.Name + ", " + why})
-	detail := fmt.Sprintf("%s tokens (options.num_ctx %s", human.Thousands(info.NumCtx), human.Thousands(cfg.Options.NumCtx))
-	if info.ContextLength > 0 {
-		detail += ", the server's " + human.Thousands(info.ContextLength)
-	}
-	add(check{Name: "window", OK: true, Detail: detail + ")"})
+	add(check{Name: "window", OK: true, Detail: windowDetail(info, cfg)})
 	for _, n := range info.Notes {
 		add(check{Name: "server", Detail: n})
 	}
+}
+
+// modelToUse says which model lathe would use, and why: as configured, or
+// chosen as the server allows (chosen says how); false when there is none.
+func modelToUse(ctx context.Context, p provider.Provider, cfg config.Config, chosen string, add func(check)) (provider.ModelInfo, bool) {
+	info, err := p.Model(ctx, cfg.Model)
+	if err != nil {
+		add(check{Name: "model to use", Detail: err.Error(), fatal: true})
+		return info, false
+	}
+	why := "as configured"
+	if cfg.Model == "" {
+		why = "chosen: " + chosen + " (set model in your config, or -m, to choose)"
+	}
+	add(check{Name: "model to use", OK: true, Detail: info.Name + ", " + why})
+	return info, true
+}
+
+// windowDetail says where the window lathe uses comes from: the server's
+// window (its -c, not the length the model was trained for), capped at
+// options.num_ctx.
+func windowDetail(info provider.ModelInfo, cfg config.Config) string {
+	var from []string
+	if info.ServerWindow > 0 {
+		from = append(from, "the server's window "+human.Thousands(info.ServerWindow))
+	}
+	from = append(from, "options.num_ctx "+human.Thousands(cfg.Options.NumCtx))
+	if info.ContextLength > max(info.ServerWindow, info.NumCtx) {
+		from = append(from, "the model was trained for "+human.Thousands(info.ContextLength))
+	}
+	return fmt.Sprintf("%s tokens (%s)", human.Thousands(info.NumCtx), strings.Join(from, ", "))
 }
 
 // checkHosts lists each of [[hosts]]: whether it answers, what it serves

@@ -19,7 +19,6 @@ import (
 	"lathe/orchestrator/engine"
 	"lathe/orchestrator/eval"
 	"lathe/orchestrator/provider"
-	"lathe/orchestrator/provider/ollama"
 	"lathe/orchestrator/session"
 	"lathe/orchestrator/session/sqlite"
 	"lathe/prompts/human"
@@ -52,6 +51,28 @@ func (c *evalRun) define(fs *pflag.FlagSet) {
 	fs.IntVar(&c.repeat, "repeat", 1, "")
 	fs.IntVar(&c.jobs, "jobs", 1, "")
 	fs.StringVar(&c.f.Flags.Sandbox, "sandbox", "", "")
+	serverFlags(c.f, fs)
+}
+
+// serverFlags are the flags that name the server, which eval's attempts
+// are given too.
+func serverFlags(f *Factory, fs *pflag.FlagSet) {
+	fs.StringVar(&f.Flags.Provider, "provider", "", "")
+	fs.StringVar(&f.Flags.BaseURL, "base-url", "", "")
+}
+
+// attemptFlags are the flags that name the server, as given, for
+// lathe's runs of the attempts: the rest of where the server is (the
+// user's config, OLLAMA_HOST) they read as this process did.
+func attemptFlags(f *Factory) []string {
+	var out []string
+	if f.Flags.Provider != "" {
+		out = append(out, "--provider", f.Flags.Provider)
+	}
+	if f.Flags.BaseURL != "" {
+		out = append(out, "--base-url", f.Flags.BaseURL)
+	}
+	return out
 }
 
 func (c *evalRun) words(args []string) error { c.suite = args; return nil }
@@ -179,7 +200,10 @@ func runner(f *Factory, cfg config.Config, db *sqlite.DB) (*eval.Runner, error) 
 	if err != nil {
 		return nil, fmt.Errorf("eval: find lathe's executable: %w", err)
 	}
-	client := engine.OllamaClient(cfg, cfg.OllamaURL)
+	be, err := engine.NewBackend(cfg)
+	if err != nil {
+		return nil, err
+	}
 	// The check runs the model's code: in the sandbox, as the model's
 	// commands did.
 	policyFor := func(dir string) (sandbox.Policy, bool) {
@@ -191,8 +215,8 @@ func runner(f *Factory, cfg config.Config, db *sqlite.DB) (*eval.Runner, error) 
 	}
 	r := &eval.Runner{
 		Store:    db,
-		Models:   &serverModels{c: client, infos: map[string]provider.ModelInfo{}},
-		Lathe:    eval.Lathe{Exe: exe, Args0: "lathe", Env: f.Env.list},
+		Models:   &serverModels{p: be.Provider, infos: map[string]provider.ModelInfo{}},
+		Lathe:    eval.Lathe{Exe: exe, Args0: "lathe", Env: f.Env.list, Flags: attemptFlags(f)},
 		Check:    eval.ConfinedCheck(exe, policyFor),
 		Progress: eval.NewProgress(f.ErrOut, isTerminal(f.ErrOut)),
 	}
@@ -385,7 +409,10 @@ type evalResume struct {
 
 func newEvalResume(f *Factory) command { return &evalResume{f: f} }
 
-func (c *evalResume) define(fs *pflag.FlagSet) { c.f.dirFlag(fs) }
+func (c *evalResume) define(fs *pflag.FlagSet) {
+	c.f.dirFlag(fs)
+	serverFlags(c.f, fs)
+}
 
 func (c *evalResume) words(args []string) error {
 	c.id = args
@@ -443,14 +470,15 @@ func first(args []string) string {
 	return args[0]
 }
 
-// serverModels asks the Ollama server about the models of an experiment.
+// serverModels asks the server (Ollama, an OpenAI-compatible one, the
+// hosts) about the models of an experiment.
 type serverModels struct {
-	c     *ollama.Client
+	p     provider.Provider
 	infos map[string]provider.ModelInfo
 }
 
 func (m *serverModels) Describe(ctx context.Context, name string) (session.ExperimentModel, error) {
-	info, err := m.c.Model(ctx, name)
+	info, err := m.p.Model(ctx, name)
 	if err != nil {
 		return session.ExperimentModel{}, err
 	}
@@ -467,5 +495,9 @@ func (m *serverModels) Load(ctx context.Context, name string) error {
 		}
 		info = m.infos[name]
 	}
-	return m.c.Preload(ctx, info)
+	srv, ok := m.p.(provider.Server)
+	if !ok {
+		return nil // the server loads what it serves
+	}
+	return srv.Preload(ctx, info)
 }

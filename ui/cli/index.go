@@ -41,10 +41,13 @@ func (c *indexCommand) run(ctx context.Context) error {
 		return usageError{err.Error()}
 	}
 	defer ws.Close()
-	client := engine.OllamaClient(cfg, cfg.OllamaURL)
+	be, err := engine.NewBackend(cfg)
+	if err != nil {
+		return err
+	}
 	store := sqlite.NewLazy(path, storeOptions()) // made by the first chunk: not when no embedding model is installed
 	defer store.Close()
-	ix := engine.NewIndexer(ws, store, client, cfg.Index, zerolog.Nop())
+	ix := engine.NewIndexer(ws, store, be.Embedder, cfg.Index, zerolog.Nop())
 	model, err := ix.Model(ctx)
 	if err != nil {
 		return err

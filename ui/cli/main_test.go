@@ -102,7 +102,7 @@ type (
 // cmdOllama starts a fake Ollama serving the replies in a JSON script file
 // and points OLLAMA_HOST at it:
 //
-//	ollama [-version=V] SCRIPT [MODEL[=CAP,CAP...][+spill]]...
+//	ollama [-version=V] SCRIPT [MODEL[=CAP,CAP...][+spill|+cpu]]...
 //
 // With no MODEL, qwen3:8b with tools is installed. Scripted replies left
 // unused fail the test. -version makes the server say it is version V.
@@ -124,10 +124,14 @@ func cmdOllama(ts *testscript.TestScript, neg bool, args []string) {
 		var models []ollamatest.Model
 		for _, spec := range args[1:] {
 			spec, spill := strings.CutSuffix(spec, "+spill")
+			spec, cpu := strings.CutSuffix(spec, "+cpu")
 			name, caps, ok := strings.Cut(spec, "=")
 			m := ollamatest.Model{Name: name}
-			if spill { // loaded, 10 GiB of it, 8 GiB on the GPU
+			switch {
+			case spill: // loaded, 10 GiB of it, 8 GiB on the GPU
 				m.LoadedSize, m.LoadedVRAM = 10<<30, 8<<30
+			case cpu: // loaded, none of it on a GPU: size_vram 0
+				m.LoadedSize, m.LoadedVRAM = 72<<20, -1
 			}
 			if ok {
 				m.Capabilities = strings.Split(caps, ",")
@@ -156,14 +160,14 @@ type serverSlot struct {
 // vllm, lmstudio, plain) serving the replies in a JSON script file, and
 // sets OPENAI_URL to its API root:
 //
-//	openai [-nojinja] KIND SCRIPT [MODEL[=WINDOW]]...
+//	openai [-nojinja] KIND SCRIPT [MODEL[=WINDOW[/TRAINED]]]...
 func cmdOpenAI(ts *testscript.TestScript, neg bool, args []string) {
 	var opts []openaitest.Option
 	if len(args) > 0 && args[0] == "-nojinja" {
 		opts, args = append(opts, openaitest.WithoutJinja()), args[1:]
 	}
 	if neg || len(args) < 2 {
-		ts.Fatalf("usage: openai [-nojinja] KIND SCRIPT [MODEL[=WINDOW]]...")
+		ts.Fatalf("usage: openai [-nojinja] KIND SCRIPT [MODEL[=WINDOW[/TRAINED]]]...")
 	}
 	f, err := os.Open(ts.MkAbs(args[1]))
 	ts.Check(err)
@@ -173,8 +177,10 @@ func cmdOpenAI(ts *testscript.TestScript, neg bool, args []string) {
 	var models []openaitest.Model
 	for _, spec := range args[2:] {
 		name, window, _ := strings.Cut(spec, "=")
+		window, trained, _ := strings.Cut(window, "/")
 		n, _ := strconv.Atoi(window)
-		models = append(models, openaitest.Model{Name: name, Window: n})
+		tr, _ := strconv.Atoi(trained)
+		models = append(models, openaitest.Model{Name: name, Window: n, Trained: tr})
 	}
 	if len(models) > 0 {
 		opts = append(opts, openaitest.WithModels(models...))

@@ -95,7 +95,11 @@ func (h *Printer) Event(e orchestrator.Event) {
 	case orchestrator.Warning:
 		fmt.Fprintln(h.stderr, "lathe: warning: "+e.Text)
 	case orchestrator.Spill:
-		fmt.Fprintf(h.stderr, "lathe: warning: %s: set options.num_ctx in your config to use it\n", e.Text())
+		advice := ""
+		if e.FitNumCtx > 0 {
+			advice = ": set options.num_ctx in your config to use it"
+		}
+		fmt.Fprintf(h.stderr, "lathe: warning: %s%s\n", e.Text(), advice)
 	case orchestrator.Compacted:
 		fmt.Fprintf(h.stderr, "lathe: compacted the conversation: %s summarized for the model (%d → %d tokens)\n",
 			human.Plural(e.Summarized, "older message"), e.Before, e.After)

@@ -231,3 +231,21 @@ func TestDeniedCalls(t *testing.T) {
 		t.Errorf("stdout %s, want denied 2", out.String())
 	}
 }
+
+// TestSpillAdvice: the advice to set num_ctx goes with a spill only when
+// a window that fits the GPU was found.
+func TestSpillAdvice(t *testing.T) {
+	for _, c := range []struct {
+		fit  int
+		want string
+	}{
+		{17408, "lathe: warning: m runs partly on the CPU: 8 B of its 10 B are in GPU memory, with num_ctx 32,768; num_ctx 17,408 would fit it all on the GPU: set options.num_ctx in your config to use it\n"},
+		{0, "lathe: warning: m runs partly on the CPU: 8 B of its 10 B are in GPU memory, with num_ctx 32,768\n"},
+	} {
+		var out, errOut strings.Builder
+		New(FormatText, &out, &errOut, Options{}).Event(orchestrator.Spill{Model: "m", Size: 10, VRAM: 8, NumCtx: 32768, FitNumCtx: c.fit})
+		if errOut.String() != c.want {
+			t.Errorf("stderr %q\nwant   %q", errOut.String(), c.want)
+		}
+	}
+}

@@ -36,8 +36,9 @@ type Lister interface {
 type Pool struct {
 	hosts []Host
 
-	mu      sync.Mutex
-	current int // the host in use; -1 before the first choice
+	mu        sync.Mutex
+	current   int // the host in use; -1 before the first choice
+	embedding int // the host that makes embeddings; -1 before the first choice
 }
 
 var (
@@ -46,7 +47,7 @@ var (
 )
 
 // New returns the pool of hosts, in order of preference.
-func New(hosts []Host) *Pool { return &Pool{hosts: hosts, current: -1} }
+func New(hosts []Host) *Pool { return &Pool{hosts: hosts, current: -1, embedding: -1} }
 
 // Current is the host in use, and whether one was chosen.
 func (p *Pool) Current() (Host, bool) {
@@ -100,7 +101,7 @@ func served(ctx context.Context, h Host) (map[string]bool, error) {
 	}
 	out := map[string]bool{} // only those configured
 	for _, m := range h.Models {
-		out[m] = got[m]
+		_, out[m], _ = provider.FindModel(got, m)
 	}
 	return out, nil
 }
@@ -116,7 +117,7 @@ func (p *Pool) choose(ctx context.Context, model string, skip []int) (int, error
 		if slices.Contains(skip, i) {
 			continue
 		}
-		if model != "" && len(h.Models) > 0 && !slices.Contains(h.Models, model) {
+		if model != "" && len(h.Models) > 0 && !slices.ContainsFunc(h.Models, same(model)) {
 			why = append(why, h.URL+": not among its models")
 			continue
 		}
@@ -133,7 +134,7 @@ func (p *Pool) choose(ctx context.Context, model string, skip []int) (int, error
 		case model == "":
 			return i, nil
 		}
-		loaded, ok := got[model]
+		_, loaded, ok := provider.FindModel(got, model)
 		switch {
 		case !ok:
 			why = append(why, h.URL+": does not serve it")
@@ -155,6 +156,11 @@ func (p *Pool) choose(ctx context.Context, model string, skip []int) (int, error
 		kind, what = provider.ErrUnreachable, "no host answers"
 	}
 	return -1, provider.Errorf(kind, nil, "%s (%s)", what, strings.Join(why, "; "))
+}
+
+// same matches the names of model, with or without its tag.
+func same(model string) func(string) bool {
+	return func(name string) bool { return provider.SameModel(name, model) }
 }
 
 // use makes host i the one in use.
@@ -232,10 +238,10 @@ func (p *Pool) Models(ctx context.Context) ([]provider.ModelSummary, error) {
 		}
 		answered = true
 		for _, m := range list {
-			if len(h.Models) > 0 && !slices.Contains(h.Models, m.Name) {
+			if len(h.Models) > 0 && !slices.ContainsFunc(h.Models, same(m.Name)) {
 				continue
 			}
-			if !slices.ContainsFunc(out, func(o provider.ModelSummary) bool { return o.Name == m.Name }) {
+			if !slices.ContainsFunc(out, func(o provider.ModelSummary) bool { return provider.SameModel(o.Name, m.Name) }) {
 				out = append(out, m)
 			}
 		}

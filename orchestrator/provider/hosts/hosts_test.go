@@ -135,3 +135,57 @@ func TestAllDown(t *testing.T) {
 		t.Errorf("pull on an OpenAI-compatible host: %v", err)
 	}
 }
+
+// TestNameWithoutTag: a model named without its tag ("onetool") is the one
+// a host lists as "onetool:latest", as on a single Ollama server, whether
+// the host is asked or its configured list names it so.
+func TestNameWithoutTag(t *testing.T) {
+	srv := ollamatest.New(t, ollamatest.WithModels(ollamatest.Model{Name: "onetool:latest"}))
+	pool := New([]Host{ollamaHost(t, downURL(t)), ollamaHost(t, srv.URL())})
+	info, err := pool.Model(t.Context(), "onetool")
+	if err != nil || pool.URL() != srv.URL() {
+		t.Fatalf("chose %s: %+v, %v", pool.URL(), info, err)
+	}
+	srv.Script(ollamatest.Reply{Content: "hi"})
+	if text, err := say(t, pool, "onetool"); err != nil || text != "hi" {
+		t.Fatalf("chat %q, %v", text, err)
+	}
+	listed := ollamaHost(t, srv.URL())
+	listed.Models = []string{"onetool"}
+	pool = New([]Host{listed})
+	if _, err := pool.Model(t.Context(), "onetool:latest"); err != nil {
+		t.Fatalf("configured as onetool, asked for onetool:latest: %v", err)
+	}
+	st := pool.Statuses(t.Context())
+	if loaded, ok := st[0].Served["onetool"]; !ok || !loaded {
+		t.Errorf("served %v: onetool, loaded by the chat above, is not shown so", st[0].Served)
+	}
+	models, err := pool.Models(t.Context())
+	if err != nil || len(models) != 1 || models[0].Name != "onetool:latest" {
+		t.Errorf("models %+v, %v", models, err)
+	}
+}
+
+// TestEmbeddings: the pool makes embeddings on its Ollama hosts, the
+// first that answers and has an embedding model; a pool with no Ollama
+// host says the code index needs one.
+func TestEmbeddings(t *testing.T) {
+	srv := ollamatest.New(t, ollamatest.WithModels(ollamatest.Model{Name: "qwen3:8b"}, ollamatest.EmbeddingModel()))
+	pool := New([]Host{ollamaHost(t, downURL(t)), openaiHost(downURL(t) + "/v1"), ollamaHost(t, srv.URL())})
+	if !pool.Embeds() {
+		t.Fatal("a pool with Ollama hosts does not embed")
+	}
+	model, err := pool.EmbeddingModel(t.Context(), "")
+	if err != nil || model != "embeddinggemma:latest" {
+		t.Fatalf("model %q, %v", model, err)
+	}
+	vs, err := pool.Embed(t.Context(), model, []string{"a", "b"})
+	if err != nil || len(vs) != 2 {
+		t.Errorf("embed: %d vectors, %v", len(vs), err)
+	}
+	none := New([]Host{openaiHost(downURL(t) + "/v1")})
+	if _, err := none.EmbeddingModel(t.Context(), ""); none.Embeds() || !errors.Is(err, provider.ErrNoModel) ||
+		!strings.Contains(err.Error(), "no host of [[hosts]] is an Ollama server") {
+		t.Errorf("a pool without Ollama: %v", err)
+	}
+}

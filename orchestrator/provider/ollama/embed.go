@@ -25,6 +25,7 @@ func (c *Client) Embed(ctx context.Context, model string, inputs []string) ([][]
 	if len(inputs) == 0 {
 		return nil, nil
 	}
+	c.embeds.Add(1)
 	resp, err := c.api.Embed(ctx, &api.EmbedRequest{Model: model, Input: inputs})
 	if err != nil {
 		if ctx.Err() != nil {
@@ -103,13 +104,7 @@ func (c *Client) EmbeddingModel(ctx context.Context, name string) (string, error
 // ("embeddinggemma" is "embeddinggemma:latest" or "embeddinggemma:300m"),
 // compared without regard to case as Ollama compares names.
 func sameModel(installed, wanted string) bool {
-	tagged := func(n string) string {
-		if !strings.Contains(n, ":") {
-			return n + ":latest"
-		}
-		return n
-	}
-	if strings.EqualFold(tagged(installed), tagged(wanted)) {
+	if provider.SameModel(installed, wanted) {
 		return true
 	}
 	base, _, _ := strings.Cut(installed, ":")

@@ -54,9 +54,11 @@ func (c *Client) statusFailure(se api.StatusError, model string) error {
 		return provider.Errorf(provider.ErrModelNotFound, se, "model %q is not installed: run \"ollama pull %s\"", model, model)
 	case strings.Contains(msg, "does not support tools"):
 		return noToolSupport(model)
-	case strings.Contains(msg, "exceeds the context length"):
-		return provider.Errorf(provider.ErrContextOverflow, se,
+	case strings.Contains(msg, "exceeds the context length") || strings.Contains(msg, "exceeds maximum context length"):
+		e := provider.Errorf(provider.ErrContextOverflow, se,
 			"the conversation no longer fits the model's context window: raise options.num_ctx in the config, or start a new session")
+		e.Overflow = &provider.Overflow{}
+		return e
 	case msg == "":
 		msg = se.Status
 	}

@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/ollama/ollama/api"
@@ -38,10 +39,11 @@ type Options struct {
 // Client is an Ollama server as a provider.Provider. It is safe for
 // concurrent use.
 type Client struct {
-	api  *api.Client
-	base string // the URL, for messages
-	opts Options
-	wire provider.WireCache[api.Message, api.Tools]
+	api    *api.Client
+	base   string // the URL, for messages
+	opts   Options
+	wire   provider.WireCache[api.Message, api.Tools]
+	embeds atomic.Int64 // embedding requests made
 }
 
 var (
@@ -66,6 +68,11 @@ func New(opts Options) *Client {
 
 // URL is the server's base URL.
 func (c *Client) URL() string { return c.base }
+
+// EmbedCalls is how many embedding requests the client has made: each
+// has the server load the embedding model, which on a server that holds
+// few models at once can take the chat model's place.
+func (c *Client) EmbedCalls() int64 { return c.embeds.Load() }
 
 // request is the wire form of req. Everything but the messages is the same
 // value for every request of a session, so requests stay append-only.

@@ -218,3 +218,29 @@ func TestSilentTruncationDetected(t *testing.T) {
 		t.Errorf("third request, past the window: %+v, want Truncated", m)
 	}
 }
+
+// TestOverflowCounts: the counts in a server's overflow message are
+// read, the request's and the window; llama.cpp's shared cache filling up
+// is told apart, with its advice.
+func TestOverflowCounts(t *testing.T) {
+	for _, c := range []struct {
+		msg            string
+		prompt, window int
+	}{
+		{"request (4487 tokens) exceeds the available context size (4096 tokens), try increasing it", 4487, 4096},
+		{"This model's maximum context length is 8192 tokens. However, your request has 9000 input tokens.", 9000, 8192},
+		{"The input (5000 tokens) is longer than the model's context length (4096 tokens).", 5000, 4096},
+		{"the input length exceeds the context length", 0, 0},
+	} {
+		if p, w := counts(c.msg); p != c.prompt || w != c.window {
+			t.Errorf("counts(%q) = %d, %d; want %d, %d", c.msg, p, w, c.prompt, c.window)
+		}
+	}
+	srv := openaitest.New(t, openaitest.LlamaCpp)
+	srv.Script(ollamatest.Reply{Content: "half of it", ErrorLine: openaitest.KVFull, AfterChunks: 2})
+	_, _, _, err := chat(t, New(Options{BaseURL: srv.URL()}), "qwen3:8b")
+	ov, ok := provider.OverflowOf(err)
+	if !errors.Is(err, provider.ErrContextOverflow) || !ok || !ov.Shared || !strings.Contains(ov.Advice, "--no-kv-unified") {
+		t.Errorf("err = %v, overflow %+v", err, ov)
+	}
+}

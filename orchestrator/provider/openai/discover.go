@@ -1,6 +1,7 @@
 package openai
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -20,8 +21,26 @@ const (
 	KindLMStudio Kind = "LM Studio"
 	KindVLLM     Kind = "vLLM"
 	KindSGLang   Kind = "SGLang"
+	KindOllama   Kind = "Ollama's OpenAI-compatible API"
 	KindUnknown  Kind = "an OpenAI-compatible server"
 )
+
+// larger says how to give a model a larger window on a server of kind k.
+func (k Kind) larger() string {
+	switch k {
+	case KindLlamaCpp:
+		return "restart llama-server with a larger -c"
+	case KindVLLM:
+		return "restart vLLM with a larger --max-model-len"
+	case KindSGLang:
+		return "restart SGLang with a larger --context-length"
+	case KindLMStudio:
+		return "load the model in LM Studio with a longer context length"
+	case KindOllama:
+		return "use lathe's own Ollama path, provider = \"ollama\", which sets the window itself; or raise OLLAMA_CONTEXT_LENGTH"
+	}
+	return "start the server with a larger window, and set context_length to it"
+}
 
 // served is a model the server lists, with what it said of it.
 type served struct {
@@ -32,6 +51,7 @@ type served struct {
 	chat    bool // a chat model (LM Studio lists embedding models too)
 	tools   *bool
 	vision  bool
+	numCtx  int // the num_ctx its Modelfile sets (Ollama); 0 for none
 }
 
 // serverInfo is what the server said of itself.
@@ -63,6 +83,16 @@ func (c *Client) discover(ctx context.Context) (serverInfo, error) {
 	defer c.mu.Unlock()
 	c.probed = info
 	return info, nil
+}
+
+// kind is the kind of server as found so far; KindUnknown before.
+func (c *Client) kind() Kind {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.probed.kind == "" {
+		return KindUnknown
+	}
+	return c.probed.kind
 }
 
 // Kind is the kind of server, found the first time it is needed.
@@ -104,6 +134,14 @@ func (c *Client) probe(ctx context.Context) (serverInfo, error) {
 			info.notes = append(info.notes, fmt.Sprintf("llama.cpp at %s runs without --jinja, and its tool calling needs it: "+
 				"restart llama-server with --jinja", c.base))
 		}
+		return info, nil
+	}
+	var ver struct {
+		Version string `json:"version"`
+	}
+	if c.get(ctx, c.root()+"/api/version", &ver) == nil && ver.Version != "" {
+		info.kind, info.version = KindOllama, ver.Version
+		c.ollamaModels(ctx, &info)
 		return info, nil
 	}
 	var lms lmStudioList
@@ -204,6 +242,15 @@ func (c *Client) Model(ctx context.Context, name string) (provider.ModelInfo, er
 		window = min(window, c.opts.ContextLength)
 	case window == 0 && c.opts.ContextLength > 0:
 		window = c.opts.ContextLength
+	case window == 0 && srv.kind == KindOllama:
+		window = cmp.Or(m.numCtx, ollamaDefaultWindow)
+		if m.trained > 0 {
+			window = min(window, m.trained)
+		}
+		if m.numCtx == 0 {
+			info.Notes = append(info.Notes, fmt.Sprintf("Ollama has not loaded %s yet: lathe assumes its smallest default "+
+				"window, %d tokens; if Ollama runs it with more (OLLAMA_CONTEXT_LENGTH, a large GPU), set context_length", m.id, window))
+		}
 	case window == 0 && m.trained > 0 && srv.kind == KindLMStudio:
 		window = m.trained
 		info.Notes = append(info.Notes, fmt.Sprintf("LM Studio has not loaded %s yet: lathe assumes its maximum context, %d tokens; "+
@@ -215,6 +262,7 @@ func (c *Client) Model(ctx context.Context, name string) (provider.ModelInfo, er
 	if info.ContextLength == 0 {
 		info.ContextLength = window
 	}
+	info.ServerWindow, info.Larger = window, srv.kind.larger()
 	info.NumCtx = window
 	if n := c.opts.Options.NumCtx; n > 0 {
 		info.NumCtx = min(window, n)
@@ -241,6 +289,11 @@ func (c *Client) find(srv serverInfo, name string) (served, error) {
 	}
 	for _, m := range srv.models {
 		if m.id == name {
+			return m, nil
+		}
+	}
+	for _, m := range srv.models {
+		if provider.SameModel(m.id, name) { // "qwen3" for Ollama's "qwen3:latest"
 			return m, nil
 		}
 	}

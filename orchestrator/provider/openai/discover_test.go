@@ -2,6 +2,7 @@ package openai
 
 import (
 	"errors"
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -114,5 +115,67 @@ func TestDiscoveryWithAPIKey(t *testing.T) {
 	}
 	if !slices.Contains(paths, "GET /props") || !slices.Contains(paths, "POST /apply-template") {
 		t.Errorf("requests %q: want /props and /apply-template among them", paths)
+	}
+}
+
+// TestNameWithoutTag: a model named without its tag is the one the server
+// lists with ":latest" (Ollama's /v1/models lists "onetool:latest"); the
+// request names it as the server lists it.
+func TestNameWithoutTag(t *testing.T) {
+	srv := openaitest.New(t, openaitest.VLLM, openaitest.WithModels(openaitest.Model{Name: "qwen3:8b"}, openaitest.Model{Name: "onetool:latest"}))
+	info, err := New(Options{BaseURL: srv.URL(), Options: config.Defaults().Options}).Model(t.Context(), "onetool")
+	if err != nil || info.Name != "onetool:latest" {
+		t.Errorf("info %+v, err %v", info, err)
+	}
+	if _, err := New(Options{BaseURL: srv.URL()}).Model(t.Context(), "qwen3"); !errors.Is(err, provider.ErrModelNotFound) {
+		t.Errorf("qwen3 for qwen3:8b: %v", err)
+	}
+}
+
+// TestOllamaV1: Ollama's OpenAI-compatible API is found out from the
+// same host's /api/version; its window comes from /api/ps (the runtime
+// window, which /v1 cannot change), the Modelfile's num_ctx, or its
+// smallest default with a note; the capabilities from /api/show (an
+// embedding model is no chat model, a model without tools is refused);
+// a name without its tag is found; and what this path cannot guarantee
+// is said, with the native path to take.
+func TestOllamaV1(t *testing.T) {
+	srv := openaitest.New(t, openaitest.Ollama, openaitest.WithModels(
+		openaitest.Model{Name: "onetool:latest", Window: 8192, Trained: 40960},
+		openaitest.Model{Name: "tinytext:latest", Window: 4096, Trained: 40960, NumCtx: 16384},
+		openaitest.Model{Name: "notools:latest", Capabilities: []string{"completion"}},
+		openaitest.Model{Name: "nomic-embed-text:latest", Capabilities: []string{"embedding"}}))
+	srv.Load("onetool")
+	c := New(Options{BaseURL: srv.URL(), Options: config.Defaults().Options})
+	info, err := c.Model(t.Context(), "onetool")
+	if err != nil || info.Name != "onetool:latest" || info.NumCtx != 8192 || info.ServerWindow != 8192 || info.ContextLength != 40960 {
+		t.Fatalf("loaded: %+v, %v", info, err)
+	}
+	if kind, _ := c.Kind(t.Context()); kind != KindOllama {
+		t.Errorf("kind %q", kind)
+	}
+	if len(info.Notes) != 1 || !strings.Contains(info.Notes[0], "cuts a prompt longer than the window silently") ||
+		!strings.Contains(info.Notes[0], `provider = "ollama" with base_url = "`+strings.TrimSuffix(srv.URL(), "/v1")+`"`) {
+		t.Errorf("notes %q", info.Notes)
+	}
+	if info, err := c.Model(t.Context(), "tinytext"); err != nil || info.NumCtx != 16384 || len(info.Notes) != 1 {
+		t.Errorf("the Modelfile's num_ctx: %+v, %v", info, err)
+	}
+	srv2 := openaitest.New(t, openaitest.Ollama, openaitest.WithModels(openaitest.Model{Name: "onetool:latest", Window: 8192}))
+	other := New(Options{BaseURL: srv2.URL(), Options: config.Defaults().Options})
+	if info, err := other.Model(t.Context(), "onetool"); err != nil || info.NumCtx != 4096 || len(info.Notes) != 2 ||
+		!strings.Contains(info.Notes[1], "has not loaded onetool:latest yet: lathe assumes its smallest default window, 4096 tokens") {
+		t.Errorf("not loaded: %+v, %v", info, err)
+	}
+	if _, err := c.Model(t.Context(), "notools"); !errors.Is(err, provider.ErrNoToolSupport) {
+		t.Errorf("a model without tools: %v", err)
+	}
+	list, err := c.Models(t.Context())
+	var names []string
+	for _, m := range list {
+		names = append(names, fmt.Sprintf("%s %v", m.Name, m.Tools))
+	}
+	if err != nil || strings.Join(names, ", ") != "onetool:latest true, tinytext:latest true, notools:latest false" {
+		t.Errorf("models %q, %v", names, err)
 	}
 }

@@ -8,6 +8,8 @@ import (
 	"io"
 	"net/http"
 	"regexp"
+	"slices"
+	"strconv"
 	"strings"
 
 	oai "github.com/openai/openai-go/v3"
@@ -101,6 +103,36 @@ func decodeJSON(resp *http.Response, v any) error {
 // length"), LM Studio ("...greater than the context length").
 var overflowText = regexp.MustCompile(`(?i)exceed_context_size|context_length_exceeded|exceeds? the (available|maximum) context|maximum context length|longer than the model's context length|greater than the context length|context (length|window) (exceeded|is too small)|exceeds the maximum allowed length`)
 
+// kvFull matches llama.cpp's error for a KV cache with no room left
+// ("Context size has been exceeded.", a server_error 500, before any
+// output or in the stream). Its default slots share one cache of -c
+// tokens, each told it has all of it: requests running at once fill it
+// before any of them reaches its own window.
+var kvFull = regexp.MustCompile(`(?i)context size has been exceeded|failed to find free space in the KV cache`)
+
+// tokenCount finds the counts in a server's overflow message: "request
+// (4487 tokens) exceeds the available context size (4096 tokens)",
+// "maximum context length is 4096 tokens. However, your request has 9000
+// input tokens", "The input (5000 tokens) is longer than the model's
+// context length (4096 tokens)".
+var tokenCount = regexp.MustCompile(`\b(\d+) (?:input )?tokens\b`)
+
+// counts are the request's length and the window an overflow message
+// gives: the larger count is the request, the smaller the window; zeros
+// when it gives fewer than two.
+func counts(msg string) (prompt, window int) {
+	var ns []int
+	for _, m := range tokenCount.FindAllStringSubmatch(msg, -1) {
+		if n, err := strconv.Atoi(m[1]); err == nil && n > 0 {
+			ns = append(ns, n)
+		}
+	}
+	if len(ns) < 2 || slices.Max(ns) == slices.Min(ns) {
+		return 0, 0
+	}
+	return slices.Max(ns), slices.Min(ns)
+}
+
 // chatFailure classifies a failed chat. Errors with an HTTP status came
 // before any output; the rest broke a stream that had begun (started) or
 // never reached the server.
@@ -111,8 +143,8 @@ func (c *Client) chatFailure(err error, model string, started bool) error {
 	case errors.As(err, &ae):
 		return c.statusFailure(ae.StatusCode, ae.Message, ae.Type, model, err)
 	case errors.As(err, &se):
-		if overflowText.MatchString(se.Message) {
-			return c.overflow(err)
+		if overflowText.MatchString(se.Message) || kvFull.MatchString(se.Message) {
+			return c.overflow(err, se.Message)
 		}
 		return provider.Errorf(provider.ErrStreamBroken, err, "the server stopped the reply with an error: %s",
 			strings.TrimPrefix(se.Message, "received error while streaming: "))
@@ -129,10 +161,25 @@ func (c *Client) unreachable(err error) error {
 		"cannot reach the server at %s: is it running? (base_url in your config, or --base-url, names it)", c.base)
 }
 
-func (c *Client) overflow(err error) error {
-	return provider.Errorf(provider.ErrContextOverflow, err,
-		"the conversation no longer fits the server's context window: start the server with a larger one "+
-			"(llama-server -c, vllm --max-model-len, LM Studio's context length), or start a new session")
+// sharedKV is the advice for llama.cpp's shared KV cache filling up.
+const sharedKV = "llama-server's slots (-np, 4 by default) share one KV cache of -c tokens, and requests running at " +
+	"once filled it: start llama-server with --no-kv-unified, so that each slot has its window (-c divided by -np) " +
+	"to itself, which lathe keeps within, or with -np 1 for lathe alone"
+
+// overflow is the error for a request the server could not fit, msg
+// being what it said.
+func (c *Client) overflow(err error, msg string) error {
+	kind := c.kind()
+	ov := &provider.Overflow{Advice: kind.larger()}
+	ov.PromptTokens, ov.Window = counts(msg)
+	e := provider.Errorf(provider.ErrContextOverflow, err,
+		"the conversation no longer fits the server's context window: %s, or start a new session", ov.Advice)
+	if kvFull.MatchString(msg) && kind != KindLMStudio {
+		ov.Shared, ov.Advice = true, sharedKV
+		e.Msg = "the server's KV cache filled up before the reply was done: " + sharedKV
+	}
+	e.Overflow = ov
+	return e
 }
 
 // statusFailure classifies an error answer. Servers give no codes lathe
@@ -142,8 +189,8 @@ func (c *Client) statusFailure(status int, msg, typ, model string, err error) er
 	msg = strings.TrimSpace(msg)
 	lower := strings.ToLower(msg)
 	switch {
-	case overflowText.MatchString(msg) || overflowText.MatchString(typ):
-		return c.overflow(err)
+	case overflowText.MatchString(msg) || overflowText.MatchString(typ) || kvFull.MatchString(msg):
+		return c.overflow(err, msg)
 	case strings.Contains(lower, "--jinja"):
 		return provider.Errorf(provider.ErrNoToolSupport, err,
 			"llama.cpp's server was started without --jinja, and its tool calling needs it: restart llama-server with --jinja")

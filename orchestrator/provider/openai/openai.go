@@ -52,8 +52,9 @@ type Client struct {
 	mu sync.Mutex
 	// probed is what the server said of itself; once it holds an answer
 	// (a kind), the server is not asked again.
-	probed serverInfo
-	last   lastPrompt // the previous request, to tell silent truncation
+	probed  serverInfo
+	last    lastPrompt     // the previous request, to tell silent truncation
+	windows map[string]int // the windows Ollama runs the models with, as /api/ps said (kind Ollama)
 }
 
 var _ provider.Provider = (*Client)(nil)
@@ -79,12 +80,13 @@ func New(opts Options) *Client {
 		reqOpts = append(reqOpts, option.WithAPIKey(opts.APIKey))
 	}
 	return &Client{
-		opts:   opts,
-		base:   base,
-		chat:   oai.NewChatCompletionService(reqOpts...),
-		models: oai.NewModelService(reqOpts...),
-		http:   hc,
-		wire:   provider.WireCache[oai.ChatCompletionMessageParamUnion, []oai.ChatCompletionToolUnionParam]{Message: message, Tools: tools},
+		opts:    opts,
+		base:    base,
+		chat:    oai.NewChatCompletionService(reqOpts...),
+		models:  oai.NewModelService(reqOpts...),
+		http:    hc,
+		windows: map[string]int{},
+		wire:    provider.WireCache[oai.ChatCompletionMessageParamUnion, []oai.ChatCompletionToolUnionParam]{Message: message, Tools: tools},
 	}
 }
 

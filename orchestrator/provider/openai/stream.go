@@ -1,6 +1,7 @@
 package openai
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -87,6 +88,9 @@ type reply struct {
 	// the reply is refused.
 	text, maxText int
 	tooLarge      error
+	tokens        int  // deltas of text and reasoning: a token each on llama.cpp and Ollama, more on others
+	limit         int  // the most tokens the reply can have without the server shifting its context; 0: unknown
+	shifted       bool // it had more: the server dropped the start of the context to go on
 }
 
 // bytesPerToken is what one token of a reply may take, generously: a
@@ -111,6 +115,7 @@ type timings struct {
 	CacheN      int     `json:"cache_n"`
 	PromptN     int     `json:"prompt_n"`
 	PromptMS    float64 `json:"prompt_ms"`
+	PredictedN  int     `json:"predicted_n"`
 	PredictedMS float64 `json:"predicted_ms"`
 	set         bool
 }
@@ -127,13 +132,25 @@ func (c *Client) Chat(ctx context.Context, req *provider.Request, fn func(provid
 	start := time.Now()
 	stream := c.chat.NewStreaming(ctx, params)
 	defer stream.Close()
-	r := reply{calls: callAssembler{limit: req.MaxToolCalls}, maxText: maxText(req)}
+	window := req.Model.ServerWindow
+	if c.kind() == KindOllama {
+		window = cmp.Or(c.ollamaWindow(ctx, req.Model.Name), window)
+	}
+	r := reply{calls: callAssembler{limit: req.MaxToolCalls}, maxText: maxText(req), limit: c.shiftLimit(req, prefix, window)}
 	for ctx.Err() == nil && stream.Next() {
 		if err := c.chunk(&r, stream.Current(), fn); err != nil {
 			return err
 		}
 		if r.tooLarge != nil {
 			return r.tooLarge
+		}
+		if r.shifted {
+			// The server went on past its window, dropping the start of
+			// the context (Ollama's /v1 has no shift:false): stop reading,
+			// as though it had stopped there.
+			return fn(provider.Chunk{Done: true, DoneReason: "length", Metrics: provider.Metrics{
+				PromptTokens: window - r.limit, CompletionTokens: r.tokens, Shifted: true,
+				TotalDuration: time.Since(start)}})
 		}
 	}
 	err := stream.Err()
@@ -152,8 +169,36 @@ func (c *Client) Chat(ctx context.Context, req *provider.Request, fn func(provid
 	}
 	done := provider.Chunk{Done: true, DoneReason: doneReason(r.finish), ToolCalls: r.calls.result(),
 		DroppedCalls: r.calls.dropped, Metrics: c.metrics(&r, time.Since(start))}
-	done.Metrics.Truncated = c.truncated(req, prefix, done.Metrics.PromptTokens)
+	m := &done.Metrics
+	m.Truncated = c.truncated(req, prefix, m.PromptTokens)
+	if window == 0 && c.kind() == KindOllama { // loaded by this request: the window it runs with is known now
+		window = c.ollamaWindow(ctx, req.Model.Name)
+	}
+	if w := window; w > 0 && m.PromptTokens > 0 {
+		// A prompt counted at the window exactly was cut to fit it (a
+		// server refuses a longer one, or cuts it: Ollama's /v1); prompt
+		// and reply past the window had the context shifted.
+		m.Truncated = m.Truncated || m.PromptTokens >= w
+		m.Shifted = m.PromptTokens+m.CompletionTokens > w
+	}
 	return fn(done)
+}
+
+// shiftLimit is the most tokens a reply to req can have before it runs
+// past the server's window: the window less the previous prompt's count,
+// which this one, appended to it, is at least; 0 when the window is not
+// known.
+func (c *Client) shiftLimit(req *provider.Request, prefix, w int) int {
+	if w == 0 {
+		return 0
+	}
+	c.mu.Lock()
+	last := c.last
+	c.mu.Unlock()
+	if last.messages > 0 && prefix >= last.messages && len(req.Messages) > last.messages {
+		return max(w-last.tokens, 1)
+	}
+	return w
 }
 
 // chunk takes one streamed chunk.
@@ -189,6 +234,10 @@ func (c *Client) chunk(r *reply, ch oai.ChatCompletionChunk, fn func(provider.Ch
 		if out.Content != "" || out.Thinking != "" {
 			if err := fn(out); err != nil {
 				return err
+			}
+			if r.tokens++; r.limit > 0 && r.tokens > r.limit && r.finish == "" {
+				r.shifted = true
+				return nil
 			}
 		}
 	}
@@ -231,6 +280,12 @@ func (c *Client) metrics(r *reply, total time.Duration) provider.Metrics {
 	if t := r.timings; t.set {
 		m.PromptDuration = time.Duration(t.PromptMS * float64(time.Millisecond))
 		m.EvalDuration = time.Duration(t.PredictedMS * float64(time.Millisecond))
+		if t.PredictedN > 0 {
+			// The first token is free: it comes from the logits of the
+			// prompt's last batch, and predicted_ms times the n−1 steps
+			// after it (server-common.h, n_gen_steps).
+			m.UntimedTokens = 1
+		}
 		if !m.CachedReported {
 			m.CachedTokens, m.CachedReported = t.CacheN, true
 		}
@@ -247,8 +302,9 @@ type lastPrompt struct {
 
 // truncated reports whether the server cut the prompt silently: this
 // request starts with every message of the previous one (prefix of them
-// are the same), yet the server counts fewer prompt tokens than it did
-// then. Servers without an equivalent of Ollama's truncate:false (LM
+// are the same) and adds more, yet the server counts no more prompt
+// tokens than it did then (fewer: LM Studio's policy; the same, pinned
+// at its window: Ollama's). Servers without an equivalent of Ollama's truncate:false (LM
 // Studio's context overflow policies, a proxy) do that.
 func (c *Client) truncated(req *provider.Request, prefix, prompt int) bool {
 	c.mu.Lock()
@@ -256,5 +312,5 @@ func (c *Client) truncated(req *provider.Request, prefix, prompt int) bool {
 	last := c.last
 	c.last = lastPrompt{messages: len(req.Messages), tokens: prompt}
 	return prompt > 0 && last.tokens > 0 && last.messages > 0 && prefix >= last.messages &&
-		len(req.Messages) > last.messages && prompt < last.tokens
+		len(req.Messages) > last.messages && prompt <= last.tokens
 }

@@ -24,6 +24,7 @@ type chatCall struct {
 	shift      bool // shift unset or true: the runner shifts a full context
 	stream     bool
 	density    float64 // bytes a token; 0: the fixed rule
+	dense      float64 // bytes a token of digits and punctuation in prompts; 0: density
 	prompt     string  // the rendered prompt, rendered once
 	tokens     int     // the prompt's tokens at density
 }
@@ -60,7 +61,7 @@ func (s *Server) handleChat(w http.ResponseWriter, r *http.Request, index int, b
 		return
 	}
 	c.prompt = s.render(c.req, c.model)
-	c.tokens = tokensAt(len(c.prompt), c.density)
+	c.tokens = CountTokens(c.prompt, c.density, c.dense)
 	images := imagesOf(c.req)
 	s.requests.Update(c.index, func(r *Request) {
 		r.PromptTokens = c.tokens
@@ -118,7 +119,7 @@ func (s *Server) prepareChat(body []byte) (chatCall, *httpError) {
 		return c, reject(http.StatusInternalServerError, "%s", e.LoadError)
 	}
 	c.numCtx = s.numCtx(opts.NumCtx, e)
-	c.density = s.density(e)
+	c.density, c.dense = s.density(e), e.DenseBytesPerToken
 	c.numPredict = opts.NumPredict
 	c.numKeep = opts.NumKeep
 	c.shift = c.req.Shift == nil || *c.req.Shift

@@ -113,6 +113,11 @@ type Model struct {
 	// the server's (see WithBytesPerToken) for it. Zero means the
 	// server's.
 	BytesPerToken float64
+	// DenseBytesPerToken, when set, is the density of the digits and
+	// punctuation in this model's prompts (see CountTokens): text made of
+	// them, a listing of numbered files, counts more tokens than its
+	// bytes at BytesPerToken say. Zero counts them as the rest.
+	DenseBytesPerToken float64
 
 	// ShowStatus makes POST /api/show of this model fail with this HTTP
 	// status (400 to 599) and the body {"error":ShowError}, while /api/tags
@@ -197,6 +202,8 @@ func (m Model) validate() error {
 	switch {
 	case m.BytesPerToken < 0 || math.IsNaN(m.BytesPerToken) || math.IsInf(m.BytesPerToken, 0):
 		return fmt.Errorf("ollamatest: model %q: BytesPerToken %v: want a positive number, or 0", m.Name, m.BytesPerToken)
+	case m.DenseBytesPerToken < 0 || math.IsNaN(m.DenseBytesPerToken) || math.IsInf(m.DenseBytesPerToken, 0):
+		return fmt.Errorf("ollamatest: model %q: DenseBytesPerToken %v: want a positive number, or 0", m.Name, m.DenseBytesPerToken)
 	case m.ShowStatus != 0 && (m.ShowStatus < 400 || m.ShowStatus > 599):
 		return fmt.Errorf("ollamatest: model %q: ShowStatus %d: want 400 to 599", m.Name, m.ShowStatus)
 	case m.ShowError != "" && m.ShowStatus == 0:

@@ -93,8 +93,8 @@ func tokensOf(bytes int) int { return (bytes + 3) / 4 }
 // tokens after the longest common byte prefix with the previous prompt of
 // the same loaded model are evaluated, at least 1; cached tokens are the
 // whole tokens in that prefix (its bytes / 4, rounded down, by default).
-func promptEval(cached, prompt string, numCtx int, cache bool, b float64) (count, evaluated int) {
-	total := tokensAt(len(prompt), b)
+func promptEval(cached, prompt string, numCtx int, cache bool, b, dense float64) (count, evaluated int) {
+	total := CountTokens(prompt, b, dense)
 	switch {
 	case total > numCtx:
 		return numCtx, numCtx
@@ -105,7 +105,7 @@ func promptEval(cached, prompt string, numCtx int, cache bool, b float64) (count
 	for common < len(cached) && common < len(prompt) && cached[common] == prompt[common] {
 		common++
 	}
-	return total, max(1, total-wholeTokensAt(common, b))
+	return total, max(1, total-WholeTokens(prompt[:common], b, dense))
 }
 
 // RenderPrompt renders req as the server renders it for req's model: as the
@@ -130,7 +130,7 @@ func (s *Server) EstimateTokens(req api.ChatRequest) int {
 	if !ok {
 		return EstimateTokens(req)
 	}
-	return tokensAt(len(s.render(req, e)), s.density(e))
+	return CountTokens(s.render(req, e), s.density(e), e.DenseBytesPerToken)
 }
 
 // render renders req for model e.

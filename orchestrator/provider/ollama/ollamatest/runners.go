@@ -50,11 +50,44 @@ func (s *Server) loadLocked(c chatCall) (*runner, time.Duration) {
 	key := c.model.name.String()
 	r, load := s.runners[key], warmLoad
 	if r == nil || r.numCtx != c.numCtx || r.expired(s.clock) {
+		s.makeRoomLocked(key)
 		r, load = &runner{model: c.model, numCtx: c.numCtx}, cmp.Or(c.model.LoadDuration, coldLoad)
 		s.runners[key] = r
 	}
 	r.expires = expiry(s.clock, c.req.KeepAlive)
 	return r, load
+}
+
+// makeRoomLocked unloads, when WithMaxLoaded allows no more, the loaded
+// model other than key whose keep_alive ends first. The caller holds s.mu.
+func (s *Server) makeRoomLocked(key string) {
+	if s.cfg.maxLoaded <= 0 {
+		return
+	}
+	loaded, victim := 0, ""
+	for k, r := range s.runners {
+		if k == key || r.expired(s.clock) {
+			continue
+		}
+		loaded++
+		if victim == "" || r.expires.Before(s.runners[victim].expires) {
+			victim = k
+		}
+	}
+	if loaded >= s.cfg.maxLoaded {
+		delete(s.runners, victim)
+	}
+}
+
+// Busy makes the next chat request wait d for the scheduler, as it does
+// on a server busy with other requests: Ollama counts that wait in the
+// request's load_duration, as it counts a load, so a model that stayed
+// loaded shows half a second of "load" (564 ms, 726 ms and 581 ms seen
+// on a loaded machine) and /api/ps is the only sign it did not load.
+func (s *Server) Busy(d time.Duration) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.wait = d
 }
 
 // release starts c's model's keep_alive when c's reply is over, as the
@@ -81,7 +114,8 @@ func (s *Server) evaluate(c chatCall) (load time.Duration, count, evaluated int)
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	r, load := s.loadLocked(c)
-	count, evaluated = promptEval(r.prompt, c.prompt, c.numCtx, !s.cfg.noCache, c.density)
+	load, s.wait = load+s.wait, 0
+	count, evaluated = promptEval(r.prompt, c.prompt, c.numCtx, !s.cfg.noCache, c.density, c.dense)
 	r.prompt = c.prompt
 	s.requests.Update(c.index, func(r *Request) {
 		r.PromptTokens, r.CachedTokens = count, count-evaluated

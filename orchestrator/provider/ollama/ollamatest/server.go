@@ -34,8 +34,9 @@ type Server struct {
 	pullable []entry
 	runners  map[string]*runner // loaded models, by fully qualified name
 	clock    time.Time
-	rng      *rand.Rand // tool call ids
-	tagsRng  *rand.Rand // the order of /api/tags entries modified in the same second
+	wait     time.Duration // the scheduler's wait for the next chat request (Busy)
+	rng      *rand.Rand    // tool call ids
+	tagsRng  *rand.Rand    // the order of /api/tags entries modified in the same second
 	waits    waitState
 }
 
@@ -95,6 +96,7 @@ type config struct {
 	remotes       []string // OLLAMA_REMOTES
 	version       string
 	pace          time.Duration
+	maxLoaded     int
 }
 
 // WithPace makes the server wait d before each streamed chunk of a turn,
@@ -103,6 +105,15 @@ type config struct {
 // fast as the client reads.
 func WithPace(d time.Duration) Option {
 	return func(c *config) { c.pace = d }
+}
+
+// WithMaxLoaded makes the scheduler hold at most n models at once
+// (OLLAMA_MAX_LOADED_MODELS; 3 per GPU, or 3 on a CPU, by default, and
+// fewer when they do not fit): loading another, for a chat or an
+// embedding, unloads the one whose keep_alive ends first ("max runners
+// achieved, unloading one"). Zero, the default, holds any number.
+func WithMaxLoaded(n int) Option {
+	return func(c *config) { c.maxLoaded = n }
 }
 
 // WithVersion makes GET /api/version answer v instead of the version the

@@ -2,6 +2,7 @@ package ollamatest
 
 import (
 	"encoding/json"
+	"fmt"
 	"math"
 	"strings"
 	"testing"
@@ -152,6 +153,32 @@ func TestBadDensityFailsNew(t *testing.T) {
 		New(ft, opts...)
 		if errs := ft.errors(); len(errs) != 1 || !strings.Contains(errs[0], "want a positive number") {
 			t.Errorf("errors %q", errs)
+		}
+	}
+}
+
+// TestCountTokensDense: digits and punctuation count at their own
+// density: a listing of numbered files comes to about 2.2 bytes a token
+// beside prose at 4, as llama3.2's tokenizer counted them; without a
+// dense density, the count is the plain one.
+func TestCountTokensDense(t *testing.T) {
+	var listing strings.Builder
+	for i := range 400 {
+		fmt.Fprintf(&listing, "data_%03d.log\n", i)
+	}
+	prose := strings.Repeat("The quick brown fox jumps over the lazy dog. ", 100)
+	if got := float64(listing.Len()) / float64(CountTokens(listing.String(), 4, 1.25)); got < 2 || got > 2.4 {
+		t.Errorf("listing: %.2f bytes a token", got)
+	}
+	if got := float64(len(prose)) / float64(CountTokens(prose, 4, 1.25)); got < 3.7 {
+		t.Errorf("prose: %.2f bytes a token", got)
+	}
+	for _, s := range []string{prose, listing.String(), "x"} {
+		if CountTokens(s, 0, 0) != tokensAt(len(s), 0) || CountTokens(s, 3, 0) != tokensAt(len(s), 3) {
+			t.Errorf("without a dense density, %q counts otherwise", s[:1])
+		}
+		if n := WholeTokens(s, 4, 1.25); n > CountTokens(s, 4, 1.25) || n < CountTokens(s, 4, 1.25)-1 {
+			t.Errorf("whole tokens %d, tokens %d", n, CountTokens(s, 4, 1.25))
 		}
 	}
 }

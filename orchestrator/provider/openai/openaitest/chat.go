@@ -130,23 +130,42 @@ func (s *Server) chat(w http.ResponseWriter, r *http.Request, index int, body []
 		return
 	}
 	prompt := renderPrompt(req)
-	tokens := (len(prompt) + 3) / 4
-	if tokens >= m.Window && s.kind != LMStudio {
+	tokens := ollamatest.CountTokens(prompt, m.BytesPerToken, m.DenseBytesPerToken)
+	if tokens >= m.Window && s.kind != LMStudio && s.kind != Ollama {
+		s.requests.Update(index, func(r *Request) { r.PromptTokens = tokens })
 		s.overflow(w, tokens, m.Window)
 		return
 	}
 	reported, cached := tokens, 0
 	s.mu.Lock()
-	if tokens >= m.Window {
+	free := m.Window - s.occupied
+	if s.kind == LlamaCpp && s.occupied > 0 && tokens >= free {
+		s.mu.Unlock()
+		s.requests.Update(index, func(r *Request) { r.PromptTokens = tokens })
+		s.fail(w, http.StatusInternalServerError, KVFull, "server_error")
+		return
+	}
+	if s.kind == Ollama {
+		s.loaded[m.Name] = true
+	}
+	switch {
+	case tokens >= m.Window && s.kind == Ollama:
+		// Ollama's truncation: the newest messages that fit, the system
+		// prompt and tools gone; the count is the window exactly.
+		reported, s.last = m.Window, ""
+	case tokens >= m.Window:
 		// LM Studio's default policy: keep the start, drop the middle,
 		// say nothing. The count is of what was kept.
 		reported, s.last = m.Window/2, ""
-	} else {
-		cached = min(commonPrefix(prompt, s.last)/4, tokens-1)
+	default:
+		common := prompt[:commonPrefix(prompt, s.last)]
+		cached = min(ollamatest.WholeTokens(common, m.BytesPerToken, m.DenseBytesPerToken), tokens-1)
 		s.last = prompt
 	}
 	s.mu.Unlock()
-	s.requests.Update(index, func(r *Request) { r.PromptTokens, r.CachedTokens = reported, cached })
+	s.requests.Update(index, func(r *Request) {
+		r.PromptTokens, r.CachedTokens, r.Truncated = reported, cached, s.kind == Ollama && tokens >= m.Window
+	})
 	reply, ok := s.takeReply(req)
 	if !ok {
 		s.fail(w, http.StatusInternalServerError, "openaitest: no scripted reply left", "server_error")
@@ -161,10 +180,22 @@ func (s *Server) chat(w http.ResponseWriter, r *http.Request, index int, body []
 		return
 	}
 	room := m.Window - reported
+	if s.kind == Ollama {
+		room = 10 * m.Window // num_predict unset: the context shifts as the reply fills it
+	}
 	if req.maxTokens > 0 {
 		room = min(room, req.maxTokens)
 	}
-	s.stream(w, r, req, reply, usage{prompt: reported, cached: cached}, room)
+	if s.kind == LlamaCpp && s.occupied > 0 && free-reported < room && reply.ErrorLine == "" {
+		// The shared cache fills before the reply's own window does: the
+		// reply stops there with an error event, and no finish_reason.
+		room = free - reported
+		events, _, finish := s.plan(reply, room)
+		if finish == "length" {
+			reply.ErrorLine, reply.AfterChunks = KVFull, len(events)
+		}
+	}
+	s.stream(w, r, req, reply, usage{prompt: reported, cached: cached, index: index}, room)
 }
 
 // overflow answers a prompt too long for the window, as the kind does.

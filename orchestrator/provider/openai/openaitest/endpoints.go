@@ -21,6 +21,8 @@ func (s *Server) listModels(w http.ResponseWriter) {
 				"n_embd": 4096, "n_params": 8190735360, "size": 5025615872, "ftype": 15}
 		case LMStudio:
 			e["owned_by"] = "organization_owner"
+		case Ollama:
+			e["owned_by"] = "library"
 		default:
 			e["owned_by"] = "someone"
 		}

@@ -51,6 +51,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"strings"
 	"sync"
 	"testing"
 
@@ -68,6 +69,9 @@ const (
 	VLLM     Kind = "vllm"
 	LMStudio Kind = "lmstudio"
 	Plain    Kind = "plain"
+	// Ollama is Ollama's OpenAI-compatible API, /v1 on an Ollama server
+	// (see ollama.go).
+	Ollama Kind = "ollama"
 )
 
 // NoFinish, as a Reply's DoneReason, ends the stream without a
@@ -88,6 +92,15 @@ type Model struct {
 	Type string
 	// NotLoaded makes LM Studio list it as not loaded.
 	NotLoaded bool
+	// Capabilities are what Ollama's /api/show lists (kind Ollama);
+	// nil means completion and tools.
+	Capabilities []string
+	// NumCtx is the num_ctx its Modelfile sets (kind Ollama); 0 for none.
+	NumCtx int
+	// BytesPerToken and DenseBytesPerToken are its tokenizer's densities
+	// (see ollamatest.CountTokens); zero is the fixed rule, 4 bytes a
+	// token.
+	BytesPerToken, DenseBytesPerToken float64
 }
 
 // Server is a running fake server. Its methods are safe for concurrent use.
@@ -103,9 +116,11 @@ type Server struct {
 	replies  ollamatest.Replies
 	requests requestlog.Log[Request]
 
-	mu   sync.Mutex
-	last string // the previous chat request's rendered prompt
-	ids  int
+	mu       sync.Mutex
+	last     string // the previous chat request's rendered prompt
+	ids      int
+	occupied int             // KV cells other requests hold (llama.cpp's shared cache)
+	loaded   map[string]bool // the models Ollama holds (kind Ollama)
 }
 
 // Request is one HTTP request the server received.
@@ -113,9 +128,14 @@ type Request struct {
 	Method, Path string
 	Header       http.Header
 	Body         []byte
-	// For a chat request that was answered: its prompt's tokens, and how
-	// many the prompt cache held.
+	// For a chat request that was answered, or refused for its length:
+	// its prompt's tokens, and how many the prompt cache held.
 	PromptTokens, CachedTokens int
+	// Truncated reports that Ollama cut the prompt to its window,
+	// silently; Shifts how many times its reply filled the window and
+	// the context was shifted (kind Ollama).
+	Truncated bool
+	Shifts    int
 }
 
 // Option configures New.
@@ -134,7 +154,7 @@ func WithAPIKey(key string) Option { return func(s *Server) { s.apiKey = key } }
 // when scripted replies were left unused.
 func New(t testing.TB, kind Kind, opts ...Option) *Server {
 	t.Helper()
-	s := &Server{t: t, kind: kind, models: []Model{{Name: "qwen3:8b"}}, closing: make(chan struct{})}
+	s := &Server{t: t, kind: kind, models: []Model{{Name: "qwen3:8b"}}, closing: make(chan struct{}), loaded: map[string]bool{}}
 	for _, o := range opts {
 		o(s)
 	}
@@ -150,6 +170,21 @@ func New(t testing.TB, kind Kind, opts ...Option) *Server {
 	t.Cleanup(s.close)
 	return s
 }
+
+// Occupy makes llama.cpp's KV cache hold n cells for other requests, as
+// its default slots (-np 4, one unified cache of -c cells, each slot told
+// it has all of it) do while another client's request runs: a request
+// that needs more than what is left fails with "Context size has been
+// exceeded.", a 500 before any output for its prompt, an error event in
+// the stream for its reply. /props still says n_ctx is the whole window.
+func (s *Server) Occupy(n int) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.occupied = n
+}
+
+// KVFull is llama.cpp's message for a KV cache with no room left.
+const KVFull = "Context size has been exceeded."
 
 // URL is the API root, what base_url holds: "http://127.0.0.1:PORT/v1".
 func (s *Server) URL() string { return s.ts.URL + "/v1" }
@@ -221,6 +256,9 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, http.StatusUnauthorized, "Invalid API Key", "authentication_error")
 		return
 	}
+	if s.kind == Ollama && s.ollamaRoutes(w, r, body) {
+		return
+	}
 	switch {
 	case r.Method == http.MethodGet && r.URL.Path == "/v1/models":
 		s.listModels(w)
@@ -258,8 +296,14 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 }
 
 func (s *Server) model(name string) (Model, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.modelLocked(name)
+}
+
+func (s *Server) modelLocked(name string) (Model, bool) {
 	for _, m := range s.models {
-		if m.Name == name {
+		if m.Name == name || s.kind == Ollama && strings.EqualFold(tagged(m.Name), tagged(name)) {
 			return m, true
 		}
 	}

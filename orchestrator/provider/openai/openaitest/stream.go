@@ -9,8 +9,8 @@ import (
 	"lathe/orchestrator/provider/ollama/ollamatest"
 )
 
-// usage is what the usage chunk reports of the prompt.
-type usage struct{ prompt, cached int }
+// usage is what the usage chunk reports of the prompt, for request index.
+type usage struct{ prompt, cached, index int }
 
 // event is one streamed chunk: its choice's delta and finish_reason, or
 // (choices empty) the usage.
@@ -22,6 +22,9 @@ type event struct {
 // stream writes reply as server-sent events, within room tokens.
 func (s *Server) stream(w http.ResponseWriter, r *http.Request, req chatRequest, reply ollamatest.Reply, u usage, room int) {
 	events, completion, finish := s.plan(reply, room)
+	if over := u.prompt + completion - s.window(req); s.kind == Ollama && over > 0 {
+		s.requests.Update(u.index, func(r *Request) { r.Shifts = 1 + over/max(s.window(req)/2, 1) })
+	}
 	w.Header().Set("Content-Type", "text/event-stream")
 	w.Header().Set("Cache-Control", "no-cache")
 	w.WriteHeader(http.StatusOK)
@@ -59,8 +62,12 @@ func (s *Server) stream(w http.ResponseWriter, r *http.Request, req chatRequest,
 		if s.kind == VLLM {
 			details = nil // vLLM reports it only with --enable-prompt-tokens-details
 		}
-		uc["usage"] = map[string]any{"prompt_tokens": u.prompt, "completion_tokens": completion,
+		usage := map[string]any{"prompt_tokens": u.prompt, "completion_tokens": completion,
 			"total_tokens": u.prompt + completion, "prompt_tokens_details": details}
+		if s.kind == Ollama {
+			delete(usage, "prompt_tokens_details")
+		}
+		uc["usage"] = usage
 		s.timings(uc, u, completion)
 		_ = s.write(w, uc)
 	}
@@ -68,13 +75,30 @@ func (s *Server) stream(w http.ResponseWriter, r *http.Request, req chatRequest,
 	_ = rc.Flush()
 }
 
-// timings adds llama.cpp's timings to its last chunk.
+// timings adds llama.cpp's timings to its last chunk: a prompt token
+// read in 0.5 ms, a token decoded in 20 ms. As llama.cpp times them, the
+// reply's first token is free (it comes from the logits of the prompt's
+// last batch): predicted_ms covers n−1 decode steps, and
+// predicted_per_second is n−1 over it.
 func (s *Server) timings(c map[string]any, u usage, completion int) {
-	if s.kind == LlamaCpp {
-		c["timings"] = map[string]any{"cache_n": u.cached, "prompt_n": u.prompt - u.cached, "prompt_ms": float64(u.prompt-u.cached) * 0.5,
-			"predicted_n": completion, "predicted_ms": float64(completion) * 20}
+	if s.kind != LlamaCpp {
+		return
 	}
+	prompt := u.prompt - u.cached
+	steps := max(completion-1, 0)
+	t := map[string]any{"cache_n": u.cached, "prompt_n": prompt, "prompt_ms": float64(prompt) * 0.5,
+		"predicted_n": completion, "predicted_ms": float64(steps) * DecodeMS}
+	if prompt > 0 {
+		t["prompt_per_second"] = 1e3 / 0.5
+	}
+	if steps > 0 {
+		t["predicted_per_second"] = 1e3 / DecodeMS
+	}
+	c["timings"] = t
 }
+
+// DecodeMS is how long the fake llama.cpp takes to decode a token.
+const DecodeMS = 20.0
 
 func (s *Server) write(w http.ResponseWriter, chunk map[string]any) error {
 	var b bytes.Buffer
@@ -114,6 +138,8 @@ func (s *Server) chunk(id string, req chatRequest, ev event) map[string]any {
 	switch s.kind {
 	case LlamaCpp:
 		c["system_fingerprint"] = "b7100-1a2b3c4d"
+	case Ollama:
+		c["system_fingerprint"] = "fp_ollama"
 	case VLLM:
 		choice["logprobs"] = nil
 		if ev.finish != "" {
@@ -121,6 +147,12 @@ func (s *Server) chunk(id string, req chatRequest, ev event) map[string]any {
 		}
 	}
 	return c
+}
+
+// window is the window req's model runs with.
+func (s *Server) window(req chatRequest) int {
+	m, _ := s.model(req.api.Model)
+	return m.Window
 }
 
 func (s *Server) finishDelta() map[string]any {
