@@ -22,6 +22,9 @@ type CheckResult struct {
 	// (killed at its timeout, or it could not start).
 	Exit   int
 	Output string // its last lines, stdout and stderr together
+	// Reward is the reward it wrote, for a task whose verdict is one; nil
+	// when it wrote none.
+	Reward *float64
 }
 
 // checkOutput bounds the output a check's result keeps: its end.

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"os/exec"
 	"strconv"
 	"strings"
@@ -64,9 +65,22 @@ type launched struct {
 	err         error // it could not start
 }
 
+// run is one run of lathe in an attempt: its prompt (the task's, or a
+// second try's), the session it continues ("" for a new one) and where it
+// writes its trajectory ("" nowhere).
+type run struct {
+	prompt, resume, trajectory string
+}
+
 // args is the command line of a one-shot run of task t by model in dir.
-func args(t Task, model, dir, sandbox string) []string {
-	a := []string{"--prompt=" + t.Prompt, "--yes", "--output-format", "json", "-C", dir, "-m", model}
+func args(t Task, model, dir, sandbox string, r run) []string {
+	a := []string{"--prompt=" + r.prompt, "--yes", "--output-format", "json", "-C", dir, "-m", model}
+	if r.resume != "" {
+		a = append(a, "--resume", r.resume)
+	}
+	if r.trajectory != "" {
+		a = append(a, "--trajectory", r.trajectory)
+	}
 	if sandbox != "" {
 		a = append(a, "--sandbox", sandbox)
 	}
@@ -83,12 +97,12 @@ func args(t Task, model, dir, sandbox string) []string {
 // task's timeout: SIGTERM, so that it records its end, then SIGKILL
 // after the grace. lathe runs in a process group of its own, which goes
 // with it, and gets SIGTERM if the runner dies.
-func (l Lathe) launch(ctx context.Context, t Task, model, dir, sandbox string) launched {
+func (l Lathe) launch(ctx context.Context, t Task, model, dir, sandbox string, r run) launched {
 	runCtx, cancel := context.WithTimeout(ctx, t.Timeout)
 	defer cancel()
 	var stdout bytes.Buffer
 	stderr := &tail{max: checkOutput}
-	cmd := exec.CommandContext(runCtx, l.Exe, append(args(t, model, dir, sandbox), l.Flags...)...)
+	cmd := exec.CommandContext(runCtx, l.Exe, append(args(t, model, dir, sandbox, r), l.Flags...)...)
 	cmd.Args[0] = l.Args0
 	cmd.Env, cmd.Dir = l.Env, dir
 	cmd.Stdout, cmd.Stderr = &limited{w: &stdout, n: maxResult}, stderr
@@ -219,4 +233,43 @@ func (l *limited) Write(p []byte) (int, error) {
 		}
 	}
 	return len(p), nil
+}
+
+// combine is how the runs of an attempt went, taken together: the last
+// run's outcome, with the counts and times of all of them summed (the
+// speeds are the last run's).
+func combine(runs []launched) launched {
+	last := runs[len(runs)-1]
+	if len(runs) == 1 {
+		return last
+	}
+	var sum runResult
+	if last.result != nil {
+		sum = *last.result
+		sum.Recoveries = maps.Clone(last.result.Recoveries)
+	}
+	for _, l := range runs[:len(runs)-1] {
+		last.wall += l.wall
+		r := l.result
+		if r == nil {
+			continue
+		}
+		sum.Turns += r.Turns
+		sum.ToolCalls += r.ToolCalls
+		sum.Usage.PromptTokens += r.Usage.PromptTokens
+		sum.Usage.CompletionTokens += r.Usage.CompletionTokens
+		sum.Timing.LoadMS += r.Timing.LoadMS
+		sum.Timing.PrefillMS += r.Timing.PrefillMS
+		sum.Timing.DecodeMS += r.Timing.DecodeMS
+		for k, n := range r.Recoveries {
+			if sum.Recoveries == nil {
+				sum.Recoveries = map[string]int{}
+			}
+			sum.Recoveries[k] += n
+		}
+	}
+	if last.result != nil {
+		last.result = &sum
+	}
+	return last
 }

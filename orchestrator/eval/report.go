@@ -30,8 +30,13 @@ func Show(w io.Writer, e session.Experiment, now time.Time) error {
 		fmt.Fprintln(w)
 		showModel(w, s, e.Repeat)
 	}
+	fmt.Fprintln(w)
+	WriteCharts(w, ShowCharts(e, now), ChartWidth)
 	return nil
 }
+
+// ChartWidth is the width the charts of show and compare are drawn to.
+const ChartWidth = 80
 
 // completion says whether e is done.
 func completion(e session.Experiment, now time.Time) string {
@@ -182,6 +187,8 @@ type attemptJSON struct {
 	DecodeTPS        float64        `json:"decode_tps"`
 	CheckExit        *int           `json:"check_exit"`
 	CheckOutput      string         `json:"check_output"`
+	Reward           *float64       `json:"reward"`
+	Trajectory       string         `json:"trajectory"`
 	Started          *time.Time     `json:"started"`
 	Completed        *time.Time     `json:"completed"`
 }
@@ -202,7 +209,8 @@ func attemptsJSON(e session.Experiment, now time.Time) []attemptJSON {
 			PromptTokens: r.PromptTokens, CompletionTokens: r.CompletionTokens, Recoveries: r.Recoveries,
 			WallMS: r.Wall.Milliseconds(), LoadMS: r.Load.Milliseconds(), PrefillMS: r.Prefill.Milliseconds(),
 			DecodeMS: r.Decode.Milliseconds(), PrefillTPS: r.PrefillRate, DecodeTPS: r.DecodeRate,
-			CheckExit: a.CheckExit, CheckOutput: a.CheckOutput, Started: timeOrNil(a.Started),
+			CheckExit: a.CheckExit, CheckOutput: a.CheckOutput, Reward: a.Reward, Trajectory: a.Trajectory,
+			Started:   timeOrNil(a.Started),
 			Completed: timeOrNil(a.Completed)})
 	}
 	return out
@@ -307,6 +315,8 @@ func Compare(w io.Writer, a, b session.Experiment, now time.Time) error {
 			human.Duration(p[0].MedianWall), human.Duration(p[1].MedianWall))
 		compareTasks(w, p[0], p[1])
 	}
+	fmt.Fprintln(w)
+	WriteCharts(w, CompareCharts(a, b, now), ChartWidth)
 	return nil
 }
 

@@ -2,11 +2,8 @@ package eval
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"os"
-	"os/exec"
 	"sync"
 	"time"
 
@@ -64,6 +61,12 @@ type Runner struct {
 	// Heartbeat is how often a running attempt shows it is alive; 0 is a
 	// minute.
 	Heartbeat time.Duration
+	// Trajectories is the directory each attempt's ATIF trajectory is
+	// kept in, a subdirectory per experiment; "" keeps none.
+	Trajectories string
+	// Runtime finds the container runtime tasks with a container run in;
+	// nil is FindRuntime.
+	Runtime func(ctx context.Context) (Runtime, error)
 }
 
 // Plan is an experiment to run.
@@ -99,7 +102,7 @@ func (r *Runner) Start(ctx context.Context, p Plan) (int64, error) {
 		}
 		e.Models = append(e.Models, m)
 	}
-	e.Tasks = experimentTasks(p.Suite)
+	e.Tasks = r.experimentTasks(ctx, p.Suite)
 	id, err := r.Store.CreateExperiment(ctx, e, Slots(e))
 	if err != nil {
 		return 0, err
@@ -107,31 +110,6 @@ func (r *Runner) Start(ctx context.Context, p Plan) (int64, error) {
 	r.progress().Began(id, e, len(runnableTasks(e)))
 	_, err = r.execute(ctx, id, p.Suite)
 	return id, err
-}
-
-// experimentTasks are the tasks of suite as recorded, the bad ones and
-// those whose toolchain is missing skipped with why.
-func experimentTasks(suite *Suite) []session.ExperimentTask {
-	var out []session.ExperimentTask
-	for _, t := range suite.Tasks {
-		spec, _ := json.Marshal(t)
-		out = append(out, session.ExperimentTask{Name: t.Name, Spec: string(spec), Digest: t.Digest, Skipped: missing(t)})
-	}
-	for _, b := range suite.Bad {
-		out = append(out, session.ExperimentTask{Name: b.Task, Skipped: b.Error()})
-	}
-	return out
-}
-
-// missing says which program task t needs is not installed; "" when
-// none.
-func missing(t Task) string {
-	for _, prog := range t.Requires {
-		if _, err := exec.LookPath(prog); err != nil {
-			return fmt.Sprintf("needs %s, which is not installed", prog)
-		}
-	}
-	return ""
 }
 
 // Resume runs again the attempts of experiment id that have no result:
@@ -312,30 +290,6 @@ func (r *Runner) attempt(ctx context.Context, e session.Experiment, a session.At
 	// as such.
 	err := r.Store.EndAttempt(context.WithoutCancel(ctx), a.ID, end)
 	return end, err
-}
-
-// run runs lathe and the check, and says how the attempt ended.
-func (r *Runner) run(ctx context.Context, e session.Experiment, a session.Attempt, t Task) session.AttemptEnd {
-	dir, err := prepare(r.TempDir, t)
-	if err != nil {
-		return session.AttemptEnd{State: session.AttemptFailed, FailureReason: session.FailError, Failure: err.Error()}
-	}
-	defer os.RemoveAll(dir)
-	l := r.Lathe.launch(ctx, t, a.Model, dir, e.Sandbox)
-	var check *CheckResult
-	if !l.interrupted && l.err == nil {
-		c := r.checker()(ctx, dir, t.Check, checkEnv(r.Lathe.Env, t.Dir), t.CheckTimeout)
-		if ctx.Err() == nil {
-			check = &c
-		} else {
-			l.interrupted = true
-		}
-	}
-	end := l.end(t, check)
-	if end.SessionID != "" {
-		end.Options, _ = r.Store.RunOptions(context.WithoutCancel(ctx), end.SessionID)
-	}
-	return end
 }
 
 func (r *Runner) checker() Checker {

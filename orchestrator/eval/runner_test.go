@@ -44,10 +44,35 @@ func TestMain(m *testing.M) {
 //	crash   prints an error and no result (exit 1)
 //	hang    waits for SIGTERM, then records the run as interrupted (exit 130)
 //	stuck   ignores SIGTERM: only SIGKILL ends it
+//	copy:SRC:DST   copies file SRC to DST in the directory (the reference
+//	               solution, say), and answers
+//	retry:SRC:DST  the same, but only when it continues a session (a
+//	               second try)
+//
+// Given --trajectory, it writes a trajectory of one step there.
 func fakeLathe(mode string, args []string) int {
 	dir := args[slices.Index(args, "-C")+1]
+	flag := func(name string) string {
+		if i := slices.Index(args, name); i >= 0 {
+			return args[i+1]
+		}
+		return ""
+	}
+	if path := flag("--trajectory"); path != "" {
+		os.WriteFile(path, []byte(`{"schema_version":"ATIF-v1.6","session_id":"fake-session",`+
+			`"agent":{"name":"lathe","version":"test"},"steps":[{"step_id":1,"source":"user","message":"p"}],`+
+			`"final_metrics":{"total_prompt_tokens":1000,"total_steps":1}}`), 0o644)
+	}
+	if from, to, ok := strings.Cut(strings.TrimPrefix(strings.TrimPrefix(mode, "copy:"), "retry:"), ":"); ok {
+		if !strings.HasPrefix(mode, "retry:") || flag("--resume") == "fake-session" {
+			b, _ := os.ReadFile(from)
+			os.WriteFile(filepath.Join(dir, to), b, 0o644)
+		}
+		mode = "refuse"
+	}
 	result := func(stop string, code int) int {
 		b, _ := json.Marshal(map[string]any{"type": "result", "stop_reason": stop, "turns": 2, "tool_calls": 1,
+			"session_id": "fake-session",
 			"usage":      map[string]int{"prompt_tokens": 1000, "completion_tokens": 50},
 			"recoveries": map[string]int{"text_calls": 1, "empty_nudges": 1},
 			"timing": map[string]any{"load_ms": 5, "prefill_ms": 100, "decode_ms": 1000, "prefill_tps": 1000.5,
@@ -248,7 +273,7 @@ func TestResume(t *testing.T) {
 	suite, _ = LoadSuite(dir)
 	t0 := time.Date(2026, 5, 1, 12, 0, 0, 0, time.UTC)
 	e := session.Experiment{Suite: suite.Name, Repeat: 3, Jobs: 1, Models: []session.ExperimentModel{{Name: "m"}}}
-	e.Tasks = experimentTasks(suite)
+	e.Tasks = r.experimentTasks(t.Context(), suite)
 	slots := []session.Slot{{Model: "m", Task: "done", Rep: 1}, {Model: "m", Task: "done", Rep: 2},
 		{Model: "m", Task: "done", Rep: 3}, {Model: "m", Task: "other", Rep: 1}} // other #2 and #3: missing
 	id, err := db.CreateExperiment(t.Context(), e, slots)

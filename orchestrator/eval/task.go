@@ -57,6 +57,27 @@ type Task struct {
 	Check        string        `json:"check"`
 	CheckTimeout time.Duration `json:"check_timeout"`
 
+	// Format is where the task comes from: "" for lathe's own task.toml,
+	// FormatHarbor, FormatTerminalBench (the older layout) or
+	// FormatPolyglot. The fields below are theirs.
+	Format string `json:"format,omitempty"`
+	// Kit says how a task of another format is laid out: its starting
+	// files, its tests and its reference solution.
+	Kit *Kit `json:"kit,omitempty"`
+	// Container is the image the task runs in; nil runs it on the host.
+	Container *Container `json:"container,omitempty"`
+	// Tries is how many times lathe runs, each after the check failed, in
+	// the same session, told the check's output (Polyglot: 2); 0 is once.
+	Tries int `json:"tries,omitempty"`
+	// Probe is a command that must succeed for the task to run (Python's
+	// pytest), and ProbeWhat what it looks for, for the reason it is
+	// skipped.
+	Probe     []string `json:"probe,omitempty"`
+	ProbeWhat string   `json:"-"`
+	// Toolchain holds the versions of the programs it requires, as found
+	// when the experiment began.
+	Toolchain map[string]string `json:"toolchain,omitempty"`
+
 	// Dir is the task's directory; Digest the SHA-256 of its files.
 	Dir    string `json:"-"`
 	Digest string `json:"-"`
@@ -244,9 +265,12 @@ type Suite struct {
 }
 
 // LoadSuite reads the suite in directory dir: each subdirectory is a task
-// (a directory holding a task.toml itself is a suite of that one task).
-// A task that cannot be read is in Bad; the error is for a suite that
-// cannot be read at all.
+// (a directory holding a task itself is a suite of that one task). A task
+// is lathe's own (a task.toml), a Harbor task (instruction.md beside its
+// task.toml) or one of the older Terminal-Bench layout (task.yaml); dir may
+// also be an Aider Polyglot set: its root, one language's directory or one
+// exercise. A task that cannot be read is in Bad; the error is for a suite
+// that cannot be read at all.
 func LoadSuite(dir string) (*Suite, error) {
 	abs, err := filepath.Abs(dir)
 	if err != nil {
@@ -259,10 +283,18 @@ func LoadSuite(dir string) (*Suite, error) {
 	case !info.IsDir():
 		return nil, fmt.Errorf("suite %s: not a directory", dir)
 	}
-	if _, err := os.Stat(filepath.Join(abs, TaskFile)); err == nil {
+	if exercises, ok := polyglotExercises(abs); ok {
+		s := &Suite{Name: abs, FS: os.DirFS(abs), Root: abs}
+		for _, ex := range exercises {
+			s.loaded(loadExercise(ex))
+		}
+		return s.nonEmpty(dir)
+	}
+	if kind := taskKind(abs); kind != "" {
 		// One task: its parent is the suite.
-		s := &Suite{Name: abs, FS: os.DirFS(filepath.Dir(abs)), Root: filepath.Dir(abs)}
-		s.add(filepath.Base(abs), filepath.Join(dir, TaskFile))
+		parent := filepath.Dir(abs)
+		s := &Suite{Name: abs, FS: os.DirFS(parent), Root: parent}
+		s.addKind(kind, filepath.Base(abs), filepath.Join(dir, TaskFile))
 		return s, nil
 	}
 	s := &Suite{Name: abs, FS: os.DirFS(abs), Root: abs}
@@ -272,11 +304,57 @@ func LoadSuite(dir string) (*Suite, error) {
 	}
 	for _, e := range entries {
 		if e.IsDir() && !strings.HasPrefix(e.Name(), ".") {
-			s.add(e.Name(), filepath.Join(dir, e.Name(), TaskFile))
+			s.addKind(taskKind(filepath.Join(abs, e.Name())), e.Name(), filepath.Join(dir, e.Name(), TaskFile))
 		}
 	}
+	return s.nonEmpty(dir)
+}
+
+// taskKind is the format of the task in dir: "" when it holds none, "lathe"
+// for lathe's own.
+func taskKind(dir string) string {
+	switch {
+	case isFile(filepath.Join(dir, harborInstruction)) && isFile(filepath.Join(dir, TaskFile)):
+		return FormatHarbor
+	case isFile(filepath.Join(dir, tbTaskFile)):
+		return FormatTerminalBench
+	case isFile(filepath.Join(dir, TaskFile)):
+		return "lathe"
+	}
+	return ""
+}
+
+// addKind reads the task in directory name of the suite, of format kind
+// ("" counts as lathe's, whose missing task.toml is then the problem).
+func (s *Suite) addKind(kind, name, file string) {
+	switch kind {
+	case FormatHarbor:
+		s.loaded(loadHarbor(filepath.Join(s.Root, name), name))
+	case FormatTerminalBench:
+		s.loaded(loadTerminalBench(filepath.Join(s.Root, name), name))
+	default:
+		s.add(name, file)
+	}
+}
+
+// loaded adds a task of another format, or why it cannot be read.
+func (s *Suite) loaded(t Task, err error) {
+	var te *TaskError
+	switch {
+	case errors.As(err, &te):
+		s.Bad = append(s.Bad, te)
+	case err != nil:
+		s.Bad = append(s.Bad, &TaskError{Task: t.Name, File: t.Dir, Msg: err.Error()})
+	default:
+		s.Tasks = append(s.Tasks, t)
+	}
+}
+
+// nonEmpty is s, or an error when it holds no task at all.
+func (s *Suite) nonEmpty(dir string) (*Suite, error) {
 	if len(s.Tasks)+len(s.Bad) == 0 {
-		return nil, fmt.Errorf("suite %s: no tasks (a task is a directory with a %s)", dir, TaskFile)
+		return nil, fmt.Errorf("suite %s: no tasks (a task is a directory with a %s, a Harbor or Terminal-Bench "+
+			"task, or an Aider Polyglot exercise)", dir, TaskFile)
 	}
 	return s, nil
 }

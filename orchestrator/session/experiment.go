@@ -118,10 +118,16 @@ type Attempt struct {
 	Result        AttemptResult
 	CheckExit     *int   // the check's exit code; nil when it did not run or was killed
 	CheckOutput   string // its output's last lines
-	Created       time.Time
-	Started       time.Time // zero until it runs
-	Active        time.Time // the runner's last sign of life while it ran
-	Completed     time.Time // zero until it ended; zero for good when its process died
+	// Reward is the reward the check wrote (tasks of Harbor's format:
+	// 1 meets the goal); nil when it wrote none.
+	Reward *float64
+	// Trajectory is the file the run's ATIF trajectory is kept in; "" for
+	// none.
+	Trajectory string
+	Created    time.Time
+	Started    time.Time // zero until it runs
+	Active     time.Time // the runner's last sign of life while it ran
+	Completed  time.Time // zero until it ended; zero for good when its process died
 	// RunnerGone reports, for a running attempt, that the process running
 	// it is known to be dead (on this machine).
 	RunnerGone bool
@@ -154,5 +160,7 @@ type AttemptEnd struct {
 	Result        AttemptResult
 	CheckExit     *int
 	CheckOutput   string
+	Reward        *float64
+	Trajectory    string
 	Completed     time.Time // zero: now
 }

@@ -1,10 +1,12 @@
 package cli
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 	"runtime/debug"
 	"slices"
 	"strconv"
@@ -211,13 +213,18 @@ func runner(f *Factory, cfg config.Config, db *sqlite.DB) (*eval.Runner, error) 
 		}
 		return conf.Policy, true
 	}
-	return &eval.Runner{
+	r := &eval.Runner{
 		Store:    db,
 		Models:   &serverModels{p: be.Provider, infos: map[string]provider.ModelInfo{}},
 		Lathe:    eval.Lathe{Exe: exe, Args0: "lathe", Env: f.Env.list, Flags: attemptFlags(f)},
 		Check:    eval.ConfinedCheck(exe, policyFor),
 		Progress: eval.NewProgress(f.ErrOut, isTerminal(f.ErrOut)),
-	}, nil
+	}
+	if dir := config.DataDir(f.Env.get); dir != "" {
+		// Beside the database: each attempt's ATIF trajectory.
+		r.Trajectories = filepath.Join(dir, "trajectories")
+	}
+	return r, nil
 }
 
 // openSuite reads the suite to run: the built-in one, written to a
@@ -280,6 +287,7 @@ type evalShow struct {
 	f         *Factory
 	id        []string
 	json, csv bool
+	html      string // --html FILE: the page of charts written there too
 }
 
 func newEvalShow(f *Factory) command { return &evalShow{f: f} }
@@ -288,6 +296,7 @@ func (c *evalShow) define(fs *pflag.FlagSet) {
 	c.f.dirFlag(fs)
 	fs.BoolVar(&c.json, "json", false, "")
 	fs.BoolVar(&c.csv, "csv", false, "")
+	fs.StringVar(&c.html, "html", "", "")
 }
 
 func (c *evalShow) words(args []string) error {
@@ -314,6 +323,14 @@ func (c *evalShow) run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	if c.html != "" {
+		var text bytes.Buffer
+		eval.Show(&text, e, time.Now())
+		title := fmt.Sprintf("lathe eval: experiment %d", e.ID)
+		if err := writeHTML(c.html, title, text.String(), eval.ShowCharts(e, time.Now())); err != nil {
+			return err
+		}
+	}
 	switch {
 	case c.json:
 		return eval.ShowJSON(c.f.Out, e, time.Now())
@@ -323,15 +340,31 @@ func (c *evalShow) run(ctx context.Context) error {
 	return eval.Show(c.f.Out, e, time.Now())
 }
 
+// writeHTML writes the page of charts to path.
+func writeHTML(path, title, text string, charts []eval.Chart) error {
+	var page bytes.Buffer
+	if err := eval.WriteHTML(&page, title, text, charts); err != nil {
+		return err
+	}
+	if err := os.WriteFile(path, page.Bytes(), 0o644); err != nil {
+		return fmt.Errorf("--html: %w", err)
+	}
+	return nil
+}
+
 // evalCompare is lathe eval compare A B: what changed, task by task.
 type evalCompare struct {
-	f   *Factory
-	ids []string
+	f    *Factory
+	ids  []string
+	html string
 }
 
 func newEvalCompare(f *Factory) command { return &evalCompare{f: f} }
 
-func (c *evalCompare) define(fs *pflag.FlagSet) { c.f.dirFlag(fs) }
+func (c *evalCompare) define(fs *pflag.FlagSet) {
+	c.f.dirFlag(fs)
+	fs.StringVar(&c.html, "html", "", "")
+}
 
 func (c *evalCompare) words(args []string) error {
 	c.ids = args
@@ -353,10 +386,18 @@ func (c *evalCompare) run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	if err := eval.Compare(c.f.Out, a, b, time.Now()); err != nil {
+	var text bytes.Buffer
+	if err := eval.Compare(&text, a, b, time.Now()); err != nil {
 		return usageError{err.Error()}
 	}
-	return nil
+	if c.html != "" {
+		title := fmt.Sprintf("lathe eval: experiment %d, then %d", a.ID, b.ID)
+		if err := writeHTML(c.html, title, text.String(), eval.CompareCharts(a, b, time.Now())); err != nil {
+			return err
+		}
+	}
+	_, err = c.f.Out.Write(text.Bytes())
+	return err
 }
 
 // evalResume is lathe eval resume [ID]: it runs again the attempts of an

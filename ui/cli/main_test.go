@@ -26,6 +26,7 @@ import (
 
 	"lathe/orchestrator/provider/ollama/ollamatest"
 	"lathe/orchestrator/provider/openai/openaitest"
+	"lathe/orchestrator/trajectory"
 	"lathe/tools/lsp/lsptest"
 	"lathe/tools/mcp/mcptest"
 	"lathe/tools/sandbox"
@@ -90,6 +91,7 @@ func TestScripts(t *testing.T) {
 			"mkimage":         cmdMkimage,
 			"ollama-images":   cmdOllamaImages,
 			"oauthserver":     cmdOAuthServer,
+			"atif":            cmdATIF,
 		},
 	})
 }
@@ -437,5 +439,21 @@ func cmdOllamaImages(ts *testscript.TestScript, neg bool, args []string) {
 			fmt.Fprintf(&b, "%s %s %dx%d %x\n", seen, format, cfg.Width, cfg.Height, sum[:6])
 		}
 		ts.Check(os.WriteFile(filepath.Join(dir, strconv.Itoa(n)), []byte(b.String()), 0o644))
+	}
+}
+
+// cmdATIF checks that a file is a valid ATIF trajectory:
+//
+//	atif FILE
+func cmdATIF(ts *testscript.TestScript, neg bool, args []string) {
+	if len(args) != 1 {
+		ts.Fatalf("usage: atif FILE")
+	}
+	errs := trajectory.Validate([]byte(ts.ReadFile(args[0])))
+	switch {
+	case neg && errs == nil:
+		ts.Fatalf("%s is a valid ATIF trajectory", args[0])
+	case !neg && errs != nil:
+		ts.Fatalf("%s is not a valid ATIF trajectory:\n%v", args[0], errors.Join(errs...))
 	}
 }

@@ -24,6 +24,7 @@ import (
 	"lathe/orchestrator/provider/images"
 	"lathe/orchestrator/session"
 	"lathe/orchestrator/session/sqlite"
+	"lathe/orchestrator/trajectory"
 	"lathe/prompts/human"
 	"lathe/tools/mcp"
 	"lathe/ui"
@@ -43,6 +44,9 @@ type sessionCommand struct {
 	images   []string  // --image PATH, in order
 	trustMCP bool
 	trustLSP bool
+	// trajectory is where -p writes the run as an ATIF trajectory; "" for
+	// nowhere.
+	trajectory string
 }
 
 func newSession(f *Factory) command { return &sessionCommand{f: f} }
@@ -62,6 +66,7 @@ func (c *sessionCommand) define(fs *pflag.FlagSet) {
 	fs.StringArrayVar(&c.images, "image", nil, "")
 	fs.BoolVar(&c.trustMCP, "trust-project-mcp", false, "")
 	fs.BoolVar(&c.trustLSP, "trust-project-lsp", false, "")
+	fs.StringVar(&c.trajectory, "trajectory", "", "")
 }
 
 func (c *sessionCommand) words(args []string) error { return noWords("", args) }
@@ -83,6 +88,10 @@ func (c *sessionCommand) check(fs *pflag.FlagSet) error {
 		return usagef("--base-url needs a URL, such as http://127.0.0.1:8080/v1")
 	case fs.Changed("image") && !c.oneShot:
 		return usagef("--image needs -p (in the interactive UI, paste the image's path, or write @path)")
+	case fs.Changed("trajectory") && !c.oneShot:
+		return usagef("--trajectory needs -p")
+	case fs.Changed("trajectory") && strings.TrimSpace(c.trajectory) == "":
+		return usagef("--trajectory needs a file name, such as trajectory.json")
 	}
 	if err := checkSandbox(fs, flags.Sandbox); err != nil {
 		return err
@@ -96,6 +105,18 @@ func (c *sessionCommand) check(fs *pflag.FlagSet) error {
 	}
 	if _, err := print.ParseFormat(c.format); err != nil {
 		return usageError{err.Error()}
+	}
+	return nil
+}
+
+// checkTrajectoryDir checks, before the run, that --trajectory's file can
+// be made where it is named.
+func checkTrajectoryDir(path string) error {
+	if path == "" {
+		return nil
+	}
+	if info, err := os.Stat(filepath.Dir(path)); err != nil || !info.IsDir() {
+		return usagef("--trajectory %s: no such directory %s", path, filepath.Dir(path))
 	}
 	return nil
 }
@@ -128,6 +149,9 @@ func (c *sessionCommand) run(ctx context.Context) error {
 		return err
 	}
 	if c.oneShot {
+		if err := checkTrajectoryDir(c.trajectory); err != nil {
+			return err
+		}
 		imgs, err := readImages(c.images, loaded.Images)
 		if err != nil {
 			return err
@@ -178,7 +202,18 @@ func (c *sessionCommand) runOnce(ctx context.Context, prompt orchestrator.Prompt
 	format, _ := print.ParseFormat(c.format)
 	printer := print.New(format, f.Out, f.ErrOut,
 		print.Options{Color: color, Terminal: isTerminal(f.Out), Progress: isTerminal(f.ErrOut)})
-	out := serialized(printer.Event, f.ErrOut, e.Notices)
+	consume := printer.Event
+	var rec *trajectory.Recorder
+	if c.trajectory != "" {
+		model := f.Flags.Model
+		if model == "" {
+			model = cfg.Model
+		}
+		rec = trajectory.NewRecorder(trajectory.Options{Agent: "lathe", Version: buildVersion(), Model: model,
+			Prompt: prompt.Text})
+		consume = func(ev orchestrator.Event) { printer.Event(ev); rec.Event(ev) }
+	}
+	out := serialized(consume, f.ErrOut, e.Notices)
 	emit := out.emit
 	if e.MCP != nil {
 		for _, note := range engine.UntrustedNotes(e.MCP.Servers(), true) {
@@ -206,6 +241,11 @@ func (c *sessionCommand) runOnce(ctx context.Context, prompt orchestrator.Prompt
 	}
 	if err := printer.Finish(res, runErr); err != nil {
 		return fmt.Errorf("write output: %w", err)
+	}
+	if rec != nil {
+		if err := trajectory.WriteFile(c.trajectory, rec.Finish(res, runErr)); err != nil {
+			return err
+		}
 	}
 	switch {
 	case res.StopReason == orchestrator.StopDone || res.StopReason == orchestrator.StopPlanned:

@@ -38,6 +38,11 @@ Usage:
                                    an experiment's results (the latest)
   lathe eval compare A B           what changed from experiment A to B
   lathe eval resume [ID]           run what an experiment left unrun
+  lathe eval validate DIR [--json] check that each task's check passes its
+                                   reference solution and fails its
+                                   starting files
+  lathe eval import JOBDIR         read a Harbor job's results as an
+                                   experiment
   lathe mcp list [--json]          the MCP servers and their tools
   lathe mcp login NAME             authorize lathe with the HTTP MCP server
                                    NAME (OAuth, in the browser: $BROWSER,
@@ -74,6 +79,8 @@ Flags:
                            (.lathe/config.toml, .mcp.json) for this run
       --trust-project-lsp  start the language servers the project declares
                            (.lathe/config.toml, .lsp.json) for this run
+      --trajectory FILE    write the run to FILE as an ATIF trajectory
+                           (Harbor's format; with -p)
   -h, --help               show this help
       --version            print the version
 
@@ -88,6 +95,7 @@ Flags of lathe eval:
       --repeat N           attempts per task and model (default 1)
       --jobs N             attempts run at once (default 1)
       --csv                show: every attempt as CSV (--json: as JSON)
+      --html FILE          show, compare: the charts as a page, too
 
 Flags of lathe undo, lathe doctor and lathe mcp:
       --session ID         undo: that session (a unique prefix will do)
@@ -144,6 +152,8 @@ var subcommands = []subcommand{
 	{"eval show", newEvalShow},
 	{"eval compare", newEvalCompare},
 	{"eval resume", newEvalResume},
+	{"eval validate", newEvalValidate},
+	{"eval import", newEvalImport},
 	{"mcp list", newMCPList},
 	{"mcp login", newMCPLogin},
 	{"mcp logout", newMCPLogout},

@@ -149,13 +149,13 @@ func (db *DB) EndAttempt(ctx context.Context, id int64, end session.AttemptEnd) 
 		res, err := tx.ExecContext(ctx, `UPDATE attempts SET state = ?, goal_met = ?, stop_reason = ?,
 			failure_reason = ?, failure = ?, session_id = ?, options = ?, turns = ?, tool_calls = ?,
 			prompt_tokens = ?, completion_tokens = ?, recoveries = ?, wall_ns = ?, load_ns = ?, prefill_ns = ?,
-			decode_ns = ?, prefill_tps = ?, decode_tps = ?, check_exit = ?, check_output = ?,
-			completed_at = ?, active_at = ?, pid = 0, pid_started = 0, host = ''
+			decode_ns = ?, prefill_tps = ?, decode_tps = ?, check_exit = ?, check_output = ?, reward = ?,
+			trajectory = ?, completed_at = ?, active_at = ?, pid = 0, pid_started = 0, host = ''
 			WHERE id = ? AND state = 'running'`,
 			string(end.State), end.GoalMet, end.StopReason, end.FailureReason, end.Failure, end.SessionID, opts,
 			r.Turns, r.ToolCalls, r.PromptTokens, r.CompletionTokens, r.Recoveries, int64(r.Wall), int64(r.Load),
 			int64(r.Prefill), int64(r.Decode), r.PrefillRate, r.DecodeRate, end.CheckExit, end.CheckOutput,
-			at, at, id)
+			end.Reward, end.Trajectory, at, at, id)
 		if err != nil {
 			return err
 		}
@@ -273,8 +273,8 @@ func experimentTasks(ctx context.Context, tx *sql.Tx, id int64) ([]session.Exper
 
 const attemptColumns = `id, model, task, rep, try, state, goal_met, stop_reason, failure_reason, failure, session_id,
 	options, turns, tool_calls, prompt_tokens, completion_tokens, recoveries, wall_ns, load_ns, prefill_ns, decode_ns,
-	prefill_tps, decode_tps, check_exit, check_output, pid, pid_started, host, created_at, started_at, active_at,
-	completed_at`
+	prefill_tps, decode_tps, check_exit, check_output, reward, trajectory, pid, pid_started, host, created_at,
+	started_at, active_at, completed_at`
 
 func attempts(ctx context.Context, tx *sql.Tx, id int64) ([]session.Attempt, error) {
 	rows, err := tx.QueryContext(ctx, `SELECT `+attemptColumns+` FROM attempts WHERE experiment_id = ? ORDER BY id`, id)
@@ -307,7 +307,7 @@ func scanAttempt(rows *sql.Rows) (session.Attempt, error) {
 	err := rows.Scan(&a.ID, &a.Model, &a.Task, &a.Rep, &a.Try, &state, &a.GoalMet, &a.StopReason, &a.FailureReason,
 		&a.Failure, &a.SessionID, &options, &r.Turns, &r.ToolCalls, &r.PromptTokens, &r.CompletionTokens,
 		&r.Recoveries, &wall, &load, &prefill, &decode, &r.PrefillRate, &r.DecodeRate, &check, &a.CheckOutput,
-		&runner.pid, &runner.started, &runner.host, &created, &started, &active, &completed)
+		&a.Reward, &a.Trajectory, &runner.pid, &runner.started, &runner.host, &created, &started, &active, &completed)
 	if err != nil {
 		return a, err
 	}

@@ -1,0 +1,2 @@
+#!/bin/bash
+rev < /app/word.txt > /app/hello.txt

@@ -1,0 +1,3 @@
+module twofer
+
+go 1.18

@@ -1,0 +1,2 @@
+#!/bin/bash
+test "$(cat /app/greeting.txt 2>/dev/null)" = hi
