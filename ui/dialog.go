@@ -115,18 +115,25 @@ func (s *scrollWindow) key(msg tea.KeyPressMsg, keys keyMap, total int) bool {
 func (s *scrollWindow) fit(total, room int) (from, to int) {
 	s.room = min(room, total)
 	if total > room {
-		s.room = room - 1
+		s.room = max(room-1, 1)
 	}
 	s.top = max(0, min(s.top, total-s.room))
 	return s.top, s.top + s.room
 }
 
-// where says which lines of total show; "" when all do.
-func (s *scrollWindow) where(total int) string {
+// where says which lines of total show, in at most width columns; ""
+// when all do.
+func (s *scrollWindow) where(total, width int) string {
 	if total <= s.room {
 		return ""
 	}
-	return fmt.Sprintf("lines %d–%d of %d · ↑↓ pgup pgdn scroll", s.top+1, s.top+s.room, total)
+	at := fmt.Sprintf("lines %d–%d of %d", s.top+1, s.top+s.room, total)
+	for _, keys := range []string{" · ↑↓ pgup pgdn scroll", " · ↑↓ scroll"} {
+		if ansi.StringWidth(at+keys) <= width {
+			return at + keys
+		}
+	}
+	return at
 }
 
 // joinWrapped joins parts with sep into lines of at most width columns,

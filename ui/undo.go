@@ -276,7 +276,7 @@ func (d *undoDialog) View() string {
 			body = append(body, diffLine(l.text, width, st))
 		}
 	}
-	if where := d.window.where(len(lines)); where != "" {
+	if where := d.window.where(len(lines), d.width-4); where != "" {
 		body = append(body, indent+"  "+st.meta.Render(where))
 	}
 	return strings.Join(append(append(head, body...), foot...), "\n")
