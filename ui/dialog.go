@@ -19,6 +19,10 @@ type dialogBase struct {
 	answered      bool // it takes no more keys, waiting for the root to close it
 }
 
+// over reports whether the dialog was answered: the keys typed until the
+// root closes it go to the input.
+func (b *dialogBase) over() bool { return b.answered }
+
 func newDialogBase(st *theme, keys keyMap) dialogBase { return dialogBase{st: st, keys: keys} }
 
 // SetSize gives the dialog its width and the most lines it may take.
@@ -189,5 +193,5 @@ func (m *model) dialogClosed(msg dialogClosedMsg) tea.Cmd {
 	if m.run != nil {
 		m.run.setWaiting(false)
 	}
-	return tea.Batch(cmd, m.animate())
+	return tea.Batch(cmd, m.animate(), m.next())
 }

@@ -137,6 +137,9 @@ func (m *model) pulled(msg pullDoneMsg) tea.Cmd {
 }
 
 // startupKey handles keys on the screens before the session is ready.
+// While the server is first asked about the model, which a long session
+// resumed makes take a while, there is no such screen: what is typed goes
+// where it would go once ready (a prompt sent then is queued).
 func (m *model) startupKey(msg tea.KeyPressMsg) (tea.Cmd, bool) {
 	switch m.conn.phase {
 	case phaseOffline:
@@ -154,7 +157,9 @@ func (m *model) startupKey(msg tea.KeyPressMsg) (tea.Cmd, bool) {
 			m.notice(noticeWarn, "", fmt.Sprintf("%s is not installed: pull it with \"ollama pull %s\" or choose another with /model", m.conn.offer, m.conn.offer))
 			return nil, true
 		}
-	case phasePulling, phaseConnecting:
+	case phaseConnecting:
+		return nil, m.conn.retrying && !keyIs(msg, m.keys.Quit)
+	case phasePulling:
 		return nil, !keyIs(msg, m.keys.Quit)
 	default:
 		return nil, false

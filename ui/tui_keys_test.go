@@ -13,7 +13,9 @@ import (
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/colorprofile"
 	"github.com/charmbracelet/x/ansi"
+	"github.com/rs/zerolog"
 
+	"lathe/config"
 	"lathe/orchestrator"
 	"lathe/orchestrator/provider"
 	"lathe/orchestrator/session"
@@ -110,8 +112,10 @@ func TestCtrlCWithADialogOpen(t *testing.T) {
 }
 
 // TestDialogAnswersOnce: a dialog answered takes no more keys while its
-// closing is on its way to the root, and the engine gets one answer: the
-// user's once the dialog closes, or the interruption's when it came first.
+// closing is on its way to the root: they go where they would once it is
+// closed, the input's into the input (none is lost); and the engine gets
+// one answer: the user's once the dialog closes, or the interruption's
+// when it came first.
 func TestDialogAnswersOnce(t *testing.T) {
 	req := orchestrator.ApprovalRequest{Tool: "shell", Kind: tools.KindExec, Subject: "go test ./..."}
 	ask := func(m *model) chan orchestrator.Decision {
@@ -128,8 +132,9 @@ func TestDialogAnswersOnce(t *testing.T) {
 	if len(reply) != 0 || m.dialog == nil {
 		t.Fatalf("the answer went before the dialog closed: %d answers, dialog open %v", len(reply), m.dialog != nil)
 	}
-	if _, cmd := m.Update(keyPress("esc")); cmd != nil || m.run.stopping {
-		t.Error("esc after the answer went to the dialog or the run")
+	typeText(m, "and then")
+	if m.input.value() != "and then" {
+		t.Errorf("the keys typed after the answer left %q in the input", m.input.value())
 	}
 	m.Update(closing())
 	if len(reply) != 1 || m.dialog != nil {
@@ -142,14 +147,19 @@ func TestDialogAnswersOnce(t *testing.T) {
 	m, _ = testModel(t)
 	m.beginRun("test it")
 	reply = ask(m)
-	_, closing = m.Update(keyPress("y"))
-	m.key(keyPress("ctrl+c")) // interrupts before the dialog closed
-	m.Update(closing())
-	if len(reply) != 1 {
-		t.Fatalf("%d answers, want the interruption's alone", len(reply))
-	}
-	if d := <-reply; d.Allow {
-		t.Errorf("decision %+v, want the interruption's", d)
+	for _, k := range []string{"ctrl+c", "esc"} {
+		m, _ = testModel(t)
+		m.beginRun("test it")
+		reply = ask(m)
+		_, closing = m.Update(keyPress("y"))
+		m.key(keyPress(k)) // interrupts before the dialog closed
+		m.Update(closing())
+		if len(reply) != 1 || !m.run.stopping {
+			t.Fatalf("%s: %d answers, run interrupted %v; want the interruption's answer alone", k, len(reply), m.run.stopping)
+		}
+		if d := <-reply; d.Allow {
+			t.Errorf("%s: decision %+v, want the interruption's", k, d)
+		}
 	}
 }
 
@@ -617,4 +627,70 @@ func TestPermissions(t *testing.T) {
 	if toolNames, _ := m.approver.grants(); len(toolNames) != 0 {
 		t.Errorf("a new session keeps the grants %q", toolNames)
 	}
+}
+
+// TestKeysTypedWhileConnectingAreKept: while the server is first asked
+// about the model (long, for a long session resumed), what is typed goes
+// to the input, a dialog open at start takes its answer, and a prompt
+// sent is queued until the model is ready, then sent.
+func TestKeysTypedWhileConnectingAreKept(t *testing.T) {
+	m := connectingModel(t)
+	m.dialog = newTrustDialog([]string{"calc: ./calc"}, &m.st, m.keys)
+	_, closing := m.Update(keyPress("y"))
+	if !m.dialog.over() {
+		t.Fatal("y while connecting did not answer the trust question")
+	}
+	typeText(m, "hello there")
+	if got := m.input.value(); got != "hello there" {
+		t.Fatalf("typed while connecting, the input holds %q", got)
+	}
+	m.Update(closing())
+	press(m, "enter")
+	if len(m.work.queued) != 1 || m.work.queued[0].Text != "hello there" || m.run != nil {
+		t.Fatalf("the prompt sent while connecting: queued %+v, running %v", m.work.queued, m.run != nil)
+	}
+	if s := screen(m); !strings.Contains(s, "queued: sent once the model is ready") {
+		t.Errorf("the status line does not say when the prompt goes:\n%s", s)
+	}
+	m.Update(m.prepare()()) // its commands (the request's) are left alone
+	if m.run == nil || len(m.work.queued) != 0 {
+		t.Errorf("once ready, the queued prompt was not sent: queued %+v", m.work.queued)
+	}
+}
+
+// TestKeysAfterAListClosedReachTheInput: the keys typed after Esc closed a
+// list, before the root heard of it, go to the input.
+func TestKeysAfterAListClosedReachTheInput(t *testing.T) {
+	m, _ := testModel(t)
+	m.runCommand("/model")
+	if m.panel == nil {
+		t.Fatal("/model opened no list")
+	}
+	_, closing := m.Update(keyPress("esc"))
+	typeText(m, "fix it")
+	m.Update(closing())
+	if m.panel != nil || m.input.value() != "fix it" {
+		t.Errorf("list open %v, input %q; want it closed and the keys in the input", m.panel != nil, m.input.value())
+	}
+}
+
+// connectingModel is testModel before the server answered about the
+// model.
+func connectingModel(t *testing.T) *model {
+	t.Helper()
+	ws, err := tools.OpenWorkspace(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ws.Close() })
+	cfg := config.Defaults()
+	cfg.Model = "qwen3:8b"
+	clk := &clock{t: time.Date(2026, 11, 22, 9, 0, 0, 0, time.UTC)}
+	m := newModel(t.Context(), Options{
+		Engine: orchestrator.Options{Provider: stubProvider{}, Tools: tools.Default(ws, tools.Options{}), Log: zerolog.Nop(),
+			Config: cfg, Now: clk.now},
+		Dir: "/home/dev/proj", Home: "/home/dev", NoColor: true, Width: 80, Height: 24,
+	})
+	m.Update(tea.WindowSizeMsg{Width: 80, Height: 24})
+	return m
 }

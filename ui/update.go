@@ -122,6 +122,7 @@ func (m *model) finished(msg tea.Msg) tea.Cmd {
 		m.undoPlanned(msg)
 	case undoAppliedMsg:
 		m.undoApplied(msg)
+		return m.next()
 	case turnsMsg:
 		m.turnsListed(msg)
 	case factsMsg:
@@ -158,12 +159,14 @@ func (m *model) key(msg tea.KeyPressMsg) tea.Cmd {
 	if cmd, handled := m.startupKey(msg); handled {
 		return cmd
 	}
+	// A dialog answered, or a list closed, waits for its message to reach
+	// the root: the keys typed meanwhile are the input's.
 	switch {
-	case m.dialog != nil:
+	case m.dialog != nil && !m.dialog.over():
 		return m.dialogKey(msg)
-	case m.panel != nil && m.keys.scrolls(msg):
+	case m.panel != nil && !m.panel.over() && m.keys.scrolls(msg):
 		return m.toTranscript(msg) // the transcript above a list scrolls
-	case m.panel != nil:
+	case m.panel != nil && !m.panel.over():
 		return m.panelKey(msg)
 	}
 	switch {
@@ -309,7 +312,9 @@ func (m *model) send(text string) tea.Cmd {
 	}
 	p := orchestrator.Prompt{Text: text, Images: m.input.takeImages()}
 	switch {
-	case m.conn.phase == phaseConnecting || m.busy() != "":
+	case m.conn.phase == phaseConnecting || m.busy() != "" || m.dialog != nil:
+		// A dialog still open was answered: the prompt waits for the
+		// answer to be carried out.
 		m.queue(p)
 		return nil
 	case m.conn.phase != phaseReady:

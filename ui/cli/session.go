@@ -115,6 +115,8 @@ func (c *sessionCommand) run(ctx context.Context) error {
 		}
 	} else if !isTerminal(f.In) || !isTerminal(f.Out) {
 		return usagef(`the interactive mode needs a terminal; for scripts use lathe -p "your request"`)
+	} else {
+		defer holdKeys(f.In)() // what is typed while a long session loads is the UI's (keys.go)
 	}
 	r, err := c.resume.session(ctx, f) // before the config: the session's directory may be another
 	if err != nil {
