@@ -69,6 +69,11 @@ type Options struct {
 	// TrustProject keeps the user's trust in the project's MCP servers,
 	// for the next start.
 	TrustProject func() error
+	// Intro is said first, before the warnings: what the demo is.
+	Intro string
+	// Ephemeral says the session is not kept once lathe ends (--demo's):
+	// no hint to resume it.
+	Ephemeral bool
 }
 
 // model is the root of the TUI: it routes messages to its handlers and
@@ -125,6 +130,9 @@ func newModel(ctx context.Context, opts Options) *model {
 	m.approver = &dialogApprover{b: m.bridge}
 	m.transcript = newTranscript(&m.st, m.keys)
 	m.input = newInput(&m.st, m.keys)
+	if opts.Intro != "" {
+		m.notice(noticeInfo, "", opts.Intro)
+	}
 	for _, w := range opts.Warnings {
 		m.notice(noticeWarn, "", w)
 	}

@@ -41,6 +41,7 @@ type sessionCommand struct {
 	mode     mode.Mode // --mode; nil when not given
 	images   []string  // --image PATH, in order
 	trustMCP bool
+	demo     bool // --demo: the demo model, in a sample project
 }
 
 func newSession(f *Factory) command { return &sessionCommand{f: f} }
@@ -59,6 +60,7 @@ func (c *sessionCommand) define(fs *pflag.FlagSet) {
 	fs.StringVar(&c.f.Flags.BaseURL, "base-url", "", "")
 	fs.StringArrayVar(&c.images, "image", nil, "")
 	fs.BoolVar(&c.trustMCP, "trust-project-mcp", false, "")
+	fs.BoolVar(&c.demo, "demo", false, "")
 }
 
 func (c *sessionCommand) words(args []string) error { return noWords("", args) }
@@ -80,6 +82,10 @@ func (c *sessionCommand) check(fs *pflag.FlagSet) error {
 		return usagef("--base-url needs a URL, such as http://127.0.0.1:8080/v1")
 	case fs.Changed("image") && !c.oneShot:
 		return usagef("--image needs -p (in the interactive UI, paste the image's path, or write @path)")
+	case c.demo && (fs.Changed("model") || fs.Changed("provider") || fs.Changed("base-url")):
+		return usagef("--demo runs its own model: leave out -m, --provider and --base-url")
+	case c.demo && (c.resume.cont || fs.Changed("resume")):
+		return usagef("--demo keeps no session to continue: leave out --continue and --resume")
 	}
 	if err := checkSandbox(fs, flags.Sandbox); err != nil {
 		return err
@@ -107,6 +113,11 @@ func checkSandbox(fs *pflag.FlagSet, mode string) error {
 
 func (c *sessionCommand) run(ctx context.Context) error {
 	f := c.f
+	if c.demo {
+		if err := f.useDemo(); err != nil {
+			return err
+		}
+	}
 	var prompt string
 	if c.oneShot {
 		var err error
@@ -150,6 +161,9 @@ func (c *sessionCommand) runOnce(ctx context.Context, prompt orchestrator.Prompt
 		return workspaceUsage(err)
 	}
 	defer e.Close()
+	if c.demo {
+		useDemoModel(e, 0)
+	}
 	if r != nil && r.note != "" {
 		fmt.Fprintln(f.ErrOut, "lathe: "+r.note)
 	}
@@ -238,6 +252,11 @@ func (c *sessionCommand) interactive(ctx context.Context, loaded config.Loaded, 
 		return workspaceUsage(err)
 	}
 	defer e.Close()
+	var intro string
+	if c.demo {
+		useDemoModel(e, demoPace)
+		intro = demoIntro(f)
+	}
 	var notes []string
 	if r != nil && r.note != "" {
 		notes = append(notes, r.note)
@@ -247,6 +266,7 @@ func (c *sessionCommand) interactive(ctx context.Context, loaded config.Loaded, 
 		Resume: r.saved(), Dir: e.Options.Dir, Home: f.Env.get("HOME"), NoColor: cfg.NoColor, Input: f.In, Output: f.Out,
 		Environ: f.Env.list, FPS: cfg.TUI.FPS, Warnings: slices.Concat(notes, loaded.Warnings, e.Warnings),
 		MCP: e.MCP, MCPNotices: e.Notices, TrustProject: engine.KeepTrust(loaded, e.Options.Dir, f.Env.get),
+		Intro: intro, Ephemeral: c.demo,
 	}
 	if st.db != nil {
 		opts.Catalog, opts.Memory = st.db, st.db

@@ -372,6 +372,31 @@ func TestHoldKeys(t *testing.T) {
 	}
 }
 
+// TestTUIDemo: lathe --demo can be typed into, with no model server: a
+// write asks first, and the next request, after the session's title was
+// asked for, is answered in step; nothing hints at resuming a session
+// that is not kept.
+func TestTUIDemo(t *testing.T) {
+	r := newTUIRun(t)
+	r.launch(t, []string{"--demo"})
+	r.screen.waitFor(t, "This is lathe's demo")
+	r.pty.WriteString("create hello.txt\r")
+	r.screen.waitFor(t, "Allow write_file to change hello.txt?")
+	r.pty.WriteString("y")
+	r.screen.waitFor(t, "/permissions shows what you allowed")
+	r.pty.WriteString("run ls\r")
+	r.screen.waitFor(t, "Run this command in")
+	r.pty.WriteString("y")
+	r.screen.waitFor(t, "That ran in the sandbox")
+	r.quit(t)
+	if s := r.screen.term.String(); strings.Contains(s, "Resume this session") {
+		t.Errorf("the demo hints at resuming its session:\n%s", s)
+	}
+	if len(r.srv.ChatRequests()) != 0 {
+		t.Errorf("the demo asked a server")
+	}
+}
+
 // conversation is the chat requests of the conversation: the model's
 // preload, a request without messages, left out.
 func conversation(srv *ollamatest.Server) []api.ChatRequest {

@@ -68,6 +68,8 @@ Flags:
                            WebP, GIF); repeat it for more (with -p)
       --trust-project-mcp  start the MCP servers the project declares
                            (.lathe/config.toml, .mcp.json) for this run
+      --demo               try lathe with a demo model that needs no
+                           server, in a sample project
   -h, --help               show this help
       --version            print the version
 
