@@ -37,6 +37,7 @@ type connection struct {
 	retries  int      // how often the user retried reaching the server
 	retrying bool     // a retry is under way
 	pull     *pullBar // while the model offered is pulled
+	withheld []string // the tools left out of the session (see orchestrator.Prepared)
 }
 
 // preparedMsg is the answer to the session's first question to the model's
@@ -76,7 +77,9 @@ func (m *model) enterPhase(msg preparedMsg) tea.Cmd {
 	switch err := msg.err; {
 	case err == nil:
 		m.conn.retries = 0
-		m.conn.phase, m.conn.info = phaseReady, msg.Model
+		m.conn.phase, m.conn.info, m.conn.withheld = phaseReady, msg.Model, msg.Withheld
+		m.opts.Engine.Log.Debug().Str("session", m.session.Snapshot().ID).Bool("resumed", msg.History != nil).
+			Str("model", msg.Model.Name).Msg("session")
 		for _, skipped := range msg.Model.Skipped {
 			m.notice(noticeWarn, "", "passed over model "+skipped)
 		}

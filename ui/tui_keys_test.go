@@ -295,7 +295,7 @@ func TestSlashCommands(t *testing.T) {
 	do(m, "enter")
 	m.input.set("/tools")
 	press(m, "enter")
-	if s := screen(m); !strings.Contains(s, "Tools in plan mode") || !strings.Contains(s, "shell         not in plan mode") ||
+	if s := screen(m); !strings.Contains(s, "Tools in plan mode") || !strings.Contains(s, "Not in plan mode: write_file, edit_file, shell") ||
 		!strings.Contains(s, "propose_plan  Propose the plan for the user to approve") {
 		t.Errorf("/tools in plan mode:\n%s", s)
 	}
@@ -693,4 +693,24 @@ func connectingModel(t *testing.T) *model {
 	})
 	m.Update(tea.WindowSizeMsg{Width: 80, Height: 24})
 	return m
+}
+
+// TestDebugLogNamesTheSession: the UI's debug log says which session it
+// runs, as -p's does, and says nothing of an index brought up to date
+// when there is no embedding model to make one (F7).
+func TestDebugLogNamesTheSession(t *testing.T) {
+	var log strings.Builder
+	m := connectingModel(t)
+	m.opts.Engine.Log = zerolog.New(&log).Level(zerolog.DebugLevel)
+	m.session = m.newSession()
+	prepare(m)
+	id := m.session.Snapshot().ID
+	if id == "" || !strings.Contains(log.String(), `"session":"`+id+`"`) {
+		t.Errorf("the log does not name session %q:\n%s", id, log.String())
+	}
+	m.index.running = true
+	m.Update(indexDoneMsg{summary: "no embedding model"})
+	if strings.Contains(log.String(), "up to date") {
+		t.Errorf("with no embedding model, the log says the index is up to date:\n%s", log.String())
+	}
 }
