@@ -169,7 +169,11 @@ func argumentLines(args string) []string {
 // View renders the dialog in at most its height.
 func (d *approvalDialog) View() string {
 	req, st, width := d.ask.req, d.st, d.width
-	title := fmt.Sprintf("Allow %s to change %s?", req.Tool, human.Visible(req.Subject))
+	verb := "change"
+	if strings.HasPrefix(req.Preview, "--- "+tools.NewFile+"\n") {
+		verb = "create"
+	}
+	title := fmt.Sprintf("Allow %s to %s %s?", req.Tool, verb, human.Visible(req.Subject))
 	switch req.Kind {
 	case tools.KindExec:
 		title = "Run this command in " + d.dir + "?"

@@ -323,3 +323,19 @@ func dialogBody(t *testing.T, d *approvalDialog, width, height int) string {
 	}
 	return b.String()
 }
+
+// TestApprovalDialogSaysCreate: a write that makes a new file asks to
+// create it, not to change it (F16).
+func TestApprovalDialogSaysCreate(t *testing.T) {
+	st, keys := newTheme(true, true), newKeyMap()
+	for preview, want := range map[string]string{
+		"--- /dev/null\n+++ a.txt\n@@ -0,0 +1 @@\n+alpha\n":  "? Allow write_file to create a.txt?",
+		"--- a.txt\n+++ a.txt\n@@ -1 +1 @@\n-alpha\n+beta\n": "? Allow write_file to change a.txt?",
+	} {
+		d := newApprovalDialog(approvalAsk{req: orchestrator.ApprovalRequest{Tool: "write_file", Kind: tools.KindWrite,
+			Subject: "a.txt", Preview: preview}}, "/p", &st, keys)
+		if v := dialogView(d, 80, 12); !strings.Contains(v, want) {
+			t.Errorf("want %q:\n%s", want, v)
+		}
+	}
+}

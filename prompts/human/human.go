@@ -70,7 +70,26 @@ func Thousands(n int) string {
 	return s
 }
 
-// Bytes writes n bytes in decimal units: "512 B", "4.9 GB".
+// Size writes the size of a file, n bytes, in the binary units lathe's
+// limits on files are set and documented in ([undo] max_file = 10485760,
+// "10 MiB"), so that a file over a limit is told in the limit's unit:
+// "512 B", "21.7 MiB", "10 MiB".
+func Size(n int64) string {
+	const unit = 1024
+	if n < unit {
+		return fmt.Sprintf("%d B", n)
+	}
+	div, exp := int64(unit), 0
+	for x := n / unit; x >= unit; x /= unit {
+		div *= unit
+		exp++
+	}
+	v := fmt.Sprintf("%.1f", float64(n)/float64(div))
+	return strings.TrimSuffix(v, ".0") + " " + string("KMGTPE"[exp]) + "iB"
+}
+
+// Bytes writes n bytes in decimal units, as model servers report sizes:
+// "512 B", "4.9 GB".
 func Bytes(n int64) string {
 	const unit = 1000
 	if n < unit {

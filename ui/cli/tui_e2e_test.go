@@ -153,7 +153,7 @@ var writeHello = []ollamatest.Reply{
 func TestTUIEndToEnd(t *testing.T) {
 	r := startTUI(t, nil, writeHello...)
 	r.pty.WriteString("create hello.txt with a greeting\r")
-	r.screen.waitFor(t, "Allow write_file to change hello.txt?")
+	r.screen.waitFor(t, "Allow write_file to create hello.txt?")
 	if _, err := os.Stat(filepath.Join(r.dir, "hello.txt")); err == nil {
 		t.Fatal("the file was written before it was approved")
 	}
@@ -265,7 +265,7 @@ func TestTUIPlanMode(t *testing.T) {
 		t.Errorf("plan mode offered %d tools", len(tools)) // the four that read, recall, propose_plan
 	}
 	r.pty.WriteString("y")
-	r.screen.waitFor(t, "Allow write_file to change hello.txt?")
+	r.screen.waitFor(t, "Allow write_file to create hello.txt?")
 	r.pty.WriteString("y")
 	screen := r.screen.waitFor(t, "Created hello.txt.")
 	for _, want := range []string{"▸ plan mode", "▸ build mode: the plan was approved", "[x] 1. write hello.txt", "build · plan 1/1"} {
@@ -381,7 +381,7 @@ func TestTUIDemo(t *testing.T) {
 	r.launch(t, []string{"--demo"})
 	r.screen.waitFor(t, "This is lathe's demo")
 	r.pty.WriteString("create hello.txt\r")
-	r.screen.waitFor(t, "Allow write_file to change hello.txt?")
+	r.screen.waitFor(t, "Allow write_file to create hello.txt?")
 	r.pty.WriteString("y")
 	r.screen.waitFor(t, "/permissions shows what you allowed")
 	r.pty.WriteString("run ls\r")
