@@ -88,6 +88,9 @@ func (m *model) runCommand(line string) tea.Cmd {
 	c, ok := findCommand(name)
 	if !ok {
 		m.notice(noticeWarn, "", fmt.Sprintf("unknown command /%s: /help lists the commands", name))
+		if m.input.value() == "" {
+			m.input.set(line) // to mend
+		}
 		return nil
 	}
 	return c.run(m, strings.TrimSpace(arg))

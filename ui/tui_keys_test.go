@@ -278,6 +278,10 @@ func TestSlashCommands(t *testing.T) {
 	if m.run != nil || !strings.Contains(screen(m), "unknown command /frobnicate: /help lists the commands") {
 		t.Fatalf("unknown command: run=%v screen:\n%s", m.run != nil, screen(m))
 	}
+	if got := m.input.value(); got != "/frobnicate" {
+		t.Errorf("the unknown command left %q in the input, not itself to mend", got)
+	}
+	m.input.set("")
 	typeText(m, "/mo")
 	if !strings.Contains(screen(m), "/model  choose the model") {
 		t.Errorf("no completion shown for /mo:\n%s", screen(m))

@@ -411,15 +411,49 @@ func (u *undoneItem) lines(width int, st *theme) []string {
 	if l, ok := u.r.get(width); ok {
 		return l
 	}
-	inner := u.inner.lines(width, st)
-	out := make([]string, len(inner))
-	for i, l := range inner {
+	return u.r.set(width, dimmed(u.inner, "↶ undone", width, st))
+}
+
+// dimmed is inner's lines dimmed, a prompt's under mark.
+func dimmed(inner item, mark string, width int, st *theme) []string {
+	lines := inner.lines(width, st)
+	out := make([]string, len(lines))
+	for i, l := range lines {
 		out[i] = st.dim.Render(ansi.Strip(l))
 	}
-	if _, ok := u.inner.(*userItem); ok && len(out) > 0 {
-		out = append([]string{st.warn.Render("↶ undone")}, out...)
+	if _, ok := inner.(*userItem); ok && len(out) > 0 {
+		out = append([]string{st.warn.Render(mark)}, out...)
 	}
-	return u.r.set(width, out)
+	return out
+}
+
+// unsentItem is a prompt that was never sent (the model cannot see its
+// images): dimmed, marked, and back in the input.
+type unsentItem struct {
+	inner item
+	r     render
+}
+
+func (u *unsentItem) lines(width int, st *theme) []string {
+	if l, ok := u.r.get(width); ok {
+		return l
+	}
+	return u.r.set(width, dimmed(u.inner, "⊘ not sent: it is back in the input", width, st))
+}
+
+func (u *unsentItem) invalidate() {
+	u.r.invalidate()
+	u.inner.invalidate()
+}
+
+// markUnsent marks the prompt at transcript index i as never sent.
+func (m *model) markUnsent(i int) {
+	if i >= 0 && i < len(m.transcript.items) {
+		if _, ok := m.transcript.items[i].(*userItem); ok {
+			m.transcript.items[i] = &unsentItem{inner: m.transcript.items[i]}
+			m.transcript.changed(i)
+		}
+	}
 }
 
 func (u *undoneItem) invalidate() {

@@ -294,12 +294,20 @@ func (m *model) background(dark bool) {
 	m.st.markdown = markdownStyle(m.opts.NoColor, dark)
 }
 
+// isCommand reports whether an entered line is a slash command: "/" and
+// a name, not a path typed ("/tmp/shot.png", "/home/me/my\ notes").
+func isCommand(text string) bool {
+	name, ok := strings.CutPrefix(text, "/")
+	name, _, _ = strings.Cut(name, " ")
+	return ok && !strings.ContainsAny(name, "/\\.~")
+}
+
 // send handles an entered line: a slash command, or a prompt for the model.
 func (m *model) send(text string) tea.Cmd {
 	switch {
 	case text == "":
 		return nil
-	case strings.HasPrefix(text, "/"):
+	case isCommand(text):
 		m.input.resetCompletion()
 		return m.runCommand(text)
 	}
