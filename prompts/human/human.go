@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strings"
 	"time"
+	"unicode/utf8"
 )
 
 // Plural is "1 line", "2 lines", "3 entries", "4 matches".
@@ -106,14 +107,17 @@ func Bytes(n int64) string {
 // Visible shows the characters of s that a terminal would act on rather
 // than print, escaped: "\r", "\x1b", "\u2028"; tabs and line breaks stay
 // as they are. What a dialog shows is then what will run: a carriage
-// return or an escape sequence cannot hide part of a command.
+// return or an escape sequence cannot hide part of a command. A byte that
+// is not UTF-8, which a terminal would drop or show as "�", is "\xe9".
 func Visible(s string) string {
-	if !strings.ContainsFunc(s, hidden) {
+	if utf8.ValidString(s) && !strings.ContainsFunc(s, hidden) {
 		return s
 	}
 	var b strings.Builder
-	for _, r := range s {
+	for i, r := range s {
 		switch {
+		case r == utf8.RuneError && !strings.HasPrefix(s[i:], "\uFFFD"):
+			fmt.Fprintf(&b, `\x%02x`, s[i])
 		case !hidden(r):
 			b.WriteRune(r)
 		case r == '\r':

@@ -34,6 +34,7 @@ func TestHuman(t *testing.T) {
 		{Visible("rm -rf ~/x\x1b[2K\x1b[8m hidden"), `rm -rf ~/x\x1b[2K\x1b[8m hidden`},
 		{Visible("a\tb\nc\u2028d\u202ee"), "a\tb\nc\\u2028d\\u202ee"},
 		{Line("x\ry\x1b]52;c;AA\x07", 40), `x\ry\x1b]52;c;AA\x07`},
+		{Visible("caf\xe9.txt \ufffd"), `caf\xe9.txt ` + "\ufffd"}, // F8
 	}
 	for _, tt := range tests {
 		if tt.got != tt.want {
