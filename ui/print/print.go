@@ -183,7 +183,9 @@ func newMarks(color bool) marks {
 	}
 }
 
-// toolLine is "✓ write_file test.txt: created, 1 line (3ms)".
+// toolLine is "✓ write_file test.txt: created, 1 line (3ms)"; a call that
+// failed with an error says it, as the UI's card does: "✗ write_file
+// new.txt: failed: ro/new.txt: permission denied (281µs)".
 func (m marks) toolLine(e orchestrator.ToolFinished) string {
 	var mark string
 	switch e.Outcome {
@@ -203,10 +205,31 @@ func (m marks) toolLine(e orchestrator.ToolFinished) string {
 		summary = string(e.Outcome)
 	}
 	line += ": " + summary
+	if cause := failure(e); cause != "" && e.Outcome == orchestrator.OutcomeFailed {
+		line += ": " + cause
+	}
 	if e.Duration > 0 {
 		line += fmt.Sprintf(" (%s)", human.Duration(e.Duration))
 	}
 	return line
+}
+
+// maxCause is how long the cause of a failure on a call's line may be.
+const maxCause = 200
+
+// failure is the cause of a call that failed with an error, its first
+// line, when it says more than the summary; "" for a call that did not
+// (a command that exited non-zero tells its output, not an error).
+func failure(e orchestrator.ToolFinished) string {
+	msg, ok := strings.CutPrefix(e.Result.Content, "error: ")
+	if !ok {
+		return ""
+	}
+	msg, _, _ = strings.Cut(msg, "\n")
+	if msg = human.Line(msg, maxCause); msg == e.Result.Summary {
+		return ""
+	}
+	return msg
 }
 
 // forTerminal takes out of a model's text what a terminal would act on

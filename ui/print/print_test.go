@@ -29,6 +29,9 @@ func TestToolLine(t *testing.T) {
 		{"invalid arguments, no subject", orchestrator.ToolFinished{Name: "read_file", Outcome: orchestrator.OutcomeFailed,
 			Result: tools.Result{Summary: "invalid arguments"}},
 			"✗ read_file: invalid arguments"},
+		{"failed with a cause", orchestrator.ToolFinished{Name: "write_file", Subject: "new.txt", Outcome: orchestrator.OutcomeFailed,
+			Result: tools.Result{Summary: "failed", Content: "error: ro/new.txt: permission denied", IsError: true}, Duration: 281 * time.Microsecond},
+			"✗ write_file new.txt: failed: ro/new.txt: permission denied (281µs)"}, // F9
 		{"long multi-line command", orchestrator.ToolFinished{Name: "shell", Subject: "echo one\n  echo two " + strings.Repeat("x", 100),
 			Outcome: orchestrator.OutcomeInterrupted},
 			"⊘ shell echo one echo two " + strings.Repeat("x", 61) + "…: interrupted"},
