@@ -102,7 +102,7 @@ func (m *model) enterPhase(msg preparedMsg) tea.Cmd {
 		// Nothing to offer: the server loads its own models.
 		m.conn.phase = phaseBlocked
 		m.notice(noticeError, "No usable model", err.Error()+"\n/model chooses another one.")
-	case errors.Is(err, provider.ErrModelNotFound):
+	case errors.Is(err, provider.ErrModelNotFound) && m.opts.Engine.Config.Model != "":
 		m.conn.phase, m.conn.offer = phaseOffer, m.opts.Engine.Config.Model
 	case errors.Is(err, provider.ErrNoModel):
 		m.conn.phase, m.conn.offer = phaseOffer, m.opts.Suggested
