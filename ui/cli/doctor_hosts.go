@@ -34,7 +34,7 @@ func checkOpenAI(ctx context.Context, c *openai.Client, cfg config.Config, add f
 		if info.NumCtx > 0 {
 			what += ", window " + human.Thousands(info.NumCtx)
 		}
-		add(check{Name: "model", OK: m.Tools, Detail: m.Name + ": " + what})
+		add(check{Name: "model", OK: m.Tools, Detail: m.Name + ": " + what, Model: factsOf(info, &m)})
 	}
 	checkModelToUse(ctx, c, cfg, add)
 }
@@ -51,7 +51,7 @@ func checkModelToUse(ctx context.Context, p provider.Provider, cfg config.Config
 	if cfg.Model == "" {
 		why = "chosen: the first the server serves (set model in your config, or -m, to choose)"
 	}
-	add(check{Name: "model to use", OK: true, Detail: info.Name + ", " + why})
+	add(check{Name: "model to use", OK: true, Detail: info.Name + ", " + why, Model: useFacts(info)})
 	detail := fmt.Sprintf("%s tokens (options.num_ctx %s", human.Thousands(info.NumCtx), human.Thousands(cfg.Options.NumCtx))
 	if info.ContextLength > 0 {
 		detail += ", the server's " + human.Thousands(info.ContextLength)
