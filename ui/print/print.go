@@ -49,6 +49,10 @@ type Printer struct {
 	progress *progress     // nil but in text format on a terminal's stderr
 	mu       sync.Mutex    // the progress line is redrawn between events
 	denied   int           // calls the approval rules did not allow
+	// arrived is the text of the turn streaming, for a terminal to be
+	// shown when the run stops before its answer (interrupted).
+	arrived     strings.Builder
+	arrivedTurn int
 }
 
 // Options say where a printer's output goes.
@@ -87,6 +91,12 @@ func (h *Printer) Event(e orchestrator.Event) {
 		h.progress.event(e)
 	}
 	switch e := e.(type) {
+	case orchestrator.TextDelta:
+		if e.Turn != h.arrivedTurn {
+			h.arrived.Reset()
+			h.arrivedTurn = e.Turn
+		}
+		h.arrived.WriteString(e.Text)
 	case orchestrator.ToolFinished:
 		fmt.Fprintln(h.stderr, h.marks.toolLine(e))
 		if e.NotApproved {
@@ -131,10 +141,18 @@ func (h *Printer) Finish(res orchestrator.Result, failure error) error {
 			_, err := io.WriteString(h.stdout, PlanText(res.Plan))
 			return err
 		}
-		if res.StopReason != orchestrator.StopDone || res.Text == "" {
+		text := res.Text
+		if res.StopReason != orchestrator.StopDone {
+			// Someone is watching a run that stopped before its answer:
+			// what arrived of the last reply is kept, as in the UI.
+			if !h.terminal {
+				return nil
+			}
+			text = h.arrived.String()
+		}
+		if text = strings.TrimSpace(text); text == "" {
 			return nil
 		}
-		text := strings.TrimSpace(res.Text)
 		if h.terminal {
 			text = forTerminal(text)
 		}

@@ -1,6 +1,7 @@
 package print
 
 import (
+	"context"
 	"errors"
 	"strings"
 	"testing"
@@ -232,5 +233,31 @@ func TestDeniedCalls(t *testing.T) {
 	}
 	if !strings.Contains(out.String(), `"stop_reason":"done","turns":0,"tool_calls":0,"denied":2,`) {
 		t.Errorf("stdout %s, want denied 2", out.String())
+	}
+}
+
+// TestInterruptedOnATerminalKeepsWhatArrived: on a terminal, a run
+// interrupted while the answer streamed prints what arrived of it, as
+// the UI keeps it; to a pipe, stdout stays the answer only, and there is
+// none (F10).
+func TestInterruptedOnATerminalKeepsWhatArrived(t *testing.T) {
+	for _, terminal := range []bool{true, false} {
+		var out, errOut strings.Builder
+		h := New(FormatText, &out, &errOut, Options{Terminal: terminal})
+		h.Event(orchestrator.TurnStarted{Turn: 1})
+		h.Event(orchestrator.TextDelta{Turn: 1, Text: "I'll look."})
+		h.Event(orchestrator.TurnStarted{Turn: 2})
+		h.Event(orchestrator.TextDelta{Turn: 2, Text: "slow answer begins"})
+		h.Event(orchestrator.TextDelta{Turn: 2, Text: " and then"})
+		if err := h.Finish(orchestrator.Result{StopReason: orchestrator.StopInterrupted}, context.Canceled); err != nil {
+			t.Fatal(err)
+		}
+		want := ""
+		if terminal {
+			want = "slow answer begins and then\n"
+		}
+		if out.String() != want {
+			t.Errorf("terminal %v: stdout %q, want %q", terminal, out.String(), want)
+		}
 	}
 }
