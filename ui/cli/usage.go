@@ -32,8 +32,9 @@ Usage:
   lathe doctor [--json]            check the server, models, sandbox and setup
   lathe context [--continue | --resume ID]
                                    how the context window is used
-  lathe eval SUITE | --builtin -m M1,M2 [--repeat N] [--jobs N]
-                                   run a suite of tasks against models
+  lathe eval SUITE | --builtin [-m M1,M2] [--repeat N] [--jobs N]
+             [--sandbox MODE]      run a suite of tasks against models (the
+                                   model lathe would use, without -m)
   lathe eval show [ID] [--json | --csv]
                                    an experiment's results (the latest)
   lathe eval compare A B           what changed from experiment A to B
