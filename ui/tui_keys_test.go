@@ -718,3 +718,32 @@ func TestDebugLogNamesTheSession(t *testing.T) {
 		t.Errorf("with no embedding model, the log says the index is up to date:\n%s", log.String())
 	}
 }
+
+// TestStatusLineDropsWholeFields: too narrow for every field, the status
+// line leaves out whole fields, the directory first, then the cache, the
+// speed, the turn, the context; it never cuts one in its middle (F14).
+func TestStatusLineDropsWholeFields(t *testing.T) {
+	fields := func(width int) []string {
+		m, _ := testModel(t)
+		m.width = width
+		m.beginRun("go")
+		m.run.turn = 2
+		m.machine.usage = usage{tokPerSec: 50, cached: 0}
+		events(m, approvalAsk{req: orchestrator.ApprovalRequest{Tool: "shell", Kind: tools.KindExec, Subject: "ls"},
+			reply: make(chan orchestrator.Decision, 1)})
+		line := ansi.Strip(m.statusLine())
+		if ansi.StringWidth(line) != width || strings.Contains(line, "…") || !strings.HasSuffix(line, "approval needed ") {
+			t.Errorf("at %d columns: %q", width, line)
+		}
+		return strings.Split(strings.TrimSpace(strings.TrimSuffix(line, "approval needed ")), " · ")
+	}
+	full := fields(200)
+	if len(full) != 7 || full[4] != "50 tok/s" || full[5] != "cache 0%" || full[6] != "~/proj" {
+		t.Fatalf("the fields: %q", full)
+	}
+	for width, kept := range map[int]int{120: 7, 80: 5, 60: 3, 50: 2} {
+		if got := fields(width); !slices.Equal(got, full[:kept]) {
+			t.Errorf("at %d columns, fields %q; want %q", width, got, full[:kept])
+		}
+	}
+}
