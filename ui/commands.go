@@ -37,6 +37,7 @@ func commands() []slashCommand {
 		{"model", "choose the model from those installed", (*model).cmdModel, ""},
 		{"context", "how the context window is used", (*model).cmdContext, ""},
 		{"mode", "list the modes, or switch: /mode build, plan or ask", (*model).cmdMode, ""},
+		{"plan", "the plan; /plan go approves one kept, or goes on with one unfinished", (*model).cmdPlan, "mode"},
 		{"tools", "list the tools and which ones ask first", (*model).cmdTools, ""},
 		{"mcp", "the MCP servers; on NAME, off NAME, reload, trust", (*model).cmdMCP, "tools"},
 		{"permissions", "what this session allows without asking; revoke N", (*model).cmdPermissions, ""},
@@ -121,6 +122,8 @@ func (m *model) cmdHelp(string) tea.Cmd {
 			help = "what is allowed without asking; what is remembered"
 		case "tools":
 			help = "the tools and which ask first; the MCP servers"
+		case "mode":
+			help = "list or switch modes; /plan go carries out the plan"
 		}
 		h.commands = append(h.commands, [2]string{name, help})
 	}

@@ -149,6 +149,7 @@ func (m *model) runFinished(d runDoneMsg) tea.Cmd {
 	r.cancel()
 	m.run, m.status.note = nil, ""
 	m.syncMode()
+	m.planLeftUnfinished(d.res.StopReason)
 	m.offerFit()
 	cmd := tea.Batch(m.askTitle(d.res.StopReason), m.next(), m.startIndex())
 	why := sentence(d.res.Explain(m.opts.Engine.Config.Limits))
