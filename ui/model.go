@@ -107,6 +107,7 @@ type model struct {
 	index   indexState // the background indexing, and the gate it waits on
 	title   sessionTitle
 	frames  frames
+	facts   int // how many facts are remembered here, for the welcome
 }
 
 func newModel(ctx context.Context, opts Options) *model {
@@ -173,7 +174,8 @@ func (m *model) approvals() orchestrator.Approver {
 // terminal for its background colour, and reads the prompts of earlier
 // sessions.
 func (m *model) Init() tea.Cmd {
-	return tea.Batch(m.prepare(), m.bridge.wait(), tea.RequestBackgroundColor, m.loadPrompts(), m.listenMCP(), m.startMCP())
+	return tea.Batch(m.prepare(), m.bridge.wait(), tea.RequestBackgroundColor, m.loadPrompts(), m.countFacts(),
+		m.listenMCP(), m.startMCP())
 }
 
 // promptHistory is how many prompts of earlier sessions Up can recall.
@@ -209,7 +211,7 @@ func (m *model) View() tea.View {
 	if screen, ok := m.screen(); ok {
 		content = screen
 	} else {
-		content = m.transcript.View() + "\n" + m.bottomView + "\n" + m.statusLine()
+		content = m.transcriptView() + "\n" + m.bottomView + "\n" + m.statusLine()
 	}
 	v := tea.NewView(content)
 	v.AltScreen = true

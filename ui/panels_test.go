@@ -275,3 +275,24 @@ func TestToolsListsWhatIsOffered(t *testing.T) {
 		t.Errorf("/tools lists search_code as offered:\n%s", screen(m))
 	}
 }
+
+// TestWelcomeSaysWhatTheModelIsGiven: the empty transcript says what to
+// do, and that AGENTS.md and the facts remembered go to the model; the
+// first item replaces it (F16).
+func TestWelcomeSaysWhatTheModelIsGiven(t *testing.T) {
+	m, _ := testModel(t)
+	m.opts.Engine.Env.Instructions = "Run make check.\n"
+	m.Update(factCountMsg{3})
+	s := strings.Join(strings.Fields(screen(m)), " ")
+	for _, want := range []string{"Ask for a change and press Enter", "/help shows the keys",
+		"AGENTS.md is read: its 15 B of instructions go to the model.", "3 facts remembered about this directory go to the model too (/memory)."} {
+		if !strings.Contains(s, want) {
+			t.Errorf("the welcome lacks %q:\n%s", want, screen(m))
+		}
+	}
+	m.notice(noticeInfo, "", "something")
+	m.Update(frameMsg{})
+	if strings.Contains(screen(m), "AGENTS.md is read") {
+		t.Errorf("the welcome stays after the first item:\n%s", screen(m))
+	}
+}

@@ -127,6 +127,8 @@ func (m *model) finished(msg tea.Msg) tea.Cmd {
 		m.turnsListed(msg)
 	case factsMsg:
 		m.factsListed(msg)
+	case factCountMsg:
+		m.facts = msg.n
 	case factChangedMsg:
 		m.factChanged(msg)
 	case mcpNoticeMsg:
