@@ -90,7 +90,7 @@ func (f *reasonField) view(width int) string {
 }
 
 // scrollWindow is the part of a dialog's body that shows when the body is
-// longer than its room: moved with ↑↓ PgUp PgDn before deciding.
+// longer than its room: moved with ↑↓ PgUp PgDn Home End before deciding.
 type scrollWindow struct{ top, room int }
 
 // key moves the window over total lines; it reports whether msg was one of
@@ -106,6 +106,10 @@ func (s *scrollWindow) key(msg tea.KeyPressMsg, keys keyMap, total int) bool {
 		s.top -= page
 	case key.Matches(msg, keys.PageDown):
 		s.top += page
+	case key.Matches(msg, keys.First):
+		s.top = 0
+	case key.Matches(msg, keys.Last):
+		s.top = total
 	default:
 		return false
 	}
@@ -132,7 +136,7 @@ func (s *scrollWindow) where(total, width int) string {
 		return ""
 	}
 	at := fmt.Sprintf("lines %d–%d of %d", s.top+1, s.top+s.room, total)
-	for _, keys := range []string{" · ↑↓ pgup pgdn scroll", " · ↑↓ scroll"} {
+	for _, keys := range []string{" · ↑↓ pgup pgdn home end scroll", " · ↑↓ pgup pgdn scroll", " · ↑↓ scroll"} {
 		if ansi.StringWidth(at+keys) <= width {
 			return at + keys
 		}

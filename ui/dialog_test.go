@@ -46,7 +46,7 @@ func TestApprovalDialogScrollsThroughItAll(t *testing.T) {
 				var first, last, total int
 				for _, l := range view {
 					switch {
-					case strings.Contains(l, "· ↑↓ pgup pgdn scroll"):
+					case strings.Contains(l, "· ↑↓ pgup pgdn home end scroll"):
 						fmt.Sscanf(strings.TrimSpace(l), "lines %d–%d of %d", &first, &last, &total)
 					case strings.HasPrefix(l, tc.mark):
 						seen[l] = true
@@ -337,5 +337,31 @@ func TestApprovalDialogSaysCreate(t *testing.T) {
 		if v := dialogView(d, 80, 12); !strings.Contains(v, want) {
 			t.Errorf("want %q:\n%s", want, v)
 		}
+	}
+}
+
+// TestApprovalDialogTakesTheRoom: a long diff takes the screen but for a
+// few lines of the transcript, and Home and End jump to its ends (F16).
+func TestApprovalDialogTakesTheRoom(t *testing.T) {
+	var diff strings.Builder
+	diff.WriteString("--- a.txt\n+++ a.txt\n@@ -0,0 +1,200 @@\n")
+	for i := range 200 {
+		fmt.Fprintf(&diff, "+line %d\n", i)
+	}
+	m, _ := testModel(t)
+	m.beginRun("write it")
+	events(m, orchestrator.TurnStarted{Turn: 1}, orchestrator.ToolStarted{Turn: 1, Name: "write_file", Subject: "a.txt"},
+		approvalAsk{req: orchestrator.ApprovalRequest{Tool: "write_file", Kind: tools.KindWrite, Subject: "a.txt", Preview: diff.String()},
+			reply: make(chan orchestrator.Decision, 1)})
+	if s := screen(m); !strings.Contains(s, "lines 1–11 of 201") {
+		t.Errorf("at 80×24 the diff shows:\n%s", s)
+	}
+	press(m, "end")
+	if s := screen(m); !strings.Contains(s, "lines 191–201 of 201") || !strings.Contains(s, "+line 199") {
+		t.Errorf("end:\n%s", s)
+	}
+	press(m, "home")
+	if s := screen(m); !strings.Contains(s, "lines 1–11 of 201") {
+		t.Errorf("home:\n%s", s)
 	}
 }

@@ -228,6 +228,9 @@ func (m *model) bottom() string {
 	room := m.height / 2
 	switch {
 	case m.dialog != nil:
+		// What is asked about takes the screen but for a few lines of
+		// the transcript above, the card waiting among them.
+		room = max(room, m.height-8)
 		m.dialog.SetSize(m.width, room)
 		return m.dialog.View()
 	case m.panel != nil:
