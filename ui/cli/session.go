@@ -191,6 +191,16 @@ func (c *sessionCommand) runOnce(ctx context.Context, prompt orchestrator.Prompt
 	format, _ := print.ParseFormat(c.format)
 	printer := print.New(format, f.Out, f.ErrOut,
 		print.Options{Color: color, Terminal: isTerminal(f.Out), Progress: isTerminal(f.ErrOut)})
+	if format == print.FormatStreamJSON {
+		// The stream opens with the session and the model: asking the
+		// server now costs nothing, the run would first; a failure is
+		// the run's to report.
+		if p, err := s.Prepare(ctx); err == nil {
+			if err := printer.Start(s.Snapshot().ID, p.Model.Name); err != nil {
+				return fmt.Errorf("write output: %w", err)
+			}
+		}
+	}
 	emit, stopNotices := serialized(printer.Event, e.Notices)
 	if e.MCP != nil {
 		if names := e.MCP.Untrusted(); len(names) > 0 {

@@ -130,6 +130,17 @@ func (h *Printer) Event(e orchestrator.Event) {
 	}
 }
 
+// Start opens a stream-json stream with the session and the model the run
+// uses; the other formats say nothing of them before the end.
+func (h *Printer) Start(sessionID, model string) error {
+	if h.format != FormatStreamJSON {
+		return nil
+	}
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return writeJSONLine(h.stdout, sessionStartJSON{Type: "session", SessionID: sessionID, Model: model})
+}
+
 // Finish prints the run's outcome to stdout: the answer in text format, the
 // result object in the JSON formats. failure is the run's error, if any.
 func (h *Printer) Finish(res orchestrator.Result, failure error) error {
