@@ -146,10 +146,13 @@ func (m *model) pulled(msg pullDoneMsg) tea.Cmd {
 func (m *model) startupKey(msg tea.KeyPressMsg) (tea.Cmd, bool) {
 	switch m.conn.phase {
 	case phaseOffline:
-		if keyIs(msg, m.keys.Retry) {
+		switch {
+		case keyIs(msg, m.keys.Retry):
 			m.conn.retries++
 			m.conn.retrying = true
 			return m.prepare(), true
+		case msg.String() == "q", keyIs(msg, m.keys.Interrupt):
+			return m.quit(), true
 		}
 	case phaseOffer:
 		switch {
@@ -176,15 +179,18 @@ func (m *model) screen() (string, bool) {
 	switch {
 	case m.conn.phase == phaseOffline || m.conn.phase == phaseConnecting && m.conn.retrying:
 		// The error says what to do: "is ollama serve running?..."
-		title, body, keys = "Cannot reach the server", m.conn.err.Error(), "r retry · ctrl+c quit"
+		title, body, keys = "Cannot reach the server", m.conn.err.Error(), "r retry · q quit"
+		more := "lathe doctor checks the setup; lathe --demo tries lathe without a server."
 		if m.opts.Suggested != "" {
 			title = "Cannot reach Ollama"
+			more = "No Ollama yet? https://ollama.com installs it. " + more
 		}
 		if m.conn.retrying {
 			keys = "retrying…"
 		} else if m.conn.retries > 0 {
 			body += fmt.Sprintf("\n\nStill no answer after %s.", human.Plural(m.conn.retries, "retry"))
 		}
+		body += "\n\n" + more
 	case m.conn.phase == phaseOffer:
 		title = "Model not installed"
 		body = fmt.Sprintf("%s is not installed in Ollama at %s.\n\nPull it now?", m.conn.offer, m.opts.Server)

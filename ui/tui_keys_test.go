@@ -419,6 +419,15 @@ func TestStartupScreens(t *testing.T) {
 	if s := screen(m); strings.Count(s, "ollama serve") != 1 || strings.Contains(s, "Start it with") {
 		t.Errorf("the offline screen gives its advice more than once:\n%s", s)
 	}
+	// What a newcomer without Ollama needs: where to get it, doctor, the
+	// demo; and q quits, as the keys say (F5).
+	if s := strings.Join(strings.Fields(screen(m)), " "); !strings.Contains(s, "https://ollama.com installs it") ||
+		!strings.Contains(s, "lathe doctor checks") || !strings.Contains(s, "lathe --demo tries") || !strings.Contains(s, "q quit") {
+		t.Errorf("the offline screen:\n%s", screen(m))
+	}
+	if !isQuit(m.key(keyPress("q"))) {
+		t.Error("q on the offline screen did not quit")
+	}
 	if cmd := m.key(keyPress("r")); cmd == nil || m.conn.phase != phaseConnecting {
 		t.Error("r did not retry")
 	}
