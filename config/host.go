@@ -53,7 +53,9 @@ func ollamaURL(v string) (*url.URL, error) {
 	}
 	u := &url.URL{Scheme: scheme, Host: net.JoinHostPort(host, port), Path: path}
 	if _, err := url.Parse(u.String()); err != nil {
-		return nil, hostError("%v", err)
+		// url's words ("invalid host: ParseAddr(...)") are Go's, not the
+		// user's: the host is what to fix.
+		return nil, hostError("%q is not a host name or an IP address", host)
 	}
 	return u, nil
 }

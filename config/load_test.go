@@ -346,6 +346,7 @@ func TestOllamaHostFollowsOllamaCLI(t *testing.T) {
 		"unix:///tmp/x.sock":          `the scheme "unix"`,
 		"http://user:secretpw@host:9": "a user name or password is not supported",
 		"garbage with spaces":         "is not a host name",
+		"::::":                        `"::::" is not a host name or an IP address (use host`, // not Go's ParseAddr (F16)
 	}
 	for host, want := range bad {
 		t.Run(host, func(t *testing.T) {

@@ -148,8 +148,12 @@ func (r *run) runBatch(turn int, batch []*callState) {
 	for _, c := range batch {
 		if !c.settled && c.kind == tools.KindWrite && r.s.opts.Previews {
 			// Now, after every earlier call of the turn has run, so that
-			// the diff is the change this call will make.
-			if diff, ok, err := tools.Preview(c.prepared); ok && err == nil {
+			// the diff is the change this call will make. A call that
+			// cannot succeed fails now: the user is not asked about it.
+			diff, ok, err := tools.Preview(c.prepared)
+			if res, fails := tools.WouldFail(err); fails {
+				c.settle(OutcomeFailed, res)
+			} else if ok && err == nil {
 				c.preview = diff
 			}
 		}

@@ -110,8 +110,9 @@ type Session struct {
 	fitChecked string     // the model whose GPU share was checked
 	embeds     int64      // the embedding requests the backend had made when the last reply ended
 	// toolsSettled: the tools that cannot answer were left out (see
-	// settleTools).
+	// settleTools), withheld names them.
 	toolsSettled bool
+	withheld     []string
 	// factsStale: a new conversation started; the facts are read again
 	// before its first request (see refreshFacts).
 	factsStale bool
@@ -139,6 +140,9 @@ type Prepared struct {
 	// History is the resumed session's history, mended where the process
 	// died; nil for a new session.
 	History *History
+	// Withheld are the tools left out of this session because they
+	// cannot answer in it (search_code without an embedding model).
+	Withheld []string
 }
 
 // History is a resumed session's history as a UI shows it.
@@ -165,7 +169,7 @@ func (s *Session) Prepare(ctx context.Context) (Prepared, error) {
 
 func (s *Session) prepare(ctx context.Context) (Prepared, error) {
 	if s.model.Name != "" {
-		return Prepared{Model: s.model}, nil
+		return Prepared{Model: s.model, Withheld: s.withheld}, nil
 	}
 	info, err := s.opts.Provider.Model(ctx, s.opts.Config.Model)
 	if err != nil {
@@ -181,7 +185,7 @@ func (s *Session) prepare(ctx context.Context) (Prepared, error) {
 	s.win.NumCtx = info.NumCtx
 	s.think = thinkFor(s.opts.Config.Think, info)
 	s.messages = []provider.Message{{Role: "system", Content: system}}
-	p := Prepared{Model: info}
+	p := Prepared{Model: info, Withheld: s.withheld}
 	if saved := s.resume; saved != nil {
 		h, err := s.restore(ctx, *saved)
 		var inUse *session.InUseError
@@ -210,6 +214,11 @@ func (s *Session) settleTools(ctx context.Context) {
 	}
 	s.toolsSettled = true
 	if avail := s.opts.Tools.Available(ctx); avail != s.opts.Tools {
+		for _, t := range s.opts.Tools.All() {
+			if _, ok := avail.Lookup(t.Name()); !ok {
+				s.withheld = append(s.withheld, t.Name())
+			}
+		}
 		s.opts.Tools = avail
 		s.offer(s.mode)
 	}

@@ -98,6 +98,9 @@ func StartTaskUnattended() string { return note("start_task_unattended", nil) }
 // PlanApprovedNote tells the model its plan was approved.
 func PlanApprovedNote() string { return NotePrefix + note("plan_approved_note", nil) }
 
+// PlanGoOnNote asks the model to go on with a plan it left unfinished.
+func PlanGoOnNote() string { return NotePrefix + note("plan_go_on_note", nil) }
+
 // PlanApprovedResult is propose_plan's result when the plan is approved.
 func PlanApprovedResult() string { return note("plan_approved_result", nil) }
 

@@ -38,6 +38,7 @@ func TestNotesGolden(t *testing.T) {
 		{"StartTaskNote", StartTaskNote("rename Foo")},
 		{"StartTaskResult", StartTaskResult()},
 		{"PlanApprovedNote", PlanApprovedNote()},
+		{"PlanGoOnNote", PlanGoOnNote()},
 		{"PlanApprovedResult", PlanApprovedResult()},
 		{"PlanRejected", PlanRejected("")},
 		{"PlanRejected with feedback", PlanRejected("test it too")},

@@ -113,7 +113,7 @@ func (c *editFileCall) plan() (editPlan, *editError) {
 	switch {
 	case errors.As(err, &large):
 		return editPlan{}, &editError{"too large", fmt.Sprintf("%s is %s: edit_file edits files up to %s; "+
-			"%s", c.rel, human.Bytes(large.size), human.Bytes(maxEdit), prompts.Hint(prompts.HintTooLargeToEdit)), err}
+			"%s", c.rel, human.Size(large.size), human.Size(maxEdit), prompts.Hint(prompts.HintTooLargeToEdit)), err}
 	case errors.Is(err, fs.ErrNotExist):
 		return editPlan{}, &editError{"not found", c.rel + " does not exist; " + prompts.Hint(prompts.HintCreateOrFind), err}
 	case err != nil:

@@ -141,7 +141,7 @@ func (c *globCall) result(paths []string) Result {
 	slices.Sort(paths)
 	var b strings.Builder
 	for _, p := range paths[:min(len(paths), maxGlobResults)] {
-		b.WriteString(p)
+		b.WriteString(ShowName(p))
 		b.WriteByte('\n')
 	}
 	if len(paths) > maxGlobResults {

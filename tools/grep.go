@@ -164,7 +164,7 @@ func (c *grepCall) result(workers []grepWorker) Result {
 out:
 	for _, f := range files {
 		for _, l := range f.lines {
-			line := fmt.Sprintf("%s:%d: %s\n", f.path, l.n, l.text)
+			line := fmt.Sprintf("%s:%d: %s\n", ShowName(f.path), l.n, l.text)
 			if shown == maxGrepMatches || b.Len()+len(line) > budget {
 				break out
 			}

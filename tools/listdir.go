@@ -101,7 +101,7 @@ func (c *listDirCall) Run(ctx context.Context, _ Caller) (Result, error) {
 // describe returns one list_dir line for the entry e of the directory dir:
 // type, name and size or link target.
 func (c *listDirCall) describe(dir string, e fs.DirEntry) string {
-	name := e.Name()
+	name := ShowName(e.Name())
 	fi, err := e.Info()
 	if err != nil {
 		return "?     " + name
@@ -110,8 +110,8 @@ func (c *listDirCall) describe(dir string, e fs.DirEntry) string {
 	case m.IsDir():
 		return "dir   " + name + "/"
 	case m&fs.ModeSymlink != 0:
-		target, _ := c.t.ws.root.Readlink(path.Join(dir, name))
-		return "link  " + name + " -> " + target
+		target, _ := c.t.ws.root.Readlink(path.Join(dir, e.Name()))
+		return "link  " + name + " -> " + ShowName(target)
 	case m.IsRegular():
 		return fmt.Sprintf("file  %s (%d bytes)", name, fi.Size())
 	}

@@ -15,9 +15,20 @@ import (
 type Previewer interface {
 	// Preview returns the change as a unified diff of the file as it is
 	// now against what the call would leave; empty when the call would
-	// change nothing. An error means the call would fail as things stand:
-	// Run will say why, so there is nothing to preview.
+	// change nothing. An error means there is nothing to preview; one
+	// WouldFail recognizes means the call cannot succeed as things stand,
+	// with the result Run would give.
 	Preview() (string, error)
+}
+
+// WouldFail reports whether err, of a Preview, says the call cannot
+// succeed (an edit of a file too large, an old_string that matches
+// nowhere), and the result Run would give: there is no call to approve.
+func WouldFail(err error) (Result, bool) {
+	if e, ok := errors.AsType[*editError](err); ok {
+		return e.result(), true
+	}
+	return Result{}, false
 }
 
 var (
@@ -56,18 +67,25 @@ func (c *writeFileCall) Preview() (string, error) {
 	}
 	data, _, err := c.ws.readFileLimit(c.rel, target, maxPreview)
 	var large *tooLargeError
+	from := c.rel
 	switch {
 	case errors.As(err, &large):
 		return tooLargeToShow(c.rel, large.size), nil
-	case err != nil && !errors.Is(err, fs.ErrNotExist):
+	case errors.Is(err, fs.ErrNotExist):
+		from = NewFile // a file created: its diff says so, as git's does
+	case err != nil:
 		return "", err
 	}
 	old := ""
 	if !isBinary(data) {
 		old = string(data)
 	}
-	return udiff.Unified(c.rel, c.rel, old, c.content), nil
+	return udiff.Unified(from, c.rel, old, c.content), nil
 }
+
+// NewFile is the name a preview's diff gives the file before the change
+// when there was none: "--- /dev/null".
+const NewFile = "/dev/null"
 
 // Preview implements Previewer. It works the edit out as Run does, so it
 // fails, with Run's message, where Run would: a file changed since the
@@ -86,7 +104,7 @@ func (c *editFileCall) Preview() (string, error) {
 // tooLargeToShow is the preview of a change to a file too large to diff:
 // one line that says so, where a diff would be.
 func tooLargeToShow(rel string, size int64) string {
-	return fmt.Sprintf("(%s: %s, too large to show the change)", rel, human.Bytes(size))
+	return fmt.Sprintf("(%s: %s, too large to show the change)", rel, human.Size(size))
 }
 
 // readFileLimit returns the content and the FileInfo of the regular file
@@ -116,5 +134,5 @@ type tooLargeError struct {
 }
 
 func (e *tooLargeError) Error() string {
-	return fmt.Sprintf("%s has %s, more than the %s this takes", e.rel, human.Bytes(e.size), human.Bytes(e.limit))
+	return fmt.Sprintf("%s has %s, more than the %s this takes", e.rel, human.Size(e.size), human.Size(e.limit))
 }

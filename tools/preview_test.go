@@ -18,7 +18,7 @@ func TestPreview(t *testing.T) {
 		wantErr string
 	}{
 		{"new file", nil, "write_file", `{"path":"a/new.txt","content":"one\ntwo\n"}`,
-			[]string{"--- a/new.txt", "+++ a/new.txt", "+one", "+two"}, ""},
+			[]string{"--- /dev/null", "+++ a/new.txt", "+one", "+two"}, ""},
 		{"overwrite", map[string]string{"f.txt": "keep\nold\n"}, "write_file", `{"path":"f.txt","content":"keep\nnew\n"}`,
 			[]string{" keep", "-old", "+new"}, ""},
 		{"edit", map[string]string{"main.go": "package main\n\nconst n = 1\n"}, "edit_file",
@@ -114,7 +114,7 @@ func TestLargeFilesArePreviewedAsSuch(t *testing.T) {
 		diff, _, err := Preview(call)
 		return diff, err
 	}
-	if got, err := preview("write_file", `{"path":"big.txt","content":"x\n"}`); err != nil || got != "(big.txt: 2.1 GB, too large to show the change)" {
+	if got, err := preview("write_file", `{"path":"big.txt","content":"x\n"}`); err != nil || got != "(big.txt: 2 GiB, too large to show the change)" {
 		t.Errorf("write over a 2 GiB file: %q, %v", got, err)
 	}
 	huge := strings.Repeat("y", maxPreview+1)
@@ -122,7 +122,7 @@ func TestLargeFilesArePreviewedAsSuch(t *testing.T) {
 		t.Errorf("a write of %d bytes previewed as %q…", len(huge), got[:min(80, len(got))])
 	}
 	if _, err := preview("edit_file", `{"path":"big.txt","old_string":"start","new_string":"x"}`); err == nil ||
-		!strings.Contains(err.Error(), "edit_file edits files up to 10.5 MB") {
+		!strings.Contains(err.Error(), "edit_file edits files up to 10 MiB") {
 		t.Errorf("edit of a 2 GiB file: %v", err)
 	}
 	if got, _ := preview("write_file", `{"path":"small.txt","content":"b\n"}`); !strings.Contains(got, "-a\n+b") {

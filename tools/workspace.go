@@ -93,7 +93,7 @@ func (w *Workspace) Close() error { return w.root.Close() }
 // text tells the model what to do instead. Rel is lexical: symlinks are dealt
 // with by the os.Root every access goes through.
 func (w *Workspace) Rel(p string) (string, error) {
-	p = strings.TrimSpace(p) // " main.go" is a model's slip, not a file name
+	p = readName(strings.TrimSpace(p)) // " main.go" is a model's slip, not a file name
 	switch {
 	case p == "":
 		return "", errors.New(`path is empty; use "." for the working directory`)

@@ -11,7 +11,7 @@ import (
 
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
-	"github.com/charmbracelet/x/ansi"
+	"charm.land/lipgloss/v2"
 
 	"lathe/orchestrator"
 	"lathe/orchestrator/mode"
@@ -34,6 +34,7 @@ type approvalDialog struct {
 	dir      string                // the working directory, where commands run
 	reason   reasonField           // the reason for a denial
 	window   scrollWindow          // the part of the body shown: the diff scrolls
+	folded   foldedRows            // the body's rows at the dialog's width
 	decision orchestrator.Decision // the user's, once answered
 	grant    bool                  // "allow for this session": the approver remembers it
 }
@@ -59,7 +60,7 @@ func (d *approvalDialog) Update(msg tea.Msg) (dialog, tea.Cmd) {
 		}
 		return d, cmd
 	}
-	if d.window.key(k, keys, len(d.lines())) {
+	if d.window.key(k, keys, len(d.rows())) {
 		return d, nil
 	}
 	switch {
@@ -134,7 +135,24 @@ func (d *approvalDialog) lines() []string {
 	case tools.KindExternal:
 		return argumentLines(d.ask.req.Args)
 	}
-	return diffLines(d.ask.req.Preview)
+	lines := diffLines(d.ask.req.Preview)
+	for i, l := range lines {
+		lines[i] = human.Visible(l)
+	}
+	return lines
+}
+
+// rows is the body's lines folded to the dialog's width, none cut: a fact
+// wraps as prose, the rest folds (see fold).
+func (d *approvalDialog) rows() []bodyRow {
+	if d.ask.req.Kind != tools.KindMemory {
+		return d.folded.at(d.width-bodyIndent, d.lines)
+	}
+	var rows []bodyRow
+	for _, l := range wrap(d.lines()[0], d.width-bodyIndent, "", "", lipgloss.NewStyle()) {
+		rows = append(rows, bodyRow{text: l})
+	}
+	return rows
 }
 
 // argumentLines are an MCP call's arguments as indented JSON, a line each,
@@ -151,7 +169,11 @@ func argumentLines(args string) []string {
 // View renders the dialog in at most its height.
 func (d *approvalDialog) View() string {
 	req, st, width := d.ask.req, d.st, d.width
-	title := fmt.Sprintf("Allow %s to change %s?", req.Tool, human.Visible(req.Subject))
+	verb := "change"
+	if strings.HasPrefix(req.Preview, "--- "+tools.NewFile+"\n") {
+		verb = "create"
+	}
+	title := fmt.Sprintf("Allow %s to %s %s?", req.Tool, verb, human.Visible(req.Subject))
 	switch req.Kind {
 	case tools.KindExec:
 		title = "Run this command in " + d.dir + "?"
@@ -182,34 +204,34 @@ func blockedList(blocked []string) string {
 	return list
 }
 
+// bodyIndent is the columns before the body's text: the margin, and "$ "
+// before a command, "↪" before a row that goes on from the one above.
+const bodyIndent = 4
+
 // body shows what the call will do, the command or the diff, in at most
-// room lines from the scroll position: frames lay the dialog out 30 times a
-// second, so only the lines shown are styled.
+// room rows from the scroll position: frames lay the dialog out 30 times a
+// second, so only the rows shown are styled.
 func (d *approvalDialog) body(room int) []string {
-	st, width := d.st, d.width
-	lines, line := d.lines(), func(l string) string { return diffLine(human.Visible(l), width, st) }
-	switch d.ask.req.Kind {
-	case tools.KindExec:
-		line = func(l string) string {
-			return indent + st.subject.Render("$ "+ansi.Truncate(tabsToSpaces(l), width-6, "…"))
-		}
-	case tools.KindMemory:
-		var wrapped []string
-		for _, l := range lines {
-			wrapped = append(wrapped, wrap(l, width, indent+"  ", indent+"  ", st.subject)...)
-		}
-		lines, line = wrapped, func(l string) string { return l }
-	case tools.KindExternal:
-		line = func(l string) string {
-			return indent + st.subject.Render(ansi.Truncate(tabsToSpaces(l), width-4, "…"))
-		}
-	}
-	from, to := d.window.fit(len(lines), room)
+	st, rows := d.st, d.rows()
+	from, to := d.window.fit(len(rows), room)
 	out := make([]string, 0, room)
-	for _, l := range lines[from:to] {
-		out = append(out, line(l))
+	for _, r := range rows[from:to] {
+		lead, style := indent+"  ", st.subject
+		switch d.ask.req.Kind {
+		case tools.KindExec:
+			lead = indent + st.subject.Render("$ ")
+		case tools.KindMemory:
+			lead = indent + "  "
+		case tools.KindExternal:
+		default:
+			style = diffStyle(r.start, st)
+		}
+		if r.cont {
+			lead = indent + " " + st.meta.Render("↪")
+		}
+		out = append(out, lead+style.Render(r.text))
 	}
-	if where := d.window.where(len(lines)); where != "" {
+	if where := d.window.where(len(rows), d.width-4); where != "" {
 		out = append(out, indent+"  "+st.meta.Render(where))
 	}
 	return out

@@ -6,7 +6,6 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
-	"regexp"
 	"strings"
 
 	tea "charm.land/bubbletea/v2"
@@ -46,11 +45,23 @@ func pastedPaths(text string) ([]string, bool) {
 			return paths, true
 		}
 	}
-	if strings.ContainsAny(text, `'"`) {
+	if strings.ContainsAny(text, `'"`) || !pathLike(text) {
 		return nil, false
 	}
 	// A path with spaces pasted bare.
 	return imagePaths([]string{text})
+}
+
+// pathLike reports whether text starts as a path does, from the root, the
+// home or the working directory: a prompt that merely ends in ".png" is
+// no path.
+func pathLike(text string) bool {
+	for _, start := range []string{"/", "~/", "./", "../", "file://"} {
+		if strings.HasPrefix(text, start) {
+			return true
+		}
+	}
+	return false
 }
 
 // allLinesPaths reports whether each line of text holds something: a
@@ -128,22 +139,72 @@ func shellWords(text string) ([]string, bool) {
 	return words, true
 }
 
-// atPath matches an @path naming an image file in a prompt.
-var atPath = regexp.MustCompile(`(?:^|\s)@(\S+)`)
-
 // atPaths are the @paths of text that name image files by their
-// extension, with the text left without them.
+// extension, with the text left without them (and the blank before each).
+// An @path is written as a shell word: its blanks escaped (@my\ shot.png)
+// or quoted (@'my shot.png', @"my shot.png"); punctuation after an
+// unquoted one (a "?") stays in the text.
 func atPaths(text string) (paths []string, rest string) {
-	rest = atPath.ReplaceAllStringFunc(text, func(m string) string {
-		word := strings.TrimSpace(m)
-		p := strings.TrimRight(word[1:], "?!,.;:)")
-		if !hasImageExt(p) {
-			return m
+	var b strings.Builder
+	from := 0 // what is not written yet
+	for i := 0; i < len(text); i++ {
+		if text[i] != '@' || i > 0 && !isBlank(text[i-1]) {
+			continue
 		}
-		paths = append(paths, p)
-		return word[1+len(p):] // punctuation after it stays
-	})
-	return paths, strings.TrimSpace(rest)
+		raw, end, quoted, ok := shellWordAt(text, i+1)
+		if !ok {
+			continue
+		}
+		if !quoted {
+			trimmed := strings.TrimRight(raw, "?!,.;:)")
+			end -= len(raw) - len(trimmed)
+			raw = trimmed
+		}
+		words, ok := shellWords(raw)
+		if !ok || len(words) != 1 || !hasImageExt(words[0]) {
+			continue
+		}
+		paths = append(paths, words[0])
+		cut := i
+		if cut > 0 {
+			cut-- // the blank before it
+		}
+		b.WriteString(text[from:max(cut, from)])
+		from, i = end, end-1
+	}
+	b.WriteString(text[from:])
+	return paths, strings.TrimSpace(b.String())
+}
+
+func isBlank(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\r' }
+
+// shellWordAt reads the shell word of text starting at i, as shellWords
+// reads one: raw is its text as written, end where it ends; quoted says a
+// quote closed it. It reports false for an open quote.
+func shellWordAt(text string, i int) (raw string, end int, quoted, ok bool) {
+	j := i
+	for j < len(text) && !isBlank(text[j]) {
+		switch c := text[j]; {
+		case c == '\\' && j+1 < len(text):
+			j += 2
+		case c == '\'' || c == '"':
+			k := j + 1
+			for k < len(text) && text[k] != c {
+				if c == '"' && text[k] == '\\' {
+					k++
+				}
+				k++
+			}
+			if k >= len(text) {
+				return "", 0, false, false
+			}
+			j, quoted = k+1, true
+		default:
+			j++
+			quoted = false
+		}
+	}
+	return text[i:j], j, quoted, j > i
 }
 
 // imagesReadMsg is the images of pasted text, an @path or the clipboard, read
@@ -213,6 +274,7 @@ func (m *model) imagesArrived(msg imagesReadMsg) tea.Cmd {
 			return cmd
 		}
 		m.notice(noticeError, "Cannot attach the image", msg.err.Error())
+		m.setStatusNote("an image was not attached: mend its path, or take it out")
 		if !msg.paste && msg.remove == "" && m.input.value() == "" {
 			m.input.set(msg.text) // what was typed, to mend
 		}

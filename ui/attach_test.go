@@ -15,6 +15,7 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 
+	"lathe/orchestrator"
 	"lathe/orchestrator/provider"
 )
 
@@ -36,6 +37,8 @@ func TestPastedPaths(t *testing.T) {
 		{"what is in shot.png?", nil},
 		{"fix this\n\nsee /a/x.png", nil},
 		{"'/a/open quote.png", nil},
+		{`look at @big\ shot.png`, nil}, // a prompt, not a path (F13)
+		{"describe this shot.png", nil},
 	}
 	for _, tt := range tests {
 		got, ok := pastedPaths(tt.paste)
@@ -46,9 +49,22 @@ func TestPastedPaths(t *testing.T) {
 }
 
 func TestAtPaths(t *testing.T) {
-	paths, rest := atPaths("why does @shots/a.png look like @b.jpg? ask @alice")
-	if !slices.Equal(paths, []string{"shots/a.png", "b.jpg"}) || rest != "why does look like? ask @alice" {
-		t.Errorf("got %q, %q", paths, rest)
+	for _, tt := range []struct {
+		text, rest string
+		paths      []string
+	}{
+		{"why does @shots/a.png look like @b.jpg? ask @alice", "why does look like? ask @alice", []string{"shots/a.png", "b.jpg"}},
+		// Blanks escaped or quoted, as in a shell (F13).
+		{`look at @big\ shot.png please`, "look at please", []string{"big shot.png"}},
+		{`what is @'my shot.png'? and @"b c.jpg"`, "what is? and", []string{"my shot.png", "b c.jpg"}},
+		{`@~/Pictures/a\ b.webp`, "", []string{"~/Pictures/a b.webp"}},
+		{"an @'open quote.png", "an @'open quote.png", nil},
+		{"mail@host.png is no path", "mail@host.png is no path", nil},
+	} {
+		paths, rest := atPaths(tt.text)
+		if !slices.Equal(paths, tt.paths) || rest != tt.rest {
+			t.Errorf("atPaths(%q) = %q, %q; want %q, %q", tt.text, paths, rest, tt.paths, tt.rest)
+		}
 	}
 }
 
@@ -162,6 +178,51 @@ func TestAtPathOfAFIFO(t *testing.T) {
 	finish(m, cmd)
 	if m.run != nil || m.input.value() != "what is @fifo.png" || !strings.Contains(screen(m), "not a regular file (a FIFO)") {
 		t.Fatalf("sent: run %v, input %q, screen:\n%s", m.run != nil, m.input.value(), screen(m))
+	}
+}
+
+// TestPathsWithBlanksOnSend: an @path with a blank escaped is attached,
+// the rest sent; a path typed, blank escaped, is no command but an image
+// attached; an @path to no file says so at every Enter (F13).
+func TestPathsWithBlanksOnSend(t *testing.T) {
+	m, dir := imagesModel(t)
+	typeText(m, `look at @my\ shot.png please`)
+	_, cmd := m.Update(keyPress("enter"))
+	m.Update(cmd())
+	if m.run == nil || m.run.prompt.Text != "look at please" || describeAll(m.run.prompt.Images) != "my shot.png 200×100" {
+		t.Fatalf("sent %v, input %q, screen:\n%s", m.run != nil, m.input.value(), screen(m))
+	}
+
+	m, dir = imagesModel(t)
+	typeText(m, strings.ReplaceAll(filepath.Join(dir, "my shot.png"), " ", `\ `))
+	_, cmd = m.Update(keyPress("enter"))
+	finish(m, cmd)
+	if s := screen(m); strings.Contains(s, "unknown command") || describeAll(m.input.images) != "my shot.png 200×100" {
+		t.Errorf("a path typed: attached %q, screen:\n%s", describeAll(m.input.images), s)
+	}
+
+	m, _ = imagesModel(t)
+	typeText(m, "look at @nope.png and tell me")
+	for range 2 {
+		_, cmd = m.Update(keyPress("enter"))
+		finish(m, cmd)
+		if s := screen(m); !strings.Contains(s, "an image was not attached") || m.input.value() != "look at @nope.png and tell me" {
+			t.Fatalf("enter on an @path to no file: input %q, screen:\n%s", m.input.value(), s)
+		}
+	}
+}
+
+// TestPromptNotSentIsMarked: a prompt refused before it was sent (the
+// model cannot see its images) is marked so in the transcript, and is
+// back in the input (F13).
+func TestPromptNotSentIsMarked(t *testing.T) {
+	m, _ := testModel(t)
+	m.beginRun("describe")
+	m.run.prompt = orchestrator.Prompt{Text: "describe", Images: []provider.Image{{Name: "a.png", Width: 64, Height: 48}}}
+	events(m, runDoneMsg{res: orchestrator.Result{StopReason: orchestrator.StopError},
+		err: provider.Errorf(provider.ErrNoVision, nil, `model "qwen3:8b" cannot see images`)})
+	if s := screen(m); !strings.Contains(s, "⊘ not sent: it is back in the input") || m.input.value() != "describe" {
+		t.Errorf("input %q, screen:\n%s", m.input.value(), s)
 	}
 }
 

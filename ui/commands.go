@@ -5,6 +5,7 @@ import (
 	"lathe/orchestrator/mode"
 	"lathe/prompts/human"
 	"lathe/tools"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -36,6 +37,7 @@ func commands() []slashCommand {
 		{"model", "choose the model from those installed", (*model).cmdModel, ""},
 		{"context", "how the context window is used", (*model).cmdContext, ""},
 		{"mode", "list the modes, or switch: /mode build, plan or ask", (*model).cmdMode, ""},
+		{"plan", "the plan; /plan go approves one kept, or goes on with one unfinished", (*model).cmdPlan, "mode"},
 		{"tools", "list the tools and which ones ask first", (*model).cmdTools, ""},
 		{"mcp", "the MCP servers; on NAME, off NAME, reload, trust", (*model).cmdMCP, "tools"},
 		{"permissions", "what this session allows without asking; revoke N", (*model).cmdPermissions, ""},
@@ -87,6 +89,9 @@ func (m *model) runCommand(line string) tea.Cmd {
 	c, ok := findCommand(name)
 	if !ok {
 		m.notice(noticeWarn, "", fmt.Sprintf("unknown command /%s: /help lists the commands", name))
+		if m.input.value() == "" {
+			m.input.set(line) // to mend
+		}
 		return nil
 	}
 	return c.run(m, strings.TrimSpace(arg))
@@ -117,6 +122,8 @@ func (m *model) cmdHelp(string) tea.Cmd {
 			help = "what is allowed without asking; what is remembered"
 		case "tools":
 			help = "the tools and which ask first; the MCP servers"
+		case "mode":
+			help = "list or switch modes; /plan go carries out the plan"
 		}
 		h.commands = append(h.commands, [2]string{name, help})
 	}
@@ -128,35 +135,58 @@ func (m *model) cmdHelp(string) tea.Cmd {
 	return nil
 }
 
+// cmdTools lists the tools the model is offered in the current mode and
+// what becomes of their calls, the grants of this session included; then
+// those of the other modes, and those left out of the session.
 func (m *model) cmdTools(string) tea.Cmd {
 	item := &tableItem{title: "Tools in " + m.mode.name + " mode"}
 	offered := m.currentMode().Tools(m.opts.Engine.Tools)
+	var elsewhere, withheld []string
 	for _, t := range mode.Every(m.opts.Engine.Tools).All() {
 		name := t.Name()
 		_, ok := offered.Lookup(name)
-		if !ok && t.Kind() != tools.KindRead && t.Kind() != tools.KindWrite && t.Kind() != tools.KindExec {
-			continue // another mode's own tool
+		switch {
+		case slices.Contains(m.conn.withheld, name):
+			withheld = append(withheld, name)
+		case ok:
+			item.rows = append(item.rows, [2]string{name, m.toolNote(t)})
+		case t.Kind() == tools.KindRead || t.Kind() == tools.KindWrite || t.Kind() == tools.KindExec:
+			elsewhere = append(elsewhere, name) // not another mode's own tool
 		}
-		item.rows = append(item.rows, [2]string{name, m.toolNote(t, ok)})
 	}
+	var foot []string
+	if len(elsewhere) > 0 {
+		foot = append(foot, "Not in "+m.mode.name+" mode: "+strings.Join(elsewhere, ", ")+" (/mode lists the modes).")
+	}
+	if len(withheld) > 0 {
+		foot = append(foot, "Left out of this session, as they cannot answer here: "+strings.Join(withheld, ", ")+
+			" (lathe doctor says why).")
+	}
+	item.foot = strings.Join(foot, " ")
 	m.transcript.add(item)
 	return nil
 }
 
-// toolNote says what becomes of a tool's calls in the current mode.
-func (m *model) toolNote(t tools.Tool, offered bool) string {
-	switch {
-	case !offered:
-		return "not in " + m.mode.name + " mode"
-	case t.Kind().NeedsApproval() && m.opts.Engine.Config.Approval.All:
-		return "allowed by --yes"
-	case t.Kind().NeedsApproval():
-		return "asks first"
-	case t.Kind() == tools.KindRead:
+// toolNote says what becomes of the calls of a tool offered: whether they
+// ask first, or what allows them without asking.
+func (m *model) toolNote(t tools.Tool) string {
+	granted, commands := m.approver.grants()
+	switch a := m.opts.Engine.Config.Approval; {
+	case !t.Kind().NeedsApproval() && t.Kind() == tools.KindRead:
 		return "runs without asking"
+	case !t.Kind().NeedsApproval():
+		desc, _, _ := strings.Cut(t.Spec().Description, ". ")
+		return strings.TrimSuffix(desc, ".")
+	case a.All:
+		return "allowed by --yes"
+	case slices.Contains(granted, t.Name()):
+		return "allowed for this session (/permissions)"
+	case slices.Contains(a.Tools, t.Name()):
+		return "allowed by your config"
+	case t.Kind() == tools.KindExec && len(commands)+len(a.Commands) > 0:
+		return fmt.Sprintf("asks first, except %s allowed (/permissions)", human.Plural(len(commands)+len(a.Commands), "command"))
 	}
-	desc, _, _ := strings.Cut(t.Spec().Description, ". ")
-	return strings.TrimSuffix(desc, ".")
+	return "asks first"
 }
 
 func (m *model) cmdQuit(string) tea.Cmd { return m.quit() }

@@ -14,11 +14,14 @@ import tea "charm.land/bubbletea/v2"
 // dialog is a question shown in the input's place, which the engine or
 // the TUI waits on: a call to approve, a plan to review, an undo to
 // confirm. Once answered it sends dialogClosedMsg and takes no more keys;
-// the root closes it and carries its answer out.
+// the root closes it and carries its answer out. A key typed before the
+// root has closed it goes to the input: none is lost.
 type dialog interface {
 	Update(msg tea.Msg) (dialog, tea.Cmd)
 	View() string
 	SetSize(width, height int)
+	// over reports whether it was answered, and waits to be closed.
+	over() bool
 	// hint is the status line's note while the dialog is open.
 	hint() string
 	// cancel answers the engine as the user stopping the request would;
@@ -29,11 +32,14 @@ type dialog interface {
 
 // panel is a list shown in the input's place, to choose from: models,
 // sessions, the hits of /search, the requests /rewind goes back to. Esc
-// sends panelClosedMsg; Enter sends the message of the item chosen.
+// sends panelClosedMsg; Enter sends the message of the item chosen. Keys
+// typed after either, before the root has closed it, go to the input.
 type panel interface {
 	Update(msg tea.Msg) (panel, tea.Cmd)
 	View() string
 	SetSize(width, height int)
+	// over reports whether it was closed, or an item chosen.
+	over() bool
 }
 
 type (

@@ -19,6 +19,10 @@ type dialogBase struct {
 	answered      bool // it takes no more keys, waiting for the root to close it
 }
 
+// over reports whether the dialog was answered: the keys typed until the
+// root closes it go to the input.
+func (b *dialogBase) over() bool { return b.answered }
+
 func newDialogBase(st *theme, keys keyMap) dialogBase { return dialogBase{st: st, keys: keys} }
 
 // SetSize gives the dialog its width and the most lines it may take.
@@ -86,7 +90,7 @@ func (f *reasonField) view(width int) string {
 }
 
 // scrollWindow is the part of a dialog's body that shows when the body is
-// longer than its room: moved with ↑↓ PgUp PgDn before deciding.
+// longer than its room: moved with ↑↓ PgUp PgDn Home End before deciding.
 type scrollWindow struct{ top, room int }
 
 // key moves the window over total lines; it reports whether msg was one of
@@ -102,6 +106,10 @@ func (s *scrollWindow) key(msg tea.KeyPressMsg, keys keyMap, total int) bool {
 		s.top -= page
 	case key.Matches(msg, keys.PageDown):
 		s.top += page
+	case key.Matches(msg, keys.First):
+		s.top = 0
+	case key.Matches(msg, keys.Last):
+		s.top = total
 	default:
 		return false
 	}
@@ -115,18 +123,25 @@ func (s *scrollWindow) key(msg tea.KeyPressMsg, keys keyMap, total int) bool {
 func (s *scrollWindow) fit(total, room int) (from, to int) {
 	s.room = min(room, total)
 	if total > room {
-		s.room = room - 1
+		s.room = max(room-1, 1)
 	}
 	s.top = max(0, min(s.top, total-s.room))
 	return s.top, s.top + s.room
 }
 
-// where says which lines of total show; "" when all do.
-func (s *scrollWindow) where(total int) string {
+// where says which lines of total show, in at most width columns; ""
+// when all do.
+func (s *scrollWindow) where(total, width int) string {
 	if total <= s.room {
 		return ""
 	}
-	return fmt.Sprintf("lines %d–%d of %d · ↑↓ pgup pgdn scroll", s.top+1, s.top+s.room, total)
+	at := fmt.Sprintf("lines %d–%d of %d", s.top+1, s.top+s.room, total)
+	for _, keys := range []string{" · ↑↓ pgup pgdn home end scroll", " · ↑↓ pgup pgdn scroll", " · ↑↓ scroll"} {
+		if ansi.StringWidth(at+keys) <= width {
+			return at + keys
+		}
+	}
+	return at
 }
 
 // joinWrapped joins parts with sep into lines of at most width columns,
@@ -185,5 +200,5 @@ func (m *model) dialogClosed(msg dialogClosedMsg) tea.Cmd {
 	if m.run != nil {
 		m.run.setWaiting(false)
 	}
-	return tea.Batch(cmd, m.animate())
+	return tea.Batch(cmd, m.animate(), m.next())
 }

@@ -46,7 +46,7 @@ func TestApprovalDialogScrollsThroughItAll(t *testing.T) {
 				var first, last, total int
 				for _, l := range view {
 					switch {
-					case strings.Contains(l, "· ↑↓ pgup pgdn scroll"):
+					case strings.Contains(l, "· ↑↓ pgup pgdn home end scroll"):
 						fmt.Sscanf(strings.TrimSpace(l), "lines %d–%d of %d", &first, &last, &total)
 					case strings.HasPrefix(l, tc.mark):
 						seen[l] = true
@@ -238,4 +238,130 @@ func closes(d dialog, cmd tea.Cmd) bool {
 	}
 	msg, ok := cmd().(dialogClosedMsg)
 	return ok && msg.d == d
+}
+
+// TestApprovalDialogShowsTheWholeCommand: a command longer than the
+// dialog is folded, never cut: at every width, scrolling through the
+// dialog shows every character of it, in order, and the rows that go on
+// from another say so (F12). A diff's long line and an MCP call's
+// arguments fold the same way.
+func TestApprovalDialogShowsTheWholeCommand(t *testing.T) {
+	command := "go test ./... -run 'TestTheParserHandlesAVeryLongInputWithoutPanickingAtAll' && rm -rf ./important-data" +
+		" && echo " + strings.Repeat("x", 90) + " done\n  second line\twith a tab"
+	line := "+var s = \"" + strings.Repeat("long-literal ", 20) + "\" // and the end"
+	st, keys := newTheme(true, true), newKeyMap()
+	for _, tc := range []struct {
+		name string
+		req  orchestrator.ApprovalRequest
+		want string
+	}{
+		{"command", orchestrator.ApprovalRequest{Tool: "shell", Kind: tools.KindExec, Subject: command},
+			strings.ReplaceAll(command, "\t", "    ")},
+		{"diff", orchestrator.ApprovalRequest{Tool: "write_file", Kind: tools.KindWrite, Subject: "a.go",
+			Preview: "--- a.go\n+++ a.go\n@@ -0,0 +1 @@\n" + line + "\n"}, "@@ -0,0 +1 @@\n" + line},
+		{"arguments", orchestrator.ApprovalRequest{Tool: "mcp", Kind: tools.KindExternal, Server: "s", ServerTool: "t",
+			Args: `{"query":"` + strings.Repeat("word ", 40) + `end"}`},
+			"{\n  \"query\": \"" + strings.Repeat("word ", 40) + "end\"\n}"},
+	} {
+		for _, width := range []int{40, 60, 80, 120} {
+			for _, height := range []int{7, 30} {
+				d := newApprovalDialog(approvalAsk{req: tc.req}, "/p", &st, keys)
+				if got := dialogBody(t, d, width, height); got != tc.want {
+					t.Errorf("%s at %d×%d shows\n%s\nwant\n%s", tc.name, width, height, got, tc.want)
+				}
+			}
+		}
+	}
+}
+
+// dialogBody scrolls through an approval dialog at width×height and
+// returns what its body shows, its folded rows joined again.
+func dialogBody(t *testing.T, d *approvalDialog, width, height int) string {
+	t.Helper()
+	rows := map[int]string{}
+	total := 0
+	for range 200 {
+		view := strings.Split(dialogView(d, width, height), "\n")
+		first, last := 1, 0
+		var body []string
+		for _, l := range view {
+			if w := ansi.StringWidth(l); w > width {
+				t.Fatalf("a line of %d columns at width %d: %q", w, width, l)
+			}
+			switch {
+			case strings.HasPrefix(strings.TrimSpace(l), "lines "):
+				fmt.Sscanf(strings.TrimSpace(l), "lines %d–%d of %d", &first, &last, &total)
+			case strings.HasPrefix(l, "  $ "), strings.HasPrefix(l, "   ↪"), strings.HasPrefix(l, "    "):
+				body = append(body, l)
+			}
+		}
+		if total == 0 {
+			total, last = len(body), len(body)
+		}
+		for i, l := range body {
+			rows[first+i] = l
+		}
+		if last >= total {
+			break
+		}
+		d.Update(keyPress("down"))
+	}
+	var b strings.Builder
+	for i := 1; i <= total; i++ {
+		l, ok := rows[i]
+		if !ok {
+			t.Fatalf("row %d of %d never shown", i, total)
+		}
+		if rest, cont := strings.CutPrefix(l, "   ↪"); cont {
+			b.WriteString(rest)
+			continue
+		}
+		if i > 1 {
+			b.WriteByte('\n')
+		}
+		b.WriteString(l[4:])
+	}
+	return b.String()
+}
+
+// TestApprovalDialogSaysCreate: a write that makes a new file asks to
+// create it, not to change it (F16).
+func TestApprovalDialogSaysCreate(t *testing.T) {
+	st, keys := newTheme(true, true), newKeyMap()
+	for preview, want := range map[string]string{
+		"--- /dev/null\n+++ a.txt\n@@ -0,0 +1 @@\n+alpha\n":  "? Allow write_file to create a.txt?",
+		"--- a.txt\n+++ a.txt\n@@ -1 +1 @@\n-alpha\n+beta\n": "? Allow write_file to change a.txt?",
+	} {
+		d := newApprovalDialog(approvalAsk{req: orchestrator.ApprovalRequest{Tool: "write_file", Kind: tools.KindWrite,
+			Subject: "a.txt", Preview: preview}}, "/p", &st, keys)
+		if v := dialogView(d, 80, 12); !strings.Contains(v, want) {
+			t.Errorf("want %q:\n%s", want, v)
+		}
+	}
+}
+
+// TestApprovalDialogTakesTheRoom: a long diff takes the screen but for a
+// few lines of the transcript, and Home and End jump to its ends (F16).
+func TestApprovalDialogTakesTheRoom(t *testing.T) {
+	var diff strings.Builder
+	diff.WriteString("--- a.txt\n+++ a.txt\n@@ -0,0 +1,200 @@\n")
+	for i := range 200 {
+		fmt.Fprintf(&diff, "+line %d\n", i)
+	}
+	m, _ := testModel(t)
+	m.beginRun("write it")
+	events(m, orchestrator.TurnStarted{Turn: 1}, orchestrator.ToolStarted{Turn: 1, Name: "write_file", Subject: "a.txt"},
+		approvalAsk{req: orchestrator.ApprovalRequest{Tool: "write_file", Kind: tools.KindWrite, Subject: "a.txt", Preview: diff.String()},
+			reply: make(chan orchestrator.Decision, 1)})
+	if s := screen(m); !strings.Contains(s, "lines 1–11 of 201") {
+		t.Errorf("at 80×24 the diff shows:\n%s", s)
+	}
+	press(m, "end")
+	if s := screen(m); !strings.Contains(s, "lines 191–201 of 201") || !strings.Contains(s, "+line 199") {
+		t.Errorf("end:\n%s", s)
+	}
+	press(m, "home")
+	if s := screen(m); !strings.Contains(s, "lines 1–11 of 201") {
+		t.Errorf("home:\n%s", s)
+	}
 }

@@ -48,6 +48,7 @@ func (m *model) beginRun(text string) context.Context {
 	m.transcript.selected = -1
 	ctx, cancel := context.WithCancel(m.ctx)
 	m.run = newRunState(m.transcript, &m.st, m.now, m.conn.info.Name, cancel)
+	m.run.promptAt = len(m.transcript.items) - 1
 	m.run.spin = spinnerStep(m.frames.count, m.frames.interval)
 	return ctx
 }
@@ -153,6 +154,7 @@ func (m *model) runFinished(d runDoneMsg) tea.Cmd {
 	r.cancel()
 	m.run, m.status.note = nil, ""
 	m.syncMode()
+	m.planLeftUnfinished(d.res.StopReason)
 	m.offerFit()
 	cmd := tea.Batch(m.askTitle(d.res.StopReason), m.next(), m.startIndex())
 	why := sentence(d.res.Explain(m.opts.Engine.Config.Limits))
@@ -180,9 +182,10 @@ func (m *model) runFinished(d runDoneMsg) tea.Cmd {
 		m.notice(noticeError, "", msg)
 		if errors.Is(d.err, provider.ErrNoVision) && m.input.value() == "" {
 			// Nothing was sent: the prompt and its images wait for a
-			// model that can see them.
+			// model that can see them, and the transcript says so.
 			m.input.set(r.prompt.Text)
 			m.input.attach(r.prompt.Images...)
+			m.markUnsent(r.promptAt)
 		}
 	}
 	return cmd

@@ -122,7 +122,8 @@ func (m *model) indexed(d indexDoneMsg) tea.Cmd {
 		m.notice(noticeWarn, "", "The code index is not being brought up to date: "+d.err.Error())
 		return nil
 	case d.err == nil:
-		m.opts.Engine.Log.Info().Str("index", d.summary).Msg("code index up to date")
+		// What was done, or why there is no index to keep.
+		m.opts.Engine.Log.Info().Str("index", d.summary).Msg("code index")
 	}
 	if m.index.again {
 		return m.startIndex()

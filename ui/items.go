@@ -52,6 +52,7 @@ type answerItem struct {
 	md       *markdown.Doc
 	pending  string             // a restored answer's text, until doc
 	renderer *markdown.Renderer // for pending
+	expanded bool               // its code lines are folded, not cut
 	r        render
 }
 
@@ -64,6 +65,17 @@ func (a *answerItem) doc() *markdown.Doc {
 		a.pending = ""
 	}
 	return a.md
+}
+
+// folds reports whether the answer can be expanded: a line of its code is
+// cut at the width it was last shown at, or folded.
+func (a *answerItem) folds() bool { return a.md != nil && a.md.CodeCut() }
+
+// toggle folds its long code lines into rows, or cuts them again.
+func (a *answerItem) toggle() {
+	a.expanded = !a.expanded
+	a.doc().FoldCode(a.expanded)
+	a.r.invalidate()
 }
 
 func (a *answerItem) lines(width int, _ *theme) []string {

@@ -26,6 +26,8 @@ type keyMap struct {
 	Detach     key.Binding // the last attachment, in an empty input
 
 	// The approval dialog.
+	First        key.Binding // the first line of what it shows
+	Last         key.Binding // the last
 	Allow        key.Binding
 	AllowSession key.Binding
 	Deny         key.Binding
@@ -68,6 +70,8 @@ func newKeyMap() keyMap {
 		PasteImage: k("attach an image from the clipboard", "ctrl+v"),
 		Detach:     k("remove the last image attached", "backspace"),
 
+		First:        k("first line", "home", "ctrl+home"),
+		Last:         k("last line", "end", "ctrl+end"),
 		Allow:        k("allow once", "y", "enter"),
 		AllowSession: k("allow for this session", "a"),
 		Deny:         k("deny", "n"),

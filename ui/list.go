@@ -70,6 +70,8 @@ func (l *list[T]) Update(msg tea.Msg) (panel, tea.Cmd) {
 	return l, nil
 }
 
+func (l *list[T]) over() bool { return l.closed }
+
 // SetSize gives the list its width and the most lines it may take.
 func (l *list[T]) SetSize(width, height int) { l.width, l.height = width, height }
 

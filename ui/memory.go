@@ -3,6 +3,7 @@ package ui
 import (
 	"context"
 	"fmt"
+	"regexp"
 	"strconv"
 	"strings"
 	"time"
@@ -104,9 +105,30 @@ func (m *model) hitChosen(msg chosenMsg[session.Hit]) tea.Cmd {
 // hitRow is a message found as the list shows it: the session, the
 // message's age and role, the words around what was found.
 func hitRow(h session.Hit, now time.Time) string {
-	snippet := h.SnippetWith("", "")
+	snippet := plainMarkdown(h.SnippetWith("", ""))
 	return fmt.Sprintf("%s  %5s  %-9s %s — %s", session.ShortID(h.SessionID), human.Ago(now.Sub(h.Created)),
 		h.Role, h.Title, snippet)
+}
+
+// markdownMarks are what a snippet of markdown on one line shows of its
+// markup: emphasis, code, a table's rules and cells. The words stay.
+var markdownMarks = regexp.MustCompile("\\*\\*|__|`+|\\|?(?:\\s*:?-{3,}:?\\s*\\|)+|\\s*\\|\\s*")
+
+// plainMarkdown is a one-line snippet of markdown as words: "I created
+// **a.txt** and `b.txt`. | file | lines |" reads "I created a.txt and
+// b.txt. file · lines".
+func plainMarkdown(s string) string {
+	s = markdownMarks.ReplaceAllStringFunc(s, func(m string) string {
+		if strings.Contains(m, "|") {
+			return " · "
+		}
+		return ""
+	})
+	s = strings.Join(strings.Fields(s), " ")
+	for strings.Contains(s, "· ·") {
+		s = strings.ReplaceAll(s, "· ·", "·")
+	}
+	return strings.Trim(s, " ·")
 }
 
 // cmdMemory lists the facts remembered about the directory, or with "rm

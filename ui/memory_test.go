@@ -231,3 +231,16 @@ func TestIdleGate(t *testing.T) {
 		t.Fatal("a gate closed again lets the indexer through")
 	}
 }
+
+// TestSearchSnippetsAreWords: a /search hit's snippet shows the words of
+// the markdown it was found in, not its markup (F16).
+func TestSearchSnippetsAreWords(t *testing.T) {
+	for in, want := range map[string]string{
+		"…I created **a.txt** and `b.txt`. | file | lines | purpose | |---|---|---| | a.txt | 1 |": "…I created a.txt and b.txt. · file · lines · purpose · a.txt · 1",
+		"plain words, __bold__ and ``code``": "plain words, bold and code",
+	} {
+		if got := plainMarkdown(in); got != want {
+			t.Errorf("plainMarkdown(%q) = %q, want %q", in, got, want)
+		}
+	}
+}

@@ -69,6 +69,11 @@ type Options struct {
 	// TrustProject keeps the user's trust in the project's MCP servers,
 	// for the next start.
 	TrustProject func() error
+	// Intro is said first, before the warnings: what the demo is.
+	Intro string
+	// Ephemeral says the session is not kept once lathe ends (--demo's):
+	// no hint to resume it.
+	Ephemeral bool
 }
 
 // model is the root of the TUI: it routes messages to its handlers and
@@ -103,6 +108,7 @@ type model struct {
 	index   indexState // the background indexing, and the gate it waits on
 	title   sessionTitle
 	frames  frames
+	facts   int // how many facts are remembered here, for the welcome
 }
 
 func newModel(ctx context.Context, opts Options) *model {
@@ -130,6 +136,9 @@ func newModel(ctx context.Context, opts Options) *model {
 	}
 	m.transcript = newTranscript(&m.st, m.keys)
 	m.input = newInput(&m.st, m.keys)
+	if opts.Intro != "" {
+		m.notice(noticeInfo, "", opts.Intro)
+	}
 	for _, w := range opts.Warnings {
 		m.notice(noticeWarn, "", w)
 	}
@@ -170,8 +179,8 @@ func (m *model) approvals() orchestrator.Approver {
 // terminal for its background colour, and reads the prompts of earlier
 // sessions.
 func (m *model) Init() tea.Cmd {
-	return tea.Batch(m.prepare(), m.bridge.wait(), tea.RequestBackgroundColor, m.loadPrompts(), m.listenMCP(), m.startMCP(),
-		m.listenAsks())
+	return tea.Batch(m.prepare(), m.bridge.wait(), tea.RequestBackgroundColor, m.loadPrompts(), m.countFacts(),
+		m.listenMCP(), m.startMCP(), m.listenAsks())
 }
 
 // promptHistory is how many prompts of earlier sessions Up can recall.
@@ -207,7 +216,7 @@ func (m *model) View() tea.View {
 	if screen, ok := m.screen(); ok {
 		content = screen
 	} else {
-		content = m.transcript.View() + "\n" + m.bottomView + "\n" + m.statusLine()
+		content = m.transcriptView() + "\n" + m.bottomView + "\n" + m.statusLine()
 	}
 	v := tea.NewView(content)
 	v.AltScreen = true
@@ -224,6 +233,9 @@ func (m *model) bottom() string {
 	room := m.height / 2
 	switch {
 	case m.dialog != nil:
+		// What is asked about takes the screen but for a few lines of
+		// the transcript above, the card waiting among them.
+		room = max(room, m.height-8)
 		m.dialog.SetSize(m.width, room)
 		return m.dialog.View()
 	case m.panel != nil:

@@ -212,7 +212,7 @@ func (p *planItem) lines(width int, st *theme) []string {
 	case planRejected:
 		label = "Plan rejected"
 	case planKept:
-		label = "Plan kept: reply to revise it, or /mode build to work without it"
+		label = "Plan kept: reply to revise it, /plan go to approve it, or /mode build to work without it"
 	}
 	out := []string{indent + st.statusKey.Render("▣ "+label)}
 	out = append(out, wrap(p.plan.Summary, width, indent+"  ", indent+"  ", st.user)...)

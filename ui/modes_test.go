@@ -13,6 +13,7 @@ import (
 	"lathe/orchestrator/plan"
 	"lathe/orchestrator/provider"
 	"lathe/orchestrator/session"
+	"lathe/prompts"
 	"lathe/tools"
 )
 
@@ -312,5 +313,40 @@ func TestResumedModesAreShown(t *testing.T) {
 	events(m, orchestrator.PlanUpdated{Plan: plan2})
 	if s := screen(m); !strings.Contains(s, "[x] 2. run the tests") || strings.Count(s, "▣") != 1 {
 		t.Errorf("the resumed plan is not updated in place:\n%s", s)
+	}
+}
+
+// TestPlanLeftUnfinishedIsTaken: a plan the model stopped short of is
+// said to be unfinished, and /plan go has it go on; a plan kept with Esc
+// is approved with /plan go, build mode carrying it out (F15).
+func TestPlanLeftUnfinishedIsTaken(t *testing.T) {
+	m, _ := testModel(t)
+	p := &plan.Plan{Summary: "Add two files.", Steps: []plan.Step{{Text: "a"}, {Text: "b"}, {Text: "c"}}}
+	finish(m, m.setMode(mode.Build{Plan: p}, "test", false))
+	m.beginRun("build it")
+	events(m, runDoneMsg{res: orchestrator.Result{StopReason: orchestrator.StopDone}})
+	if s := strings.Join(strings.Fields(screen(m)), " "); !strings.Contains(s, "The model stopped with the plan unfinished: 0 of 3 steps done. /plan go has it go on") {
+		t.Fatalf("no word of the unfinished plan:\n%s", screen(m))
+	}
+	m.input.set("/plan go")
+	press(m, "enter")
+	if m.run == nil || m.run.prompt.Text != prompts.PlanGoOnNote() {
+		t.Fatalf("/plan go on an unfinished plan: run %v", m.run != nil)
+	}
+
+	m, _ = testModel(t)
+	do(m, "shift+tab") // plan mode
+	reply := proposePlan(m)
+	do(m, "esc")
+	<-reply
+	events(m, runDoneMsg{res: orchestrator.Result{StopReason: orchestrator.StopPlanned}})
+	if m.keptPlan() == nil || !strings.Contains(screen(m), "/plan go to approve it") {
+		t.Fatalf("no plan kept:\n%s", screen(m))
+	}
+	m.input.set("/plan go")
+	_, cmd := m.Update(keyPress("enter"))
+	finish(m, cmd) // the mode set; the request it starts is not run
+	if m.mode.name != "build" || m.mode.plan == nil || m.run == nil || m.run.prompt.Text != prompts.PlanApprovedNote() {
+		t.Errorf("/plan go on a kept plan: mode %s, plan %v, run %v", m.mode.name, m.mode.plan != nil, m.run != nil)
 	}
 }

@@ -1,16 +1,22 @@
 package ui
 
 import (
+	"context"
 	"fmt"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/rs/zerolog"
+
+	"lathe/config"
 	"lathe/orchestrator"
 	"lathe/orchestrator/provider"
 	"lathe/orchestrator/session"
 	"lathe/orchestrator/session/sqlite/sqlitetest"
 	"lathe/tools"
+	"lathe/tools/codeindex"
+	"lathe/tools/memory"
 )
 
 // TestHelpFits: /help fits a 24-line terminal, shown from its first line
@@ -229,5 +235,64 @@ func TestListClosesByMessage(t *testing.T) {
 	items := len(m.transcript.items)
 	if _, cmd := m.Update(msg); cmd != nil || len(m.transcript.items) != items {
 		t.Error("the choice of a list no longer open was carried out")
+	}
+}
+
+// TestToolsListsWhatIsOffered: /tools lists the tools the model is
+// offered, not one the session left out (search_code without an
+// embedding model), and says which the user allowed for the session, as
+// /permissions does (F6).
+func TestToolsListsWhatIsOffered(t *testing.T) {
+	ws, err := tools.OpenWorkspace(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ws.Close() })
+	db := sqlitetest.Open(t)
+	mem := memory.Tools(ws, memory.Options{Dir: ws.Dir(), Sessions: db, Facts: db, Code: codeindex.NewSearcher(db, nil),
+		CodeAvailable: func(context.Context) bool { return false }})
+	cfg := config.Defaults()
+	cfg.Model = "qwen3:8b"
+	m := newModel(t.Context(), Options{
+		Engine: orchestrator.Options{Provider: stubProvider{}, Tools: tools.Default(ws, tools.Options{}, mem...),
+			Log: zerolog.Nop(), Config: cfg},
+		Dir: "/home/dev/proj", NoColor: true, Width: 100, Height: 40,
+	})
+	prepare(m)
+	m.approver.grant(orchestrator.ApprovalRequest{Tool: "write_file", Kind: tools.KindWrite})
+	m.approver.grant(orchestrator.ApprovalRequest{Tool: "shell", Kind: tools.KindExec, Subject: "go test ./..."})
+	m.input.set("/tools")
+	press(m, "enter")
+	s := strings.Join(strings.Fields(screen(m)), " ")
+	for _, want := range []string{"write_file allowed for this session (/permissions)", "edit_file asks first",
+		"shell asks first, except 1 command allowed (/permissions)",
+		"Left out of this session, as they cannot answer here: search_code"} {
+		if !strings.Contains(s, want) {
+			t.Errorf("/tools lacks %q:\n%s", want, screen(m))
+		}
+	}
+	if strings.Contains(s, "search_code runs") {
+		t.Errorf("/tools lists search_code as offered:\n%s", screen(m))
+	}
+}
+
+// TestWelcomeSaysWhatTheModelIsGiven: the empty transcript says what to
+// do, and that AGENTS.md and the facts remembered go to the model; the
+// first item replaces it (F16).
+func TestWelcomeSaysWhatTheModelIsGiven(t *testing.T) {
+	m, _ := testModel(t)
+	m.opts.Engine.Env.Instructions = "Run make check.\n"
+	m.Update(factCountMsg{3})
+	s := strings.Join(strings.Fields(screen(m)), " ")
+	for _, want := range []string{"Ask for a change and press Enter", "/help shows the keys",
+		"AGENTS.md is read: its 15 B of instructions go to the model.", "3 facts remembered about this directory go to the model too (/memory)."} {
+		if !strings.Contains(s, want) {
+			t.Errorf("the welcome lacks %q:\n%s", want, screen(m))
+		}
+	}
+	m.notice(noticeInfo, "", "something")
+	m.Update(frameMsg{})
+	if strings.Contains(screen(m), "AGENTS.md is read") {
+		t.Errorf("the welcome stays after the first item:\n%s", screen(m))
 	}
 }

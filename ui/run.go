@@ -31,6 +31,7 @@ type runState struct {
 
 	cancel   context.CancelFunc
 	prompt   orchestrator.Prompt // what was sent
+	promptAt int                 // transcript index of the prompt
 	turn     int
 	answer   int // transcript index of this turn's answer; -1 for none
 	thinking int // transcript index of this turn's thinking; -1 for none

@@ -6,7 +6,6 @@ import (
 
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
-	"github.com/charmbracelet/x/ansi"
 
 	"lathe/prompts/human"
 	"lathe/tools/mcp"
@@ -21,6 +20,7 @@ type samplingDialog struct {
 	ask      mcpAsk
 	q        mcp.SamplingRequest
 	window   scrollWindow
+	folded   foldedRows // what the model would be sent, folded to the width: shown whole
 	decision mcp.SamplingDecision
 }
 
@@ -113,13 +113,17 @@ func (d *samplingDialog) View() string {
 		choice(st, d.keys.Deny, "deny"),
 	}, st.meta.Render("  ·  "), width)
 	room := max(d.height-len(head)-len(foot), 1)
-	lines := d.lines()
-	from, to := d.window.fit(len(lines), room)
+	rows := d.folded.at(width-bodyIndent, d.lines)
+	from, to := d.window.fit(len(rows), room)
 	body := make([]string, 0, room)
-	for _, l := range lines[from:to] {
-		body = append(body, indent+st.subject.Render(ansi.Truncate(tabsToSpaces(l), width-4, "…")))
+	for _, r := range rows[from:to] {
+		lead := indent + "  "
+		if r.cont {
+			lead = indent + " " + st.meta.Render("↪")
+		}
+		body = append(body, lead+st.subject.Render(r.text))
 	}
-	if where := d.window.where(len(lines)); where != "" {
+	if where := d.window.where(len(rows), width-4); where != "" {
 		body = append(body, indent+"  "+st.meta.Render(where))
 	}
 	return strings.Join(append(append(head, body...), foot...), "\n")

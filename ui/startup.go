@@ -37,6 +37,7 @@ type connection struct {
 	retries  int      // how often the user retried reaching the server
 	retrying bool     // a retry is under way
 	pull     *pullBar // while the model offered is pulled
+	withheld []string // the tools left out of the session (see orchestrator.Prepared)
 }
 
 // preparedMsg is the answer to the session's first question to the model's
@@ -76,7 +77,9 @@ func (m *model) enterPhase(msg preparedMsg) tea.Cmd {
 	switch err := msg.err; {
 	case err == nil:
 		m.conn.retries = 0
-		m.conn.phase, m.conn.info = phaseReady, msg.Model
+		m.conn.phase, m.conn.info, m.conn.withheld = phaseReady, msg.Model, msg.Withheld
+		m.opts.Engine.Log.Debug().Str("session", m.session.Snapshot().ID).Bool("resumed", msg.History != nil).
+			Str("model", msg.Model.Name).Msg("session")
 		for _, skipped := range msg.Model.Skipped {
 			m.notice(noticeWarn, "", "passed over model "+skipped)
 		}
@@ -99,7 +102,7 @@ func (m *model) enterPhase(msg preparedMsg) tea.Cmd {
 		// Nothing to offer: the server loads its own models.
 		m.conn.phase = phaseBlocked
 		m.notice(noticeError, "No usable model", err.Error()+"\n/model chooses another one.")
-	case errors.Is(err, provider.ErrModelNotFound):
+	case errors.Is(err, provider.ErrModelNotFound) && m.opts.Engine.Config.Model != "":
 		m.conn.phase, m.conn.offer = phaseOffer, m.opts.Engine.Config.Model
 	case errors.Is(err, provider.ErrNoModel):
 		m.conn.phase, m.conn.offer = phaseOffer, m.opts.Suggested
@@ -137,13 +140,19 @@ func (m *model) pulled(msg pullDoneMsg) tea.Cmd {
 }
 
 // startupKey handles keys on the screens before the session is ready.
+// While the server is first asked about the model, which a long session
+// resumed makes take a while, there is no such screen: what is typed goes
+// where it would go once ready (a prompt sent then is queued).
 func (m *model) startupKey(msg tea.KeyPressMsg) (tea.Cmd, bool) {
 	switch m.conn.phase {
 	case phaseOffline:
-		if keyIs(msg, m.keys.Retry) {
+		switch {
+		case keyIs(msg, m.keys.Retry):
 			m.conn.retries++
 			m.conn.retrying = true
 			return m.prepare(), true
+		case msg.String() == "q", keyIs(msg, m.keys.Interrupt):
+			return m.quit(), true
 		}
 	case phaseOffer:
 		switch {
@@ -154,7 +163,9 @@ func (m *model) startupKey(msg tea.KeyPressMsg) (tea.Cmd, bool) {
 			m.notice(noticeWarn, "", fmt.Sprintf("%s is not installed: pull it with \"ollama pull %s\" or choose another with /model", m.conn.offer, m.conn.offer))
 			return nil, true
 		}
-	case phasePulling, phaseConnecting:
+	case phaseConnecting:
+		return nil, m.conn.retrying && !keyIs(msg, m.keys.Quit)
+	case phasePulling:
 		return nil, !keyIs(msg, m.keys.Quit)
 	default:
 		return nil, false
@@ -168,15 +179,18 @@ func (m *model) screen() (string, bool) {
 	switch {
 	case m.conn.phase == phaseOffline || m.conn.phase == phaseConnecting && m.conn.retrying:
 		// The error says what to do: "is ollama serve running?..."
-		title, body, keys = "Cannot reach the server", m.conn.err.Error(), "r retry · ctrl+c quit"
+		title, body, keys = "Cannot reach the server", m.conn.err.Error(), "r retry · q quit"
+		more := "lathe doctor checks the setup; lathe --demo tries lathe without a server."
 		if m.opts.Suggested != "" {
 			title = "Cannot reach Ollama"
+			more = "No Ollama yet? https://ollama.com installs it. " + more
 		}
 		if m.conn.retrying {
 			keys = "retrying…"
 		} else if m.conn.retries > 0 {
 			body += fmt.Sprintf("\n\nStill no answer after %s.", human.Plural(m.conn.retries, "retry"))
 		}
+		body += "\n\n" + more
 	case m.conn.phase == phaseOffer:
 		title = "Model not installed"
 		body = fmt.Sprintf("%s is not installed in Ollama at %s.\n\nPull it now?", m.conn.offer, m.opts.Server)

@@ -74,49 +74,68 @@ func (m *model) statusState() statusState {
 	return s
 }
 
+// statusField is a field of the status line, and how soon it gives way
+// when the line is too narrow for them all (the highest first).
+type statusField struct {
+	text    string
+	dropped int // 0: never
+}
+
 func (m *model) renderStatus(s statusState) string {
 	st := &m.st
-	sep := st.status.Render(" · ")
-	parts := []string{st.statusKey.Render(s.model), m.modeStatus(s)}
+	fields := []statusField{{st.statusKey.Render(s.model), 0}, {m.modeStatus(s), 0}}
 	if s.all {
-		parts = append(parts, st.approveAll.Render("--yes"))
+		fields = append(fields, statusField{st.approveAll.Render("--yes"), 0})
 	}
 	if s.numCtx > 0 {
 		approx := ""
 		if s.used > 0 && !s.counted {
 			approx = "~"
 		}
-		parts = append(parts, st.status.Render(fmt.Sprintf("ctx %d%% %s%s/%s",
-			s.used*100/s.numCtx, approx, human.Thousands(s.used), human.Thousands(s.numCtx))))
+		fields = append(fields, statusField{st.status.Render(fmt.Sprintf("ctx %d%% %s%s/%s",
+			s.used*100/s.numCtx, approx, human.Thousands(s.used), human.Thousands(s.numCtx))), 2})
 	}
 	if s.turn > 0 {
-		parts = append(parts, st.status.Render(fmt.Sprintf("turn %d/%d", s.turn, m.opts.Engine.Config.Limits.MaxTurns)))
+		fields = append(fields, statusField{st.status.Render(fmt.Sprintf("turn %d/%d", s.turn, m.opts.Engine.Config.Limits.MaxTurns)), 3})
 	}
 	if u := s.usage; u.tokPerSec > 0 {
-		speed := fmt.Sprintf("%.0f tok/s", u.tokPerSec)
+		fields = append(fields, statusField{st.status.Render(fmt.Sprintf("%.0f tok/s", u.tokPerSec)), 4})
 		if u.cached >= 0 {
-			speed += fmt.Sprintf(" · cache %d%%", u.cached)
+			fields = append(fields, statusField{st.status.Render(fmt.Sprintf("cache %d%%", u.cached)), 5})
 		}
 		if u.load >= time.Second {
-			speed += " · load " + elapsed(u.load)
+			fields = append(fields, statusField{st.status.Render("load " + elapsed(u.load)), 6})
 		}
-		parts = append(parts, st.status.Render(speed))
 	}
-	left := " " + strings.Join(parts, sep)
+	fields = append(fields, statusField{st.status.Render(shortDir(m.opts.Dir, m.opts.Home)), 7})
 	right := st.status.Render(s.hint) + " "
-	dir := st.status.Render(shortDir(m.opts.Dir, m.opts.Home))
-	// The directory gives way first, then the end of the left side: the
-	// hint (a note, the key that matters now) is what the user needs.
-	for _, try := range []string{left + sep + dir, left} {
-		if gap := s.width - ansi.StringWidth(try) - ansi.StringWidth(right); gap >= 1 {
-			return try + strings.Repeat(" ", gap) + right
+	// Whole fields give way, the directory first, then load, cache,
+	// speed, turn and context: the hint (a note, the key that matters
+	// now) is what the user needs, and a field cut in the middle says
+	// nothing ("50 tok/…").
+	sep := st.status.Render(" · ")
+	for drop := 8; ; drop-- {
+		var kept []string
+		for _, f := range fields {
+			if f.dropped == 0 || f.dropped < drop {
+				kept = append(kept, f.text)
+			}
 		}
+		left := " " + strings.Join(kept, sep)
+		gap := s.width - ansi.StringWidth(left) - ansi.StringWidth(right)
+		switch {
+		case gap >= 1:
+			return left + strings.Repeat(" ", gap) + right
+		case drop > 1:
+			continue
+		case s.width-ansi.StringWidth(right)-1 >= 12:
+			// Too narrow for the model and mode: they are cut, the
+			// hint kept.
+			left = ansi.Truncate(left, s.width-ansi.StringWidth(right)-1, "…")
+			return left + strings.Repeat(" ", s.width-ansi.StringWidth(left)-ansi.StringWidth(right)) + right
+		}
+		return ansi.Truncate(left, s.width, "…")
 	}
-	if room := s.width - ansi.StringWidth(right) - 1; room >= 12 {
-		left = ansi.Truncate(left, room, "…")
-		return left + strings.Repeat(" ", s.width-ansi.StringWidth(left)-ansi.StringWidth(right)) + right
-	}
-	return ansi.Truncate(left, s.width, "…")
 }
 
 // hint is the right side of the status line: a note, or the key that

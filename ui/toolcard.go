@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"charm.land/bubbles/v2/spinner"
+	"charm.land/lipgloss/v2"
 	"github.com/charmbracelet/x/ansi"
 
 	"lathe/orchestrator"
@@ -101,6 +102,22 @@ func (c *toolCard) header(width int, st *theme) string {
 	return ansi.Truncate(head+tail, width, "…")
 }
 
+// subjectCut reports whether the header at width cuts the subject: the
+// expanded card then shows it whole.
+func (c *toolCard) subjectCut(width int, st *theme) bool {
+	subject := human.Line(c.start.Subject, 1<<20)
+	return subject != "" && !strings.Contains(ansi.Strip(c.header(width, st)), subject)
+}
+
+// whole is the subject of an expanded card whose header cut it: every
+// line of it, folded to the width.
+func (c *toolCard) whole(width int, st *theme) []string {
+	if !c.expanded || !c.subjectCut(width, st) {
+		return nil
+	}
+	return foldedView(strings.Split(human.Visible(c.start.Subject), "\n"), width, func(string) lipgloss.Style { return st.subject }, st)
+}
+
 // status is the card's mark and the words after its subject.
 func (c *toolCard) status(st *theme) (mark, meta string) {
 	switch {
@@ -132,9 +149,16 @@ func (c *toolCard) body(width int, st *theme) []string {
 	if c.waiting {
 		return nil // the approval dialog shows the change
 	}
+	whole := c.whole(width, st)
 	if c.start.Preview != "" && (c.running() || c.end.Outcome == orchestrator.OutcomeOK) {
-		return append(c.diff(width, st), c.problems(width, st)...)
+		return append(append(whole, c.diff(width, st)...), c.problems(width, st)...)
 	}
+	return append(whole, c.result(width, st)...)
+}
+
+// result renders the call's output: none while it runs, a few lines of a
+// failure, all of it expanded.
+func (c *toolCard) result(width int, st *theme) []string {
 	if c.end == nil {
 		return nil
 	}
@@ -148,15 +172,17 @@ func (c *toolCard) body(width int, st *theme) []string {
 	return append(c.output(width, st, show), c.problems(width, st)...)
 }
 
-// diff renders the call's diff, folded unless expanded.
+// diff renders the call's diff: its first lines, each cut to the width;
+// expanded, all of it, long lines folded.
 func (c *toolCard) diff(width int, st *theme) []string {
 	lines := diffLines(c.start.Preview)
-	shown := foldedDiffLines
 	if c.expanded {
-		shown = maxCardLines
+		shown := lines[:min(len(lines), maxCardLines)]
+		out := foldedView(shown, width, func(l string) lipgloss.Style { return diffStyle(l, st) }, st)
+		return append(out, c.more(len(lines)-len(shown), st)...)
 	}
-	out := make([]string, 0, min(len(lines), shown)+1)
-	for _, l := range lines[:min(len(lines), shown)] {
+	out := make([]string, 0, min(len(lines), foldedDiffLines)+1)
+	for _, l := range lines[:min(len(lines), foldedDiffLines)] {
 		out = append(out, diffLine(l, width, st))
 	}
 	return append(out, c.more(len(lines)-len(out), st)...)
@@ -176,16 +202,21 @@ func diffLines(preview string) []string {
 
 // diffLine renders one line of a diff, coloured by what it does.
 func diffLine(l string, width int, st *theme) string {
-	style := st.dim
+	return indent + "  " + diffStyle(l, st).Render(ansi.Truncate(tabsToSpaces(l), width-4, "…"))
+}
+
+// diffStyle is the style of a line of a diff: what it adds, removes, or
+// where a hunk starts.
+func diffStyle(l string, st *theme) lipgloss.Style {
 	switch {
 	case strings.HasPrefix(l, "+"):
-		style = st.diffAdd
+		return st.diffAdd
 	case strings.HasPrefix(l, "-"):
-		style = st.diffDel
+		return st.diffDel
 	case strings.HasPrefix(l, "@@"):
-		style = st.diffHunk
+		return st.diffHunk
 	}
-	return indent + "  " + style.Render(ansi.Truncate(tabsToSpaces(l), width-4, "…"))
+	return st.dim
 }
 
 // output renders up to show lines of the call's result.
@@ -197,8 +228,13 @@ func (c *toolCard) output(width int, st *theme, show int) []string {
 	if len(lines) > 1 && lines[0] == c.end.Result.Summary {
 		lines = lines[1:] // the header says it already
 	}
-	out := make([]string, 0, min(len(lines), show)+1)
-	for _, l := range lines[:min(len(lines), show)] {
+	shown := lines[:min(len(lines), show)]
+	if c.expanded {
+		out := foldedView(shown, width, func(string) lipgloss.Style { return st.output }, st)
+		return append(out, c.more(len(lines)-len(shown), st)...)
+	}
+	out := make([]string, 0, len(shown)+1)
+	for _, l := range shown {
 		out = append(out, indent+"  "+st.output.Render(ansi.Truncate(tabsToSpaces(l), width-4, "…")))
 	}
 	return append(out, c.more(len(lines)-len(out), st)...)

@@ -69,3 +69,35 @@ func TestCardHeaderKeepsItsStatus(t *testing.T) {
 		})
 	}
 }
+
+// TestCutLinesExpand: what a card or an answer cuts at the terminal's
+// edge, Ctrl+O shows whole: a card's subject, and an answer's code line
+// (F12, F16).
+func TestCutLinesExpand(t *testing.T) {
+	m, _ := testModel(t)
+	long := `fmt.Println("a very long line of Go code that certainly does not fit", "in eighty columns, nor the end")`
+	m.beginRun("print it")
+	events(m, orchestrator.TurnStarted{Turn: 1}, orchestrator.TextDelta{Turn: 1, Text: "Here:\n\n```go\n" + long + "\n```\n"},
+		orchestrator.TurnFinished{Turn: 1}, runDoneMsg{res: orchestrator.Result{StopReason: orchestrator.StopDone}})
+	if s := screen(m); !strings.Contains(s, "…") || strings.Contains(s, "nor the end") {
+		t.Fatalf("the code line is not cut at 80 columns:\n%s", s)
+	}
+	press(m, "ctrl+o")
+	if s := strings.Join(strings.Fields(strings.ReplaceAll(screen(m), "↪", "")), " "); !strings.Contains(s, "nor the end\")") {
+		t.Errorf("ctrl+o does not show the end of the code line:\n%s", screen(m))
+	}
+
+	command := "go test ./... -run 'TestTheParserHandlesAVeryLongInputWithoutPanickingAtAll' && rm -rf ./important-data"
+	m.beginRun("test")
+	events(m, orchestrator.TurnStarted{Turn: 1}, orchestrator.ToolStarted{Turn: 1, Name: "shell", Kind: tools.KindExec, Subject: command},
+		orchestrator.ToolFinished{Turn: 1, Name: "shell", Subject: command, Outcome: orchestrator.OutcomeFailed,
+			Result: tools.Result{Content: "exit 1", IsError: true, Summary: "exit 1"}},
+		runDoneMsg{res: orchestrator.Result{StopReason: orchestrator.StopDone}})
+	if strings.Contains(screen(m), "important-data") {
+		t.Fatalf("the card's subject is not cut:\n%s", screen(m))
+	}
+	press(m, "ctrl+o")
+	if !strings.Contains(screen(m), "important-data") {
+		t.Errorf("ctrl+o does not show the whole command:\n%s", screen(m))
+	}
+}

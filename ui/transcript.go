@@ -25,6 +25,22 @@ type foldable interface {
 	toggle()
 }
 
+// sometimesFoldable items are foldable only when they have something to
+// expand: an answer, when a line of its code is cut.
+type sometimesFoldable interface {
+	foldable
+	folds() bool
+}
+
+// canFold reports whether it can be selected and expanded now.
+func canFold(it item) bool {
+	f, ok := it.(foldable)
+	if s, some := f.(sometimesFoldable); some {
+		return s.folds()
+	}
+	return ok
+}
+
 // render is an item's render cache: valid for one width until invalidated.
 type render struct {
 	width int
@@ -295,7 +311,7 @@ func (t *transcript) selectStep(dir int) {
 		i = len(t.items)
 	}
 	for i += dir; i >= 0 && i < len(t.items); i += dir {
-		if _, ok := t.items[i].(foldable); ok {
+		if canFold(t.items[i]) {
 			t.selected = i
 			t.reveal(i)
 			return
@@ -309,7 +325,7 @@ func (t *transcript) toggleSelected() {
 	i := t.selected
 	if i < 0 {
 		for i = len(t.items) - 1; i >= 0; i-- {
-			if _, ok := t.items[i].(foldable); ok {
+			if canFold(t.items[i]) {
 				break
 			}
 		}

@@ -52,7 +52,7 @@ func Run(ctx context.Context, opts Options) error {
 // exitHint tells w, once the program has left the screen, how to resume
 // the session, if it was saved.
 func (m *model) exitHint(w io.Writer) {
-	if id := m.session.Snapshot().SavedID(); id != "" && w != nil {
+	if id := m.session.Snapshot().SavedID(); id != "" && w != nil && !m.opts.Ephemeral {
 		fmt.Fprintf(w, "Resume this session with: lathe --resume %s\n", id)
 	}
 }

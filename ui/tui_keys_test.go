@@ -13,7 +13,9 @@ import (
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/colorprofile"
 	"github.com/charmbracelet/x/ansi"
+	"github.com/rs/zerolog"
 
+	"lathe/config"
 	"lathe/orchestrator"
 	"lathe/orchestrator/provider"
 	"lathe/orchestrator/session"
@@ -110,8 +112,10 @@ func TestCtrlCWithADialogOpen(t *testing.T) {
 }
 
 // TestDialogAnswersOnce: a dialog answered takes no more keys while its
-// closing is on its way to the root, and the engine gets one answer: the
-// user's once the dialog closes, or the interruption's when it came first.
+// closing is on its way to the root: they go where they would once it is
+// closed, the input's into the input (none is lost); and the engine gets
+// one answer: the user's once the dialog closes, or the interruption's
+// when it came first.
 func TestDialogAnswersOnce(t *testing.T) {
 	req := orchestrator.ApprovalRequest{Tool: "shell", Kind: tools.KindExec, Subject: "go test ./..."}
 	ask := func(m *model) chan orchestrator.Decision {
@@ -128,8 +132,9 @@ func TestDialogAnswersOnce(t *testing.T) {
 	if len(reply) != 0 || m.dialog == nil {
 		t.Fatalf("the answer went before the dialog closed: %d answers, dialog open %v", len(reply), m.dialog != nil)
 	}
-	if _, cmd := m.Update(keyPress("esc")); cmd != nil || m.run.stopping {
-		t.Error("esc after the answer went to the dialog or the run")
+	typeText(m, "and then")
+	if m.input.value() != "and then" {
+		t.Errorf("the keys typed after the answer left %q in the input", m.input.value())
 	}
 	m.Update(closing())
 	if len(reply) != 1 || m.dialog != nil {
@@ -142,14 +147,19 @@ func TestDialogAnswersOnce(t *testing.T) {
 	m, _ = testModel(t)
 	m.beginRun("test it")
 	reply = ask(m)
-	_, closing = m.Update(keyPress("y"))
-	m.key(keyPress("ctrl+c")) // interrupts before the dialog closed
-	m.Update(closing())
-	if len(reply) != 1 {
-		t.Fatalf("%d answers, want the interruption's alone", len(reply))
-	}
-	if d := <-reply; d.Allow {
-		t.Errorf("decision %+v, want the interruption's", d)
+	for _, k := range []string{"ctrl+c", "esc"} {
+		m, _ = testModel(t)
+		m.beginRun("test it")
+		reply = ask(m)
+		_, closing = m.Update(keyPress("y"))
+		m.key(keyPress(k)) // interrupts before the dialog closed
+		m.Update(closing())
+		if len(reply) != 1 || !m.run.stopping {
+			t.Fatalf("%s: %d answers, run interrupted %v; want the interruption's answer alone", k, len(reply), m.run.stopping)
+		}
+		if d := <-reply; d.Allow {
+			t.Errorf("%s: decision %+v, want the interruption's", k, d)
+		}
 	}
 }
 
@@ -268,6 +278,10 @@ func TestSlashCommands(t *testing.T) {
 	if m.run != nil || !strings.Contains(screen(m), "unknown command /frobnicate: /help lists the commands") {
 		t.Fatalf("unknown command: run=%v screen:\n%s", m.run != nil, screen(m))
 	}
+	if got := m.input.value(); got != "/frobnicate" {
+		t.Errorf("the unknown command left %q in the input, not itself to mend", got)
+	}
+	m.input.set("")
 	typeText(m, "/mo")
 	if !strings.Contains(screen(m), "/model  choose the model") {
 		t.Errorf("no completion shown for /mo:\n%s", screen(m))
@@ -285,7 +299,7 @@ func TestSlashCommands(t *testing.T) {
 	do(m, "enter")
 	m.input.set("/tools")
 	press(m, "enter")
-	if s := screen(m); !strings.Contains(s, "Tools in plan mode") || !strings.Contains(s, "shell         not in plan mode") ||
+	if s := screen(m); !strings.Contains(s, "Tools in plan mode") || !strings.Contains(s, "Not in plan mode: write_file, edit_file, shell") ||
 		!strings.Contains(s, "propose_plan  Propose the plan for the user to approve") {
 		t.Errorf("/tools in plan mode:\n%s", s)
 	}
@@ -404,6 +418,15 @@ func TestStartupScreens(t *testing.T) {
 	}
 	if s := screen(m); strings.Count(s, "ollama serve") != 1 || strings.Contains(s, "Start it with") {
 		t.Errorf("the offline screen gives its advice more than once:\n%s", s)
+	}
+	// What a newcomer without Ollama needs: where to get it, doctor, the
+	// demo; and q quits, as the keys say (F5).
+	if s := strings.Join(strings.Fields(screen(m)), " "); !strings.Contains(s, "https://ollama.com installs it") ||
+		!strings.Contains(s, "lathe doctor checks") || !strings.Contains(s, "lathe --demo tries") || !strings.Contains(s, "q quit") {
+		t.Errorf("the offline screen:\n%s", screen(m))
+	}
+	if !isQuit(m.key(keyPress("q"))) {
+		t.Error("q on the offline screen did not quit")
 	}
 	if cmd := m.key(keyPress("r")); cmd == nil || m.conn.phase != phaseConnecting {
 		t.Error("r did not retry")
@@ -616,5 +639,120 @@ func TestPermissions(t *testing.T) {
 	do(m, "enter")
 	if toolNames, _ := m.approver.grants(); len(toolNames) != 0 {
 		t.Errorf("a new session keeps the grants %q", toolNames)
+	}
+}
+
+// TestKeysTypedWhileConnectingAreKept: while the server is first asked
+// about the model (long, for a long session resumed), what is typed goes
+// to the input, a dialog open at start takes its answer, and a prompt
+// sent is queued until the model is ready, then sent.
+func TestKeysTypedWhileConnectingAreKept(t *testing.T) {
+	m := connectingModel(t)
+	m.dialog = newTrustDialog([]string{"calc: ./calc"}, &m.st, m.keys)
+	_, closing := m.Update(keyPress("y"))
+	if !m.dialog.over() {
+		t.Fatal("y while connecting did not answer the trust question")
+	}
+	typeText(m, "hello there")
+	if got := m.input.value(); got != "hello there" {
+		t.Fatalf("typed while connecting, the input holds %q", got)
+	}
+	m.Update(closing())
+	press(m, "enter")
+	if len(m.work.queued) != 1 || m.work.queued[0].Text != "hello there" || m.run != nil {
+		t.Fatalf("the prompt sent while connecting: queued %+v, running %v", m.work.queued, m.run != nil)
+	}
+	if s := screen(m); !strings.Contains(s, "queued: sent once the model is ready") {
+		t.Errorf("the status line does not say when the prompt goes:\n%s", s)
+	}
+	m.Update(m.prepare()()) // its commands (the request's) are left alone
+	if m.run == nil || len(m.work.queued) != 0 {
+		t.Errorf("once ready, the queued prompt was not sent: queued %+v", m.work.queued)
+	}
+}
+
+// TestKeysAfterAListClosedReachTheInput: the keys typed after Esc closed a
+// list, before the root heard of it, go to the input.
+func TestKeysAfterAListClosedReachTheInput(t *testing.T) {
+	m, _ := testModel(t)
+	m.runCommand("/model")
+	if m.panel == nil {
+		t.Fatal("/model opened no list")
+	}
+	_, closing := m.Update(keyPress("esc"))
+	typeText(m, "fix it")
+	m.Update(closing())
+	if m.panel != nil || m.input.value() != "fix it" {
+		t.Errorf("list open %v, input %q; want it closed and the keys in the input", m.panel != nil, m.input.value())
+	}
+}
+
+// connectingModel is testModel before the server answered about the
+// model.
+func connectingModel(t *testing.T) *model {
+	t.Helper()
+	ws, err := tools.OpenWorkspace(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ws.Close() })
+	cfg := config.Defaults()
+	cfg.Model = "qwen3:8b"
+	clk := &clock{t: time.Date(2026, 11, 22, 9, 0, 0, 0, time.UTC)}
+	m := newModel(t.Context(), Options{
+		Engine: orchestrator.Options{Provider: stubProvider{}, Tools: tools.Default(ws, tools.Options{}), Log: zerolog.Nop(),
+			Config: cfg, Now: clk.now},
+		Dir: "/home/dev/proj", Home: "/home/dev", NoColor: true, Width: 80, Height: 24,
+	})
+	m.Update(tea.WindowSizeMsg{Width: 80, Height: 24})
+	return m
+}
+
+// TestDebugLogNamesTheSession: the UI's debug log says which session it
+// runs, as -p's does, and says nothing of an index brought up to date
+// when there is no embedding model to make one (F7).
+func TestDebugLogNamesTheSession(t *testing.T) {
+	var log strings.Builder
+	m := connectingModel(t)
+	m.opts.Engine.Log = zerolog.New(&log).Level(zerolog.DebugLevel)
+	m.session = m.newSession()
+	prepare(m)
+	id := m.session.Snapshot().ID
+	if id == "" || !strings.Contains(log.String(), `"session":"`+id+`"`) {
+		t.Errorf("the log does not name session %q:\n%s", id, log.String())
+	}
+	m.index.running = true
+	m.Update(indexDoneMsg{summary: "no embedding model"})
+	if strings.Contains(log.String(), "up to date") {
+		t.Errorf("with no embedding model, the log says the index is up to date:\n%s", log.String())
+	}
+}
+
+// TestStatusLineDropsWholeFields: too narrow for every field, the status
+// line leaves out whole fields, the directory first, then the cache, the
+// speed, the turn, the context; it never cuts one in its middle (F14).
+func TestStatusLineDropsWholeFields(t *testing.T) {
+	fields := func(width int) []string {
+		m, _ := testModel(t)
+		m.width = width
+		m.beginRun("go")
+		m.run.turn = 2
+		m.machine.usage = usage{tokPerSec: 50, cached: 0}
+		events(m, approvalAsk{req: orchestrator.ApprovalRequest{Tool: "shell", Kind: tools.KindExec, Subject: "ls"},
+			reply: make(chan orchestrator.Decision, 1)})
+		line := ansi.Strip(m.statusLine())
+		if ansi.StringWidth(line) != width || strings.Contains(line, "…") || !strings.HasSuffix(line, "approval needed ") {
+			t.Errorf("at %d columns: %q", width, line)
+		}
+		return strings.Split(strings.TrimSpace(strings.TrimSuffix(line, "approval needed ")), " · ")
+	}
+	full := fields(200)
+	if len(full) != 7 || full[4] != "50 tok/s" || full[5] != "cache 0%" || full[6] != "~/proj" {
+		t.Fatalf("the fields: %q", full)
+	}
+	for width, kept := range map[int]int{120: 7, 80: 5, 60: 3, 50: 2} {
+		if got := fields(width); !slices.Equal(got, full[:kept]) {
+			t.Errorf("at %d columns, fields %q; want %q", width, got, full[:kept])
+		}
 	}
 }

@@ -342,6 +342,24 @@ func TestGoldenShellApproval(t *testing.T) {
 	golden(t, m, "dialog_shell")
 }
 
+// TestGoldenLongCommand: at 80 columns, the approval of a command too long
+// for a line shows all of it, folded, and its card, expanded, too (F12).
+func TestGoldenLongCommand(t *testing.T) {
+	m, _ := testModel(t)
+	command := "go test ./... -run 'TestTheParserHandlesAVeryLongInputWithoutPanickingAtAll' && rm -rf ./important-data"
+	m.beginRun("run the parser's test")
+	events(m, orchestrator.TurnStarted{Turn: 1},
+		orchestrator.ToolStarted{Turn: 1, Index: 0, Name: "shell", Subject: command},
+		approvalAsk{req: orchestrator.ApprovalRequest{Tool: "shell", Kind: tools.KindExec, Subject: command},
+			reply: make(chan orchestrator.Decision, 1)})
+	golden(t, m, "dialog_shell_long")
+	do(m, "y")
+	events(m, orchestrator.ToolFinished{Turn: 1, Index: 0, Name: "shell", Subject: command, Outcome: orchestrator.OutcomeFailed,
+		Result: tools.Result{Content: "exit 1\n[stdout]\nok", IsError: true, Summary: "exit 1"}})
+	press(m, "ctrl+o")
+	golden(t, m, "card_long_expanded")
+}
+
 func TestGoldenError(t *testing.T) {
 	m, _ := testModel(t)
 	m.beginRun("hello")

@@ -92,19 +92,40 @@ func (m *model) undoPlanned(msg undoPlannedMsg) {
 	}
 }
 
-// undonePrompt is, for a redo, the prompt of the last item marked undone.
+// undonePrompt is, for a redo, the prompt of the request a redo does
+// again (see redoTarget).
 func (m *model) undonePrompt(redo bool) string {
-	if !redo {
+	i := m.redoTarget()
+	if !redo || i < 0 {
 		return ""
 	}
-	for i := len(m.transcript.items) - 1; i >= 0; i-- {
-		if u, ok := m.transcript.items[i].(*undoneItem); ok {
-			if p, ok := u.inner.(*userItem); ok {
-				return p.text
-			}
+	return m.transcript.items[i].(*undoneItem).inner.(*userItem).text
+}
+
+// redoTarget is the index of the prompt a redo does again: the request
+// undone last. Undoing takes back the latest request left, so the requests
+// undone are the last ones, each marked from its prompt to the end (see
+// markUndone): the one undone last is the first prompt of the last run
+// of items marked. -1 when no prompt is marked.
+func (m *model) redoTarget() int {
+	items := m.transcript.items
+	i := len(items) - 1
+	for i >= 0 && !isUndone(items[i]) {
+		i--
+	}
+	target := -1
+	for ; i >= 0 && isUndone(items[i]); i-- {
+		if _, ok := items[i].(*undoneItem).inner.(*userItem); ok {
+			target = i
 		}
 	}
-	return ""
+	return target
+}
+
+// isUndone reports whether it is marked undone.
+func isUndone(it item) bool {
+	_, ok := it.(*undoneItem)
+	return ok
 }
 
 // undoDialog shows what an undo, a redo or a rewind will do to each file,
@@ -276,7 +297,7 @@ func (d *undoDialog) View() string {
 			body = append(body, diffLine(l.text, width, st))
 		}
 	}
-	if where := d.window.where(len(lines)); where != "" {
+	if where := d.window.where(len(lines), d.width-4); where != "" {
 		body = append(body, indent+"  "+st.meta.Render(where))
 	}
 	return strings.Join(append(append(head, body...), foot...), "\n")
@@ -304,7 +325,7 @@ func (m *model) undoApplied(msg undoAppliedMsg) {
 		left = append(left, a.Path+" ("+a.Why+")")
 	}
 	if msg.redo {
-		m.unmarkUndone(msg.prompt)
+		m.unmarkUndone()
 	} else {
 		m.markUndone(msg.prompt)
 	}
@@ -357,20 +378,25 @@ func (m *model) markUndone(prompt string) {
 	}
 }
 
-// unmarkUndone clears the marks of the items undone from the last prompt
-// reading prompt on.
-func (m *model) unmarkUndone(prompt string) {
+// unmarkUndone clears the marks of the exchange a redo did again: from
+// its prompt (see redoTarget) to the next prompt marked; the requests
+// after it stay undone.
+func (m *model) unmarkUndone() {
 	items := m.transcript.items
-	for i := len(items) - 1; i >= 0; i-- {
+	from := m.redoTarget()
+	if from < 0 {
+		return
+	}
+	for i := from; i < len(items); i++ {
 		u, ok := items[i].(*undoneItem)
 		if !ok {
 			continue
 		}
-		items[i] = u.inner
-		m.transcript.changed(i)
-		if p, ok := u.inner.(*userItem); ok && p.text == prompt {
+		if _, prompt := u.inner.(*userItem); prompt && i > from {
 			return
 		}
+		items[i] = u.inner
+		m.transcript.changed(i)
 	}
 }
 
@@ -385,15 +411,49 @@ func (u *undoneItem) lines(width int, st *theme) []string {
 	if l, ok := u.r.get(width); ok {
 		return l
 	}
-	inner := u.inner.lines(width, st)
-	out := make([]string, len(inner))
-	for i, l := range inner {
+	return u.r.set(width, dimmed(u.inner, "↶ undone", width, st))
+}
+
+// dimmed is inner's lines dimmed, a prompt's under mark.
+func dimmed(inner item, mark string, width int, st *theme) []string {
+	lines := inner.lines(width, st)
+	out := make([]string, len(lines))
+	for i, l := range lines {
 		out[i] = st.dim.Render(ansi.Strip(l))
 	}
-	if _, ok := u.inner.(*userItem); ok && len(out) > 0 {
-		out = append([]string{st.warn.Render("↶ undone")}, out...)
+	if _, ok := inner.(*userItem); ok && len(out) > 0 {
+		out = append([]string{st.warn.Render(mark)}, out...)
 	}
-	return u.r.set(width, out)
+	return out
+}
+
+// unsentItem is a prompt that was never sent (the model cannot see its
+// images): dimmed, marked, and back in the input.
+type unsentItem struct {
+	inner item
+	r     render
+}
+
+func (u *unsentItem) lines(width int, st *theme) []string {
+	if l, ok := u.r.get(width); ok {
+		return l
+	}
+	return u.r.set(width, dimmed(u.inner, "⊘ not sent: it is back in the input", width, st))
+}
+
+func (u *unsentItem) invalidate() {
+	u.r.invalidate()
+	u.inner.invalidate()
+}
+
+// markUnsent marks the prompt at transcript index i as never sent.
+func (m *model) markUnsent(i int) {
+	if i >= 0 && i < len(m.transcript.items) {
+		if _, ok := m.transcript.items[i].(*userItem); ok {
+			m.transcript.items[i] = &unsentItem{inner: m.transcript.items[i]}
+			m.transcript.changed(i)
+		}
+	}
 }
 
 func (u *undoneItem) invalidate() {

@@ -221,3 +221,42 @@ func TestRewindConflictInTheUI(t *testing.T) {
 		t.Errorf("after f: %q", got)
 	}
 }
+
+// TestRedoNamesTheRequestItRedoes: after three undos, /redo asks about
+// the request undone last (the first), whose files it lists, and once
+// done leaves the two others marked undone; the next /redo names the
+// second (F1).
+func TestRedoNamesTheRequestItRedoes(t *testing.T) {
+	l, notes := undoModel(t)
+	m := l.m
+	for _, p := range []string{"third", "second", "first"} {
+		l.enter("/undo")
+		l.until("the undo of "+p, func() bool { return m.dialog != nil })
+		l.key("y")
+		l.until("the undo of "+p+" done", func() bool { return m.dialog == nil && m.work.op == "" && strings.Contains(screen(m), "Undone") })
+	}
+	if got := fileText(t, notes); got != "original\n" {
+		t.Fatalf("after three undos: %q", got)
+	}
+	l.enter("/redo")
+	l.until("the redo to be shown", func() bool { return m.dialog != nil })
+	inOrder(t, screen(m), "? Redo the request undone last: first?", "-original", "+first")
+	l.key("y")
+	l.until("the redo", func() bool { return strings.Contains(screen(m), "Redone") })
+	var undone []string
+	for _, it := range m.transcript.items {
+		if u, ok := it.(*undoneItem); ok {
+			if p, ok := u.inner.(*userItem); ok {
+				undone = append(undone, p.text)
+			}
+		}
+	}
+	if strings.Join(undone, ",") != "second,third" {
+		t.Errorf("after the redo, the prompts marked undone are %q, want second and third", undone)
+	}
+	l.enter("/redo")
+	l.until("the next redo to be shown", func() bool { return m.dialog != nil })
+	if s := screen(m); !strings.Contains(s, "? Redo the request undone last: second?") {
+		t.Errorf("the next redo:\n%s", s)
+	}
+}

@@ -122,10 +122,13 @@ func (m *model) finished(msg tea.Msg) tea.Cmd {
 		m.undoPlanned(msg)
 	case undoAppliedMsg:
 		m.undoApplied(msg)
+		return m.next()
 	case turnsMsg:
 		m.turnsListed(msg)
 	case factsMsg:
 		m.factsListed(msg)
+	case factCountMsg:
+		m.facts = msg.n
 	case factChangedMsg:
 		m.factChanged(msg)
 	case mcpNoticeMsg:
@@ -162,12 +165,14 @@ func (m *model) key(msg tea.KeyPressMsg) tea.Cmd {
 	if cmd, handled := m.startupKey(msg); handled {
 		return cmd
 	}
+	// A dialog answered, or a list closed, waits for its message to reach
+	// the root: the keys typed meanwhile are the input's.
 	switch {
-	case m.dialog != nil:
+	case m.dialog != nil && !m.dialog.over():
 		return m.dialogKey(msg)
-	case m.panel != nil && m.keys.scrolls(msg):
+	case m.panel != nil && !m.panel.over() && m.keys.scrolls(msg):
 		return m.toTranscript(msg) // the transcript above a list scrolls
-	case m.panel != nil:
+	case m.panel != nil && !m.panel.over():
 		return m.panelKey(msg)
 	}
 	switch {
@@ -295,12 +300,20 @@ func (m *model) background(dark bool) {
 	m.st.markdown = markdownStyle(m.opts.NoColor, dark)
 }
 
+// isCommand reports whether an entered line is a slash command: "/" and
+// a name, not a path typed ("/tmp/shot.png", "/home/me/my\ notes").
+func isCommand(text string) bool {
+	name, ok := strings.CutPrefix(text, "/")
+	name, _, _ = strings.Cut(name, " ")
+	return ok && !strings.ContainsAny(name, "/\\.~")
+}
+
 // send handles an entered line: a slash command, or a prompt for the model.
 func (m *model) send(text string) tea.Cmd {
 	switch {
 	case text == "":
 		return nil
-	case strings.HasPrefix(text, "/") && !m.isMCPPrompt(text):
+	case isCommand(text) && !m.isMCPPrompt(text):
 		m.input.resetCompletion()
 		return m.runCommand(text)
 	}
@@ -313,7 +326,9 @@ func (m *model) send(text string) tea.Cmd {
 	}
 	p := orchestrator.Prompt{Text: text, Images: m.input.takeImages()}
 	switch {
-	case m.conn.phase == phaseConnecting || m.busy() != "":
+	case m.conn.phase == phaseConnecting || m.busy() != "" || m.dialog != nil:
+		// A dialog still open was answered: the prompt waits for the
+		// answer to be carried out.
 		m.queue(p)
 		return nil
 	case m.conn.phase != phaseReady:

@@ -61,15 +61,19 @@ func (m *model) refuseBusy() bool {
 // when the session is free, in order.
 func (m *model) queue(p orchestrator.Prompt) {
 	m.work.queued = append(m.work.queued, p)
-	what := "the request"
+	when := "when the request ends"
 	switch {
 	case m.run != nil:
+	case m.conn.phase == phaseConnecting:
+		when = "once the model is ready"
 	case m.conn.phase == phasePulling:
-		what = "the pull of " + m.conn.pull.name
+		when = "when the pull of " + m.conn.pull.name + " ends"
 	case m.work.op != "":
-		what = m.work.op
+		when = "when " + m.work.op + " ends"
+	case m.dialog != nil:
+		when = "once the question is answered"
 	}
-	m.setStatusNote("queued: sent when " + what + " ends")
+	m.setStatusNote("queued: sent " + when)
 }
 
 // next sends the first queued prompt, if the session is free for it.

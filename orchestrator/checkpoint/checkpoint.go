@@ -148,7 +148,7 @@ func (t *Tracker) tooLarge(size int64) string {
 	if t.opts.MaxFile < 0 {
 		return "not checkpointed (undo keeps no file: max_file is 0): undo cannot restore it"
 	}
-	return fmt.Sprintf("too large to checkpoint (%s, over %s): undo cannot restore it", human.Bytes(size), human.Bytes(t.opts.MaxFile))
+	return fmt.Sprintf("too large to checkpoint (%s, over %s): undo cannot restore it", human.Size(size), human.Size(t.opts.MaxFile))
 }
 
 // Changing implements tools.Changes: the first change of path in the run

@@ -86,7 +86,7 @@ func ImportHarbor(ctx context.Context, store Store, dir string, now time.Time) (
 		return 0, err
 	}
 	e := session.Experiment{Suite: "harbor:" + abs, Jobs: jobConcurrency(abs), Sandbox: env, Version: version,
-		Created: now}
+		Created: jobStart(trials, now)}
 	reps := map[session.Slot]int{}
 	var slots []session.Slot
 	for i := range trials {
@@ -125,6 +125,17 @@ func ImportHarbor(ctx context.Context, store Store, dir string, now time.Time) (
 		}
 	}
 	return id, nil
+}
+
+// jobStart is when the job began: its first trial's start (trials are in
+// the order they started), or now when no trial says.
+func jobStart(trials []importedTrial, now time.Time) time.Time {
+	for _, tr := range trials {
+		if !tr.started.IsZero() {
+			return tr.started
+		}
+	}
+	return now
 }
 
 // readHarborJob reads the trials of the job in dir, in the order they

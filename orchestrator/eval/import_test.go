@@ -33,8 +33,15 @@ func TestImportHarbor(t *testing.T) {
 		t.Errorf("models %+v", e.Models)
 	}
 	byTrial := map[string]session.Attempt{}
+	first := now
 	for _, a := range e.Attempts {
 		byTrial[a.Model+" "+a.Task+" "+itoa(int64(a.Rep))] = a
+		if !a.Started.IsZero() && a.Started.Before(first) {
+			first = a.Started
+		}
+	}
+	if !e.Created.Equal(first) { // not the time of the import: "finished in" would be negative
+		t.Errorf("created %s, want the first trial's start %s", e.Created, first)
 	}
 	solved := byTrial["qwen3:8b hello 1"]
 	if solved.State != session.AttemptFinished || !*solved.GoalMet || *solved.Reward != 1 || solved.SessionID != "a1b2c3d4e5f60718" ||

@@ -19,7 +19,9 @@ import (
 // Show writes experiment e for people: a header, then a table per model
 // (success rate, medians, speeds, recoveries, failures) with its tasks.
 func Show(w io.Writer, e session.Experiment, now time.Time) error {
-	fmt.Fprintf(w, "experiment %d · %s · repeat %d · %s\n", e.ID, e.Suite, e.Repeat, e.Version)
+	// The version on a line of its own: a long one (a pseudo-version)
+	// would wrap inside its date on an 80- or 100-column terminal.
+	fmt.Fprintf(w, "experiment %d · %s · repeat %d\n%s\n", e.ID, e.Suite, e.Repeat, e.Version)
 	fmt.Fprintf(w, "started %s · %s\n", e.Created.Local().Format("2006-01-02 15:04"), completion(e, now))
 	for _, t := range e.Tasks {
 		if t.Skipped != "" {
@@ -339,14 +341,13 @@ func pairModels(a, b []ModelSummary) [][2]ModelSummary {
 // what changed.
 func compareTasks(w io.Writer, a, b ModelSummary) {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "  task\tbefore\tafter\t")
 	var names []string
 	for _, t := range append(slices.Clone(a.Tasks), b.Tasks...) {
 		if !slices.Contains(names, t.Task) {
 			names = append(names, t.Task)
 		}
 	}
-	same := 0
+	same, headed := 0, false
 	for _, n := range names {
 		ta, inA := findTask(a.Tasks, n)
 		tb, inB := findTask(b.Tasks, n)
@@ -361,6 +362,10 @@ func compareTasks(w io.Writer, a, b ModelSummary) {
 		if mark == "" && before == after {
 			same++
 			continue
+		}
+		if !headed { // the header only above a row: none when nothing changed
+			fmt.Fprintln(tw, "  task\tbefore\tafter\t")
+			headed = true
 		}
 		fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\n", n, before, after, mark)
 	}

@@ -119,7 +119,7 @@ func TestSummarize(t *testing.T) {
 	var out bytes.Buffer
 	Show(&out, e, time.Now())
 	for _, want := range []string{
-		"experiment 1 · /s · repeat 2 · lathe dev",
+		"experiment 1 · /s · repeat 2\nlathe dev\n",
 		"not finished, 1 not run, 1 stale, lathe eval resume 1 runs them",
 		"skipped zz: needs go, which is not installed",
 		"m (8B, Q4_K_M, num_ctx 8,192, loaded in 2s)",
@@ -208,6 +208,12 @@ func TestCompare(t *testing.T) {
 	two.Models = append(two.Models, session.ExperimentModel{Name: "x"})
 	if err := Compare(&out, two, other, time.Now()); err == nil {
 		t.Error("experiments with no model in common compared")
+	}
+	// Nothing changed: no table, only the count (F11).
+	out.Reset()
+	if err := Compare(&out, a, a, time.Now()); err != nil || strings.Contains(out.String(), "before") ||
+		!strings.Contains(out.String(), "  (3 tasks the same)") {
+		t.Errorf("an experiment with itself: %v\n%s", err, out.String())
 	}
 }
 

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strings"
 	"time"
+	"unicode/utf8"
 )
 
 // Plural is "1 line", "2 lines", "3 entries", "4 matches".
@@ -70,7 +71,26 @@ func Thousands(n int) string {
 	return s
 }
 
-// Bytes writes n bytes in decimal units: "512 B", "4.9 GB".
+// Size writes the size of a file, n bytes, in the binary units lathe's
+// limits on files are set and documented in ([undo] max_file = 10485760,
+// "10 MiB"), so that a file over a limit is told in the limit's unit:
+// "512 B", "21.7 MiB", "10 MiB".
+func Size(n int64) string {
+	const unit = 1024
+	if n < unit {
+		return fmt.Sprintf("%d B", n)
+	}
+	div, exp := int64(unit), 0
+	for x := n / unit; x >= unit; x /= unit {
+		div *= unit
+		exp++
+	}
+	v := fmt.Sprintf("%.1f", float64(n)/float64(div))
+	return strings.TrimSuffix(v, ".0") + " " + string("KMGTPE"[exp]) + "iB"
+}
+
+// Bytes writes n bytes in decimal units, as model servers report sizes:
+// "512 B", "4.9 GB".
 func Bytes(n int64) string {
 	const unit = 1000
 	if n < unit {
@@ -87,14 +107,17 @@ func Bytes(n int64) string {
 // Visible shows the characters of s that a terminal would act on rather
 // than print, escaped: "\r", "\x1b", "\u2028"; tabs and line breaks stay
 // as they are. What a dialog shows is then what will run: a carriage
-// return or an escape sequence cannot hide part of a command.
+// return or an escape sequence cannot hide part of a command. A byte that
+// is not UTF-8, which a terminal would drop or show as "�", is "\xe9".
 func Visible(s string) string {
-	if !strings.ContainsFunc(s, hidden) {
+	if utf8.ValidString(s) && !strings.ContainsFunc(s, hidden) {
 		return s
 	}
 	var b strings.Builder
-	for _, r := range s {
+	for i, r := range s {
 		switch {
+		case r == utf8.RuneError && !strings.HasPrefix(s[i:], "\uFFFD"):
+			fmt.Fprintf(&b, `\x%02x`, s[i])
 		case !hidden(r):
 			b.WriteRune(r)
 		case r == '\r':

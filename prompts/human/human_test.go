@@ -26,10 +26,15 @@ func TestHuman(t *testing.T) {
 		{Thousands(999), "999"},
 		{Bytes(512), "512 B"},
 		{Bytes(4_920_753_328), "4.9 GB"},
+		{Size(512), "512 B"},
+		{Size(10 << 20), "10 MiB"},
+		{Size(22_700_000), "21.6 MiB"},
+		{Size(2 << 30), "2 GiB"},
 		{Visible("go test ./...;touch x #\rgo test ./...   "), `go test ./...;touch x #\rgo test ./...   `},
 		{Visible("rm -rf ~/x\x1b[2K\x1b[8m hidden"), `rm -rf ~/x\x1b[2K\x1b[8m hidden`},
 		{Visible("a\tb\nc\u2028d\u202ee"), "a\tb\nc\\u2028d\\u202ee"},
 		{Line("x\ry\x1b]52;c;AA\x07", 40), `x\ry\x1b]52;c;AA\x07`},
+		{Visible("caf\xe9.txt \ufffd"), `caf\xe9.txt ` + "\ufffd"}, // F8
 	}
 	for _, tt := range tests {
 		if tt.got != tt.want {

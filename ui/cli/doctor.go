@@ -37,8 +37,38 @@ type check struct {
 	// More are lines that complete Detail.
 	More   []string `json:"more,omitempty"`
 	Advice string   `json:"advice,omitempty"`
+	// Model is the model the check is about, as data for --json: a model
+	// installed, the one lathe would use.
+	Model *modelFacts `json:"model,omitempty"`
 	// fatal: lathe cannot run when this check fails.
 	fatal bool
+}
+
+// modelFacts are what doctor found of a model, as numbers and lists.
+type modelFacts struct {
+	Name string `json:"name"`
+	// Capabilities as the server lists them; null when it lists none.
+	Capabilities []string `json:"capabilities"`
+	// Tools says whether lathe can use it: it calls tools.
+	Tools bool `json:"tools"`
+	// ContextLength is its trained context length, in tokens; NumCtx the
+	// window lathe would use with it (the model to use's alone). 0 when
+	// not known.
+	ContextLength int    `json:"context_length"`
+	NumCtx        int    `json:"num_ctx,omitempty"`
+	Remote        string `json:"remote,omitempty"`      // the host of a cloud model
+	Unavailable   string `json:"unavailable,omitempty"` // why the server cannot describe it
+}
+
+// factsOf is the facts of the model info describes; m, when given, is
+// how the server lists it.
+func factsOf(info provider.ModelInfo, m *provider.ModelSummary) *modelFacts {
+	f := &modelFacts{Name: info.Name, Capabilities: info.Capabilities, Tools: info.Lists("tools"),
+		ContextLength: info.ContextLength}
+	if m != nil {
+		f.Name, f.Tools, f.Remote, f.Unavailable = m.Name, m.Tools && m.Broken == "", m.Remote, m.Broken
+	}
+	return f
 }
 
 // doctorCommand is lathe doctor: it checks what lathe needs and says
@@ -63,12 +93,15 @@ func (c *doctorCommand) words(args []string) error  { return noWords("doctor", a
 func (c *doctorCommand) check(*pflag.FlagSet) error { return nil }
 
 func (c *doctorCommand) run(ctx context.Context) error {
-	loaded, err := c.f.Config()
 	var checks []check
 	add := func(c check) { checks = append(checks, c) }
-	if err != nil {
-		add(check{Name: "config", Detail: err.Error(), Advice: "fix the file named", fatal: true})
-		return report(c.f.Out, checks, c.json)
+	loaded, configErr := c.f.Config()
+	if configErr != nil {
+		// The other checks need no config of the user's: they go on
+		// without the files.
+		add(check{Name: "config", Detail: configErr.Error(), fatal: true,
+			Advice: "fix it; the checks below use the defaults, the environment and the flags"})
+		loaded = c.withoutFiles()
 	}
 	cfg := loaded.Config
 	be, err := engine.NewBackend(cfg)
@@ -90,7 +123,9 @@ func (c *doctorCommand) run(ctx context.Context) error {
 	if len(loaded.Files) > 0 {
 		files = strings.Join(loaded.Files, ", ")
 	}
-	add(check{Name: "config", OK: true, Detail: "read: " + files})
+	if configErr == nil {
+		add(check{Name: "config", OK: true, Detail: "read: " + files})
+	}
 	for _, w := range loaded.Warnings {
 		add(check{Name: "config", Detail: w})
 	}
@@ -99,6 +134,23 @@ func (c *doctorCommand) run(ctx context.Context) error {
 	c.checkLSP(cfg, add)
 	checkTerminal(c.f.Out, cfg, add)
 	return report(c.f.Out, checks, c.json)
+}
+
+// withoutFiles is the config of the defaults, the environment and the
+// flags, no file read (nor the defaults alone, when the environment is
+// wrong too): what the checks after a config error use.
+func (c *doctorCommand) withoutFiles() config.Loaded {
+	getenv := func(k string) string {
+		if k == "XDG_CONFIG_HOME" || k == "HOME" {
+			return "" // no user file
+		}
+		return c.f.Env.get(k)
+	}
+	loaded, err := config.Load(config.Sources{Getenv: getenv, Flags: c.f.Flags})
+	if err != nil {
+		return config.Loaded{Config: config.Defaults()}
+	}
+	return loaded
 }
 
 // checkServer checks the server, its version, its models and the model
@@ -140,7 +192,7 @@ func checkServer(ctx context.Context, c *ollama.Client, cfg config.Config, add f
 		if info.ContextLength > 0 {
 			what = append(what, "context "+human.Thousands(info.ContextLength))
 		}
-		add(check{Name: "model", OK: m.Broken == "" && m.Tools, Detail: m.Name + ": " + strings.Join(what, ", ")})
+		add(check{Name: "model", OK: m.Broken == "" && m.Tools, Detail: m.Name + ": " + strings.Join(what, ", "), Model: factsOf(info, &m)})
 	}
 	if info, ok := modelToUse(ctx, c, cfg, "the newest local model with tool support", add); ok {
 		detail := fmt.Sprintf("%s tokens (options.num_ctx %s", human.Thousands(info.NumCtx), human.Thousands(cfg.Options.NumCtx))
@@ -327,37 +379,88 @@ func checkTerminal(stdout io.Writer, cfg config.Config, add func(check)) {
 	add(c)
 }
 
-// report prints the checks, one line each, or as JSON; it fails when a
-// check lathe cannot run without failed.
+// useFacts is the facts of the model lathe would use, its window too.
+func useFacts(info provider.ModelInfo) *modelFacts {
+	f := factsOf(info, nil)
+	f.NumCtx = info.NumCtx
+	return f
+}
+
+// jsonCheck is a check as --json writes it: Fatal marks a failure lathe
+// cannot run with.
+type jsonCheck struct {
+	check
+	Fatal bool `json:"fatal,omitempty"`
+}
+
+// report prints the checks, one line each, or as a JSON array; it fails
+// when a check lathe cannot run without failed, naming those checks.
 func report(w io.Writer, checks []check, asJSON bool) error {
+	var err error
 	if asJSON {
-		b, err := json.MarshalIndent(checks, "", "  ")
-		if err != nil {
-			return err
-		}
-		if _, err := fmt.Fprintf(w, "%s\n", b); err != nil {
-			return err
-		}
+		err = reportJSON(w, checks)
 	} else {
-		for _, c := range checks {
-			mark := "✓"
-			if !c.OK {
-				mark = "✗"
-			}
-			line := fmt.Sprintf("%s %s: %s", mark, c.Name, human.Visible(c.Detail))
-			if c.Advice != "" {
-				line += " — " + human.Visible(c.Advice)
-			}
-			for _, more := range c.More {
-				line += "\n    " + human.Visible(more)
-			}
-			if _, err := fmt.Fprintln(w, line); err != nil {
-				return err
-			}
+		err = reportText(w, checks)
+	}
+	if err != nil {
+		return err
+	}
+	var failed []string
+	for _, c := range checks {
+		if c.fatal && !c.OK && !slices.Contains(failed, c.Name) {
+			failed = append(failed, c.Name)
 		}
 	}
-	if slices.ContainsFunc(checks, func(c check) bool { return c.fatal && !c.OK }) {
-		return &stopped{reason: orchestrator.StopError, msg: "lathe cannot run here: see the ✗ lines above"}
+	switch {
+	case len(failed) == 0:
+		return nil
+	case asJSON:
+		return &stopped{reason: orchestrator.StopError, msg: "cannot run here: " + checkList(failed) + ` failed (the checks with "fatal": true)`}
+	}
+	lines := "line"
+	if len(failed) > 1 {
+		lines = "lines"
+	}
+	return &stopped{reason: orchestrator.StopError, msg: "cannot run here: see the ✗ " + checkList(failed) + " " + lines + " above"}
+}
+
+// checkList names checks: "ollama", "ollama and model to use".
+func checkList(names []string) string {
+	if len(names) == 1 {
+		return names[0]
+	}
+	return strings.Join(names[:len(names)-1], ", ") + " and " + names[len(names)-1]
+}
+
+func reportJSON(w io.Writer, checks []check) error {
+	out := make([]jsonCheck, len(checks))
+	for i, c := range checks {
+		out[i] = jsonCheck{check: c, Fatal: c.fatal && !c.OK}
+	}
+	b, err := json.MarshalIndent(out, "", "  ")
+	if err != nil {
+		return err
+	}
+	_, err = fmt.Fprintf(w, "%s\n", b)
+	return err
+}
+
+func reportText(w io.Writer, checks []check) error {
+	for _, c := range checks {
+		mark := "✓"
+		if !c.OK {
+			mark = "✗"
+		}
+		line := fmt.Sprintf("%s %s: %s", mark, c.Name, human.Visible(c.Detail))
+		if c.Advice != "" {
+			line += " — " + human.Visible(c.Advice)
+		}
+		for _, more := range c.More {
+			line += "\n    " + human.Visible(more)
+		}
+		if _, err := fmt.Fprintln(w, line); err != nil {
+			return err
+		}
 	}
 	return nil
 }

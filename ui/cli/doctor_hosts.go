@@ -34,7 +34,7 @@ func checkOpenAI(ctx context.Context, c *openai.Client, cfg config.Config, add f
 		if info.NumCtx > 0 {
 			what += ", window " + human.Thousands(info.NumCtx)
 		}
-		add(check{Name: "model", OK: m.Tools, Detail: m.Name + ": " + what})
+		add(check{Name: "model", OK: m.Tools, Detail: m.Name + ": " + what, Model: factsOf(info, &m)})
 	}
 	checkModelToUse(ctx, c, cfg, add)
 }
@@ -64,7 +64,7 @@ func modelToUse(ctx context.Context, p provider.Provider, cfg config.Config, cho
 	if cfg.Model == "" {
 		why = "chosen: " + chosen + " (set model in your config, or -m, to choose)"
 	}
-	add(check{Name: "model to use", OK: true, Detail: info.Name + ", " + why})
+	add(check{Name: "model to use", OK: true, Detail: info.Name + ", " + why, Model: useFacts(info)})
 	return info, true
 }
 

@@ -83,8 +83,6 @@ func (c *evalRun) check(fs *pflag.FlagSet) error {
 		return usagef("eval: --builtin runs the built-in suite: give no suite with it")
 	case !c.builtin && len(c.suite) != 1:
 		return usagef("eval: give one suite directory (or --builtin), e.g. lathe eval ./suite -m qwen3:8b")
-	case strings.TrimSpace(c.models) == "":
-		return usagef("eval: say which models with -m, e.g. -m qwen3:8b,devstral")
 	case c.repeat < 1 || c.repeat > maxRepeat:
 		return usagef("--repeat must be between 1 and %d", maxRepeat)
 	case c.jobs < 1 || c.jobs > maxJobs:
@@ -92,6 +90,9 @@ func (c *evalRun) check(fs *pflag.FlagSet) error {
 	}
 	if err := checkSandbox(fs, c.f.Flags.Sandbox); err != nil {
 		return err
+	}
+	if !fs.Changed("model") {
+		return nil // the model lathe would use (see defaultModel)
 	}
 	_, err := evalModels(c.models)
 	return err
@@ -157,6 +158,14 @@ func (c *evalRun) run(ctx context.Context) error {
 		return err
 	}
 	models, _ := evalModels(c.models)
+	if c.models == "" {
+		m, err := defaultModel(ctx, loaded.Config)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(f.ErrOut, "lathe: eval: model %s, the one lathe would use (-m names others)\n", m)
+		models = []string{m}
+	}
 	// Attempts run with --yes: where commands cannot be confined, they
 	// are refused; said once here, not in every attempt's output.
 	yes := loaded.Config
@@ -191,6 +200,20 @@ func evalEnd(ctx context.Context, f *Factory, db *sqlite.DB, id int64, err error
 	}
 	fmt.Fprintln(f.Out)
 	return eval.Show(f.Out, e, time.Now())
+}
+
+// defaultModel is the model lathe would use, as the other commands
+// choose it: the config's (-m, LATHE_MODEL, a file), else the server's
+// newest local model with tool support.
+func defaultModel(ctx context.Context, cfg config.Config) (string, error) {
+	if cfg.Model != "" {
+		return cfg.Model, nil
+	}
+	info, err := engine.OllamaClient(cfg, cfg.OllamaURL).Model(ctx, "")
+	if err != nil {
+		return "", err
+	}
+	return info.Name, nil
 }
 
 // runner is the experiment runner, wired: its store, the server's models,
@@ -371,7 +394,15 @@ func (c *evalCompare) words(args []string) error {
 	return experimentIDs("eval compare", args, 2)
 }
 
-func (c *evalCompare) check(*pflag.FlagSet) error { return checkIDs("eval compare", c.ids) }
+func (c *evalCompare) check(*pflag.FlagSet) error {
+	if err := checkIDs("eval compare", c.ids); err != nil {
+		return err
+	}
+	if a, b := strings.TrimLeft(c.ids[0], "0"), strings.TrimLeft(c.ids[1], "0"); a == b {
+		return usagef("eval compare: %s and %s are the same experiment: compare it with another", c.ids[0], c.ids[1])
+	}
+	return nil
+}
 
 func (c *evalCompare) run(ctx context.Context) error {
 	db, err := c.f.Saved(ctx)

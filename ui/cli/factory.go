@@ -37,6 +37,7 @@ type Factory struct {
 	loaded *config.Loaded
 	err    error
 	db     *sqlite.DB
+	temp   string // a directory removed once the command ends (--demo's)
 }
 
 // dirFlag declares -C, which every command but help takes.
@@ -108,6 +109,9 @@ func storeOptions() sqlite.Options { return sqlite.Options{NotePrefix: prompts.N
 func (f *Factory) close() {
 	if f.db != nil {
 		f.db.Close()
+	}
+	if f.temp != "" {
+		os.RemoveAll(f.temp)
 	}
 }
 

@@ -9,6 +9,7 @@ import (
 	"io"
 	"strings"
 	"text/tabwriter"
+	"unicode/utf8"
 
 	"github.com/rs/zerolog"
 	"github.com/spf13/pflag"
@@ -86,6 +87,12 @@ func writeMCPText(w io.Writer, list []mcp.Status, loaded config.Loaded) error {
 		return err
 	}
 	total := 0
+	// The servers' lines in columns, as their tools' are.
+	var nameW, transportW, targetW int
+	for _, s := range list {
+		nameW, transportW = max(nameW, len(s.Name)), max(transportW, len(s.Transport))
+		targetW = max(targetW, utf8.RuneCountInString(human.Line(s.Target, 50)))
+	}
 	for _, s := range list {
 		state := string(s.State)
 		if s.Why != "" && s.State != mcp.StateReady {
@@ -94,7 +101,8 @@ func writeMCPText(w io.Writer, list []mcp.Status, loaded config.Loaded) error {
 		if s.State == mcp.StateUntrusted {
 			state += " (pass --trust-project-mcp, or trust them in the UI)"
 		}
-		line := fmt.Sprintf("%s  %s  %s  %s", s.Name, s.Transport, human.Line(s.Target, 50), state)
+		line := fmt.Sprintf("%-*s  %-*s  %s  %s", nameW, s.Name, transportW, s.Transport,
+			padRunes(human.Line(s.Target, 50), targetW), state)
 		if s.State == mcp.StateReady {
 			line += fmt.Sprintf("  %s  ~%s tokens", human.Plural(len(s.Tools), "tool"), human.Thousands(s.Tokens))
 			total += s.Tokens
@@ -130,6 +138,11 @@ func writeMCPText(w io.Writer, list []mcp.Status, loaded config.Loaded) error {
 	_, err := fmt.Fprintf(w, "MCP tools take ~%s tokens; their budget is %s (%.0f%% of options.num_ctx %s): %s\n",
 		human.Thousands(total), human.Thousands(budget), loaded.MCP.Budget*100, human.Thousands(numCtx), mcp.Offered(total > budget))
 	return err
+}
+
+// padRunes pads s with blanks to n characters.
+func padRunes(s string, n int) string {
+	return s + strings.Repeat(" ", max(0, n-utf8.RuneCountInString(s)))
 }
 
 // mcpServerJSON is a server as lathe mcp list --json prints it.

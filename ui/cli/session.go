@@ -47,6 +47,7 @@ type sessionCommand struct {
 	// trajectory is where -p writes the run as an ATIF trajectory; "" for
 	// nowhere.
 	trajectory string
+	demo       bool // --demo: the demo model, in a sample project
 }
 
 func newSession(f *Factory) command { return &sessionCommand{f: f} }
@@ -67,6 +68,7 @@ func (c *sessionCommand) define(fs *pflag.FlagSet) {
 	fs.BoolVar(&c.trustMCP, "trust-project-mcp", false, "")
 	fs.BoolVar(&c.trustLSP, "trust-project-lsp", false, "")
 	fs.StringVar(&c.trajectory, "trajectory", "", "")
+	fs.BoolVar(&c.demo, "demo", false, "")
 }
 
 func (c *sessionCommand) words(args []string) error { return noWords("", args) }
@@ -92,6 +94,10 @@ func (c *sessionCommand) check(fs *pflag.FlagSet) error {
 		return usagef("--trajectory needs -p")
 	case fs.Changed("trajectory") && strings.TrimSpace(c.trajectory) == "":
 		return usagef("--trajectory needs a file name, such as trajectory.json")
+	case c.demo && (fs.Changed("model") || fs.Changed("provider") || fs.Changed("base-url")):
+		return usagef("--demo runs its own model: leave out -m, --provider and --base-url")
+	case c.demo && (c.resume.cont || fs.Changed("resume")):
+		return usagef("--demo keeps no session to continue: leave out --continue and --resume")
 	}
 	if err := checkSandbox(fs, flags.Sandbox); err != nil {
 		return err
@@ -131,6 +137,11 @@ func checkSandbox(fs *pflag.FlagSet, mode string) error {
 
 func (c *sessionCommand) run(ctx context.Context) error {
 	f := c.f
+	if c.demo {
+		if err := f.useDemo(); err != nil {
+			return err
+		}
+	}
 	var prompt string
 	if c.oneShot {
 		var err error
@@ -139,6 +150,8 @@ func (c *sessionCommand) run(ctx context.Context) error {
 		}
 	} else if !isTerminal(f.In) || !isTerminal(f.Out) {
 		return usagef(`the interactive mode needs a terminal; for scripts use lathe -p "your request"`)
+	} else {
+		defer holdKeys(f.In)() // what is typed while a long session loads is the UI's (keys.go)
 	}
 	r, err := c.resume.session(ctx, f) // before the config: the session's directory may be another
 	if err != nil {
@@ -175,6 +188,9 @@ func (c *sessionCommand) runOnce(ctx context.Context, prompt orchestrator.Prompt
 		return workspaceUsage(err)
 	}
 	defer e.Close()
+	if c.demo {
+		useDemoModel(e, 0)
+	}
 	if r != nil && r.note != "" {
 		fmt.Fprintln(f.ErrOut, "lathe: "+r.note)
 	}
@@ -202,6 +218,16 @@ func (c *sessionCommand) runOnce(ctx context.Context, prompt orchestrator.Prompt
 	format, _ := print.ParseFormat(c.format)
 	printer := print.New(format, f.Out, f.ErrOut,
 		print.Options{Color: color, Terminal: isTerminal(f.Out), Progress: isTerminal(f.ErrOut)})
+	if format == print.FormatStreamJSON {
+		// The stream opens with the session and the model: asking the
+		// server now costs nothing, the run would first; a failure is
+		// the run's to report.
+		if p, err := s.Prepare(ctx); err == nil {
+			if err := printer.Start(s.Snapshot().ID, p.Model.Name); err != nil {
+				return fmt.Errorf("write output: %w", err)
+			}
+		}
+	}
 	consume := printer.Event
 	var rec *trajectory.Recorder
 	if c.trajectory != "" {
@@ -291,6 +317,11 @@ func (c *sessionCommand) interactive(ctx context.Context, loaded config.Loaded, 
 		return workspaceUsage(err)
 	}
 	defer e.Close()
+	var intro string
+	if c.demo {
+		useDemoModel(e, demoPace)
+		intro = demoIntro(f)
+	}
 	var notes []string
 	if r != nil && r.note != "" {
 		notes = append(notes, r.note)
@@ -300,6 +331,7 @@ func (c *sessionCommand) interactive(ctx context.Context, loaded config.Loaded, 
 		Resume: r.saved(), Dir: e.Options.Dir, Home: f.Env.get("HOME"), NoColor: cfg.NoColor, Input: f.In, Output: f.Out,
 		Environ: f.Env.list, FPS: cfg.TUI.FPS, Warnings: slices.Concat(notes, loaded.Warnings, e.Warnings),
 		MCP: e.MCP, MCPNotices: e.Notices, TrustProject: engine.KeepTrust(e.MCP, e.Options.Dir, f.Env.get),
+		Intro: intro, Ephemeral: c.demo,
 	}
 	if st.db != nil {
 		opts.Catalog, opts.Memory = st.db, st.db

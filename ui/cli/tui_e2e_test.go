@@ -1,8 +1,13 @@
 package cli
 
 import (
+	"cmp"
 	"context"
 	"io"
+	"net/http"
+	"net/http/httptest"
+	"net/http/httputil"
+	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
@@ -62,6 +67,7 @@ type tuiRun struct {
 	screen *screenWatcher
 	dir    string
 	home   string
+	host   string // OLLAMA_HOST; the fake's URL when empty
 	exit   chan int
 	stderr *strings.Builder
 }
@@ -88,11 +94,19 @@ func newTUIRun(t *testing.T) *tuiRun {
 func (r *tuiRun) environ() []string {
 	return []string{"HOME=" + r.home, "XDG_CONFIG_HOME=" + filepath.Join(r.home, "cfg"),
 		"XDG_STATE_HOME=" + filepath.Join(r.home, "state"), "XDG_DATA_HOME=" + filepath.Join(r.home, "data"),
-		"OLLAMA_HOST=" + r.srv.URL(), "TERM=xterm-256color"}
+		"OLLAMA_HOST=" + cmp.Or(r.host, r.srv.URL()), "TERM=xterm-256color"}
 }
 
 // start runs the TUI with args and waits for its first frame.
 func (r *tuiRun) start(t *testing.T, args []string) {
+	t.Helper()
+	r.launch(t, args)
+	r.screen.waitFor(t, "Ask for a change")
+	r.screen.waitFor(t, "qwen3:8b")
+}
+
+// launch runs the TUI with args in a pseudo-terminal.
+func (r *tuiRun) launch(t *testing.T, args []string) {
 	t.Helper()
 	ptmx, tty, err := pty.Open()
 	if err != nil {
@@ -110,8 +124,6 @@ func (r *tuiRun) start(t *testing.T, args []string) {
 	go func() {
 		r.exit <- Run(ctx, append([]string{"-C", r.dir}, args...), tty, tty, r.stderr, r.environ())
 	}()
-	r.screen.waitFor(t, "Ask for a change")
-	r.screen.waitFor(t, "qwen3:8b")
 }
 
 // quit presses Ctrl+C twice on the empty input and checks the program
@@ -141,7 +153,7 @@ var writeHello = []ollamatest.Reply{
 func TestTUIEndToEnd(t *testing.T) {
 	r := startTUI(t, nil, writeHello...)
 	r.pty.WriteString("create hello.txt with a greeting\r")
-	r.screen.waitFor(t, "Allow write_file to change hello.txt?")
+	r.screen.waitFor(t, "Allow write_file to create hello.txt?")
 	if _, err := os.Stat(filepath.Join(r.dir, "hello.txt")); err == nil {
 		t.Fatal("the file was written before it was approved")
 	}
@@ -253,7 +265,7 @@ func TestTUIPlanMode(t *testing.T) {
 		t.Errorf("plan mode offered %d tools", len(tools)) // the four that read, recall, propose_plan
 	}
 	r.pty.WriteString("y")
-	r.screen.waitFor(t, "Allow write_file to change hello.txt?")
+	r.screen.waitFor(t, "Allow write_file to create hello.txt?")
 	r.pty.WriteString("y")
 	screen := r.screen.waitFor(t, "Created hello.txt.")
 	for _, want := range []string{"▸ plan mode", "▸ build mode: the plan was approved", "[x] 1. write hello.txt", "build · plan 1/1"} {
@@ -291,6 +303,98 @@ func TestTUIContinue(t *testing.T) {
 		t.Errorf("the continued conversation: %+v", msgs)
 	}
 	r.quit(t)
+}
+
+// TestTUIKeepsKeysTypedAtOnce: what is typed as lathe starts, while the
+// server has not yet answered about the model, is kept: the prompt goes
+// into the input, its Enter queues it, and it is sent once the model is
+// ready.
+func TestTUIKeepsKeysTypedAtOnce(t *testing.T) {
+	r := newTUIRun(t)
+	r.srv.Script(ollamatest.Reply{Content: "Hi back."})
+	asked, answer := make(chan struct{}), make(chan struct{})
+	var once sync.Once
+	target, err := url.Parse(r.srv.URL())
+	if err != nil {
+		t.Fatal(err)
+	}
+	proxy := httputil.NewSingleHostReverseProxy(target)
+	gate := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+		if req.URL.Path == "/api/show" {
+			once.Do(func() { close(asked) })
+			<-answer
+		}
+		proxy.ServeHTTP(w, req)
+	}))
+	t.Cleanup(gate.Close)
+	var released sync.Once
+	release := func() { released.Do(func() { close(answer) }) }
+	t.Cleanup(release) // before the gate closes: it waits for its handlers
+	r.host = gate.URL
+	r.launch(t, nil)
+	select {
+	case <-asked:
+	case <-time.After(20 * time.Second):
+		t.Fatal("the server was never asked about the model")
+	}
+	r.pty.WriteString("hello there\r")
+	r.screen.waitFor(t, "queued: sent once the model is ready")
+	release()
+	r.screen.waitFor(t, "Hi back.")
+	if msgs := conversation(r.srv)[0].Messages; msgs[len(msgs)-1].Content != "hello there" {
+		t.Errorf("the prompt sent: %+v", msgs[len(msgs)-1])
+	}
+	r.quit(t)
+}
+
+// TestHoldKeys: from holdKeys to its release, the terminal hands each key
+// over as typed, Enter as Enter ("\r", not the line feed the UI reads as
+// Ctrl+J); released, it is as it was.
+func TestHoldKeys(t *testing.T) {
+	ptmx, tty, err := pty.Open()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ptmx.Close(); tty.Close() })
+	read := func(typed string) string {
+		ptmx.WriteString(typed)
+		b := make([]byte, 16)
+		n, _ := tty.Read(b)
+		return string(b[:n])
+	}
+	release := holdKeys(tty)
+	if got := read("hi\r"); got != "hi\r" {
+		t.Errorf("held, typing hi and Enter reads %q", got)
+	}
+	release()
+	if got := read("hi\r"); got != "hi\n" {
+		t.Errorf("released, typing hi and Enter reads %q, as the terminal did before", got)
+	}
+}
+
+// TestTUIDemo: lathe --demo can be typed into, with no model server: a
+// write asks first, and the next request, after the session's title was
+// asked for, is answered in step; nothing hints at resuming a session
+// that is not kept.
+func TestTUIDemo(t *testing.T) {
+	r := newTUIRun(t)
+	r.launch(t, []string{"--demo"})
+	r.screen.waitFor(t, "This is lathe's demo")
+	r.pty.WriteString("create hello.txt\r")
+	r.screen.waitFor(t, "Allow write_file to create hello.txt?")
+	r.pty.WriteString("y")
+	r.screen.waitFor(t, "/permissions shows what you allowed")
+	r.pty.WriteString("run ls\r")
+	r.screen.waitFor(t, "Run this command in")
+	r.pty.WriteString("y")
+	r.screen.waitFor(t, "That ran in the sandbox")
+	r.quit(t)
+	if s := r.screen.term.String(); strings.Contains(s, "Resume this session") {
+		t.Errorf("the demo hints at resuming its session:\n%s", s)
+	}
+	if len(r.srv.ChatRequests()) != 0 {
+		t.Errorf("the demo asked a server")
+	}
 }
 
 // conversation is the chat requests of the conversation: the model's

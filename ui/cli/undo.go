@@ -87,7 +87,10 @@ func (c *undoCommand) run(ctx context.Context) error {
 		return err
 	}
 	if c.list {
-		return listCheckpoints(f.Out, saved, cps)
+		return listCheckpoints(f.Out, saved, cps, func(seq int) string {
+			p, _ := db.UndonePrompt(ctx, id, seq) // without it, the row says "(undone)" alone
+			return p
+		})
 	}
 	last, _ := checkpoint.Last(cps)
 	if last == nil {
@@ -103,6 +106,10 @@ func (c *undoCommand) run(ctx context.Context) error {
 	fmt.Fprintf(f.Out, "Undo the last request of session %s: %q\n", id, promptAt(saved, last.Seq))
 	printPlan(f.Out, plan, c.force)
 	if !f.Flags.Yes {
+		if !isTerminal(f.In) && len(plan.Actions) == 0 {
+			return usagef("undo asks first, and cannot here: pass --yes to take the request and its answer back " +
+				"from the conversation (no file to restore)")
+		}
 		if !isTerminal(f.In) {
 			return usagef("undo asks first, and cannot here: pass --yes to undo without asking")
 		}
@@ -162,8 +169,9 @@ func indentLines(s, indent string) string {
 }
 
 // listCheckpoints prints the runs of a session, oldest first, with what
-// each changed.
-func listCheckpoints(w io.Writer, saved session.Saved, cps []session.Checkpoint) error {
+// each changed and its prompt; undone reads the prompt of a run undone,
+// which the history no longer holds.
+func listCheckpoints(w io.Writer, saved session.Saved, cps []session.Checkpoint, undone func(seq int) string) error {
 	if len(cps) == 0 {
 		_, err := fmt.Fprintf(w, "session %s has no runs to undo\n", saved.ID)
 		return err
@@ -184,8 +192,12 @@ func listCheckpoints(w io.Writer, saved session.Saved, cps []session.Checkpoint)
 		if lost > 0 {
 			files += fmt.Sprintf(", %d not restorable", lost)
 		}
+		prompt := promptAt(saved, c.Seq)
+		if prompt == "" && !c.Undone.IsZero() {
+			prompt = undone(c.Seq)
+		}
 		fmt.Fprintf(w, "%3d  %s  %-24s  %s%s\n", i+1, c.Created.Local().Format(time.DateTime), files,
-			human.Line(promptAt(saved, c.Seq), 60), state)
+			human.Line(prompt, 60), state)
 	}
 	return nil
 }

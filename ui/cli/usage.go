@@ -32,8 +32,9 @@ Usage:
   lathe doctor [--json]            check the server, models, sandbox and setup
   lathe context [--continue | --resume ID]
                                    how the context window is used
-  lathe eval SUITE | --builtin -m M1,M2 [--repeat N] [--jobs N]
-                                   run a suite of tasks against models
+  lathe eval SUITE | --builtin [-m M1,M2] [--repeat N] [--jobs N]
+             [--sandbox MODE]      run a suite of tasks against models (the
+                                   model lathe would use, without -m)
   lathe eval show [ID] [--json | --csv]
                                    an experiment's results (the latest)
   lathe eval compare A B           what changed from experiment A to B
@@ -81,6 +82,8 @@ Flags:
                            (.lathe/config.toml, .lsp.json) for this run
       --trajectory FILE    write the run to FILE as an ATIF trajectory
                            (Harbor's format; with -p)
+      --demo               try lathe with a demo model that needs no
+                           server, in a sample project
   -h, --help               show this help
       --version            print the version
 

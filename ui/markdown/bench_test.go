@@ -41,7 +41,7 @@ type naiveStreamer struct {
 
 func (s naiveStreamer) add(token string) { s.text.WriteString(token) }
 func (s naiveStreamer) lines() []string {
-	return s.r.render(s.text.String(), benchWidth).lines
+	return s.r.render(s.text.String(), benchWidth, false).lines
 }
 
 // benchStreamers returns constructors of both streamers, sharing one

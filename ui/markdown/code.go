@@ -18,7 +18,9 @@ import (
 // the start of the line, the way a pager shows long lines with less -S (a
 // wider terminal shows more: the lines are cut again at every width). Tabs
 // are expanded to stops every four columns, so that lines are measured as
-// they are drawn.
+// they are drawn. A reader who wants the rest asks for the lines folded
+// (Doc.FoldCode): each row that goes on from the one above then starts
+// with "↪" in the block's indent.
 
 // tabStop is the width of a tab in code.
 const tabStop = 4
@@ -47,17 +49,76 @@ func (l *layout) codeBlock(n ast.Node, lang string, width int) []string {
 	}
 	room := l.room(width, codeIndent)
 	indent := strings.Repeat(" ", codeIndent)
-	lines := make([]string, len(rows))
-	for i, r := range rows {
+	lines := make([]string, 0, len(rows))
+	for _, r := range rows {
 		r = trimRowEnd(r)
 		if len(r) == 0 {
+			lines = append(lines, "")
 			continue
 		}
-		r, overflow := truncate(r, room, l.th.more)
+		if rowWidth(r) > room {
+			l.codeCut = true
+		}
+		if l.foldCode && room > 1 {
+			for i, f := range foldRow(r, room) {
+				lead := indent
+				if i > 0 {
+					lead = indent[1:] + lineOf([]piece{{"↪", l.th.more, ""}})
+				}
+				lines = append(lines, lead+lineOf(f))
+			}
+			continue
+		}
+		cut, overflow := truncate(r, room, l.th.more)
 		l.overflow = l.overflow || overflow
-		lines[i] = indent + lineOf(r)
+		lines = append(lines, indent+lineOf(cut))
 	}
 	return lines
+}
+
+// foldRow cuts a row of pieces into rows of at most width cells, keeping
+// every character.
+func foldRow(ps []piece, width int) [][]piece {
+	var rows [][]piece
+	var row []piece
+	room := width
+	for _, p := range ps {
+		for p.text != "" {
+			if w := textWidth(p.text); w <= room {
+				row, room = append(row, p), room-w
+				break
+			}
+			head, tail := cutWidth(p.text, room)
+			if head == "" && len(row) == 0 { // a character wider than the row
+				head, tail = firstChar(p.text)
+			}
+			if head != "" {
+				row = append(row, piece{head, p.st, p.link})
+			}
+			rows, row, room = append(rows, row), nil, width
+			p.text = tail
+		}
+	}
+	return append(rows, row)
+}
+
+// rowWidth is the cells a row of pieces takes.
+func rowWidth(ps []piece) int {
+	n := 0
+	for _, p := range ps {
+		n += textWidth(p.text)
+	}
+	return n
+}
+
+// firstChar splits s after its first character.
+func firstChar(s string) (head, tail string) {
+	for i := range s {
+		if i > 0 {
+			return s[:i], s[i:]
+		}
+	}
+	return s, ""
 }
 
 // plainRows splits code in lines of one piece each, without colour.

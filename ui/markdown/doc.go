@@ -36,6 +36,8 @@ type Doc struct {
 	shown     int      // blocks whose lines are in out
 	prefix    int      // len(out) taken by blocks[:shown]
 	tailShown bool     // out ends with the tail as rendered now
+
+	foldCode bool // code lines longer than their block are folded, not cut
 }
 
 // mdBlock is one finished block, or the tail, and its render.
@@ -128,7 +130,7 @@ func (m *Doc) Lines(width int) []string {
 	for ; m.shown < len(m.blocks); m.shown++ {
 		b := &m.blocks[m.shown]
 		if b.width != width {
-			b.chunk, b.width = m.r.render(m.blockText(m.shown), width), width
+			b.chunk, b.width = m.r.render(m.blockText(m.shown), width, m.foldCode), width
 		}
 		m.out = appendMDChunk(m.out[:m.prefix], b.chunk)
 		m.prefix = len(m.out)
@@ -140,12 +142,37 @@ func (m *Doc) Lines(width int) []string {
 	m.out = m.out[:m.prefix]
 	if start := m.tailStart(); start < m.text.Len() {
 		if m.tail.width != width {
-			m.tail.chunk, m.tail.width = m.r.render(m.text.String()[start:], width), width
+			m.tail.chunk, m.tail.width = m.r.render(m.text.String()[start:], width, m.foldCode), width
 		}
 		m.out = appendMDChunk(m.out, m.tail.chunk)
 	}
 	m.tailShown = true
 	return m.out[:len(m.out):len(m.out)]
+}
+
+// FoldCode has code lines longer than their block folded into rows (fold
+// true) or cut (false, the default); the next Lines renders again.
+func (m *Doc) FoldCode(fold bool) {
+	if fold == m.foldCode {
+		return
+	}
+	m.foldCode = fold
+	for i := range m.blocks {
+		m.blocks[i].width = 0
+	}
+	m.tail.width = 0
+	m.resetJoin()
+}
+
+// CodeCut reports whether the last Lines had a code line longer than its
+// block: cut, or folded.
+func (m *Doc) CodeCut() bool {
+	for _, b := range m.blocks[:m.shown] {
+		if b.chunk.cut {
+			return true
+		}
+	}
+	return m.tailShown && m.tailStart() < m.text.Len() && m.tail.chunk.cut
 }
 
 // tailStart returns the offset where the tail starts.

@@ -32,7 +32,7 @@ func mdCorpus(t testing.TB) map[string]string {
 // one go, by a renderer of its own.
 func wholeRender(t testing.TB, style string, width int, text string) []string {
 	t.Helper()
-	return NewRenderer(style).render(text, width).lines
+	return NewRenderer(style).render(text, width, false).lines
 }
 
 // sameLines fails the test at the first line where got and want differ.
@@ -263,5 +263,52 @@ func TestThemesHaveCodeColours(t *testing.T) {
 		if got := m.Lines(40)[0]; !strings.Contains(got, "\x1b[38;2;") {
 			t.Errorf("%s: code is not coloured: %q", style, got)
 		}
+	}
+}
+
+// TestCodeFoldsOnRequest: a code line longer than its block is cut, and
+// the doc says so; folded on request, every character of it shows, the
+// rows that go on from another marked "↪", in every style; prose and code
+// that fits are not counted as cut.
+func TestCodeFoldsOnRequest(t *testing.T) {
+	long := `fmt.Println("a very long line of Go code that certainly does not fit in forty columns", x, 世界, y)`
+	text := "Run this:\n\n```go\n" + long + "\nshort()\n```\n\nand " + strings.Repeat("prose ", 30) + "\n"
+	for _, style := range []string{StyleDark, StylePlain} {
+		d := NewDoc(NewRenderer(style))
+		d.Append(text)
+		d.Finish()
+		cut := ansi.Strip(strings.Join(d.Lines(40), "\n"))
+		if !d.CodeCut() || !strings.Contains(cut, "…") || strings.Contains(cut, "↪") {
+			t.Fatalf("%s: cut %v:\n%s", style, d.CodeCut(), cut)
+		}
+		d.FoldCode(true)
+		lines := d.Lines(40)
+		var joined strings.Builder
+		for _, l := range lines {
+			l = ansi.Strip(l)
+			if w := ansi.StringWidth(l); w > 40 {
+				t.Errorf("%s: a line of %d columns: %q", style, w, l)
+			}
+			if rest, ok := strings.CutPrefix(l, "   ↪"); ok {
+				joined.WriteString(rest)
+			} else if rest, ok := strings.CutPrefix(l, "    "); ok && !strings.HasPrefix(rest, " ") {
+				joined.WriteString("\n" + rest)
+			}
+		}
+		if !strings.Contains(joined.String(), "\n"+long+"\nshort()") {
+			t.Errorf("%s: folded, the code reads\n%s\nwant\n%s", style, joined.String(), long)
+		}
+		if !d.CodeCut() {
+			t.Errorf("%s: folded, the doc no longer says its code is too long", style)
+		}
+		d.FoldCode(false)
+		if got := ansi.Strip(strings.Join(d.Lines(40), "\n")); got != cut {
+			t.Errorf("%s: cut again:\n%s\nwant\n%s", style, got, cut)
+		}
+	}
+	d := NewDoc(NewRenderer(StylePlain))
+	d.Append("```\nfits()\n```\n\n" + strings.Repeat("prose ", 30))
+	if d.Lines(40); d.CodeCut() {
+		t.Error("code that fits, and prose, counted as cut")
 	}
 }

@@ -33,6 +33,9 @@ type layout struct {
 	// list marker wider than the whole width, say): the document then cuts
 	// its lines to the width.
 	overflow bool
+
+	foldCode bool // fold code lines longer than their block, not cut them
+	codeCut  bool // some code line is longer than its block
 }
 
 // document returns the lines of doc at width: its top-level blocks, one

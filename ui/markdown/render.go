@@ -51,14 +51,15 @@ func (r *Renderer) Style() string { return r.th.name }
 
 // render renders src as a whole markdown document at width: its lines, no
 // blank line at either end, none wider than width, none ending in blanks.
-func (r *Renderer) render(src string, width int) mdChunk {
+// Code lines longer than their block are cut, or folded with foldCode.
+func (r *Renderer) render(src string, width int, foldCode bool) mdChunk {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.renders++
 	b := []byte(src)
 	doc := r.parser().Parser().Parse(text.NewReader(b))
-	l := layout{th: r.th, src: b, code: r.highlighter()}
-	return mdChunk{lines: l.document(doc, width)}
+	l := layout{th: r.th, src: b, code: r.highlighter(), foldCode: foldCode}
+	return mdChunk{lines: l.document(doc, width), cut: l.codeCut}
 }
 
 // highlighter returns the code highlighter, nil for a theme without code
@@ -89,6 +90,7 @@ func (r *Renderer) parser() goldmark.Markdown {
 // no lines.
 type mdChunk struct {
 	lines []string
+	cut   bool // a code line is longer than its block: cut, or folded
 }
 
 // topLevelBlocks parses src as markdown the way the renderer does and

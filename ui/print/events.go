@@ -11,6 +11,14 @@ import (
 // The events of stream-json, one type each. Type names the event on the
 // wire; the fields are in the order they are written.
 
+// sessionStartJSON opens the stream: the session and the model, before the
+// first turn.
+type sessionStartJSON struct {
+	Type      string `json:"type"` // session
+	SessionID string `json:"session_id"`
+	Model     string `json:"model"`
+}
+
 type turnStartJSON struct {
 	Type string `json:"type"` // turn_start
 	Turn int    `json:"turn"`

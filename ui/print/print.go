@@ -50,6 +50,10 @@ type Printer struct {
 	// diagnostics are the problems the run's changes brought (json),
 	// at most maxDiagnostics.
 	diagnostics []string
+	// arrived is the text of the turn streaming, for a terminal to be
+	// shown when the run stops before its answer (interrupted).
+	arrived     strings.Builder
+	arrivedTurn int
 }
 
 // maxDiagnostics bounds the problems the json result lists.
@@ -91,6 +95,12 @@ func (h *Printer) Event(e orchestrator.Event) {
 		h.progress.event(e)
 	}
 	switch e := e.(type) {
+	case orchestrator.TextDelta:
+		if e.Turn != h.arrivedTurn {
+			h.arrived.Reset()
+			h.arrivedTurn = e.Turn
+		}
+		h.arrived.WriteString(e.Text)
 	case orchestrator.ToolFinished:
 		fmt.Fprintln(h.stderr, h.marks.toolLine(e))
 		if d := e.Result.Diagnostics; d != nil {
@@ -137,6 +147,17 @@ func (h *Printer) Event(e orchestrator.Event) {
 	}
 }
 
+// Start opens a stream-json stream with the session and the model the run
+// uses; the other formats say nothing of them before the end.
+func (h *Printer) Start(sessionID, model string) error {
+	if h.format != FormatStreamJSON {
+		return nil
+	}
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return writeJSONLine(h.stdout, sessionStartJSON{Type: "session", SessionID: sessionID, Model: model})
+}
+
 // Finish prints the run's outcome to stdout: the answer in text format, the
 // result object in the JSON formats. failure is the run's error, if any.
 func (h *Printer) Finish(res orchestrator.Result, failure error) error {
@@ -148,10 +169,18 @@ func (h *Printer) Finish(res orchestrator.Result, failure error) error {
 			_, err := io.WriteString(h.stdout, PlanText(res.Plan))
 			return err
 		}
-		if res.StopReason != orchestrator.StopDone || res.Text == "" {
+		text := res.Text
+		if res.StopReason != orchestrator.StopDone {
+			// Someone is watching a run that stopped before its answer:
+			// what arrived of the last reply is kept, as in the UI.
+			if !h.terminal {
+				return nil
+			}
+			text = h.arrived.String()
+		}
+		if text = strings.TrimSpace(text); text == "" {
 			return nil
 		}
-		text := strings.TrimSpace(res.Text)
 		if h.terminal {
 			text = forTerminal(text)
 		}
@@ -202,7 +231,9 @@ func newMarks(color bool) marks {
 	}
 }
 
-// toolLine is "✓ write_file test.txt: created, 1 line (3ms)".
+// toolLine is "✓ write_file test.txt: created, 1 line (3ms)"; a call that
+// failed with an error says it, as the UI's card does: "✗ write_file
+// new.txt: failed: ro/new.txt: permission denied (281µs)".
 func (m marks) toolLine(e orchestrator.ToolFinished) string {
 	var mark string
 	switch e.Outcome {
@@ -222,8 +253,29 @@ func (m marks) toolLine(e orchestrator.ToolFinished) string {
 		summary = string(e.Outcome)
 	}
 	line += ": " + summary
+	if cause := failure(e); cause != "" && e.Outcome == orchestrator.OutcomeFailed {
+		line += ": " + cause
+	}
 	if e.Duration > 0 {
 		line += fmt.Sprintf(" (%s)", human.Duration(e.Duration))
 	}
 	return line
+}
+
+// maxCause is how long the cause of a failure on a call's line may be.
+const maxCause = 200
+
+// failure is the cause of a call that failed with an error, its first
+// line, when it says more than the summary; "" for a call that did not
+// (a command that exited non-zero tells its output, not an error).
+func failure(e orchestrator.ToolFinished) string {
+	msg, ok := strings.CutPrefix(e.Result.Content, "error: ")
+	if !ok {
+		return ""
+	}
+	msg, _, _ = strings.Cut(msg, "\n")
+	if msg = human.Line(msg, maxCause); msg == e.Result.Summary {
+		return ""
+	}
+	return msg
 }

@@ -1,6 +1,7 @@
 package print
 
 import (
+	"context"
 	"errors"
 	"strings"
 	"testing"
@@ -29,6 +30,9 @@ func TestToolLine(t *testing.T) {
 		{"invalid arguments, no subject", orchestrator.ToolFinished{Name: "read_file", Outcome: orchestrator.OutcomeFailed,
 			Result: tools.Result{Summary: "invalid arguments"}},
 			"✗ read_file: invalid arguments"},
+		{"failed with a cause", orchestrator.ToolFinished{Name: "write_file", Subject: "new.txt", Outcome: orchestrator.OutcomeFailed,
+			Result: tools.Result{Summary: "failed", Content: "error: ro/new.txt: permission denied", IsError: true}, Duration: 281 * time.Microsecond},
+			"✗ write_file new.txt: failed: ro/new.txt: permission denied (281µs)"}, // F9
 		{"long multi-line command", orchestrator.ToolFinished{Name: "shell", Subject: "echo one\n  echo two " + strings.Repeat("x", 100),
 			Outcome: orchestrator.OutcomeInterrupted},
 			"⊘ shell echo one echo two " + strings.Repeat("x", 61) + "…: interrupted"},
@@ -246,6 +250,32 @@ func TestSpillAdvice(t *testing.T) {
 		New(FormatText, &out, &errOut, Options{}).Event(orchestrator.Spill{Model: "m", Size: 10, VRAM: 8, NumCtx: 32768, FitNumCtx: c.fit})
 		if errOut.String() != c.want {
 			t.Errorf("stderr %q\nwant   %q", errOut.String(), c.want)
+		}
+	}
+}
+
+// TestInterruptedOnATerminalKeepsWhatArrived: on a terminal, a run
+// interrupted while the answer streamed prints what arrived of it, as
+// the UI keeps it; to a pipe, stdout stays the answer only, and there is
+// none (F10).
+func TestInterruptedOnATerminalKeepsWhatArrived(t *testing.T) {
+	for _, terminal := range []bool{true, false} {
+		var out, errOut strings.Builder
+		h := New(FormatText, &out, &errOut, Options{Terminal: terminal})
+		h.Event(orchestrator.TurnStarted{Turn: 1})
+		h.Event(orchestrator.TextDelta{Turn: 1, Text: "I'll look."})
+		h.Event(orchestrator.TurnStarted{Turn: 2})
+		h.Event(orchestrator.TextDelta{Turn: 2, Text: "slow answer begins"})
+		h.Event(orchestrator.TextDelta{Turn: 2, Text: " and then"})
+		if err := h.Finish(orchestrator.Result{StopReason: orchestrator.StopInterrupted}, context.Canceled); err != nil {
+			t.Fatal(err)
+		}
+		want := ""
+		if terminal {
+			want = "slow answer begins and then\n"
+		}
+		if out.String() != want {
+			t.Errorf("terminal %v: stdout %q, want %q", terminal, out.String(), want)
 		}
 	}
 }

@@ -2,7 +2,9 @@ package ollama
 
 import (
 	"errors"
+	"fmt"
 	"net/http"
+	"net/url"
 	"strconv"
 	"strings"
 
@@ -50,7 +52,7 @@ func (c *Client) classify(err error, model string) error {
 func (c *Client) statusFailure(se api.StatusError, model string) error {
 	msg := strings.TrimSpace(se.ErrorMessage)
 	switch {
-	case se.StatusCode == http.StatusNotFound && strings.Contains(msg, "not found") && !strings.Contains(msg, "page"):
+	case se.StatusCode == http.StatusNotFound && strings.Contains(msg, "not found") && !strings.Contains(msg, "page") && model != "":
 		return provider.Errorf(provider.ErrModelNotFound, se, "model %q is not installed: run \"ollama pull %s\"", model, model)
 	case strings.Contains(msg, "does not support tools"):
 		return noToolSupport(model)
@@ -64,8 +66,15 @@ func (c *Client) statusFailure(se api.StatusError, model string) error {
 	}
 	if se.StatusCode == http.StatusNotFound || se.StatusCode == http.StatusMethodNotAllowed {
 		hint := ""
-		if strings.HasSuffix(strings.TrimRight(c.base, "/"), "/api") {
+		switch u, err := url.Parse(c.base); {
+		case strings.HasSuffix(strings.TrimRight(c.base, "/"), "/api"):
 			hint = `: OLLAMA_HOST names the server, without "/api"`
+		case err == nil && strings.Trim(u.Path, "/") != "":
+			// http://host:port/ollama/v1: an OpenAI-compatible base URL.
+			root := *u
+			root.Path = ""
+			hint = fmt.Sprintf(": OLLAMA_HOST names the server (%s), without a path; for an OpenAI-compatible server at %s, "+
+				"use --provider openai --base-url %s", root.String(), c.base, c.base)
 		}
 		if !strings.HasPrefix(msg, strconv.Itoa(se.StatusCode)) {
 			msg = strconv.Itoa(se.StatusCode) + " " + msg

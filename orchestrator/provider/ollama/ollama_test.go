@@ -96,6 +96,25 @@ func TestNotOllama(t *testing.T) {
 	}
 }
 
+// TestHostWithAPath: OLLAMA_HOST with a path, as an OpenAI-compatible
+// base URL has (http://host:port/ollama/v1), reaching a server that
+// answers 404 "not found" everywhere, is not a model "" to pull: the
+// message names the URL and what to do.
+func TestHostWithAPath(t *testing.T) {
+	other := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(http.StatusNotFound)
+		w.Write([]byte(`{"error":"not found"}`))
+	}))
+	defer other.Close()
+	_, err := newClient(t, other.URL+"/ollama/v1").Model(t.Context(), "")
+	want := "no Ollama API at " + other.URL + `/ollama/v1 (it answered "404 not found"): OLLAMA_HOST names the server (` + other.URL +
+		"), without a path; for an OpenAI-compatible server at " + other.URL + "/ollama/v1, use --provider openai --base-url " + other.URL + "/ollama/v1"
+	if err == nil || err.Error() != want {
+		t.Errorf("err = %v\nwant %s", err, want)
+	}
+}
+
 // TestHostWithAPIPath: OLLAMA_HOST=http://host:port/api asks for
 // /api/api/...; the message says what to drop.
 func TestHostWithAPIPath(t *testing.T) {

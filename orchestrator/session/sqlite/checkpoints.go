@@ -251,6 +251,21 @@ func (db *DB) RedoRun(ctx context.Context, cp session.Checkpoint) error {
 	return nil
 }
 
+// UndonePrompt is the prompt of a run undone: the user message at seq of
+// the session, as UndoRun kept it; "" when none was kept.
+func (db *DB) UndonePrompt(ctx context.Context, sessionID string, seq int) (string, error) {
+	var content string
+	err := db.sql.QueryRowContext(ctx, `SELECT u.content FROM undone_messages u JOIN checkpoints c ON c.id = u.checkpoint_id
+		WHERE c.session_id = ? AND u.seq = ? AND u.role = 'user' ORDER BY u.checkpoint_id DESC LIMIT 1`, sessionID, seq).Scan(&content)
+	if errors.Is(err, sql.ErrNoRows) {
+		return "", nil
+	}
+	if err != nil {
+		return "", fmt.Errorf("undone prompt of session %s: %w", sessionID, err)
+	}
+	return content, nil
+}
+
 // CheckpointBytes is how much the kept contents take in the database.
 func (db *DB) CheckpointBytes(ctx context.Context) (int64, error) {
 	var n int64
