@@ -48,6 +48,7 @@ type Config struct {
 	Memory   Memory   `toml:"memory"`
 	Index    Index    `toml:"index"`
 	MCP      MCP      `toml:"mcp"`
+	Hooks    Hooks    `toml:"hooks"`
 
 	// OllamaURL is the server's base URL, from OLLAMA_HOST with the
 	// ollama CLI's own rules.

@@ -87,6 +87,7 @@ func Load(src Sources) (Loaded, error) {
 		if err := l.readDotMCP(src.ProjectDir, src.Getenv); err != nil {
 			return l, err
 		}
+		l.readClaudeHooks(src.ProjectDir)
 	}
 	if err := l.applyEnv(src.Getenv); err != nil {
 		return l, err
@@ -150,11 +151,16 @@ func (l *Loaded) readFile(path string, project bool) error {
 	}
 	before := l.Config
 	before.MCP.Servers = cloneServers(l.MCP.Servers)
+	l.Hooks = Hooks{} // each file's hooks add to those before
 	dec := toml.NewDecoder(bytes.NewReader(data))
 	dec.DisallowUnknownFields()
-	if err := dec.Decode(&l.Config); err != nil {
+	err = dec.Decode(&l.Config)
+	fresh := l.Hooks
+	l.Hooks = before.Hooks
+	if err != nil {
 		return decodeError(path, data, err)
 	}
+	l.Hooks.add(fresh, path, project)
 	l.Files = append(l.Files, path)
 	l.sources = append(l.sources, source{path: path, data: data})
 	if project {
@@ -417,6 +423,9 @@ func (l *Loaded) validate(file string) *Error {
 	}
 	if file == "" && l.Provider == ProviderOpenAI && l.BaseURL == "" && len(l.Hosts) == 0 {
 		return &Error{Key: "base_url", Msg: `provider "openai" needs the server's URL: set base_url (for example "http://127.0.0.1:8080/v1") or pass --base-url`}
+	}
+	if err := l.validateHooks(); err != nil {
+		return err
 	}
 	return l.validateMCP(file)
 }
