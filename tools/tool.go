@@ -187,3 +187,17 @@ func (r *Registry) Names() []string {
 	}
 	return names
 }
+
+// Aliased is a tool other agents call by other names (Claude Code calls
+// shell Bash): hooks written for them match those names too.
+type Aliased interface {
+	Aliases() []string
+}
+
+// Aliases returns the other names t is known by; nil for none.
+func Aliases(t Tool) []string {
+	if a, ok := t.(Aliased); ok {
+		return a.Aliases()
+	}
+	return nil
+}
