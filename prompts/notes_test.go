@@ -70,6 +70,14 @@ func TestNotesGolden(t *testing.T) {
 		{"MCPServerDown", MCPServerDown("db", "it stopped: exit status 1")},
 		{"MCPTimeout", MCPTimeout(60 * time.Second)},
 		{"MCPFailed", MCPFailed("db", "invalid params")},
+		{"HookBlocked", HookBlocked("no writes under vendor/\n")},
+		{"HookBlocked without a reason", HookBlocked("")},
+		{"HookFeedback", HookFeedback("gofmt changed main.go")},
+		{"HookContext", HookContext([]string{"branch: main", "3 files changed"})},
+		{"HookGoOn", HookGoOn("go test ./... fails: TestParse")},
+		{"HookGoOn without a reason", HookGoOn("")},
+		{"HookBadInput", HookBadInput(`missing required argument "path"`)},
+		{"HookStopped", HookStopped()},
 	}
 	for _, h := range []HintName{HintFindFiles, HintReadIt, HintListIt, HintNarrowDown, HintGlobADir,
 		HintWholeFile, HintCreateOrFind, HintReread, HintAsReadShows, HintReadRegion, HintTooLargeToEdit} {

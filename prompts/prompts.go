@@ -34,6 +34,10 @@ type Env struct {
 	// RepoMap is the project's map (directories, files, symbols), when
 	// one is configured.
 	RepoMap string
+	// HookContext is what the user's SessionStart hooks printed for the
+	// model, read when the session starts; the first HookContextLimit
+	// bytes are shown.
+	HookContext string
 }
 
 // PlanView is an approved plan as the build prompt shows it: its steps as
@@ -69,6 +73,7 @@ func renderMode(name string, env Env, plan *PlanView) (string, error) {
 		FactsLeftOut      int
 	}{env, plan, cut, InstructionsLimit, left}
 	data.Instructions, data.Facts = text, facts
+	data.HookContext, _ = capText(strings.TrimSpace(env.HookContext), HookContextLimit)
 	return render(name, data)
 }
 

@@ -50,6 +50,11 @@ func TestModePromptsGolden(t *testing.T) {
 			e.RepoMap = "cmd/\n  main.go: main\nlex/\n  lex.go: Lexer, (*Lexer).Next"
 			return BuildPrompt(e, nil)
 		}},
+		{"build_hooks.golden", func() (string, error) {
+			e := env
+			e.HookContext = "Branch: main. Open issue: #12 (flaky TestParse).\n"
+			return BuildPrompt(e, nil)
+		}},
 		{"ask_memory.golden", func() (string, error) {
 			e := env
 			e.Facts = []string{"The user prefers table-driven tests."}
