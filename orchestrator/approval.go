@@ -35,6 +35,9 @@ type ApprovalRequest struct {
 	// user may want to lift the sandbox for it this time: Rules pass the
 	// request on to Next, when there is one, even when they cover it.
 	Blocked []string
+	// Ask says a PreToolUse hook asked that the user decide: grants and
+	// rules do not answer for the user then.
+	Ask bool
 	// Server names the MCP server a call of KindExternal goes to, and
 	// ServerTool the tool as the server names it; Tool is then the tool
 	// as the model calls it (also through mcp_call), and Args the
@@ -73,19 +76,29 @@ type Rules struct {
 // the user there can let it run outside the sandbox, or with the network.
 // Without a Next the rules decide as for any call.
 func (r Rules) Approve(ctx context.Context, req ApprovalRequest) (Decision, error) {
-	if len(req.Blocked) > 0 && r.Next != nil {
-		return r.Next.Approve(ctx, req) // someone who can lift the sandbox for it
-	}
-	if r.All || slices.Contains(r.Tools, req.Tool) && !(req.Kind == tools.KindWrite && inGitDir(req.Subject)) {
-		return Decision{Allow: true}, nil
-	}
-	if req.Kind == tools.KindExec && slices.ContainsFunc(r.Commands, func(p string) bool { return commandAllowed(req.Subject, p) }) {
-		return Decision{Allow: true}, nil
-	}
-	if r.Next != nil {
+	switch {
+	case r.asksPerson(req):
 		return r.Next.Approve(ctx, req)
+	case r.All || !req.Ask && r.covers(req):
+		return Decision{Allow: true}, nil
 	}
 	return Decision{Reason: r.Denial}, nil
+}
+
+// asksPerson reports whether the rules pass req on to Next: a command
+// the sandbox blocked something of (someone who can lift the sandbox for
+// it), a call a hook wants the user to decide on, and what the rules do
+// not cover.
+func (r Rules) asksPerson(req ApprovalRequest) bool {
+	return r.Next != nil && (len(req.Blocked) > 0 || req.Ask || !r.All && !r.covers(req))
+}
+
+// covers reports whether a rule allows req (--yes aside).
+func (r Rules) covers(req ApprovalRequest) bool {
+	if slices.Contains(r.Tools, req.Tool) && !(req.Kind == tools.KindWrite && inGitDir(req.Subject)) {
+		return true
+	}
+	return req.Kind == tools.KindExec && slices.ContainsFunc(r.Commands, func(p string) bool { return commandAllowed(req.Subject, p) })
 }
 
 // inGitDir reports whether path (as a write's subject names it) is in a

@@ -60,7 +60,7 @@ func (s *Session) Compact(ctx context.Context, emit func(Event)) error {
 	if _, ok := s.win.CutPoint(s.messages, 0); !ok {
 		return ErrNothingToCompact
 	}
-	r := &run{s: s, ctx: ctx, emit: emit, start: s.opts.Now()}
+	r := &run{s: s, ctx: ctx, emit: emit, start: s.opts.Now(), manualCompact: true}
 	return r.compact(0, false)
 }
 
@@ -115,6 +115,7 @@ func (r *run) compact(keep int, transcript bool) error {
 	if !ok {
 		return s.overflow(nil)
 	}
+	r.preCompact(r.manualCompact)
 	before, from := s.win.Next(s.messages), s.win.CompactedTo()
 	summary, err := r.summarize(transcript)
 	if err != nil {

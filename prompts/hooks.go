@@ -8,7 +8,9 @@ func HookBlocked(reason string) string { return note("hook_blocked", strings.Tri
 
 // HookFeedback follows the result of a call a PostToolUse hook objected
 // to, with what it said.
-func HookFeedback(reason string) string { return "\n\n" + note("hook_feedback", strings.TrimSpace(reason)) }
+func HookFeedback(reason string) string {
+	return "\n\n" + note("hook_feedback", strings.TrimSpace(reason))
+}
 
 // HookContext is what hooks add for the model (additionalContext, what
 // a UserPromptSubmit hook printed), after a result or a prompt.
@@ -16,7 +18,9 @@ func HookContext(texts []string) string { return note("hook_context", texts) }
 
 // HookGoOn is the note that sends the model back to work when a Stop
 // hook said it is not done, with what it said.
-func HookGoOn(reason string) string { return NotePrefix + note("hook_go_on", strings.TrimSpace(reason)) }
+func HookGoOn(reason string) string {
+	return NotePrefix + note("hook_go_on", strings.TrimSpace(reason))
+}
 
 // HookBadInput answers a call whose arguments a hook changed into ones
 // its tool refuses.
