@@ -22,6 +22,7 @@ import (
 	"lathe/config"
 	"lathe/config/safefile"
 	"lathe/orchestrator"
+	"lathe/orchestrator/hooks"
 	"lathe/orchestrator/mode"
 	"lathe/orchestrator/provider/images"
 	"lathe/orchestrator/session"
@@ -58,6 +59,9 @@ type Env struct {
 	// TrustProjectMCP starts the project's MCP servers without asking
 	// (--trust-project-mcp).
 	TrustProjectMCP bool
+	// TrustProjectHooks runs the project's hooks without asking
+	// (--trust-project-hooks).
+	TrustProjectHooks bool
 	// Version is lathe's version, told to MCP servers.
 	Version string
 	Log     zerolog.Logger
@@ -72,6 +76,8 @@ type Engine struct {
 	// what they do in the background.
 	MCP     *mcp.Manager
 	Notices <-chan mcp.Notice
+	// Hooks runs the configured hooks; nil when none is configured.
+	Hooks *hooks.Runner
 	// Indexer brings the code index up to date in the background; nil
 	// when there is none to keep (or it is not the UI's to keep).
 	Indexer *Indexer
@@ -140,6 +146,16 @@ func New(ctx context.Context, loaded config.Loaded, env Env) (*Engine, error) {
 	if m.Manager != nil {
 		e.MCP, e.Notices, e.Options.Extra = m.Manager, m.Notices, m.Manager
 		e.closers = append(e.closers, func() error { m.Manager.Close(); return nil })
+	}
+	helper := ""
+	if conf != nil {
+		helper = conf.Exe
+	}
+	runner, w := NewHooks(loaded, HooksEnv{Dir: ws.Dir(), Environ: env.Environ, Getenv: env.Getenv, Helper: helper,
+		Trust: env.TrustProjectHooks, Log: env.Log})
+	e.warn(w)
+	if runner != nil {
+		e.Hooks, e.Options.Hooks = runner, runner
 	}
 	if env.Store != nil {
 		e.wireCheckpoints(ctx, ws, env.Store, cfg.Undo, env.Log)

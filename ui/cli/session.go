@@ -41,6 +41,8 @@ type sessionCommand struct {
 	mode     mode.Mode // --mode; nil when not given
 	images   []string  // --image PATH, in order
 	trustMCP bool
+
+	trustHooks bool // --trust-project-hooks
 }
 
 func newSession(f *Factory) command { return &sessionCommand{f: f} }
@@ -59,6 +61,7 @@ func (c *sessionCommand) define(fs *pflag.FlagSet) {
 	fs.StringVar(&c.f.Flags.BaseURL, "base-url", "", "")
 	fs.StringArrayVar(&c.images, "image", nil, "")
 	fs.BoolVar(&c.trustMCP, "trust-project-mcp", false, "")
+	fs.BoolVar(&c.trustHooks, "trust-project-hooks", false, "")
 }
 
 func (c *sessionCommand) words(args []string) error { return noWords("", args) }
@@ -181,7 +184,13 @@ func (c *sessionCommand) runOnce(ctx context.Context, prompt orchestrator.Prompt
 			emit(orchestrator.Warning{Text: engine.UntrustedNote(names, true)})
 		}
 	}
+	if e.Hooks != nil {
+		if untrusted := e.Hooks.Untrusted(); len(untrusted) > 0 {
+			emit(orchestrator.Warning{Text: engine.UntrustedHooksNote(untrusted, true)})
+		}
+	}
 	res, runErr := s.RunPrompt(ctx, prompt, emit)
+	s.End(context.WithoutCancel(ctx), "other", emit)
 	stopNotices()
 	if inUse := (*session.InUseError)(nil); errors.As(runErr, &inUse) {
 		flag := "--continue"
@@ -207,7 +216,8 @@ func (c *sessionCommand) engineEnv(r *resumption, st sessionStore, log zerolog.L
 	return engine.Env{
 		Dir: c.f.Dir, Environ: c.f.Env.list, Getenv: c.f.Env.get,
 		Store: st.store, StoreErr: st.err, Saved: r.saved(), ModelSet: c.f.Flags.Model != "",
-		Mode: c.mode, Headless: c.oneShot, TrustProjectMCP: c.trustMCP, Version: buildVersion(), Log: log,
+		Mode: c.mode, Headless: c.oneShot, TrustProjectMCP: c.trustMCP, TrustProjectHooks: c.trustHooks,
+		Version: buildVersion(), Log: log,
 	}
 }
 

@@ -43,6 +43,7 @@ Usage:
                                    NAME (OAuth, in the browser: $BROWSER,
                                    else the system's) and keep its tokens
   lathe mcp logout NAME            delete the tokens kept for NAME
+  lathe hooks list [--json]        the hooks configured, and where from
   lathe help, lathe --help         show this help
   lathe --version                  print the version
 
@@ -72,6 +73,10 @@ Flags:
                            WebP, GIF); repeat it for more (with -p)
       --trust-project-mcp  start the MCP servers the project declares
                            (.lathe/config.toml, .mcp.json) for this run
+      --trust-project-hooks
+                           run the hooks the project declares
+                           (.lathe/config.toml, .claude/settings.json)
+                           for this run
   -h, --help               show this help
       --version            print the version
 
@@ -87,12 +92,12 @@ Flags of lathe eval:
       --jobs N             attempts run at once (default 1)
       --csv                show: every attempt as CSV (--json: as JSON)
 
-Flags of lathe undo, lathe doctor and lathe mcp:
+Flags of lathe undo, lathe doctor, lathe mcp and lathe hooks:
       --session ID         undo: that session (a unique prefix will do)
       --list               undo: list the runs that can be undone
       --yes                undo: do not ask first
       --force              undo: overwrite files changed since the run
-      --json               doctor, mcp list: JSON
+      --json               doctor, mcp list, hooks list: JSON
       --trust-project-mcp  mcp list, mcp login: the project's servers too
 
 Exit codes of -p: 0 done (or a plan printed), 1 failure, 2 usage or config
@@ -118,6 +123,8 @@ Files:
                                       may tighten limits, never approve
   .mcp.json                           the project's MCP servers (Claude
                                       Code's file), started once trusted
+  .claude/settings.json               the project's hooks (Claude Code's
+                                      file), run once trusted
   AGENTS.md                           the project's instructions to the model
   $XDG_DATA_HOME/lathe/lathe.db       the saved sessions, facts and code indexes
   $XDG_DATA_HOME/lathe/mcp-oauth/     the MCP servers' OAuth tokens (yours only)
@@ -145,6 +152,7 @@ var subcommands = []subcommand{
 	{"mcp list", newMCPList},
 	{"mcp login", newMCPLogin},
 	{"mcp logout", newMCPLogout},
+	{"hooks list", newHooksList},
 	{"help", func(f *Factory) command { return helpCommand{f} }},
 }
 

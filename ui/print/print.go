@@ -15,6 +15,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"lathe/orchestrator"
+	"lathe/orchestrator/hooks"
 	"lathe/orchestrator/plan"
 )
 
@@ -114,6 +115,8 @@ func (h *Printer) Event(e orchestrator.Event) {
 		}
 	case orchestrator.PlanProposed:
 		fmt.Fprintf(h.stderr, "lathe: plan proposed: %s (%s)\n", human.Line(e.Plan.Summary, 100), human.Plural(len(e.Plan.Steps), "step"))
+	case orchestrator.HookRan:
+		h.hookLines(e)
 	}
 	if h.events != nil {
 		h.events.event(e)
@@ -220,4 +223,26 @@ func forTerminal(s string) string {
 		}
 		return r
 	}, ansi.Strip(s))
+}
+
+// hookLines tells on stderr what hooks printed for the user, and what
+// they blocked or stopped; what went wrong with them is a warning of its
+// own, told once.
+func (h *Printer) hookLines(e orchestrator.HookRan) {
+	on := ""
+	if e.Tool != "" {
+		on = " " + e.Tool
+	}
+	for _, r := range e.Outcome.Runs {
+		if r.Output != "" && r.Status != hooks.StatusBlocked {
+			fmt.Fprintf(h.stderr, "lathe: %s hook%s: %s\n", e.Event, on, human.Visible(strings.TrimSpace(r.Output)))
+		}
+	}
+	o := e.Outcome
+	switch {
+	case o.Stop:
+		fmt.Fprintf(h.stderr, "lathe: %s hook%s stopped the request: %s\n", e.Event, on, human.Visible(o.StopReason))
+	case o.Block:
+		fmt.Fprintf(h.stderr, "lathe: %s hook blocked%s: %s\n", e.Event, on, human.Visible(strings.TrimSpace(o.Reason)))
+	}
 }
