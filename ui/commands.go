@@ -38,6 +38,7 @@ func commands() []slashCommand {
 		{"mode", "list the modes, or switch: /mode build, plan or ask", (*model).cmdMode, ""},
 		{"tools", "list the tools and which ones ask first", (*model).cmdTools, ""},
 		{"mcp", "the MCP servers; on NAME, off NAME, reload, trust", (*model).cmdMCP, "tools"},
+		{"hooks", "the hooks configured, and where from; trust", (*model).cmdHooks, "tools"},
 		{"permissions", "what this session allows without asking; revoke N", (*model).cmdPermissions, ""},
 		{"memory", "the facts remembered here; rm N, edit N TEXT", (*model).cmdMemory, "permissions"},
 		{"quit", "quit lathe", (*model).cmdQuit, ""},
@@ -116,7 +117,7 @@ func (m *model) cmdHelp(string) tea.Cmd {
 		case "permissions":
 			help = "what is allowed without asking; what is remembered"
 		case "tools":
-			help = "the tools and which ask first; the MCP servers"
+			help = "the tools and which ask first; MCP servers; hooks"
 		}
 		h.commands = append(h.commands, [2]string{name, help})
 	}

@@ -177,8 +177,11 @@ func (m *model) dialogClosed(msg dialogClosedMsg) tea.Cmd {
 		cmd = m.trustAnswered(d)
 	case *fitDialog:
 		cmd = m.fitAnswered(d)
+	case *hooksTrustDialog:
+		cmd = m.hooksTrustAnswered(d)
 	}
 	m.dialog = nil
+	m.offerHooksTrust() // when another dialog was open at start
 	if m.run != nil {
 		m.run.setWaiting(false)
 	}

@@ -14,6 +14,7 @@ import (
 	"charm.land/lipgloss/v2"
 
 	"lathe/orchestrator"
+	"lathe/orchestrator/hooks"
 	"lathe/orchestrator/provider"
 	"lathe/orchestrator/session"
 	"lathe/tools/mcp"
@@ -69,6 +70,11 @@ type Options struct {
 	// TrustProject keeps the user's trust in the project's MCP servers,
 	// for the next start.
 	TrustProject func() error
+	// Hooks runs the configured hooks (Engine.Hooks is it); nil when none
+	// is. TrustHooks keeps the user's trust in the project's, for the
+	// next start.
+	Hooks      *hooks.Runner
+	TrustHooks func() error
 }
 
 // model is the root of the TUI: it routes messages to its handlers and
@@ -81,6 +87,7 @@ type model struct {
 	bridge   *bridge         // the engine's events, in order
 	approver *dialogApprover // asks the user about calls and plans
 	session  *orchestrator.Session
+	hooks    hooksState
 
 	width, height int
 	conn          connection // where the session stands with the model's server
@@ -132,6 +139,7 @@ func newModel(ctx context.Context, opts Options) *model {
 	m.syncMode()
 	m.mode.item, m.mode.shown = -1, "build" // a mode chosen at start is told with the first prompt
 	m.offerTrust()
+	m.offerHooksTrust()
 	if saved := opts.Resume; saved != nil {
 		_ = m.session.ResumeFrom(*saved) // a new session is idle
 		m.title.asked = true

@@ -255,6 +255,7 @@ func (c *sessionCommand) interactive(ctx context.Context, loaded config.Loaded, 
 		Resume: r.saved(), Dir: e.Options.Dir, Home: f.Env.get("HOME"), NoColor: cfg.NoColor, Input: f.In, Output: f.Out,
 		Environ: f.Env.list, FPS: cfg.TUI.FPS, Warnings: slices.Concat(notes, loaded.Warnings, e.Warnings),
 		MCP: e.MCP, MCPNotices: e.Notices, TrustProject: engine.KeepTrust(loaded, e.Options.Dir, f.Env.get),
+		Hooks: e.Hooks, TrustHooks: engine.KeepHooksTrust(loaded, e.Options.Dir, f.Env.get),
 	}
 	if st.db != nil {
 		opts.Catalog, opts.Memory = st.db, st.db
