@@ -34,6 +34,7 @@ require (
 	golang.org/x/net v0.60.0
 	golang.org/x/oauth2 v0.35.0
 	golang.org/x/sys v0.49.0
+	gopkg.in/yaml.v3 v3.0.1
 	lathe/ui/markdown/internal/lexers v0.0.0
 	modernc.org/sqlite v1.60.1
 )
@@ -79,7 +80,6 @@ require (
 	golang.org/x/time v0.15.0 // indirect
 	golang.org/x/tools v0.50.0 // indirect
 	gopkg.in/check.v1 v1.0.0-20201130134442-10cb98267c6c // indirect
-	gopkg.in/yaml.v3 v3.0.1 // indirect
 	modernc.org/libc v1.77.1 // indirect
 	modernc.org/mathutil v1.7.1 // indirect
 	modernc.org/memory v1.12.1 // indirect

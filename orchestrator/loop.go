@@ -173,6 +173,9 @@ func (s *Session) RunPrompt(ctx context.Context, p Prompt, emit func(Event)) (Re
 		return r.res, nil
 	}
 	r.begin(prompt)
+	if p.Expand != nil {
+		content = r.expand(p) + content[len(prompt):] // what the hooks added stays after it
+	}
 	r.record(provider.Message{Role: "user", Content: content, Images: p.Images})
 	if len(p.Images) > 0 {
 		r.attached(0, "prompt", p.Images)

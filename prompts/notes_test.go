@@ -78,6 +78,11 @@ func TestNotesGolden(t *testing.T) {
 		{"HookGoOn without a reason", HookGoOn("")},
 		{"HookBadInput", HookBadInput(`missing required argument "path"`)},
 		{"HookStopped", HookStopped()},
+		{"CommandOutput", CommandOutput("git status --short", " M main.go\n")},
+		{"CommandNotRun", CommandNotRun("make lint", "denied: the user did not allow this call")},
+		{"IncludedFile", IncludedFile("docs/style.md", "Use tabs.\n")},
+		{"IncludedFile cut", IncludedFile("big.txt", strings.Repeat("x", IncludedFileLimit+10))[:80]},
+		{"CommandArguments", CommandArguments("main --fast")},
 	}
 	for _, h := range []HintName{HintFindFiles, HintReadIt, HintListIt, HintNarrowDown, HintGlobADir,
 		HintWholeFile, HintCreateOrFind, HintReread, HintAsReadShows, HintReadRegion, HintTooLargeToEdit} {

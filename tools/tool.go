@@ -201,3 +201,12 @@ func Aliases(t Tool) []string {
 	}
 	return nil
 }
+
+// CommandTool is the tool that runs shell commands: the commands a user's
+// command file runs (its !`…` lines) go through it, approved and confined
+// as the model's calls are.
+type CommandTool interface {
+	Tool
+	// CommandArgs are the arguments of a call that runs command.
+	CommandArgs(command string) json.RawMessage
+}
