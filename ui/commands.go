@@ -20,8 +20,9 @@ type slashCommand struct {
 	with string
 }
 
-// commands is the one table of slash commands, in the order /help lists
-// them.
+// commands is the table of lathe's own slash commands, in the order
+// /help lists them. The model's table (model.slash) adds those that come
+// from elsewhere (custom commands' files) after them.
 func commands() []slashCommand {
 	return []slashCommand{
 		{"help", "list the commands and keys", (*model).cmdHelp, ""},
@@ -45,10 +46,21 @@ func commands() []slashCommand {
 	}
 }
 
-// findCommand resolves what follows "/": an exact name or a unique prefix.
-func findCommand(name string) (slashCommand, bool) {
-	var found []slashCommand
+// CommandNames are the names of lathe's own slash commands, which no
+// other command (a custom command's file) may take.
+func CommandNames() []string {
+	var names []string
 	for _, c := range commands() {
+		names = append(names, c.name)
+	}
+	return names
+}
+
+// findCommand resolves what follows "/" in table: an exact name or a
+// unique prefix.
+func findCommand(table []slashCommand, name string) (slashCommand, bool) {
+	var found []slashCommand
+	for _, c := range table {
 		if c.name == name {
 			return c, true
 		}
@@ -64,13 +76,13 @@ func findCommand(name string) (slashCommand, bool) {
 
 // completions are the commands that complete what the input holds, when
 // it is a command being typed ("/", "/mo").
-func completions(text string) []slashCommand {
+func completions(table []slashCommand, text string) []slashCommand {
 	name, ok := strings.CutPrefix(text, "/")
 	if !ok || strings.ContainsAny(name, " \n") {
 		return nil
 	}
 	var out []slashCommand
-	for _, c := range commands() {
+	for _, c := range table {
 		switch {
 		case c.name == name:
 			out = append([]slashCommand{c}, out...) // "/mode" is not "/model"
@@ -85,7 +97,7 @@ func completions(text string) []slashCommand {
 func (m *model) runCommand(line string) tea.Cmd {
 	name, arg, _ := strings.Cut(strings.TrimPrefix(line, "/"), " ")
 	m.transcript.scrollToBottom()
-	c, ok := findCommand(name)
+	c, ok := findCommand(m.slash, name)
 	if !ok {
 		m.notice(noticeWarn, "", fmt.Sprintf("unknown command /%s: /help lists the commands", name))
 		return nil
@@ -96,7 +108,7 @@ func (m *model) runCommand(line string) tea.Cmd {
 // cmdHelp shows the commands and keys, from their first line.
 func (m *model) cmdHelp(string) tea.Cmd {
 	h := &helpItem{}
-	all := commands()
+	all := m.slash
 	for _, c := range all {
 		if c.with != "" {
 			continue

@@ -17,6 +17,7 @@ import (
 	"lathe/orchestrator/hooks"
 	"lathe/orchestrator/provider"
 	"lathe/orchestrator/session"
+	custom "lathe/prompts/commands"
 	"lathe/tools/mcp"
 )
 
@@ -75,6 +76,10 @@ type Options struct {
 	// next start.
 	Hooks      *hooks.Runner
 	TrustHooks func() error
+	// Commands are the custom commands (their files), each /NAME;
+	// CommandPrompt makes the prompt one stands for with its arguments.
+	Commands      []custom.Command
+	CommandPrompt func(c custom.Command, args string) orchestrator.Prompt
 }
 
 // model is the root of the TUI: it routes messages to its handlers and
@@ -88,6 +93,7 @@ type model struct {
 	approver *dialogApprover // asks the user about calls and plans
 	session  *orchestrator.Session
 	hooks    hooksState
+	slash    []slashCommand // every slash command: lathe's own, then the custom ones
 
 	width, height int
 	conn          connection // where the session stands with the model's server
@@ -132,6 +138,8 @@ func newModel(ctx context.Context, opts Options) *model {
 	m.approver = &dialogApprover{b: m.bridge}
 	m.transcript = newTranscript(&m.st, m.keys)
 	m.input = newInput(&m.st, m.keys)
+	m.slash = append(commands(), customCommands(opts.Commands)...)
+	m.input.table = m.slash
 	for _, w := range opts.Warnings {
 		m.notice(noticeWarn, "", w)
 	}

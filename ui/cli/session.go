@@ -24,6 +24,7 @@ import (
 	"lathe/orchestrator/provider/images"
 	"lathe/orchestrator/session"
 	"lathe/orchestrator/session/sqlite"
+	"lathe/prompts/commands"
 	"lathe/tools/mcp"
 	"lathe/ui"
 	"lathe/ui/print"
@@ -132,7 +133,12 @@ func (c *sessionCommand) run(ctx context.Context) error {
 		if err != nil {
 			return err
 		}
-		return c.runOnce(ctx, orchestrator.Prompt{Text: prompt, Images: imgs}, loaded, r)
+		p, err := c.customCommand(prompt, &loaded)
+		if err != nil {
+			return err
+		}
+		p.Images = imgs
+		return c.runOnce(ctx, p, loaded, r)
 	}
 	return c.interactive(ctx, loaded, r)
 }
@@ -250,12 +256,17 @@ func (c *sessionCommand) interactive(ctx context.Context, loaded config.Loaded, 
 	if r != nil && r.note != "" {
 		notes = append(notes, r.note)
 	}
+	cmds, cmdWarnings := engine.Commands(e.Options.Dir, f.Env.get, ui.CommandNames())
+	dir := e.Options.Dir
 	opts := ui.Options{
 		Engine: e.Options, Puller: e.Backend.Puller, Suggested: e.Backend.Suggested, Server: e.Backend.URL,
 		Resume: r.saved(), Dir: e.Options.Dir, Home: f.Env.get("HOME"), NoColor: cfg.NoColor, Input: f.In, Output: f.Out,
-		Environ: f.Env.list, FPS: cfg.TUI.FPS, Warnings: slices.Concat(notes, loaded.Warnings, e.Warnings),
+		Environ: f.Env.list, FPS: cfg.TUI.FPS, Warnings: slices.Concat(notes, loaded.Warnings, e.Warnings, cmdWarnings),
 		MCP: e.MCP, MCPNotices: e.Notices, TrustProject: engine.KeepTrust(loaded, e.Options.Dir, f.Env.get),
 		Hooks: e.Hooks, TrustHooks: engine.KeepHooksTrust(loaded, e.Options.Dir, f.Env.get),
+		Commands: cmds, CommandPrompt: func(c commands.Command, args string) orchestrator.Prompt {
+			return engine.CommandPrompt(c, args, dir)
+		},
 	}
 	if st.db != nil {
 		opts.Catalog, opts.Memory = st.db, st.db
