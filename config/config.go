@@ -49,6 +49,7 @@ type Config struct {
 	Index    Index    `toml:"index"`
 	MCP      MCP      `toml:"mcp"`
 	Hooks    Hooks    `toml:"hooks"`
+	Skills   Skills   `toml:"skills"`
 
 	// OllamaURL is the server's base URL, from OLLAMA_HOST with the
 	// ollama CLI's own rules.
@@ -240,6 +241,17 @@ type Index struct {
 	MapTokens int `toml:"map_tokens"`
 }
 
+// Skills says how the Agent Skills found are offered.
+type Skills struct {
+	// Enabled lists the skills in the system prompt and offers the skill
+	// tool, when there are skills.
+	Enabled bool `toml:"enabled"`
+	// Budget is the share of num_ctx their list may take in the system
+	// prompt; past it only their names are listed, past that only how
+	// many there are.
+	Budget float64 `toml:"budget"`
+}
+
 // MaxTurns is the most model calls a prompt may be given (limits.max_turns,
 // --max-turns).
 const MaxTurns = 1000
@@ -272,6 +284,7 @@ func Defaults() Config {
 		Memory:   Memory{Recall: true, Facts: true},
 		Index:    Index{Enabled: true, Background: true, MaxFile: 256 << 10, MaxChunks: 100_000},
 		MCP:      MCP{Budget: 0.1},
+		Skills:   Skills{Enabled: true, Budget: 0.02},
 		LogLevel: LogWarn,
 	}
 }

@@ -405,6 +405,7 @@ func (l *Loaded) validate(file string) *Error {
 		{l.Index.MaxFile >= 1<<10 && l.Index.MaxFile <= 16<<20, "index.max_file", "must be between 1024 and 16777216 (16 MiB)"},
 		{l.Index.MaxChunks >= 100 && l.Index.MaxChunks <= 1_000_000, "index.max_chunks", "must be between 100 and 1000000"},
 		{l.Index.MapTokens >= 0 && l.Index.MapTokens <= 8000, "index.map_tokens", "must be between 0 (no map) and 8000"},
+		{l.Skills.Budget >= 0.005 && l.Skills.Budget <= 0.2, "skills.budget", "must be between 0.005 and 0.2"},
 	}
 	for _, c := range checks {
 		if !c.ok {

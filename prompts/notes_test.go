@@ -83,6 +83,12 @@ func TestNotesGolden(t *testing.T) {
 		{"IncludedFile", IncludedFile("docs/style.md", "Use tabs.\n")},
 		{"IncludedFile cut", IncludedFile("big.txt", strings.Repeat("x", IncludedFileLimit+10))[:80]},
 		{"CommandArguments", CommandArguments("main --fast")},
+		{"SkillLoaded", SkillText(SkillLoaded{Name: "pdf", Body: "# PDF\nUse pdftotext.", Dir: ".claude/skills/pdf",
+			Files: []string{"forms.md", "scripts/fill.py"}})},
+		{"SkillLoaded, cut, the user's", SkillText(SkillLoaded{Name: "big", Body: "…", Cut: true, Size: 5000000, Shown: 12000})},
+		{"SkillFile", SkillFile("pdf", "forms.md", "Fill the form.", false, 0)},
+		{"SkillsFound", SkillsFound("fill a pdf", []SkillEntry{{"pdf", "Read and fill PDF files."}}, nil)},
+		{"SkillsFound, none", SkillsFound("haiku", nil, []string{"pdf", "xlsx"})},
 	}
 	for _, h := range []HintName{HintFindFiles, HintReadIt, HintListIt, HintNarrowDown, HintGlobADir,
 		HintWholeFile, HintCreateOrFind, HintReread, HintAsReadShows, HintReadRegion, HintTooLargeToEdit} {

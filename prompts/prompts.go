@@ -38,6 +38,9 @@ type Env struct {
 	// model, read when the session starts; the first HookContextLimit
 	// bytes are shown.
 	HookContext string
+	// Skills is the list of the Agent Skills found, as much as fits its
+	// budget; the zero value when there are none.
+	Skills SkillsView
 }
 
 // PlanView is an approved plan as the build prompt shows it: its steps as
@@ -71,7 +74,8 @@ func renderMode(name string, env Env, plan *PlanView) (string, error) {
 		InstructionsCut   bool
 		InstructionsLimit int
 		FactsLeftOut      int
-	}{env, plan, cut, InstructionsLimit, left}
+		SkillsText        string
+	}{env, plan, cut, InstructionsLimit, left, Skills(env.Skills)}
 	data.Instructions, data.Facts = text, facts
 	data.HookContext, _ = capText(strings.TrimSpace(env.HookContext), HookContextLimit)
 	return render(name, data)

@@ -40,6 +40,7 @@ func commands() []slashCommand {
 		{"tools", "list the tools and which ones ask first", (*model).cmdTools, ""},
 		{"mcp", "the MCP servers; on NAME, off NAME, reload, trust", (*model).cmdMCP, "tools"},
 		{"hooks", "the hooks configured, and where from; trust", (*model).cmdHooks, "tools"},
+		{"skills", "the skills found, and where from", (*model).cmdSkills, "context"},
 		{"permissions", "what this session allows without asking; revoke N", (*model).cmdPermissions, ""},
 		{"memory", "the facts remembered here; rm N, edit N TEXT", (*model).cmdMemory, "permissions"},
 		{"quit", "quit lathe", (*model).cmdQuit, ""},
@@ -130,6 +131,8 @@ func (m *model) cmdHelp(string) tea.Cmd {
 			help = "what is allowed without asking; what is remembered"
 		case "tools":
 			help = "the tools and which ask first; MCP servers; hooks"
+		case "context":
+			help = "how the context window is used; the skills found"
 		}
 		h.commands = append(h.commands, [2]string{name, help})
 	}

@@ -19,6 +19,7 @@ import (
 	"lathe/orchestrator/session"
 	custom "lathe/prompts/commands"
 	"lathe/tools/mcp"
+	"lathe/tools/skill"
 )
 
 // Options is what the interactive mode runs with.
@@ -80,6 +81,8 @@ type Options struct {
 	// CommandPrompt makes the prompt one stands for with its arguments.
 	Commands      []custom.Command
 	CommandPrompt func(c custom.Command, args string) orchestrator.Prompt
+	// Skills are the Agent Skills found; nil when none are looked for.
+	Skills *skill.Catalog
 }
 
 // model is the root of the TUI: it routes messages to its handlers and

@@ -29,6 +29,7 @@ import (
 	"lathe/prompts"
 	"lathe/tools"
 	"lathe/tools/mcp"
+	"lathe/tools/skill"
 )
 
 // Env is what a session is wired in: the process's environment and
@@ -78,6 +79,8 @@ type Engine struct {
 	Notices <-chan mcp.Notice
 	// Hooks runs the configured hooks; nil when none is configured.
 	Hooks *hooks.Runner
+	// Skills are the Agent Skills found; nil when [skills] is off.
+	Skills *skill.Catalog
 	// Indexer brings the code index up to date in the background; nil
 	// when there is none to keep (or it is not the UI's to keep).
 	Indexer *Indexer
@@ -134,6 +137,17 @@ func New(ctx context.Context, loaded config.Loaded, env Env) (*Engine, error) {
 		mem := wireMemory(ws, env.Store, be.Embedder, cfg, env.Headless, env.Log)
 		memTools = mem.tools
 		e.Options.Facts, e.Options.RepoMap, e.Indexer = mem.facts, mem.repoMap, mem.indexer
+	}
+	if cfg.Skills.Enabled {
+		cat, warnings := Skills(ws.Dir(), env.Getenv)
+		for _, w := range warnings {
+			e.warn(w)
+		}
+		e.Skills = cat
+		if cat.Len() > 0 {
+			memTools = append(memTools, skill.Tool(cat, cfg.Limits.ToolOutputBytes-skillRoom))
+			e.Options.Env.Skills = cat.View(SkillsBudget(cfg))
+		}
 	}
 	e.Options.Tools = tools.Default(ws, opts, memTools...)
 	if err := checkApprovalTools(loaded, e.Options.Tools); err != nil {

@@ -264,7 +264,7 @@ func (c *sessionCommand) interactive(ctx context.Context, loaded config.Loaded, 
 		Environ: f.Env.list, FPS: cfg.TUI.FPS, Warnings: slices.Concat(notes, loaded.Warnings, e.Warnings, cmdWarnings),
 		MCP: e.MCP, MCPNotices: e.Notices, TrustProject: engine.KeepTrust(loaded, e.Options.Dir, f.Env.get),
 		Hooks: e.Hooks, TrustHooks: engine.KeepHooksTrust(loaded, e.Options.Dir, f.Env.get),
-		Commands: cmds, CommandPrompt: func(c commands.Command, args string) orchestrator.Prompt {
+		Skills: e.Skills, Commands: cmds, CommandPrompt: func(c commands.Command, args string) orchestrator.Prompt {
 			return engine.CommandPrompt(c, args, dir)
 		},
 	}

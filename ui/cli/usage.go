@@ -44,6 +44,8 @@ Usage:
                                    else the system's) and keep its tokens
   lathe mcp logout NAME            delete the tokens kept for NAME
   lathe hooks list [--json]        the hooks configured, and where from
+  lathe skills list [--json]       the skills found, and what their list
+                                   takes of the prompt
   lathe help, lathe --help         show this help
   lathe --version                  print the version
 
@@ -92,12 +94,12 @@ Flags of lathe eval:
       --jobs N             attempts run at once (default 1)
       --csv                show: every attempt as CSV (--json: as JSON)
 
-Flags of lathe undo, lathe doctor, lathe mcp and lathe hooks:
+Flags of lathe undo, doctor, mcp, hooks and skills:
       --session ID         undo: that session (a unique prefix will do)
       --list               undo: list the runs that can be undone
       --yes                undo: do not ask first
       --force              undo: overwrite files changed since the run
-      --json               doctor, mcp list, hooks list: JSON
+      --json               doctor, mcp list, hooks list, skills list: JSON
       --trust-project-mcp  mcp list, mcp login: the project's servers too
 
 Exit codes of -p: 0 done (or a plan printed), 1 failure, 2 usage or config
@@ -153,6 +155,7 @@ var subcommands = []subcommand{
 	{"mcp login", newMCPLogin},
 	{"mcp logout", newMCPLogout},
 	{"hooks list", newHooksList},
+	{"skills list", newSkillsList},
 	{"help", func(f *Factory) command { return helpCommand{f} }},
 }
 
