@@ -35,6 +35,7 @@ require (
 	golang.org/x/oauth2 v0.35.0
 	golang.org/x/sync v0.23.0
 	golang.org/x/sys v0.49.0
+	gopkg.in/yaml.v3 v3.0.1
 	lathe/ui/markdown/internal/lexers v0.0.0
 	modernc.org/sqlite v1.60.1
 )

@@ -54,6 +54,8 @@ type Config struct {
 	// settings changed, and servers of the user's own.
 	LSP         map[string]LSPServer `toml:"lsp"`
 	Diagnostics Diagnostics          `toml:"diagnostics"`
+	Hooks       Hooks                `toml:"hooks"`
+	Skills      Skills               `toml:"skills"`
 
 	// OllamaURL is the server's base URL, from OLLAMA_HOST with the
 	// ollama CLI's own rules.
@@ -250,6 +252,17 @@ type Index struct {
 	MapTokens int `toml:"map_tokens"`
 }
 
+// Skills says how the Agent Skills found are offered.
+type Skills struct {
+	// Enabled lists the skills in the system prompt and offers the skill
+	// tool, when there are skills.
+	Enabled bool `toml:"enabled"`
+	// Budget is the share of num_ctx their list may take in the system
+	// prompt; past it only their names are listed, past that only how
+	// many there are.
+	Budget float64 `toml:"budget"`
+}
+
 // MaxTurns is the most model calls a prompt may be given (limits.max_turns,
 // --max-turns).
 const MaxTurns = 1000
@@ -283,6 +296,7 @@ func Defaults() Config {
 		Index:       Index{Enabled: true, Background: true, MaxFile: 256 << 10, MaxChunks: 100_000},
 		MCP:         MCP{Budget: 0.1},
 		Diagnostics: Diagnostics{Wait: Duration{DefaultDiagnosticsWait}},
+		Skills:      Skills{Enabled: true, Budget: 0.02},
 		LogLevel:    LogWarn,
 	}
 }

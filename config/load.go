@@ -90,6 +90,7 @@ func Load(src Sources) (Loaded, error) {
 		if err := l.readDotLSP(src.ProjectDir); err != nil {
 			return l, err
 		}
+		l.readClaudeHooks(src.ProjectDir)
 	}
 	if err := l.applyEnv(src.Getenv); err != nil {
 		return l, err
@@ -154,12 +155,17 @@ func (l *Loaded) readFile(path string, project bool) error {
 	before := l.Config
 	before.MCP.Servers = cloneServers(l.MCP.Servers)
 	before.LSP = cloneLSP(l.LSP)
+	l.Hooks = Hooks{} // each file's hooks add to those before
 	dec := toml.NewDecoder(bytes.NewReader(data))
 	dec.DisallowUnknownFields()
 	dec.EnableUnmarshalerInterface() // Seconds
-	if err := dec.Decode(&l.Config); err != nil {
+	err = dec.Decode(&l.Config)
+	fresh := l.Hooks
+	l.Hooks = before.Hooks
+	if err != nil {
 		return decodeError(path, data, err)
 	}
+	l.Hooks.add(fresh, path, project)
 	l.Files = append(l.Files, path)
 	l.sources = append(l.sources, source{path: path, data: data})
 	if project {
@@ -414,6 +420,7 @@ func (l *Loaded) validate(file string) *Error {
 		{l.Index.MaxFile >= 1<<10 && l.Index.MaxFile <= 16<<20, "index.max_file", "must be between 1024 and 16777216 (16 MiB)"},
 		{l.Index.MaxChunks >= 100 && l.Index.MaxChunks <= 1_000_000, "index.max_chunks", "must be between 100 and 1000000"},
 		{l.Index.MapTokens >= 0 && l.Index.MapTokens <= 8000, "index.map_tokens", "must be between 0 (no map) and 8000"},
+		{l.Skills.Budget >= 0.005 && l.Skills.Budget <= 0.2, "skills.budget", "must be between 0.005 and 0.2"},
 	}
 	for _, c := range checks {
 		if !c.ok {
@@ -434,6 +441,9 @@ func (l *Loaded) validate(file string) *Error {
 		return &Error{Key: "base_url", Msg: `provider "openai" needs the server's URL: set base_url (for example "http://127.0.0.1:8080/v1") or pass --base-url`}
 	}
 	if err := l.validateLSP(file); err != nil {
+		return err
+	}
+	if err := l.validateHooks(); err != nil {
 		return err
 	}
 	return l.validateMCP(file)

@@ -35,6 +35,9 @@ type ApprovalRequest struct {
 	// user may want to lift the sandbox for it this time: Rules pass the
 	// request on to Next, when there is one, even when they cover it.
 	Blocked []string
+	// Ask says a PreToolUse hook asked that the user decide: grants and
+	// rules do not answer for the user then.
+	Ask bool
 	// Server names the MCP server a call of KindExternal goes to, and
 	// ServerTool the tool as the server names it; Tool is then the tool
 	// as the model calls it (also through mcp_call), and Args the
@@ -75,22 +78,17 @@ type Rules struct {
 // the user there can let it run outside the sandbox, or with the network.
 // Without a Next the rules decide as for any call.
 func (r Rules) Approve(ctx context.Context, req ApprovalRequest) (Decision, error) {
-	if len(req.Blocked) > 0 && r.Next != nil {
-		return r.Next.Approve(ctx, req) // someone who can lift the sandbox for it
-	}
-	if r.All || slices.Contains(r.Tools, req.Tool) && !(req.Kind == tools.KindWrite && inGitDir(req.Subject)) {
+	switch {
+	case r.asksPerson(req):
+		return r.Next.Approve(ctx, req)
+	case r.All || !req.Ask && r.covers(req):
 		return Decision{Allow: true}, nil
 	}
 	denial := r.Denial
-	if req.Kind == tools.KindExec && slices.ContainsFunc(r.Commands, func(p string) bool { return commandAllowed(req.Subject, p) }) {
-		why := unruled(req.Call)
-		if why == "" {
-			return Decision{Allow: true}, nil
+	if r.commandRule(req) {
+		if why := unruled(req.Call); why != "" {
+			denial = "a rule allows this command, but not here: " + why + "; " + denial
 		}
-		denial = "a rule allows this command, but not here: " + why + "; " + denial
-	}
-	if r.Next != nil {
-		return r.Next.Approve(ctx, req)
 	}
 	return Decision{Reason: denial}, nil
 }
@@ -103,6 +101,27 @@ func unruled(call tools.Call) string {
 		return u.Unruled()
 	}
 	return ""
+}
+
+// asksPerson reports whether the rules pass req on to Next: a command
+// the sandbox blocked something of (someone who can lift the sandbox for
+// it), a call a hook wants the user to decide on, and what the rules do
+// not cover.
+func (r Rules) asksPerson(req ApprovalRequest) bool {
+	return r.Next != nil && (len(req.Blocked) > 0 || req.Ask || !r.All && !r.covers(req))
+}
+
+// covers reports whether a rule allows req (--yes aside).
+func (r Rules) covers(req ApprovalRequest) bool {
+	if slices.Contains(r.Tools, req.Tool) && !(req.Kind == tools.KindWrite && inGitDir(req.Subject)) {
+		return true
+	}
+	return r.commandRule(req) && unruled(req.Call) == ""
+}
+
+// commandRule reports whether a command rule matches req's command.
+func (r Rules) commandRule(req ApprovalRequest) bool {
+	return req.Kind == tools.KindExec && slices.ContainsFunc(r.Commands, func(p string) bool { return commandAllowed(req.Subject, p) })
 }
 
 // inGitDir reports whether path (as a write's subject names it) is in a

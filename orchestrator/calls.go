@@ -7,6 +7,7 @@ import (
 	"sync"
 	"time"
 
+	"lathe/orchestrator/hooks"
 	"lathe/orchestrator/mode"
 	"lathe/orchestrator/provider"
 	"lathe/orchestrator/session"
@@ -31,6 +32,11 @@ type callState struct {
 	settled  bool // the result is known without running the tool
 	// notApproved: the Approver denied the call.
 	notApproved bool
+	// permission is what PreToolUse hooks decided: "", hooks.Allow (no
+	// question asked) or hooks.Ask (asked whatever grants say).
+	permission string
+	// hookNotes are the lines its card shows of its hooks.
+	hookNotes []string
 }
 
 func (c *callState) settle(outcome Outcome, res tools.Result) {
@@ -144,6 +150,7 @@ func (r *run) prepare(i int, c provider.ToolCall) *callState {
 // runBatch runs calls that may run together: several calls that only
 // read, or a single call of another kind.
 func (r *run) runBatch(turn int, batch []*callState) {
+	r.preToolUse(turn, batch)
 	var wg sync.WaitGroup
 	for _, c := range batch {
 		if !c.settled && c.kind == tools.KindWrite && r.s.opts.Previews {
@@ -181,7 +188,14 @@ func (r *run) execute(turn int, c *callState) {
 	origin, external := tools.AsOrigin(c.prepared)
 	sb, sandboxed := tools.AsSandboxed(c.prepared)
 	sandboxed = sandboxed && sb.Confined()
-	if c.kind.NeedsApproval() && !(external && origin.Preapproved()) && !r.approve(c, sb, sandboxed) {
+	ask := c.kind.NeedsApproval() && !(external && origin.Preapproved())
+	switch c.permission {
+	case hooks.Allow:
+		ask = false // the hook's say: the call still runs in the sandbox
+	case hooks.Ask:
+		ask = true
+	}
+	if ask && !r.approve(c, sb, sandboxed) {
 		return
 	}
 	start := r.s.opts.Now()
@@ -206,6 +220,9 @@ func (r *run) execute(turn int, c *callState) {
 		c.outcome = OutcomeOK
 	}
 	c.result = res
+	if c.outcome == OutcomeOK || c.outcome == OutcomeFailed {
+		r.postToolUse(turn, c)
+	}
 }
 
 // approve asks the Approver whether c may run, and lifts what it says of
@@ -214,7 +231,7 @@ func (r *run) execute(turn int, c *callState) {
 func (r *run) approve(c *callState, sb tools.Sandboxed, sandboxed bool) bool {
 	ctx := r.ctx
 	req := ApprovalRequest{Tool: c.call.Name, Kind: c.kind, Subject: c.subject,
-		Args: c.args, Preview: c.preview, Call: c.prepared, Sandboxed: sandboxed}
+		Args: c.args, Preview: c.preview, Call: c.prepared, Sandboxed: sandboxed, Ask: c.permission == hooks.Ask}
 	if sandboxed {
 		req.Blocked = r.s.blocked.of(c.subject)
 	}
@@ -225,6 +242,9 @@ func (r *run) approve(c *callState, sb tools.Sandboxed, sandboxed bool) bool {
 	}
 	if cp := r.s.opts.Checkpoints; cp != nil && r.checkpointing && c.kind == tools.KindWrite {
 		req.Note = cp.Note(c.subject)
+	}
+	if rules, ok := r.s.opts.Approver.(Rules); ok && rules.asksPerson(req) {
+		r.notify("permission_prompt", "lathe needs your approval to run "+c.call.Name)
 	}
 	d, err := r.s.opts.Approver.Approve(ctx, req)
 	if err != nil || ctx.Err() != nil {
@@ -266,7 +286,8 @@ func (r *run) finish(turn int, c *callState) {
 	r.save(session.Message{Seq: c.seq, Message: c.message(),
 		Tool: &session.ToolMeta{Subject: c.subject, Outcome: string(c.outcome), Summary: c.result.Summary, Duration: c.duration}})
 	r.emit(ToolFinished{Turn: turn, Index: c.index, ID: c.call.ID, Name: c.call.Name, Kind: c.kind,
-		Subject: c.subject, Result: c.result, Outcome: c.outcome, Duration: c.duration, NotApproved: c.notApproved})
+		Subject: c.subject, Result: c.result, Outcome: c.outcome, Duration: c.duration, NotApproved: c.notApproved,
+		HookNotes: c.hookNotes})
 	if c.kind == tools.KindUI && c.outcome == OutcomeOK {
 		r.shown()
 	}

@@ -61,7 +61,7 @@ func (s *Session) Compact(ctx context.Context, emit func(Event)) error {
 	if _, ok := s.win.CutPoint(s.messages, 0); !ok {
 		return ErrNothingToCompact
 	}
-	r := &run{s: s, ctx: ctx, emit: emit, start: s.opts.Now()}
+	r := &run{s: s, ctx: ctx, emit: emit, start: s.opts.Now(), manualCompact: true}
 	cut, _ := s.win.CutPoint(s.messages, 0)
 	return r.compactAt(cut, false, true)
 }
@@ -216,6 +216,7 @@ func (r *run) compact(keep int, transcript bool) error {
 // not make the next request smaller is not used: a *NoGainError.
 func (r *run) compactAt(cut int, transcript, shrink bool) error {
 	s := r.s
+	r.preCompact(r.manualCompact)
 	before, from := s.win.Next(s.messages), s.win.CompactedTo()
 	summary, err := r.summarize(transcript)
 	if err != nil {

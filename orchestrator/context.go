@@ -4,6 +4,7 @@ import (
 	"strings"
 
 	"lathe/orchestrator/provider"
+	"lathe/prompts"
 )
 
 // ContextUse is how the context window is used, part by part, in tokens.
@@ -12,9 +13,10 @@ import (
 type ContextUse struct {
 	NumCtx int
 	// System is the mode's prompt, Instructions the project's AGENTS.md
-	// within it, Tools the built-in tools' schemas, MCP the MCP servers'
-	// (or the two tools that stand for them).
-	System, Instructions, Tools, MCP int
+	// within it, Skills the list of skills within it, Tools the built-in
+	// tools' schemas, MCP the MCP servers' (or the two tools that stand
+	// for them).
+	System, Instructions, Skills, Tools, MCP int
 	// Summary stands for the turns compacted; History is the prompts and
 	// replies after it, ToolResults what the tools returned.
 	Summary, History, ToolResults int
@@ -38,6 +40,9 @@ func (c ContextUse) Parts() []ContextPart {
 	out := []ContextPart{{"system prompt", c.System, true}}
 	if c.Instructions > 0 {
 		out = append(out, ContextPart{"AGENTS.md", c.Instructions, true})
+	}
+	if c.Skills > 0 {
+		out = append(out, ContextPart{"skills", c.Skills, true})
 	}
 	out = append(out, ContextPart{"tool schemas", c.Tools, true})
 	if c.MCP > 0 {
@@ -68,6 +73,10 @@ func (s *Session) Context() ContextUse {
 		u.Instructions = min(tokensOf(s, len(inst)), u.System)
 		u.System -= u.Instructions
 	}
+	if list := prompts.Skills(s.opts.Env.Skills); list != "" {
+		u.Skills = min(tokensOf(s, len(list)), u.System)
+		u.System -= u.Skills
+	}
 	rest := view[1:]
 	if s.win.Compaction != nil && len(rest) > 0 {
 		u.Summary, rest = s.win.Estimate(rest[:1]), rest[1:]
@@ -80,7 +89,7 @@ func (s *Session) Context() ContextUse {
 			u.History += n
 		}
 	}
-	u.Total = u.System + u.Instructions + u.Tools + u.MCP + u.Summary + u.History + u.ToolResults
+	u.Total = u.System + u.Instructions + u.Skills + u.Tools + u.MCP + u.Summary + u.History + u.ToolResults
 	if used := s.win.Next(s.messages); s.win.Used() > 0 {
 		u.Total, u.Counted = used, true
 	}

@@ -85,6 +85,9 @@ type ToolFinished struct {
 	// NotApproved says that the Approver denied the call (Outcome is
 	// denied): not a mode's refusal nor a rejected transition.
 	NotApproved bool
+	// HookNotes are what the call's hooks did, a line each ("PreToolUse
+	// hook blocked it: …"); empty when none ran, or all went quietly.
+	HookNotes []string
 }
 
 // Outcome says how a call ended.

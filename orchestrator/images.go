@@ -13,6 +13,11 @@ import (
 type Prompt struct {
 	Text   string
 	Images []provider.Image
+	// Expand, when set, makes the text the model gets of Text (a custom
+	// command's file, with its arguments): run runs a command it asks for
+	// in the sandbox, approved as the model's calls are, and returns what
+	// it printed, worded for the model.
+	Expand func(ctx context.Context, run func(ctx context.Context, command string) string) string
 }
 
 // ImageInfo is an image sent to the model, as people and the JSON output

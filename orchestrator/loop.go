@@ -29,12 +29,13 @@ const (
 	StopEmpty       StopReason = "empty_response" // the model gave empty replies
 	StopInterrupted StopReason = "interrupted"    // the user cancelled
 	StopPlanned     StopReason = "planned"        // plan mode proposed a plan, kept for the user to review
+	StopHook        StopReason = "hook"           // a hook stopped the run (see Result.HookReason)
 	StopError       StopReason = "error"          // a failure; see the error
 )
 
 // Limit reports whether the run was stopped by one of its limits.
 func (r StopReason) Limit() bool {
-	return r == StopMaxTurns || r == StopToolBudget || r == StopTimeout || r == StopRepetition
+	return r == StopMaxTurns || r == StopToolBudget || r == StopTimeout || r == StopRepetition || r == StopHook
 }
 
 // Result is how a run ended.
@@ -62,6 +63,9 @@ type Result struct {
 	// Images are the images sent to the model in the run: the prompt's,
 	// and those tools read.
 	Images []ImageInfo
+	// HookReason is what the hook that stopped the run said, with
+	// StopHook.
+	HookReason string
 }
 
 // Usage counts tokens over a run, as the server reported them.
@@ -93,6 +97,15 @@ type run struct {
 	checkpointing  bool       // the run's file changes are kept (Options.Checkpoints)
 	announceNudged bool       // the last reply was nudged for announcing a call it did not make
 	droppedCalls   int        // the turn's calls past the per-turn limit dropped unread, after the one answered
+	manualCompact  bool       // the compaction under way was asked for (/compact)
+	// hookStopped: a hook said "continue": false; the run ends after the
+	// turn under way (guarded by mu).
+	hookStopped bool
+	// stopHookActive: a Stop hook already sent the model back to work.
+	stopHookActive bool
+	background     sync.WaitGroup // Notification hooks
+	lateMu         sync.Mutex
+	over           bool // the run is over: background hooks tell nothing more
 }
 
 // Run sends prompt as the user's next message and runs the loop until the
@@ -151,8 +164,20 @@ func (s *Session) RunPrompt(ctx context.Context, p Prompt, emit func(Event)) (Re
 	if notes := s.takeNotes(); len(notes) > 0 {
 		r.emit(ToolsChanged{Notes: notes})
 	}
+	for _, e := range s.takePending() {
+		r.emit(e)
+	}
+	content, blocked := r.userPromptSubmit(prompt)
+	if blocked {
+		r.res.StopReason, r.res.Duration = StopHook, s.opts.Now().Sub(r.start)
+		r.res.SessionID, r.res.Mode = s.savedID(), s.mode.Name()
+		return r.res, nil
+	}
 	r.begin(prompt)
-	r.record(provider.Message{Role: "user", Content: prompt, Images: p.Images})
+	if p.Expand != nil {
+		content = r.expand(p) + content[len(prompt):] // what the hooks added stays after it
+	}
+	r.record(provider.Message{Role: "user", Content: content, Images: p.Images})
 	if len(p.Images) > 0 {
 		r.attached(0, "prompt", p.Images)
 	}
@@ -169,6 +194,8 @@ func (s *Session) RunPrompt(ctx context.Context, p Prompt, emit func(Event)) (Re
 		r.res.Plan = r.planned.Clone()
 	}
 	r.end(err)
+	r.notify("run_finished", finished(r.res))
+	r.awaitBackground()
 	rec := r.res.Recoveries
 	s.opts.Log.Debug().Int("turns", r.res.Turns).Int("tool_calls", r.res.ToolCalls).
 		Str("stop_reason", string(r.res.StopReason)).Dur("duration_ms", r.res.Duration).
@@ -207,6 +234,11 @@ func (r *run) loop(maxTurns int) error {
 		case r.planned != nil:
 			r.res.StopReason = StopPlanned
 			return nil
+		case r.stoppedByHook():
+			r.res.StopReason = StopHook
+			return nil
+		case !more && r.stopHooks():
+			continue // a Stop hook sent the model back to work
 		case !more:
 			r.res.StopReason = StopDone
 			return nil

@@ -10,12 +10,14 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"sync"
 	"time"
 
 	"github.com/rs/zerolog"
 
 	"lathe/config"
 	"lathe/orchestrator/checkpoint"
+	"lathe/orchestrator/hooks"
 	"lathe/orchestrator/mode"
 	"lathe/orchestrator/plan"
 	"lathe/orchestrator/provider"
@@ -66,6 +68,9 @@ type Options struct {
 	Previews bool
 	// Now is the clock; nil means time.Now.
 	Now func() time.Time
+	// Hooks runs the user's commands at the session's events; nil runs
+	// none.
+	Hooks Hooks
 }
 
 // ToolSource offers tools besides the built-in ones: the MCP servers',
@@ -117,6 +122,12 @@ type Session struct {
 	// before its first request (see refreshFacts).
 	factsStale bool
 	blocked    blockedCommands
+	// ended is the id of the conversation Reset left, whose SessionEnd
+	// hooks run before the next one's first request; "" for none.
+	ended string
+
+	laterMu sync.Mutex
+	pending []Event // what happened between runs, told at the next (see later)
 }
 
 // New returns a session; Prepare (or Run) asks the model's server first.
@@ -177,6 +188,11 @@ func (s *Session) prepare(ctx context.Context) (Prepared, error) {
 	}
 	s.settleTools(ctx)
 	s.readFacts(ctx)
+	source := "startup"
+	if s.resume != nil {
+		source = "resume"
+	}
+	s.sessionStart(ctx, source)
 	system, err := s.mode.Prompt(s.opts.Env)
 	if err != nil {
 		return Prepared{Model: info}, err
@@ -244,6 +260,13 @@ func (s *Session) refreshFacts(ctx context.Context) {
 		return
 	}
 	s.readFacts(ctx)
+	if s.ended != "" {
+		if s.hooksOn(hooks.SessionEnd) {
+			s.endHooks(ctx, "clear", s.ended, s.later)
+		}
+		s.ended = ""
+		s.sessionStart(ctx, "clear")
+	}
 	if system, err := s.mode.Prompt(s.opts.Env); err == nil {
 		s.messages[0].Content = system
 	}

@@ -26,6 +26,8 @@ func (r Result) Explain(lim config.Limits) string {
 		return "stopped: the model gave an empty reply twice; try again, or another model"
 	case StopInterrupted:
 		return "interrupted"
+	case StopHook:
+		return "stopped by a hook: " + r.HookReason
 	}
 	return ""
 }

@@ -19,6 +19,9 @@ func (s *Session) Reset(ctx context.Context) error {
 	}
 	defer s.end()
 	s.leave(ctx)
+	if s.model.Name != "" {
+		s.ended = s.id // its SessionEnd hooks run before the next request
+	}
 	s.id, s.title, s.created = newID(), "", false
 	s.win.Compaction = nil
 	s.win.Forget()

@@ -34,6 +34,13 @@ type Env struct {
 	// RepoMap is the project's map (directories, files, symbols), when
 	// one is configured.
 	RepoMap string
+	// HookContext is what the user's SessionStart hooks printed for the
+	// model, read when the session starts; the first HookContextLimit
+	// bytes are shown.
+	HookContext string
+	// Skills is the list of the Agent Skills found, as much as fits its
+	// budget; the zero value when there are none.
+	Skills SkillsView
 }
 
 // PlanView is an approved plan as the build prompt shows it: its steps as
@@ -67,8 +74,10 @@ func renderMode(name string, env Env, plan *PlanView) (string, error) {
 		InstructionsCut   bool
 		InstructionsLimit int
 		FactsLeftOut      int
-	}{env, plan, cut, InstructionsLimit, left}
+		SkillsText        string
+	}{env, plan, cut, InstructionsLimit, left, Skills(env.Skills)}
 	data.Instructions, data.Facts = text, facts
+	data.HookContext, _ = capText(strings.TrimSpace(env.HookContext), HookContextLimit)
 	return render(name, data)
 }
 

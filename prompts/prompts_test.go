@@ -50,6 +50,27 @@ func TestModePromptsGolden(t *testing.T) {
 			e.RepoMap = "cmd/\n  main.go: main\nlex/\n  lex.go: Lexer, (*Lexer).Next"
 			return BuildPrompt(e, nil)
 		}},
+		{"build_hooks.golden", func() (string, error) {
+			e := env
+			e.HookContext = "Branch: main. Open issue: #12 (flaky TestParse).\n"
+			return BuildPrompt(e, nil)
+		}},
+		{"build_skills.golden", func() (string, error) {
+			e := env
+			e.Skills = SkillsView{List: []SkillEntry{{"pdf", "Read, fill and merge PDF files; use it for any .pdf."},
+				{"release-notes", "Write release notes from the git log."}}}
+			return BuildPrompt(e, nil)
+		}},
+		{"plan_skill_names.golden", func() (string, error) {
+			e := env
+			e.Skills = SkillsView{Names: true, List: []SkillEntry{{Name: "pdf"}, {Name: "release-notes"}}}
+			return PlanPrompt(e)
+		}},
+		{"ask_skill_count.golden", func() (string, error) {
+			e := env
+			e.Skills = SkillsView{Count: 140}
+			return AskPrompt(e)
+		}},
 		{"ask_memory.golden", func() (string, error) {
 			e := env
 			e.Facts = []string{"The user prefers table-driven tests."}

@@ -39,6 +39,9 @@ type editFile struct {
 
 func (*editFile) Kind() Kind { return KindWrite }
 
+// Aliases implements Aliased: Claude Code's names for the tool.
+func (*editFile) Aliases() []string { return []string{"Edit", "MultiEdit"} }
+
 func (t *editFile) Prepare(raw json.RawMessage) (Call, error) {
 	return prepare(&t.base, raw, func(a editFileArgs) (Call, error) {
 		rel, err := fileRel(t.ws, a.Path)

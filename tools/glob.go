@@ -39,6 +39,9 @@ type globTool struct {
 
 func (*globTool) Kind() Kind { return KindRead }
 
+// Aliases implements Aliased: Claude Code's name for the tool.
+func (*globTool) Aliases() []string { return []string{"Glob"} }
+
 func (t *globTool) Prepare(raw json.RawMessage) (Call, error) {
 	return prepare(&t.base, raw, func(a globArgs) (Call, error) {
 		dir, err := optionalRel(t.ws, a.Path)

@@ -48,6 +48,9 @@ type grepTool struct {
 
 func (*grepTool) Kind() Kind { return KindRead }
 
+// Aliases implements Aliased: Claude Code's name for the tool.
+func (*grepTool) Aliases() []string { return []string{"Grep"} }
+
 func (t *grepTool) Prepare(raw json.RawMessage) (Call, error) {
 	return prepare(&t.base, raw, func(a grepArgs) (Call, error) {
 		rel, err := optionalRel(t.ws, a.Path)

@@ -36,6 +36,9 @@ type listDir struct {
 
 func (*listDir) Kind() Kind { return KindRead }
 
+// Aliases implements Aliased: Claude Code's name for the tool.
+func (*listDir) Aliases() []string { return []string{"LS"} }
+
 func (t *listDir) Prepare(raw json.RawMessage) (Call, error) {
 	return prepare(&t.base, raw, func(a listDirArgs) (Call, error) {
 		rel, err := optionalRel(t.ws, a.Path)

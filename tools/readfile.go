@@ -47,6 +47,9 @@ type readFile struct {
 
 func (*readFile) Kind() Kind { return KindRead }
 
+// Aliases implements Aliased: Claude Code's name for the tool.
+func (*readFile) Aliases() []string { return []string{"Read"} }
+
 func (t *readFile) Prepare(raw json.RawMessage) (Call, error) {
 	return prepare(&t.base, raw, func(a readFileArgs) (Call, error) {
 		rel, err := t.ws.resolve(a.Path)

@@ -47,6 +47,15 @@ type shellTool struct {
 
 func (*shellTool) Kind() Kind { return KindExec }
 
+// Aliases implements Aliased: Claude Code's name for the tool.
+func (*shellTool) Aliases() []string { return []string{"Bash"} }
+
+// CommandArgs implements CommandTool.
+func (*shellTool) CommandArgs(command string) json.RawMessage {
+	b, _ := json.Marshal(map[string]string{"command": command}) // a string: cannot fail
+	return b
+}
+
 func (t *shellTool) Prepare(raw json.RawMessage) (Call, error) {
 	return prepare(&t.base, raw, func(a shellArgs) (Call, error) {
 		if strings.TrimSpace(a.Command) == "" {

@@ -191,3 +191,26 @@ func (r *Registry) Names() []string {
 	}
 	return names
 }
+
+// Aliased is a tool other agents call by other names (Claude Code calls
+// shell Bash): hooks written for them match those names too.
+type Aliased interface {
+	Aliases() []string
+}
+
+// Aliases returns the other names t is known by; nil for none.
+func Aliases(t Tool) []string {
+	if a, ok := t.(Aliased); ok {
+		return a.Aliases()
+	}
+	return nil
+}
+
+// CommandTool is the tool that runs shell commands: the commands a user's
+// command file runs (its !`…` lines) go through it, approved and confined
+// as the model's calls are.
+type CommandTool interface {
+	Tool
+	// CommandArgs are the arguments of a call that runs command.
+	CommandArgs(command string) json.RawMessage
+}

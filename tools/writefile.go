@@ -33,6 +33,9 @@ type writeFile struct {
 
 func (*writeFile) Kind() Kind { return KindWrite }
 
+// Aliases implements Aliased: Claude Code's name for the tool.
+func (*writeFile) Aliases() []string { return []string{"Write"} }
+
 func (t *writeFile) Prepare(raw json.RawMessage) (Call, error) {
 	return prepare(&t.base, raw, func(a writeFileArgs) (Call, error) {
 		rel, err := fileRel(t.ws, a.Path)

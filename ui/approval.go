@@ -279,7 +279,7 @@ func (a *dialogApprover) Approve(ctx context.Context, req orchestrator.ApprovalR
 	granted := orchestrator.Rules{Tools: slices.Clone(a.tools)}
 	exact := req.Kind == tools.KindExec && slices.Contains(a.commands, req.Subject)
 	a.mu.Unlock()
-	if d, _ := granted.Approve(ctx, req); len(req.Blocked) == 0 && (d.Allow || exact) {
+	if d, _ := granted.Approve(ctx, req); len(req.Blocked) == 0 && !req.Ask && (d.Allow || exact) {
 		return orchestrator.Decision{Allow: true}, nil
 	}
 	ask := approvalAsk{req: req, reply: make(chan orchestrator.Decision, 1)}

@@ -21,8 +21,9 @@ type slashCommand struct {
 	with string
 }
 
-// commands is the one table of slash commands, in the order /help lists
-// them.
+// commands is the table of lathe's own slash commands, in the order
+// /help lists them. The model's table (model.slash) adds those that come
+// from elsewhere (custom commands' files) after them.
 func commands() []slashCommand {
 	return []slashCommand{
 		{"help", "list the commands and keys", (*model).cmdHelp, ""},
@@ -40,16 +41,29 @@ func commands() []slashCommand {
 		{"plan", "the plan; /plan go approves one kept, or goes on with one unfinished", (*model).cmdPlan, "mode"},
 		{"tools", "list the tools and which ones ask first", (*model).cmdTools, ""},
 		{"mcp", "the MCP servers; on NAME, off NAME, reload, trust", (*model).cmdMCP, "tools"},
+		{"hooks", "the hooks configured, and where from; trust", (*model).cmdHooks, "tools"},
+		{"skills", "the skills found, and where from", (*model).cmdSkills, "context"},
 		{"permissions", "what this session allows without asking; revoke N", (*model).cmdPermissions, ""},
 		{"memory", "the facts remembered here; rm N, edit N TEXT", (*model).cmdMemory, "permissions"},
 		{"quit", "quit lathe", (*model).cmdQuit, ""},
 	}
 }
 
-// findCommand resolves what follows "/": an exact name or a unique prefix.
-func findCommand(name string) (slashCommand, bool) {
-	var found []slashCommand
+// CommandNames are the names of lathe's own slash commands, which no
+// other command (a custom command's file) may take.
+func CommandNames() []string {
+	var names []string
 	for _, c := range commands() {
+		names = append(names, c.name)
+	}
+	return names
+}
+
+// findCommand resolves what follows "/" in table: an exact name or a
+// unique prefix.
+func findCommand(table []slashCommand, name string) (slashCommand, bool) {
+	var found []slashCommand
+	for _, c := range table {
 		if c.name == name {
 			return c, true
 		}
@@ -65,13 +79,13 @@ func findCommand(name string) (slashCommand, bool) {
 
 // completions are the commands that complete what the input holds, when
 // it is a command being typed ("/", "/mo").
-func completions(text string) []slashCommand {
+func completions(table []slashCommand, text string) []slashCommand {
 	name, ok := strings.CutPrefix(text, "/")
 	if !ok || strings.ContainsAny(name, " \n") {
 		return nil
 	}
 	var out []slashCommand
-	for _, c := range commands() {
+	for _, c := range table {
 		switch {
 		case c.name == name:
 			out = append([]slashCommand{c}, out...) // "/mode" is not "/model"
@@ -86,7 +100,7 @@ func completions(text string) []slashCommand {
 func (m *model) runCommand(line string) tea.Cmd {
 	name, arg, _ := strings.Cut(strings.TrimPrefix(line, "/"), " ")
 	m.transcript.scrollToBottom()
-	c, ok := findCommand(name)
+	c, ok := findCommand(m.slash, name)
 	if !ok {
 		m.notice(noticeWarn, "", fmt.Sprintf("unknown command /%s: /help lists the commands", name))
 		if m.input.value() == "" {
@@ -100,7 +114,7 @@ func (m *model) runCommand(line string) tea.Cmd {
 // cmdHelp shows the commands and keys, from their first line.
 func (m *model) cmdHelp(string) tea.Cmd {
 	h := &helpItem{}
-	all := commands()
+	all := m.slash
 	for _, c := range all {
 		if c.with != "" {
 			continue
@@ -121,9 +135,11 @@ func (m *model) cmdHelp(string) tea.Cmd {
 		case "permissions":
 			help = "what is allowed without asking; what is remembered"
 		case "tools":
-			help = "the tools and which ask first; the MCP servers"
+			help = "the tools and which ask first; MCP servers; hooks"
 		case "mode":
 			help = "list or switch modes; /plan go carries out the plan"
+		case "context":
+			help = "how the context window is used; the skills found"
 		}
 		h.commands = append(h.commands, [2]string{name, help})
 	}

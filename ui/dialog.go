@@ -194,9 +194,12 @@ func (m *model) dialogClosed(msg dialogClosedMsg) tea.Cmd {
 		cmd = m.fitAnswered(d)
 	case mcpDialog:
 		cmd = m.mcpAnswered(d)
+	case *hooksTrustDialog:
+		cmd = m.hooksTrustAnswered(d)
 	}
 	m.dialog = nil
 	m.nextAsk()
+	m.offerHooksTrust() // when another dialog was open at start
 	if m.run != nil {
 		m.run.setWaiting(false)
 	}

@@ -79,6 +79,8 @@ func (m *model) engine(batch engineMsg) tea.Cmd {
 			for _, n := range e.Notes {
 				m.notice(noticeInfo, "", sentence(n))
 			}
+		case orchestrator.HookRan:
+			m.hookRan(e)
 		case approvalAsk:
 			m.openDialog(newApprovalDialog(e, m.opts.Dir, &m.st, m.keys))
 		case planAsk:

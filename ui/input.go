@@ -38,6 +38,7 @@ type input struct {
 	// closed the popup (an edit opens it again).
 	completion int
 	closed     bool
+	table      []slashCommand // what the popup completes
 	rule       struct {
 		width int
 		line  string

@@ -14,9 +14,12 @@ import (
 	"charm.land/lipgloss/v2"
 
 	"lathe/orchestrator"
+	"lathe/orchestrator/hooks"
 	"lathe/orchestrator/provider"
 	"lathe/orchestrator/session"
+	custom "lathe/prompts/commands"
 	"lathe/tools/mcp"
+	"lathe/tools/skill"
 )
 
 // Options is what the interactive mode runs with.
@@ -74,6 +77,17 @@ type Options struct {
 	// Ephemeral says the session is not kept once lathe ends (--demo's):
 	// no hint to resume it.
 	Ephemeral bool
+	// Hooks runs the configured hooks (Engine.Hooks is it); nil when none
+	// is. TrustHooks keeps the user's trust in the project's, for the
+	// next start.
+	Hooks      *hooks.Runner
+	TrustHooks func() error
+	// Commands are the custom commands (their files), each /NAME;
+	// CommandPrompt makes the prompt one stands for with its arguments.
+	Commands      []custom.Command
+	CommandPrompt func(c custom.Command, args string) orchestrator.Prompt
+	// Skills are the Agent Skills found; nil when none are looked for.
+	Skills *skill.Catalog
 }
 
 // model is the root of the TUI: it routes messages to its handlers and
@@ -87,6 +101,8 @@ type model struct {
 	approver *dialogApprover // asks the user about calls and plans
 	mcpAsk   *mcpAsker       // puts the MCP servers' questions to the user; nil without servers
 	session  *orchestrator.Session
+	hooks    hooksState
+	slash    []slashCommand // every slash command: lathe's own, then the custom ones
 
 	width, height int
 	conn          connection // where the session stands with the model's server
@@ -139,6 +155,8 @@ func newModel(ctx context.Context, opts Options) *model {
 	if opts.Intro != "" {
 		m.notice(noticeInfo, "", opts.Intro)
 	}
+	m.slash = append(commands(), customCommands(opts.Commands)...)
+	m.input.table = m.slash
 	for _, w := range opts.Warnings {
 		m.notice(noticeWarn, "", w)
 	}
@@ -146,6 +164,7 @@ func newModel(ctx context.Context, opts Options) *model {
 	m.syncMode()
 	m.mode.item, m.mode.shown = -1, "build" // a mode chosen at start is told with the first prompt
 	m.offerTrust()
+	m.offerHooksTrust()
 	if saved := opts.Resume; saved != nil {
 		_ = m.session.ResumeFrom(*saved) // a new session is idle
 		m.title.asked = true

@@ -15,7 +15,7 @@ func (in *input) popup() []slashCommand {
 	if in.closed || in.recalled() {
 		return nil
 	}
-	return completions(in.value())
+	return completions(in.table, in.value())
 }
 
 // closePopup closes the popup, until the next edit or prompt.

@@ -73,7 +73,7 @@ func (c *toolCard) lines(width int, st *theme) []string {
 	if l, ok := c.r.get(width); ok {
 		return l
 	}
-	out := []string{c.header(width, st)}
+	out := append([]string{c.header(width, st)}, c.hookLines(width, st)...)
 	out = append(out, c.body(width, st)...)
 	return c.r.set(width, append(out, ""))
 }

@@ -42,6 +42,7 @@ func Run(ctx context.Context, opts Options) error {
 	m.frames.program = tea.NewProgram(m, popts...)
 	_, err := m.frames.program.Run()
 	m.shutdown(cancel)
+	m.session.End(context.Background(), "prompt_input_exit", nil)
 	m.exitHint(opts.Output)
 	if errors.Is(err, tea.ErrProgramKilled) && ctx.Err() != nil {
 		return nil // ended by a signal: a normal way out

@@ -22,6 +22,7 @@ import (
 	"lathe/config"
 	"lathe/config/safefile"
 	"lathe/orchestrator"
+	"lathe/orchestrator/hooks"
 	"lathe/orchestrator/mode"
 	"lathe/orchestrator/provider/images"
 	"lathe/orchestrator/session"
@@ -30,6 +31,7 @@ import (
 	"lathe/tools/lsp"
 	"lathe/tools/mcp"
 	"lathe/tools/sandbox"
+	"lathe/tools/skill"
 )
 
 // Env is what a session is wired in: the process's environment and
@@ -63,6 +65,9 @@ type Env struct {
 	// TrustProjectLSP lets the language servers the project declares
 	// start (--trust-project-lsp).
 	TrustProjectLSP bool
+	// TrustProjectHooks runs the project's hooks without asking
+	// (--trust-project-hooks).
+	TrustProjectHooks bool
 	// Version is lathe's version, told to MCP servers.
 	Version string
 	Log     zerolog.Logger
@@ -80,6 +85,10 @@ type Engine struct {
 	// LSP is the language servers; nil when they cannot run.
 	LSP     *lsp.Manager
 	notices chan mcp.Notice // Notices, which the MCP servers' and the language servers' join
+	// Hooks runs the configured hooks; nil when none is configured.
+	Hooks *hooks.Runner
+	// Skills are the Agent Skills found; nil when [skills] is off.
+	Skills *skill.Catalog
 	// Indexer brings the code index up to date in the background; nil
 	// when there is none to keep (or it is not the UI's to keep).
 	Indexer *Indexer
@@ -142,6 +151,17 @@ func New(ctx context.Context, loaded config.Loaded, env Env) (*Engine, error) {
 	if e.LSP = e.wireLSP(cfg, ws, conf, env); e.LSP != nil {
 		memTools = append(memTools, e.LSP.Tool(ws))
 	}
+	if cfg.Skills.Enabled {
+		cat, warnings := Skills(ws.Dir(), env.Getenv)
+		for _, w := range warnings {
+			e.warn(w)
+		}
+		e.Skills = cat
+		if cat.Len() > 0 {
+			memTools = append(memTools, skill.Tool(cat, cfg.Limits.ToolOutputBytes-skillRoom))
+			e.Options.Env.Skills = cat.View(SkillsBudget(cfg))
+		}
+	}
 	e.Options.Tools = tools.Default(ws, opts, memTools...)
 	if err := checkApprovalTools(loaded, e.Options.Tools); err != nil {
 		e.Close()
@@ -155,6 +175,16 @@ func New(ctx context.Context, loaded config.Loaded, env Env) (*Engine, error) {
 		e.MCP, e.Options.Extra = m.Manager, m.Manager
 		e.closers = append(e.closers, func() error { m.Manager.Close(); return nil })
 		e.forward(m.Notices)
+	}
+	helper := ""
+	if conf != nil {
+		helper = conf.Exe
+	}
+	runner, w := NewHooks(loaded, HooksEnv{Dir: ws.Dir(), Environ: env.Environ, Getenv: env.Getenv, Helper: helper,
+		Trust: env.TrustProjectHooks, Log: env.Log})
+	e.warn(w)
+	if runner != nil {
+		e.Hooks, e.Options.Hooks = runner, runner
 	}
 	if env.Store != nil {
 		e.wireCheckpoints(ctx, ws, env.Store, cfg.Undo, env.Log)

@@ -4,6 +4,7 @@ package human
 
 import (
 	"fmt"
+	"path/filepath"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -144,4 +145,18 @@ func hidden(r rune) bool {
 		return true
 	}
 	return false
+}
+
+// Path is path for people: relative to dir when it lies there, with the
+// home directory as "~" when it lies there.
+func Path(path, dir, home string) string {
+	for _, base := range []struct{ dir, prefix string }{{dir, ""}, {home, "~"}} {
+		if base.dir == "" {
+			continue
+		}
+		if rel, err := filepath.Rel(base.dir, path); err == nil && filepath.IsLocal(rel) {
+			return filepath.Join(base.prefix, rel)
+		}
+	}
+	return path
 }

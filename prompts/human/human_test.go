@@ -42,3 +42,16 @@ func TestHuman(t *testing.T) {
 		}
 	}
 }
+
+func TestPath(t *testing.T) {
+	for _, tc := range []struct{ path, want string }{
+		{"/home/me/api/.claude/settings.json", ".claude/settings.json"},
+		{"/home/me/.config/lathe/config.toml", "~/.config/lathe/config.toml"},
+		{"/etc/lathe.toml", "/etc/lathe.toml"},
+		{"/home/me/api2/x", "~/api2/x"},
+	} {
+		if got := Path(tc.path, "/home/me/api", "/home/me"); got != tc.want {
+			t.Errorf("Path(%s) = %s, want %s", tc.path, got, tc.want)
+		}
+	}
+}

@@ -127,6 +127,10 @@ func lookup(words []string) (subcommand, []string, error) {
 		return subcommand{}, nil, usagef("memory: unexpected argument %q (the subcommands of memory are list and rm)", words[1])
 	case "mcp":
 		return subcommand{}, nil, usagef("mcp: say what to do: lathe mcp list [--json], lathe mcp login NAME or lathe mcp logout NAME")
+	case "hooks":
+		return subcommand{}, nil, usagef("hooks: say what to do: lathe hooks list [--json]")
+	case "skills":
+		return subcommand{}, nil, usagef("skills: say what to do: lathe skills list [--json]")
 	}
 	var names []string
 	for _, s := range subcommands {

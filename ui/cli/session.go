@@ -25,6 +25,7 @@ import (
 	"lathe/orchestrator/session"
 	"lathe/orchestrator/session/sqlite"
 	"lathe/orchestrator/trajectory"
+	"lathe/prompts/commands"
 	"lathe/prompts/human"
 	"lathe/tools/mcp"
 	"lathe/ui"
@@ -48,6 +49,7 @@ type sessionCommand struct {
 	// nowhere.
 	trajectory string
 	demo       bool // --demo: the demo model, in a sample project
+	trustHooks bool // --trust-project-hooks
 }
 
 func newSession(f *Factory) command { return &sessionCommand{f: f} }
@@ -69,6 +71,7 @@ func (c *sessionCommand) define(fs *pflag.FlagSet) {
 	fs.BoolVar(&c.trustLSP, "trust-project-lsp", false, "")
 	fs.StringVar(&c.trajectory, "trajectory", "", "")
 	fs.BoolVar(&c.demo, "demo", false, "")
+	fs.BoolVar(&c.trustHooks, "trust-project-hooks", false, "")
 }
 
 func (c *sessionCommand) words(args []string) error { return noWords("", args) }
@@ -169,7 +172,12 @@ func (c *sessionCommand) run(ctx context.Context) error {
 		if err != nil {
 			return err
 		}
-		return c.runOnce(ctx, orchestrator.Prompt{Text: prompt, Images: imgs}, loaded, r)
+		p, err := c.customCommand(prompt, &loaded)
+		if err != nil {
+			return err
+		}
+		p.Images = imgs
+		return c.runOnce(ctx, p, loaded, r)
 	}
 	return c.interactive(ctx, loaded, r)
 }
@@ -256,7 +264,13 @@ func (c *sessionCommand) runOnce(ctx context.Context, prompt orchestrator.Prompt
 		}
 		prompt.Text, prompt.Images = x.Text, append(prompt.Images, x.Images...)
 	}
+	if e.Hooks != nil {
+		if untrusted := e.Hooks.Untrusted(); len(untrusted) > 0 {
+			emit(orchestrator.Warning{Text: engine.UntrustedHooksNote(untrusted, true)})
+		}
+	}
 	res, runErr := s.RunPrompt(ctx, prompt, emit)
+	s.End(context.WithoutCancel(ctx), "other", emit)
 	out.stop()
 	if inUse := (*session.InUseError)(nil); errors.As(runErr, &inUse) {
 		flag := "--continue"
@@ -287,7 +301,7 @@ func (c *sessionCommand) engineEnv(r *resumption, st sessionStore, log zerolog.L
 	return engine.Env{
 		Dir: c.f.Dir, Environ: c.f.Env.list, Getenv: c.f.Env.get,
 		Store: st.store, StoreErr: st.err, Saved: r.saved(), ModelSet: c.f.Flags.Model != "",
-		Mode: c.mode, Headless: c.oneShot, TrustProjectMCP: c.trustMCP,
+		Mode: c.mode, Headless: c.oneShot, TrustProjectMCP: c.trustMCP, TrustProjectHooks: c.trustHooks,
 		TrustProjectLSP: c.trustLSP, Version: buildVersion(), Log: log,
 	}
 }
@@ -326,12 +340,18 @@ func (c *sessionCommand) interactive(ctx context.Context, loaded config.Loaded, 
 	if r != nil && r.note != "" {
 		notes = append(notes, r.note)
 	}
+	cmds, cmdWarnings := engine.Commands(e.Options.Dir, f.Env.get, ui.CommandNames())
+	dir := e.Options.Dir
 	opts := ui.Options{
 		Engine: e.Options, Puller: e.Backend.Puller, Suggested: e.Backend.Suggested, Server: e.Backend.URL,
 		Resume: r.saved(), Dir: e.Options.Dir, Home: f.Env.get("HOME"), NoColor: cfg.NoColor, Input: f.In, Output: f.Out,
-		Environ: f.Env.list, FPS: cfg.TUI.FPS, Warnings: slices.Concat(notes, loaded.Warnings, e.Warnings),
+		Environ: f.Env.list, FPS: cfg.TUI.FPS, Warnings: slices.Concat(notes, loaded.Warnings, e.Warnings, cmdWarnings),
 		MCP: e.MCP, MCPNotices: e.Notices, TrustProject: engine.KeepTrust(e.MCP, e.Options.Dir, f.Env.get),
 		Intro: intro, Ephemeral: c.demo,
+		Hooks: e.Hooks, TrustHooks: engine.KeepHooksTrust(loaded, e.Options.Dir, f.Env.get),
+		Skills: e.Skills, Commands: cmds, CommandPrompt: func(c commands.Command, args string) orchestrator.Prompt {
+			return engine.CommandPrompt(c, args, dir)
+		},
 	}
 	if st.db != nil {
 		opts.Catalog, opts.Memory = st.db, st.db

@@ -18,6 +18,7 @@ import (
 	"lathe/tools"
 	"lathe/tools/codeindex"
 	"lathe/tools/memory"
+	"lathe/tools/skill"
 )
 
 // TestToolNamesStayWithTheirTools: a tool's name appears in the code (as a
@@ -34,8 +35,10 @@ func TestToolNamesStayWithTheirTools(t *testing.T) {
 	db := sqlitetest.Open(t)
 	all := append(tools.Default(ws, tools.Options{}).All(),
 		memory.Tools(ws, memory.Options{Dir: ws.Dir(), Sessions: db, Facts: db, Code: codeindex.NewSearcher(db, nil)})...)
+	skills, _ := skill.Load(skill.Dirs{})
+	all = append(all, skill.Tool(skills, 1000))
 	names := mode.Every(tools.NewRegistry(all...)).Names()
-	if len(names) != 13 {
+	if len(names) != 14 {
 		t.Fatalf("%d tools: %v", len(names), names)
 	}
 	// A name with an underscore is a tool wherever it is a word; "glob",

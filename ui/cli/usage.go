@@ -49,6 +49,9 @@ Usage:
                                    NAME (OAuth, in the browser: $BROWSER,
                                    else the system's) and keep its tokens
   lathe mcp logout NAME            delete the tokens kept for NAME
+  lathe hooks list [--json]        the hooks configured, and where from
+  lathe skills list [--json]       the skills found, and what their list
+                                   takes of the prompt
   lathe help, lathe --help         show this help
   lathe --version                  print the version
 
@@ -84,6 +87,10 @@ Flags:
                            (Harbor's format; with -p)
       --demo               try lathe with a demo model that needs no
                            server, in a sample project
+      --trust-project-hooks
+                           run the hooks the project declares
+                           (.lathe/config.toml, .claude/settings.json)
+                           for this run
   -h, --help               show this help
       --version            print the version
 
@@ -100,12 +107,12 @@ Flags of lathe eval:
       --csv                show: every attempt as CSV (--json: as JSON)
       --html FILE          show, compare: the charts as a page, too
 
-Flags of lathe undo, lathe doctor and lathe mcp:
+Flags of lathe undo, doctor, mcp, hooks and skills:
       --session ID         undo: that session (a unique prefix will do)
       --list               undo: list the runs that can be undone
       --yes                undo: do not ask first
       --force              undo: overwrite files changed since the run
-      --json               doctor, mcp list: JSON
+      --json               doctor, mcp list, hooks list, skills list: JSON
       --trust-project-mcp  mcp list, mcp login: the project's servers too
 
 Exit codes of -p: 0 done (or a plan printed), 1 failure, 2 usage or config
@@ -131,6 +138,8 @@ Files:
                                       may tighten limits, never approve
   .mcp.json                           the project's MCP servers (Claude
                                       Code's file), started once trusted
+  .claude/settings.json               the project's hooks (Claude Code's
+                                      file), run once trusted
   AGENTS.md                           the project's instructions to the model
   $XDG_DATA_HOME/lathe/lathe.db       the saved sessions, facts and code indexes
   $XDG_DATA_HOME/lathe/mcp-oauth/     the MCP servers' OAuth tokens (yours only)
@@ -160,6 +169,8 @@ var subcommands = []subcommand{
 	{"mcp list", newMCPList},
 	{"mcp login", newMCPLogin},
 	{"mcp logout", newMCPLogout},
+	{"hooks list", newHooksList},
+	{"skills list", newSkillsList},
 	{"help", func(f *Factory) command { return helpCommand{f} }},
 }
 

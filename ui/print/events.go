@@ -108,6 +108,48 @@ type toolsChangedJSON struct {
 	Notes []string `json:"notes"`
 }
 
+// hookJSON is the hooks that ran at an event: what they decided
+// together, and each one's run.
+type hookJSON struct {
+	Type         string          `json:"type"` // hook
+	Event        string          `json:"event"`
+	Turn         int             `json:"turn,omitempty"`
+	Index        *int            `json:"index,omitempty"` // the call, for PreToolUse and PostToolUse
+	Tool         string          `json:"tool,omitempty"`
+	Outcome      string          `json:"outcome"` // ok, blocked, stopped or failed
+	Reason       string          `json:"reason,omitempty"`
+	Permission   string          `json:"permission,omitempty"`
+	UpdatedInput json.RawMessage `json:"updated_input,omitempty"`
+	Hooks        []hookRunJSON   `json:"hooks"`
+}
+
+type hookRunJSON struct {
+	Command    string `json:"command"`
+	Source     string `json:"source"`
+	Status     string `json:"status"`
+	ExitCode   int    `json:"exit_code"`
+	DurationMS int64  `json:"duration_ms"`
+	Output     string `json:"output,omitempty"`
+	Problem    string `json:"problem,omitempty"`
+}
+
+func newHookJSON(e orchestrator.HookRan) hookJSON {
+	o := e.Outcome
+	j := hookJSON{Type: "hook", Event: e.Event, Turn: e.Turn, Tool: e.Tool, Outcome: e.Result(),
+		Reason: o.Reason, Permission: o.Permission, UpdatedInput: o.UpdatedInput, Hooks: []hookRunJSON{}}
+	if o.Stop {
+		j.Reason = o.StopReason
+	}
+	if e.Index >= 0 && e.Tool != "" {
+		j.Index = &e.Index
+	}
+	for _, r := range o.Runs {
+		j.Hooks = append(j.Hooks, hookRunJSON{Command: r.Hook.Command, Source: r.Hook.Source, Status: string(r.Status),
+			ExitCode: r.ExitCode, DurationMS: r.Duration.Milliseconds(), Output: r.Output, Problem: r.Problem})
+	}
+	return j
+}
+
 // streamEvent returns e as stream-json writes it; false for an event the
 // stream leaves out (thinking, a call's progress).
 func streamEvent(e orchestrator.Event) (any, bool) {
@@ -144,6 +186,8 @@ func streamEvent(e orchestrator.Event) (any, bool) {
 		return imagesJSON{Type: "images", Turn: e.Turn, From: e.From, Images: e.Images}, true
 	case orchestrator.ToolsChanged:
 		return toolsChangedJSON{Type: "tools_changed", Notes: e.Notes}, true
+	case orchestrator.HookRan:
+		return newHookJSON(e), true
 	}
 	return nil, false
 }

@@ -13,6 +13,7 @@ import (
 	"charm.land/lipgloss/v2"
 
 	"lathe/orchestrator"
+	"lathe/orchestrator/hooks"
 	"lathe/orchestrator/plan"
 )
 
@@ -141,6 +142,8 @@ func (h *Printer) Event(e orchestrator.Event) {
 		}
 	case orchestrator.PlanProposed:
 		fmt.Fprintf(h.stderr, "lathe: plan proposed: %s (%s)\n", human.Line(e.Plan.Summary, 100), human.Plural(len(e.Plan.Steps), "step"))
+	case orchestrator.HookRan:
+		h.hookLines(e)
 	}
 	if h.events != nil {
 		h.events.event(e)
@@ -278,4 +281,26 @@ func failure(e orchestrator.ToolFinished) string {
 		return ""
 	}
 	return msg
+}
+
+// hookLines tells on stderr what hooks printed for the user, and what
+// they blocked or stopped; what went wrong with them is a warning of its
+// own, told once.
+func (h *Printer) hookLines(e orchestrator.HookRan) {
+	on := ""
+	if e.Tool != "" {
+		on = " " + e.Tool
+	}
+	for _, r := range e.Outcome.Runs {
+		if r.Output != "" && r.Status != hooks.StatusBlocked {
+			fmt.Fprintf(h.stderr, "lathe: %s hook%s: %s\n", e.Event, on, human.Visible(strings.TrimSpace(r.Output)))
+		}
+	}
+	o := e.Outcome
+	switch {
+	case o.Stop:
+		fmt.Fprintf(h.stderr, "lathe: %s hook%s stopped the request: %s\n", e.Event, on, human.Visible(o.StopReason))
+	case o.Block:
+		fmt.Fprintf(h.stderr, "lathe: %s hook blocked%s: %s\n", e.Event, on, human.Visible(strings.TrimSpace(o.Reason)))
+	}
 }

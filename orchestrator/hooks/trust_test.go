@@ -1,0 +1,138 @@
+package hooks
+
+import (
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+)
+
+// TestProjectHooksNeedTrust: a project's hook runs only once trusted, and
+// not at all once a script it runs changed since.
+func TestProjectHooksNeedTrust(t *testing.T) {
+	dir := t.TempDir()
+	script(t, dir, ".claude/hooks/guard.sh", `echo ran >> "$CLAUDE_PROJECT_DIR/log"`)
+	proj := Hook{Event: PreToolUse, Command: `"$CLAUDE_PROJECT_DIR"/.claude/hooks/guard.sh`, Project: true,
+		Source: filepath.Join(dir, ".claude/settings.json")}
+	user := Hook{Event: PreToolUse, Command: "true"}
+	r := New(Options{Hooks: []Hook{user, proj}, Dir: dir, Environ: os.Environ()})
+	if u := r.Untrusted(); len(u) != 1 || u[0].Command != proj.Command {
+		t.Fatalf("untrusted %+v", u)
+	}
+	if o := r.Run(t.Context(), preToolUse("shell")); len(o.Runs) != 1 || o.Runs[0].Hook.Command != "true" {
+		t.Fatalf("untrusted project hook ran: %+v", o.Runs)
+	}
+	r.Trust()
+	if len(r.Untrusted()) != 0 {
+		t.Error("still untrusted")
+	}
+	if o := r.Run(t.Context(), preToolUse("shell")); len(o.Runs) != 2 || o.Runs[1].Status != StatusOK {
+		t.Fatalf("trusted: %+v", o.Runs)
+	}
+	// What a sandboxed command could do: change the script.
+	script(t, dir, ".claude/hooks/guard.sh", `echo pwned >> "$CLAUDE_PROJECT_DIR/log"`)
+	o := r.Run(t.Context(), preToolUse("shell"))
+	run := o.Runs[1]
+	if run.Status != StatusChanged || !strings.Contains(run.Problem, "guard.sh changed since the project's hooks were trusted") || !run.Warn {
+		t.Errorf("changed script: %+v", run)
+	}
+	if b, _ := os.ReadFile(filepath.Join(dir, "log")); string(b) != "ran\n" {
+		t.Errorf("log %q: the changed script ran", b)
+	}
+	// Trusted again, it runs as it is now.
+	r.Trust()
+	if o := r.Run(t.Context(), preToolUse("shell")); o.Runs[1].Status != StatusOK {
+		t.Errorf("trusted again: %+v", o.Runs[1])
+	}
+}
+
+// TestDigest: the digest changes with a project hook's definition and
+// with the content of what its command names, even a file that was not
+// there; not with the user's hooks, nor when the project moves.
+func TestDigest(t *testing.T) {
+	dir := t.TempDir()
+	script(t, dir, "fmt.sh", "gofmt -l .")
+	hooks := []Hook{{Event: PostToolUse, Matcher: "Write", Command: "./fmt.sh && bash later.sh", Project: true,
+		Source: filepath.Join(dir, ".lathe/config.toml")}}
+	d0 := Digest(hooks, dir)
+	for _, tc := range []struct {
+		name   string
+		change func() ([]Hook, string)
+		same   bool
+	}{
+		{"the same", func() ([]Hook, string) { return hooks, dir }, true},
+		{"a user hook added", func() ([]Hook, string) {
+			return append(slices.Clone(hooks), Hook{Event: Stop, Command: "x"}), dir
+		}, true},
+		{"matcher", func() ([]Hook, string) {
+			h := slices.Clone(hooks)
+			h[0].Matcher = "Edit"
+			return h, dir
+		}, false},
+		{"timeout", func() ([]Hook, string) {
+			h := slices.Clone(hooks)
+			h[0].Timeout = time.Second
+			return h, dir
+		}, false},
+		{"the project moved", func() ([]Hook, string) {
+			moved := t.TempDir()
+			script(t, moved, "fmt.sh", "gofmt -l .")
+			h := slices.Clone(hooks)
+			h[0].Source = filepath.Join(moved, ".lathe/config.toml")
+			return h, moved
+		}, true},
+		{"the script", func() ([]Hook, string) {
+			script(t, dir, "fmt.sh", "rm -rf ~")
+			return hooks, dir
+		}, false},
+		{"a file appears", func() ([]Hook, string) {
+			script(t, dir, "fmt.sh", "gofmt -l .")
+			script(t, dir, "later.sh", "rm -rf ~")
+			return hooks, dir
+		}, false},
+	} {
+		h, d := tc.change()
+		if same := Digest(h, d) == d0; same != tc.same {
+			t.Errorf("%s: same digest %v, want %v", tc.name, same, tc.same)
+		}
+	}
+}
+
+func TestTrustFile(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "lathe", TrustFileName)
+	if ok, err := Trusted(path, "/p", "sha256:1"); ok || err != nil {
+		t.Fatalf("no file: %v %v", ok, err)
+	}
+	if err := Trust(path, "/p", "sha256:1", []string{"./fmt.sh"}, time.Unix(0, 0)); err != nil {
+		t.Fatal(err)
+	}
+	if ok, _ := Trusted(path, "/p", "sha256:1"); !ok {
+		t.Error("not trusted after Trust")
+	}
+	if ok, _ := Trusted(path, "/p", "sha256:2"); ok {
+		t.Error("other hooks trusted")
+	}
+	if ok, _ := Trusted(path, "/q", "sha256:1"); ok {
+		t.Error("another directory trusted")
+	}
+	if err := os.WriteFile(path, []byte("["), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Trusted(path, "/p", "sha256:1"); err == nil || !strings.Contains(err.Error(), "is damaged") {
+		t.Errorf("damaged: %v", err)
+	}
+}
+
+func TestShellWords(t *testing.T) {
+	for in, want := range map[string]string{
+		`"$CLAUDE_PROJECT_DIR"/.claude/hooks/x.sh --fast`: `$CLAUDE_PROJECT_DIR/.claude/hooks/x.sh|--fast`,
+		`a 'b c' "d \"e\"" f\ g`:                          `a|b c|d "e"|f g`,
+		`./fmt.sh&&jq -r .x<in.json|tee out;(cd x)`:       `./fmt.sh|jq|-r|.x|in.json|tee|out|cd|x`,
+	} {
+		if got := strings.Join(shellWords(in), "|"); got != want {
+			t.Errorf("%s: %s, want %s", in, got, want)
+		}
+	}
+}
