@@ -28,7 +28,8 @@ type callState struct {
 	result   tools.Result
 	outcome  Outcome
 	duration time.Duration
-	settled  bool // the result is known without running the tool
+	waited   time.Duration // for approval
+	settled  bool          // the result is known without running the tool
 	// notApproved: the Approver denied the call.
 	notApproved bool
 }
@@ -222,7 +223,9 @@ func (r *run) approve(c *callState, sb tools.Sandboxed, sandboxed bool) bool {
 	if cp := r.s.opts.Checkpoints; cp != nil && r.checkpointing && c.kind == tools.KindWrite {
 		req.Note = cp.Note(c.subject)
 	}
+	asked := r.s.opts.Now()
 	d, err := r.s.opts.Approver.Approve(ctx, req)
+	c.waited = r.s.opts.Now().Sub(asked)
 	if err != nil || ctx.Err() != nil {
 		c.settle(OutcomeInterrupted, tools.Errorf("interrupted", prompts.NotRunInterrupted()))
 		return false
@@ -262,7 +265,8 @@ func (r *run) finish(turn int, c *callState) {
 	r.save(session.Message{Seq: c.seq, Message: c.message(),
 		Tool: &session.ToolMeta{Subject: c.subject, Outcome: string(c.outcome), Summary: c.result.Summary, Duration: c.duration}})
 	r.emit(ToolFinished{Turn: turn, Index: c.index, ID: c.call.ID, Name: c.call.Name, Kind: c.kind,
-		Subject: c.subject, Result: c.result, Outcome: c.outcome, Duration: c.duration, NotApproved: c.notApproved})
+		Subject: c.subject, Result: c.result, Outcome: c.outcome, Duration: c.duration, Waited: c.waited,
+		NotApproved: c.notApproved})
 	if c.kind == tools.KindUI && c.outcome == OutcomeOK {
 		r.shown()
 	}

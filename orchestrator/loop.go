@@ -107,13 +107,15 @@ func (s *Session) Run(ctx context.Context, prompt string, emit func(Event)) (Res
 // RunPrompt is Run with the images attached to the prompt. Images for a
 // model that cannot see them fail the run before anything is sent or
 // saved (provider.ErrNoVision).
-func (s *Session) RunPrompt(ctx context.Context, p Prompt, emit func(Event)) (Result, error) {
+func (s *Session) RunPrompt(ctx context.Context, p Prompt, emit func(Event)) (res Result, err error) {
 	prompt := p.Text
 	if err := s.ops.begin(opRun); err != nil {
 		snap := s.Snapshot()
 		return Result{StopReason: StopError, SessionID: snap.SavedID(), Model: snap.Model.Name, Mode: snap.Mode}, err
 	}
 	defer s.end()
+	emit, observed := s.observe(prompt, emit)
+	defer func() { observed(res, err) }()
 	fresh := s.model.Name == ""
 	if p, err := s.prepare(ctx); err != nil {
 		name := p.Model.Name
@@ -157,7 +159,7 @@ func (s *Session) RunPrompt(ctx context.Context, p Prompt, emit func(Event)) (Re
 		r.attached(0, "prompt", p.Images)
 	}
 
-	err := r.loop(lim.MaxTurns)
+	err = r.loop(lim.MaxTurns)
 	r.res.Duration = s.opts.Now().Sub(r.start)
 	if err != nil {
 		r.res.StopReason = StopError
@@ -271,6 +273,7 @@ func (r *run) turn(n int) (more bool, err error) {
 		}
 		rep, err = s.stream(r.ctx, n, r.emit)
 	}
+	replied := s.opts.Now().Sub(start)
 	if errors.Is(err, provider.ErrContextOverflow) {
 		err = s.overflow(err)
 	}
@@ -363,7 +366,7 @@ func (r *run) turn(n int) (more bool, err error) {
 	}
 	s.publish() // the count for the UI
 	r.emit(TurnFinished{Turn: n, PromptTokens: rep.metrics.PromptTokens, CompletionTokens: rep.metrics.CompletionTokens,
-		Duration: s.opts.Now().Sub(start), EvalDuration: rep.metrics.EvalDuration, DoneReason: rep.doneReason, ToolCalls: len(rep.calls),
+		Duration: s.opts.Now().Sub(start), Reply: replied, EvalDuration: rep.metrics.EvalDuration, DoneReason: rep.doneReason, ToolCalls: len(rep.calls),
 		Timing: timing})
 	r.logTurn(n, sent, rep, timing, s.opts.Now().Sub(start))
 	return more, nil

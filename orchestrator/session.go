@@ -67,6 +67,8 @@ type Options struct {
 	Previews bool
 	// Now is the clock; nil means time.Now.
 	Now func() time.Time
+	// Observer, when set, is told of every run (see Observer).
+	Observer Observer
 }
 
 // ToolSource offers tools besides the built-in ones: the MCP servers',
