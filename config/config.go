@@ -49,6 +49,8 @@ type Config struct {
 	Index    Index    `toml:"index"`
 	MCP      MCP      `toml:"mcp"`
 
+	Telemetry Telemetry `toml:"telemetry"`
+
 	// OllamaURL is the server's base URL, from OLLAMA_HOST with the
 	// ollama CLI's own rules.
 	OllamaURL *url.URL `toml:"-"`
