@@ -154,6 +154,11 @@ func (c *sessionCommand) runOnce(ctx context.Context, prompt orchestrator.Prompt
 	for _, w := range append(loaded.Warnings, e.Warnings...) {
 		f.warn(w)
 	}
+	stopTelemetry, warning := startTelemetry(ctx, cfg, e, f.ErrOut, log, f.warn)
+	defer stopTelemetry()
+	if warning != "" {
+		f.warn(warning)
+	}
 	opts := e.Options
 	opts.Approver = orchestrator.Rules{
 		All: cfg.Approval.All, Tools: cfg.Approval.Tools, Commands: cfg.Approval.Commands,
@@ -236,9 +241,15 @@ func (c *sessionCommand) interactive(ctx context.Context, loaded config.Loaded, 
 		return workspaceUsage(err)
 	}
 	defer e.Close()
+	// What could not be sent is said once the UI has left the screen.
+	stopTelemetry, warning := startTelemetry(ctx, cfg, e, logFile, log, f.warn)
+	defer stopTelemetry()
 	var notes []string
 	if r != nil && r.note != "" {
 		notes = append(notes, r.note)
+	}
+	if warning != "" {
+		notes = append(notes, warning)
 	}
 	opts := ui.Options{
 		Engine: e.Options, Puller: e.Backend.Puller, Suggested: e.Backend.Suggested, Server: e.Backend.URL,
