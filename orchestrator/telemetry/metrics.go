@@ -59,33 +59,47 @@ func newInstruments(m metric.Meter) (instruments, error) {
 	return in, nil
 }
 
+// chatSets are the attribute sets of a model call's metrics, made once
+// for a model.
+type chatSets struct {
+	model               string
+	base, input, output attribute.Set
+	attrs               []attribute.KeyValue
+}
+
+func newChatSets(model string, attrs []attribute.KeyValue) chatSets {
+	return chatSets{model: model, attrs: attrs, base: attribute.NewSet(attrs...),
+		input: with(attrs, keyTokenType.String("input")), output: with(attrs, keyTokenType.String("output"))}
+}
+
 // chat records one model call.
-func (in instruments) chat(attrs []attribute.KeyValue, c chatFigures) {
+func (in instruments) chat(sets chatSets, c chatFigures) {
 	if in.tokens == nil {
 		return
 	}
 	ctx := context.Background()
-	set := attribute.NewSet(attrs...)
-	in.tokens.Record(ctx, int64(c.input), metric.WithAttributeSet(with(attrs, keyTokenType.String("input"))))
-	in.tokens.Record(ctx, int64(c.output), metric.WithAttributeSet(with(attrs, keyTokenType.String("output"))))
-	in.duration.Record(ctx, c.seconds, metric.WithAttributeSet(withError(attrs, c.errorType)))
+	set := metric.WithAttributeSet(sets.base)
+	in.tokens.Record(ctx, int64(c.input), metric.WithAttributeSet(sets.input))
+	in.tokens.Record(ctx, int64(c.output), metric.WithAttributeSet(sets.output))
 	if c.errorType != "" {
+		in.duration.Record(ctx, c.seconds, metric.WithAttributeSet(withError(sets.attrs, c.errorType)))
 		return
 	}
+	in.duration.Record(ctx, c.seconds, set)
 	if c.prefillRate > 0 {
-		in.prefill.Record(ctx, c.prefillRate, metric.WithAttributeSet(set))
+		in.prefill.Record(ctx, c.prefillRate, set)
 	}
 	if c.decodeRate > 0 {
-		in.decode.Record(ctx, c.decodeRate, metric.WithAttributeSet(set))
+		in.decode.Record(ctx, c.decodeRate, set)
 	}
 	if c.input > 0 {
-		in.cacheRatio.Record(ctx, float64(c.cached)/float64(c.input), metric.WithAttributeSet(set))
+		in.cacheRatio.Record(ctx, float64(c.cached)/float64(c.input), set)
 	}
 	if c.firstToken > 0 {
-		in.firstToken.Record(ctx, c.firstToken, metric.WithAttributeSet(set))
+		in.firstToken.Record(ctx, c.firstToken, set)
 	}
 	if c.load > 0 {
-		in.load.Record(ctx, c.load, metric.WithAttributeSet(set))
+		in.load.Record(ctx, c.load, set)
 	}
 }
 

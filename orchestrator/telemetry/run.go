@@ -26,6 +26,7 @@ type run struct {
 	span    trace.Span
 	model   string
 	denied  int
+	sets    chatSets // of the metrics of a model call
 
 	chat      trace.Span // nil between model calls
 	chatStart time.Time
@@ -97,6 +98,14 @@ func (r *run) chatAttrs() []attribute.KeyValue {
 	return []attribute.KeyValue{keyOperation.String("chat"), keyProvider.String(r.t.o.Provider), keyRequestModel.String(r.model)}
 }
 
+// chatSets are the attribute sets of the metrics of a call to r.model.
+func (r *run) chatSets() chatSets {
+	if r.sets.model != r.model || r.sets.attrs == nil {
+		r.sets = newChatSets(r.model, r.chatAttrs())
+	}
+	return r.sets
+}
+
 func (r *run) turnStarted(e orchestrator.TurnStarted) {
 	r.model = e.Model
 	name := "chat"
@@ -152,7 +161,7 @@ func (r *run) turnFinished(e orchestrator.TurnFinished) {
 	r.chat.SetAttributes(attrs...)
 	r.chat.End(trace.WithTimestamp(end))
 	r.chat = nil
-	r.t.inst.chat(r.chatAttrs(), chatFigures{input: e.PromptTokens, output: e.CompletionTokens, cached: tm.CachedTokens,
+	r.t.inst.chat(r.chatSets(), chatFigures{input: e.PromptTokens, output: e.CompletionTokens, cached: tm.CachedTokens,
 		seconds: end.Sub(r.chatStart).Seconds(), prefillRate: tm.PrefillRate, decodeRate: tm.DecodeRate,
 		firstToken: tm.FirstToken.Seconds(), load: tm.Load.Seconds()})
 }
@@ -229,7 +238,7 @@ func (r *run) done(res orchestrator.Result, err error) {
 		r.chat.SetAttributes(keyErrorType.String(why))
 		r.chat.End(trace.WithTimestamp(now))
 		r.chat = nil
-		r.t.inst.chat(r.chatAttrs(), chatFigures{seconds: now.Sub(r.chatStart).Seconds(), errorType: why})
+		r.t.inst.chat(r.chatSets(), chatFigures{seconds: now.Sub(r.chatStart).Seconds(), errorType: why})
 	}
 	for _, span := range r.tools {
 		span.End(trace.WithTimestamp(now))
@@ -271,14 +280,13 @@ func (r *run) done(res orchestrator.Result, err error) {
 // recoveries are the run's recoveries of the model's mistakes, one
 // attribute a kind, named as json output names them, and their total.
 func recoveries(rec orchestrator.Recoveries) []attribute.KeyValue {
-	b, _ := json.Marshal(rec)
-	var kinds map[string]int
-	_ = json.Unmarshal(b, &kinds)
-	out := []attribute.KeyValue{attribute.Int(keyRecoveries+"total", rec.Total())}
-	for k, n := range kinds {
-		out = append(out, attribute.Int(keyRecoveries+k, n))
-	}
-	return out
+	return []attribute.KeyValue{attribute.Int(keyRecoveries+"total", rec.Total()),
+		attribute.Int(keyRecoveries+"text_calls", rec.TextCalls), attribute.Int(keyRecoveries+"tool_names", rec.ToolNames),
+		attribute.Int(keyRecoveries+"argument_repairs", rec.ArgumentRepairs),
+		attribute.Int(keyRecoveries+"think_leaks", rec.ThinkLeaks),
+		attribute.Int(keyRecoveries+"repetition_warnings", rec.RepetitionWarnings),
+		attribute.Int(keyRecoveries+"empty_nudges", rec.EmptyNudges),
+		attribute.Int(keyRecoveries+"announced_nudges", rec.AnnouncedNudges)}
 }
 
 // used notes that the model was used until end, and returns how long it
