@@ -146,17 +146,20 @@ func (t *Telemetry) resource(ctx context.Context) (*resource.Resource, error) {
 // What could not be sent, during the run or now, is the error: an
 // *ExportError.
 func (t *Telemetry) Close(ctx context.Context) error {
-	var errs []error
+	// The spans and the metrics go at once: lathe waits for the slower.
+	var errs [2]error
+	var wg sync.WaitGroup
 	if t.tp != nil {
-		errs = append(errs, t.tp.Shutdown(ctx))
+		wg.Go(func() { errs[0] = t.tp.Shutdown(ctx) })
 	}
 	if t.mp != nil {
-		errs = append(errs, t.mp.Shutdown(ctx))
+		wg.Go(func() { errs[1] = t.mp.Shutdown(ctx) })
 	}
+	wg.Wait()
 	if e := t.lost.err(); e != nil {
 		return e
 	}
-	if err := errors.Join(errs...); err != nil {
+	if err := errors.Join(errs[:]...); err != nil {
 		return &ExportError{Err: err}
 	}
 	return nil
