@@ -319,7 +319,7 @@ func (r *Runner) run(ctx context.Context, e session.Experiment, a session.Attemp
 		return session.AttemptEnd{State: session.AttemptFailed, FailureReason: session.FailError, Failure: err.Error()}
 	}
 	defer os.RemoveAll(dir)
-	l := r.Lathe.launch(ctx, t, a.Model, dir, e.Sandbox)
+	l := r.Lathe.forAttempt(e, a).launch(ctx, t, a.Model, dir, e.Sandbox)
 	var check *CheckResult
 	if !l.interrupted && l.err == nil {
 		c := r.checker()(ctx, dir, t.Check, checkEnv(r.Lathe.Env, t.Dir), t.CheckTimeout)
