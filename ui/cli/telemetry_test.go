@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"lathe/orchestrator/provider/ollama/ollamatest"
 	"lathe/orchestrator/telemetry/otlptest"
@@ -401,5 +402,47 @@ func TestTelemetryOnlyWhenTheModelRuns(t *testing.T) {
 	}
 	if got := rcv.Requests(); len(got) != 0 {
 		t.Errorf("exports received: %q", got)
+	}
+}
+
+// TestTelemetryTUI: the TUI's runs are exported as -p's are, the time a
+// call waited in the approval dialog included, and sent when it quits.
+func TestTelemetryTUI(t *testing.T) {
+	rcv := otlptest.New(t, otlptest.GRPC)
+	r := newTUIRun(t)
+	r.env = []string{"OTEL_EXPORTER_OTLP_ENDPOINT=" + rcv.Endpoint, "OTEL_EXPORTER_OTLP_PROTOCOL=grpc"}
+	r.srv.Script(writeHello...)
+	r.start(t, nil)
+	r.pty.WriteString("create hello.txt with a greeting\r")
+	r.screen.waitFor(t, "Allow write_file to change hello.txt?")
+	r.pty.WriteString("y")
+	r.screen.waitFor(t, "with a greeting.")
+	r.quit(t)
+	spans := rcv.Spans()
+	agents, chats, calls := byName(spans, "invoke_agent"), byName(spans, "chat "), byName(spans, "execute_tool write_file")
+	if len(agents) != 1 || len(chats) != 2 || len(calls) != 1 {
+		t.Fatalf("%d runs, %d model calls, %d write_file calls", len(agents), len(chats), len(calls))
+	}
+	wait, ok := calls[0].Attrs["lathe.approval.wait_ms"].(int64)
+	if !ok || time.Duration(wait)*time.Millisecond > calls[0].End.Sub(calls[0].Start) {
+		t.Errorf("approval wait %v in a call of %v", calls[0].Attrs["lathe.approval.wait_ms"], calls[0].End.Sub(calls[0].Start))
+	}
+	checkAttrs(t, agents[0], map[string]any{"lathe.stop_reason": "done", "lathe.turns": 2})
+}
+
+// TestTelemetryConsole: the console exporters write to stderr; stdout
+// carries the answer alone.
+func TestTelemetryConsole(t *testing.T) {
+	srv := ollamatest.New(t)
+	scriptTools(srv)
+	code, stdout, stderr := telemetryRun(t, srv, "OTEL_TRACES_EXPORTER=console", "OTEL_METRICS_EXPORTER=console")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	readStream(t, stdout) // every line an event of the run's
+	for _, want := range []string{`"Name":"invoke_agent lathe"`, `"Name":"execute_tool write_file"`, `"gen_ai.client.token.usage"`} {
+		if !strings.Contains(stderr, want) {
+			t.Errorf("stderr lacks %s:\n%s", want, stderr)
+		}
 	}
 }
