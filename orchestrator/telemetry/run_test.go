@@ -187,3 +187,19 @@ func TestRecoveryKinds(t *testing.T) {
 		t.Errorf("%d attributes for %d kinds and the total", len(have), len(kinds))
 	}
 }
+
+// TestParentFromEnvironment: with TRACEPARENT set, a run's span is a
+// child of the span it names, in its trace.
+func TestParentFromEnvironment(t *testing.T) {
+	c := &fakeClock{now: time.Unix(1_700_000_000, 0)}
+	tel, rcv := newTelemetry(t, c, map[string]string{"TRACEPARENT": "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01"})
+	_, done := tel.Run("s", "p")
+	done(orchestrator.Result{StopReason: orchestrator.StopDone}, nil)
+	if err := tel.Close(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	spans := rcv.Spans()
+	if len(spans) != 1 || spans[0].TraceID != "0af7651916cd43dd8448eb211c80319c" || spans[0].Parent != "b7ad6b7169203331" {
+		t.Errorf("spans %+v", spans)
+	}
+}
