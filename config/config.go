@@ -57,6 +57,8 @@ type Config struct {
 	Hooks       Hooks                `toml:"hooks"`
 	Skills      Skills               `toml:"skills"`
 
+	Telemetry Telemetry `toml:"telemetry"`
+
 	// OllamaURL is the server's base URL, from OLLAMA_HOST with the
 	// ollama CLI's own rules.
 	OllamaURL *url.URL `toml:"-"`

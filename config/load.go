@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io/fs"
 	"lathe/config/safefile"
+	"maps"
 	"path/filepath"
 	"reflect"
 	"slices"
@@ -156,6 +157,7 @@ func (l *Loaded) readFile(path string, project bool) error {
 	before.MCP.Servers = cloneServers(l.MCP.Servers)
 	before.LSP = cloneLSP(l.LSP)
 	l.Hooks = Hooks{} // each file's hooks add to those before
+	before.Telemetry.ResourceAttributes = maps.Clone(l.Telemetry.ResourceAttributes)
 	dec := toml.NewDecoder(bytes.NewReader(data))
 	dec.DisallowUnknownFields()
 	dec.EnableUnmarshalerInterface() // Seconds
@@ -203,6 +205,12 @@ func (l *Loaded) userOnly(path string, before Config) {
 		src.ignored = append(src.ignored, "approval")
 		l.Warnings = append(l.Warnings, fmt.Sprintf(
 			"%s: [approval] ignored: approval rules are only read from %s", path, own))
+	}
+	if !reflect.DeepEqual(before.Telemetry, l.Telemetry) {
+		l.Telemetry = before.Telemetry
+		src.ignored = append(src.ignored, "telemetry")
+		l.Warnings = append(l.Warnings, fmt.Sprintf(
+			"%s: [telemetry] ignored: where lathe sends its telemetry is only read from %s", path, own))
 	}
 	if before.Undo != l.Undo {
 		l.Undo = before.Undo
@@ -318,6 +326,7 @@ func (l *Loaded) applyEnv(getenv func(string) string) error {
 		l.LogLevel = lvl
 	}
 	l.NoColor = getenv("NO_COLOR") != ""
+	l.readTelemetryEnv(getenv)
 	return nil
 }
 
@@ -426,6 +435,9 @@ func (l *Loaded) validate(file string) *Error {
 		if !c.ok {
 			return &Error{File: file, Key: c.key, Msg: c.msg}
 		}
+	}
+	if key, msg := l.Telemetry.check(); msg != "" {
+		return &Error{File: file, Key: key, Msg: msg}
 	}
 	if l.BaseURL != "" && (l.Provider == ProviderOpenAI || file == "") {
 		if msg := checkAPIURL(l.BaseURL); msg != "" && l.Provider == ProviderOpenAI {

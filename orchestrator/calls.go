@@ -29,7 +29,8 @@ type callState struct {
 	result   tools.Result
 	outcome  Outcome
 	duration time.Duration
-	settled  bool // the result is known without running the tool
+	waited   time.Duration // for approval
+	settled  bool          // the result is known without running the tool
 	// notApproved: the Approver denied the call.
 	notApproved bool
 	// permission is what PreToolUse hooks decided: "", hooks.Allow (no
@@ -246,7 +247,9 @@ func (r *run) approve(c *callState, sb tools.Sandboxed, sandboxed bool) bool {
 	if rules, ok := r.s.opts.Approver.(Rules); ok && rules.asksPerson(req) {
 		r.notify("permission_prompt", "lathe needs your approval to run "+c.call.Name)
 	}
+	asked := r.s.opts.Now()
 	d, err := r.s.opts.Approver.Approve(ctx, req)
+	c.waited = r.s.opts.Now().Sub(asked)
 	if err != nil || ctx.Err() != nil {
 		c.settle(OutcomeInterrupted, tools.Errorf("interrupted", prompts.NotRunInterrupted()))
 		return false
@@ -286,8 +289,8 @@ func (r *run) finish(turn int, c *callState) {
 	r.save(session.Message{Seq: c.seq, Message: c.message(),
 		Tool: &session.ToolMeta{Subject: c.subject, Outcome: string(c.outcome), Summary: c.result.Summary, Duration: c.duration}})
 	r.emit(ToolFinished{Turn: turn, Index: c.index, ID: c.call.ID, Name: c.call.Name, Kind: c.kind,
-		Subject: c.subject, Result: c.result, Outcome: c.outcome, Duration: c.duration, NotApproved: c.notApproved,
-		HookNotes: c.hookNotes})
+		Subject: c.subject, Result: c.result, Outcome: c.outcome, Duration: c.duration, Waited: c.waited,
+		NotApproved: c.notApproved, HookNotes: c.hookNotes})
 	if c.kind == tools.KindUI && c.outcome == OutcomeOK {
 		r.shown()
 	}

@@ -82,6 +82,8 @@ type ToolFinished struct {
 	Result   tools.Result
 	Outcome  Outcome
 	Duration time.Duration
+	// Waited is how long the call waited for its approval.
+	Waited time.Duration
 	// NotApproved says that the Approver denied the call (Outcome is
 	// denied): not a mode's refusal nor a rejected transition.
 	NotApproved bool
@@ -107,10 +109,13 @@ type TurnFinished struct {
 	PromptTokens     int // the prompt's length, cached tokens included
 	CompletionTokens int // eval_count
 	Duration         time.Duration
-	EvalDuration     time.Duration
-	DoneReason       string
-	ToolCalls        int
-	Timing           Timing
+	// Reply is from sending the request to the reply's end, before its
+	// calls ran.
+	Reply        time.Duration
+	EvalDuration time.Duration
+	DoneReason   string
+	ToolCalls    int
+	Timing       Timing
 }
 
 // ReplyRewritten: the reply's text was not all answer: tool calls written

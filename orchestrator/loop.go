@@ -120,13 +120,15 @@ func (s *Session) Run(ctx context.Context, prompt string, emit func(Event)) (Res
 // RunPrompt is Run with the images attached to the prompt. Images for a
 // model that cannot see them fail the run before anything is sent or
 // saved (provider.ErrNoVision).
-func (s *Session) RunPrompt(ctx context.Context, p Prompt, emit func(Event)) (Result, error) {
+func (s *Session) RunPrompt(ctx context.Context, p Prompt, emit func(Event)) (res Result, err error) {
 	prompt := p.Text
 	if err := s.ops.begin(opRun); err != nil {
 		snap := s.Snapshot()
 		return Result{StopReason: StopError, SessionID: snap.SavedID(), Model: snap.Model.Name, Mode: snap.Mode}, err
 	}
 	defer s.end()
+	emit, observed := s.observe(prompt, emit)
+	defer func() { observed(res, err) }()
 	fresh := s.model.Name == ""
 	if p, err := s.prepare(ctx); err != nil {
 		name := p.Model.Name
@@ -182,7 +184,7 @@ func (s *Session) RunPrompt(ctx context.Context, p Prompt, emit func(Event)) (Re
 		r.attached(0, "prompt", p.Images)
 	}
 
-	err := r.loop(lim.MaxTurns)
+	err = r.loop(lim.MaxTurns)
 	r.res.Duration = s.opts.Now().Sub(r.start)
 	if err != nil {
 		r.res.StopReason = StopError
@@ -306,6 +308,7 @@ func (r *run) turn(n int) (more bool, err error) {
 		}
 		rep, err = s.stream(r.ctx, n, r.emit)
 	}
+	replied := s.opts.Now().Sub(start)
 	if errors.Is(err, provider.ErrContextOverflow) {
 		err = s.overflow(err)
 	}
@@ -327,7 +330,7 @@ func (r *run) turn(n int) (more bool, err error) {
 		// A turn whose reply was counted ends with its count, also when
 		// the turn then fails: the turns' counts add up to the run's.
 		if err != nil && (rep.done || rep.metrics.CompletionTokens > 0) {
-			r.endTurn(n, rep, timing, start)
+			r.endTurn(n, rep, timing, start, replied)
 		}
 	}()
 	if err != nil {
@@ -393,7 +396,7 @@ func (r *run) turn(n int) (more bool, err error) {
 		more = true
 	}
 	s.publish() // the count for the UI
-	r.endTurn(n, rep, timing, start)
+	r.endTurn(n, rep, timing, start, replied)
 	return more, nil
 }
 
@@ -408,11 +411,12 @@ func (r *run) warnDropped(kept, dropped int) {
 		human.Thousands(kept+dropped), r.s.opts.Config.Limits.ToolCallsPerTurn, last)})
 }
 
-// endTurn tells that turn n ended, with its reply's counts.
-func (r *run) endTurn(n int, rep *reply, timing Timing, start time.Time) {
+// endTurn tells that turn n ended, with its reply's counts; replied is
+// the time to the reply's end, before its calls ran.
+func (r *run) endTurn(n int, rep *reply, timing Timing, start time.Time, replied time.Duration) {
 	d := r.s.opts.Now().Sub(start)
 	r.emit(TurnFinished{Turn: n, PromptTokens: rep.metrics.PromptTokens, CompletionTokens: rep.metrics.CompletionTokens,
-		Duration: d, EvalDuration: rep.metrics.EvalDuration, DoneReason: rep.doneReason, ToolCalls: len(rep.calls),
+		Duration: d, Reply: replied, EvalDuration: rep.metrics.EvalDuration, DoneReason: rep.doneReason, ToolCalls: len(rep.calls),
 		Timing: timing})
 	r.logTurn(n, len(rep.sent), rep, timing, d)
 }

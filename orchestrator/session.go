@@ -71,6 +71,8 @@ type Options struct {
 	// Hooks runs the user's commands at the session's events; nil runs
 	// none.
 	Hooks Hooks
+	// Observer, when set, is told of every run (see Observer).
+	Observer Observer
 }
 
 // ToolSource offers tools besides the built-in ones: the MCP servers',

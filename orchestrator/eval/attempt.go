@@ -147,7 +147,7 @@ func (r *Runner) run(ctx context.Context, e session.Experiment, a session.Attemp
 			next.trajectory = fmt.Sprintf("%s.try%d", keep, try)
 			parts = append(parts, next.trajectory)
 		}
-		l := r.Lathe.launch(ctx, t, a.Model, d.work, e.Sandbox, next)
+		l := r.Lathe.forAttempt(e, a).launch(ctx, t, a.Model, d.work, e.Sandbox, next)
 		runs = append(runs, l)
 		if l.interrupted || l.err != nil {
 			break

@@ -40,6 +40,7 @@ func TestMain(m *testing.M) {
 //
 //	solve   writes done.txt and answers (exit 0)
 //	refuse  answers without doing anything (exit 0)
+//	attempt answers, writing the LATHE_EVAL_* variables to a file
 //	limit   writes done.txt, then stops on the turn limit (exit 3)
 //	crash   prints an error and no result (exit 1)
 //	hang    waits for SIGTERM, then records the run as interrupted (exit 130)
@@ -86,6 +87,16 @@ func fakeLathe(mode string, args []string) int {
 		solve()
 		return result("done", 0)
 	case "refuse":
+		return result("done", 0)
+	case "attempt": // says which attempt it is, in the file LATHE_EVAL_FAKE_OUT names
+		var vars []string
+		for _, kv := range os.Environ() {
+			if strings.HasPrefix(kv, "LATHE_EVAL_") && !strings.HasPrefix(kv, fakeEnv) {
+				vars = append(vars, kv)
+			}
+		}
+		slices.Sort(vars)
+		os.WriteFile(os.Getenv(fakeEnv+"_OUT"), []byte(strings.Join(vars, "\n")), 0o644)
 		return result("done", 0)
 	case "limit":
 		solve()
@@ -357,4 +368,32 @@ type cancelOnTouch struct {
 func (c *cancelOnTouch) TouchAttempt(ctx context.Context, id int64, at time.Time) error {
 	c.cancel()
 	return c.Store.TouchAttempt(ctx, id, at)
+}
+
+// TestAttemptSaysWhichItIs: an attempt's run is told its experiment,
+// suite, task, attempt, repetition and try, for its telemetry, whatever
+// the runner's own environment said of them.
+func TestAttemptSaysWhichItIs(t *testing.T) {
+	r, db := testRunner(t, "attempt")
+	out := filepath.Join(t.TempDir(), "vars")
+	r.Lathe.Env = append(r.Lathe.Env, fakeEnv+"_OUT="+out, "LATHE_EVAL_TASK=stale")
+	suite := oneTask(t, "1m")
+	id, err := r.Start(t.Context(), Plan{Suite: suite, Models: []string{"m"}, Repeat: 1, Jobs: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	e, err := db.Experiment(t.Context(), id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a := e.Attempts[0]
+	want := fmt.Sprintf("LATHE_EVAL_ATTEMPT=%d\nLATHE_EVAL_EXPERIMENT=%d\nLATHE_EVAL_REP=1\nLATHE_EVAL_SUITE=%s\n"+
+		"LATHE_EVAL_TASK=done\nLATHE_EVAL_TRY=1", a.ID, id, filepath.Base(e.Suite))
+	if string(got) != want {
+		t.Errorf("the run was told:\n%s\nwant:\n%s", got, want)
+	}
 }

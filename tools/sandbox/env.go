@@ -13,6 +13,7 @@ var credentialVars = []string{
 	"*TOKEN", "*SECRET*", "*PASSWORD*", "*PASSWD*", "*_PWD",
 	"*_KEY", "*_KEY_ID", "*_APIKEY", "*CREDENTIALS*", "*_AUTH", "AWS_*",
 	"SSH_AUTH_SOCK", "GPG_AGENT_INFO",
+	"OTEL_EXPORTER_OTLP_*HEADERS", // a telemetry collector's key
 }
 
 // CredentialVars returns the patterns DefaultPolicy puts in EnvDeny.

@@ -105,6 +105,7 @@ func TestWithheld(t *testing.T) {
 		"GITHUB_TOKEN": true, "github_token": true, "OPENAI_API_KEY": true, "AWS_ACCESS_KEY_ID": true, "AWS_REGION": true,
 		"AWS_SECRET_ACCESS_KEY": true, "PGPASSWORD": true, "MYSQL_PWD": true, "JWT_SECRET": true, "SSH_AUTH_SOCK": true,
 		"GOOGLE_APPLICATION_CREDENTIALS": true, "NPM_CONFIG__AUTH": true, "CORP_DB": true,
+		"OTEL_EXPORTER_OTLP_HEADERS": true, "OTEL_EXPORTER_OTLP_TRACES_HEADERS": true, "OTEL_EXPORTER_OTLP_ENDPOINT": false,
 		"GH_TOKEN": false, "PATH": false, "HOME": false, "PWD": false, "OLDPWD": false, "TOKENIZERS_PARALLELISM": false,
 		"GOFLAGS": false, "KEYMAP": false, "TERM": false,
 	} {

@@ -205,6 +205,11 @@ func (c *sessionCommand) runOnce(ctx context.Context, prompt orchestrator.Prompt
 	for _, w := range append(loaded.Warnings, e.Warnings...) {
 		f.warn(w)
 	}
+	stopTelemetry, warning := startTelemetry(ctx, cfg, e, f.ErrOut, log, f.warn)
+	defer stopTelemetry()
+	if warning != "" {
+		f.warn(warning)
+	}
 	opts := e.Options
 	opts.Approver = orchestrator.Rules{
 		All: cfg.Approval.All, Tools: cfg.Approval.Tools, Commands: cfg.Approval.Commands,
@@ -336,12 +341,18 @@ func (c *sessionCommand) interactive(ctx context.Context, loaded config.Loaded, 
 		useDemoModel(e, demoPace)
 		intro = demoIntro(f)
 	}
+	// What could not be sent is said once the UI has left the screen.
+	stopTelemetry, warning := startTelemetry(ctx, cfg, e, logFile, log, f.warn)
+	defer stopTelemetry()
 	var notes []string
 	if r != nil && r.note != "" {
 		notes = append(notes, r.note)
 	}
 	cmds, cmdWarnings := engine.Commands(e.Options.Dir, f.Env.get, ui.CommandNames())
 	dir := e.Options.Dir
+	if warning != "" {
+		notes = append(notes, warning)
+	}
 	opts := ui.Options{
 		Engine: e.Options, Puller: e.Backend.Puller, Suggested: e.Backend.Suggested, Server: e.Backend.URL,
 		Resume: r.saved(), Dir: e.Options.Dir, Home: f.Env.get("HOME"), NoColor: cfg.NoColor, Input: f.In, Output: f.Out,

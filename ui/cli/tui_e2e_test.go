@@ -70,6 +70,7 @@ type tuiRun struct {
 	host   string // OLLAMA_HOST; the fake's URL when empty
 	exit   chan int
 	stderr *strings.Builder
+	env    []string // more variables
 }
 
 // startTUI runs lathe with args in a 100x30 pseudo-terminal, against a fake
@@ -92,9 +93,9 @@ func newTUIRun(t *testing.T) *tuiRun {
 
 // environ is the environment lathe runs with.
 func (r *tuiRun) environ() []string {
-	return []string{"HOME=" + r.home, "XDG_CONFIG_HOME=" + filepath.Join(r.home, "cfg"),
+	return append([]string{"HOME=" + r.home, "XDG_CONFIG_HOME=" + filepath.Join(r.home, "cfg"),
 		"XDG_STATE_HOME=" + filepath.Join(r.home, "state"), "XDG_DATA_HOME=" + filepath.Join(r.home, "data"),
-		"OLLAMA_HOST=" + cmp.Or(r.host, r.srv.URL()), "TERM=xterm-256color"}
+		"OLLAMA_HOST=" + cmp.Or(r.host, r.srv.URL()), "TERM=xterm-256color"}, r.env...)
 }
 
 // start runs the TUI with args and waits for its first frame.
