@@ -24,6 +24,7 @@ func (m *model) showHistory(h *orchestrator.History) {
 		compactedAt = h.Compaction.Seq
 	}
 	modes := h.Modes
+	every := mode.Every(m.opts.Engine.Tools)
 	m.mode.shown, m.mode.item = "build", -1
 	m.transcript.seqs = map[int]int{}
 	for i := 0; i < len(msgs); i++ {
@@ -46,7 +47,7 @@ func (m *model) showHistory(h *orchestrator.History) {
 			if msgs[i].Cut {
 				m.notice(noticeInfo, "", "⊘ Interrupted.")
 			}
-			i += m.showCalls(msg.ToolCalls, msgs[i+1:])
+			i += m.showCalls(every, msg.ToolCalls, msgs[i+1:])
 		}
 	}
 	for _, rec := range modes {
@@ -99,8 +100,7 @@ func (m *model) showReply(msg provider.Message) {
 
 // showCalls adds a finished card for each call, paired with its result
 // among the messages that follow, and returns how many results it used.
-func (m *model) showCalls(calls []provider.ToolCall, rest []session.Message) int {
-	every := mode.Every(m.opts.Engine.Tools)
+func (m *model) showCalls(every *tools.Registry, calls []provider.ToolCall, rest []session.Message) int {
 	used := 0
 	for i, c := range calls {
 		if i >= len(rest) || rest[i].Message.Role != "tool" {
