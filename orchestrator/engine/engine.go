@@ -185,6 +185,11 @@ func New(ctx context.Context, loaded config.Loaded, env Env) (*Engine, error) {
 	e.warn(w)
 	if runner != nil {
 		e.Hooks, e.Options.Hooks = runner, runner
+		if dir := config.StateDir(env.Getenv); dir != "" {
+			t := hooks.NewTranscripts(filepath.Join(dir, "transcripts"), nil)
+			e.Options.Transcripts = t
+			e.closers = append(e.closers, t.Close)
+		}
 	}
 	if env.Store != nil {
 		e.wireCheckpoints(ctx, ws, env.Store, cfg.Undo, env.Log)
