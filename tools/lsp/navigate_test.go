@@ -69,7 +69,6 @@ func TestNavigation(t *testing.T) {
 		{"definition", `{"symbol": "part"}`, "2 definitions of part:\nlib.fake:3:5: def part (function)\nsub/two.fake:1:5: def part (function)", "2 locations"},
 		{"definition", `{"symbol": "part", "path": "sub/two.fake"}`, "definition of part:\nsub/two.fake:1:5: def part (function)", "1 location"},
 		{"definition", `{"path": "app.fake", "line": 1, "column": 2}`, "no definition of start found (app.fake:1:2)", "none"},
-		{"definition", `{"symbol": "gree"}`, "no symbol named gree in the workspace; names that come close: greet", "not found"},
 		{"references", `{"path": "lib.fake", "line": 1, "column": 5}`,
 			"3 references to greet (lib.fake:1:5):\napp.fake:2:3: greet(part)\napp.fake:3:3: 😀 greet again\nlib.fake:1:5: def greet", "3 references"},
 		{"references", `{"symbol": "part"}`,
@@ -81,6 +80,14 @@ func TestNavigation(t *testing.T) {
 		res := call(t, nav[c.tool], c.args)
 		if res.Content != c.want || res.Summary != c.summary || res.IsError {
 			t.Errorf("%s %s:\n%s (%s)\nwant\n%s (%s)", c.tool, c.args, res.Content, res.Summary, c.want, c.summary)
+		}
+	}
+	for args, want := range map[string]string{
+		`{"symbol": "gree"}`: "error: no symbol named gree in the workspace; names that come close: greet",
+		`{"symbol": "zzz"}`:  "error: no symbol named zzz in the workspace",
+	} {
+		if res := call(t, nav["hover"], args); res.Content != want || !res.IsError || res.Summary != "not found" {
+			t.Errorf("hover %s: %q (%s), want %q", args, res.Content, res.Summary, want)
 		}
 	}
 	if n := starts(t, started); n != 1 {

@@ -148,8 +148,9 @@ func (m *Manager) symbols(ctx context.Context, entries []*entry, query string) (
 // maxSymbols is how many symbols of one answer are looked at.
 const maxSymbols = 1000
 
-// noSymbol is the result of a name no symbol has: the names found that
-// come close, the workspace's first.
+// noSymbol is the result of a name no symbol has: an error naming those
+// found in the workspace that come close (a server's fuzzy matches in
+// the libraries would be noise).
 func noSymbol(name, path string, all []match) tools.Result {
 	where := "the workspace"
 	if path != "" {
@@ -159,14 +160,14 @@ func noSymbol(name, path string, all []match) tools.Result {
 	var close []string
 	for _, x := range all {
 		n := x.Name
-		if !slices.Contains(close, n) && len(close) < 8 {
+		if x.at.inside && !slices.Contains(close, n) && len(close) < 8 {
 			close = append(close, n)
 		}
 	}
 	if len(close) > 0 {
 		text += "; names that come close: " + strings.Join(close, ", ")
 	}
-	return tools.Result{Content: text, Summary: "not found"}
+	return tools.Errorf("not found", text)
 }
 
 // aim moves x to where name's last part is in its range, when its file
