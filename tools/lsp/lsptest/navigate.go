@@ -173,8 +173,9 @@ func (s *server) hover(word string) any {
 	return map[string]any{"contents": map[string]any{"kind": "plaintext", "value": text}}
 }
 
-// symbols are the definitions whose word holds query, ignoring case, each
-// with its whole line as its range.
+// symbols are the definitions whose word matches query as gopls's fuzzy
+// matcher does (its letters in order, ignoring case), each with its
+// whole line as its range.
 func (s *server) symbols(query string) []map[string]any {
 	out := []map[string]any{}
 	for u, text := range s.files() {
@@ -184,7 +185,7 @@ func (s *server) symbols(query string) []map[string]any {
 				continue
 			}
 			name := strings.FieldsFunc(rest, func(r rune) bool { return !isWord(r) })
-			if len(name) > 0 && strings.Contains(strings.ToLower(name[0]), strings.ToLower(query)) {
+			if len(name) > 0 && fuzzy(name[0], query) {
 				out = append(out, map[string]any{"name": name[0], "kind": 12, "containerName": "fake",
 					"location": location(u, n, 0, len(utf16.Encode([]rune(line))))})
 			}
@@ -197,6 +198,20 @@ func (s *server) symbols(query string) []map[string]any {
 		}
 	}
 	return out
+}
+
+// fuzzy reports whether the letters of query are in name, in order,
+// ignoring case.
+func fuzzy(name, query string) bool {
+	name = strings.ToLower(name)
+	for _, r := range strings.ToLower(query) {
+		i := strings.IndexRune(name, r)
+		if i < 0 {
+			return false
+		}
+		name = name[i+len(string(r)):]
+	}
+	return true
 }
 
 // wordAt is the word at pos of text; "" when there is none.
