@@ -144,7 +144,11 @@ func TestNavigationBadServers(t *testing.T) {
 	} {
 		t.Run(c.mode, func(t *testing.T) {
 			m, dir, _, _ := fakeManager(t, c.mode, time.Minute, map[string]string{"app.fake": c.file})
-			m.opts.ToolWait = 500 * time.Millisecond
+			if strings.HasSuffix(c.want, "in time") {
+				m.opts.ToolWait = 500 * time.Millisecond // what is waited for never comes
+			} else {
+				m.opts.ToolWait = time.Minute // what is waited for comes, however slow the machine
+			}
 			nav := navTools(t, m, dir)
 			for _, args := range []string{`{"path": "app.fake", "line": 2, "symbol": "greet"}`, `{"symbol": "greet"}`} {
 				res := call(t, nav["definition"], args)
@@ -192,21 +196,20 @@ func TestNavigationCrash(t *testing.T) {
 	}
 }
 
-// TestNavigationFlood: answers of a hundred thousand references, five
+// TestNavigationFlood: answers of twenty thousand references, five
 // thousand definitions, twenty thousand symbols and a megabyte of hover
 // cost a bounded result.
 func TestNavigationFlood(t *testing.T) {
 	m, dir, _, _ := fakeManager(t, lsptest.ModeFlood, time.Minute, map[string]string{"app.fake": "def greet\ngreet\n"})
+	m.opts.ToolWait = 5 * time.Minute // the bound tested is the result's, not the wait's (-race is slow)
 	nav := navTools(t, m, dir)
 	for _, c := range []struct{ tool, args, more string }{
-		{"references", `{"path": "app.fake", "line": 2, "column": 1}`, "(99952 more not shown)"},
+		{"references", `{"path": "app.fake", "line": 2, "column": 1}`, "(19952 more not shown)"},
 		{"definition", `{"path": "app.fake", "line": 2, "column": 1}`, "(4951 more not shown)"},
 		{"definition", `{"symbol": "greet"}`, ""},
 		{"hover", `{"path": "app.fake", "line": 2, "column": 1}`, "more bytes not shown)"},
 	} {
-		start := time.Now()
 		res := call(t, nav[c.tool], c.args)
-		t.Log("TIMING", c.tool, c.args, time.Since(start))
 		if len(res.Content) > navLines*(maxLineText+100)+500 || !strings.HasSuffix(res.Content, c.more) ||
 			strings.Count(res.Content, "\n") > navLines+2 {
 			t.Errorf("%s %s: %d bytes, %d lines, ending %q", c.tool, c.args, len(res.Content), strings.Count(res.Content, "\n"),

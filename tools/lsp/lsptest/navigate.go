@@ -151,7 +151,7 @@ func (s *server) references(word string) []map[string]any {
 	switch {
 	case s.mode == ModeFlood && len(out) > 0:
 		u := out[0]["uri"].(string)
-		for i := range 100000 {
+		for i := range 20000 {
 			out = append(out, location(u, 1000+i, 0, 1))
 		}
 	case s.mode == ModeOutside && len(out) > 0:
