@@ -256,7 +256,12 @@ func (m *Manager) hold(ctx context.Context, c *client, e *entry, path, text stri
 		return nil
 	}
 	if _, ok := c.sync(ctx, path, text); !ok {
-		r := m.failure(e, cmpErr(c.failed(), ctx.Err()))
+		err := c.failed()
+		if err == nil && ctx.Err() == nil {
+			r := tools.Errorf("too many files", fmt.Sprintf("the language server %s has %d files open already", e.srv.Name, maxOpen))
+			return &r
+		}
+		r := m.failure(e, cmpErr(err, ctx.Err()))
 		return &r
 	}
 	return nil

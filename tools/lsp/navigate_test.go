@@ -2,6 +2,7 @@ package lsp
 
 import (
 	"encoding/json"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -233,5 +234,29 @@ func TestNavigationOutside(t *testing.T) {
 	res = call(t, nav["references"], `{"path": "app.fake", "line": 2, "column": 1}`)
 	if !strings.HasSuffix(res.Content, "\n/etc/passwd:1:1 (outside the workspace)") || strings.Contains(res.Content, "root") {
 		t.Errorf("references:\n%s", res.Content)
+	}
+}
+
+// TestNavigationTooManyOpen: a file the server cannot open, as it holds
+// as many as lathe lets it, is said so, not taken for a server that did
+// not answer.
+func TestNavigationTooManyOpen(t *testing.T) {
+	m, dir, _, _ := fakeManager(t, "", time.Minute, map[string]string{"app.fake": "greet\n", "b.fake": "greet\n"})
+	def := navTools(t, m, dir)["definition"]
+	if res := call(t, def, `{"path": "app.fake", "line": 1, "column": 1}`); res.IsError {
+		t.Fatal(res.Content)
+	}
+	c := m.client(m.entryFor("app.fake"))
+	for i := range maxOpen - 1 {
+		if _, ok := c.sync(t.Context(), fmt.Sprintf("gen%d.fake", i), "x\n"); !ok {
+			t.Fatalf("opening the %dth file failed", i+2)
+		}
+	}
+	res := call(t, def, `{"path": "b.fake", "line": 1, "column": 1}`)
+	if want := "error: the language server fake has 1000 files open already"; res.Content != want || !res.IsError {
+		t.Errorf("%q, want %q", res.Content, want)
+	}
+	if res := call(t, def, `{"path": "app.fake", "line": 1, "column": 1}`); res.IsError {
+		t.Errorf("a file open already: %q", res.Content)
 	}
 }
