@@ -150,6 +150,9 @@ func New(ctx context.Context, loaded config.Loaded, env Env) (*Engine, error) {
 	}
 	if e.LSP = e.wireLSP(cfg, ws, conf, env); e.LSP != nil {
 		memTools = append(memTools, e.LSP.Tool(ws))
+		if cfg.Navigation.Enabled {
+			memTools = append(memTools, e.LSP.NavigationTools(ws)...)
+		}
 	}
 	if cfg.Skills.Enabled {
 		cat, warnings := Skills(ws.Dir(), env.Getenv)

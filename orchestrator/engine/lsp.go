@@ -13,7 +13,9 @@ import (
 
 // wireLSP sets up the language servers of the workspace: none starts
 // until a file of its language is read or changed. The file tools tell
-// them what changed, and the diagnostics tool asks them what is wrong.
+// them what changed, the diagnostics tool asks them what is wrong, and
+// the navigation tools, when [navigation] offers them, where names are
+// defined and used.
 // They run in the sandbox (read-only workspace, caches and a temp
 // directory of their own writable, no network); where commands may not
 // run unconfined, neither may they.

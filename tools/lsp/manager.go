@@ -26,6 +26,10 @@ import (
 // files it changed.
 const DefaultWait = 3 * time.Second
 
+// DefaultToolWait is how long a tool call waits for a server to start
+// and answer.
+const DefaultToolWait = 15 * time.Second
+
 // Options configure a Manager.
 type Options struct {
 	// Dir is the workspace, absolute and clean.
@@ -50,6 +54,10 @@ type Options struct {
 	// InitTimeout bounds how long a server may take to answer
 	// initialize; 0 means DefaultInitTimeout.
 	InitTimeout time.Duration
+	// ToolWait bounds how long a call of the diagnostics or a navigation
+	// tool waits for a server to start and answer; 0 means
+	// DefaultToolWait.
+	ToolWait time.Duration
 	// Notify is told, once each, that a server failed or stopped.
 	Notify func(text string)
 	Log    zerolog.Logger
@@ -90,6 +98,9 @@ func New(opts Options) *Manager {
 	}
 	if opts.InitTimeout == 0 {
 		opts.InitTimeout = DefaultInitTimeout
+	}
+	if opts.ToolWait == 0 {
+		opts.ToolWait = DefaultToolWait
 	}
 	if opts.Start == nil {
 		opts.Start = Unconfined(opts.Dir)
