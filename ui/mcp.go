@@ -67,14 +67,24 @@ func (m *model) mcpNotice(msg mcpNoticeMsg) tea.Cmd {
 	return m.listenMCP()
 }
 
-// offerTrust asks, at start, whether to start the MCP servers the project
-// declares.
+// offerTrust asks, at start, whether to start the MCP servers and the
+// language servers that wait for the user's trust.
 func (m *model) offerTrust() {
-	if m.opts.MCP == nil || m.dialog != nil {
+	if m.dialog != nil {
 		return
 	}
-	if names := m.opts.MCP.Untrusted(); len(names) > 0 {
-		m.dialog = newTrustDialog(m.mcpTargets(names), &m.st, m.keys)
+	var servers []string
+	if m.opts.MCP != nil {
+		if names := m.opts.MCP.Untrusted(); len(names) > 0 {
+			servers = m.mcpTargets(names)
+		}
+	}
+	var lsp []string
+	if m.opts.LSPUntrusted != nil {
+		lsp = m.opts.LSPUntrusted()
+	}
+	if len(servers) > 0 || len(lsp) > 0 {
+		m.dialog = newTrustDialog(servers, lsp, &m.st, m.keys)
 	}
 }
 
@@ -91,18 +101,20 @@ func (m *model) mcpTargets(names []string) []string {
 	return out
 }
 
-// trustDialog asks whether to start the project's MCP servers: programs a
-// cloned repository names, which must not start unasked.
+// trustDialog asks whether to start the servers that wait for the user's
+// trust: the project's MCP servers, programs a cloned repository names,
+// which must not start unasked; and the language servers that need it.
 type trustDialog struct {
 	dialogBase
 	servers []string // "name: command args" or "name: URL"
+	lsp     []string // "name: command args (why)"
 	trusted bool     // the user said to start them
 }
 
 var _ dialog = (*trustDialog)(nil)
 
-func newTrustDialog(servers []string, st *theme, keys keyMap) *trustDialog {
-	return &trustDialog{dialogBase: newDialogBase(st, keys), servers: servers}
+func newTrustDialog(servers, lsp []string, st *theme, keys keyMap) *trustDialog {
+	return &trustDialog{dialogBase: newDialogBase(st, keys), servers: servers, lsp: lsp}
 }
 
 // Update handles a key: a choice answers, and closes the dialog.
@@ -119,27 +131,93 @@ func (d *trustDialog) Update(msg tea.Msg) (dialog, tea.Cmd) {
 	return d, nil
 }
 
-func (d *trustDialog) hint() string { return "start the project's MCP servers?" }
-func (d *trustDialog) cancel()      {}
+func (d *trustDialog) hint() string {
+	if len(d.servers) == 0 {
+		return "start the language servers?"
+	}
+	return "start the project's MCP servers?"
+}
+func (d *trustDialog) cancel() {}
 
 func (d *trustDialog) View() string {
 	st, width := d.st, d.width
-	lines := append([]string{d.rule()},
-		wrap("? This project declares MCP servers. Start them? They run as you, outside the sandbox.", width, " ", "   ", st.dialogTitle)...)
-	for _, s := range d.servers {
-		lines = append(lines, indent+st.subject.Render(human.Line(human.Visible(s), max(width-4, 10))))
+	lines := []string{d.rule()}
+	if len(d.servers) > 0 {
+		lines = append(lines,
+			wrap("? This project declares MCP servers. Start them? They run as you, outside the sandbox.", width, " ", "   ", st.dialogTitle)...)
+		for _, s := range d.servers {
+			lines = append(lines, indent+st.subject.Render(human.Line(human.Visible(s), max(width-4, 10))))
+		}
+	}
+	if len(d.lsp) > 0 {
+		lines = append(lines, wrap("? These language servers start only with your say. Start them?", width, " ", "   ", st.dialogTitle)...)
+		for _, s := range d.lsp {
+			lines = append(lines, indent+st.subject.Render(human.Line(human.Visible(s), max(width-4, 10))))
+		}
 	}
 	return strings.Join(append(lines, joinWrapped([]string{choice(st, d.keys.Allow, "start them, and remember these servers"),
 		choice(st, d.keys.Interrupt, "not now")}, st.meta.Render("  ·  "), width)...), "\n")
 }
 
-// trustAnswered starts the project's servers, if the user said so.
+// trustAnswered starts the servers, if the user said so.
 func (m *model) trustAnswered(d *trustDialog) tea.Cmd {
 	if !d.trusted {
-		m.notice(noticeInfo, "", "The project's MCP servers were not started; /mcp trust starts them.")
+		if len(d.servers) > 0 {
+			m.notice(noticeInfo, "", "The project's MCP servers were not started; /mcp trust starts them.")
+		}
+		if len(d.lsp) > 0 {
+			m.notice(noticeInfo, "", "The language servers that wait for your trust were not started; lathe asks again at the next start.")
+		}
 		return nil
 	}
-	return m.trustMCP()
+	if len(d.lsp) == 0 {
+		return m.trustMCP()
+	}
+	var mcpCmd tea.Cmd
+	if len(d.servers) > 0 {
+		mcpCmd = m.trustMCP()
+	}
+	lspCmd := m.trustLSP()
+	return func() tea.Msg {
+		msg := lspCmd().(lspTrustedMsg)
+		if mcpCmd != nil {
+			mcp := mcpCmd().(mcpTrustedMsg)
+			msg.mcp = &mcp
+		}
+		return msg
+	}
+}
+
+// lspTrustedMsg ends the start-up question for the language servers: the
+// trust was kept (or could not be); mcp, when the MCP servers were
+// trusted with them.
+type lspTrustedMsg struct {
+	err error
+	mcp *mcpTrustedMsg
+}
+
+// trustLSP lets the language servers that wait for trust start, and keeps
+// the trust given in the trust file.
+func (m *model) trustLSP() tea.Cmd {
+	keep := m.opts.TrustLSP
+	return func() tea.Msg {
+		var err error
+		if keep != nil {
+			err = keep()
+		}
+		return lspTrustedMsg{err: err}
+	}
+}
+
+func (m *model) lspTrusted(msg lspTrustedMsg) {
+	if msg.mcp != nil {
+		m.mcpTrusted(*msg.mcp)
+	}
+	if msg.err != nil {
+		m.notice(noticeWarn, "", "The language servers start when needed, but lathe will ask again next time: "+msg.err.Error())
+		return
+	}
+	m.notice(noticeInfo, "", "The language servers start when a file of their language is read or changed.")
 }
 
 // mcpTrustedMsg ends /mcp trust, or the start-up question: the trust was kept

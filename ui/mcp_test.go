@@ -85,6 +85,50 @@ func TestMCPTrustDialog(t *testing.T) {
 	}
 }
 
+// The language servers that wait for trust are asked about at start too,
+// with the project's MCP servers or alone; y lets them start and keeps
+// the trust, esc leaves them waiting.
+func TestLSPTrustDialog(t *testing.T) {
+	for _, withMCP := range []bool{true, false} {
+		var m *model
+		var kept *bool
+		if withMCP {
+			m, _, kept = mcpModel(t, true)
+		} else {
+			m, _ = testModel(t)
+			kept = new(bool)
+		}
+		trusted := false
+		m.dialog = nil
+		m.opts.LSPUntrusted = func() []string { return []string{"rb: ./bin/rb-ls (the project declares it)"} }
+		m.opts.TrustLSP = func() error { trusted = true; return nil }
+		m.offerTrust()
+		m.layout()
+		s := screen(m)
+		if !strings.Contains(s, "These language servers start only with your say") || !strings.Contains(s, "rb: ./bin/rb-ls (the project declares it)") ||
+			strings.Contains(s, "declares MCP servers") != withMCP {
+			t.Errorf("with MCP servers %v, the dialog:\n%s", withMCP, s)
+		}
+		_, cmd := m.Update(keyPress("y"))
+		_, cmd = m.Update(cmd())
+		finish(m, cmd)
+		if !trusted || *kept != withMCP {
+			t.Errorf("with MCP servers %v: language servers trusted %v, MCP servers' trust kept %v", withMCP, trusted, *kept)
+		}
+		if !strings.Contains(screen(m), "The language servers start when a file of their language is read or changed") {
+			t.Errorf("no notice:\n%s", screen(m))
+		}
+	}
+	m, _ := testModel(t)
+	m.opts.LSPUntrusted = func() []string { return []string{"rb: ./bin/rb-ls (the project declares it)"} }
+	m.opts.TrustLSP = func() error { t.Error("trusted after esc"); return nil }
+	m.offerTrust()
+	do(m, "esc")
+	if !strings.Contains(screen(m), "The language servers that wait for your trust were not started") {
+		t.Errorf("no notice:\n%s", screen(m))
+	}
+}
+
 func TestMCPTrustDeclined(t *testing.T) {
 	m, mgr, kept := mcpModel(t, true)
 	do(m, "esc")

@@ -364,6 +364,11 @@ func (c *sessionCommand) interactive(ctx context.Context, loaded config.Loaded, 
 			return engine.CommandPrompt(c, args, dir)
 		},
 	}
+	if e.LSP != nil && e.LSPTrust != nil {
+		m, t := e.LSP, e.LSPTrust
+		opts.LSPUntrusted = func() []string { return t.Waiting(m) }
+		opts.TrustLSP = func() error { return t.TrustWaiting(m) }
+	}
 	if st.db != nil {
 		opts.Catalog, opts.Memory = st.db, st.db
 	}
