@@ -274,6 +274,12 @@ func (c *sessionCommand) runOnce(ctx context.Context, prompt orchestrator.Prompt
 			emit(orchestrator.Warning{Text: engine.UntrustedHooksNote(untrusted, true)})
 		}
 	}
+	if e.LSP != nil && e.LSPTrust != nil {
+		if waiting := e.LSPTrust.Waiting(e.LSP); len(waiting) > 0 {
+			emit(orchestrator.Warning{Text: "the language servers that wait for your trust were not started: " +
+				strings.Join(waiting, "; ") + " (pass --trust-project-lsp to start them)"})
+		}
+	}
 	res, runErr := s.RunPrompt(ctx, prompt, emit)
 	s.End(context.WithoutCancel(ctx), "other", emit)
 	out.stop()
