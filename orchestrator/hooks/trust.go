@@ -78,9 +78,31 @@ func Digest(hooks []Hook, dir string, getenv func(string) string) string {
 	return "sha256:" + hex.EncodeToString(sum[:])
 }
 
-// pins are the files the project's hooks run, by command, with their
-// digests as they were when trusted.
-type pins map[string]map[string]string
+// pins are the files the project's hooks run, by command, as they were
+// when trusted.
+type pins map[string]map[string]pinned
+
+// pinned is a file as trusted: its digest, and for a regular file a key of
+// its metadata (size, times, inode) that any write changes, so that only
+// a file whose key changed is read again (a directory is, every time).
+type pinned struct{ sum, key string }
+
+// pin is what is at path now.
+func pin(path string) pinned {
+	key := ""
+	if fi, err := os.Lstat(path); err == nil && fi.Mode().IsRegular() {
+		key = statKey(path)
+	}
+	return pinned{fileDigest(path), key}
+}
+
+// unchanged reports whether path is what p pinned.
+func (p pinned) unchanged(path string) bool {
+	if p.key != "" && statKey(path) == p.key {
+		return true
+	}
+	return fileDigest(path) == p.sum
+}
 
 // pinScripts reads the files the project's hooks run.
 func pinScripts(hooks []Hook, dir string, getenv func(string) string) pins {
@@ -89,9 +111,9 @@ func pinScripts(hooks []Hook, dir string, getenv func(string) string) pins {
 		if !h.Project {
 			continue
 		}
-		files := map[string]string{}
+		files := map[string]pinned{}
 		for _, path := range runFiles(h.Command, dir, getenv) {
-			files[path] = fileDigest(path)
+			files[path] = pin(path)
 		}
 		p[h.Command] = files
 	}
@@ -105,14 +127,14 @@ func (p pins) changed(h Hook, dir string, getenv func(string) string) string {
 	if !ok {
 		return "its command" // declared after the trust was given: cannot be
 	}
-	for _, path := range runFiles(h.Command, dir, getenv) {
-		sum, ok := was[path]
-		if !ok || fileDigest(path) != sum {
+	now := runFiles(h.Command, dir, getenv)
+	for _, path := range now {
+		if pin, ok := was[path]; !ok || !pin.unchanged(path) {
 			return path
 		}
 	}
 	for _, path := range slices.Sorted(maps.Keys(was)) {
-		if fileDigest(path) != was[path] {
+		if !slices.Contains(now, path) && !was[path].unchanged(path) {
 			return path
 		}
 	}
@@ -161,10 +183,14 @@ func within(path, dir string) bool {
 }
 
 // fileDigest is the digest of what is at path: a file's content, a
-// directory's entries (a python package, run whole), a link's target, or
-// nothing; the same wherever path is.
+// directory's entries (a python package, run whole), a link's target and
+// what is there, or nothing; the same wherever path is.
 func fileDigest(path string) string {
-	return runfiles.Digest(path, []string{path})
+	d := runfiles.Digest(path, []string{path})
+	if real, err := filepath.EvalSymlinks(path); err == nil && real != filepath.Clean(path) {
+		d += " " + runfiles.Digest(real, []string{real})
+	}
+	return d
 }
 
 // commandLines splits a shell command line into its simple commands

@@ -184,3 +184,27 @@ func TestHookRunFiles(t *testing.T) {
 		t.Errorf("changed %q after a module was added to the package it runs, want tools", c)
 	}
 }
+
+// TestHookScriptBehindALink: a hook's script that is a link to a file
+// outside the project is trusted with that file's content: a change to it
+// stops the hook.
+func TestHookScriptBehindALink(t *testing.T) {
+	dir, elsewhere := t.TempDir(), t.TempDir()
+	target := script(t, elsewhere, "fmt.sh", "gofmt -l .")
+	if err := os.Symlink(target, filepath.Join(dir, "fmt.sh")); err != nil {
+		t.Fatal(err)
+	}
+	h := Hook{Event: PostToolUse, Command: "./fmt.sh", Project: true}
+	p := pinScripts([]Hook{h}, dir, nil)
+	d0 := Digest([]Hook{h}, dir, nil)
+	if c := p.changed(h, dir, nil); c != "" {
+		t.Fatalf("changed %q before any change", c)
+	}
+	script(t, elsewhere, "fmt.sh", "rm -rf ~")
+	if c := p.changed(h, dir, nil); c == "" {
+		t.Error("the file behind the link changed, and the hook would still run")
+	}
+	if Digest([]Hook{h}, dir, nil) == d0 {
+		t.Error("the digest did not change with the file behind the link")
+	}
+}
