@@ -62,8 +62,8 @@ type Env struct {
 	// TrustProjectMCP starts the project's MCP servers without asking
 	// (--trust-project-mcp).
 	TrustProjectMCP bool
-	// TrustProjectLSP lets the language servers the project declares
-	// start (--trust-project-lsp).
+	// TrustProjectLSP lets the language servers that need trust start
+	// without it (--trust-project-lsp).
 	TrustProjectLSP bool
 	// TrustProjectHooks runs the project's hooks without asking
 	// (--trust-project-hooks).
@@ -82,9 +82,11 @@ type Engine struct {
 	// what they do in the background.
 	MCP     *mcp.Manager
 	Notices <-chan mcp.Notice
-	// LSP is the language servers; nil when they cannot run.
-	LSP     *lsp.Manager
-	notices chan mcp.Notice // Notices, which the MCP servers' and the language servers' join
+	// LSP is the language servers; nil when they cannot run. LSPTrust
+	// is the user's trust in those that need it.
+	LSP      *lsp.Manager
+	LSPTrust *LSPTrust
+	notices  chan mcp.Notice // Notices, which the MCP servers' and the language servers' join
 	// Hooks runs the configured hooks; nil when none is configured.
 	Hooks *hooks.Runner
 	// Skills are the Agent Skills found; nil when [skills] is off.

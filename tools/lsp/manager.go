@@ -127,8 +127,21 @@ func (m *Manager) Found() []Found {
 		if e.argv != nil {
 			out[i].Path = e.argv[0]
 			if !m.admitted(e) {
-				out[i].Why = "waits for trust: the project declares it"
+				out[i].Why = "waits for your trust"
 			}
+		}
+		out[i].NeedsTrust = e.srv.Trust != ""
+	}
+	return out
+}
+
+// Untrusted returns the servers that could start but for the user's
+// trust, in order.
+func (m *Manager) Untrusted() []Server {
+	var out []Server
+	for _, e := range m.entries {
+		if e.argv != nil && !m.admitted(e) {
+			out = append(out, e.srv)
 		}
 	}
 	return out
@@ -142,6 +155,8 @@ type Found struct {
 	Path string
 	// Why it cannot start; "" when it can.
 	Why string
+	// NeedsTrust: it starts only once trusted (Server.Trust).
+	NeedsTrust bool
 }
 
 // admitted reports whether e may start as far as trust goes.
