@@ -111,9 +111,20 @@ func (c *globCall) Run(ctx context.Context, _ Caller) (Result, error) {
 	if !strings.Contains(rest, "**") {
 		maxDepth = strings.Count(rest, "/") + 1
 	}
+	byName := nameMatcher(rest)
 	found, err := walkEach(ctx, ws.root, s, []string(nil), func(found *[]string, e entry) bool {
-		rel := s.display(e.rel())
 		isDir := e.typ.IsDir()
+		if byName != nil {
+			if byName(e.name) {
+				rel := s.display(e.rel())
+				if isDir {
+					rel += "/"
+				}
+				*found = append(*found, rel)
+			}
+			return isDir
+		}
+		rel := s.display(e.rel())
 		if doublestar.MatchUnvalidated(c.full, rel) {
 			if isDir {
 				rel += "/"
@@ -126,6 +137,22 @@ func (c *globCall) Run(ctx context.Context, _ Caller) (Result, error) {
 		return Result{}, err
 	}
 	return c.result(slices.Concat(found...)), nil
+}
+
+// nameMatcher returns, for a pattern below the search directory of the
+// form **/NAME, NAME without a slash or **, a function that tells from an
+// entry's name alone whether its path matches: every entry the walk meets
+// is below the directory, at any depth. That spares building and matching
+// the path of each of them. It returns nil for other patterns.
+func nameMatcher(rest string) func(name string) bool {
+	seg, ok := strings.CutPrefix(rest, "**/")
+	if !ok || seg == "" || strings.Contains(seg, "/") || strings.Contains(seg, "**") {
+		return nil
+	}
+	if lit, ok := strings.CutPrefix(seg, "*"); ok && !strings.ContainsAny(lit, `*?[]{}\`) {
+		return func(name string) bool { return strings.HasSuffix(name, lit) }
+	}
+	return func(name string) bool { return doublestar.MatchUnvalidated(seg, name) }
 }
 
 // depth counts the components of a clean relative path; "." has none.

@@ -2,9 +2,12 @@ package tools
 
 import (
 	"fmt"
+	"path"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/bmatcuk/doublestar/v4"
 )
 
 // ignoreTree exercises .gitignore rules: nested files with their own
@@ -117,5 +120,28 @@ func TestGlobCap(t *testing.T) {
 	}
 	if res.Summary != "503 matches" {
 		t.Fatalf("summary %q", res.Summary)
+	}
+}
+
+// TestNameMatcherAgrees checks that the shortcut of matching a **/NAME
+// pattern on names alone agrees with matching whole paths, and is not
+// taken where it could not.
+func TestNameMatcherAgrees(t *testing.T) {
+	paths := []string{"a.go", "x/a.go", "x/y/.a.go", "a.go.txt", "x/go", "x/b.ts", "x/y/b.tsx", "x/[a].go", "x/*.go", "build", "x/build"}
+	for _, rest := range []string{"**/*.go", "**/*.ts", "**/*.{ts,tsx}", "**/build", "**/b.*", "**/\\[a\\].go", "**/\\*.go", "**/?.go"} {
+		m := nameMatcher(rest)
+		if m == nil {
+			t.Fatalf("%q: no shortcut", rest)
+		}
+		for _, p := range paths {
+			if got, want := m(path.Base(p)), doublestar.MatchUnvalidated(rest, p); got != want {
+				t.Errorf("%q on %q: %v, matching the path %v", rest, p, got, want)
+			}
+		}
+	}
+	for _, rest := range []string{"*.go", "**/x/*.go", "**/**/*.go", "x/**/*.go", "**/"} {
+		if nameMatcher(rest) != nil {
+			t.Errorf("%q: shortcut taken", rest)
+		}
 	}
 }
