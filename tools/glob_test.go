@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"path"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -107,19 +108,30 @@ func TestGlobAbsoluteInside(t *testing.T) {
 	}
 }
 
+// TestGlobCap: a glob shows the first maxGlobResults paths in order and
+// says how many it left out, also when it found so many that the walk kept
+// only the first of them.
 func TestGlobCap(t *testing.T) {
-	files := map[string]string{}
-	for i := range maxGlobResults + 3 {
-		files[fmt.Sprintf("d%d/f%04d.txt", i%7, i)] = ""
-	}
-	ws := newWorkspace(t, files)
-	res := run(t, ws, Options{MaxOutputBytes: 1 << 20}, "glob", `{"pattern":"**/*.txt"}`)
-	lines := strings.Split(strings.TrimSpace(res.Content), "\n")
-	if len(lines) != maxGlobResults+1 || lines[0] != "d0/f0000.txt" || lines[maxGlobResults] != "(showing 500 of 503 matches; narrow the pattern or path)" {
-		t.Fatalf("%d lines, first %q, last %q", len(lines), lines[0], lines[len(lines)-1])
-	}
-	if res.Summary != "503 matches" {
-		t.Fatalf("summary %q", res.Summary)
+	for _, n := range []int{maxGlobResults + 3, 9*maxGlobResults + 3} {
+		files := map[string]string{}
+		for i := range n {
+			files[fmt.Sprintf("d%d/f%04d.txt", i%7, i)] = ""
+		}
+		var want []string
+		for name := range files {
+			want = append(want, name)
+		}
+		slices.Sort(want)
+		ws := newWorkspace(t, files)
+		res := run(t, ws, Options{MaxOutputBytes: 1 << 20}, "glob", `{"pattern":"**/*.txt"}`)
+		lines := strings.Split(strings.TrimSpace(res.Content), "\n")
+		note := fmt.Sprintf("(showing 500 of %d matches; narrow the pattern or path)", n)
+		if len(lines) != maxGlobResults+1 || !slices.Equal(lines[:maxGlobResults], want[:maxGlobResults]) || lines[maxGlobResults] != note {
+			t.Fatalf("%d files: %d lines, first %q, last two %q", n, len(lines), lines[0], lines[len(lines)-2:])
+		}
+		if res.Summary != fmt.Sprintf("%d matches", n) {
+			t.Fatalf("summary %q", res.Summary)
+		}
 	}
 }
 
