@@ -25,7 +25,10 @@
 # benchmark measured it, against the other's whole process. Both search
 # hidden files, skip .git, honour .gitignore files (nested ones and
 # .git/info/exclude) and, for grep, skip binary files; the cache is warm
-# (each side runs once before timing). rg writes its matches to a file;
+# (each side runs once before timing). rg's file globs are given as a
+# type (--type-add, -t), not with -g, which would search files a
+# .gitignore excludes by name (*.local.ts) when the glob matches them. rg
+# writes its matches to a file;
 # lathe keeps at most 200 of them. CPU time is user and system time, the
 # process's threads and children included, and peak memory the maximum
 # resident set size, both from wait4 (scripts/runstat).
@@ -58,7 +61,7 @@ grep_cases=(
 	'ignorecase|-i|-e|todo'
 	'charclass|-e|[A-Z]{4}\('
 	'noliteral|-e|[A-Z][a-z]{2,}[0-9]{3}'
-	'include|-g|*.ts|-e|TODO'
+	'include|--type-add|inc:*.ts|-t|inc|-e|TODO'
 )
 # glob cases: name|fd pattern|rg --files glob|directory
 glob_cases=(
@@ -163,6 +166,6 @@ if $have_rg; then
 	for c in "${glob_cases[@]}"; do
 		IFS='|' read -r name fdpat rgglob dir <<<"$c"
 		compare "glob/$name" "${lathe[@]}" "^BenchmarkGlob\$/^$name\$" -- \
-			rg --files --no-require-git --hidden --no-ignore-global -g '!.git' -g "$rgglob" "$dir"
+			rg --files --no-require-git --hidden --no-ignore-global -g '!.git' --type-add "g:$rgglob" -t g "$dir"
 	done
 fi
