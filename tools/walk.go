@@ -154,7 +154,7 @@ func (w *walker) do(j job) {
 	}
 	j.ign = w.loadIgnore(fd, j, ents)
 	rules := j.ign.at(j.parts)
-	var files []dirent
+	files := ents[:0] // the files among ents, filtered in place
 	for _, e := range ents {
 		isDir := e.typ.IsDir()
 		switch {
