@@ -20,7 +20,7 @@
 # tools package's test binary running one iteration of BenchmarkGrep or
 # BenchmarkGlob: the same Prepare and Run a model's call goes through.
 # Its CPU time counts the test binary's start and the set-up of the
-# workspace, which a call in a session does not pay (5 to 10 ms); the call
+# workspace, which a call in a session does not pay (15 to 22 ms); the call
 # column and its ratio are the CPU time of the call alone, as the
 # benchmark measured it, against the other's whole process. Both search
 # hidden files, skip .git, honour .gitignore files (nested ones and
