@@ -27,7 +27,7 @@ const (
 	// top directories, three or four levels deep.
 	Small Layout = "small"
 	// Monorepo is a repository's layout at scale: projects of every
-	// size, paths up to twenty levels deep, directories of thousands of
+	// size, directories up to sixteen levels deep and of thousands of
 	// files, .gitignore files at several levels, ignored dependencies and
 	// build output, and three text files of 20 to 40 MB.
 	Monorepo Layout = "monorepo"
