@@ -6,28 +6,42 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"strconv"
+	"strings"
 	"sync"
 	"syscall"
 	"testing"
+	"time"
 
 	"lathe/tools/internal/gentree"
 
 	"golang.org/x/sys/unix"
 )
 
-// benchFiles is the size of the benchmark tree.
+// benchFiles is the size of the benchmark tree unless LATHE_BENCH_FILES
+// says otherwise.
 const benchFiles = 20000
 
 // benchTree returns a generated tree: in LATHE_BENCH_TREE if set (made once
 // and reused by later runs, so scripts/bench.sh can time rg on the same
-// files), else in a temporary directory.
+// files), else in a temporary directory. LATHE_BENCH_FILES and
+// LATHE_BENCH_LAYOUT choose another tree than the 20,000 files of the
+// small layout (gentree.Params).
 func benchTree(b *testing.B) string {
 	b.Helper()
 	dir := os.Getenv("LATHE_BENCH_TREE")
 	if dir == "" {
 		dir = filepath.Join(b.TempDir(), "tree")
 	}
-	if err := gentree.Ensure(dir, benchFiles); err != nil {
+	p := gentree.Params{Files: benchFiles, Layout: gentree.Layout(os.Getenv("LATHE_BENCH_LAYOUT"))}
+	if s := os.Getenv("LATHE_BENCH_FILES"); s != "" {
+		n, err := strconv.Atoi(s)
+		if err != nil {
+			b.Fatalf("LATHE_BENCH_FILES: %v", err)
+		}
+		p.Files = n
+	}
+	if err := gentree.Ensure(dir, p); err != nil {
 		b.Fatal(err)
 	}
 	return dir
@@ -44,12 +58,21 @@ var grepBenchCases = []struct{ name, args string }{
 	{"include", `{"pattern":"TODO","include":"*.ts"}`},
 }
 
-// globBenchCases are the searches BenchmarkGlob times. scripts/bench.sh
-// times fd and rg --files on the same ones: keep the lists in step.
+// globBenchCases are the searches BenchmarkGlob times, $UNDER standing
+// for a directory of TypeScript (benchUnder). scripts/bench.sh times fd
+// and rg --files on the same ones: keep the lists in step.
 var globBenchCases = []struct{ name, args string }{
 	{"all-go", `{"pattern":"**/*.go"}`},
-	{"under-dir", `{"pattern":"**/*.ts","path":"web/src"}`},
+	{"under-dir", `{"pattern":"**/*.ts","path":"$UNDER"}`},
 	{"all-md", `{"pattern":"**/*.md"}`},
+}
+
+// benchUnder is the directory of TypeScript of the benchmark tree's layout.
+func benchUnder() string {
+	if gentree.Layout(os.Getenv("LATHE_BENCH_LAYOUT")) == gentree.Monorepo {
+		return "apps"
+	}
+	return "web/src"
 }
 
 func BenchmarkGrep(b *testing.B) { benchTool(b, "grep", grepBenchCases) }
@@ -57,25 +80,38 @@ func BenchmarkGrep(b *testing.B) { benchTool(b, "grep", grepBenchCases) }
 func BenchmarkGlob(b *testing.B) { benchTool(b, "glob", globBenchCases) }
 
 // benchTool times the tool on each case over the benchmark tree, the way
-// a model's call runs it, and logs the last result's summary.
+// a model's call runs it, and logs the last result's summary and the CPU
+// time of a call, which scripts/bench.sh reads.
 func benchTool(b *testing.B, name string, cases []struct{ name, args string }) {
 	ws := openWorkspace(b, benchTree(b))
 	tool, _ := Default(ws, Options{}).Lookup(name)
 	for _, bc := range cases {
 		b.Run(bc.name, func(b *testing.B) {
-			call, err := tool.Prepare(json.RawMessage(bc.args))
+			call, err := tool.Prepare(json.RawMessage(strings.ReplaceAll(bc.args, "$UNDER", benchUnder())))
 			if err != nil {
 				b.Fatal(err)
 			}
 			var res Result
+			start := cpuTime(b)
 			for b.Loop() {
 				if res, err = call.Run(b.Context(), Caller{}); err != nil {
 					b.Fatal(err)
 				}
 			}
-			b.Log(res.Summary)
+			perCall := (cpuTime(b) - start) / time.Duration(b.N)
+			b.ReportMetric(float64(perCall.Nanoseconds()), "cpu-ns/op")
+			b.Logf("%s; call: %d us of CPU", res.Summary, perCall.Microseconds())
 		})
 	}
+}
+
+// cpuTime returns the CPU time the process has used, user and system.
+func cpuTime(b *testing.B) time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		b.Fatal(err)
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
 // keptPaths walks with the .gitignore rules and returns every path kept.

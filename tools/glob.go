@@ -111,21 +111,72 @@ func (c *globCall) Run(ctx context.Context, _ Caller) (Result, error) {
 	if !strings.Contains(rest, "**") {
 		maxDepth = strings.Count(rest, "/") + 1
 	}
-	found, err := walkEach(ctx, ws.root, s, []string(nil), func(found *[]string, e entry) bool {
-		rel := s.display(e.rel())
+	byName := nameMatcher(rest)
+	found, err := walkEach(ctx, ws.root, s, globFound{}, func(found *globFound, e entry) bool {
 		isDir := e.typ.IsDir()
+		if byName != nil {
+			if byName(e.name) {
+				rel := s.display(e.rel())
+				if isDir {
+					rel += "/"
+				}
+				found.add(rel)
+			}
+			return isDir
+		}
+		rel := s.display(e.rel())
 		if doublestar.MatchUnvalidated(c.full, rel) {
 			if isDir {
 				rel += "/"
 			}
-			*found = append(*found, rel)
+			found.add(rel)
 		}
 		return isDir && (maxDepth < 0 || depth(rel)-depth(base) < maxDepth)
 	})
 	if err != nil {
 		return Result{}, err
 	}
-	return c.result(slices.Concat(found...)), nil
+	var paths []string
+	n := 0
+	for _, f := range found {
+		paths = append(paths, f.paths...)
+		n += f.n
+	}
+	return c.result(paths, n), nil
+}
+
+// globFound is what one walk worker found: how many paths, and the first
+// maxGlobResults of them in order (perhaps more), all a result shows, so
+// that a pattern matching half a million files holds a few hundred.
+type globFound struct {
+	paths []string
+	n     int
+}
+
+func (f *globFound) add(p string) {
+	f.n++
+	f.paths = append(f.paths, p)
+	if len(f.paths) >= 4*maxGlobResults {
+		slices.Sort(f.paths)
+		clear(f.paths[maxGlobResults:])
+		f.paths = f.paths[:maxGlobResults]
+	}
+}
+
+// nameMatcher returns, for a pattern below the search directory of the
+// form **/NAME, NAME without a slash or **, a function that tells from an
+// entry's name alone whether its path matches: every entry the walk meets
+// is below the directory, at any depth. That spares building and matching
+// the path of each of them. It returns nil for other patterns.
+func nameMatcher(rest string) func(name string) bool {
+	seg, ok := strings.CutPrefix(rest, "**/")
+	if !ok || seg == "" || strings.Contains(seg, "/") || strings.Contains(seg, "**") {
+		return nil
+	}
+	if lit, ok := strings.CutPrefix(seg, "*"); ok && !strings.ContainsAny(lit, `*?[]{}\`) {
+		return func(name string) bool { return strings.HasSuffix(name, lit) }
+	}
+	return func(name string) bool { return doublestar.MatchUnvalidated(seg, name) }
 }
 
 // depth counts the components of a clean relative path; "." has none.
@@ -137,8 +188,9 @@ func depth(p string) int {
 	return strings.Count(p, "/") + 1
 }
 
-func (c *globCall) result(paths []string) Result {
-	if len(paths) == 0 {
+// result shows the first maxGlobResults paths of the n found, in order.
+func (c *globCall) result(paths []string, n int) Result {
+	if n == 0 {
 		return Result{Content: fmt.Sprintf("no files match %q (.gitignored files are skipped)", c.full), Summary: "no matches"}
 	}
 	slices.Sort(paths)
@@ -147,8 +199,8 @@ func (c *globCall) result(paths []string) Result {
 		b.WriteString(ShowName(p))
 		b.WriteByte('\n')
 	}
-	if len(paths) > maxGlobResults {
-		fmt.Fprintf(&b, "(showing %d of %d matches; narrow the pattern or path)\n", maxGlobResults, len(paths))
+	if n > maxGlobResults {
+		fmt.Fprintf(&b, "(showing %d of %d matches; narrow the pattern or path)\n", maxGlobResults, n)
 	}
-	return Result{Content: b.String(), Summary: human.Plural(len(paths), "match")}
+	return Result{Content: b.String(), Summary: human.Plural(n, "match")}
 }

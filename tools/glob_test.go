@@ -2,9 +2,13 @@ package tools
 
 import (
 	"fmt"
+	"path"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
+
+	"github.com/bmatcuk/doublestar/v4"
 )
 
 // ignoreTree exercises .gitignore rules: nested files with their own
@@ -104,18 +108,52 @@ func TestGlobAbsoluteInside(t *testing.T) {
 	}
 }
 
+// TestGlobCap: a glob shows the first maxGlobResults paths in order and
+// says how many it left out, also when it found so many that the walk kept
+// only the first of them.
 func TestGlobCap(t *testing.T) {
-	files := map[string]string{}
-	for i := range maxGlobResults + 3 {
-		files[fmt.Sprintf("d%d/f%04d.txt", i%7, i)] = ""
+	for _, n := range []int{maxGlobResults + 3, 9*maxGlobResults + 3} {
+		files := map[string]string{}
+		for i := range n {
+			files[fmt.Sprintf("d%d/f%04d.txt", i%7, i)] = ""
+		}
+		var want []string
+		for name := range files {
+			want = append(want, name)
+		}
+		slices.Sort(want)
+		ws := newWorkspace(t, files)
+		res := run(t, ws, Options{MaxOutputBytes: 1 << 20}, "glob", `{"pattern":"**/*.txt"}`)
+		lines := strings.Split(strings.TrimSpace(res.Content), "\n")
+		note := fmt.Sprintf("(showing 500 of %d matches; narrow the pattern or path)", n)
+		if len(lines) != maxGlobResults+1 || !slices.Equal(lines[:maxGlobResults], want[:maxGlobResults]) || lines[maxGlobResults] != note {
+			t.Fatalf("%d files: %d lines, first %q, last two %q", n, len(lines), lines[0], lines[len(lines)-2:])
+		}
+		if res.Summary != fmt.Sprintf("%d matches", n) {
+			t.Fatalf("summary %q", res.Summary)
+		}
 	}
-	ws := newWorkspace(t, files)
-	res := run(t, ws, Options{MaxOutputBytes: 1 << 20}, "glob", `{"pattern":"**/*.txt"}`)
-	lines := strings.Split(strings.TrimSpace(res.Content), "\n")
-	if len(lines) != maxGlobResults+1 || lines[0] != "d0/f0000.txt" || lines[maxGlobResults] != "(showing 500 of 503 matches; narrow the pattern or path)" {
-		t.Fatalf("%d lines, first %q, last %q", len(lines), lines[0], lines[len(lines)-1])
+}
+
+// TestNameMatcherAgrees checks that the shortcut of matching a **/NAME
+// pattern on names alone agrees with matching whole paths, and is not
+// taken where it could not.
+func TestNameMatcherAgrees(t *testing.T) {
+	paths := []string{"a.go", "x/a.go", "x/y/.a.go", "a.go.txt", "x/go", "x/b.ts", "x/y/b.tsx", "x/[a].go", "x/*.go", "build", "x/build"}
+	for _, rest := range []string{"**/*.go", "**/*.ts", "**/*.{ts,tsx}", "**/build", "**/b.*", "**/\\[a\\].go", "**/\\*.go", "**/?.go"} {
+		m := nameMatcher(rest)
+		if m == nil {
+			t.Fatalf("%q: no shortcut", rest)
+		}
+		for _, p := range paths {
+			if got, want := m(path.Base(p)), doublestar.MatchUnvalidated(rest, p); got != want {
+				t.Errorf("%q on %q: %v, matching the path %v", rest, p, got, want)
+			}
+		}
 	}
-	if res.Summary != "503 matches" {
-		t.Fatalf("summary %q", res.Summary)
+	for _, rest := range []string{"*.go", "**/x/*.go", "**/**/*.go", "x/**/*.go", "**/"} {
+		if nameMatcher(rest) != nil {
+			t.Errorf("%q: shortcut taken", rest)
+		}
 	}
 }

@@ -6,14 +6,19 @@ import (
 	"fmt"
 	"os"
 	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
 )
 
-// bigTree has many directories, some with more files than a batch.
+// bigTree has many directories, some with more files than a batch, and
+// one whose entries take more than one read of the directory.
 func bigTree() map[string]string {
 	files := map[string]string{".gitignore": "skip*/\n", ".git/x": ""}
+	for f := range 1500 {
+		files[fmt.Sprintf("d99/wide/%s%04d", strings.Repeat("x", 60), f)] = ""
+	}
 	for d := range 40 {
 		n := 3
 		if d%10 == 0 {

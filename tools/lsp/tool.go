@@ -17,9 +17,8 @@ import (
 
 // Bounds of the diagnostics tool.
 const (
-	settle      = time.Second // quiet that ends a wait for a workspace's diagnostics
-	toolLines   = 50          // problems listed
-	scanEntries = 5000        // entries of the workspace looked at to tell its languages
+	settle    = time.Second // quiet that ends a wait for a workspace's diagnostics
+	toolLines = 50          // problems listed
 )
 
 // Tool returns the diagnostics tool: the errors and warnings the
@@ -77,34 +76,20 @@ func (m *Manager) Relevant() []string {
 	return out
 }
 
-// scanWorkspace returns the extensions of the files of the workspace
-// (the first scanEntries entries, hidden and dependency directories
-// left out) and the names at its top.
+// scanWorkspace returns the extensions of the files at the top of the
+// workspace and the names there. It reads that one directory: the tool's
+// offer is made for the session's first request, which must not cost a
+// walk of a tree that may hold half a million files.
 func scanWorkspace(root interface{ FS() fs.FS }) (map[string]bool, map[string]bool) {
 	exts, top := map[string]bool{}, map[string]bool{}
-	n := 0
-	_ = fs.WalkDir(root.FS(), ".", func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return nil
-		}
-		if n++; n > scanEntries {
-			return fs.SkipAll
-		}
+	ents, _ := fs.ReadDir(root.FS(), ".")
+	for _, d := range ents {
 		name := d.Name()
-		if p != "." && !strings.Contains(p, "/") {
-			top[name] = true
-		}
-		if d.IsDir() {
-			if p != "." && (strings.HasPrefix(name, ".") || name == "node_modules" || name == "vendor" || name == "target") {
-				return fs.SkipDir
-			}
-			return nil
-		}
-		if i := strings.LastIndexByte(name, '.'); i > 0 {
+		top[name] = true
+		if i := strings.LastIndexByte(name, '.'); i > 0 && !d.IsDir() {
 			exts[strings.ToLower(name[i:])] = true
 		}
-		return nil
-	})
+	}
 	return exts, top
 }
 

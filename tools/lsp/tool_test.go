@@ -11,11 +11,11 @@ import (
 	"lathe/tools"
 )
 
-// TestDiagnosticsTool: the tool is offered where the workspace holds a
-// language a server serves, and not elsewhere; it lists what is wrong in
+// TestDiagnosticsTool: the tool is offered where the workspace's top holds
+// a language a server serves, and not elsewhere; it lists what is wrong in
 // a file now, and in the files the server knows of.
 func TestDiagnosticsTool(t *testing.T) {
-	m, dir, _, started := fakeManager(t, "", time.Minute, map[string]string{"src/a.fake": "ok\nERROR one\n"})
+	m, dir, _, started := fakeManager(t, "", time.Minute, map[string]string{"main.fake": "ok\n", "src/a.fake": "ok\nERROR one\n"})
 	ws, err := tools.OpenWorkspace(dir)
 	if err != nil {
 		t.Fatal(err)
@@ -57,5 +57,11 @@ func TestDiagnosticsTool(t *testing.T) {
 	other, _, _, _ := fakeManager(t, "", time.Minute, map[string]string{"main.txt": ""})
 	if other.Tool(ws).(tools.Optional).Available(context.Background()) {
 		t.Error("offered for a workspace without .fake files")
+	}
+	// Only the top is looked at: the offer is made for the first request,
+	// which walks nothing.
+	deep, _, _, _ := fakeManager(t, "", time.Minute, map[string]string{"main.txt": "", "src/a/b.fake": ""})
+	if deep.Tool(ws).(tools.Optional).Available(context.Background()) {
+		t.Error("offered for a workspace with .fake files only below its top")
 	}
 }

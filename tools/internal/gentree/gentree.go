@@ -1,8 +1,10 @@
-// Package gentree writes a deterministic source tree for benchmarking the
-// search tools: Go, TypeScript and text files of realistic sizes in nested
-// directories, a .gitignore that excludes a node_modules and a build
-// directory, nested .gitignore files, a .git directory and a few binary
-// files.
+// Package gentree writes deterministic source trees for benchmarking the
+// search tools, in one of two layouts: Small, Go, TypeScript and text
+// files of realistic sizes in nested directories, a .gitignore that
+// excludes a node_modules and a build directory, nested .gitignore files,
+// a .git directory and a few binary files; and Monorepo, the same kinds of
+// files in a tree as deep and wide as a large company's, with .gitignore
+// files at every level and a few huge files.
 package gentree
 
 import (
@@ -17,10 +19,40 @@ import (
 // parameters, so a tree can be reused only by a run that wants the same.
 const Marker = ".gentree-done"
 
-// Ensure generates a tree of about files files into dir unless dir already
-// holds one made with the same parameters.
-func Ensure(dir string, files int) error {
-	want := fmt.Sprintf("gentree v3 files=%d\n", files)
+// Layout is the shape of a generated tree.
+type Layout string
+
+const (
+	// Small is the layout of the search benchmarks' 20,000 files: six
+	// top directories, three or four levels deep.
+	Small Layout = "small"
+	// Monorepo is a repository's layout at scale: projects of every
+	// size, directories up to sixteen levels deep and of thousands of
+	// files, .gitignore files at several levels, ignored dependencies and
+	// build output, and three text files of 20 to 40 MB.
+	Monorepo Layout = "monorepo"
+)
+
+// Params say which tree to generate. The same Params always give the same
+// tree.
+type Params struct {
+	Files  int    // about how many files, those .gitignore excludes included
+	Layout Layout // Small if empty
+	Seed   uint64 // varies the tree for the same size
+}
+
+func (p Params) String() string {
+	layout := p.Layout
+	if layout == "" {
+		layout = Small
+	}
+	return fmt.Sprintf("gentree v3 files=%d layout=%s seed=%d", p.Files, layout, p.Seed)
+}
+
+// Ensure generates the tree p into dir unless dir already holds one made
+// with the same parameters.
+func Ensure(dir string, p Params) error {
+	want := p.String() + "\n"
 	got, err := os.ReadFile(filepath.Join(dir, Marker))
 	switch {
 	case err == nil && string(got) == want:
@@ -43,25 +75,35 @@ func Ensure(dir string, files int) error {
 	if err := os.WriteFile(filepath.Join(dir, Marker), []byte("unfinished\n"), 0o644); err != nil {
 		return err
 	}
-	if err := Generate(dir, files); err != nil {
+	if err := Generate(dir, p); err != nil {
 		return err
 	}
 	return os.WriteFile(filepath.Join(dir, Marker), []byte(want), 0o644)
 }
 
-// Generate writes a tree of about files files into dir. The same arguments
-// always give the same tree.
-func Generate(dir string, files int) error {
+// Generate writes the tree p into dir.
+func Generate(dir string, p Params) error {
 	g := &gen{
 		dir:   dir,
-		rng:   rand.New(rand.NewPCG(1, uint64(files))),
+		rng:   rand.New(rand.NewPCG(1+p.Seed, uint64(p.Files))),
 		tops:  strings.Fields(topList),
 		words: strings.Fields(wordList),
+		dirs:  map[string]bool{},
 	}
-	g.write(".gitignore", "# generated\nnode_modules/\nbuild/\n*.log\n!keep.log\n")
 	g.write(".git/HEAD", "ref: refs/heads/main\n")
 	g.write(".git/info/exclude", "*.local\n")
 	g.write(".git/objects/ab/cdef0123", g.binary(4096))
+	if p.Layout == Monorepo {
+		g.monorepo(p.Files)
+	} else {
+		g.small(p.Files)
+	}
+	return g.err
+}
+
+// small writes the Small layout.
+func (g *gen) small(files int) {
+	g.write(".gitignore", "# generated\nnode_modules/\nbuild/\n*.log\n!keep.log\n")
 	ignored := files / 8 // in node_modules and build
 	for i := range ignored {
 		g.write(fmt.Sprintf("node_modules/pkg%03d/lib/index%d.js", i%150, i), g.ts(i))
@@ -75,7 +117,6 @@ func Generate(dir string, files int) error {
 	for m := range 12 {
 		g.write(fmt.Sprintf("services/svc%02d/.gitignore", m), "*.gen.go\ntmp/\n")
 	}
-	return g.err
 }
 
 type gen struct {
@@ -83,6 +124,8 @@ type gen struct {
 	rng   *rand.Rand
 	tops  []string
 	words []string
+	dirs  map[string]bool // made already
+	seq   int             // files written by file
 	err   error
 }
 
@@ -91,9 +134,12 @@ func (g *gen) write(name, content string) {
 		return
 	}
 	p := filepath.Join(g.dir, filepath.FromSlash(name))
-	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-		g.err = err
-		return
+	if d := filepath.Dir(p); !g.dirs[d] {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			g.err = err
+			return
+		}
+		g.dirs[d] = true
 	}
 	g.err = os.WriteFile(p, []byte(content), 0o644)
 }

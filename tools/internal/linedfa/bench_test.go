@@ -14,7 +14,7 @@ import (
 func benchText(b *testing.B) []byte {
 	b.Helper()
 	dir := b.TempDir()
-	if err := gentree.Generate(dir, 600); err != nil {
+	if err := gentree.Generate(dir, gentree.Params{Files: 600}); err != nil {
 		b.Fatal(err)
 	}
 	var buf bytes.Buffer
