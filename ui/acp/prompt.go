@@ -74,7 +74,8 @@ func (s *acpSession) run(ctx context.Context, prompt orchestrator.Prompt) (sdk.P
 	st.close()
 	switch {
 	case errors.Is(err, provider.ErrNoVision):
-		s.say(err.Error())
+		// Refused before anything was sent: its one line is all there is.
+		s.update(sdk.UpdateAgentMessageText("lathe: " + err.Error() + "\n"))
 		return sdk.PromptResponse{StopReason: sdk.StopReasonRefusal}, nil
 	case errors.Is(err, orchestrator.ErrBusy):
 		return sdk.PromptResponse{}, requestError(err)

@@ -44,8 +44,12 @@ func (s *acpSession) replay(_ context.Context, h *orchestrator.History) {
 					byID[c.ID] = id
 				}
 				waiting = append(waiting, id)
-				s.update(sdk.StartToolCall(id, c.Name, sdk.WithStartStatus(sdk.ToolCallStatusPending),
-					sdk.WithStartRawInput(rawArgs(string(c.Arguments)))))
+				opts := []sdk.ToolCallStartOpt{sdk.WithStartStatus(sdk.ToolCallStatusPending),
+					sdk.WithStartRawInput(rawArgs(string(c.Arguments)))}
+				if tool, ok := s.w.Engine.Options.Tools.Lookup(c.Name); ok {
+					opts = append(opts, sdk.WithStartKind(toolKind(tool.Kind(), nil)))
+				}
+				s.update(sdk.StartToolCall(id, c.Name, opts...))
 			}
 		case "tool":
 			id, ok := byID[msg.ToolCallID]

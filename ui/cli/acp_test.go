@@ -1,19 +1,26 @@
 package cli
 
 import (
+	"bytes"
 	"context"
+	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"image"
+	pngpkg "image/png"
 	"io"
+	"log/slog"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
 
 	sdk "github.com/coder/acp-go-sdk"
 
+	"lathe/orchestrator/engine"
 	"lathe/orchestrator/provider/ollama/ollamatest"
 )
 
@@ -56,6 +63,7 @@ func startACP(t *testing.T, srv *ollamatest.Server, env []string, client *acpCli
 		r.code <- code
 	}()
 	r.conn = sdk.NewClientSideConnection(client, inW, outR)
+	r.conn.SetLogger(slog.New(slog.DiscardHandler))
 	t.Cleanup(func() { r.close() })
 	return r
 }
@@ -304,5 +312,387 @@ func TestACPToolRun(t *testing.T) {
 	}
 	if code := r.close(); code != 0 {
 		t.Errorf("exit code %d, stderr %q; want 0", code, r.stderr.String())
+	}
+}
+
+// TestACPPermissions: what the editor answers decides as the TUI's
+// dialog does: a denial reaches the model and leaves the file alone;
+// "allow for the session" answers the next call of that tool without
+// asking; a command offers the sandbox's own options.
+func TestACPPermissions(t *testing.T) {
+	srv := ollamatest.New(t)
+	client := &acpClient{}
+	r := startACP(t, srv, acpEnv(t, srv), client)
+	file := filepath.Join(r.dir, "a.txt")
+	os.WriteFile(file, []byte("one\n"), 0o644)
+	r.initialize(sdk.ClientCapabilities{})
+	s := r.newSession()
+	client.answer = func(context.Context, sdk.RequestPermissionRequest) (sdk.RequestPermissionResponse, error) {
+		return choose("deny"), nil
+	}
+	srv.Script(
+		ollamatest.Reply{ToolCalls: []ollamatest.ToolCall{call("write_file", `{"path":"a.txt","content":"denied\n"}`)}},
+		ollamatest.Reply{Content: "ok"},
+	)
+	if reason, err := r.prompt(s.SessionId, sdk.TextBlock("write")); err != nil || reason != sdk.StopReasonEndTurn {
+		t.Fatalf("prompt: %v, %v", reason, err)
+	}
+	if data, _ := os.ReadFile(file); string(data) != "one\n" {
+		t.Errorf("a denied write wrote %q", data)
+	}
+	reqs := srv.ChatRequests()
+	if last := reqs[len(reqs)-1].Messages; !strings.Contains(last[len(last)-1].Content, "the user denied it") {
+		t.Errorf("the model was told %q; want the denial's reason", last[len(last)-1].Content)
+	}
+	if got := client.turn(); !slices.Contains(got, "tool_call_update failed") {
+		t.Errorf("updates %q: the denied call did not fail", got)
+	}
+	var ids []string
+	for _, o := range client.asked[0].Options {
+		ids = append(ids, string(o.OptionId)+"/"+string(o.Kind))
+	}
+	if want := "allow/allow_once allow_session/allow_always deny/reject_once"; strings.Join(ids, " ") != want {
+		t.Errorf("options %s; want %s", strings.Join(ids, " "), want)
+	}
+
+	client.answer = func(context.Context, sdk.RequestPermissionRequest) (sdk.RequestPermissionResponse, error) {
+		return choose("allow_session"), nil
+	}
+	srv.Script(
+		ollamatest.Reply{ToolCalls: []ollamatest.ToolCall{call("write_file", `{"path":"a.txt","content":"two\n"}`)}},
+		ollamatest.Reply{ToolCalls: []ollamatest.ToolCall{call("write_file", `{"path":"a.txt","content":"three\n"}`)}},
+		ollamatest.Reply{Content: "ok"},
+	)
+	if reason, err := r.prompt(s.SessionId, sdk.TextBlock("write twice")); err != nil || reason != sdk.StopReasonEndTurn {
+		t.Fatalf("prompt: %v, %v", reason, err)
+	}
+	if data, _ := os.ReadFile(file); string(data) != "three\n" || len(client.asked) != 2 {
+		t.Errorf("a.txt %q after %d questions; want three, the second write allowed by the grant", data, len(client.asked))
+	}
+}
+
+// TestACPCommandOptions: a command that runs in the sandbox offers to
+// run it outside, or with the network, this once; with --sandbox off it
+// offers neither.
+func TestACPCommandOptions(t *testing.T) {
+	tests := []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"sandboxed", nil, "allow allow_session allow_unconfined allow_network deny"},
+		{"off", []string{"--sandbox", "off"}, "allow allow_session deny"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if tt.args == nil && engine.Probe(func(string) string { return "" }).Reason != "" {
+				t.Skip("this system cannot confine commands")
+			}
+			srv := ollamatest.New(t)
+			client := &acpClient{}
+			r := startACP(t, srv, acpEnv(t, srv), client, tt.args...)
+			r.initialize(sdk.ClientCapabilities{})
+			s := r.newSession()
+			srv.Script(
+				ollamatest.Reply{ToolCalls: []ollamatest.ToolCall{call("shell", `{"command":"echo hi"}`)}},
+				ollamatest.Reply{Content: "ok"},
+			)
+			if _, err := r.prompt(s.SessionId, sdk.TextBlock("run")); err != nil {
+				t.Fatal(err)
+			}
+			if len(client.asked) != 1 {
+				t.Fatalf("asked %d times", len(client.asked))
+			}
+			var ids []string
+			for _, o := range client.asked[0].Options {
+				ids = append(ids, string(o.OptionId))
+			}
+			if got := strings.Join(ids, " "); got != tt.want {
+				t.Errorf("options %s; want %s", got, tt.want)
+			}
+			want := []string{`tool_call pending execute "Run ` + "`echo hi`" + `"`, "tool_call_update completed", "message ok"}
+			if got := client.turn(); strings.Join(got, "\n") != strings.Join(want, "\n") {
+				t.Errorf("updates %q; want %q", got, want)
+			}
+		})
+	}
+}
+
+// TestACPCancel: session/cancel stops a run mid-stream, and one waiting
+// for an answer the editor never gives; both prompts answer cancelled, and
+// the session takes the next prompt.
+func TestACPCancel(t *testing.T) {
+	srv := ollamatest.New(t)
+	client := &acpClient{}
+	r := startACP(t, srv, acpEnv(t, srv), client)
+	r.initialize(sdk.ClientCapabilities{})
+	s := r.newSession()
+
+	srv.Script(ollamatest.Reply{Content: "a long answer", Hang: true, AfterChunks: 2})
+	go func() {
+		if srv.WaitHanging(t.Context(), 1) == nil {
+			r.conn.Cancel(t.Context(), sdk.CancelNotification{SessionId: s.SessionId})
+		}
+	}()
+	if reason, err := r.prompt(s.SessionId, sdk.TextBlock("talk")); err != nil || reason != sdk.StopReasonCancelled {
+		t.Fatalf("mid-stream: %v, %v; want cancelled", reason, err)
+	}
+
+	asked := make(chan struct{})
+	client.answer = func(ctx context.Context, _ sdk.RequestPermissionRequest) (sdk.RequestPermissionResponse, error) {
+		close(asked)
+		<-ctx.Done() // never answers
+		return sdk.RequestPermissionResponse{}, ctx.Err()
+	}
+	srv.Script(ollamatest.Reply{ToolCalls: []ollamatest.ToolCall{call("write_file", `{"path":"x.txt","content":"x"}`)}})
+	go func() {
+		<-asked
+		r.conn.Cancel(t.Context(), sdk.CancelNotification{SessionId: s.SessionId})
+	}()
+	if reason, err := r.prompt(s.SessionId, sdk.TextBlock("write")); err != nil || reason != sdk.StopReasonCancelled {
+		t.Fatalf("waiting for approval: %v, %v; want cancelled", reason, err)
+	}
+	if _, err := os.Stat(filepath.Join(r.dir, "x.txt")); err == nil {
+		t.Errorf("the write ran")
+	}
+	// A cancel for a session lathe does not know is no error.
+	if err := r.conn.Cancel(t.Context(), sdk.CancelNotification{SessionId: "nope"}); err != nil {
+		t.Errorf("cancel for no session: %v", err)
+	}
+	srv.Script(ollamatest.Reply{Content: "back"})
+	if reason, err := r.prompt(s.SessionId, sdk.TextBlock("again")); err != nil || reason != sdk.StopReasonEndTurn {
+		t.Errorf("after cancels: %v, %v", reason, err)
+	}
+}
+
+// TestACPBusy: a prompt sent while one runs in the session is refused;
+// the first runs on.
+func TestACPBusy(t *testing.T) {
+	srv := ollamatest.New(t)
+	client := &acpClient{}
+	r := startACP(t, srv, acpEnv(t, srv), client)
+	r.initialize(sdk.ClientCapabilities{})
+	s := r.newSession()
+	srv.Script(ollamatest.Reply{Content: "slow", Hang: true, AfterChunks: 1})
+	first := make(chan sdk.StopReason, 1)
+	go func() {
+		reason, _ := r.prompt(s.SessionId, sdk.TextBlock("one"))
+		first <- reason
+	}()
+	if err := srv.WaitHanging(t.Context(), 1); err != nil {
+		t.Fatal(err)
+	}
+	_, err := r.prompt(s.SessionId, sdk.TextBlock("two"))
+	var re *sdk.RequestError
+	if !errors.As(err, &re) || re.Code != -32600 {
+		t.Errorf("second prompt: %v; want an invalid request", err)
+	}
+	r.conn.Cancel(t.Context(), sdk.CancelNotification{SessionId: s.SessionId})
+	if reason := <-first; reason != sdk.StopReasonCancelled {
+		t.Errorf("first prompt %v", reason)
+	}
+}
+
+// TestACPLoad: a session saved by one lathe acp is loaded by the next:
+// its conversation is told again (the prompt, the call and how it ended,
+// the answer) before session/load answers, and the next prompt goes on
+// from it. The editor closing stdin ended the first: exit 0.
+func TestACPLoad(t *testing.T) {
+	srv := ollamatest.New(t)
+	env := acpEnv(t, srv)
+	client := &acpClient{}
+	r := startACP(t, srv, env, client)
+	os.WriteFile(filepath.Join(r.dir, "a.txt"), []byte("one\n"), 0o644)
+	r.initialize(sdk.ClientCapabilities{})
+	s := r.newSession()
+	srv.Script(
+		ollamatest.Reply{ToolCalls: []ollamatest.ToolCall{call("read_file", `{"path":"a.txt"}`)}},
+		ollamatest.Reply{Content: "noted"},
+	)
+	if _, err := r.prompt(s.SessionId, sdk.TextBlock("remember a.txt")); err != nil {
+		t.Fatal(err)
+	}
+	if code := r.close(); code != 0 {
+		t.Fatalf("exit code %d", code)
+	}
+
+	client2 := &acpClient{}
+	r2 := startACP(t, srv, env, client2)
+	r2.dir = r.dir
+	init := r2.initialize(sdk.ClientCapabilities{})
+	if !init.AgentCapabilities.LoadSession {
+		t.Errorf("loadSession not advertised")
+	}
+	resp, err := r2.conn.LoadSession(t.Context(), sdk.LoadSessionRequest{SessionId: s.SessionId, Cwd: r.dir, McpServers: []sdk.McpServer{}})
+	if err != nil {
+		t.Fatalf("session/load: %v", err)
+	}
+	if resp.Modes == nil || resp.Modes.CurrentModeId != "build" {
+		t.Errorf("modes %+v", resp.Modes)
+	}
+	want := []string{"user remember a.txt", `tool_call pending read "read_file"`, "tool_call_update completed", "message noted"}
+	if got := client2.turn(); strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("replayed:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	srv.Script(ollamatest.Reply{Content: "still here"})
+	if _, err := r2.prompt(s.SessionId, sdk.TextBlock("and now?")); err != nil {
+		t.Fatal(err)
+	}
+	reqs := srv.ChatRequests()
+	msgs := reqs[len(reqs)-1].Messages
+	if len(msgs) < 5 || msgs[1].Content != "remember a.txt" {
+		t.Errorf("the loaded session's next request: %d messages, the first prompt %q", len(msgs), msgs[1].Content)
+	}
+	if _, err := r2.conn.LoadSession(t.Context(), sdk.LoadSessionRequest{SessionId: "nothing", Cwd: r.dir, McpServers: []sdk.McpServer{}}); err == nil {
+		t.Errorf("loading no session succeeded")
+	}
+}
+
+// TestACPModes: --mode starts new sessions in that mode; session/set_mode
+// and /mode switch it, the next request offering the mode's tools; plan
+// mode's plan comes as plan entries, and the editor's yes carries it out
+// in build mode.
+func TestACPModes(t *testing.T) {
+	srv := ollamatest.New(t)
+	client := &acpClient{}
+	r := startACP(t, srv, acpEnv(t, srv), client, "--mode", "plan")
+	r.initialize(sdk.ClientCapabilities{})
+	s := r.newSession()
+	if s.Modes.CurrentModeId != "plan" {
+		t.Errorf("mode %s; want plan (--mode)", s.Modes.CurrentModeId)
+	}
+	srv.Script(
+		ollamatest.Reply{ToolCalls: []ollamatest.ToolCall{call("propose_plan", `{"summary":"add b","steps":["write b.txt","check it"]}`)}},
+		ollamatest.Reply{Content: "on it"},
+	)
+	if reason, err := r.prompt(s.SessionId, sdk.TextBlock("plan b")); err != nil || reason != sdk.StopReasonEndTurn {
+		t.Fatalf("prompt: %v, %v", reason, err)
+	}
+	got := strings.Join(client.turn(), "\n")
+	for _, want := range []string{"plan pending:write b.txt, pending:check it", "mode build"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("updates lack %q:\n%s", want, got)
+		}
+	}
+	if len(client.asked) != 1 || !strings.Contains(*client.asked[0].ToolCall.Title, "plan") {
+		t.Errorf("the plan was not put to the editor: %+v", client.asked)
+	}
+
+	if _, err := r.conn.SetSessionMode(t.Context(), sdk.SetSessionModeRequest{SessionId: s.SessionId, ModeId: "ask"}); err != nil {
+		t.Fatal(err)
+	}
+	srv.Script(ollamatest.Reply{Content: "asked"})
+	if _, err := r.prompt(s.SessionId, sdk.TextBlock("what is b?")); err != nil {
+		t.Fatal(err)
+	}
+	reqs := srv.ChatRequests()
+	for _, tool := range reqs[len(reqs)-1].Tools {
+		if tool.Function.Name == "write_file" {
+			t.Errorf("ask mode offered write_file")
+		}
+	}
+	if reason, err := r.prompt(s.SessionId, sdk.TextBlock("/mode build")); err != nil || reason != sdk.StopReasonEndTurn {
+		t.Fatalf("/mode: %v, %v", reason, err)
+	}
+	if trace := client.turn(); trace[len(trace)-2] != "mode build" || !strings.Contains(trace[len(trace)-1], "build mode") {
+		t.Errorf("/mode build: %q", trace[len(trace)-2:])
+	}
+	if _, err := r.conn.SetSessionMode(t.Context(), sdk.SetSessionModeRequest{SessionId: s.SessionId, ModeId: "yolo"}); err == nil {
+		t.Errorf("an unknown mode was set")
+	}
+	if commands := client.trace(); !slices.Contains(commands, "commands compact undo redo mode clear") {
+		t.Errorf("no available_commands_update: %q", commands)
+	}
+}
+
+// TestACPImages: initialize says images are taken when the model lathe
+// would use can see them; an image goes to such a model with the prompt,
+// and for one that cannot see, the prompt is refused in one line.
+func TestACPImages(t *testing.T) {
+	var png bytes.Buffer
+	if err := pngpkg.Encode(&png, image.NewRGBA(image.Rect(0, 0, 4, 4))); err != nil {
+		t.Fatal(err)
+	}
+	img := sdk.ImageBlock(base64.StdEncoding.EncodeToString(png.Bytes()), "image/png")
+	vision := ollamatest.Model{Name: "seer:7b", Capabilities: []string{ollamatest.CapCompletion, ollamatest.CapTools, ollamatest.CapVision}}
+	blind := ollamatest.Model{Name: "blind:7b", Capabilities: []string{ollamatest.CapCompletion, ollamatest.CapTools}}
+	tests := []struct {
+		model  string
+		image  bool
+		reason sdk.StopReason
+	}{
+		{"seer:7b", true, sdk.StopReasonEndTurn},
+		{"blind:7b", false, sdk.StopReasonRefusal},
+	}
+	for _, tt := range tests {
+		t.Run(tt.model, func(t *testing.T) {
+			srv := ollamatest.New(t, ollamatest.WithModels(vision, blind))
+			client := &acpClient{}
+			r := startACP(t, srv, acpEnv(t, srv), client, "-m", tt.model)
+			if got := r.initialize(sdk.ClientCapabilities{}).AgentCapabilities.PromptCapabilities; got.Image != tt.image || !got.EmbeddedContext || got.Audio {
+				t.Errorf("prompt capabilities %+v; want image %v, embedded context, no audio", got, tt.image)
+			}
+			s := r.newSession()
+			if tt.image {
+				srv.Script(ollamatest.Reply{Content: "a black square"})
+			}
+			reason, err := r.prompt(s.SessionId, sdk.TextBlock("what is this?"), img)
+			if err != nil || reason != tt.reason {
+				t.Fatalf("prompt: %v, %v; want %s", reason, err, tt.reason)
+			}
+			if !tt.image {
+				if got := client.turn(); len(got) != 1 || !strings.Contains(got[0], "cannot see images") || strings.Count(strings.TrimSpace(got[0]), "\n") != 0 {
+					t.Errorf("refusal %q; want one line saying why", got)
+				}
+				return
+			}
+			reqs := srv.ChatRequests()
+			if msgs := reqs[0].Messages; len(msgs[len(msgs)-1].Images) != 1 {
+				t.Errorf("the image did not go with the prompt")
+			}
+		})
+	}
+}
+
+// TestACPEditorFiles: where the editor offers fs/read_text_file and
+// fs/write_text_file, the file tools read its buffer (unsaved changes
+// the disk does not have) and write through it; /undo still takes the
+// write back.
+func TestACPEditorFiles(t *testing.T) {
+	srv := ollamatest.New(t)
+	client := &acpClient{}
+	r := startACP(t, srv, acpEnv(t, srv), client)
+	file := filepath.Join(r.dir, "a.txt")
+	os.WriteFile(file, []byte("on disk\n"), 0o644)
+	client.files[file] = "in the buffer\n"
+	r.initialize(sdk.ClientCapabilities{Fs: sdk.FileSystemCapabilities{ReadTextFile: true, WriteTextFile: true}})
+	s := r.newSession()
+	srv.Script(
+		ollamatest.Reply{ToolCalls: []ollamatest.ToolCall{call("read_file", `{"path":"a.txt"}`)}},
+		ollamatest.Reply{ToolCalls: []ollamatest.ToolCall{call("edit_file", `{"path":"a.txt","old_string":"buffer","new_string":"editor"}`)}},
+		ollamatest.Reply{Content: "done"},
+	)
+	if _, err := r.prompt(s.SessionId, sdk.TextBlock("edit")); err != nil {
+		t.Fatal(err)
+	}
+	reqs := srv.ChatRequests()
+	if msgs := reqs[1].Messages; !strings.Contains(msgs[len(msgs)-1].Content, "in the buffer") {
+		t.Errorf("the model read %q; want the editor's buffer", msgs[len(msgs)-1].Content)
+	}
+	if len(client.reads) == 0 || client.reads[0] != file || len(client.writes) != 1 || client.writes[0] != file {
+		t.Errorf("reads %q, writes %q; want %s through the editor", client.reads, client.writes, file)
+	}
+	if client.files[file] != "in the editor\n" {
+		t.Errorf("the editor's buffer %q", client.files[file])
+	}
+	if _, err := r.prompt(s.SessionId, sdk.TextBlock("/undo")); err != nil {
+		t.Fatal(err)
+	}
+	trace := client.turn()
+	if last := trace[len(trace)-1]; !strings.Contains(last, "Undone: 1 file") {
+		t.Errorf("/undo said %q", last)
+	}
+	if data, _ := os.ReadFile(file); string(data) != "on disk\n" {
+		t.Errorf("after /undo a.txt is %q; want it as it was on disk before the run", data)
 	}
 }
