@@ -76,7 +76,7 @@ type Wired struct {
 // stand, and Serve returns nil.
 func Serve(ctx context.Context, o Options) error {
 	out := &lockedWriter{w: o.Out}
-	in, stop := screen(o.In, out)
+	in, start, stop := screen(o.In, out)
 	defer stop()
 	a := &agent{o: o, ctx: ctx, sessions: map[sdk.SessionId]*acpSession{}}
 	a.conn = sdk.NewAgentSideConnection(a, out, in)
@@ -85,6 +85,7 @@ func Serve(ctx context.Context, o Options) error {
 		logOut = io.Discard
 	}
 	a.conn.SetLogger(slog.New(slog.NewTextHandler(logOut, &slog.HandlerOptions{Level: slog.LevelWarn})))
+	start()
 	select {
 	case <-a.conn.Done():
 	case <-ctx.Done():

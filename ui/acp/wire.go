@@ -35,36 +35,41 @@ var (
 // screen returns what the SDK reads: the lines of in that are JSON
 // objects. A line that is not JSON is answered on out with a parse error,
 // one that is JSON but not an object (a batch, a number) with an invalid
-// request; blank lines are dropped. The reader ends when in does, or
-// when stop is called (the SDK then sees its peer gone).
-func screen(in io.Reader, out io.Writer) (r io.Reader, stop func()) {
+// request; blank lines are dropped. Nothing is read before start is
+// called (the SDK's connection is set up by then); the reader ends when
+// in does, or when stop is called (the SDK then sees its peer gone).
+func screen(in io.Reader, out io.Writer) (r io.Reader, start, stop func()) {
 	pr, pw := io.Pipe()
-	go func() {
-		br := bufio.NewReaderSize(in, 64<<10)
-		for {
-			line, err := br.ReadBytes('\n')
-			if trimmed := bytes.TrimSpace(line); len(trimmed) > 0 {
-				var answer []byte
-				switch {
-				case !json.Valid(trimmed):
-					answer = parseError
-				case trimmed[0] != '{':
-					answer = invalidRequest
-				}
-				if answer != nil {
-					if _, err := out.Write(answer); err != nil {
-						pw.CloseWithError(err)
-						return
-					}
-				} else if _, err := pw.Write(append(trimmed, '\n')); err != nil {
-					return // stopped
-				}
+	start = func() { go pass(in, out, pw) }
+	return pr, start, func() { pw.Close(); pr.Close() }
+}
+
+// pass passes the lines of in that are JSON objects on to pw, and
+// answers the others on out.
+func pass(in io.Reader, out io.Writer, pw *io.PipeWriter) {
+	br := bufio.NewReaderSize(in, 64<<10)
+	for {
+		line, err := br.ReadBytes('\n')
+		if trimmed := bytes.TrimSpace(line); len(trimmed) > 0 {
+			var answer []byte
+			switch {
+			case !json.Valid(trimmed):
+				answer = parseError
+			case trimmed[0] != '{':
+				answer = invalidRequest
 			}
-			if err != nil {
-				pw.CloseWithError(err)
-				return
+			if answer != nil {
+				if _, err := out.Write(answer); err != nil {
+					pw.CloseWithError(err)
+					return
+				}
+			} else if _, err := pw.Write(append(trimmed, '\n')); err != nil {
+				return // stopped
 			}
 		}
-	}()
-	return pr, func() { pw.Close(); pr.Close() }
+		if err != nil {
+			pw.CloseWithError(err)
+			return
+		}
+	}
 }

@@ -1,0 +1,134 @@
+package cli
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"io"
+	"net/http/httptest"
+	"slices"
+	"strings"
+	"testing"
+
+	sdk "github.com/coder/acp-go-sdk"
+	"github.com/ollama/ollama/api"
+
+	"lathe/orchestrator/provider/ollama/ollamatest"
+	"lathe/tools/mcp/mcptest"
+)
+
+// TestACPMCPServers: an MCP server the editor passes with session/new
+// joins the session without a trust prompt: its tools are offered to the
+// model, and a call runs on it.
+func TestACPMCPServers(t *testing.T) {
+	mcp := httptest.NewServer(mcptest.Handler(mcptest.Options{}))
+	t.Cleanup(mcp.Close)
+	srv := ollamatest.New(t)
+	client := &acpClient{}
+	r := startACP(t, srv, acpEnv(t, srv), client)
+	r.initialize(sdk.ClientCapabilities{})
+	if caps := r.initialize(sdk.ClientCapabilities{}).AgentCapabilities.McpCapabilities; !caps.Http || caps.Sse {
+		t.Errorf("MCP capabilities %+v; want HTTP (and stdio), no SSE", caps)
+	}
+	s := r.newSession(sdk.McpServer{Http: &sdk.McpServerHttpInline{Type: "http", Name: "ed", Url: mcp.URL, Headers: []sdk.HttpHeader{}}})
+	srv.Script(
+		ollamatest.Reply{ToolCalls: []ollamatest.ToolCall{call("ed__echo", `{"text":"from the editor's server"}`)}},
+		ollamatest.Reply{Content: "echoed"},
+	)
+	if reason, err := r.prompt(s.SessionId, sdk.TextBlock("echo")); err != nil || reason != sdk.StopReasonEndTurn {
+		t.Fatalf("prompt: %v, %v", reason, err)
+	}
+	reqs := srv.ChatRequests()
+	if !slices.ContainsFunc(reqs[0].Tools, func(tool api.Tool) bool { return tool.Function.Name == "ed__echo" }) {
+		t.Errorf("the editor's server's tools were not offered")
+	}
+	if msgs := reqs[1].Messages; !strings.Contains(msgs[len(msgs)-1].Content, "from the editor's server") {
+		t.Errorf("the call's result %q", msgs[len(msgs)-1].Content)
+	}
+	_, err := r.conn.NewSession(t.Context(), sdk.NewSessionRequest{Cwd: r.dir,
+		McpServers: []sdk.McpServer{{Sse: &sdk.McpServerSseInline{Type: "sse", Name: "old", Url: mcp.URL, Headers: []sdk.HttpHeader{}}}}})
+	if err == nil {
+		t.Errorf("an SSE server was taken")
+	}
+}
+
+// TestACPBadInput: what is not JSON-RPC is answered as JSON-RPC says,
+// and lathe goes on: a line that is not JSON gets a parse error with a
+// null id, a batch an invalid request, an unknown method "method not
+// found", a prompt for no session invalid params; stdin closing ends
+// lathe with exit 0, having written nothing but JSON-RPC to stdout.
+func TestACPBadInput(t *testing.T) {
+	srv := ollamatest.New(t)
+	inR, inW := io.Pipe()
+	outR, outW := io.Pipe()
+	code := make(chan int, 1)
+	var stderr strings.Builder
+	go func() {
+		code <- Run(context.Background(), []string{"acp"}, inR, outW, &stderr, acpEnv(t, srv))
+		outW.Close()
+	}()
+	lines := bufio.NewScanner(outR)
+	exchange := func(in string) map[string]any {
+		t.Helper()
+		if _, err := io.WriteString(inW, in+"\n"); err != nil {
+			t.Fatal(err)
+		}
+		if !lines.Scan() {
+			t.Fatalf("no answer to %s", in)
+		}
+		var m map[string]any
+		if err := json.Unmarshal(lines.Bytes(), &m); err != nil {
+			t.Fatalf("stdout %q is not JSON", lines.Text())
+		}
+		return m
+	}
+	tests := []struct {
+		name, in string
+		id       any
+		code     float64
+	}{
+		{"not JSON", `{"jsonrpc":"2.0","id":1,"method":`, nil, -32700},
+		{"batch", `[{"jsonrpc":"2.0","id":2,"method":"initialize"}]`, nil, -32600},
+		{"unknown method", `{"jsonrpc":"2.0","id":3,"method":"session/dance","params":{}}`, 3.0, -32601},
+		{"no session", `{"jsonrpc":"2.0","id":4,"method":"session/prompt","params":{"sessionId":"x","prompt":[{"type":"text","text":"hi"}]}}`, 4.0, -32602},
+		{"bad params", `{"jsonrpc":"2.0","id":5,"method":"initialize","params":{"protocolVersion":"one"}}`, 5.0, -32602},
+	}
+	for _, tt := range tests {
+		m := exchange(tt.in)
+		e, _ := m["error"].(map[string]any)
+		if m["id"] != tt.id || e == nil || e["code"] != tt.code {
+			t.Errorf("%s: answered %v; want error %v with id %v", tt.name, m, tt.code, tt.id)
+		}
+	}
+	if m := exchange(`{"jsonrpc":"2.0","id":6,"method":"initialize","params":{"protocolVersion":1}}`); m["result"] == nil {
+		t.Errorf("initialize after bad input: %v", m)
+	}
+	inW.Close()
+	if c := <-code; c != 0 || lines.Scan() {
+		t.Errorf("exit code %d, more output %q; want 0 and nothing", c, lines.Text())
+	}
+}
+
+// TestACPClientGone: the editor going away mid-run (stdin closes) stops
+// the run, saves the session as it stands, and lathe exits 0.
+func TestACPClientGone(t *testing.T) {
+	srv := ollamatest.New(t)
+	env := acpEnv(t, srv)
+	client := &acpClient{}
+	r := startACP(t, srv, env, client)
+	r.initialize(sdk.ClientCapabilities{})
+	s := r.newSession()
+	srv.Script(ollamatest.Reply{Content: "half an answer", Hang: true, AfterChunks: 2})
+	go r.prompt(s.SessionId, sdk.TextBlock("keep this"))
+	if err := srv.WaitHanging(t.Context(), 1); err != nil {
+		t.Fatal(err)
+	}
+	if code := r.close(); code != 0 {
+		t.Errorf("exit code %d; want 0", code)
+	}
+	var out strings.Builder
+	if c := Run(t.Context(), []string{"-C", r.dir, "sessions", "--json"}, strings.NewReader(""), &out, io.Discard, env); c != 0 ||
+		!strings.Contains(out.String(), string(s.SessionId)) {
+		t.Errorf("sessions: %d %s; want the session saved", c, out.String())
+	}
+}
