@@ -27,7 +27,7 @@ import (
 // acpRun is `lathe acp` run in-process, with the SDK's client side
 // speaking to it as an editor does.
 type acpRun struct {
-	t      *testing.T
+	t      testing.TB
 	srv    *ollamatest.Server
 	dir    string // the session's cwd
 	env    []string
@@ -39,7 +39,7 @@ type acpRun struct {
 }
 
 // acpEnv is the environment of a run against srv, with its own home.
-func acpEnv(t *testing.T, srv *ollamatest.Server) []string {
+func acpEnv(t testing.TB, srv *ollamatest.Server) []string {
 	home := t.TempDir()
 	return []string{"HOME=" + home, "XDG_CONFIG_HOME=" + filepath.Join(home, "config"),
 		"XDG_DATA_HOME=" + filepath.Join(home, "data"), "XDG_STATE_HOME=" + filepath.Join(home, "state"),
@@ -47,7 +47,7 @@ func acpEnv(t *testing.T, srv *ollamatest.Server) []string {
 }
 
 // startACP starts lathe acp with args in env, and the client.
-func startACP(t *testing.T, srv *ollamatest.Server, env []string, client *acpClient, args ...string) *acpRun {
+func startACP(t testing.TB, srv *ollamatest.Server, env []string, client *acpClient, args ...string) *acpRun {
 	t.Helper()
 	inR, inW := io.Pipe()
 	outR, outW := io.Pipe()
@@ -117,8 +117,10 @@ type acpClient struct {
 	// ends (a user who never answers).
 	answer func(ctx context.Context, req sdk.RequestPermissionRequest) (sdk.RequestPermissionResponse, error)
 	files  map[string]string // the editor's buffers, by absolute path
-	reads  []string
-	writes []string
+	// onChunk, when set, is called as each agent_message_chunk arrives.
+	onChunk func()
+	reads   []string
+	writes  []string
 }
 
 var _ sdk.Client = (*acpClient)(nil)
@@ -127,6 +129,9 @@ func (c *acpClient) SessionUpdate(_ context.Context, n sdk.SessionNotification) 
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.updates = append(c.updates, n.Update)
+	if c.onChunk != nil && n.Update.AgentMessageChunk != nil {
+		c.onChunk()
+	}
 	return nil
 }
 
