@@ -177,6 +177,15 @@ func (a *agent) clientCaps() sdk.ClientCapabilities {
 	return a.client
 }
 
+// terminalOutput reports whether the client renders a command's output
+// in a terminal of its own from what the agent sends (Zed's convention,
+// clientCapabilities._meta.terminal_output), the command running
+// elsewhere: in lathe's sandbox.
+func (a *agent) terminalOutput() bool {
+	on, _ := a.clientCaps().Meta["terminal_output"].(bool)
+	return on
+}
+
 // Cancel implements sdk.Agent: the run under way stops as Esc stops it.
 // A session lathe does not know is no error (a notification has no
 // answer): it is logged.

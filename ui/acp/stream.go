@@ -113,7 +113,15 @@ func (st *stream) started(e orchestrator.ToolStarted) {
 		st.prepared = append(st.prepared, preparedCall{call: e.Call, id: id})
 		st.mu.Unlock()
 	}
-	s.update(sdk.StartToolCall(id, title(e.Name, e.Kind, e.Subject), opts...))
+	terminal := e.Kind == tools.KindExec && s.a.terminalOutput()
+	if terminal {
+		opts = append(opts, sdk.WithStartContent([]sdk.ToolCallContent{sdk.ToolTerminalRef(string(id))}))
+	}
+	u := sdk.StartToolCall(id, title(e.Name, e.Kind, e.Subject), opts...)
+	if terminal {
+		u.ToolCall.Meta = map[string]any{"terminal_info": map[string]any{"terminal_id": string(id), "cwd": s.dir}}
+	}
+	s.update(u)
 }
 
 // progress tells what a running call said of how far it got.
@@ -137,6 +145,10 @@ func (st *stream) finished(e orchestrator.ToolFinished) {
 	if e.Outcome != orchestrator.OutcomeOK {
 		status = sdk.ToolCallStatusFailed
 	}
+	if e.Kind == tools.KindExec && st.s.a.terminalOutput() {
+		st.terminalEnd(id, status, e.Result)
+		return
+	}
 	text := e.Result.Content
 	if e.Kind == tools.KindExec && text != "" {
 		text = fence(text)
@@ -147,6 +159,26 @@ func (st *stream) finished(e orchestrator.ToolFinished) {
 	}
 	st.s.update(sdk.UpdateToolCall(id, sdk.WithUpdateStatus(status), sdk.WithUpdateContent(content),
 		sdk.WithUpdateRawOutput(map[string]any{"outcome": string(e.Outcome), "summary": e.Result.Summary})))
+}
+
+// terminalEnd ends a command's call for a client that renders its
+// output in a terminal of its own (Zed's terminal_output convention): the
+// output, then the exit code, for the terminal the call started with. The
+// command ran in lathe's sandbox; the editor only shows what it wrote.
+func (st *stream) terminalEnd(id sdk.ToolCallId, status sdk.ToolCallStatus, res tools.Result) {
+	output := sdk.UpdateToolCall(id)
+	output.ToolCallUpdate.Meta = map[string]any{"terminal_output": map[string]any{"terminal_id": string(id), "data": res.Content}}
+	st.s.update(output)
+	var code any // null: killed, timed out, or not run
+	var c int
+	if n, err := fmt.Sscanf(res.Summary, "exit %d", &c); n == 1 && err == nil {
+		code = c
+	}
+	end := sdk.UpdateToolCall(id, sdk.WithUpdateStatus(status),
+		sdk.WithUpdateContent([]sdk.ToolCallContent{sdk.ToolTerminalRef(string(id))}),
+		sdk.WithUpdateRawOutput(map[string]any{"summary": res.Summary}))
+	end.ToolCallUpdate.Meta = map[string]any{"terminal_exit": map[string]any{"terminal_id": string(id), "exit_code": code, "signal": nil}}
+	st.s.update(end)
 }
 
 // idOf is the tool call of a prepared call waiting for its approval.

@@ -701,3 +701,58 @@ func TestACPEditorFiles(t *testing.T) {
 		t.Errorf("after /undo a.txt is %q; want it as it was on disk before the run", data)
 	}
 }
+
+// TestACPTerminalOutput: for a client that renders a command's output in
+// a terminal of its own (Zed's _meta.terminal_output), a command's call
+// names a terminal, and its output (as the model gets it) and exit code
+// come for it; the command still runs in lathe (the editor runs nothing:
+// no terminal/create). With --yes nothing is asked.
+func TestACPTerminalOutput(t *testing.T) {
+	srv := ollamatest.New(t)
+	client := &acpClient{}
+	r := startACP(t, srv, acpEnv(t, srv), client, "--yes")
+	r.initialize(sdk.ClientCapabilities{Terminal: true, Meta: map[string]any{"terminal_output": true}})
+	s := r.newSession()
+	srv.Script(
+		ollamatest.Reply{ToolCalls: []ollamatest.ToolCall{call("shell", `{"command":"echo from-lathe > made.txt; echo hi"}`)}},
+		ollamatest.Reply{Content: "ok"},
+	)
+	if _, err := r.prompt(s.SessionId, sdk.TextBlock("run")); err != nil {
+		t.Fatal(err)
+	}
+	if len(client.asked) != 0 {
+		t.Errorf("--yes asked %d times", len(client.asked))
+	}
+	if _, err := os.Stat(filepath.Join(r.dir, "made.txt")); err != nil {
+		t.Errorf("the command did not run in lathe: %v", err)
+	}
+	client.mu.Lock()
+	defer client.mu.Unlock()
+	var got []string
+	for _, u := range client.updates {
+		switch {
+		case u.ToolCall != nil:
+			info, _ := json.Marshal(u.ToolCall.Meta["terminal_info"])
+			got = append(got, fmt.Sprintf("start %d %s", len(u.ToolCall.Content), info))
+			if len(u.ToolCall.Content) != 1 || u.ToolCall.Content[0].Terminal == nil {
+				t.Errorf("the call's content %+v; want its terminal", u.ToolCall.Content)
+			}
+		case u.ToolCallUpdate != nil:
+			for _, key := range []string{"terminal_output", "terminal_exit"} {
+				if v, ok := u.ToolCallUpdate.Meta[key]; ok {
+					data, _ := json.Marshal(v)
+					got = append(got, key+" "+string(data))
+				}
+			}
+		}
+	}
+	id := "lathe-1-1-0"
+	want := []string{
+		fmt.Sprintf(`start 1 {"cwd":%q,"terminal_id":%q}`, r.dir, id),
+		fmt.Sprintf(`terminal_output {"data":"exit 0\n[stdout]\nhi\n","terminal_id":%q}`, id),
+		fmt.Sprintf(`terminal_exit {"exit_code":0,"signal":null,"terminal_id":%q}`, id),
+	}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("terminal updates:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}
