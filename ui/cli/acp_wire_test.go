@@ -4,8 +4,10 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http/httptest"
+	"runtime"
 	"slices"
 	"strings"
 	"testing"
@@ -14,6 +16,7 @@ import (
 	"github.com/ollama/ollama/api"
 
 	"lathe/orchestrator/provider/ollama/ollamatest"
+	"lathe/orchestrator/telemetry/otlptest"
 	"lathe/tools/mcp/mcptest"
 )
 
@@ -103,10 +106,64 @@ func TestACPBadInput(t *testing.T) {
 	if m := exchange(`{"jsonrpc":"2.0","id":6,"method":"initialize","params":{"protocolVersion":1}}`); m["result"] == nil {
 		t.Errorf("initialize after bad input: %v", m)
 	}
-	inW.Close()
-	if c := <-code; c != 0 || lines.Scan() {
-		t.Errorf("exit code %d, more output %q; want 0 and nothing", c, lines.Text())
+	// A session and a prompt run, to leave nothing of theirs behind
+	// either; notifications come between the answers.
+	answer := func(id float64, in string) map[string]any {
+		t.Helper()
+		m := exchange(in)
+		for m["id"] != id {
+			if !lines.Scan() {
+				t.Fatalf("no answer to %s", in)
+			}
+			m = nil
+			json.Unmarshal(lines.Bytes(), &m)
+		}
+		r, _ := m["result"].(map[string]any)
+		if r == nil {
+			t.Fatalf("%s: %v", in, m)
+		}
+		return r
 	}
+	r := answer(7, fmt.Sprintf(`{"jsonrpc":"2.0","id":7,"method":"session/new","params":{"cwd":%q,"mcpServers":[]}}`, t.TempDir()))
+	srv.Script(ollamatest.Reply{Content: "hi"})
+	r = answer(8, fmt.Sprintf(`{"jsonrpc":"2.0","id":8,"method":"session/prompt","params":{"sessionId":%q,"prompt":[{"type":"text","text":"hi"}]}}`, r["sessionId"]))
+	if r["stopReason"] != "end_turn" {
+		t.Errorf("prompt: %v", r)
+	}
+	inW.Close()
+	c := <-code
+	for lines.Scan() { // the commands update may come last
+		if !strings.Contains(lines.Text(), "available_commands_update") {
+			t.Errorf("more output %q", lines.Text())
+		}
+	}
+	if c != 0 {
+		t.Errorf("exit code %d; want 0", c)
+	}
+	if left := acpGoroutines(); left != "" {
+		t.Errorf("goroutines left behind:\n%s", left)
+	}
+}
+
+// acpGoroutines are the stacks of the goroutines of lathe acp, or of its
+// SDK, still running: none once Run has returned, but for those ending
+// on their way out, which it yields to first.
+func acpGoroutines() string {
+	var left []string
+	for range 1000 {
+		buf := make([]byte, 1<<20)
+		left = nil
+		for _, g := range strings.Split(string(buf[:runtime.Stack(buf, true)]), "\n\n") {
+			if strings.Contains(g, "lathe/ui/acp.") || strings.Contains(g, "coder/acp-go-sdk") {
+				left = append(left, g)
+			}
+		}
+		if len(left) == 0 {
+			return ""
+		}
+		runtime.Gosched()
+	}
+	return strings.Join(left, "\n\n")
 }
 
 // TestACPClientGone: the editor going away mid-run (stdin closes) stops
@@ -131,4 +188,27 @@ func TestACPClientGone(t *testing.T) {
 		!strings.Contains(out.String(), string(s.SessionId)) {
 		t.Errorf("sessions: %d %s; want the session saved", c, out.String())
 	}
+}
+
+// TestACPTelemetry: with telemetry configured, lathe acp's runs are
+// exported as lathe -p's are, flushed when the editor goes.
+func TestACPTelemetry(t *testing.T) {
+	rcv := otlptest.New(t, otlptest.HTTP)
+	srv := ollamatest.New(t)
+	client := &acpClient{}
+	r := startACP(t, srv, append(acpEnv(t, srv), "OTEL_EXPORTER_OTLP_ENDPOINT="+rcv.Endpoint), client)
+	r.initialize(sdk.ClientCapabilities{})
+	s := r.newSession()
+	srv.Script(ollamatest.Reply{Content: "hi"})
+	if _, err := r.prompt(s.SessionId, sdk.TextBlock("hello")); err != nil {
+		t.Fatal(err)
+	}
+	if code := r.close(); code != 0 {
+		t.Fatalf("exit %d", code)
+	}
+	agent := byName(rcv.Spans(), "invoke_agent")
+	if len(agent) != 1 {
+		t.Fatalf("invoke_agent spans: %+v", agent)
+	}
+	checkAttrs(t, agent[0], map[string]any{"lathe.stop_reason": "done"})
 }
