@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"io"
 	"net/http/httptest"
+	"os"
+	"path/filepath"
 	"runtime"
 	"slices"
 	"strings"
@@ -103,8 +105,10 @@ func TestACPBadInput(t *testing.T) {
 			t.Errorf("%s: answered %v; want error %v with id %v", tt.name, m, tt.code, tt.id)
 		}
 	}
-	if m := exchange(`{"jsonrpc":"2.0","id":6,"method":"initialize","params":{"protocolVersion":1}}`); m["result"] == nil {
-		t.Errorf("initialize after bad input: %v", m)
+	// A client asking for a later version than lathe speaks gets lathe's.
+	m := exchange(`{"jsonrpc":"2.0","id":6,"method":"initialize","params":{"protocolVersion":99}}`)
+	if r, _ := m["result"].(map[string]any); r == nil || r["protocolVersion"] != 1.0 {
+		t.Errorf("initialize after bad input: %v; want protocol version 1", m)
 	}
 	// A session and a prompt run, to leave nothing of theirs behind
 	// either; notifications come between the answers.
@@ -211,4 +215,39 @@ func TestACPTelemetry(t *testing.T) {
 		t.Fatalf("invoke_agent spans: %+v", agent)
 	}
 	checkAttrs(t, agent[0], map[string]any{"lathe.stop_reason": "done"})
+}
+
+// TestACPApprovalRules: the [approval] rules of the user's config allow
+// calls without asking the editor, as they do for lathe -p; what they do
+// not cover is asked.
+func TestACPApprovalRules(t *testing.T) {
+	srv := ollamatest.New(t)
+	env := acpEnv(t, srv)
+	var config string
+	for _, kv := range env {
+		if v, ok := strings.CutPrefix(kv, "XDG_CONFIG_HOME="); ok {
+			config = filepath.Join(v, "lathe")
+		}
+	}
+	if err := os.MkdirAll(config, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(config, "config.toml"), []byte("[approval]\ntools = [\"write_file\"]\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	client := &acpClient{}
+	r := startACP(t, srv, env, client)
+	r.initialize(sdk.ClientCapabilities{})
+	s := r.newSession()
+	srv.Script(
+		ollamatest.Reply{ToolCalls: []ollamatest.ToolCall{call("write_file", `{"path":"a.txt","content":"a\n"}`)}},
+		ollamatest.Reply{ToolCalls: []ollamatest.ToolCall{call("edit_file", `{"path":"a.txt","old_string":"a","new_string":"b"}`)}},
+		ollamatest.Reply{Content: "ok"},
+	)
+	if _, err := r.prompt(s.SessionId, sdk.TextBlock("write, then edit")); err != nil {
+		t.Fatal(err)
+	}
+	if len(client.asked) != 1 || !strings.HasPrefix(*client.asked[0].ToolCall.Title, "edit_file") {
+		t.Errorf("asked about %d calls; want the edit alone", len(client.asked))
+	}
 }
