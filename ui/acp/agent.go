@@ -78,7 +78,7 @@ func Serve(ctx context.Context, o Options) error {
 	out := &lockedWriter{w: o.Out}
 	in, start, stop := screen(o.In, out)
 	defer stop()
-	a := &agent{o: o, ctx: ctx, sessions: map[sdk.SessionId]*acpSession{}}
+	a := &agent{o: o, ctx: ctx, out: out, sessions: map[sdk.SessionId]*acpSession{}}
 	a.conn = sdk.NewAgentSideConnection(a, out, in)
 	logOut := o.LogOut
 	if logOut == nil {
@@ -101,6 +101,7 @@ type agent struct {
 	o    Options
 	ctx  context.Context // Serve's: what sessions are wired in outlives their requests
 	conn *sdk.AgentSideConnection
+	out  *lockedWriter
 
 	mu       sync.Mutex
 	client   sdk.ClientCapabilities

@@ -37,7 +37,8 @@ func (a *agent) NewSession(ctx context.Context, p sdk.NewSessionRequest) (sdk.Ne
 	if err != nil {
 		return sdk.NewSessionResponse{}, err
 	}
-	go s.announce()
+	// Once the client knows the session: not before this answer is out.
+	a.out.once(fmt.Sprintf(`"sessionId":%q`, s.id), s.announce)
 	return sdk.NewSessionResponse{SessionId: s.id, Modes: s.modes()}, nil
 }
 
@@ -66,7 +67,7 @@ func (a *agent) LoadSession(ctx context.Context, p sdk.LoadSessionRequest) (sdk.
 	if prepared.History != nil {
 		s.replay(ctx, prepared.History)
 	}
-	go s.announce()
+	s.announce() // the client named the session: it knows it already
 	return sdk.LoadSessionResponse{Modes: s.modes()}, nil
 }
 

@@ -15,16 +15,36 @@ import (
 // as it came.
 
 // lockedWriter writes whole messages, one at a time: the SDK's and
-// screen's answers share stdout.
+// screen's answers share stdout. It can run a function once a message
+// holding a given text is out (see after).
 type lockedWriter struct {
-	mu sync.Mutex
-	w  io.Writer
+	mu    sync.Mutex
+	w     io.Writer
+	after map[string]func()
 }
 
 func (l *lockedWriter) Write(p []byte) (int, error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	return l.w.Write(p)
+	n, err := l.w.Write(p)
+	for text, fn := range l.after {
+		if bytes.Contains(p, []byte(text)) {
+			delete(l.after, text)
+			go fn()
+		}
+	}
+	return n, err
+}
+
+// once runs fn once a message holding text has been written: a session's
+// first notification waits for the answer that tells the client its id.
+func (l *lockedWriter) once(text string, fn func()) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.after == nil {
+		l.after = map[string]func(){}
+	}
+	l.after[text] = fn
 }
 
 var (
