@@ -61,7 +61,7 @@ func (s *acpSession) command(ctx context.Context, text string) (sdk.StopReason, 
 }
 
 func (s *acpSession) compact(ctx context.Context, _ string) string {
-	st := newStream(s)
+	st := newStream(ctx, s)
 	defer st.close()
 	err := s.s.Compact(ctx, st.event)
 	switch {

@@ -69,7 +69,7 @@ func (s *acpSession) run(ctx context.Context, prompt orchestrator.Prompt) (sdk.P
 	if m := s.w.Engine.MCP; m != nil {
 		m.WaitStarted(ctx)
 	}
-	st := newStream(s)
+	st := newStream(ctx, s)
 	res, err := s.s.RunPrompt(ctx, prompt, st.event)
 	st.close()
 	switch {

@@ -33,7 +33,7 @@ type acpSession struct {
 // NewSession implements sdk.Agent: a session working in the client's
 // cwd, with the servers it passes.
 func (a *agent) NewSession(ctx context.Context, p sdk.NewSessionRequest) (sdk.NewSessionResponse, error) {
-	s, err := a.open(ctx, p.Cwd, p.McpServers, nil)
+	s, err := a.open(p.Cwd, p.McpServers, nil)
 	if err != nil {
 		return sdk.NewSessionResponse{}, err
 	}
@@ -55,7 +55,7 @@ func (a *agent) LoadSession(ctx context.Context, p sdk.LoadSessionRequest) (sdk.
 	if err != nil {
 		return sdk.LoadSessionResponse{}, requestError(err)
 	}
-	s, err := a.open(ctx, p.Cwd, p.McpServers, saved)
+	s, err := a.open(p.Cwd, p.McpServers, saved)
 	if err != nil {
 		return sdk.LoadSessionResponse{}, err
 	}
@@ -72,7 +72,7 @@ func (a *agent) LoadSession(ctx context.Context, p sdk.LoadSessionRequest) (sdk.
 }
 
 // open wires a session in dir: new, or saved when saved is not nil.
-func (a *agent) open(ctx context.Context, dir string, servers []sdk.McpServer, saved *session.Saved) (*acpSession, error) {
+func (a *agent) open(dir string, servers []sdk.McpServer, saved *session.Saved) (*acpSession, error) {
 	if !filepath.IsAbs(dir) {
 		return nil, sdk.NewInvalidParams(map[string]any{"error": fmt.Sprintf("cwd %q is not an absolute path", dir)})
 	}

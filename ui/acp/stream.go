@@ -22,6 +22,7 @@ import (
 // tool_call_updates, a plan's checklist as plan entries, a mode change as
 // current_mode_update.
 type stream struct {
+	ctx context.Context // the run's: the editor's reads for a diff end with it
 	s   *acpSession
 	run int
 
@@ -37,11 +38,11 @@ type preparedCall struct {
 	id   sdk.ToolCallId
 }
 
-func newStream(s *acpSession) *stream {
+func newStream(ctx context.Context, s *acpSession) *stream {
 	s.mu.Lock()
 	run := s.seq
 	s.mu.Unlock()
-	st := &stream{s: s, run: run, calls: map[[2]int]sdk.ToolCallId{}}
+	st := &stream{ctx: ctx, s: s, run: run, calls: map[[2]int]sdk.ToolCallId{}}
 	s.asker.use(st)
 	return st
 }
@@ -225,7 +226,7 @@ func (st *stream) diff(call tools.Call) []sdk.ToolCallContent {
 	if call == nil {
 		return nil
 	}
-	ch, ok, err := tools.ChangeOf(context.Background(), call)
+	ch, ok, err := tools.ChangeOf(st.ctx, call)
 	if !ok || err != nil {
 		return nil
 	}
