@@ -32,9 +32,12 @@ type acpSession struct {
 
 // NewSession implements sdk.Agent: a session working in the client's
 // cwd, with the servers it passes.
-func (a *agent) NewSession(ctx context.Context, p sdk.NewSessionRequest) (sdk.NewSessionResponse, error) {
+func (a *agent) NewSession(_ context.Context, p sdk.NewSessionRequest) (sdk.NewSessionResponse, error) {
 	s, err := a.open(p.Cwd, p.McpServers, nil)
 	if err != nil {
+		return sdk.NewSessionResponse{}, err
+	}
+	if err := a.add(s); err != nil {
 		return sdk.NewSessionResponse{}, err
 	}
 	// Once the client knows the session: not before this answer is out.
@@ -47,6 +50,9 @@ func (a *agent) NewSession(ctx context.Context, p sdk.NewSessionRequest) (sdk.Ne
 func (a *agent) LoadSession(ctx context.Context, p sdk.LoadSessionRequest) (sdk.LoadSessionResponse, error) {
 	if a.o.Load == nil {
 		return sdk.LoadSessionResponse{}, sdk.NewInvalidRequest(map[string]any{"error": "sessions are not saved, so none can be loaded"})
+	}
+	if _, err := a.session(p.SessionId); err == nil {
+		return sdk.LoadSessionResponse{}, sdk.NewInvalidRequest(map[string]any{"error": fmt.Sprintf("session %q is open already", p.SessionId)})
 	}
 	saved, err := a.o.Load(ctx, string(p.SessionId))
 	if errors.Is(err, session.ErrNotFound) {
@@ -61,8 +67,11 @@ func (a *agent) LoadSession(ctx context.Context, p sdk.LoadSessionRequest) (sdk.
 	}
 	prepared, err := s.s.Prepare(ctx)
 	if err != nil {
-		a.drop(s)
+		s.close()
 		return sdk.LoadSessionResponse{}, requestError(err)
+	}
+	if err := a.add(s); err != nil {
+		return sdk.LoadSessionResponse{}, err
 	}
 	if prepared.History != nil {
 		s.replay(ctx, prepared.History)
@@ -119,18 +128,28 @@ func (a *agent) open(dir string, servers []sdk.McpServer, saved *session.Saved) 
 		}
 	}
 	s.id = sdk.SessionId(s.s.Snapshot().ID)
-	a.mu.Lock()
-	a.sessions[s.id] = s
-	a.mu.Unlock()
 	return s, nil
 }
 
-// drop forgets s and closes it.
-func (a *agent) drop(s *acpSession) {
+// add makes s one of the connection's sessions; one of the same id
+// already open, or lathe shutting down, closes it instead.
+func (a *agent) add(s *acpSession) error {
 	a.mu.Lock()
-	delete(a.sessions, s.id)
+	_, dup := a.sessions[s.id]
+	if !dup && !a.closed {
+		a.sessions[s.id] = s
+	}
+	closed := a.closed
 	a.mu.Unlock()
-	s.close()
+	switch {
+	case dup:
+		s.close()
+		return sdk.NewInvalidRequest(map[string]any{"error": fmt.Sprintf("session %q is open already", s.id)})
+	case closed:
+		s.close()
+		return sdk.NewInternalError(map[string]any{"error": "lathe is shutting down"})
+	}
+	return nil
 }
 
 // modes are the session's modes, as the client shows them.

@@ -501,7 +501,8 @@ func TestACPBusy(t *testing.T) {
 // TestACPLoad: a session saved by one lathe acp is loaded by the next:
 // its conversation is told again (the prompt, the call and how it ended,
 // the answer) before session/load answers, and the next prompt goes on
-// from it. The editor closing stdin ended the first: exit 0.
+// from it; loading it again while it is open is refused, and leaves it
+// open. The editor closing stdin ended the first: exit 0.
 func TestACPLoad(t *testing.T) {
 	srv := ollamatest.New(t)
 	env := acpEnv(t, srv)
@@ -538,6 +539,9 @@ func TestACPLoad(t *testing.T) {
 	want := []string{"user remember a.txt", `tool_call pending read "read_file"`, "tool_call_update completed", "message noted"}
 	if got := client2.turn(); strings.Join(got, "\n") != strings.Join(want, "\n") {
 		t.Errorf("replayed:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	if _, err := r2.conn.LoadSession(t.Context(), sdk.LoadSessionRequest{SessionId: s.SessionId, Cwd: r.dir, McpServers: []sdk.McpServer{}}); err == nil {
+		t.Errorf("a session open already was loaded again")
 	}
 	srv.Script(ollamatest.Reply{Content: "still here"})
 	if _, err := r2.prompt(s.SessionId, sdk.TextBlock("and now?")); err != nil {
