@@ -54,6 +54,7 @@ type Config struct {
 	// settings changed, and servers of the user's own.
 	LSP         map[string]LSPServer `toml:"lsp"`
 	Diagnostics Diagnostics          `toml:"diagnostics"`
+	Navigation  Navigation           `toml:"navigation"`
 	Hooks       Hooks                `toml:"hooks"`
 	Skills      Skills               `toml:"skills"`
 

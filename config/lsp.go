@@ -56,6 +56,14 @@ type Diagnostics struct {
 	Warnings bool `toml:"warnings"`
 }
 
+// Navigation offers the language servers' read-only navigation tools:
+// definition, references and hover.
+type Navigation struct {
+	// Enabled offers them where a server can start for a language the
+	// workspace holds. Off by default: their schemas cost every request.
+	Enabled bool `toml:"enabled"`
+}
+
 // DefaultDiagnosticsWait is how long a change waits for diagnostics.
 const DefaultDiagnosticsWait = 3 * time.Second
 

@@ -30,6 +30,9 @@ enabled = false
 [lsp.mine]
 command = "./tools/ls"
 extensions = [".mine"]
+
+[navigation]
+enabled = true
 `
 	src := setup(t, user, project, nil)
 	dot := `{"go": {"command": "gopls", "args": ["serve"], "extensionToLanguage": {".go": "go"}},
@@ -66,6 +69,9 @@ extensions = [".mine"]
 	if l.Diagnostics.Wait.Duration != 5*time.Second || !l.Diagnostics.Warnings {
 		t.Errorf("diagnostics = %+v", l.Diagnostics)
 	}
+	if !l.Navigation.Enabled {
+		t.Error("a project's [navigation] enabled = true was not taken: read-only tools loosen nothing")
+	}
 }
 
 func TestLSPDefaults(t *testing.T) {
@@ -73,8 +79,8 @@ func TestLSPDefaults(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if l.Diagnostics.Wait.Duration != DefaultDiagnosticsWait || l.Diagnostics.Warnings || len(l.LSP) != 0 {
-		t.Errorf("defaults: %+v %+v", l.Diagnostics, l.LSP)
+	if l.Diagnostics.Wait.Duration != DefaultDiagnosticsWait || l.Diagnostics.Warnings || len(l.LSP) != 0 || l.Navigation.Enabled {
+		t.Errorf("defaults: %+v %+v %+v", l.Diagnostics, l.LSP, l.Navigation)
 	}
 }
 

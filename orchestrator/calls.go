@@ -287,7 +287,8 @@ func (r *run) finish(turn int, c *callState) {
 		c.result.Images = nil // named in the text; a model that cannot see gets only that
 	}
 	r.save(session.Message{Seq: c.seq, Message: c.message(),
-		Tool: &session.ToolMeta{Subject: c.subject, Outcome: string(c.outcome), Summary: c.result.Summary, Duration: c.duration}})
+		Tool: &session.ToolMeta{Subject: c.subject, Outcome: string(c.outcome), Summary: c.result.Summary, Duration: c.duration,
+			Diff: c.preview}})
 	r.emit(ToolFinished{Turn: turn, Index: c.index, ID: c.call.ID, Name: c.call.Name, Kind: c.kind,
 		Subject: c.subject, Result: c.result, Outcome: c.outcome, Duration: c.duration, Waited: c.waited,
 		NotApproved: c.notApproved, HookNotes: c.hookNotes})

@@ -107,11 +107,13 @@ const (
 	OutcomeInterrupted Outcome = "interrupted" // cancelled before or while running
 )
 
-// TurnFinished: the model's reply is complete and its calls have run.
+// TurnFinished: the model's reply is complete and its calls have run, or
+// the turn failed or was stopped after the reply was counted (Failed).
 type TurnFinished struct {
 	Turn             int
-	PromptTokens     int // the prompt's length, cached tokens included
-	CompletionTokens int // eval_count
+	Failed           bool // the turn ends the run in error: the reply was cut or could not be used
+	PromptTokens     int  // the prompt's length, cached tokens included
+	CompletionTokens int  // eval_count
 	Duration         time.Duration
 	// Reply is from sending the request to the reply's end, before its
 	// calls ran.

@@ -66,6 +66,9 @@ func (s *Session) hooksOn(event string) bool {
 // see hooks.Run.Warn).
 func (s *Session) runHooks(ctx context.Context, in hooks.Input, turn, index int, emit func(Event)) hooks.Outcome {
 	in.SessionID, in.Cwd, in.PermissionMode = s.id, s.opts.Dir, s.permissionMode()
+	if t := s.opts.Transcripts; t != nil && len(s.messages) > 0 { // none before the system prompt (SessionStart)
+		in.TranscriptPath = t.Write(s.id, s.opts.Dir, s.messages[1:])
+	}
 	o := s.opts.Hooks.Run(ctx, in)
 	if !o.Ran() {
 		return o
@@ -333,6 +336,7 @@ func (s *Session) End(ctx context.Context, reason string, emit func(Event)) {
 func (s *Session) endHooks(ctx context.Context, reason, id string, emit func(Event)) {
 	in := hooks.Input{Event: hooks.SessionEnd, Reason: reason, SessionID: id}
 	in.Cwd, in.PermissionMode = s.opts.Dir, s.permissionMode()
+	in.TranscriptPath = s.opts.Transcripts.Path(id) // as the last hook saw it: a run may still be under way
 	o := s.opts.Hooks.Run(ctx, in)
 	if o.Ran() {
 		emit(HookRan{Event: hooks.SessionEnd, Index: -1, Outcome: o})

@@ -304,3 +304,38 @@ func TestNoHooksNoCost(t *testing.T) {
 		t.Errorf("%d hook events without hooks", n)
 	}
 }
+
+// TestStopHookReadsTheTranscript: transcript_path names the conversation
+// in Claude Code's transcript format, up to the reply that ends the run,
+// so a Stop hook written for Claude Code finds the last reply and the
+// calls before it where it looks.
+func TestStopHookReadsTheTranscript(t *testing.T) {
+	dir := t.TempDir()
+	e := newEnv(t, nil, withHooks(t, hooks.Hook{Event: hooks.Stop,
+		Command: `in=$(cat); [[ $in == *'"stop_hook_active":true'* ]] && exit 0
+path=$(python3 -c 'import json,sys; print(json.load(sys.stdin)["transcript_path"])' <<<"$in")
+python3 - "$path" <<'PY' >&2
+import json, sys
+lines = [json.loads(l) for l in open(sys.argv[1])]
+last = lines[-1]
+uses = [b["name"] for l in lines if l["type"] == "assistant" for b in l["message"]["content"] if b["type"] == "tool_use"]
+results = [b["content"] for l in lines if l["type"] == "user" and isinstance(l["message"]["content"], list) for b in l["message"]["content"]]
+print("last:", last["type"], last["message"]["content"][-1]["text"], "| used:", ",".join(uses), "| results:", len(results), "| first:", lines[0]["message"]["content"])
+PY
+exit 2`}), func(o *Options) { o.Transcripts = hooks.NewTranscripts(dir, nil) })
+	e.srv.Script(ollamatest.Reply{ToolCalls: []ollamatest.ToolCall{call("read", `{"path":"a"}`)}},
+		ollamatest.Reply{Content: "Read it."}, ollamatest.Reply{Content: "Still read."})
+	res, err := e.run(t.Context(), "read a")
+	if err != nil || res.Turns != 3 {
+		t.Fatalf("%+v %v", res, err)
+	}
+	msgs := e.srv.ChatRequests()[2].Messages
+	told := msgs[len(msgs)-1].Content
+	if want := "last: assistant Read it. | used: read | results: 1 | first: read a"; !strings.Contains(told, want) {
+		t.Errorf("the Stop hook said %q, want %q", told, want)
+	}
+	files, _ := filepath.Glob(filepath.Join(dir, "*.jsonl"))
+	if len(files) != 1 || filepath.Base(files[0]) != e.session.Snapshot().ID+".jsonl" {
+		t.Errorf("transcripts %v", files)
+	}
+}

@@ -330,7 +330,7 @@ func (r *run) turn(n int) (more bool, err error) {
 		// A turn whose reply was counted ends with its count, also when
 		// the turn then fails: the turns' counts add up to the run's.
 		if err != nil && (rep.done || rep.metrics.CompletionTokens > 0) {
-			r.endTurn(n, rep, timing, start, replied)
+			r.endTurn(n, rep, timing, start, replied, true)
 		}
 	}()
 	if err != nil {
@@ -396,7 +396,7 @@ func (r *run) turn(n int) (more bool, err error) {
 		more = true
 	}
 	s.publish() // the count for the UI
-	r.endTurn(n, rep, timing, start, replied)
+	r.endTurn(n, rep, timing, start, replied, false)
 	return more, nil
 }
 
@@ -412,10 +412,11 @@ func (r *run) warnDropped(kept, dropped int) {
 }
 
 // endTurn tells that turn n ended, with its reply's counts; replied is
-// the time to the reply's end, before its calls ran.
-func (r *run) endTurn(n int, rep *reply, timing Timing, start time.Time, replied time.Duration) {
+// the time to the reply's end, before its calls ran; failed, that the
+// turn ends the run in error.
+func (r *run) endTurn(n int, rep *reply, timing Timing, start time.Time, replied time.Duration, failed bool) {
 	d := r.s.opts.Now().Sub(start)
-	r.emit(TurnFinished{Turn: n, PromptTokens: rep.metrics.PromptTokens, CompletionTokens: rep.metrics.CompletionTokens,
+	r.emit(TurnFinished{Turn: n, Failed: failed, PromptTokens: rep.metrics.PromptTokens, CompletionTokens: rep.metrics.CompletionTokens,
 		Duration: d, Reply: replied, EvalDuration: rep.metrics.EvalDuration, DoneReason: rep.doneReason, ToolCalls: len(rep.calls),
 		Timing: timing})
 	r.logTurn(n, len(rep.sent), rep, timing, d)

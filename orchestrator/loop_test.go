@@ -547,7 +547,8 @@ func TestPreviewIsTakenJustBeforeTheCallRuns(t *testing.T) {
 	writer := &previewProbe{probe: probe{name: "write", kind: tools.KindWrite}, version: &version}
 	rec := &recorder{}
 	reader := &probe{name: "read", kind: tools.KindRead}
-	e := newEnv(t, nil, withTools(writer, reader), withApprover(rec), func(o *Options) { o.Previews = true })
+	store := newMemStore()
+	e := newEnv(t, nil, withTools(writer, reader), withApprover(rec), func(o *Options) { o.Previews, o.Recorder = true, store })
 	writer.log, reader.log = e.log, e.log
 	e.srv.Script(
 		ollamatest.Reply{ToolCalls: []ollamatest.ToolCall{call("write", `{"path":"f"}`), call("read", `{"path":"f"}`), call("write", `{"path":"f"}`)}},
@@ -568,6 +569,16 @@ func TestPreviewIsTakenJustBeforeTheCallRuns(t *testing.T) {
 	}
 	if len(rec.asked) != 2 || rec.asked[0].Preview != want[0] || rec.asked[1].Preview != want[2] {
 		t.Errorf("approval requests = %+v, want the two previews", rec.asked)
+	}
+	// Each result keeps the diff its card showed, for a resumed session.
+	var kept []string
+	for _, m := range store.history(e.session.id) {
+		if m.Tool != nil {
+			kept = append(kept, m.Tool.Diff)
+		}
+	}
+	if !slices.Equal(kept, want) {
+		t.Errorf("diffs kept with the results = %q, want %q", kept, want)
 	}
 }
 

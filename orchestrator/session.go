@@ -71,6 +71,9 @@ type Options struct {
 	// Hooks runs the user's commands at the session's events; nil runs
 	// none.
 	Hooks Hooks
+	// Transcripts writes the history as a file for the hooks that read
+	// transcript_path; nil writes none.
+	Transcripts *hooks.Transcripts
 	// Observer, when set, is told of every run (see Observer).
 	Observer Observer
 }

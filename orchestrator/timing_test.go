@@ -247,7 +247,7 @@ func TestDecodeRateAsLlamaCppTimesIt(t *testing.T) {
 // TestCutReplyIsCounted: a reply cut off before the server's count came
 // (interrupted, stopped at a time limit) still counts what was read and
 // written: the prompt as lathe reckons it, the tokens that streamed; its
-// turn ends with those counts, which add up to the run's.
+// turn ends, failed, with those counts, which add up to the run's.
 func TestCutReplyIsCounted(t *testing.T) {
 	e := newEnv(t, nil)
 	e.srv.Script(ollamatest.Reply{Content: "one two three four five", Hang: true, AfterChunks: 3})
@@ -269,7 +269,7 @@ func TestCutReplyIsCounted(t *testing.T) {
 		t.Errorf("usage %+v: want the prompt as reckoned and the 3 tokens that streamed", res.Usage)
 	}
 	tf := turnsFinished(e.events)
-	if len(tf) != 1 || tf[0].PromptTokens != res.Usage.PromptTokens || tf[0].CompletionTokens != 3 {
+	if len(tf) != 1 || tf[0].PromptTokens != res.Usage.PromptTokens || tf[0].CompletionTokens != 3 || !tf[0].Failed {
 		t.Errorf("turns ended %+v", tf)
 	}
 }

@@ -114,7 +114,8 @@ func (m *model) showCalls(every *tools.Registry, calls []provider.ToolCall, rest
 		if meta == nil {
 			meta = &session.ToolMeta{Outcome: string(orchestrator.OutcomeInterrupted), Summary: "interrupted"}
 		}
-		card := &toolCard{start: orchestrator.ToolStarted{Index: i, ID: c.ID, Name: c.Name, Kind: kind, Args: c.Args(), Subject: meta.Subject}}
+		card := &toolCard{start: orchestrator.ToolStarted{Index: i, ID: c.ID, Name: c.Name, Kind: kind, Args: c.Args(), Subject: meta.Subject,
+			Preview: meta.Diff}}
 		end := orchestrator.ToolFinished{Index: i, Name: c.Name, Kind: kind, Subject: meta.Subject, Outcome: orchestrator.Outcome(meta.Outcome),
 			Duration: meta.Duration}
 		end.Result.Content, end.Result.Summary = rest[i].Message.Content, meta.Summary

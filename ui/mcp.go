@@ -67,42 +67,66 @@ func (m *model) mcpNotice(msg mcpNoticeMsg) tea.Cmd {
 	return m.listenMCP()
 }
 
-// offerTrust asks, at start, whether to start the MCP servers the project
-// declares.
+// offerTrust asks, at start, whether to start the MCP servers and the
+// language servers that wait for the user's trust.
 func (m *model) offerTrust() {
-	if m.opts.MCP == nil || m.dialog != nil {
+	if m.dialog != nil {
 		return
 	}
-	if names := m.opts.MCP.Untrusted(); len(names) > 0 {
-		m.dialog = newTrustDialog(m.mcpTargets(names), &m.st, m.keys)
+	var servers []string
+	fresh := true
+	if m.opts.MCP != nil {
+		servers, fresh = m.mcpTargets()
+	}
+	var lsp []string
+	if m.opts.LSPUntrusted != nil {
+		lsp = m.opts.LSPUntrusted()
+	}
+	if len(servers) > 0 || len(lsp) > 0 {
+		m.dialog = newTrustDialog(servers, lsp, &m.st, m.keys)
+		m.dialog.(*trustDialog).fresh = fresh
 	}
 }
 
-// mcpTargets are the servers named, each with what it runs or where it is.
-func (m *model) mcpTargets(names []string) []string {
-	var out []string
+// mcpTargets are the MCP servers that wait for trust, each with what it
+// runs or where it is; fresh when they are all the project's, never
+// trusted. Otherwise each says why it waits (mcp.Status.TrustReason): a
+// server of the user's own is trusted as the user's config is, and waits
+// only for the files of the project it runs.
+func (m *model) mcpTargets() (out []string, fresh bool) {
+	var waiting []mcp.Status
+	fresh = true
 	for _, s := range m.opts.MCP.Servers() {
-		for _, n := range names {
-			if s.Name == n {
-				out = append(out, s.Name+": "+s.Target)
-			}
+		if s.State == mcp.StateUntrusted {
+			waiting = append(waiting, s)
+			fresh = fresh && s.Project && !s.Changed
 		}
 	}
-	return out
+	for _, s := range waiting {
+		line := s.Name + ": " + s.Target
+		if !fresh {
+			line += " (" + s.TrustReason() + ")"
+		}
+		out = append(out, line)
+	}
+	return out, fresh
 }
 
-// trustDialog asks whether to start the project's MCP servers: programs a
-// cloned repository names, which must not start unasked.
+// trustDialog asks whether to start the servers that wait for the user's
+// trust: the project's MCP servers, programs a cloned repository names,
+// which must not start unasked; and the language servers that need it.
 type trustDialog struct {
 	dialogBase
-	servers []string // "name: command args" or "name: URL"
+	servers []string // "name: command args" or "name: URL", and why when not fresh
+	fresh   bool     // the MCP servers are all the project's, never trusted
+	lsp     []string // "name: command args (why)"
 	trusted bool     // the user said to start them
 }
 
 var _ dialog = (*trustDialog)(nil)
 
-func newTrustDialog(servers []string, st *theme, keys keyMap) *trustDialog {
-	return &trustDialog{dialogBase: newDialogBase(st, keys), servers: servers}
+func newTrustDialog(servers, lsp []string, st *theme, keys keyMap) *trustDialog {
+	return &trustDialog{dialogBase: newDialogBase(st, keys), servers: servers, lsp: lsp, fresh: true}
 }
 
 // Update handles a key: a choice answers, and closes the dialog.
@@ -119,27 +143,106 @@ func (d *trustDialog) Update(msg tea.Msg) (dialog, tea.Cmd) {
 	return d, nil
 }
 
-func (d *trustDialog) hint() string { return "start the project's MCP servers?" }
-func (d *trustDialog) cancel()      {}
+func (d *trustDialog) hint() string {
+	switch {
+	case len(d.servers) == 0:
+		return "start the language servers?"
+	case !d.fresh:
+		return "start these MCP servers?"
+	}
+	return "start the project's MCP servers?"
+}
+func (d *trustDialog) cancel() {}
 
 func (d *trustDialog) View() string {
 	st, width := d.st, d.width
-	lines := append([]string{d.rule()},
-		wrap("? This project declares MCP servers. Start them? They run as you, outside the sandbox.", width, " ", "   ", st.dialogTitle)...)
-	for _, s := range d.servers {
-		lines = append(lines, indent+st.subject.Render(human.Line(human.Visible(s), max(width-4, 10))))
+	lines := []string{d.rule()}
+	title := "? This project declares MCP servers. Start them? They run as you, outside the sandbox."
+	if !d.fresh {
+		title = "? These MCP servers wait for your trust, each for the reason given. Start them? They run as you, outside the sandbox."
+	}
+	if len(d.servers) > 0 {
+		lines = append(lines, wrap(title, width, " ", "   ", st.dialogTitle)...)
+		for _, s := range d.servers {
+			if d.fresh {
+				lines = append(lines, indent+st.subject.Render(human.Line(human.Visible(s), max(width-4, 10))))
+			} else { // its reason whole
+				lines = append(lines, wrap(human.Visible(s), width, indent, indent+"  ", st.subject)...)
+			}
+		}
+	}
+	if len(d.lsp) > 0 {
+		lines = append(lines, wrap("? These language servers start only with your say. Start them?", width, " ", "   ", st.dialogTitle)...)
+		for _, s := range d.lsp {
+			lines = append(lines, wrap(human.Visible(s), width, indent, indent+"  ", st.subject)...)
+		}
 	}
 	return strings.Join(append(lines, joinWrapped([]string{choice(st, d.keys.Allow, "start them, and remember these servers"),
 		choice(st, d.keys.Interrupt, "not now")}, st.meta.Render("  ·  "), width)...), "\n")
 }
 
-// trustAnswered starts the project's servers, if the user said so.
+// trustAnswered starts the servers, if the user said so.
 func (m *model) trustAnswered(d *trustDialog) tea.Cmd {
 	if !d.trusted {
-		m.notice(noticeInfo, "", "The project's MCP servers were not started; /mcp trust starts them.")
+		switch {
+		case len(d.servers) > 0 && d.fresh:
+			m.notice(noticeInfo, "", "The project's MCP servers were not started; /mcp trust starts them.")
+		case len(d.servers) > 0:
+			m.notice(noticeInfo, "", "These MCP servers were not started; /mcp trust starts them.")
+		}
+		if len(d.lsp) > 0 {
+			m.notice(noticeInfo, "", "The language servers that wait for your trust were not started; lathe asks again at the next start.")
+		}
 		return nil
 	}
-	return m.trustMCP()
+	if len(d.lsp) == 0 {
+		return m.trustMCP()
+	}
+	var mcpCmd tea.Cmd
+	if len(d.servers) > 0 {
+		mcpCmd = m.trustMCP()
+	}
+	lspCmd := m.trustLSP()
+	return func() tea.Msg {
+		msg := lspCmd().(lspTrustedMsg)
+		if mcpCmd != nil {
+			mcp := mcpCmd().(mcpTrustedMsg)
+			msg.mcp = &mcp
+		}
+		return msg
+	}
+}
+
+// lspTrustedMsg ends the start-up question for the language servers: the
+// trust was kept (or could not be); mcp, when the MCP servers were
+// trusted with them.
+type lspTrustedMsg struct {
+	err error
+	mcp *mcpTrustedMsg
+}
+
+// trustLSP lets the language servers that wait for trust start, and keeps
+// the trust given in the trust file.
+func (m *model) trustLSP() tea.Cmd {
+	keep := m.opts.TrustLSP
+	return func() tea.Msg {
+		var err error
+		if keep != nil {
+			err = keep()
+		}
+		return lspTrustedMsg{err: err}
+	}
+}
+
+func (m *model) lspTrusted(msg lspTrustedMsg) {
+	if msg.mcp != nil {
+		m.mcpTrusted(*msg.mcp)
+	}
+	if msg.err != nil {
+		m.notice(noticeWarn, "", "The language servers start when needed, but lathe will ask again next time: "+msg.err.Error())
+		return
+	}
+	m.notice(noticeInfo, "", "The language servers start when a file of their language is read or changed.")
 }
 
 // mcpTrustedMsg ends /mcp trust, or the start-up question: the trust was kept
@@ -165,7 +268,7 @@ func (m *model) mcpTrusted(msg mcpTrustedMsg) {
 		m.notice(noticeWarn, "", "The project's MCP servers start now, but lathe will ask again next time: "+msg.err.Error())
 		return
 	}
-	m.notice(noticeInfo, "", "Starting the project's MCP servers; their tools join the next request once they are ready.")
+	m.notice(noticeInfo, "", "Starting the MCP servers you trusted; their tools join the next request once they are ready.")
 }
 
 // cmdMCP is /mcp: the servers, their state, tools and share of the
@@ -221,6 +324,9 @@ func (m *model) mcpTable() *tableItem {
 		if s.Why != "" && s.State != mcp.StateReady {
 			state += ": " + s.Why
 		}
+		if s.State == mcp.StateUntrusted {
+			state = "not started, waits for your trust: " + s.TrustReason()
+		}
 		if s.State == mcp.StateReady {
 			state += " · " + human.Plural(len(s.Tools), "tool") + " · ~" + human.Thousands(s.Tokens) + " tokens"
 			if numCtx > 0 {
@@ -249,7 +355,7 @@ func (m *model) mcpTable() *tableItem {
 	item.foot = "/mcp off NAME and /mcp on NAME turn a server off or on for this session; /mcp reload starts the failed ones again and reads every list anew (the next request reads the whole prompt once). " +
 		"A prompt runs as its command, /server:prompt with its arguments; @server:uri in a prompt sends the resource with it."
 	if len(m.opts.MCP.Untrusted()) > 0 {
-		item.foot += " /mcp trust starts the project's servers."
+		item.foot += " /mcp trust starts the servers that wait for your trust."
 	}
 	return item
 }

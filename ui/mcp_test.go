@@ -80,8 +80,85 @@ func TestMCPTrustDialog(t *testing.T) {
 	if !*kept || len(mgr.Untrusted()) != 0 {
 		t.Errorf("trust kept %v, untrusted %v", *kept, mgr.Untrusted())
 	}
-	if !strings.Contains(screen(m), "Starting the project's MCP servers") {
+	if !strings.Contains(screen(m), "Starting the MCP servers you trusted") {
 		t.Errorf("no notice:\n%s", screen(m))
+	}
+}
+
+// The language servers that wait for trust are asked about at start too,
+// with the project's MCP servers or alone; y lets them start and keeps
+// the trust, esc leaves them waiting.
+func TestLSPTrustDialog(t *testing.T) {
+	for _, withMCP := range []bool{true, false} {
+		var m *model
+		var kept *bool
+		if withMCP {
+			m, _, kept = mcpModel(t, true)
+		} else {
+			m, _ = testModel(t)
+			kept = new(bool)
+		}
+		trusted := false
+		m.dialog = nil
+		m.opts.LSPUntrusted = func() []string { return []string{"rb: ./bin/rb-ls (the project declares it)"} }
+		m.opts.TrustLSP = func() error { trusted = true; return nil }
+		m.offerTrust()
+		m.layout()
+		s := screen(m)
+		if !strings.Contains(s, "These language servers start only with your say") || !strings.Contains(s, "rb: ./bin/rb-ls (the project declares it)") ||
+			strings.Contains(s, "declares MCP servers") != withMCP {
+			t.Errorf("with MCP servers %v, the dialog:\n%s", withMCP, s)
+		}
+		_, cmd := m.Update(keyPress("y"))
+		_, cmd = m.Update(cmd())
+		finish(m, cmd)
+		if !trusted || *kept != withMCP {
+			t.Errorf("with MCP servers %v: language servers trusted %v, MCP servers' trust kept %v", withMCP, trusted, *kept)
+		}
+		if !strings.Contains(screen(m), "The language servers start when a file of their language is read or changed") {
+			t.Errorf("no notice:\n%s", screen(m))
+		}
+	}
+	m, _ := testModel(t)
+	m.opts.LSPUntrusted = func() []string { return []string{"rb: ./bin/rb-ls (the project declares it)"} }
+	m.opts.TrustLSP = func() error { t.Error("trusted after esc"); return nil }
+	m.offerTrust()
+	do(m, "esc")
+	if !strings.Contains(screen(m), "The language servers that wait for your trust were not started") {
+		t.Errorf("no notice:\n%s", screen(m))
+	}
+}
+
+// A server of the user's own that runs a file of the project is asked
+// about with what is not trusted, and why: not the server, the file.
+func TestMCPTrustDialogOwnServer(t *testing.T) {
+	srv := httptest.NewServer(mcptest.Handler(mcptest.Options{}))
+	t.Cleanup(srv.Close)
+	mgr := mcp.New(t.Context(), mcp.Options{Servers: map[string]mcp.Server{"mine": {URL: srv.URL}}, Log: zerolog.Nop(),
+		Seal: func(string) mcp.Seal { return mcp.Seal{Digest: "sha256:1", Files: []string{"srv.sh"}} }})
+	mgr.Start()
+	t.Cleanup(mgr.Close)
+	mgr.WaitStarted(t.Context())
+	m, _ := testModel(t)
+	m.opts.MCP = mgr
+	m.offerTrust()
+	m.layout()
+	s := strings.Join(strings.Fields(screen(m)), " ")
+	for _, want := range []string{"These MCP servers wait for your trust, each for the reason given.",
+		"your own server, but it runs srv.sh from the project, which a command in the sandbox may have written"} {
+		if !strings.Contains(s, want) {
+			t.Errorf("the dialog lacks %q:\n%s", want, screen(m))
+		}
+	}
+	if strings.Contains(s, "This project declares") {
+		t.Errorf("the dialog says the project declares the user's own server:\n%s", screen(m))
+	}
+	typeText(m, "")
+	do(m, "esc")
+	typeText(m, "/mcp")
+	press(m, "enter")
+	if s := strings.Join(strings.Fields(screen(m)), " "); !strings.Contains(s, "mine not started, waits for your trust: your own server, but it runs srv.sh") {
+		t.Errorf("/mcp shows:\n%s", screen(m))
 	}
 }
 

@@ -72,6 +72,12 @@ type Options struct {
 	// TrustProject keeps the user's trust in the project's MCP servers,
 	// for the next start.
 	TrustProject func() error
+	// LSPUntrusted says which language servers wait for the user's trust,
+	// each "name: command (why)"; TrustLSP lets them start, as they are
+	// now, and keeps the trust for the next start. Nil when there are
+	// none to ask about.
+	LSPUntrusted func() []string
+	TrustLSP     func() error
 	// Intro is said first, before the warnings: what the demo is.
 	Intro string
 	// Ephemeral says the session is not kept once lathe ends (--demo's):

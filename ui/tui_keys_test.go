@@ -648,7 +648,7 @@ func TestPermissions(t *testing.T) {
 // sent is queued until the model is ready, then sent.
 func TestKeysTypedWhileConnectingAreKept(t *testing.T) {
 	m := connectingModel(t)
-	m.dialog = newTrustDialog([]string{"calc: ./calc"}, &m.st, m.keys)
+	m.dialog = newTrustDialog([]string{"calc: ./calc"}, nil, &m.st, m.keys)
 	_, closing := m.Update(keyPress("y"))
 	if !m.dialog.over() {
 		t.Fatal("y while connecting did not answer the trust question")

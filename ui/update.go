@@ -135,6 +135,8 @@ func (m *model) finished(msg tea.Msg) tea.Cmd {
 		return m.mcpNotice(msg)
 	case mcpTrustedMsg:
 		m.mcpTrusted(msg)
+	case lspTrustedMsg:
+		m.lspTrusted(msg)
 	case hooksTrustedMsg:
 		m.hooksTrusted(msg)
 	case mcpToggledMsg:

@@ -62,8 +62,8 @@ type Env struct {
 	// TrustProjectMCP starts the project's MCP servers without asking
 	// (--trust-project-mcp).
 	TrustProjectMCP bool
-	// TrustProjectLSP lets the language servers the project declares
-	// start (--trust-project-lsp).
+	// TrustProjectLSP lets the language servers that need trust start
+	// without it (--trust-project-lsp).
 	TrustProjectLSP bool
 	// TrustProjectHooks runs the project's hooks without asking
 	// (--trust-project-hooks).
@@ -85,9 +85,11 @@ type Engine struct {
 	// what they do in the background.
 	MCP     *mcp.Manager
 	Notices <-chan mcp.Notice
-	// LSP is the language servers; nil when they cannot run.
-	LSP     *lsp.Manager
-	notices chan mcp.Notice // Notices, which the MCP servers' and the language servers' join
+	// LSP is the language servers; nil when they cannot run. LSPTrust
+	// is the user's trust in those that need it.
+	LSP      *lsp.Manager
+	LSPTrust *LSPTrust
+	notices  chan mcp.Notice // Notices, which the MCP servers' and the language servers' join
 	// Hooks runs the configured hooks; nil when none is configured.
 	Hooks *hooks.Runner
 	// Skills are the Agent Skills found; nil when [skills] is off.
@@ -153,6 +155,9 @@ func New(ctx context.Context, loaded config.Loaded, env Env) (*Engine, error) {
 	}
 	if e.LSP = e.wireLSP(cfg, ws, conf, env); e.LSP != nil {
 		memTools = append(memTools, e.LSP.Tool(ws))
+		if cfg.Navigation.Enabled {
+			memTools = append(memTools, e.LSP.NavigationTools(ws)...)
+		}
 	}
 	if cfg.Skills.Enabled {
 		cat, warnings := Skills(ws.Dir(), env.Getenv)
@@ -188,6 +193,11 @@ func New(ctx context.Context, loaded config.Loaded, env Env) (*Engine, error) {
 	e.warn(w)
 	if runner != nil {
 		e.Hooks, e.Options.Hooks = runner, runner
+		if dir := config.StateDir(env.Getenv); dir != "" {
+			t := hooks.NewTranscripts(filepath.Join(dir, "transcripts"), nil)
+			e.Options.Transcripts = t
+			e.closers = append(e.closers, t.Close)
+		}
 	}
 	if env.Store != nil {
 		e.wireCheckpoints(ctx, ws, env.Store, cfg.Undo, env.Log)

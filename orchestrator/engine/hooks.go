@@ -68,7 +68,7 @@ func hooksTrusted(all []hooks.Hook, env HooksEnv) (bool, error) {
 	if path == "" {
 		return false, errors.New("no data directory to keep trust in (set HOME or XDG_DATA_HOME)")
 	}
-	return hooks.Trusted(path, env.Dir, hooks.Digest(all, env.Dir))
+	return hooks.Trusted(path, env.Dir, hooks.Digest(all, env.Dir, env.Getenv))
 }
 
 func anyProject(all []hooks.Hook) bool {
@@ -124,6 +124,6 @@ func KeepHooksTrust(loaded config.Loaded, dir string, getenv func(string) string
 				commands = append(commands, h.Command)
 			}
 		}
-		return hooks.Trust(path, dir, hooks.Digest(all, dir), commands, time.Now())
+		return hooks.Trust(path, dir, hooks.Digest(all, dir, getenv), commands, time.Now())
 	}
 }

@@ -56,8 +56,8 @@ func (h Hook) timeout() time.Duration {
 type Input struct {
 	Event     string
 	SessionID string
-	// TranscriptPath is where the conversation is kept as a file; lathe
-	// keeps it in its database, so it is "".
+	// TranscriptPath is the conversation as a file in Claude Code's
+	// transcript format (see Transcripts); "" when none could be written.
 	TranscriptPath string
 	Cwd            string
 	// PermissionMode is "default", "plan" in plan mode, or

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -85,7 +86,7 @@ func (r *Runner) Untrusted() []Hook {
 // Trust lets the project's hooks run from now on, pinning the scripts in
 // the workspace they run as they are now.
 func (r *Runner) Trust() {
-	p := pinScripts(r.opts.Hooks, r.opts.Dir)
+	p := pinScripts(r.opts.Hooks, r.opts.Dir, r.getenv)
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.trusted, r.pins = true, p
@@ -175,7 +176,7 @@ func (r *Runner) changedScript(h Hook) string {
 	r.mu.Lock()
 	p := r.pins
 	r.mu.Unlock()
-	return p.changed(h, r.opts.Dir)
+	return p.changed(h, r.opts.Dir, r.getenv)
 }
 
 // firstProblem reports whether h had no problem before in the session,
@@ -189,6 +190,16 @@ func (r *Runner) firstProblem(h Hook) bool {
 	}
 	r.warned[key] = true
 	return true
+}
+
+// getenv reads the environment hooks inherit.
+func (r *Runner) getenv(key string) string {
+	for _, kv := range slices.Backward(r.opts.Environ) {
+		if k, v, ok := strings.Cut(kv, "="); ok && k == key {
+			return v
+		}
+	}
+	return ""
 }
 
 // abbreviate cuts s to about n bytes for the log.

@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"maps"
 	"os"
@@ -16,19 +15,24 @@ import (
 	"time"
 
 	"lathe/config/safefile"
+	"lathe/tools/runfiles"
 )
 
 // The project's hooks run outside the sandbox, so they must never be
 // something a sandboxed command could have written without the user's
-// say. The user trusts them as they are: their definitions, and the
-// content of every file their commands name (a script in the workspace,
-// or anywhere a command may write, such as the temp directory). The
-// digest covers both, so that a changed hook or script asks again at the
-// next start; and a script that changes while lathe runs (the model can
-// write in the workspace) stops its hook from running.
+// say. The user trusts them as they are: their definitions, and what
+// their commands run: the files of the project each command line of a
+// hook would run or load as code, found as for an MCP server (package
+// runfiles: the script, the program, python -m's module, npx's
+// package...), and every file a word of the command names outside the
+// project (a script in the temp directory, say). The digest covers both,
+// so that a changed hook or script asks again at the next start; and a
+// file that changes while lathe runs (the model can write in the
+// workspace) stops its hook from running.
 //
 // This mirrors how a project's MCP servers are trusted (tools/mcp,
-// trust.go): the same shape of file, per project, the same prompt.
+// trust.go): the same files counted, the same shape of file, per
+// project, the same prompt.
 
 // TrustFileName is the file, in lathe's data directory, that keeps the
 // projects whose hooks the user trusted. It is JSON:
@@ -38,15 +42,12 @@ import (
 //	   "/home/me/api": {"hooks": "sha256:…", "commands": ["./fmt.sh"], "trusted": "2026-11-23T10:00:00Z"}}}
 const TrustFileName = "hooks-trust.json"
 
-// maxScript is the most of a file a command names that is read for its
-// digest; past it, its size stands for the rest.
-const maxScript = 8 << 20
-
 // Digest is what the user's trust in the project's hooks (of hooks, those
 // with Project set) is given to: each hook's event, matcher, command,
-// time limit and file, and the content of every file its command names,
-// relative to the workspace dir.
-func Digest(hooks []Hook, dir string) string {
+// time limit and file, and the content of every file it runs (see
+// runFiles), taken in the workspace dir with the environment getenv
+// reads.
+func Digest(hooks []Hook, dir string, getenv func(string) string) string {
 	type entry struct {
 		Event, Matcher, Command string
 		Timeout                 time.Duration
@@ -63,11 +64,12 @@ func Digest(hooks []Hook, dir string) string {
 			src = rel // the project may move; its files are the same
 		}
 		files := map[string]string{}
-		for path, sum := range scriptsOf(h.Command, dir) {
+		for _, path := range runFiles(h.Command, dir, getenv) {
+			key := path
 			if rel, err := filepath.Rel(dir, path); err == nil && filepath.IsLocal(rel) {
-				path = rel
+				key = rel
 			}
-			files[path] = sum
+			files[key] = fileDigest(path)
 		}
 		list = append(list, entry{h.Event, h.Matcher, h.Command, h.Timeout, src, files})
 	}
@@ -76,96 +78,138 @@ func Digest(hooks []Hook, dir string) string {
 	return "sha256:" + hex.EncodeToString(sum[:])
 }
 
-// pins are the files the project's hooks name, by command, as they were
+// pins are the files the project's hooks run, by command, as they were
 // when trusted.
 type pins map[string]map[string]pinned
 
-// pinned is a file as trusted: its digest ("" for none there), and a key
-// of its metadata (size, times, inode) that any write changes, so that
-// only a file whose key changed is read again.
+// pinned is a file as trusted: its digest, and for a regular file a key of
+// its metadata (size, times, inode) that any write changes, so that only
+// a file whose key changed is read again (a directory is, every time).
 type pinned struct{ sum, key string }
 
-// pinScripts reads the files the project's hooks name.
-func pinScripts(hooks []Hook, dir string) pins {
+// pin is what is at path now.
+func pin(path string) pinned {
+	key := ""
+	if fi, err := os.Lstat(path); err == nil && fi.Mode().IsRegular() {
+		key = statKey(path)
+	}
+	return pinned{fileDigest(path), key}
+}
+
+// unchanged reports whether path is what p pinned.
+func (p pinned) unchanged(path string) bool {
+	if p.key != "" && statKey(path) == p.key {
+		return true
+	}
+	return fileDigest(path) == p.sum
+}
+
+// pinScripts reads the files the project's hooks run.
+func pinScripts(hooks []Hook, dir string, getenv func(string) string) pins {
 	p := pins{}
 	for _, h := range hooks {
 		if !h.Project {
 			continue
 		}
 		files := map[string]pinned{}
-		for path, sum := range scriptsOf(h.Command, dir) {
-			files[path] = pinned{sum, statKey(path)}
+		for _, path := range runFiles(h.Command, dir, getenv) {
+			files[path] = pin(path)
 		}
 		p[h.Command] = files
 	}
 	return p
 }
 
-// changed returns the first file h's command names that is not what it
-// was when trusted; "" when none is.
-func (p pins) changed(h Hook, dir string) string {
+// changed returns the first file h's command runs that is not what it was
+// when trusted, or that it runs now and did not then; "" when none is.
+func (p pins) changed(h Hook, dir string, getenv func(string) string) string {
 	was, ok := p[h.Command]
 	if !ok {
 		return "its command" // declared after the trust was given: cannot be
 	}
+	now := runFiles(h.Command, dir, getenv)
+	for _, path := range now {
+		if pin, ok := was[path]; !ok || !pin.unchanged(path) {
+			return path
+		}
+	}
 	for _, path := range slices.Sorted(maps.Keys(was)) {
-		pin := was[path]
-		if statKey(path) != pin.key && fileDigest(path) != pin.sum {
+		if !slices.Contains(now, path) && !was[path].unchanged(path) {
 			return path
 		}
 	}
 	return ""
 }
 
-// scriptsOf returns the files command names, each as an absolute path with
-// the digest of its content ("" when there is none, or it is not a
-// regular file): every word of it, with $CLAUDE_PROJECT_DIR and
-// $LATHE_PROJECT_DIR put in, relative to dir unless absolute. A word that
-// names nothing now is kept too: a file that appears there later is a
-// change.
-func scriptsOf(command, dir string) map[string]string {
-	out := map[string]string{}
-	for _, w := range shellWords(command) {
-		for _, v := range []string{"${CLAUDE_PROJECT_DIR}", "$CLAUDE_PROJECT_DIR", "${LATHE_PROJECT_DIR}", "$LATHE_PROJECT_DIR"} {
-			w = strings.ReplaceAll(w, v, dir)
+// runFiles returns the files command runs, absolute and sorted: beneath
+// dir, what each of its command lines would run or load as code
+// (runfiles.Files, started in dir, $CLAUDE_PROJECT_DIR and
+// $LATHE_PROJECT_DIR put in); elsewhere, every path a word of it names,
+// there or not (a file that appears there later is a change).
+func runFiles(command, dir string, getenv func(string) string) []string {
+	if getenv == nil {
+		getenv = func(string) string { return "" }
+	}
+	var out []string
+	for _, argv := range commandLines(command) {
+		for i, w := range argv {
+			for _, v := range []string{"${CLAUDE_PROJECT_DIR}", "$CLAUDE_PROJECT_DIR", "${LATHE_PROJECT_DIR}", "$LATHE_PROJECT_DIR"} {
+				w = strings.ReplaceAll(w, v, dir)
+			}
+			argv[i] = w
+			if w == "" || strings.HasPrefix(w, "-") || strings.ContainsAny(w, "$`*?") {
+				continue
+			}
+			if !filepath.IsAbs(w) {
+				w = filepath.Join(dir, w)
+			}
+			if w = filepath.Clean(w); !within(w, dir) {
+				out = append(out, w)
+			}
 		}
-		if w == "" || strings.HasPrefix(w, "-") || strings.ContainsAny(w, "$`*?") {
-			continue
+		for len(argv) > 0 && strings.Contains(argv[0], "=") && !strings.Contains(argv[0], "/") {
+			argv = argv[1:] // VAR=value before the program
 		}
-		if !filepath.IsAbs(w) {
-			w = filepath.Join(dir, w)
+		out = append(out, runfiles.Files(runfiles.Command{Root: dir, Dir: dir, Argv: argv, Getenv: getenv})...)
+	}
+	slices.Sort(out)
+	return slices.Compact(out)
+}
+
+// within reports whether path is dir or lies beneath it.
+func within(path, dir string) bool {
+	rel, err := filepath.Rel(dir, path)
+	return err == nil && filepath.IsLocal(rel)
+}
+
+// fileDigest is the digest of what is at path: a file's content, a
+// directory's entries (a python package, run whole), a link's target and
+// what is there, or nothing; the same wherever path is.
+func fileDigest(path string) string {
+	d := runfiles.Digest(path, []string{path})
+	if real, err := filepath.EvalSymlinks(path); err == nil && real != filepath.Clean(path) {
+		d += " " + runfiles.Digest(real, []string{real})
+	}
+	return d
+}
+
+// commandLines splits a shell command line into its simple commands
+// (separated by ; & | ( ) and newlines), each as words (see shellWords).
+func commandLines(s string) [][]string {
+	var out [][]string
+	for _, line := range shellWords(s) {
+		if len(line) > 0 {
+			out = append(out, line)
 		}
-		out[filepath.Clean(w)] = fileDigest(w)
 	}
 	return out
 }
 
-// fileDigest is the SHA-256 of the regular file at path (links
-// followed), or "" when there is none.
-func fileDigest(path string) string {
-	f, err := os.Open(path)
-	if err != nil {
-		return ""
-	}
-	defer f.Close()
-	fi, err := f.Stat()
-	if err != nil || !fi.Mode().IsRegular() {
-		return ""
-	}
-	h := sha256.New()
-	if _, err := io.Copy(h, io.LimitReader(f, maxScript)); err != nil {
-		return ""
-	}
-	if fi.Size() > maxScript {
-		fmt.Fprintf(h, "\x00%d", fi.Size())
-	}
-	return "sha256:" + hex.EncodeToString(h.Sum(nil))
-}
-
 // shellWords splits a command line into words roughly as the shell does:
-// quotes group, a backslash escapes, and operators (; & | < > ( ))
-// separate.
-func shellWords(s string) []string {
+// quotes group, a backslash escapes; the operators ; & | ( ) and newlines
+// end a command line, < and > a word.
+func shellWords(s string) [][]string {
+	var lines [][]string
 	var words []string
 	var cur strings.Builder
 	in := false // a word is under way
@@ -199,15 +243,19 @@ func shellWords(s string) []string {
 			in = true
 			i++
 			cur.WriteByte(s[i])
-		case strings.IndexByte(" \t\n;&|<>()", c) >= 0:
+		case strings.IndexByte(" \t<>", c) >= 0:
 			flush()
+		case strings.IndexByte("\n;&|()", c) >= 0:
+			flush()
+			lines = append(lines, words)
+			words = nil
 		default:
 			in = true
 			cur.WriteByte(c)
 		}
 	}
 	flush()
-	return words
+	return append(lines, words)
 }
 
 type trustDoc struct {

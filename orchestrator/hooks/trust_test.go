@@ -56,7 +56,7 @@ func TestDigest(t *testing.T) {
 	script(t, dir, "fmt.sh", "gofmt -l .")
 	hooks := []Hook{{Event: PostToolUse, Matcher: "Write", Command: "./fmt.sh && bash later.sh", Project: true,
 		Source: filepath.Join(dir, ".lathe/config.toml")}}
-	d0 := Digest(hooks, dir)
+	d0 := Digest(hooks, dir, nil)
 	for _, tc := range []struct {
 		name   string
 		change func() ([]Hook, string)
@@ -76,6 +76,12 @@ func TestDigest(t *testing.T) {
 			h[0].Timeout = time.Second
 			return h, dir
 		}, false},
+		{"a file it does not run", func() ([]Hook, string) {
+			if err := os.WriteFile(filepath.Join(dir, "notes.txt"), []byte("x"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			return hooks, dir
+		}, true},
 		{"the project moved", func() ([]Hook, string) {
 			moved := t.TempDir()
 			script(t, moved, "fmt.sh", "gofmt -l .")
@@ -94,7 +100,7 @@ func TestDigest(t *testing.T) {
 		}, false},
 	} {
 		h, d := tc.change()
-		if same := Digest(h, d) == d0; same != tc.same {
+		if same := Digest(h, d, nil) == d0; same != tc.same {
 			t.Errorf("%s: same digest %v, want %v", tc.name, same, tc.same)
 		}
 	}
@@ -129,10 +135,76 @@ func TestShellWords(t *testing.T) {
 	for in, want := range map[string]string{
 		`"$CLAUDE_PROJECT_DIR"/.claude/hooks/x.sh --fast`: `$CLAUDE_PROJECT_DIR/.claude/hooks/x.sh|--fast`,
 		`a 'b c' "d \"e\"" f\ g`:                          `a|b c|d "e"|f g`,
-		`./fmt.sh&&jq -r .x<in.json|tee out;(cd x)`:       `./fmt.sh|jq|-r|.x|in.json|tee|out|cd|x`,
+		`./fmt.sh&&jq -r .x<in.json|tee out;(cd x)`:       `./fmt.sh / jq|-r|.x|in.json / tee|out / cd|x`,
 	} {
-		if got := strings.Join(shellWords(in), "|"); got != want {
+		var lines []string
+		for _, l := range commandLines(in) {
+			lines = append(lines, strings.Join(l, "|"))
+		}
+		if got := strings.Join(lines, " / "); got != want {
 			t.Errorf("%s: %s, want %s", in, got, want)
 		}
+	}
+}
+
+// TestHookRunFiles: what a project's hook runs from the project is found
+// as for an MCP server (package runfiles): the package python -m imports,
+// the script of an interpreter behind VAR=value; and a file of it that
+// changes after the trust stops the hook, while a file the hook only
+// reads or writes does not.
+func TestHookRunFiles(t *testing.T) {
+	dir := t.TempDir()
+	script(t, dir, "tools/lint/__init__.py", "")
+	script(t, dir, "tools/lint/__main__.py", "print('ok')")
+	script(t, dir, "check.sh", "true")
+	for _, tc := range []struct{ command, want string }{
+		{"python3 -m tools.lint > lint.log", "tools"},
+		{"cd . && FAST=1 sh check.sh < input.json", "check.sh"},
+	} {
+		got := runFiles(tc.command, dir, nil)
+		var rel []string
+		for _, p := range got {
+			r, _ := filepath.Rel(dir, p)
+			rel = append(rel, r)
+		}
+		if !slices.Contains(rel, tc.want) || slices.Contains(rel, "lint.log") || slices.Contains(rel, "input.json") {
+			t.Errorf("%s: runs %q, want %s and no data file", tc.command, rel, tc.want)
+		}
+	}
+	h := Hook{Event: PreToolUse, Command: "python3 -m tools.lint > lint.log", Project: true}
+	p := pinScripts([]Hook{h}, dir, nil)
+	if err := os.WriteFile(filepath.Join(dir, "lint.log"), []byte("written"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if c := p.changed(h, dir, nil); c != "" {
+		t.Errorf("changed %q after the hook's output was written", c)
+	}
+	script(t, dir, "tools/lint/rules.py", "import os")
+	if c := p.changed(h, dir, nil); !strings.HasSuffix(c, "/tools") {
+		t.Errorf("changed %q after a module was added to the package it runs, want tools", c)
+	}
+}
+
+// TestHookScriptBehindALink: a hook's script that is a link to a file
+// outside the project is trusted with that file's content: a change to it
+// stops the hook.
+func TestHookScriptBehindALink(t *testing.T) {
+	dir, elsewhere := t.TempDir(), t.TempDir()
+	target := script(t, elsewhere, "fmt.sh", "gofmt -l .")
+	if err := os.Symlink(target, filepath.Join(dir, "fmt.sh")); err != nil {
+		t.Fatal(err)
+	}
+	h := Hook{Event: PostToolUse, Command: "./fmt.sh", Project: true}
+	p := pinScripts([]Hook{h}, dir, nil)
+	d0 := Digest([]Hook{h}, dir, nil)
+	if c := p.changed(h, dir, nil); c != "" {
+		t.Fatalf("changed %q before any change", c)
+	}
+	script(t, elsewhere, "fmt.sh", "rm -rf ~")
+	if c := p.changed(h, dir, nil); c == "" {
+		t.Error("the file behind the link changed, and the hook would still run")
+	}
+	if Digest([]Hook{h}, dir, nil) == d0 {
+		t.Error("the digest did not change with the file behind the link")
 	}
 }

@@ -57,6 +57,9 @@ type ToolMeta struct {
 	Outcome  string // "ok", "error", "denied", "skipped" or "interrupted"
 	Summary  string
 	Duration time.Duration
+	// Diff is the change a call that writes made, as the unified diff
+	// its card showed; "" when it showed none.
+	Diff string
 }
 
 // Compaction replaces, in requests, the messages before Seq with Summary.

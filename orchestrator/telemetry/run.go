@@ -143,6 +143,12 @@ func (r *run) turnFinished(e orchestrator.TurnFinished) {
 	if tm.CacheMiss {
 		attrs = append(attrs, keyCacheMiss.Bool(true))
 	}
+	if e.Failed {
+		// The run ends in error with this call: done ends its span with
+		// the cause (interrupted, out of time, the server's error).
+		r.chat.SetAttributes(attrs...)
+		return
+	}
 	end := r.chatStart.Add(e.Reply)
 	if e.Reply <= 0 {
 		end = r.t.o.Now()

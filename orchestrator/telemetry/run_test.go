@@ -98,6 +98,9 @@ func TestLocalFigures(t *testing.T) {
 	}
 	event(orchestrator.TurnStarted{Turn: 3, Model: "qwen3:8b"})
 	c.advance(time.Second)
+	// The reply was counted before the stream broke: the call still ends
+	// failed, with its count.
+	event(orchestrator.TurnFinished{Turn: 3, Failed: true, PromptTokens: 900, CompletionTokens: 1, Reply: time.Second})
 	done(orchestrator.Result{StopReason: orchestrator.StopError, Turns: 3, Model: "qwen3:8b", SessionID: "s1"},
 		errors.Join(errors.New("the stream broke"), provider.ErrStreamBroken))
 	if err := tel.Close(t.Context()); err != nil {
@@ -121,7 +124,7 @@ func TestLocalFigures(t *testing.T) {
 	}
 	checkValues(t, chats[1], map[string]any{"lathe.reload": true, "lathe.reload.cause": "keep_alive"})
 	checkValues(t, chats[2], map[string]any{"lathe.reload": true, "lathe.reload.cause": "evicted"})
-	checkValues(t, chats[3], map[string]any{"error.type": "stream_broken"})
+	checkValues(t, chats[3], map[string]any{"error.type": "stream_broken", "gen_ai.usage.output_tokens": int64(1)})
 	if chats[3].StatusCode != "STATUS_CODE_ERROR" {
 		t.Errorf("the failed call: %s", chats[3].StatusCode)
 	}

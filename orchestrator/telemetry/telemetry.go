@@ -90,6 +90,9 @@ func New(ctx context.Context, o Options) (*Telemetry, error) {
 	if o.Console == nil {
 		o.Console = io.Discard
 	}
+	// The exporters of traces and of metrics write from their own
+	// goroutines: one document at a time.
+	o.Console = &lockedWriter{w: o.Console}
 	t := &Telemetry{o: o, set: set, lost: &losses{}, parent: context.Background()}
 	t.server, t.port = hostPort(o.Server)
 	// The SDK reports through globals: its errors and log lines go to
@@ -231,4 +234,16 @@ func hostPort(s string) (string, int) {
 	}
 	port, _ := strconv.Atoi(u.Port())
 	return u.Hostname(), port
+}
+
+// lockedWriter serializes the writes of several goroutines to w.
+type lockedWriter struct {
+	mu sync.Mutex
+	w  io.Writer
+}
+
+func (l *lockedWriter) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.w.Write(p)
 }

@@ -6,7 +6,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strconv"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/charmbracelet/x/powernap/pkg/lsp/protocol"
@@ -42,6 +44,7 @@ type client struct {
 	ready  chan struct{} // closed once initialized (or failed)
 	err    error         // why it failed or stopped, once it did
 	caps   protocol.ServerCapabilities
+	ids    atomic.Uint64 // the requests made
 }
 
 // document is a file open in the server.
@@ -292,8 +295,15 @@ const notifyTimeout = 5 * time.Second
 // until ctx is done. A server that does not take it within notifyTimeout
 // is stopped: it hangs.
 func (c *client) notify(ctx context.Context, method string, params any) error {
+	return c.write(ctx, func() error { return c.conn.Notify(context.Background(), method, params) })
+}
+
+// write runs send, which writes a message to the server, waiting for it
+// at most until ctx is done. A server that does not take the message
+// within notifyTimeout is stopped: it hangs.
+func (c *client) write(ctx context.Context, send func() error) error {
 	done := make(chan error, 1)
-	go func() { done <- c.conn.Notify(context.Background(), method, params) }()
+	go func() { done <- send() }()
 	hung := func() error {
 		t := time.NewTimer(notifyTimeout)
 		defer t.Stop()
@@ -427,12 +437,73 @@ func (c *client) awaitFresh(ctx context.Context, path string, seq int) (document
 	}
 }
 
-// call makes a request of the server, bounded by ctx.
-func (c *client) call(ctx context.Context, method string, params, result any) error {
+// request makes a request of the server and decodes its answer into
+// result, waiting at most until ctx is done: a request not answered by
+// then is cancelled (the server is told), and its answer, should it
+// come, dropped. Writing it is bounded as a notification's is.
+func (c *client) request(ctx context.Context, method string, params, result any) error {
 	if err := c.failed(); err != nil {
 		return err
 	}
-	return c.conn.Call(ctx, method, params, result)
+	// An id of lathe's own, a string, so that it can be cancelled; the
+	// connection numbers the others.
+	id := jsonrpc2.ID{Str: "lathe-" + strconv.FormatUint(c.ids.Add(1), 10), IsString: true}
+	var w jsonrpc2.Waiter
+	err := c.write(ctx, func() error {
+		var err error
+		w, err = c.conn.DispatchCall(context.Background(), method, params, jsonrpc2.PickID(id))
+		return err
+	})
+	if err != nil {
+		return c.why(err)
+	}
+	if err = w.Wait(ctx, result); err != nil && ctx.Err() != nil {
+		go func() {
+			ctx, cancel := context.WithTimeout(context.Background(), notifyTimeout)
+			defer cancel()
+			_ = c.notify(ctx, "$/cancelRequest", map[string]any{"id": id})
+		}()
+		return ctx.Err()
+	}
+	return c.why(err)
+}
+
+// why is err, or why the client stopped when err is the connection's
+// closing.
+func (c *client) why(err error) error {
+	if errors.Is(err, jsonrpc2.ErrClosed) {
+		if stopped := c.failed(); stopped != nil {
+			return stopped
+		}
+		return errStopped
+	}
+	return err
+}
+
+// supports reports whether the server said it answers method.
+func (c *client) supports(method string) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	var v any
+	switch method {
+	case "textDocument/definition":
+		if p := c.caps.DefinitionProvider; p != nil {
+			v = p.Value
+		}
+	case "textDocument/references":
+		if p := c.caps.ReferencesProvider; p != nil {
+			v = p.Value
+		}
+	case "textDocument/hover":
+		if p := c.caps.HoverProvider; p != nil {
+			v = p.Value
+		}
+	case "workspace/symbol":
+		if p := c.caps.WorkspaceSymbolProvider; p != nil {
+			v = p.Value
+		}
+	}
+	return v != nil && v != false
 }
 
 // stop ends the server: shutdown and exit when it answers at once, its
@@ -440,8 +511,8 @@ func (c *client) call(ctx context.Context, method string, params, result any) er
 func (c *client) stop() {
 	if c.failed() == nil {
 		ctx, cancel := context.WithTimeout(context.Background(), 500*time.Millisecond)
-		if c.conn.Call(ctx, "shutdown", nil, nil) == nil {
-			_ = c.conn.Notify(ctx, "exit", nil)
+		if c.request(ctx, "shutdown", nil, nil) == nil {
+			_ = c.notify(ctx, "exit", nil)
 		}
 		cancel()
 	}

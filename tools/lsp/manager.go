@@ -26,6 +26,10 @@ import (
 // files it changed.
 const DefaultWait = 3 * time.Second
 
+// DefaultToolWait is how long a tool call waits for a server to start
+// and answer.
+const DefaultToolWait = 15 * time.Second
+
 // Options configure a Manager.
 type Options struct {
 	// Dir is the workspace, absolute and clean.
@@ -50,6 +54,10 @@ type Options struct {
 	// InitTimeout bounds how long a server may take to answer
 	// initialize; 0 means DefaultInitTimeout.
 	InitTimeout time.Duration
+	// ToolWait bounds how long a call of the diagnostics or a navigation
+	// tool waits for a server to start and answer; 0 means
+	// DefaultToolWait.
+	ToolWait time.Duration
 	// Notify is told, once each, that a server failed or stopped.
 	Notify func(text string)
 	Log    zerolog.Logger
@@ -91,6 +99,9 @@ func New(opts Options) *Manager {
 	if opts.InitTimeout == 0 {
 		opts.InitTimeout = DefaultInitTimeout
 	}
+	if opts.ToolWait == 0 {
+		opts.ToolWait = DefaultToolWait
+	}
 	if opts.Start == nil {
 		opts.Start = Unconfined(opts.Dir)
 	}
@@ -116,8 +127,21 @@ func (m *Manager) Found() []Found {
 		if e.argv != nil {
 			out[i].Path = e.argv[0]
 			if !m.admitted(e) {
-				out[i].Why = "waits for trust: the project declares it"
+				out[i].Why = "waits for your trust"
 			}
+		}
+		out[i].NeedsTrust = e.srv.Trust != ""
+	}
+	return out
+}
+
+// Untrusted returns the servers that could start but for the user's
+// trust, in order.
+func (m *Manager) Untrusted() []Server {
+	var out []Server
+	for _, e := range m.entries {
+		if e.argv != nil && !m.admitted(e) {
+			out = append(out, e.srv)
 		}
 	}
 	return out
@@ -131,6 +155,8 @@ type Found struct {
 	Path string
 	// Why it cannot start; "" when it can.
 	Why string
+	// NeedsTrust: it starts only once trusted (Server.Trust).
+	NeedsTrust bool
 }
 
 // admitted reports whether e may start as far as trust goes.

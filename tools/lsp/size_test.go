@@ -27,3 +27,29 @@ func TestDiagnosticsToolSize(t *testing.T) {
 		t.Errorf("the diagnostics tool takes %d bytes: keep it under 400", len(b))
 	}
 }
+
+// TestNavigationToolsSize: so do the navigation tools' schemas, each and
+// together; their sizes are what the README says [navigation] costs every
+// request.
+func TestNavigationToolsSize(t *testing.T) {
+	dir, root := workspace(t, nil)
+	ws, err := tools.OpenWorkspace(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ws.Close()
+	m := New(Options{Dir: dir, Root: root})
+	total := 0
+	for _, tool := range m.NavigationTools(ws) {
+		b, err := json.Marshal(tool.Spec())
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Logf("%s: %d bytes ≈ %d tokens", tool.Name(), len(b), len(b)/4)
+		total += len(b)
+	}
+	t.Logf("together: %d bytes ≈ %d tokens", total, total/4)
+	if total > 1500 {
+		t.Errorf("the navigation tools take %d bytes: keep them under 1,500", total)
+	}
+}

@@ -17,10 +17,9 @@ import (
 
 // Bounds of the diagnostics tool.
 const (
-	toolWait    = 15 * time.Second // for a server to start and answer
-	settle      = time.Second      // quiet that ends a wait for a workspace's diagnostics
-	toolLines   = 50               // problems listed
-	scanEntries = 5000             // entries of the workspace looked at to tell its languages
+	settle      = time.Second // quiet that ends a wait for a workspace's diagnostics
+	toolLines   = 50          // problems listed
+	scanEntries = 5000        // entries of the workspace looked at to tell its languages
 )
 
 // Tool returns the diagnostics tool: the errors and warnings the
@@ -47,16 +46,18 @@ func (m *Manager) Tool(ws *tools.Workspace) tools.Tool {
 				return m.diagnose(ctx, path, caller), nil
 			}), nil
 		})
-	return diagnosticsTool{Tool: t, m: m}
+	return offered{Tool: t, m: m}
 }
 
-type diagnosticsTool struct {
+// offered is a tool of the language servers, offered when one can start
+// for a language the workspace holds.
+type offered struct {
 	tools.Tool
 	m *Manager
 }
 
 // Available implements tools.Optional.
-func (t diagnosticsTool) Available(context.Context) bool { return len(t.m.Relevant()) > 0 }
+func (t offered) Available(context.Context) bool { return len(t.m.Relevant()) > 0 }
 
 // Relevant names the servers that can start for a language the workspace
 // holds, in order; the workspace is looked at once.
@@ -109,7 +110,7 @@ func scanWorkspace(root interface{ FS() fs.FS }) (map[string]bool, map[string]bo
 
 // diagnose is a call of the diagnostics tool.
 func (m *Manager) diagnose(ctx context.Context, path string, caller tools.Caller) tools.Result {
-	ctx, cancel := context.WithTimeout(ctx, toolWait)
+	ctx, cancel := context.WithTimeout(ctx, m.opts.ToolWait)
 	defer cancel()
 	if path != "" {
 		return m.diagnoseFile(ctx, path, caller)

@@ -361,6 +361,26 @@ type Status struct {
 	Resources []ResourceInfo
 }
 
+// TrustReason says, plainly, why a server that waits for trust
+// (StateUntrusted) does: the project declares it; it is the user's own,
+// trusted as the user's config is, but runs files of the project that a
+// command in the sandbox may have written; or what it runs changed since
+// it was trusted. "" for any other server.
+func (s Status) TrustReason() string {
+	runs := strings.Join(s.Runs, ", ")
+	switch {
+	case s.State != StateUntrusted:
+		return ""
+	case s.Changed && runs == "":
+		return "its definition changed since you trusted it"
+	case s.Changed:
+		return "what it runs changed since you trusted it (" + runs + "), and a command in the sandbox may have changed it"
+	case !s.Project:
+		return "your own server, but it runs " + runs + " from the project, which a command in the sandbox may have written"
+	}
+	return "the project declares it, and a cloned repository must not start programs unasked"
+}
+
 // ToolStatus is one tool of a server.
 type ToolStatus struct {
 	Name        string // as the model calls it

@@ -18,12 +18,15 @@ import (
 //
 //	{"version": 2,
 //	 "projects": {
-//	   "/home/me/api": {"servers": {"db": "sha256:…", "fs": "sha256:…"}, "trusted": "2026-11-23T10:00:00Z"}}}
+//	   "/home/me/api": {"servers": {"db": "sha256:…", "fs": "sha256:…"}, "lsp": {"rb": "sha256:…"},
+//	                    "trusted": "2026-11-23T10:00:00Z"}}}
 //
 // Each server's digest is its Seal's: its definition and the files of the
 // project it runs. A server whose seal changed, or one the project adds,
-// is asked about again. A file of version 1, whose digests covered the
-// definitions alone, trusts nothing.
+// is asked about again. The language servers that need trust (see
+// engine.LSPServers) are kept the same way, under "lsp". A file of
+// version 1, whose digests covered the definitions alone, trusts
+// nothing.
 const TrustFileName = "mcp-trust.json"
 
 const trustVersion = 2
@@ -35,6 +38,7 @@ type trustDoc struct {
 
 type trustedEntry struct {
 	Servers map[string]string `json:"servers"`
+	LSP     map[string]string `json:"lsp,omitempty"`
 	Trusted time.Time         `json:"trusted"`
 }
 
@@ -49,15 +53,45 @@ func Sealed(path, dir string) (map[string]string, error) {
 	return doc.Projects[dir].Servers, nil
 }
 
+// SealedLSP returns the seals the user trusted the language servers of
+// the project in dir with, by name, as the trust file at path says.
+func SealedLSP(path, dir string) (map[string]string, error) {
+	doc, err := readTrust(path)
+	if err != nil {
+		return nil, err
+	}
+	return doc.Projects[dir].LSP, nil
+}
+
 // Trust records that the user trusts the servers of the project in dir
 // with their seals (by name), in the trust file at path (made, with its
-// directory, as needed; replaced whole).
+// directory, as needed; replaced whole); its language servers' stay.
 func Trust(path, dir string, seals map[string]string, now time.Time) error {
+	return update(path, dir, now, func(e *trustedEntry) { e.Servers = maps.Clone(seals) })
+}
+
+// TrustLSP records that the user trusts the language servers of the
+// project in dir with their seals (by name), added to those trusted
+// before, in the trust file at path; its MCP servers' stay.
+func TrustLSP(path, dir string, seals map[string]string, now time.Time) error {
+	return update(path, dir, now, func(e *trustedEntry) {
+		if e.LSP == nil {
+			e.LSP = map[string]string{}
+		}
+		maps.Copy(e.LSP, seals)
+	})
+}
+
+// update changes the entry of dir in the trust file at path.
+func update(path, dir string, now time.Time, change func(*trustedEntry)) error {
 	doc, err := readTrust(path)
 	if err != nil {
 		return err
 	}
-	doc.Projects[dir] = trustedEntry{Servers: maps.Clone(seals), Trusted: now.UTC()}
+	e := doc.Projects[dir]
+	change(&e)
+	e.Trusted = now.UTC()
+	doc.Projects[dir] = e
 	b, err := json.MarshalIndent(doc, "", "  ")
 	if err != nil {
 		return err

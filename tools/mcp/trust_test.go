@@ -47,6 +47,36 @@ func TestTrust(t *testing.T) {
 	}
 }
 
+// TestTrustLSP: the language servers' trust is kept beside the MCP
+// servers' of the same project, and neither write drops the other's.
+func TestTrustLSP(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "lathe", TrustFileName)
+	if err := Trust(path, "/p", map[string]string{"fs": "sha256:1"}, time.Unix(0, 0)); err != nil {
+		t.Fatal(err)
+	}
+	if err := TrustLSP(path, "/p", map[string]string{"rb": "sha256:2"}, time.Unix(1, 0)); err != nil {
+		t.Fatal(err)
+	}
+	if err := TrustLSP(path, "/p", map[string]string{"ex": "sha256:3"}, time.Unix(2, 0)); err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := SealedLSP(path, "/p"); got["rb"] != "sha256:2" || got["ex"] != "sha256:3" || len(got) != 2 {
+		t.Errorf("language servers after two trusts: %v", got)
+	}
+	if got, _ := Sealed(path, "/p"); got["fs"] != "sha256:1" || len(got) != 1 {
+		t.Errorf("MCP servers after the language servers' trust: %v", got)
+	}
+	if err := Trust(path, "/p", map[string]string{"db": "sha256:4"}, time.Unix(3, 0)); err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := SealedLSP(path, "/p"); len(got) != 2 {
+		t.Errorf("language servers after the MCP servers' trust: %v", got)
+	}
+	if got, _ := SealedLSP(path, "/q"); len(got) != 0 {
+		t.Errorf("another directory: %v", got)
+	}
+}
+
 // sealer is a Seal that a test changes, as a command in the sandbox
 // would change the files a server runs.
 type sealer struct {

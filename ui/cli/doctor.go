@@ -334,14 +334,18 @@ func (c *doctorCommand) checkSandbox(cfg config.Config, add func(check)) {
 
 // checkLSP says which language servers lathe found, and which it did not.
 func (c *doctorCommand) checkLSP(cfg config.Config, add func(check)) {
-	m := lsp.New(lsp.Options{Dir: c.f.Dir, Servers: engine.LSPServers(cfg, c.f.Dir, c.f.Env.get), Environ: c.f.Env.list})
+	trust, trustErr := engine.NewLSPTrust(cfg, c.f.Dir, c.f.Env.get, false)
+	m := lsp.New(lsp.Options{Dir: c.f.Dir, Servers: engine.LSPServers(cfg, c.f.Dir, c.f.Env.get), Environ: c.f.Env.list,
+		Admit: trust.Admit})
 	var found, missing, waiting []string
 	for _, f := range m.Found() {
 		switch {
 		case f.Path == "":
 			missing = append(missing, f.Name)
 		case f.Why != "":
-			waiting = append(waiting, f.Name+" ("+f.Why+")")
+			waiting = append(waiting, f.Name+" ("+f.Path+")")
+		case f.NeedsTrust:
+			found = append(found, f.Name+" ("+f.Path+", trusted)")
 		default:
 			found = append(found, f.Name+" ("+f.Path+")")
 		}
@@ -352,7 +356,11 @@ func (c *doctorCommand) checkLSP(cfg config.Config, add func(check)) {
 		lc.Advice = "install gopls, pyright, typescript-language-server, rust-analyzer or clangd, or set [lsp.NAME] command"
 	}
 	if len(waiting) > 0 {
-		lc.More = append(lc.More, "not started without --trust-project-lsp: "+strings.Join(waiting, ", "))
+		lc.More = append(lc.More, "wait for your trust (the project declares them, or they run its files; the UI asks at start, "+
+			"--trust-project-lsp starts them for one run): "+strings.Join(waiting, ", "))
+	}
+	if trustErr != nil {
+		lc.More = append(lc.More, "the trust given before could not be read: "+trustErr.Error())
 	}
 	if len(missing) > 0 {
 		lc.More = append(lc.More, "not on PATH: "+strings.Join(missing, ", "))

@@ -99,7 +99,7 @@ func writeMCPText(w io.Writer, list []mcp.Status, loaded config.Loaded) error {
 			state += ": " + s.Why
 		}
 		if s.State == mcp.StateUntrusted {
-			state += " (pass --trust-project-mcp, or trust them in the UI)"
+			state = "not started, waits for your trust: " + s.TrustReason() + " (pass --trust-project-mcp, or trust it in the UI)"
 		}
 		line := fmt.Sprintf("%-*s  %-*s  %s  %s", nameW, s.Name, transportW, s.Transport,
 			padRunes(human.Line(s.Target, 50), targetW), state)

@@ -274,6 +274,12 @@ func (c *sessionCommand) runOnce(ctx context.Context, prompt orchestrator.Prompt
 			emit(orchestrator.Warning{Text: engine.UntrustedHooksNote(untrusted, true)})
 		}
 	}
+	if e.LSP != nil && e.LSPTrust != nil {
+		if waiting := e.LSPTrust.Waiting(e.LSP); len(waiting) > 0 {
+			emit(orchestrator.Warning{Text: "the language servers that wait for your trust were not started: " +
+				strings.Join(waiting, "; ") + " (pass --trust-project-lsp to start them)"})
+		}
+	}
 	res, runErr := s.RunPrompt(ctx, prompt, emit)
 	s.End(context.WithoutCancel(ctx), "other", emit)
 	out.stop()
@@ -363,6 +369,11 @@ func (c *sessionCommand) interactive(ctx context.Context, loaded config.Loaded, 
 		Skills: e.Skills, Commands: cmds, CommandPrompt: func(c commands.Command, args string) orchestrator.Prompt {
 			return engine.CommandPrompt(c, args, dir)
 		},
+	}
+	if e.LSP != nil && e.LSPTrust != nil {
+		m, t := e.LSP, e.LSPTrust
+		opts.LSPUntrusted = func() []string { return t.Waiting(m) }
+		opts.TrustLSP = func() error { return t.TrustWaiting(m) }
 	}
 	if st.db != nil {
 		opts.Catalog, opts.Memory = st.db, st.db

@@ -14,7 +14,7 @@ import (
 // messageColumns are a message's columns but session_id, in the order
 // messageArgs and scanMessage use.
 const messageColumns = `seq, role, content, thinking, tool_calls, tool_name, tool_call_id, images,
-	tool_subject, tool_outcome, tool_summary, tool_duration_ns, prompt_tokens, completion_tokens, cut, created_at`
+	tool_subject, tool_outcome, tool_summary, tool_duration_ns, tool_diff, prompt_tokens, completion_tokens, cut, created_at`
 
 // SaveMessage commits m at position m.Seq of the session's history,
 // replacing a message already there, and moves the session's updated time
@@ -47,7 +47,7 @@ func (db *DB) saveMessage(ctx context.Context, sessionID string, m session.Messa
 			return err
 		}
 		_, err = tx.ExecContext(ctx, `INSERT OR REPLACE INTO messages (session_id, `+messageColumns+`)
-			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`, append([]any{sessionID}, args...)...)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`, append([]any{sessionID}, args...)...)
 		return err
 	})
 }
@@ -98,9 +98,13 @@ func messageArgs(m session.Message, at int64) ([]any, error) {
 	msg := m.Message
 	args := []any{m.Seq, msg.Role, msg.Content, msg.Thinking, calls, msg.ToolName, msg.ToolCallID, images}
 	if t := m.Tool; t != nil {
-		args = append(args, t.Subject, string(t.Outcome), t.Summary, int64(t.Duration))
+		var diff any
+		if t.Diff != "" {
+			diff = t.Diff
+		}
+		args = append(args, t.Subject, string(t.Outcome), t.Summary, int64(t.Duration), diff)
 	} else {
-		args = append(args, nil, nil, nil, nil)
+		args = append(args, nil, nil, nil, nil, nil)
 	}
 	if c := m.Counts; c != nil {
 		args = append(args, c.Prompt, c.Completion)
@@ -130,12 +134,13 @@ func scanMessage(rows *sql.Rows) (session.Message, sql.Null[string], error) {
 		msg                      = &m.Message
 		calls, images            sql.Null[string]
 		subject, outcome, summry sql.Null[string]
+		diff                     sql.Null[string]
 		duration                 sql.Null[int64]
 		prompt, completion       sql.Null[int64]
 		created                  int64
 	)
 	err := rows.Scan(&m.Seq, &msg.Role, &msg.Content, &msg.Thinking, &calls, &msg.ToolName, &msg.ToolCallID,
-		&images, &subject, &outcome, &summry, &duration, &prompt, &completion, &m.Cut, &created)
+		&images, &subject, &outcome, &summry, &duration, &diff, &prompt, &completion, &m.Cut, &created)
 	if err != nil {
 		return m, images, err
 	}
@@ -149,7 +154,7 @@ func scanMessage(rows *sql.Rows) (session.Message, sql.Null[string], error) {
 	}
 	if outcome.Valid {
 		m.Tool = &session.ToolMeta{Subject: subject.V, Outcome: outcome.V,
-			Summary: summry.V, Duration: time.Duration(duration.V)}
+			Summary: summry.V, Duration: time.Duration(duration.V), Diff: diff.V}
 	}
 	if prompt.Valid {
 		m.Counts = &session.Counts{Prompt: int(prompt.V), Completion: int(completion.V)}

@@ -54,6 +54,10 @@ func messageCases(t testing.TB) []struct {
 		{"tool result with meta", session.Message{
 			Message: provider.Message{Role: "tool", Content: "package main\n\nfunc main() {}\n", ToolName: "read_file", ToolCallID: "call_1"},
 			Tool:    &session.ToolMeta{Subject: "main.go", Outcome: "ok", Summary: "3 lines", Duration: 1234567 * time.Nanosecond}}},
+		{"write result with its diff", session.Message{
+			Message: provider.Message{Role: "tool", Content: "wrote a.go", ToolName: "edit_file", ToolCallID: "call_3"},
+			Tool: &session.ToolMeta{Subject: "a.go", Outcome: "ok", Summary: "1 line changed", Duration: time.Millisecond,
+				Diff: "--- a/a.go\n+++ b/a.go\n@@ -1 +1 @@\n-old\n+new\n"}}},
 		{"tool result with empty meta", session.Message{
 			Message: provider.Message{Role: "tool", Content: "", ToolName: "bash"},
 			Tool:    &session.ToolMeta{}}},

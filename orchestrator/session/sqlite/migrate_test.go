@@ -303,8 +303,8 @@ func saveV1Message(t *testing.T, db *DB, id string, m session.Message) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	args = append(args[:len(args)-4], args[len(args)-1]) // no prompt_tokens, completion_tokens, cut
-	args[7] = nil                                        // images as base64 strings, inline
+	args = append(args[:12], args[len(args)-1]) // no tool_diff, prompt_tokens, completion_tokens, cut
+	args[7] = nil                               // images as base64 strings, inline
 	if imgs := m.Message.Images; len(imgs) > 0 {
 		inline := make([][]byte, len(imgs))
 		for i, img := range imgs {

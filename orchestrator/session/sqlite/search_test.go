@@ -21,8 +21,23 @@ func say(t testing.TB, db *DB, id string, seq int, role, content string) {
 	}
 }
 
+// sayV5 saves a message as version 5 of the schema has it.
+func sayV5(t testing.TB, db *DB, id string, seq int, role, content string) {
+	t.Helper()
+	at := stamp(day.Add(time.Duration(seq) * time.Minute))
+	if _, err := db.sql.ExecContext(t.Context(), `INSERT INTO messages (session_id, seq, role, content, thinking, tool_name,
+		tool_call_id, created_at) VALUES (?, ?, ?, ?, '', '', '', ?)`, id, seq, role, content, at); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.sql.ExecContext(t.Context(), `UPDATE sessions SET updated_at = max(updated_at, ?) WHERE id = ?`, at, id); err != nil {
+		t.Fatal(err)
+	}
+}
+
 // seedSearch saves sessions in two projects: s1 and s2 in /p, s3 in /q.
-func seedSearch(t testing.TB, db *DB) {
+func seedSearch(t testing.TB, db *DB) { seedSearchWith(t, db, say) }
+
+func seedSearchWith(t testing.TB, db *DB, say func(t testing.TB, db *DB, id string, seq int, role, content string)) {
 	createSession(t, db, "s1", "/p", day)
 	createSession(t, db, "s2", "/p", day.Add(time.Hour))
 	createSession(t, db, "s3", "/q", day)
@@ -196,7 +211,7 @@ func TestSearchAfterUpgrade(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	seedSearch(t, old)
+	seedSearchWith(t, old, sayV5)
 	if tableExists(t, old, "messages_fts") {
 		t.Fatal("the old database already has the index")
 	}

@@ -1,8 +1,9 @@
 // Package lsptest is a small language server for testing lathe's client:
-// it reports an error on every line of a document that holds "ERROR", and
-// by LSPTEST_MODE misbehaves as servers do: floods diagnostics, never
-// answers initialize, crashes mid-session, stops reading, or reports
-// files outside the workspace.
+// it reports an error on every line of a document that holds "ERROR",
+// finds where a word is defined ("def WORD") and used, and by
+// LSPTEST_MODE misbehaves as servers do: floods diagnostics and answers,
+// never answers initialize or a request, fails or crashes on one, stops
+// reading, or points at files outside the workspace.
 package lsptest
 
 import (
@@ -25,6 +26,10 @@ const (
 	ModeHang    = "hang"    // after initialize, reads nothing more and publishes nothing
 	ModeOutside = "outside" // publishes for files outside the workspace too
 	ModeSilent  = "silent"  // publishes nothing, ever
+	ModeMute    = "mute"    // never answers a request of definitions, references, hovers or symbols
+	ModeFail    = "fail"    // answers each of those with an error
+	ModeBreak   = "break"   // exits on the first of those
+	ModeBare    = "bare"    // serves none of those
 )
 
 // StartedEnv names a file the server appends its process id to when it
@@ -54,7 +59,8 @@ func Main() {
 			fh.Close()
 		}
 	}
-	s := &server{mode: os.Getenv("LSPTEST_MODE"), in: bufio.NewReader(os.Stdin), out: bufio.NewWriter(os.Stdout)}
+	s := &server{mode: os.Getenv("LSPTEST_MODE"), in: bufio.NewReader(os.Stdin), out: bufio.NewWriter(os.Stdout),
+		docs: map[string]string{}}
 	os.Exit(s.run())
 }
 
@@ -63,6 +69,8 @@ type server struct {
 	in      *bufio.Reader
 	out     *bufio.Writer
 	changes int
+	root    string            // the workspace's directory
+	docs    map[string]string // the open documents' text, by URI
 }
 
 type message struct {
@@ -88,7 +96,7 @@ func (s *server) run() int {
 			if s.mode == ModeNoInit {
 				continue
 			}
-			s.reply(msg.ID, map[string]any{"capabilities": map[string]any{"textDocumentSync": 1}})
+			s.initialize(msg)
 		case "initialized":
 			if s.mode == ModeHang {
 				time.Sleep(time.Hour) // reads nothing more
@@ -98,7 +106,14 @@ func (s *server) run() int {
 				TextDocument document `json:"textDocument"`
 			}
 			_ = json.Unmarshal(msg.Params, &p)
+			s.docs[p.TextDocument.URI] = p.TextDocument.Text
 			s.diagnose(p.TextDocument)
+		case "textDocument/didClose":
+			var p struct {
+				TextDocument document `json:"textDocument"`
+			}
+			_ = json.Unmarshal(msg.Params, &p)
+			delete(s.docs, p.TextDocument.URI)
 		case "textDocument/didChange":
 			var p struct {
 				TextDocument   document `json:"textDocument"`
@@ -114,7 +129,12 @@ func (s *server) run() int {
 			if len(p.ContentChanges) > 0 {
 				p.TextDocument.Text = p.ContentChanges[len(p.ContentChanges)-1].Text
 			}
+			s.docs[p.TextDocument.URI] = p.TextDocument.Text
 			s.diagnose(p.TextDocument)
+		case "textDocument/definition", "textDocument/references", "textDocument/hover", "workspace/symbol":
+			if !s.navigate(msg) {
+				return 4
+			}
 		case "shutdown":
 			s.reply(msg.ID, nil)
 		case "exit":

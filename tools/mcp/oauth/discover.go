@@ -18,43 +18,53 @@ type discovery struct {
 	asm *oauthex.AuthServerMeta
 }
 
-// discover finds the server's protected-resource metadata (RFC 9728) where
-// its challenge says, else at the well-known places for its URL, and then
-// its first authorization server's metadata (RFC 8414, or OpenID
-// discovery). A server without either is taken as the 2025-03-26 spec
-// has it: its root is its own authorization server, at fixed paths.
+// discover finds the server's protected-resource metadata (RFC 9728) and
+// then its first authorization server's metadata (RFC 8414, or OpenID
+// discovery). A server without protected-resource metadata is taken as
+// the 2025-03-26 spec has it (see legacyServerMeta).
 func discover(ctx context.Context, client *http.Client, challenges []oauthex.Challenge, serverURL string) (discovery, error) {
-	var d discovery
+	prm, err := protectedResource(ctx, client, challenges, serverURL)
+	if err != nil {
+		return discovery{}, err
+	}
+	if prm == nil {
+		base, err := baseURL(serverURL)
+		if err != nil {
+			return discovery{}, err
+		}
+		asm, err := legacyServerMeta(ctx, client, base)
+		if err != nil {
+			return discovery{}, err
+		}
+		return discovery{prm: &oauthex.ProtectedResourceMetadata{Resource: serverURL, AuthorizationServers: []string{base}}, asm: asm}, nil
+	}
+	as := prm.AuthorizationServers[0]
+	asm, err := auth.GetAuthServerMetadata(ctx, as, client)
+	if err != nil {
+		return discovery{}, fmt.Errorf("its authorization server's metadata: %w", err)
+	}
+	if asm == nil {
+		asm = &oauthex.AuthServerMeta{Issuer: as, AuthorizationEndpoint: as + "/authorize", TokenEndpoint: as + "/token",
+			RegistrationEndpoint: as + "/register"}
+	}
+	return discovery{prm: prm, asm: asm}, nil
+}
+
+// protectedResource is the server's protected-resource metadata, from
+// where its challenge says, else from the well-known places for its URL;
+// nil when there is none.
+func protectedResource(ctx context.Context, client *http.Client, challenges []oauthex.Challenge, serverURL string) (*oauthex.ProtectedResourceMetadata, error) {
 	for _, u := range metadataURLs(param(challenges, "resource_metadata"), serverURL) {
 		prm, err := oauthex.GetProtectedResourceMetadata(ctx, u.url, u.resource, client)
 		if err != nil || prm == nil {
 			continue
 		}
 		if len(prm.AuthorizationServers) == 0 {
-			return d, fmt.Errorf("its protected-resource metadata %s names no authorization server", u.url)
+			return nil, fmt.Errorf("its protected-resource metadata %s names no authorization server", u.url)
 		}
-		d.prm = prm
-		break
+		return prm, nil
 	}
-	if d.prm == nil {
-		root, err := url.Parse(serverURL)
-		if err != nil {
-			return d, err
-		}
-		root.Path, root.RawQuery, root.Fragment = "", "", ""
-		d.prm = &oauthex.ProtectedResourceMetadata{Resource: serverURL, AuthorizationServers: []string{root.String()}}
-	}
-	as := d.prm.AuthorizationServers[0]
-	asm, err := auth.GetAuthServerMetadata(ctx, as, client)
-	if err != nil {
-		return d, fmt.Errorf("its authorization server's metadata: %w", err)
-	}
-	if asm == nil {
-		asm = &oauthex.AuthServerMeta{Issuer: as, AuthorizationEndpoint: as + "/authorize", TokenEndpoint: as + "/token",
-			RegistrationEndpoint: as + "/register"}
-	}
-	d.asm = asm
-	return d, nil
+	return nil, nil
 }
 
 type metadataURL struct{ url, resource string }

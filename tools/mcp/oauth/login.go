@@ -42,6 +42,9 @@ const loginTimeout = 10 * time.Minute
 func Login(ctx context.Context, o LoginOptions) (*Record, error) {
 	ctx, cancel := context.WithTimeoutCause(ctx, loginTimeout, fmt.Errorf("no answer within %s", loginTimeout))
 	defer cancel()
+	if o.Client == nil {
+		o.Client = http.DefaultClient
+	}
 	if o.Settings.machine() {
 		o.Fresh = true
 		h := NewHandler(o.HandlerOptions)
@@ -101,6 +104,11 @@ type loginHandler struct {
 	sdk  *auth.AuthorizationCodeHandler
 	rec  *Record // what the last authorization got
 
+	lb           *loopback
+	redirect     string // lb's URL
+	registration *oauthex.ClientRegistrationMetadata
+	legacy       oauth2.TokenSource // the token of a 2025-03-26 server's authorization
+
 	// Of the authorization under way: the resource it asked for, and
 	// the client and token it got.
 	resource string
@@ -111,26 +119,19 @@ type loginHandler struct {
 // config is the SDK's handler's configuration.
 func (l *loginHandler) config(lb *loopback) *auth.AuthorizationCodeHandlerConfig {
 	set := l.o.Settings
+	l.lb, l.redirect = lb, lb.redirectURL()
+	l.registration = &oauthex.ClientRegistrationMetadata{
+		RedirectURIs: []string{l.redirect}, ClientName: "lathe", SoftwareVersion: l.o.Version,
+		GrantTypes: []string{"authorization_code", "refresh_token"}, ResponseTypes: []string{"code"},
+		TokenEndpointAuthMethod: methodNone,
+	}
 	cfg := &auth.AuthorizationCodeHandlerConfig{
-		RedirectURL: lb.redirectURL(),
-		DynamicClientRegistrationConfig: &auth.DynamicClientRegistrationConfig{Metadata: &oauthex.ClientRegistrationMetadata{
-			RedirectURIs: []string{lb.redirectURL()}, ClientName: "lathe", SoftwareVersion: l.o.Version,
-			GrantTypes: []string{"authorization_code", "refresh_token"}, ResponseTypes: []string{"code"},
-			TokenEndpointAuthMethod: methodNone,
-		}},
-		RequestRefreshToken: true,
-		ScopeFilter:         l.scopes,
-		Client:              l.o.Client,
-		AuthorizationCodeFetcher: func(ctx context.Context, args *auth.AuthorizationArgs) (*auth.AuthorizationResult, error) {
-			if u, err := url.Parse(args.URL); err == nil {
-				l.resource = u.Query().Get("resource")
-			}
-			fmt.Fprintf(l.o.Out, "Opening the browser to authorize lathe with %s. If it does not open, go to:\n  %s\n", l.o.Name, args.URL)
-			if err := l.o.Open(args.URL); err != nil {
-				fmt.Fprintf(l.o.Out, "(%v)\n", err)
-			}
-			return lb.wait(ctx)
-		},
+		RedirectURL:                     l.redirect,
+		DynamicClientRegistrationConfig: &auth.DynamicClientRegistrationConfig{Metadata: l.registration},
+		RequestRefreshToken:             true,
+		ScopeFilter:                     l.scopes,
+		Client:                          l.o.Client,
+		AuthorizationCodeFetcher:        l.fetch,
 		NewTokenSource: func(ctx context.Context, c *oauth2.Config, t *oauth2.Token) (oauth2.TokenSource, error) {
 			l.cfg, l.tok = c, t
 			return c.TokenSource(ctx, t), nil
@@ -148,6 +149,19 @@ func (l *loginHandler) config(lb *loopback) *auth.AuthorizationCodeHandlerConfig
 	return cfg
 }
 
+// fetch sends the user to the authorization URL (the browser, and the
+// URL printed), and waits for the browser to come back.
+func (l *loginHandler) fetch(ctx context.Context, args *auth.AuthorizationArgs) (*auth.AuthorizationResult, error) {
+	if u, err := url.Parse(args.URL); err == nil {
+		l.resource = u.Query().Get("resource")
+	}
+	fmt.Fprintf(l.o.Out, "Opening the browser to authorize lathe with %s. If it does not open, go to:\n  %s\n", l.o.Name, args.URL)
+	if err := l.o.Open(args.URL); err != nil {
+		fmt.Fprintf(l.o.Out, "(%v)\n", err)
+	}
+	return l.lb.wait(ctx)
+}
+
 // scopes are the scopes to ask for: those the server asks for now, and
 // those lathe was granted and asked more of before, so that a login never
 // takes access away.
@@ -159,6 +173,9 @@ func (l *loginHandler) scopes(discovered []string) []string {
 }
 
 func (l *loginHandler) TokenSource(ctx context.Context) (oauth2.TokenSource, error) {
+	if l.legacy != nil {
+		return l.legacy, nil
+	}
 	return l.sdk.TokenSource(ctx)
 }
 
@@ -175,7 +192,7 @@ func (l *loginHandler) Authorize(ctx context.Context, req *http.Request, resp *h
 		}
 	}
 	l.tok = nil
-	if err := l.sdk.Authorize(ctx, req, resp); err != nil {
+	if err := l.authorize(ctx, req, resp); err != nil {
 		return err
 	}
 	if l.tok == nil {
@@ -183,6 +200,23 @@ func (l *loginHandler) Authorize(ctx context.Context, req *http.Request, resp *h
 	}
 	l.rec = l.record()
 	return l.o.Store.Save(l.o.Name, l.rec)
+}
+
+// authorize runs the flow the server's spec has: the SDK's, unless the
+// server has no protected-resource metadata (2025-03-26).
+func (l *loginHandler) authorize(ctx context.Context, req *http.Request, resp *http.Response) error {
+	challenges, _ := oauthex.ParseWWWAuthenticate(resp.Header.Values("WWW-Authenticate"))
+	if resp.StatusCode == http.StatusUnauthorized || param(challenges, "error") == "insufficient_scope" {
+		prm, err := protectedResource(ctx, l.o.Client, challenges, req.URL.String())
+		if err != nil {
+			_ = resp.Body.Close()
+			return err
+		}
+		if prm == nil {
+			return l.legacyAuthorize(ctx, resp, req.URL.String())
+		}
+	}
+	return l.sdk.Authorize(ctx, req, resp)
 }
 
 // record is what the last authorization got, to keep.

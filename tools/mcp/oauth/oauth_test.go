@@ -280,6 +280,52 @@ func TestCrossAppAccess(t *testing.T) {
 	}
 }
 
+// TestLegacyServer: a server without protected-resource metadata is a
+// 2025-03-26 one: the metadata at its root names the endpoints, whatever
+// issuer it names (here /as, not the root), and the login, the run's
+// refresh and a client of its own use them. A server of the current spec
+// whose authorization server's metadata names another issuer than its
+// own is refused (RFC 8414, section 3.3).
+func TestLegacyServer(t *testing.T) {
+	srv := oauthtest.New(oauthtest.Options{Scopes: []string{"mcp:read"}, Refresh: true, Legacy: true,
+		ClientID: "ci", ClientSecret: "s3cret", AuthMethods: []string{"none", "client_secret_basic"}})
+	defer srv.Close()
+	store := oauth.Store{Dir: t.TempDir()}
+	rec, _, err := login(t, srv, store, oauth.Settings{})
+	if err != nil {
+		t.Fatalf("login: %v", err)
+	}
+	if m := srv.Requests("/.well-known/oauth-authorization-server"); len(m) == 0 || m[0].Status != 200 {
+		t.Errorf("the root's metadata was not read: %+v", m)
+	}
+	az := srv.Requests("/as/authorize")
+	if len(az) != 1 || az[0].Status != 302 || az[0].Form.Get("code_challenge_method") != "S256" ||
+		az[0].Form.Get("resource") != srv.MCP() || az[0].Form.Get("scope") != "mcp:read" {
+		t.Fatalf("authorization requests: %+v", az)
+	}
+	if len(srv.Requests("/as/register")) != 1 || rec.TokenEndpoint != srv.Issuer()+"/token" || rec.RefreshToken == "" {
+		t.Errorf("record %+v after %d registrations", rec, len(srv.Requests("/as/register")))
+	}
+	srv.Revoke()
+	if err := session(t, srv.MCP(), handler(srv, store, oauth.Settings{}), true); err != nil {
+		t.Fatalf("run after the login: %v", err)
+	}
+	machine := oauth.Settings{Grant: oauth.GrantClientCredentials, ClientID: "ci", ClientSecret: "s3cret"}
+	if err := session(t, srv.MCP(), handler(srv, oauth.Store{Dir: t.TempDir()}, machine), true); err != nil {
+		t.Fatalf("client credentials: %v", err)
+	}
+
+	current := oauthtest.New(oauthtest.Options{Scopes: []string{"mcp:read"}, OtherIssuer: true})
+	defer current.Close()
+	_, _, err = login(t, current, oauth.Store{Dir: t.TempDir()}, oauth.Settings{})
+	if err == nil || !strings.Contains(err.Error(), "issuer") {
+		t.Errorf("login with another issuer: err = %v, want it refused for its issuer", err)
+	}
+	if n := len(current.Requests("/as/authorize")); n != 0 {
+		t.Errorf("%d authorization requests to a server whose metadata names another issuer", n)
+	}
+}
+
 // TestRecordForItsURL: a record is only for the URL it was made for.
 func TestRecordForItsURL(t *testing.T) {
 	store := oauth.Store{Dir: t.TempDir()}

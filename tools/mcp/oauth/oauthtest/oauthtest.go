@@ -55,6 +55,14 @@ type Options struct {
 	IDToken string
 	// Open lets every MCP request through: a server that asks for nothing.
 	Open bool
+	// Legacy is a server of the 2025-03-26 spec: no protected-resource
+	// metadata, and the authorization server's metadata at the root
+	// (/.well-known/oauth-authorization-server), naming its issuer, which
+	// is not the root.
+	Legacy bool
+	// OtherIssuer makes the authorization server's metadata name another
+	// issuer than the one it is fetched for.
+	OtherIssuer bool
 }
 
 // Request is one request the servers were sent.
@@ -100,6 +108,7 @@ func New(opts Options) *Server {
 	mux.Handle("/mcp", s.protect(mcp))
 	mux.HandleFunc("GET /.well-known/oauth-protected-resource/mcp", s.resourceMetadata)
 	mux.HandleFunc("GET /.well-known/oauth-authorization-server/as", s.serverMetadata)
+	mux.HandleFunc("GET /.well-known/oauth-authorization-server", s.serverMetadata)
 	mux.HandleFunc("POST /as/register", s.register)
 	mux.HandleFunc("GET /as/authorize", s.authorize)
 	mux.HandleFunc("POST /as/token", s.token)
@@ -183,19 +192,33 @@ func oauthError(w http.ResponseWriter, status int, code, desc string) {
 }
 
 func (s *Server) resourceMetadata(w http.ResponseWriter, r *http.Request) {
+	if s.opts.Legacy {
+		s.record(Request{Path: r.URL.Path, Status: 404})
+		http.NotFound(w, r)
+		return
+	}
 	s.record(Request{Path: r.URL.Path, Status: 200})
 	writeJSON(w, 200, map[string]any{"resource": s.MCP(), "authorization_servers": []string{s.Issuer()},
 		"scopes_supported": s.opts.Scopes})
 }
 
 func (s *Server) serverMetadata(w http.ResponseWriter, r *http.Request) {
+	if s.opts.Legacy != (r.URL.Path == "/.well-known/oauth-authorization-server") {
+		s.record(Request{Path: r.URL.Path, Status: 404})
+		http.NotFound(w, r)
+		return
+	}
 	s.record(Request{Path: r.URL.Path, Status: 200})
 	methods := s.opts.AuthMethods
 	if methods == nil {
 		methods = []string{"none", "client_secret_basic", "client_secret_post", "private_key_jwt"}
 	}
+	issuer := s.Issuer()
+	if s.opts.OtherIssuer {
+		issuer += "/other"
+	}
 	m := map[string]any{
-		"issuer": s.Issuer(), "authorization_endpoint": s.Issuer() + "/authorize", "token_endpoint": s.Issuer() + "/token",
+		"issuer": issuer, "authorization_endpoint": s.Issuer() + "/authorize", "token_endpoint": s.Issuer() + "/token",
 		"response_types_supported": []string{"code"}, "code_challenge_methods_supported": []string{"S256"},
 		"grant_types_supported":                 []string{"authorization_code", "refresh_token", "client_credentials", "urn:ietf:params:oauth:grant-type:jwt-bearer"},
 		"token_endpoint_auth_methods_supported": methods,
@@ -416,9 +439,12 @@ func (s *Server) protect(next http.Handler) http.Handler {
 		s.mu.Lock()
 		scopes, ok := s.tokens[tok]
 		s.mu.Unlock()
-		challenge := fmt.Sprintf(`Bearer resource_metadata="%s/.well-known/oauth-protected-resource/mcp"`, s.URL)
+		var params []string
+		if !s.opts.Legacy {
+			params = append(params, fmt.Sprintf(`resource_metadata="%s/.well-known/oauth-protected-resource/mcp"`, s.URL))
+		}
 		if len(need) > 0 {
-			challenge += fmt.Sprintf(`, scope="%s"`, strings.Join(need, " "))
+			params = append(params, fmt.Sprintf(`scope="%s"`, strings.Join(need, " ")))
 		}
 		switch {
 		case s.opts.Open:
@@ -427,11 +453,11 @@ func (s *Server) protect(next http.Handler) http.Handler {
 			next.ServeHTTP(w, r)
 		case !ok:
 			req.Status = 401
-			w.Header().Set("WWW-Authenticate", challenge)
+			w.Header().Set("WWW-Authenticate", "Bearer "+strings.Join(params, ", "))
 			oauthError(w, 401, "invalid_token", "no valid token")
 		case !subset(need, scopes):
 			req.Status = 403
-			w.Header().Set("WWW-Authenticate", challenge+`, error="insufficient_scope"`)
+			w.Header().Set("WWW-Authenticate", "Bearer "+strings.Join(append(params, `error="insufficient_scope"`), ", "))
 			oauthError(w, 403, "insufficient_scope", "more scope needed")
 		default:
 			req.Status = 200
