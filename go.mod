@@ -42,6 +42,7 @@ require (
 
 require (
 	github.com/charmbracelet/x/powernap v0.1.6
+	github.com/coder/acp-go-sdk v0.13.0
 	github.com/go-logr/logr v1.4.4
 	github.com/sourcegraph/jsonrpc2 v0.2.3
 	go.opentelemetry.io/otel v1.47.0

@@ -166,7 +166,7 @@ func (r *run) runBatch(turn int, batch []*callState) {
 			}
 		}
 		r.emit(ToolStarted{Turn: turn, Index: c.index, ID: c.call.ID, Name: c.call.Name, Kind: c.kind, Args: c.args,
-			Subject: c.subject, Preview: c.preview})
+			Subject: c.subject, Preview: c.preview, Call: c.prepared})
 		if c.settled {
 			r.finish(turn, c)
 			continue

@@ -68,6 +68,10 @@ type ToolStarted struct {
 	// Preview is the change a call that writes would make, as a unified
 	// diff; empty for other calls.
 	Preview string
+	// Call is the call prepared, to ask what it works on (tools.PlaceOf,
+	// tools.ChangeOf); nil when the arguments did not validate. Not to be
+	// run.
+	Call tools.Call
 }
 
 // ToolFinished: a call has its result. Every ToolStarted is followed by

@@ -26,10 +26,14 @@ const newFileMode fs.FileMode = 0o644
 // symlink meanwhile cannot leave it behind elsewhere. Errors are messages
 // for the model.
 //
-// The Changes being tracked are told first; their note comes back.
+// The Changes being tracked are told first; their note comes back. With
+// an Editor, the editor writes the file (mode is then its own).
 func (w *Workspace) writeAtomic(ctx context.Context, target string, data []byte, mode fs.FileMode) (note string, err error) {
 	if w.changes != nil {
 		note = w.changes.Changing(ctx, target, data, mode)
+	}
+	if ok, err := w.editorWrite(ctx, target, data); ok {
+		return note, err
 	}
 	return note, w.replace(target, data, mode)
 }

@@ -75,7 +75,7 @@ func (c *editFileCall) Run(ctx context.Context, caller Caller) (Result, error) {
 	if err := ctx.Err(); err != nil {
 		return Result{}, err
 	}
-	p, ee := c.plan()
+	p, ee := c.plan(ctx)
 	if ee != nil {
 		return ee.result(), nil
 	}
@@ -103,7 +103,7 @@ type editPlan struct {
 // maxEdit is the largest file edit_file loads to edit.
 const maxEdit = 10 << 20
 
-func (c *editFileCall) plan() (editPlan, *editError) {
+func (c *editFileCall) plan(ctx context.Context) (editPlan, *editError) {
 	target, err := c.ws.follow(c.rel)
 	if err == nil {
 		err = c.prot.check(c.rel) // again: a link may have appeared since Prepare
@@ -111,7 +111,7 @@ func (c *editFileCall) plan() (editPlan, *editError) {
 	if err != nil {
 		return editPlan{}, &editError{"refused", err.Error(), err}
 	}
-	data, fi, err := c.ws.readFileLimit(c.rel, target, maxEdit)
+	data, fi, err := c.ws.readFileLimit(ctx, c.rel, target, maxEdit)
 	var large *tooLargeError
 	switch {
 	case errors.As(err, &large):

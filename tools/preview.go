@@ -1,6 +1,7 @@
 package tools
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -65,7 +66,7 @@ func (c *writeFileCall) Preview() (string, error) {
 	if len(c.content) > maxPreview {
 		return tooLargeToShow(c.rel, int64(len(c.content))), nil
 	}
-	data, _, err := c.ws.readFileLimit(c.rel, target, maxPreview)
+	data, _, err := c.ws.readFileLimit(context.Background(), c.rel, target, maxPreview)
 	var large *tooLargeError
 	from := c.rel
 	switch {
@@ -91,7 +92,7 @@ const NewFile = "/dev/null"
 // fails, with Run's message, where Run would: a file changed since the
 // model read it (ErrStale), an old_string that does not match.
 func (c *editFileCall) Preview() (string, error) {
-	p, ee := c.plan()
+	p, ee := c.plan(context.Background())
 	if ee != nil {
 		return "", ee
 	}
@@ -111,7 +112,8 @@ func tooLargeToShow(rel string, size int64) string {
 // target (rel as the model named it), when it has at most limit bytes: a
 // larger one is a *tooLargeError, found before reading it. Its error is
 // for the model, and errors.Is(err, fs.ErrNotExist) when there is no file.
-func (w *Workspace) readFileLimit(rel, target string, limit int64) ([]byte, fs.FileInfo, error) {
+// With an Editor, the content of a text file is the editor's.
+func (w *Workspace) readFileLimit(ctx context.Context, rel, target string, limit int64) ([]byte, fs.FileInfo, error) {
 	f, fi, err := w.openFile(rel, target)
 	if err != nil {
 		return nil, nil, err
@@ -124,7 +126,19 @@ func (w *Workspace) readFileLimit(rel, target string, limit int64) ([]byte, fs.F
 	if err == nil && int64(len(data)) > limit {
 		return nil, fi, &tooLargeError{rel: rel, size: int64(len(data)), limit: limit}
 	}
-	return data, fi, err
+	if err != nil || isBinary(data) {
+		return data, fi, err
+	}
+	text, ok, err := w.editorText(ctx, rel, target)
+	switch {
+	case !ok:
+		return data, fi, nil
+	case err != nil:
+		return nil, fi, err
+	case int64(len(text)) > limit:
+		return nil, fi, &tooLargeError{rel: rel, size: int64(len(text)), limit: limit}
+	}
+	return []byte(text), fi, nil
 }
 
 // tooLargeError is a file larger than an operation takes.

@@ -12,6 +12,7 @@ import (
 	"lathe/orchestrator/provider/images"
 	"lathe/prompts/human"
 	"strconv"
+	"strings"
 	"unicode/utf8"
 )
 
@@ -95,11 +96,21 @@ func (c *readFileCall) Run(ctx context.Context, _ Caller) (Result, error) {
 	if isBinary(head) {
 		return Errorf("binary", fmt.Sprintf("%s is a binary file (%d bytes); read_file only reads text", c.rel, fi.Size())), nil
 	}
+	seen := func() [sha256.Size]byte { return [sha256.Size]byte(sum.Sum(nil)) }
+	if text, ok, err := ws.editorText(ctx, c.rel, target); ok {
+		// The editor's buffer, unsaved changes included: what an edit
+		// will change.
+		if err != nil {
+			return Errorf("failed", err.Error()), nil
+		}
+		r = bufio.NewReader(strings.NewReader(text))
+		seen = func() [sha256.Size]byte { return sha256.Sum256([]byte(text)) }
+	}
 	p := page{from: c.offset, to: c.offset + c.limit - 1, budget: c.t.opts.MaxOutputBytes - markerRoom}
 	if err := p.read(ctx, r); err != nil {
 		return Result{}, err
 	}
-	ws.seen.record(target, [sha256.Size]byte(sum.Sum(nil)))
+	ws.seen.record(target, seen())
 	ws.read(target)
 	return p.result(c.rel), nil
 }

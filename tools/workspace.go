@@ -32,6 +32,7 @@ type Workspace struct {
 	swept   sync.Map // directories swept of stale temporary files (see sweep)
 	changes Changes  // told of changes, to keep what files were (see Track)
 	checker Checker  // told of reads and changes, to find what a change broke (see Diagnose)
+	editor  Editor   // reads and writes text files when set (see UseEditor)
 }
 
 // Changes is told of the files the tools are about to change, so that

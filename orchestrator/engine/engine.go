@@ -77,7 +77,10 @@ type Env struct {
 type Engine struct {
 	// Options are the session's: orchestrator.New(e.Options) starts it.
 	Options orchestrator.Options
-	Backend Backend
+	// Workspace is where the tools work: a front end that speaks to an
+	// editor has them read and write through it (Workspace.UseEditor).
+	Workspace *tools.Workspace
+	Backend   Backend
 	// MCP is the MCP servers; nil when none is configured. Notices are
 	// what they do in the background.
 	MCP     *mcp.Manager
@@ -111,7 +114,7 @@ func New(ctx context.Context, loaded config.Loaded, env Env) (*Engine, error) {
 		ws.Close()
 		return nil, err
 	}
-	e := &Engine{closers: []func() error{ws.Close}, Backend: be, notices: make(chan mcp.Notice, 64)}
+	e := &Engine{closers: []func() error{ws.Close}, Backend: be, Workspace: ws, notices: make(chan mcp.Notice, 64)}
 	e.Notices = e.notices
 	conf, warning := Confinement(cfg, ws.Dir(), env.Getenv)
 	e.warn(warning)

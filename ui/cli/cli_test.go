@@ -79,7 +79,7 @@ func TestParse(t *testing.T) {
 		{"json", []string{"-p", "hi", "--json"}, "--json: only lathe sessions takes it (with -p, use --output-format json)"},
 		{"a session's flag", []string{"sessions", "-p", "hi"}, "sessions: --prompt cannot go with it"},
 		{"resume flags of context", []string{"context", "--continue", "--resume", "x"}, "--continue and --resume cannot go together"},
-		{"unknown word", []string{"say", "hi"}, `unexpected argument "say": the request goes with -p (quote it), and the subcommands are sessions, memory, index, undo, doctor, context, eval, mcp, hooks, skills, help`},
+		{"unknown word", []string{"say", "hi"}, `unexpected argument "say": the request goes with -p (quote it), and the subcommands are sessions, memory, index, undo, doctor, context, eval, mcp, hooks, skills, acp, help`},
 		{"memory alone", []string{"memory"}, "memory: say list or rm"},
 		{"a bad value", []string{"--max-turns", "abc"}, `--max-turns: "abc" is not a valid value`},
 		{"words before flags", []string{"sessions", "rm", "--help"}, "sessions rm: give the id of the session to remove (lathe sessions lists them)"},

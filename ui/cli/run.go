@@ -29,12 +29,12 @@ func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 // the cleaning the answer of lathe -p gets, for what a model or a
 // repository wrote in it (titles, prompts, answers, file names and
 // contents) to show as text, never act on the terminal. A session
-// (lathe -p cleans its answer itself; the UI draws the screen) and
-// doctor (which escapes what it shows, and looks at the terminal) write
-// to stdout as it is.
+// (lathe -p cleans its answer itself; the UI draws the screen), doctor
+// (which escapes what it shows, and looks at the terminal) and acp (JSON-RPC,
+// byte for byte) write to stdout as it is.
 func terminalOut(cmd command, stdout io.Writer) io.Writer {
 	switch cmd.(type) {
-	case *sessionCommand, *doctorCommand:
+	case *sessionCommand, *doctorCommand, *acpCommand:
 		return stdout
 	}
 	if !isTerminal(stdout) {

@@ -52,6 +52,10 @@ Usage:
   lathe hooks list [--json]        the hooks configured, and where from
   lathe skills list [--json]       the skills found, and what their list
                                    takes of the prompt
+  lathe acp [-m M] [--yes] [--mode MODE] [--sandbox MODE]
+                                   an Agent Client Protocol agent on stdin
+                                   and stdout, for an editor (Zed,
+                                   JetBrains, Neovim, Emacs) to start
   lathe help, lathe --help         show this help
   lathe --version                  print the version
 
@@ -143,7 +147,7 @@ Files:
   AGENTS.md                           the project's instructions to the model
   $XDG_DATA_HOME/lathe/lathe.db       the saved sessions, facts and code indexes
   $XDG_DATA_HOME/lathe/mcp-oauth/     the MCP servers' OAuth tokens (yours only)
-  $XDG_STATE_HOME/lathe/lathe.log     the interactive UI's log
+  $XDG_STATE_HOME/lathe/lathe.log     the interactive UI's log, and lathe acp's
 `
 
 // subcommands are lathe's commands, in the order the help and the
@@ -171,6 +175,7 @@ var subcommands = []subcommand{
 	{"mcp logout", newMCPLogout},
 	{"hooks list", newHooksList},
 	{"skills list", newSkillsList},
+	{"acp", newACP},
 	{"help", func(f *Factory) command { return helpCommand{f} }},
 }
 
