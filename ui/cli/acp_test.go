@@ -760,3 +760,59 @@ func TestACPTerminalOutput(t *testing.T) {
 		t.Errorf("terminal updates:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
 }
+
+// TestACPPromptContent: a resource link to a file of the workspace is
+// named by its path (@path), for the model to read with its tools;
+// another URI stays a link; an embedded resource is its text in a fence
+// (longer than any fence in it) headed by its path; a binary one is
+// refused.
+func TestACPPromptContent(t *testing.T) {
+	srv := ollamatest.New(t)
+	client := &acpClient{}
+	r := startACP(t, srv, acpEnv(t, srv), client)
+	srv.Script(ollamatest.Reply{Content: "Read them."})
+	r.initialize(sdk.ClientCapabilities{})
+	s := r.newSession()
+	embedded := sdk.ResourceBlock(sdk.EmbeddedResourceResource{TextResourceContents: &sdk.TextResourceContents{
+		Uri: "file://" + filepath.Join(r.dir, "main.go"), Text: "package main\n```\n"}})
+	reason, err := r.prompt(s.SessionId, sdk.TextBlock("look at"),
+		sdk.ResourceLinkBlock("notes.txt", "file://"+filepath.Join(r.dir, "notes.txt")),
+		sdk.ResourceLinkBlock("spec", "https://example.com/spec"), embedded)
+	if err != nil || reason != sdk.StopReasonEndTurn {
+		t.Fatalf("prompt: %v, %v", reason, err)
+	}
+	msgs := srv.ChatRequests()[0].Messages
+	got := msgs[len(msgs)-1].Content
+	if want := "look at\n\n@notes.txt\n\n[spec](https://example.com/spec)\n\nmain.go:\n````\npackage main\n```\n````"; !strings.HasSuffix(got, want) {
+		t.Errorf("the model was sent:\n%s\nwant it to end:\n%s", got, want)
+	}
+	if _, err := r.prompt(s.SessionId, sdk.ResourceBlock(sdk.EmbeddedResourceResource{BlobResourceContents: &sdk.BlobResourceContents{
+		Uri: "file:///x.bin", Blob: "AAEC"}})); err == nil || !strings.Contains(err.Error(), "text only") {
+		t.Errorf("a binary resource: %v; want it refused, as text only", err)
+	}
+}
+
+// TestACPTurnLimit: a run that reaches limits.max_turns ends with
+// max_turn_requests, lathe's line saying which limit.
+func TestACPTurnLimit(t *testing.T) {
+	srv := ollamatest.New(t)
+	client := &acpClient{}
+	env := acpEnv(t, srv)
+	cfg := filepath.Join(strings.TrimPrefix(env[1], "XDG_CONFIG_HOME="), "lathe")
+	os.MkdirAll(cfg, 0o755)
+	os.WriteFile(filepath.Join(cfg, "config.toml"), []byte("[limits]\nmax_turns = 2\n"), 0o644)
+	r := startACP(t, srv, env, client, "--yes")
+	os.WriteFile(filepath.Join(r.dir, "a.txt"), []byte("a\n"), 0o644)
+	read := ollamatest.Reply{ToolCalls: []ollamatest.ToolCall{call("read_file", `{"path":"a.txt"}`)}}
+	srv.Script(read, read)
+	r.initialize(sdk.ClientCapabilities{})
+	s := r.newSession()
+	reason, err := r.prompt(s.SessionId, sdk.TextBlock("read forever"))
+	if err != nil || reason != sdk.StopReasonMaxTurnRequests {
+		t.Fatalf("prompt: %v, %v; want max_turn_requests", reason, err)
+	}
+	turn := client.turn()
+	if last := turn[len(turn)-1]; !strings.Contains(last, "lathe:") || !strings.Contains(last, "max_turns") {
+		t.Errorf("the last update %q; want lathe's line naming the limit", last)
+	}
+}
