@@ -1,6 +1,7 @@
 package ui
 
 import (
+	"slices"
 	"strings"
 
 	"charm.land/bubbles/v2/key"
@@ -69,10 +70,16 @@ func (m *model) offerHooksTrust() {
 	}
 	m.hooks.asked = true
 	var lines []string
+	project := false
 	for _, h := range untrusted {
-		lines = append(lines, h.Event+" "+matcherText(h.Matcher)+": "+h.Command)
+		line := h.Event + " " + matcherText(h.Matcher) + ": " + h.Command
+		if why := r.TrustReason(h); why != "" {
+			line += " (" + why + ")"
+		}
+		lines = append(lines, line)
+		project = project || h.Project
 	}
-	m.dialog = newHooksTrustDialog(lines, &m.st, m.keys)
+	m.dialog = newHooksTrustDialog(lines, project, &m.st, m.keys)
 }
 
 func matcherText(m string) string {
@@ -82,18 +89,20 @@ func matcherText(m string) string {
 	return m
 }
 
-// hooksTrustDialog asks whether to run the project's hooks: commands a
-// cloned repository names, which must not run unasked.
+// hooksTrustDialog asks whether to run the hooks that need trust: the
+// project's, commands a cloned repository names, which must not run
+// unasked; and the user's own that run files of the project.
 type hooksTrustDialog struct {
 	dialogBase
-	hooks   []string // "EVENT MATCHER: command"
+	hooks   []string // "EVENT MATCHER: command", and why, for the user's own
+	project bool     // some are the project's
 	trusted bool
 }
 
 var _ dialog = (*hooksTrustDialog)(nil)
 
-func newHooksTrustDialog(hooks []string, st *theme, keys keyMap) *hooksTrustDialog {
-	return &hooksTrustDialog{dialogBase: newDialogBase(st, keys), hooks: hooks}
+func newHooksTrustDialog(hooks []string, project bool, st *theme, keys keyMap) *hooksTrustDialog {
+	return &hooksTrustDialog{dialogBase: newDialogBase(st, keys), hooks: hooks, project: project}
 }
 
 // Update handles a key: a choice answers, and closes the dialog.
@@ -115,9 +124,11 @@ func (d *hooksTrustDialog) cancel()      {}
 
 func (d *hooksTrustDialog) View() string {
 	st, width := d.st, d.width
-	lines := append([]string{d.rule()},
-		wrap("? This project declares hooks: commands lathe would run at its events, as you, outside the sandbox. Run them?",
-			width, " ", "   ", st.dialogTitle)...)
+	title := "? This project declares hooks: commands lathe would run at its events, as you, outside the sandbox. Run them?"
+	if !d.project {
+		title = "? Hooks of yours run files of this project: lathe would run them at their events, as you, outside the sandbox. Run them?"
+	}
+	lines := append([]string{d.rule()}, wrap(title, width, " ", "   ", st.dialogTitle)...)
 	for _, h := range d.hooks {
 		lines = append(lines, indent+st.subject.Render(human.Line(human.Visible(h), max(width-4, 10))))
 	}
@@ -169,7 +180,8 @@ func (m *model) cmdHooks(arg string) tea.Cmd {
 		m.notice(noticeInfo, "", "No hook is configured: add one as [[hooks.EVENT]] in your config, or in the project's .claude/settings.json.")
 		return nil
 	}
-	untrusted := len(r.Untrusted()) > 0
+	waiting := r.Untrusted()
+	untrusted := len(waiting) > 0
 	if arg == "trust" {
 		if !untrusted {
 			m.notice(noticeInfo, "", "No project hook waits for trust.")
@@ -180,14 +192,20 @@ func (m *model) cmdHooks(arg string) tea.Cmd {
 	item := &tableItem{title: "Hooks"}
 	for _, h := range r.Hooks() {
 		from := human.Path(h.Source, m.opts.Dir, m.opts.Home)
-		if h.Project && untrusted {
+		if slices.Contains(waiting, h) {
 			from += ", not trusted: does not run"
+			if why := r.TrustReason(h); why != "" {
+				from += ": " + why
+			}
 		}
 		item.rows = append(item.rows, [2]string{h.Event + " " + human.Visible(matcherText(h.Matcher)),
 			human.Visible(h.Command) + " (" + from + ")"})
 	}
-	if untrusted {
+	switch {
+	case slices.ContainsFunc(waiting, func(h hooks.Hook) bool { return h.Project }):
 		item.foot = "The project's hooks run outside the sandbox, so only once you trust them: /hooks trust."
+	case untrusted:
+		item.foot = "Hooks that run files of the project run outside the sandbox, so only once you trust them: /hooks trust."
 	}
 	m.transcript.add(item)
 	return nil

@@ -1,6 +1,8 @@
 package ui
 
 import (
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -64,6 +66,52 @@ func TestHooksTrustDialog(t *testing.T) {
 	m.offerHooksTrust()
 	if m.dialog != nil {
 		t.Error("asked twice")
+	}
+}
+
+// TestUserHooksTrustDialog: a hook of the user's own that runs a file of
+// the project is asked about at start, with why; y lets it run and keeps
+// the trust; /hooks tells why it waits.
+func TestUserHooksTrustDialog(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "fmt.sh"), []byte("#!/bin/sh\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	r := hooks.New(hooks.Options{Dir: dir, Log: zerolog.Nop(), Hooks: []hooks.Hook{
+		{Event: hooks.Stop, Command: "notify-send done", Source: "/home/dev/.config/lathe/config.toml"},
+		{Event: hooks.PostToolUse, Matcher: "Write", Command: "./fmt.sh", Source: "/home/dev/.config/lathe/config.toml"},
+	}})
+	m, _ := testModel(t)
+	kept := false
+	m.opts.Hooks, m.opts.TrustHooks = r, func() error { kept = true; return nil }
+	m.offerHooksTrust()
+	m.layout()
+	if _, ok := m.dialog.(*hooksTrustDialog); !ok {
+		t.Fatalf("no trust dialog: %T", m.dialog)
+	}
+	s := strings.Join(strings.Fields(screen(m)), " ")
+	for _, want := range []string{"Hooks of yours run files of this project", "PostToolUse Write: ./fmt.sh (your own hook, but it runs fmt.sh"} {
+		if !strings.Contains(s, want) {
+			t.Errorf("the dialog lacks %q:\n%s", want, screen(m))
+		}
+	}
+	if strings.Contains(s, "notify-send") || strings.Contains(s, "This project declares hooks") {
+		t.Errorf("the dialog:\n%s", screen(m))
+	}
+	m.dialog = nil
+	typeText(m, "/hooks")
+	press(m, "enter")
+	if s := strings.Join(strings.Fields(screen(m)), " "); !strings.Contains(s, "not trusted: does not run: your own hook, but it runs fmt.sh from the project") ||
+		!strings.Contains(s, "Hooks that run files of the project run outside the sandbox") {
+		t.Errorf("/hooks:\n%s", screen(m))
+	}
+	m.hooks.asked = false
+	m.offerHooksTrust()
+	_, cmd := m.Update(keyPress("y"))
+	_, cmd = m.Update(cmd()) // the dialog closes
+	finish(m, cmd)
+	if !kept || len(r.Untrusted()) != 0 {
+		t.Errorf("kept %v, untrusted %v", kept, r.Untrusted())
 	}
 }
 

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"time"
 
@@ -22,17 +23,19 @@ type HooksEnv struct {
 	// Helper is lathe's executable, whose sandbox helper runs the hooks
 	// unconfined and kills what they leave; "" for none.
 	Helper string
-	// Trust runs the project's hooks without asking
-	// (--trust-project-hooks).
+	// Trust runs the hooks that need trust without asking
+	// (--trust-project-hooks): the project's, and the user's own that run
+	// files of the project.
 	Trust bool
 	Log   zerolog.Logger
 }
 
 // NewHooks returns the runner of the configured hooks; nil when none is
-// configured. The project's hooks run only when trusted: with env.Trust,
-// or when the user trusted these very hooks, and the files they run,
-// before (the trust file); the warning says why they were not, when the
-// trust could not be read.
+// configured. The hooks that need trust (the project's, and the user's own
+// that run files of the project: hooks.NeedsTrust) run only when trusted:
+// with env.Trust, or when the user trusted these very hooks, and the files
+// they run, before (the trust file); the warning says why they were not,
+// when the trust could not be read.
 func NewHooks(loaded config.Loaded, env HooksEnv) (r *hooks.Runner, warning string) {
 	all := hookList(loaded.Hooks)
 	if len(all) == 0 {
@@ -59,9 +62,9 @@ func hookList(h config.Hooks) []hooks.Hook {
 	return out
 }
 
-// hooksTrusted reports whether the project's hooks may run.
+// hooksTrusted reports whether the hooks that need trust may run.
 func hooksTrusted(all []hooks.Hook, env HooksEnv) (bool, error) {
-	if !anyProject(all) || env.Trust {
+	if !anyNeedsTrust(all, env.Dir, env.Getenv) || env.Trust {
 		return true, nil
 	}
 	path := hooksTrustFile(env.Getenv)
@@ -71,13 +74,8 @@ func hooksTrusted(all []hooks.Hook, env HooksEnv) (bool, error) {
 	return hooks.Trusted(path, env.Dir, hooks.Digest(all, env.Dir, env.Getenv))
 }
 
-func anyProject(all []hooks.Hook) bool {
-	for _, h := range all {
-		if h.Project {
-			return true
-		}
-	}
-	return false
+func anyNeedsTrust(all []hooks.Hook, dir string, getenv func(string) string) bool {
+	return slices.ContainsFunc(all, func(h hooks.Hook) bool { return hooks.NeedsTrust(h, dir, getenv) })
 }
 
 // hooksTrustFile is where the trusted project hooks are kept; "" when
@@ -90,27 +88,40 @@ func hooksTrustFile(getenv func(string) string) string {
 	return filepath.Join(dir, hooks.TrustFileName)
 }
 
-// UntrustedHooksNote says which project hooks wait for trust, and how to
-// give it.
-func UntrustedHooksNote(untrusted []hooks.Hook, oneShot bool) string {
+// UntrustedHooksNotes say which hooks wait for trust, and how to give
+// it: one line for the project's, one for each of the user's own that runs
+// files of the project.
+func UntrustedHooksNotes(r *hooks.Runner, oneShot bool) []string {
+	var project []string
+	var notes []string
+	for _, h := range r.Untrusted() {
+		if h.Project {
+			project = append(project, fmt.Sprintf("%s %q", h.Event, h.Command))
+			continue
+		}
+		how := "lathe asks when it starts in the UI; --trust-project-hooks runs it for one run"
+		if oneShot {
+			how = "pass --trust-project-hooks to run it"
+		}
+		notes = append(notes, fmt.Sprintf("the hook %s %q does not run: %s (%s)", h.Event, h.Command, r.TrustReason(h), how))
+	}
+	if len(project) == 0 {
+		return notes
+	}
 	how := "lathe asks when it starts in the UI; --trust-project-hooks runs them for one run"
 	if oneShot {
 		how = "pass --trust-project-hooks to run them"
 	}
-	var list []string
-	for _, h := range untrusted {
-		list = append(list, fmt.Sprintf("%s %q", h.Event, h.Command))
-	}
-	return fmt.Sprintf("the project's hooks do not run: %s (a cloned repository must not run programs unasked; %s)",
-		strings.Join(list, ", "), how)
+	return append([]string{fmt.Sprintf("the project's hooks do not run: %s (a cloned repository must not run programs unasked; %s)",
+		strings.Join(project, ", "), how)}, notes...)
 }
 
-// KeepHooksTrust returns what records the user's trust in the project's
-// hooks of dir, and the files they run, as they are now, in the trust
-// file; nil when the project declares none.
+// KeepHooksTrust returns what records the user's trust in the hooks of dir
+// that need it, and the files they run, as they are now, in the trust
+// file; nil when none needs it.
 func KeepHooksTrust(loaded config.Loaded, dir string, getenv func(string) string) func() error {
 	all := hookList(loaded.Hooks)
-	if !anyProject(all) {
+	if !anyNeedsTrust(all, dir, getenv) {
 		return nil
 	}
 	return func() error {
@@ -120,7 +131,7 @@ func KeepHooksTrust(loaded config.Loaded, dir string, getenv func(string) string
 		}
 		var commands []string
 		for _, h := range all {
-			if h.Project {
+			if hooks.NeedsTrust(h, dir, getenv) {
 				commands = append(commands, h.Command)
 			}
 		}

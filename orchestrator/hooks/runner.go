@@ -23,8 +23,9 @@ type Options struct {
 	// helper unconfined (it kills every process a hook leaves, however it
 	// detached); "" runs them in a process group of their own.
 	Helper string
-	// Trusted lets the project's hooks run (the user trusted them, or
-	// --trust-project-hooks); Trust does later.
+	// Trusted lets the hooks that need trust run (the project's, and the
+	// user's own that run files of the project: see NeedsTrust), as the
+	// user trusted them, or --trust-project-hooks; Trust does later.
 	Trusted bool
 	// OutputBytes caps what is kept of each of a hook's stdout and
 	// stderr; 0 means 64 KiB.
@@ -45,13 +46,13 @@ type Runner struct {
 
 	mu      sync.Mutex
 	trusted bool
-	pins    pins            // the scripts the project's hooks run, as trusted
+	pins    pins            // the scripts the hooks run in the workspace, as trusted
 	warned  map[string]bool // hooks whose problem the user was told of
 }
 
 // New returns a runner of opts.Hooks. With opts.Trusted, the scripts the
-// project's hooks name in the workspace are read now: a hook whose script
-// changes afterwards does not run.
+// hooks run in the workspace are read now: a hook whose script changes
+// afterwards does not run.
 func New(opts Options) *Runner {
 	if opts.Now == nil {
 		opts.Now = time.Now
@@ -72,19 +73,35 @@ func New(opts Options) *Runner {
 // Hooks returns the configured hooks, in order.
 func (r *Runner) Hooks() []Hook { return slices.Clone(r.opts.Hooks) }
 
-// Untrusted returns the project's hooks that do not run for want of the
-// user's trust; nil when there are none, or they are trusted.
+// Untrusted returns the hooks that do not run for want of the user's
+// trust (see NeedsTrust); nil when there are none, or they are trusted.
 func (r *Runner) Untrusted() []Hook {
 	r.mu.Lock()
-	defer r.mu.Unlock()
-	if r.trusted {
+	trusted := r.trusted
+	r.mu.Unlock()
+	if trusted {
 		return nil
 	}
-	return slices.DeleteFunc(r.Hooks(), func(h Hook) bool { return !h.Project })
+	return slices.DeleteFunc(r.Hooks(), func(h Hook) bool { return !NeedsTrust(h, r.opts.Dir, r.getenv) })
 }
 
-// Trust lets the project's hooks run from now on, pinning the scripts in
-// the workspace they run as they are now.
+// ProjectFiles returns the files of the workspace that h, one of the
+// user's own hooks, runs (see ProjectFiles); nil for a project's hook.
+func (r *Runner) ProjectFiles(h Hook) []string { return ProjectFiles(h, r.opts.Dir, r.getenv) }
+
+// TrustReason says, plainly, why h, one of the user's own hooks, needs
+// trust: it runs files of the project that a command in the sandbox may
+// have written. "" for a project's hook, and for one that needs none.
+func (r *Runner) TrustReason(h Hook) string {
+	runs := r.ProjectFiles(h)
+	if len(runs) == 0 {
+		return ""
+	}
+	return "your own hook, but it runs " + strings.Join(runs, ", ") + " from the project, which a command in the sandbox may have written"
+}
+
+// Trust lets the hooks that need trust run from now on, pinning the
+// scripts in the workspace they run as they are now.
 func (r *Runner) Trust() {
 	p := pinScripts(r.opts.Hooks, r.opts.Dir, r.getenv)
 	r.mu.Lock()
@@ -139,6 +156,7 @@ func (r *Runner) choose(in Input) []Hook {
 	for i, h := range r.opts.Hooks {
 		switch {
 		case h.Event != in.Event, h.Project && !trusted, !r.matchers[i].matches(keys):
+		case !trusted && NeedsTrust(h, r.opts.Dir, r.getenv): // the user's, but runs files of the project
 		case slices.ContainsFunc(out, func(o Hook) bool { return o.Command == h.Command }):
 		default:
 			out = append(out, h)
@@ -147,8 +165,8 @@ func (r *Runner) choose(in Input) []Hook {
 	return out
 }
 
-// runOne runs one hook, unless it is a project's whose script changed
-// since it was trusted.
+// runOne runs one hook, unless a script it runs from the workspace
+// changed since it was trusted.
 func (r *Runner) runOne(ctx context.Context, event string, h Hook, stdin []byte) (Run, Outcome) {
 	var run Run
 	var part Outcome
@@ -168,14 +186,15 @@ func (r *Runner) runOne(ctx context.Context, event string, h Hook, stdin []byte)
 }
 
 // changedScript returns the first script h runs from the workspace that
-// is no longer what was trusted; "" when none (or h is the user's own).
+// is no longer what was trusted; "" when none, or when no trust was given
+// (only hooks that need none run then).
 func (r *Runner) changedScript(h Hook) string {
-	if !h.Project {
+	r.mu.Lock()
+	p, trusted := r.pins, r.trusted
+	r.mu.Unlock()
+	if !trusted {
 		return ""
 	}
-	r.mu.Lock()
-	p := r.pins
-	r.mu.Unlock()
 	return p.changed(h, r.opts.Dir, r.getenv)
 }
 

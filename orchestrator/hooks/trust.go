@@ -30,9 +30,15 @@ import (
 // file that changes while lathe runs (the model can write in the
 // workspace) stops its hook from running.
 //
-// This mirrors how a project's MCP servers are trusted (tools/mcp,
-// trust.go): the same files counted, the same shape of file, per
-// project, the same prompt.
+// A hook of the user's own config is trusted as that config is, but one
+// that runs files of the project (./fmt.sh, python -m a module of the
+// project) would run whatever a sandboxed command left there: it needs the
+// same trust, given to it and to those files (not to what it names
+// outside the project, which is the user's own).
+//
+// This mirrors how MCP servers are trusted (tools/mcp, trust.go): the
+// same files counted, the same shape of file, per project, the same
+// prompt.
 
 // TrustFileName is the file, in lathe's data directory, that keeps the
 // projects whose hooks the user trusted. It is JSON:
@@ -43,10 +49,10 @@ import (
 const TrustFileName = "hooks-trust.json"
 
 // Digest is what the user's trust in the project's hooks (of hooks, those
-// with Project set) is given to: each hook's event, matcher, command,
-// time limit and file, and the content of every file it runs (see
-// runFiles), taken in the workspace dir with the environment getenv
-// reads.
+// that need it: see NeedsTrust) is given to: each hook's event, matcher,
+// command, time limit and file, and the content of every file it runs
+// that the trust covers (see trustFiles), taken in the workspace dir with
+// the environment getenv reads.
 func Digest(hooks []Hook, dir string, getenv func(string) string) string {
 	type entry struct {
 		Event, Matcher, Command string
@@ -56,7 +62,8 @@ func Digest(hooks []Hook, dir string, getenv func(string) string) string {
 	}
 	var list []entry
 	for _, h := range hooks {
-		if !h.Project {
+		run := trustFiles(h, dir, getenv)
+		if !h.Project && len(run) == 0 {
 			continue
 		}
 		src := h.Source
@@ -64,7 +71,7 @@ func Digest(hooks []Hook, dir string, getenv func(string) string) string {
 			src = rel // the project may move; its files are the same
 		}
 		files := map[string]string{}
-		for _, path := range runFiles(h.Command, dir, getenv) {
+		for _, path := range run {
 			key := path
 			if rel, err := filepath.Rel(dir, path); err == nil && filepath.IsLocal(rel) {
 				key = rel
@@ -78,9 +85,52 @@ func Digest(hooks []Hook, dir string, getenv func(string) string) string {
 	return "sha256:" + hex.EncodeToString(sum[:])
 }
 
-// pins are the files the project's hooks run, by command, as they were
-// when trusted.
+// NeedsTrust reports whether h runs only once the user trusts it: a
+// project's hook always; one of the user's own when it runs files of the
+// project in dir.
+func NeedsTrust(h Hook, dir string, getenv func(string) string) bool {
+	return h.Project || len(trustFiles(h, dir, getenv)) > 0
+}
+
+// ProjectFiles returns the files of the project in dir that h runs, as
+// paths relative to dir, sorted; nil for a hook of the project (whose
+// every file is trusted) and for one of the user's that runs none.
+func ProjectFiles(h Hook, dir string, getenv func(string) string) []string {
+	if h.Project {
+		return nil
+	}
+	var out []string
+	for _, path := range trustFiles(h, dir, getenv) {
+		if rel, err := filepath.Rel(dir, path); err == nil {
+			out = append(out, rel)
+		}
+	}
+	return out
+}
+
+// trustFiles returns the files h runs that the trust given to it covers,
+// absolute and sorted: for a project's hook every one (see runFiles); for
+// one of the user's, those of the project alone.
+func trustFiles(h Hook, dir string, getenv func(string) string) []string {
+	files := runFiles(h.Command, dir, getenv)
+	if h.Project {
+		return files
+	}
+	return slices.DeleteFunc(files, func(path string) bool { return !within(path, dir) })
+}
+
+// pins are the files the hooks that need trust run (see trustFiles), by
+// hook (see pinKey), as they were when trusted.
 type pins map[string]map[string]pinned
+
+// pinKey is what pins keeps h's files under: a project's hook and one of
+// the user's with the same command are trusted with different files.
+func pinKey(h Hook) string {
+	if h.Project {
+		return "project\x00" + h.Command
+	}
+	return "user\x00" + h.Command
+}
 
 // pinned is a file as trusted: its digest, and for a regular file a key of
 // its metadata (size, times, inode) that any write changes, so that only
@@ -104,30 +154,30 @@ func (p pinned) unchanged(path string) bool {
 	return fileDigest(path) == p.sum
 }
 
-// pinScripts reads the files the project's hooks run.
+// pinScripts reads the files the hooks run that their trust covers: those
+// of the user's own hooks that run none yet are pinned too, so that one
+// that comes to run a file of the project later counts as changed.
 func pinScripts(hooks []Hook, dir string, getenv func(string) string) pins {
 	p := pins{}
 	for _, h := range hooks {
-		if !h.Project {
-			continue
-		}
 		files := map[string]pinned{}
-		for _, path := range runFiles(h.Command, dir, getenv) {
+		for _, path := range trustFiles(h, dir, getenv) {
 			files[path] = pin(path)
 		}
-		p[h.Command] = files
+		p[pinKey(h)] = files
 	}
 	return p
 }
 
-// changed returns the first file h's command runs that is not what it was
-// when trusted, or that it runs now and did not then; "" when none is.
+// changed returns the first file h's command runs (of those its trust
+// covers) that is not what it was when trusted, or that it runs now and
+// did not then; "" when none is.
 func (p pins) changed(h Hook, dir string, getenv func(string) string) string {
-	was, ok := p[h.Command]
+	was, ok := p[pinKey(h)]
 	if !ok {
 		return "its command" // declared after the trust was given: cannot be
 	}
-	now := runFiles(h.Command, dir, getenv)
+	now := trustFiles(h, dir, getenv)
 	for _, path := range now {
 		if pin, ok := was[path]; !ok || !pin.unchanged(path) {
 			return path

@@ -208,3 +208,108 @@ func TestHookScriptBehindALink(t *testing.T) {
 		t.Error("the digest did not change with the file behind the link")
 	}
 }
+
+// TestUserHooksThatRunProjectFiles: a hook of the user's own that runs a
+// file of the project needs trust as a project's hook does, and stops
+// once that file changes; one that runs nothing of the project (a program,
+// a script of the user's elsewhere) runs unasked.
+func TestUserHooksThatRunProjectFiles(t *testing.T) {
+	dir, home := t.TempDir(), t.TempDir()
+	script(t, dir, "fmt.sh", `echo fmt >> "$CLAUDE_PROJECT_DIR/log"`)
+	mine := script(t, home, "check.sh", `echo check >> "$CLAUDE_PROJECT_DIR/log"`)
+	fmtHook := Hook{Event: PreToolUse, Command: "./fmt.sh", Source: filepath.Join(home, "config.toml")}
+	hooks := []Hook{
+		{Event: PreToolUse, Command: `echo hi >> "$CLAUDE_PROJECT_DIR/log"`},
+		{Event: PreToolUse, Command: mine},
+		fmtHook,
+	}
+	r := New(Options{Hooks: hooks, Dir: dir, Environ: os.Environ()})
+	if u := r.Untrusted(); len(u) != 1 || u[0] != fmtHook {
+		t.Fatalf("untrusted %+v, want ./fmt.sh alone", u)
+	}
+	if why := r.TrustReason(fmtHook); why != "your own hook, but it runs fmt.sh from the project, which a command in the sandbox may have written" {
+		t.Errorf("reason %q", why)
+	}
+	if why := r.TrustReason(hooks[1]); why != "" {
+		t.Errorf("a script outside the project: reason %q", why)
+	}
+	log := func() string {
+		b, _ := os.ReadFile(filepath.Join(dir, "log"))
+		os.Remove(filepath.Join(dir, "log"))
+		return string(b)
+	}
+	if o := r.Run(t.Context(), preToolUse("shell")); len(o.Runs) != 2 {
+		t.Fatalf("untrusted: %+v", o.Runs)
+	}
+	if l := log(); !slices.Equal(sortedLines(l), []string{"check", "hi"}) {
+		t.Errorf("untrusted: log %q, want hi and check alone", l)
+	}
+	r.Trust()
+	if o := r.Run(t.Context(), preToolUse("shell")); len(o.Runs) != 3 || o.Runs[2].Status != StatusOK {
+		t.Fatalf("trusted: %+v", o.Runs)
+	}
+	if l := log(); !slices.Equal(sortedLines(l), []string{"check", "fmt", "hi"}) {
+		t.Errorf("trusted: log %q", l)
+	}
+	// What a sandboxed command could do: change the script.
+	script(t, dir, "fmt.sh", `echo pwned >> "$CLAUDE_PROJECT_DIR/log"`)
+	o := r.Run(t.Context(), preToolUse("shell"))
+	if run := o.Runs[2]; run.Status != StatusChanged || !strings.Contains(run.Problem, "fmt.sh changed since") {
+		t.Errorf("changed script: %+v", run)
+	}
+	if l := log(); strings.Contains(l, "pwned") {
+		t.Errorf("the changed script ran: log %q", l)
+	}
+	// The user's own script, outside the project, is the user's: changed,
+	// it runs.
+	script(t, home, "check.sh", `echo check2 >> "$CLAUDE_PROJECT_DIR/log"`)
+	if o := r.Run(t.Context(), preToolUse("shell")); o.Runs[1].Status != StatusOK {
+		t.Errorf("the user's own script changed: %+v", o.Runs[1])
+	}
+}
+
+// TestUserHookComesToRunAProjectFile: a hook of the user's that ran no file
+// of the project when trusted (the module python -m names was not there)
+// does not run one that appears later.
+func TestUserHookComesToRunAProjectFile(t *testing.T) {
+	dir := t.TempDir()
+	h := Hook{Event: PreToolUse, Command: "python3 -m lintx"}
+	r := New(Options{Hooks: []Hook{h}, Dir: dir, Environ: []string{"PATH=/usr/bin:/bin"}, Trusted: true})
+	script(t, dir, "lintx.py", "import os")
+	o := r.Run(t.Context(), preToolUse("shell"))
+	if len(o.Runs) != 1 || o.Runs[0].Status != StatusChanged || !strings.Contains(o.Runs[0].Problem, "lintx.py") {
+		t.Errorf("a module of the project appeared: %+v", o.Runs)
+	}
+	untrusted := New(Options{Hooks: []Hook{h}, Dir: dir, Environ: []string{"PATH=/usr/bin:/bin"}})
+	if o := untrusted.Run(t.Context(), preToolUse("shell")); len(o.Runs) != 0 {
+		t.Errorf("untrusted, it ran: %+v", o.Runs)
+	}
+}
+
+// TestDigestOfUserHooks: the digest covers a hook of the user's that runs
+// a file of the project, and that file, but not one that runs none.
+func TestDigestOfUserHooks(t *testing.T) {
+	dir := t.TempDir()
+	script(t, dir, "fmt.sh", "gofmt -l .")
+	none := Digest(nil, dir, nil)
+	if Digest([]Hook{{Event: Stop, Command: "gofmt -l ."}}, dir, nil) != none {
+		t.Error("a user hook that runs no file of the project changed the digest")
+	}
+	hooks := []Hook{{Event: Stop, Command: "./fmt.sh"}}
+	d0 := Digest(hooks, dir, nil)
+	if d0 == none {
+		t.Fatal("a user hook that runs fmt.sh is not in the digest")
+	}
+	script(t, dir, "fmt.sh", "rm -rf ~")
+	if Digest(hooks, dir, nil) == d0 {
+		t.Error("the digest did not change with fmt.sh")
+	}
+}
+
+// sortedLines are the lines of s, sorted: hooks run at once, and write in
+// any order.
+func sortedLines(s string) []string {
+	l := strings.Fields(s)
+	slices.Sort(l)
+	return l
+}

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"slices"
 	"text/tabwriter"
 
 	"github.com/rs/zerolog"
@@ -46,17 +47,19 @@ func (c *hooksList) run(context.Context) error {
 		f.warn(warning)
 	}
 	var list, untrusted []hooks.Hook
+	reason := func(hooks.Hook) string { return "" }
 	if r != nil {
-		list, untrusted = r.Hooks(), r.Untrusted()
+		list, untrusted, reason = r.Hooks(), r.Untrusted(), r.TrustReason
 	}
 	if c.json {
-		return writeHooksJSON(f.Out, list, len(untrusted) == 0)
+		return writeHooksJSON(f.Out, list, untrusted)
 	}
-	return writeHooksText(f.Out, list, len(untrusted) == 0, f.Dir, f.Env.get("HOME"))
+	return writeHooksText(f.Out, list, untrusted, reason, f.Dir, f.Env.get("HOME"))
 }
 
-// writeHooksText prints the hooks as a table, event by event.
-func writeHooksText(w io.Writer, list []hooks.Hook, trusted bool, dir, home string) error {
+// writeHooksText prints the hooks as a table, event by event; those that
+// wait for trust marked, the user's own with why (reason).
+func writeHooksText(w io.Writer, list, untrusted []hooks.Hook, reason func(hooks.Hook) string, dir, home string) error {
 	if len(list) == 0 {
 		_, err := fmt.Fprintln(w, "No hook is configured: add one as [[hooks.EVENT]] in your config, or in the project's "+
 			".claude/settings.json (see the README's Hooks section).")
@@ -70,10 +73,14 @@ func writeHooksText(w io.Writer, list []hooks.Hook, trusted bool, dir, home stri
 			matcher = "*"
 		}
 		from := human.Path(h.Source, dir, home)
-		if h.Project && !trusted {
+		waits := slices.Contains(untrusted, h)
+		switch {
+		case h.Project && waits:
 			from += " (project: not trusted, does not run)"
-		} else if h.Project {
+		case h.Project:
 			from += " (project: trusted)"
+		case waits:
+			from += " (not trusted, does not run: " + reason(h) + ")"
 		}
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", h.Event, human.Visible(matcher), human.Line(human.Visible(h.Command), 60),
 			hookTimeout(h), from)
@@ -81,8 +88,13 @@ func writeHooksText(w io.Writer, list []hooks.Hook, trusted bool, dir, home stri
 	if err := tw.Flush(); err != nil {
 		return err
 	}
-	if !trusted {
+	switch {
+	case slices.ContainsFunc(untrusted, func(h hooks.Hook) bool { return h.Project }):
 		_, err := fmt.Fprintln(w, "The project's hooks run outside the sandbox, so they run only once you trust them: "+
+			"lathe asks when the UI starts; --trust-project-hooks runs them for one run of lathe -p.")
+		return err
+	case len(untrusted) > 0:
+		_, err := fmt.Fprintln(w, "Hooks that run files of the project run outside the sandbox, so they run only once you trust them: "+
 			"lathe asks when the UI starts; --trust-project-hooks runs them for one run of lathe -p.")
 		return err
 	}
@@ -104,10 +116,10 @@ type hookJSON struct {
 	TimeoutSeconds int    `json:"timeout_seconds"`
 	Source         string `json:"source"`
 	Project        bool   `json:"project"`
-	Runs           bool   `json:"runs"` // false: a project's hook not trusted
+	Runs           bool   `json:"runs"` // false: a hook that waits for trust
 }
 
-func writeHooksJSON(w io.Writer, list []hooks.Hook, trusted bool) error {
+func writeHooksJSON(w io.Writer, list, untrusted []hooks.Hook) error {
 	out := make([]hookJSON, 0, len(list))
 	for _, h := range list {
 		t := h.Timeout
@@ -115,7 +127,7 @@ func writeHooksJSON(w io.Writer, list []hooks.Hook, trusted bool) error {
 			t = hooks.DefaultTimeout
 		}
 		out = append(out, hookJSON{Event: h.Event, Matcher: h.Matcher, Command: h.Command, TimeoutSeconds: int(t.Seconds()),
-			Source: h.Source, Project: h.Project, Runs: !h.Project || trusted})
+			Source: h.Source, Project: h.Project, Runs: !slices.Contains(untrusted, h)})
 	}
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")

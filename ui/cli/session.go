@@ -270,8 +270,8 @@ func (c *sessionCommand) runOnce(ctx context.Context, prompt orchestrator.Prompt
 		prompt.Text, prompt.Images = x.Text, append(prompt.Images, x.Images...)
 	}
 	if e.Hooks != nil {
-		if untrusted := e.Hooks.Untrusted(); len(untrusted) > 0 {
-			emit(orchestrator.Warning{Text: engine.UntrustedHooksNote(untrusted, true)})
+		for _, note := range engine.UntrustedHooksNotes(e.Hooks, true) {
+			emit(orchestrator.Warning{Text: note})
 		}
 	}
 	if e.LSP != nil && e.LSPTrust != nil {
