@@ -63,7 +63,8 @@ type Query struct {
 }
 
 // Search returns the chunks of q.Dir's index that best answer q.Text: the
-// chunks nearest the query's vector (exact cosine over every chunk) and
+// chunks nearest the query's vector (the cosine of the chunks whose
+// quantised vectors are nearest, see matrix) and
 // those holding its words (FTS5's bm25), ranked together by reciprocal
 // rank fusion. ErrNoIndex when the project has no index.
 func (s *Searcher) Search(ctx context.Context, q Query) ([]Result, error) {
@@ -91,7 +92,10 @@ func (s *Searcher) Search(ctx context.Context, q Query) ([]Result, error) {
 	if len(vs) != 1 || len(vs[0]) != m.dims {
 		return nil, fmt.Errorf("embed the query with %s: a vector of %d numbers, the index has %d", model, len(vs[0]), m.dims)
 	}
-	near := m.nearest(vs[0], candidates)
+	near, err := s.nearest(ctx, q.Dir, m, vs[0], candidates)
+	if err != nil {
+		return nil, err
+	}
 	words, err := s.keywordHits(ctx, q, len(m.ids))
 	if err != nil {
 		return nil, err
@@ -201,6 +205,30 @@ func ftsAny(words []string) string {
 	return strings.Join(quoted, " OR ")
 }
 
+// nearest returns the k chunks of m whose vectors have the largest
+// cosine with q, best first, among the rerank nearest by their bits: their
+// vectors are read from the store and compared exactly.
+func (s *Searcher) nearest(ctx context.Context, dir string, m *matrix, q []float32, k int) ([]scored, error) {
+	ids := m.candidates(q, rerank)
+	top := topK{k: k}
+	var v []float32
+	err := s.store.Vectors(ctx, dir, ids, func(id int64, vec []byte) error {
+		if len(vec) != 4*m.dims {
+			return nil // another model's, left over: not comparable
+		}
+		var err error
+		if v, err = decodeVector(v[:0], vec); err != nil {
+			return err
+		}
+		top.add(id, dot(q, v))
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return top.best(), nil
+}
+
 // sync brings the in-memory vectors of dir up to date with the store:
 // the rows of chunks gone are dropped, those of new chunks read (ids are
 // never reused, so a known id's vector has not changed).
@@ -223,11 +251,7 @@ func (s *Searcher) sync(ctx context.Context, dir string) (*matrix, error) {
 		s.versions[dir] = version
 		return old, nil
 	}
-	m := &matrix{ids: make([]int64, 0, len(ids))}
-	if old != nil {
-		m.dims = old.dims
-		m.rows = make([]float32, 0, len(ids)*old.dims)
-	}
+	var m *matrix
 	var missing []int64
 	j := 0
 	for _, id := range ids {
@@ -235,29 +259,34 @@ func (s *Searcher) sync(ctx context.Context, dir string) (*matrix, error) {
 			j++
 		}
 		if old != nil && j < len(old.ids) && old.ids[j] == id {
-			m.ids = append(m.ids, id)
-			m.rows = append(m.rows, old.rows[j*old.dims:(j+1)*old.dims]...)
+			if m == nil {
+				m = newMatrix(old.dims, len(ids))
+			}
+			m.addRow(id, old.row(j))
 			continue
 		}
 		missing = append(missing, id)
 	}
-	if len(m.ids) == 0 {
-		m.dims, m.rows = 0, nil // nothing kept: the new vectors may be of another length
-	}
+	var v []float32
 	err = s.store.Vectors(ctx, dir, missing, func(id int64, vec []byte) error {
-		if m.dims == 0 {
-			m.dims = len(vec) / 4
+		if m == nil { // nothing kept: the new vectors may be of another length
+			m = newMatrix(len(vec)/4, len(ids))
 		}
 		if len(vec) != 4*m.dims {
 			return nil // another model's, left over: not comparable
 		}
 		var err error
-		m.rows, err = decodeVector(m.rows, vec)
-		m.ids = append(m.ids, id)
-		return err
+		if v, err = decodeVector(v[:0], vec); err != nil {
+			return err
+		}
+		m.add(id, v)
+		return nil
 	})
 	if err != nil {
 		return nil, err
+	}
+	if m == nil {
+		m = &matrix{}
 	}
 	sortRows(m)
 	s.matrices[dir], s.versions[dir] = m, version
@@ -276,10 +305,10 @@ func sortRows(m *matrix) {
 	}
 	slices.SortFunc(order, func(a, b int) int { return cmp.Compare(m.ids[a], m.ids[b]) })
 	ids := make([]int64, len(m.ids))
-	rows := make([]float32, len(m.rows))
+	bits := make([]uint64, len(m.bits))
 	for to, from := range order {
 		ids[to] = m.ids[from]
-		copy(rows[to*m.dims:(to+1)*m.dims], m.rows[from*m.dims:(from+1)*m.dims])
+		copy(bits[to*m.words:(to+1)*m.words], m.row(from))
 	}
-	m.ids, m.rows = ids, rows
+	m.ids, m.bits = ids, bits
 }

@@ -182,13 +182,45 @@ func (db *DB) ChunkIDs(ctx context.Context, dir string) ([]int64, error) {
 	return ids, rows.Err()
 }
 
-// Vectors implements codeindex.Store.
+// Vectors implements codeindex.Store: ids that lie close together (a
+// whole index, the chunks added since) are read in one pass over their
+// range, ids scattered over it (the candidates of a search) by id, a
+// batch at a time.
 func (db *DB) Vectors(ctx context.Context, dir string, ids []int64, fn func(id int64, vec []byte) error) error {
 	if len(ids) == 0 {
 		return nil
 	}
-	rows, err := db.sql.QueryContext(ctx, `SELECT id, embedding FROM code_chunks WHERE dir = ? AND id >= ? AND id <= ? ORDER BY id`,
+	if span := ids[len(ids)-1] - ids[0] + 1; span <= 16*int64(len(ids)) {
+		return db.vectorRange(ctx, dir, ids, fn)
+	}
+	const batch = 500
+	for start := 0; start < len(ids); start += batch {
+		part := ids[start:min(start+batch, len(ids))]
+		args := make([]any, 0, len(part)+1)
+		for _, id := range part {
+			args = append(args, id)
+		}
+		// "+dir" keeps SQLite from reading the project's chunks by the
+		// index on (dir, path): every one of them.
+		err := db.vectorRows(ctx, dir, part, fn, `SELECT id, embedding FROM code_chunks WHERE id IN (?`+
+			strings.Repeat(", ?", len(part)-1)+`) AND +dir = ? ORDER BY id`, append(args, dir)...)
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// vectorRange reads the vectors of ids in one pass over their range.
+func (db *DB) vectorRange(ctx context.Context, dir string, ids []int64, fn func(id int64, vec []byte) error) error {
+	return db.vectorRows(ctx, dir, ids, fn, `SELECT id, embedding FROM code_chunks WHERE dir = ? AND id >= ? AND id <= ? ORDER BY id`,
 		dir, ids[0], ids[len(ids)-1])
+}
+
+// vectorRows calls fn with the rows of query (id, embedding, in id order)
+// whose ids are in ids.
+func (db *DB) vectorRows(ctx context.Context, dir string, ids []int64, fn func(id int64, vec []byte) error, query string, args ...any) error {
+	rows, err := db.sql.QueryContext(ctx, query, args...)
 	if err != nil {
 		return fmt.Errorf("vectors of %s: %w", dir, err)
 	}
