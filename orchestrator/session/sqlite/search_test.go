@@ -216,3 +216,32 @@ func TestSearchAfterUpgrade(t *testing.T) {
 		t.Errorf("a message saved after the upgrade: %v", got)
 	}
 }
+
+// TestSearchRanksTheMostRecent checks that of more messages than
+// rankedMessages holding the words, only the most recent are ranked: the
+// oldest, the best match of all, is left out, the best of the recent
+// ones comes first.
+func TestSearchRanksTheMostRecent(t *testing.T) {
+	db := openTest(t)
+	createSession(t, db, "s1", "/p", day)
+	say(t, db, "s1", 0, "user", "sandbox sandbox sandbox")
+	for seq := 1; seq <= rankedMessages; seq++ {
+		content := "the sandbox " + strings.Repeat("and other words ", 10)
+		if seq == rankedMessages/2 {
+			content = "the sandbox and the sandbox"
+		}
+		say(t, db, "s1", seq, "assistant", content)
+	}
+	hits := search(t, db, session.SearchQuery{Text: "sandbox", Limit: 3})
+	if len(hits) != 3 || hits[0].Seq != rankedMessages/2 {
+		t.Fatalf("hits %+v, want message %d first", hits, rankedMessages/2)
+	}
+	for _, h := range hits {
+		if h.Seq == 0 {
+			t.Errorf("the oldest message was ranked: %+v", h)
+		}
+		if !strings.Contains(h.Snippet, session.HitOpen+"sandbox"+session.HitClose) {
+			t.Errorf("snippet %q does not mark the word", h.Snippet)
+		}
+	}
+}
