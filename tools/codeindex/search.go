@@ -29,8 +29,13 @@ type Result struct {
 const candidates = 50
 
 // commonWord is how many chunks a word may be in and still be looked
-// for, however large the index: ranking that many costs little.
-const commonWord = 1000
+// for, however large the index: ranking that many costs little;
+// rankedWord the most a word may be in and be looked for, however large
+// the index: ranking more costs tens of milliseconds.
+const (
+	commonWord = 1000
+	rankedWord = 10_000
+)
 
 // rrfK is the constant of reciprocal rank fusion: a chunk's score is the
 // sum over the two rankings of 1/(rrfK + rank). 60 is the usual value: it
@@ -105,9 +110,10 @@ func (s *Searcher) Search(ctx context.Context, q Query) ([]Result, error) {
 
 // keywordHits are the chunks holding the query's words, best first: the
 // words that tell chunks apart, that is. A word more than a tenth of the
-// chunks hold (and more than commonWord) says little of any of them and
-// costs the most to rank (FTS5 scores every chunk holding it): it is left
-// out, unless every word is that common (then the rarest is kept).
+// chunks hold (and more than commonWord), or more than rankedWord, says
+// little of any of them and costs the most to rank (FTS5 scores every
+// chunk holding it): it is left out, unless every word is that common
+// (then the rarest is kept).
 func (s *Searcher) keywordHits(ctx context.Context, q Query, chunks int) ([]int64, error) {
 	ws := keywords(queryWords(q.Text))
 	if len(ws) == 0 {
@@ -124,7 +130,7 @@ func (s *Searcher) keywordHits(ctx context.Context, q Query, chunks int) ([]int6
 		switch {
 		case !ok:
 			continue // no chunk holds it
-		case n <= max(chunks/10, commonWord):
+		case n <= max(min(chunks/10, rankedWord), commonWord):
 			kept = append(kept, w)
 		}
 		if rarest == "" || n < counts[rarest] {
