@@ -1,6 +1,7 @@
 package codeindex_test
 
 import (
+	"context"
 	"fmt"
 	"testing"
 	"time"
@@ -32,6 +33,13 @@ func storeSpace(t testing.TB, db *sqlite.DB, dir string, space *codeindextest.Sp
 	}
 }
 
+// unsigned is a store that holds no signs, as one made before they were.
+type unsigned struct{ codeindex.Store }
+
+func (unsigned) VectorSigns(context.Context, string, []int64, func(int64, int, []byte) error) error {
+	return nil
+}
+
 // TestQuantisedSearchFindsTheExactBest checks the vector half of a search
 // against an exact search of every stored vector, on 20,000 chunks in
 // clusters as a model's are: the quantised search must find at least 95%
@@ -58,6 +66,18 @@ func TestQuantisedSearchFindsTheExactBest(t *testing.T) {
 	for j, q := range qs {
 		if found[j], err = codeindex.Nearest(t.Context(), s, dir, q, k); err != nil {
 			t.Fatal(err)
+		}
+	}
+	// An index made before the signs were stored: its vectors are read
+	// whole and come to the same.
+	old := codeindex.NewSearcher(unsigned{db}, codeindextest.Embedder{Space: space})
+	for j, q := range qs {
+		got, err := codeindex.Nearest(t.Context(), old, dir, q, k)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if fmt.Sprint(got) != fmt.Sprint(found[j]) {
+			t.Fatalf("query %d: %v from the stored signs, %v from the vectors", j, found[j], got)
 		}
 	}
 	recall := codeindextest.Recall(exact, found)

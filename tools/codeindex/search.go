@@ -273,6 +273,30 @@ func (s *Searcher) sync(ctx context.Context, dir string) (*matrix, error) {
 		}
 		missing = append(missing, id)
 	}
+	// The signs stored of each chunk first; the whole vectors of the
+	// chunks stored without them (an index made before they were).
+	signed := make(map[int64]bool, len(missing))
+	err = s.store.VectorSigns(ctx, dir, missing, func(id int64, dims int, signs []byte) error {
+		if m == nil { // nothing kept: the new vectors may be of another length
+			m = newMatrix(dims, len(ids))
+		}
+		if dims != m.dims {
+			return nil // another model's, left over: not comparable
+		}
+		signed[id] = true
+		var err error
+		if m.bits, err = decodeSigns(m.bits, signs, m.words); err != nil {
+			return err
+		}
+		m.ids = append(m.ids, id)
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	if len(signed) > 0 {
+		missing = slices.DeleteFunc(missing, func(id int64) bool { return signed[id] })
+	}
 	var v []float32
 	err = s.store.Vectors(ctx, dir, missing, func(id int64, vec []byte) error {
 		if m == nil { // nothing kept: the new vectors may be of another length

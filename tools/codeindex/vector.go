@@ -20,6 +20,31 @@ func EncodeVector(v []float32) []byte {
 	return b
 }
 
+// EncodeSigns is the signs of v as stored: a bit a number (1 for a number
+// above 0), in little-endian uint64s.
+func EncodeSigns(v []float32) []byte {
+	words := appendSigns(nil, v, (len(v)+63)/64)
+	b := make([]byte, 8*len(words))
+	for i, w := range words {
+		binary.LittleEndian.PutUint64(b[8*i:], w)
+	}
+	return b
+}
+
+var errSigns = errors.New("stored signs have a length that does not fit their vector's")
+
+// decodeSigns appends the signs stored in b, of a vector of dims numbers
+// (words uint64s), to dst.
+func decodeSigns(dst []uint64, b []byte, words int) ([]uint64, error) {
+	if len(b) != 8*words {
+		return dst, errSigns
+	}
+	for i := 0; i < len(b); i += 8 {
+		dst = append(dst, binary.LittleEndian.Uint64(b[i:]))
+	}
+	return dst, nil
+}
+
 var errVector = errors.New("a stored vector has a length that is not a whole number of float32s")
 
 // decodeVector appends the vector stored in b to dst.

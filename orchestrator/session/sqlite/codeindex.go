@@ -81,6 +81,11 @@ func (db *DB) PutFiles(ctx context.Context, dir string, files []codeindex.FileCh
 			return err
 		}
 		defer words.Close()
+		signs, err := tx.PrepareContext(ctx, `INSERT INTO code_signs (id, dir, dims, signs) VALUES (?, ?, ?, ?)`)
+		if err != nil {
+			return err
+		}
+		defer signs.Close()
 		now, dims := time.Now().UnixNano(), 0
 		for _, fc := range files {
 			f := fc.File
@@ -102,6 +107,9 @@ func (db *DB) PutFiles(ctx context.Context, dir string, files []codeindex.FileCh
 					return err
 				}
 				if _, err := words.ExecContext(ctx, id, c.Words); err != nil {
+					return err
+				}
+				if _, err := signs.ExecContext(ctx, id, dir, len(c.Vector), codeindex.EncodeSigns(c.Vector)); err != nil {
 					return err
 				}
 			}
@@ -242,6 +250,42 @@ func (db *DB) vectorRows(ctx context.Context, dir string, ids []int64, fn func(i
 			continue
 		}
 		if err := fn(id, vec); err != nil {
+			return err
+		}
+	}
+	return rows.Err()
+}
+
+// VectorSigns implements codeindex.Store, in one pass over the range of
+// ids.
+func (db *DB) VectorSigns(ctx context.Context, dir string, ids []int64, fn func(id int64, dims int, signs []byte) error) error {
+	if len(ids) == 0 {
+		return nil
+	}
+	rows, err := db.sql.QueryContext(ctx, `SELECT id, dims, signs FROM code_signs WHERE id >= ? AND id <= ? AND dir = ? ORDER BY id`,
+		ids[0], ids[len(ids)-1], dir)
+	if err != nil {
+		return fmt.Errorf("vectors of %s: %w", dir, err)
+	}
+	defer rows.Close()
+	next := 0
+	for rows.Next() {
+		var id int64
+		var dims int
+		var signs sql.RawBytes
+		if err := rows.Scan(&id, &dims, &signs); err != nil {
+			return fmt.Errorf("vectors of %s: %w", dir, err)
+		}
+		for next < len(ids) && ids[next] < id {
+			next++
+		}
+		if next == len(ids) {
+			break
+		}
+		if ids[next] != id {
+			continue
+		}
+		if err := fn(id, dims, signs); err != nil {
 			return err
 		}
 	}
