@@ -190,15 +190,15 @@ func (db *DB) ChunkIDs(ctx context.Context, dir string) ([]int64, error) {
 	return ids, rows.Err()
 }
 
-// Vectors implements codeindex.Store: ids that lie close together (a
-// whole index, the chunks added since) are read in one pass over their
-// range, ids scattered over it (the candidates of a search) by id, a
-// batch at a time.
+// Vectors implements codeindex.Store: ids that fill most of their range
+// (a whole index, the chunks added since) are read in one pass over it,
+// ids scattered over it (the candidates of a search) by id, a batch at a
+// time: a pass reads every vector of the range.
 func (db *DB) Vectors(ctx context.Context, dir string, ids []int64, fn func(id int64, vec []byte) error) error {
 	if len(ids) == 0 {
 		return nil
 	}
-	if span := ids[len(ids)-1] - ids[0] + 1; span <= 16*int64(len(ids)) {
+	if span := ids[len(ids)-1] - ids[0] + 1; span <= 2*int64(len(ids)) {
 		return db.vectorRange(ctx, dir, ids, fn)
 	}
 	const batch = 500
