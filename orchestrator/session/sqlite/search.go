@@ -20,8 +20,8 @@ const snippetTokens = 16
 
 // Search finds the saved messages that hold the query's words, best match
 // first (FTS5's bm25): every word when some message holds them all, else
-// any of them; of more than rankedMessages holding them, the most recent
-// that many. lathe's own notes (see Options.NotePrefix) are not
+// any of them; when more than rankedMessages hold them, the most recent
+// first. lathe's own notes (see Options.NotePrefix) are not
 // searched.
 func (db *DB) Search(ctx context.Context, q session.SearchQuery) ([]session.Hit, error) {
 	words := queryWords(q.Text)
@@ -47,30 +47,32 @@ func (db *DB) Search(ctx context.Context, q session.SearchQuery) ([]session.Hit,
 }
 
 // rankedMessages is how many of the messages holding a query's words
-// are ranked at most: the most recent. Ranking (bm25, which reads where
-// each word is in each message) costs about 10 µs a message of a few KB:
-// words most messages hold would otherwise cost seconds for each million
-// saved.
+// are ranked at most: when more hold them, the most recent come first.
+// Ranking by bm25 reads where each word is in each message holding it,
+// about 10 µs a message of a few KB: words most messages hold would cost
+// seconds for each million saved.
 const rankedMessages = 2_000
 
 func searchMessages(ctx context.Context, tx *sql.Tx, q session.SearchQuery, match, notes string) ([]session.Hit, error) {
-	// floor is the rowid of the oldest message ranked: rowids grow as
-	// messages are saved.
-	var floor int64
-	err := tx.QueryRowContext(ctx, `SELECT rowid FROM messages_fts WHERE messages_fts MATCH ?
-		ORDER BY rowid DESC LIMIT 1 OFFSET ?`, match, rankedMessages-1).Scan(&floor)
-	if err != nil && !errors.Is(err, sql.ErrNoRows) {
+	order := "bm25(messages_fts), m.created_at DESC"
+	var one int
+	err := tx.QueryRowContext(ctx, `SELECT 1 FROM messages_fts WHERE messages_fts MATCH ? LIMIT 1 OFFSET ?`,
+		match, rankedMessages).Scan(&one)
+	switch {
+	case err == nil:
+		order = "f.rowid DESC" // rowids grow as messages are saved
+	case !errors.Is(err, sql.ErrNoRows):
 		return nil, err
 	}
 	rows, err := tx.QueryContext(ctx, `SELECT f.rowid, m.session_id, s.title, s.dir, m.seq, m.role, m.created_at
 		FROM messages_fts f
 		JOIN messages m ON m.rowid = f.rowid
 		JOIN sessions s ON s.id = m.session_id
-		WHERE messages_fts MATCH ? AND f.rowid >= ? AND (? = '' OR s.dir = ?) AND m.session_id <> ?
+		WHERE messages_fts MATCH ? AND (? = '' OR s.dir = ?) AND m.session_id <> ?
 			AND NOT (m.role = 'user' AND ? <> '' AND substr(m.content, 1, ?) = ?)
-		ORDER BY bm25(messages_fts), m.created_at DESC
+		ORDER BY `+order+`
 		LIMIT ?`,
-		match, floor, q.Dir, q.Dir, q.Exclude, notes, len(notes), notes, q.Limit)
+		match, q.Dir, q.Dir, q.Exclude, notes, len(notes), notes, q.Limit)
 	if err != nil {
 		return nil, err
 	}
