@@ -113,13 +113,14 @@ func (s *Searcher) Search(ctx context.Context, q Query) ([]Result, error) {
 // chunks hold (and more than commonWord), or more than rankedWord, says
 // little of any of them and costs the most to rank (FTS5 scores every
 // chunk holding it): it is left out, unless every word is that common
-// (then the rarest is kept).
+// (then the rarest is kept, if rankedWord chunks or fewer hold it).
 func (s *Searcher) keywordHits(ctx context.Context, q Query, chunks int) ([]int64, error) {
 	ws := keywords(queryWords(q.Text))
 	if len(ws) == 0 {
 		return nil, nil
 	}
-	counts, err := s.store.WordCounts(ctx, ws)
+	limit := max(min(chunks/10, rankedWord), commonWord)
+	counts, err := s.store.WordCounts(ctx, ws, rankedWord)
 	if err != nil {
 		return nil, err
 	}
@@ -130,14 +131,14 @@ func (s *Searcher) keywordHits(ctx context.Context, q Query, chunks int) ([]int6
 		switch {
 		case !ok:
 			continue // no chunk holds it
-		case n <= max(min(chunks/10, rankedWord), commonWord):
+		case n <= limit:
 			kept = append(kept, w)
 		}
 		if rarest == "" || n < counts[rarest] {
 			rarest = w
 		}
 	}
-	if len(kept) == 0 && rarest != "" {
+	if len(kept) == 0 && rarest != "" && counts[rarest] <= rankedWord {
 		kept = []string{rarest}
 	}
 	if len(kept) == 0 {

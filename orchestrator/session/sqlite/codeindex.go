@@ -292,31 +292,23 @@ func (db *DB) VectorSigns(ctx context.Context, dir string, ids []int64, fn func(
 	return rows.Err()
 }
 
-// WordCounts implements codeindex.Store.
-func (db *DB) WordCounts(ctx context.Context, words []string) (map[string]int, error) {
+// WordCounts implements codeindex.Store: the chunks holding each word are
+// counted as FTS5 finds them, up to most+1 (FTS5's vocabulary table would
+// read every chunk holding it).
+func (db *DB) WordCounts(ctx context.Context, words []string, most int) (map[string]int, error) {
 	out := map[string]int{}
-	if len(words) == 0 {
-		return out, nil
-	}
-	args := make([]any, len(words))
-	for i, w := range words {
-		args[i] = w
-	}
-	rows, err := db.sql.QueryContext(ctx, `SELECT term, doc FROM code_fts_vocab WHERE term IN (?`+
-		strings.Repeat(", ?", len(words)-1)+`)`, args...)
-	if err != nil {
-		return nil, fmt.Errorf("word counts: %w", err)
-	}
-	defer rows.Close()
-	for rows.Next() {
-		var term string
+	for _, w := range words {
 		var n int
-		if err := rows.Scan(&term, &n); err != nil {
+		err := db.sql.QueryRowContext(ctx, `SELECT count(*) FROM (SELECT 1 FROM code_fts WHERE code_fts MATCH ? LIMIT ?)`,
+			`"`+strings.ReplaceAll(w, `"`, `""`)+`"`, most+1).Scan(&n)
+		if err != nil {
 			return nil, fmt.Errorf("word counts: %w", err)
 		}
-		out[term] = n
+		if n > 0 {
+			out[w] = n
+		}
 	}
-	return out, rows.Err()
+	return out, nil
 }
 
 // KeywordHits implements codeindex.Store.
