@@ -90,6 +90,28 @@ func (s *Searcher) Search(ctx context.Context, q Query) ([]Result, error) {
 	if len(m.ids) == 0 {
 		return nil, ErrNoIndex
 	}
+	// The words' half runs beside the embedding and the vectors' half.
+	var words []int64
+	var wordsErr error
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		words, wordsErr = s.keywordHits(ctx, q, len(m.ids))
+	}()
+	near, err := s.nearestTo(ctx, q, model, m)
+	<-done
+	if err != nil {
+		return nil, err
+	}
+	if wordsErr != nil {
+		return nil, wordsErr
+	}
+	return s.fuse(ctx, q, near, words)
+}
+
+// nearestTo embeds the query's text with model and returns the chunks of
+// m nearest it.
+func (s *Searcher) nearestTo(ctx context.Context, q Query, model string, m *matrix) ([]scored, error) {
 	vs, err := s.embedder.Embed(ctx, model, []string{QueryText(model, q.Text)})
 	if err != nil {
 		return nil, fmt.Errorf("embed the query with %s: %w", model, err)
@@ -97,15 +119,7 @@ func (s *Searcher) Search(ctx context.Context, q Query) ([]Result, error) {
 	if len(vs) != 1 || len(vs[0]) != m.dims {
 		return nil, fmt.Errorf("embed the query with %s: a vector of %d numbers, the index has %d", model, len(vs[0]), m.dims)
 	}
-	near, err := s.nearest(ctx, q.Dir, m, vs[0], candidates)
-	if err != nil {
-		return nil, err
-	}
-	words, err := s.keywordHits(ctx, q, len(m.ids))
-	if err != nil {
-		return nil, err
-	}
-	return s.fuse(ctx, q, near, words)
+	return s.nearest(ctx, q.Dir, m, vs[0], candidates)
 }
 
 // keywordHits are the chunks holding the query's words, best first: the
