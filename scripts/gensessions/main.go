@@ -177,9 +177,11 @@ func (w words) text(n int) string {
 func (w words) calls(n int) []provider.ToolCall {
 	calls := make([]provider.ToolCall, n)
 	for i := range calls {
-		name := []string{"read_file", "shell", "edit_file"}[w.r.IntN(3)]
+		// Names of no built-in tool: theirs are written only where each
+		// tool is (a test in ui/cli sees to it); the store does not mind.
+		name := []string{"read", "run", "edit"}[w.r.IntN(3)]
 		a := map[string]string{"path": "pkg/file.go"}
-		if name == "edit_file" {
+		if name == "edit" {
 			a["old_string"], a["new_string"] = w.text(100+w.r.IntN(300)), w.text(100+w.r.IntN(300))
 		} else {
 			a["command"] = w.text(40)
