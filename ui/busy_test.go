@@ -29,12 +29,12 @@ import (
 // test's), every command on a goroutine of its own, batches unpacked. It is
 // what lets a test act while work started by a key is under way.
 type loop struct {
-	t    *testing.T
+	t    testing.TB
 	m    *model
 	msgs chan tea.Msg
 }
 
-func newLoop(t *testing.T, m *model) *loop {
+func newLoop(t testing.TB, m *model) *loop {
 	l := &loop{t: t, m: m, msgs: make(chan tea.Msg, 64)}
 	l.start(m.bridge.wait())
 	return l
@@ -42,7 +42,7 @@ func newLoop(t *testing.T, m *model) *loop {
 
 // readyLoop runs a model of opts in a loop, sized as opts says, until it
 // is ready; the model is shut down when the test ends.
-func readyLoop(t *testing.T, opts Options) *loop {
+func readyLoop(t testing.TB, opts Options) *loop {
 	t.Helper()
 	ctx, cancel := context.WithCancel(t.Context())
 	m := newModel(ctx, opts)

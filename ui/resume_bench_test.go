@@ -2,6 +2,7 @@ package ui
 
 import (
 	"fmt"
+	"runtime"
 	"slices"
 	"strings"
 	"testing"
@@ -41,7 +42,7 @@ func history(n int) *orchestrator.History {
 // BenchmarkResume measures resuming a long session in the TUI: the update
 // that shows its history (the first frame after it included), and how much
 // longer it takes than the same update for a new session (the goal: a few
-// ms, whatever the length), then the slowest frame while scrolling to its
+// ms, whatever the length; x-new-session is the ratio), then the slowest frame while scrolling to its
 // top a page at a time: the median over the scrolls of each one's slowest
 // frame, and the slowest of them all (which, over thousands of frames,
 // includes the odd garbage collection).
@@ -57,7 +58,7 @@ func BenchmarkResume(b *testing.B) {
 		fresh += time.Since(start)
 	}
 	fresh /= freshRuns
-	for _, n := range []int{200, 1000, 5000} {
+	for _, n := range []int{200, 1000, 5000, 100_000} {
 		h := history(n)
 		b.Run(fmt.Sprint(n), func(b *testing.B) {
 			var shown time.Duration
@@ -86,6 +87,34 @@ func BenchmarkResume(b *testing.B) {
 			b.ReportMetric(float64(slowest[len(slowest)/2].Microseconds())/1000, "ms-slowest-scroll-frame")
 			b.ReportMetric(float64(slowest[len(slowest)-1].Microseconds())/1000, "ms-worst-scroll-frame")
 			b.ReportMetric(float64((shown/time.Duration(b.N)-fresh).Microseconds())/1000, "ms-over-new-session")
+			b.ReportMetric(float64(shown/time.Duration(b.N))/float64(fresh), "x-new-session")
 		})
 	}
+}
+
+// BenchmarkResumeMemory reports the live heap (after a collection) of the
+// TUI's model once it shows a resumed history of 100,000 messages, the
+// history included (a resume holds it), against a new session's.
+func BenchmarkResumeMemory(b *testing.B) {
+	const n = 100_000
+	var fresh, resumed uint64
+	for b.Loop() {
+		base := liveHeap()
+		m, _ := testModel(b)
+		m.Update(tea.WindowSizeMsg{Width: 100, Height: 30})
+		m.Update(preparedMsg{Prepared: orchestrator.Prepared{Model: m.conn.info}})
+		m.View()
+		fresh = liveHeap() - base
+		runtime.KeepAlive(m)
+		base = liveHeap()
+		m, _ = testModel(b)
+		m.Update(tea.WindowSizeMsg{Width: 100, Height: 30})
+		m.Update(preparedMsg{Prepared: orchestrator.Prepared{Model: m.conn.info, History: history(n)}})
+		m.View()
+		resumed = liveHeap() - base
+		runtime.KeepAlive(m)
+	}
+	b.ReportMetric(float64(fresh)/(1<<20), "MiB-new-session")
+	b.ReportMetric(float64(resumed)/(1<<20), "MiB-resumed")
+	b.ReportMetric(float64(resumed)/float64(fresh), "x-new-session")
 }

@@ -29,8 +29,13 @@ type Result struct {
 const candidates = 50
 
 // commonWord is how many chunks a word may be in and still be looked
-// for, however large the index: ranking that many costs little.
-const commonWord = 1000
+// for, however large the index: ranking that many costs little;
+// rankedWord the most a word may be in and be looked for, however large
+// the index: ranking more costs tens of milliseconds.
+const (
+	commonWord = 1000
+	rankedWord = 10_000
+)
 
 // rrfK is the constant of reciprocal rank fusion: a chunk's score is the
 // sum over the two rankings of 1/(rrfK + rank). 60 is the usual value: it
@@ -63,7 +68,8 @@ type Query struct {
 }
 
 // Search returns the chunks of q.Dir's index that best answer q.Text: the
-// chunks nearest the query's vector (exact cosine over every chunk) and
+// chunks nearest the query's vector (the cosine of the chunks whose
+// quantised vectors are nearest, see matrix) and
 // those holding its words (FTS5's bm25), ranked together by reciprocal
 // rank fusion. ErrNoIndex when the project has no index.
 func (s *Searcher) Search(ctx context.Context, q Query) ([]Result, error) {
@@ -84,6 +90,28 @@ func (s *Searcher) Search(ctx context.Context, q Query) ([]Result, error) {
 	if len(m.ids) == 0 {
 		return nil, ErrNoIndex
 	}
+	// The words' half runs beside the embedding and the vectors' half.
+	var words []int64
+	var wordsErr error
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		words, wordsErr = s.keywordHits(ctx, q, len(m.ids))
+	}()
+	near, err := s.nearestTo(ctx, q, model, m)
+	<-done
+	if err != nil {
+		return nil, err
+	}
+	if wordsErr != nil {
+		return nil, wordsErr
+	}
+	return s.fuse(ctx, q, near, words)
+}
+
+// nearestTo embeds the query's text with model and returns the chunks of
+// m nearest it.
+func (s *Searcher) nearestTo(ctx context.Context, q Query, model string, m *matrix) ([]scored, error) {
 	vs, err := s.embedder.Embed(ctx, model, []string{QueryText(model, q.Text)})
 	if err != nil {
 		return nil, fmt.Errorf("embed the query with %s: %w", model, err)
@@ -91,25 +119,22 @@ func (s *Searcher) Search(ctx context.Context, q Query) ([]Result, error) {
 	if len(vs) != 1 || len(vs[0]) != m.dims {
 		return nil, fmt.Errorf("embed the query with %s: a vector of %d numbers, the index has %d", model, len(vs[0]), m.dims)
 	}
-	near := m.nearest(vs[0], candidates)
-	words, err := s.keywordHits(ctx, q, len(m.ids))
-	if err != nil {
-		return nil, err
-	}
-	return s.fuse(ctx, q, near, words)
+	return s.nearest(ctx, q.Dir, m, vs[0], candidates)
 }
 
 // keywordHits are the chunks holding the query's words, best first: the
 // words that tell chunks apart, that is. A word more than a tenth of the
-// chunks hold (and more than commonWord) says little of any of them and
-// costs the most to rank (FTS5 scores every chunk holding it): it is left
-// out, unless every word is that common (then the rarest is kept).
+// chunks hold (and more than commonWord), or more than rankedWord, says
+// little of any of them and costs the most to rank (FTS5 scores every
+// chunk holding it): it is left out, unless every word is that common
+// (then the rarest is kept, if rankedWord chunks or fewer hold it).
 func (s *Searcher) keywordHits(ctx context.Context, q Query, chunks int) ([]int64, error) {
 	ws := keywords(queryWords(q.Text))
 	if len(ws) == 0 {
 		return nil, nil
 	}
-	counts, err := s.store.WordCounts(ctx, ws)
+	limit := max(min(chunks/10, rankedWord), commonWord)
+	counts, err := s.store.WordCounts(ctx, ws, rankedWord)
 	if err != nil {
 		return nil, err
 	}
@@ -120,14 +145,14 @@ func (s *Searcher) keywordHits(ctx context.Context, q Query, chunks int) ([]int6
 		switch {
 		case !ok:
 			continue // no chunk holds it
-		case n <= max(chunks/10, commonWord):
+		case n <= limit:
 			kept = append(kept, w)
 		}
 		if rarest == "" || n < counts[rarest] {
 			rarest = w
 		}
 	}
-	if len(kept) == 0 && rarest != "" {
+	if len(kept) == 0 && rarest != "" && counts[rarest] <= rankedWord {
 		kept = []string{rarest}
 	}
 	if len(kept) == 0 {
@@ -201,6 +226,30 @@ func ftsAny(words []string) string {
 	return strings.Join(quoted, " OR ")
 }
 
+// nearest returns the k chunks of m whose vectors have the largest
+// cosine with q, best first, among the rerank nearest by their bits: their
+// vectors are read from the store and compared exactly.
+func (s *Searcher) nearest(ctx context.Context, dir string, m *matrix, q []float32, k int) ([]scored, error) {
+	ids := m.candidates(q, rerank)
+	top := topK{k: k}
+	var v []float32
+	err := s.store.Vectors(ctx, dir, ids, func(id int64, vec []byte) error {
+		if len(vec) != 4*m.dims {
+			return nil // another model's, left over: not comparable
+		}
+		var err error
+		if v, err = decodeVector(v[:0], vec); err != nil {
+			return err
+		}
+		top.add(id, dot(q, v))
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return top.best(), nil
+}
+
 // sync brings the in-memory vectors of dir up to date with the store:
 // the rows of chunks gone are dropped, those of new chunks read (ids are
 // never reused, so a known id's vector has not changed).
@@ -223,11 +272,7 @@ func (s *Searcher) sync(ctx context.Context, dir string) (*matrix, error) {
 		s.versions[dir] = version
 		return old, nil
 	}
-	m := &matrix{ids: make([]int64, 0, len(ids))}
-	if old != nil {
-		m.dims = old.dims
-		m.rows = make([]float32, 0, len(ids)*old.dims)
-	}
+	var m *matrix
 	var missing []int64
 	j := 0
 	for _, id := range ids {
@@ -235,29 +280,58 @@ func (s *Searcher) sync(ctx context.Context, dir string) (*matrix, error) {
 			j++
 		}
 		if old != nil && j < len(old.ids) && old.ids[j] == id {
-			m.ids = append(m.ids, id)
-			m.rows = append(m.rows, old.rows[j*old.dims:(j+1)*old.dims]...)
+			if m == nil {
+				m = newMatrix(old.dims, len(ids))
+			}
+			m.addRow(id, old.row(j))
 			continue
 		}
 		missing = append(missing, id)
 	}
-	if len(m.ids) == 0 {
-		m.dims, m.rows = 0, nil // nothing kept: the new vectors may be of another length
+	// The signs stored of each chunk first; the whole vectors of the
+	// chunks stored without them (an index made before they were).
+	signed := make(map[int64]bool, len(missing))
+	err = s.store.VectorSigns(ctx, dir, missing, func(id int64, dims int, signs []byte) error {
+		if m == nil { // nothing kept: the new vectors may be of another length
+			m = newMatrix(dims, len(ids))
+		}
+		if dims != m.dims {
+			return nil // another model's, left over: not comparable
+		}
+		signed[id] = true
+		var err error
+		if m.bits, err = decodeSigns(m.bits, signs, m.words); err != nil {
+			return err
+		}
+		m.ids = append(m.ids, id)
+		return nil
+	})
+	if err != nil {
+		return nil, err
 	}
+	if len(signed) > 0 {
+		missing = slices.DeleteFunc(missing, func(id int64) bool { return signed[id] })
+	}
+	var v []float32
 	err = s.store.Vectors(ctx, dir, missing, func(id int64, vec []byte) error {
-		if m.dims == 0 {
-			m.dims = len(vec) / 4
+		if m == nil { // nothing kept: the new vectors may be of another length
+			m = newMatrix(len(vec)/4, len(ids))
 		}
 		if len(vec) != 4*m.dims {
 			return nil // another model's, left over: not comparable
 		}
 		var err error
-		m.rows, err = decodeVector(m.rows, vec)
-		m.ids = append(m.ids, id)
-		return err
+		if v, err = decodeVector(v[:0], vec); err != nil {
+			return err
+		}
+		m.add(id, v)
+		return nil
 	})
 	if err != nil {
 		return nil, err
+	}
+	if m == nil {
+		m = &matrix{}
 	}
 	sortRows(m)
 	s.matrices[dir], s.versions[dir] = m, version
@@ -276,10 +350,10 @@ func sortRows(m *matrix) {
 	}
 	slices.SortFunc(order, func(a, b int) int { return cmp.Compare(m.ids[a], m.ids[b]) })
 	ids := make([]int64, len(m.ids))
-	rows := make([]float32, len(m.rows))
+	bits := make([]uint64, len(m.bits))
 	for to, from := range order {
 		ids[to] = m.ids[from]
-		copy(rows[to*m.dims:(to+1)*m.dims], m.rows[from*m.dims:(from+1)*m.dims])
+		copy(bits[to*m.words:(to+1)*m.words], m.row(from))
 	}
-	m.ids, m.rows = ids, rows
+	m.ids, m.bits = ids, bits
 }

@@ -31,9 +31,15 @@ type Store interface {
 	// Vectors calls fn with the stored vector of each chunk of dir whose
 	// id is in ids (increasing), in id order.
 	Vectors(ctx context.Context, dir string, ids []int64, fn func(id int64, vec []byte) error) error
+	// VectorSigns calls fn with the signs of the stored vector
+	// (EncodeSigns) of each chunk of dir whose id is in ids (increasing),
+	// in id order, with the vector's width; the chunks stored without
+	// them are left out.
+	VectorSigns(ctx context.Context, dir string, ids []int64, fn func(id int64, dims int, signs []byte) error) error
 	// WordCounts says how many chunks (of every project) hold each of
-	// words, lower-cased; a word none holds is left out.
-	WordCounts(ctx context.Context, words []string) (map[string]int, error)
+	// words, lower-cased, counting up to most+1; a word none holds is
+	// left out.
+	WordCounts(ctx context.Context, words []string, most int) (map[string]int, error)
 	// KeywordHits are the chunks of dir whose words match the FTS5 query
 	// match, best first (by bm25), at most limit.
 	KeywordHits(ctx context.Context, dir, match string, limit int) ([]int64, error)

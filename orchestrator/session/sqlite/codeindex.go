@@ -81,6 +81,11 @@ func (db *DB) PutFiles(ctx context.Context, dir string, files []codeindex.FileCh
 			return err
 		}
 		defer words.Close()
+		signs, err := tx.PrepareContext(ctx, `INSERT INTO code_signs (id, dir, dims, signs) VALUES (?, ?, ?, ?)`)
+		if err != nil {
+			return err
+		}
+		defer signs.Close()
 		now, dims := time.Now().UnixNano(), 0
 		for _, fc := range files {
 			f := fc.File
@@ -102,6 +107,9 @@ func (db *DB) PutFiles(ctx context.Context, dir string, files []codeindex.FileCh
 					return err
 				}
 				if _, err := words.ExecContext(ctx, id, c.Words); err != nil {
+					return err
+				}
+				if _, err := signs.ExecContext(ctx, id, dir, len(c.Vector), codeindex.EncodeSigns(c.Vector)); err != nil {
 					return err
 				}
 			}
@@ -182,13 +190,45 @@ func (db *DB) ChunkIDs(ctx context.Context, dir string) ([]int64, error) {
 	return ids, rows.Err()
 }
 
-// Vectors implements codeindex.Store.
+// Vectors implements codeindex.Store: ids that fill most of their range
+// (a whole index, the chunks added since) are read in one pass over it,
+// ids scattered over it (the candidates of a search) by id, a batch at a
+// time: a pass reads every vector of the range.
 func (db *DB) Vectors(ctx context.Context, dir string, ids []int64, fn func(id int64, vec []byte) error) error {
 	if len(ids) == 0 {
 		return nil
 	}
-	rows, err := db.sql.QueryContext(ctx, `SELECT id, embedding FROM code_chunks WHERE dir = ? AND id >= ? AND id <= ? ORDER BY id`,
+	if span := ids[len(ids)-1] - ids[0] + 1; span <= 2*int64(len(ids)) {
+		return db.vectorRange(ctx, dir, ids, fn)
+	}
+	const batch = 500
+	for start := 0; start < len(ids); start += batch {
+		part := ids[start:min(start+batch, len(ids))]
+		args := make([]any, 0, len(part)+1)
+		for _, id := range part {
+			args = append(args, id)
+		}
+		// "+dir" keeps SQLite from reading the project's chunks by the
+		// index on (dir, path): every one of them.
+		err := db.vectorRows(ctx, dir, part, fn, `SELECT id, embedding FROM code_chunks WHERE id IN (?`+
+			strings.Repeat(", ?", len(part)-1)+`) AND +dir = ? ORDER BY id`, append(args, dir)...)
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// vectorRange reads the vectors of ids in one pass over their range.
+func (db *DB) vectorRange(ctx context.Context, dir string, ids []int64, fn func(id int64, vec []byte) error) error {
+	return db.vectorRows(ctx, dir, ids, fn, `SELECT id, embedding FROM code_chunks WHERE dir = ? AND id >= ? AND id <= ? ORDER BY id`,
 		dir, ids[0], ids[len(ids)-1])
+}
+
+// vectorRows calls fn with the rows of query (id, embedding, in id order)
+// whose ids are in ids.
+func (db *DB) vectorRows(ctx context.Context, dir string, ids []int64, fn func(id int64, vec []byte) error, query string, args ...any) error {
+	rows, err := db.sql.QueryContext(ctx, query, args...)
 	if err != nil {
 		return fmt.Errorf("vectors of %s: %w", dir, err)
 	}
@@ -216,31 +256,59 @@ func (db *DB) Vectors(ctx context.Context, dir string, ids []int64, fn func(id i
 	return rows.Err()
 }
 
-// WordCounts implements codeindex.Store.
-func (db *DB) WordCounts(ctx context.Context, words []string) (map[string]int, error) {
-	out := map[string]int{}
-	if len(words) == 0 {
-		return out, nil
+// VectorSigns implements codeindex.Store, in one pass over the range of
+// ids.
+func (db *DB) VectorSigns(ctx context.Context, dir string, ids []int64, fn func(id int64, dims int, signs []byte) error) error {
+	if len(ids) == 0 {
+		return nil
 	}
-	args := make([]any, len(words))
-	for i, w := range words {
-		args[i] = w
-	}
-	rows, err := db.sql.QueryContext(ctx, `SELECT term, doc FROM code_fts_vocab WHERE term IN (?`+
-		strings.Repeat(", ?", len(words)-1)+`)`, args...)
+	rows, err := db.sql.QueryContext(ctx, `SELECT id, dims, signs FROM code_signs WHERE id >= ? AND id <= ? AND dir = ? ORDER BY id`,
+		ids[0], ids[len(ids)-1], dir)
 	if err != nil {
-		return nil, fmt.Errorf("word counts: %w", err)
+		return fmt.Errorf("vectors of %s: %w", dir, err)
 	}
 	defer rows.Close()
+	next := 0
 	for rows.Next() {
-		var term string
+		var id int64
+		var dims int
+		var signs sql.RawBytes
+		if err := rows.Scan(&id, &dims, &signs); err != nil {
+			return fmt.Errorf("vectors of %s: %w", dir, err)
+		}
+		for next < len(ids) && ids[next] < id {
+			next++
+		}
+		if next == len(ids) {
+			break
+		}
+		if ids[next] != id {
+			continue
+		}
+		if err := fn(id, dims, signs); err != nil {
+			return err
+		}
+	}
+	return rows.Err()
+}
+
+// WordCounts implements codeindex.Store: the chunks holding each word are
+// counted as FTS5 finds them, up to most+1 (FTS5's vocabulary table would
+// read every chunk holding it).
+func (db *DB) WordCounts(ctx context.Context, words []string, most int) (map[string]int, error) {
+	out := map[string]int{}
+	for _, w := range words {
 		var n int
-		if err := rows.Scan(&term, &n); err != nil {
+		err := db.sql.QueryRowContext(ctx, `SELECT count(*) FROM (SELECT 1 FROM code_fts WHERE code_fts MATCH ? LIMIT ?)`,
+			`"`+strings.ReplaceAll(w, `"`, `""`)+`"`, most+1).Scan(&n)
+		if err != nil {
 			return nil, fmt.Errorf("word counts: %w", err)
 		}
-		out[term] = n
+		if n > 0 {
+			out[w] = n
+		}
 	}
-	return out, rows.Err()
+	return out, nil
 }
 
 // KeywordHits implements codeindex.Store.

@@ -88,9 +88,13 @@ func (s *Lazy) Vectors(ctx context.Context, dir string, ids []int64, fn func(id 
 	return err
 }
 
-func (s *Lazy) WordCounts(ctx context.Context, words []string) (map[string]int, error) {
+func (s *Lazy) VectorSigns(ctx context.Context, dir string, ids []int64, fn func(id int64, dims int, signs []byte) error) error {
+	return s.reading(ctx, func(db *DB) error { return db.VectorSigns(ctx, dir, ids, fn) })
+}
+
+func (s *Lazy) WordCounts(ctx context.Context, words []string, most int) (map[string]int, error) {
 	return readValue(ctx, s, map[string]int{},
-		func(db *DB) (map[string]int, error) { return db.WordCounts(ctx, words) })
+		func(db *DB) (map[string]int, error) { return db.WordCounts(ctx, words, most) })
 }
 
 func (s *Lazy) KeywordHits(ctx context.Context, dir, match string, limit int) ([]int64, error) {

@@ -60,7 +60,7 @@ func TestLazyStoreReads(t *testing.T) {
 	if files, err := s.IndexedFiles(ctx, "/w"); files == nil || len(files) != 0 || err != nil {
 		t.Errorf("indexed files of no database: %v, %v; want an empty map", files, err)
 	}
-	if counts, err := s.WordCounts(ctx, []string{"parse"}); counts == nil || len(counts) != 0 || err != nil {
+	if counts, err := s.WordCounts(ctx, []string{"parse"}, 10); counts == nil || len(counts) != 0 || err != nil {
 		t.Errorf("word counts of no database: %v, %v; want an empty map", counts, err)
 	}
 	if hits, err := s.Search(ctx, session.SearchQuery{Text: "fact"}); len(hits) != 0 || err != nil {

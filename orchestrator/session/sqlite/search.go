@@ -3,6 +3,7 @@ package sqlite
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"fmt"
 	"strings"
 	"unicode"
@@ -19,7 +20,8 @@ const snippetTokens = 16
 
 // Search finds the saved messages that hold the query's words, best match
 // first (FTS5's bm25): every word when some message holds them all, else
-// any of them. lathe's own notes (see Options.NotePrefix) are not
+// any of them; when more than rankedMessages hold them, the most recent
+// first. lathe's own notes (see Options.NotePrefix) are not
 // searched.
 func (db *DB) Search(ctx context.Context, q session.SearchQuery) ([]session.Hit, error) {
 	words := queryWords(q.Text)
@@ -44,33 +46,64 @@ func (db *DB) Search(ctx context.Context, q session.SearchQuery) ([]session.Hit,
 	return hits, nil
 }
 
+// rankedMessages is how many of the messages holding a query's words
+// are ranked at most: when more hold them, the most recent come first.
+// Ranking by bm25 reads where each word is in each message holding it,
+// about 10 µs a message of a few KB: words most messages hold would cost
+// seconds for each million saved.
+const rankedMessages = 2_000
+
 func searchMessages(ctx context.Context, tx *sql.Tx, q session.SearchQuery, match, notes string) ([]session.Hit, error) {
-	rows, err := tx.QueryContext(ctx, `SELECT m.session_id, s.title, s.dir, m.seq, m.role, m.created_at,
-			snippet(messages_fts, 0, ?, ?, '…', ?)
+	order := "bm25(messages_fts), m.created_at DESC"
+	var one int
+	err := tx.QueryRowContext(ctx, `SELECT 1 FROM messages_fts WHERE messages_fts MATCH ? LIMIT 1 OFFSET ?`,
+		match, rankedMessages).Scan(&one)
+	switch {
+	case err == nil:
+		order = "f.rowid DESC" // rowids grow as messages are saved
+	case !errors.Is(err, sql.ErrNoRows):
+		return nil, err
+	}
+	rows, err := tx.QueryContext(ctx, `SELECT f.rowid, m.session_id, s.title, s.dir, m.seq, m.role, m.created_at
 		FROM messages_fts f
 		JOIN messages m ON m.rowid = f.rowid
 		JOIN sessions s ON s.id = m.session_id
 		WHERE messages_fts MATCH ? AND (? = '' OR s.dir = ?) AND m.session_id <> ?
 			AND NOT (m.role = 'user' AND ? <> '' AND substr(m.content, 1, ?) = ?)
-		ORDER BY bm25(messages_fts), m.created_at DESC
+		ORDER BY `+order+`
 		LIMIT ?`,
-		session.HitOpen, session.HitClose, snippetTokens, match, q.Dir, q.Dir, q.Exclude,
-		notes, len(notes), notes, q.Limit)
+		match, q.Dir, q.Dir, q.Exclude, notes, len(notes), notes, q.Limit)
 	if err != nil {
 		return nil, err
 	}
 	defer rows.Close()
 	var hits []session.Hit
+	var rowids []int64
 	for rows.Next() {
 		var h session.Hit
-		var at int64
-		if err := rows.Scan(&h.SessionID, &h.Title, &h.Dir, &h.Seq, &h.Role, &at, &h.Snippet); err != nil {
+		var rowid, at int64
+		if err := rows.Scan(&rowid, &h.SessionID, &h.Title, &h.Dir, &h.Seq, &h.Role, &at); err != nil {
 			return nil, err
 		}
-		h.Created, h.Snippet = unstamp(at), oneLine(h.Snippet)
-		hits = append(hits, h)
+		h.Created = unstamp(at)
+		hits, rowids = append(hits, h), append(rowids, rowid)
 	}
-	return hits, rows.Err()
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	rows.Close()
+	// The snippets of the hits alone: making one for every message
+	// ranked would cost more than the ranking.
+	for i, rowid := range rowids {
+		err := tx.QueryRowContext(ctx, `SELECT snippet(messages_fts, 0, ?, ?, '…', ?) FROM messages_fts
+			WHERE messages_fts MATCH ? AND rowid = ?`,
+			session.HitOpen, session.HitClose, snippetTokens, match, rowid).Scan(&hits[i].Snippet)
+		if err != nil {
+			return nil, err
+		}
+		hits[i].Snippet = oneLine(hits[i].Snippet)
+	}
+	return hits, nil
 }
 
 // queryWords are the words of a query as FTS5 would tokenize them:

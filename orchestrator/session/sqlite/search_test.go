@@ -231,3 +231,30 @@ func TestSearchAfterUpgrade(t *testing.T) {
 		t.Errorf("a message saved after the upgrade: %v", got)
 	}
 }
+
+// TestSearchManyHitsMostRecentFirst checks that when more messages than
+// rankedMessages hold the words, the most recent come first, not the best
+// match (the oldest message, or the one in the middle).
+func TestSearchManyHitsMostRecentFirst(t *testing.T) {
+	db := openTest(t)
+	createSession(t, db, "s1", "/p", day)
+	say(t, db, "s1", 0, "user", "sandbox sandbox sandbox")
+	for seq := 1; seq <= rankedMessages; seq++ {
+		content := "the sandbox " + strings.Repeat("and other words ", 10)
+		if seq == rankedMessages/2 {
+			content = "the sandbox and the sandbox"
+		}
+		say(t, db, "s1", seq, "assistant", content)
+	}
+	hits := search(t, db, session.SearchQuery{Text: "sandbox", Limit: 3})
+	var seqs []int
+	for _, h := range hits {
+		seqs = append(seqs, h.Seq)
+		if !strings.Contains(h.Snippet, session.HitOpen+"sandbox"+session.HitClose) {
+			t.Errorf("snippet %q does not mark the word", h.Snippet)
+		}
+	}
+	if want := []int{rankedMessages, rankedMessages - 1, rankedMessages - 2}; !slices.Equal(seqs, want) {
+		t.Errorf("hits %v, want the most recent %v", seqs, want)
+	}
+}

@@ -1,0 +1,96 @@
+package ui
+
+import (
+	"context"
+	"fmt"
+	"runtime"
+	"strings"
+	"testing"
+
+	"github.com/rs/zerolog"
+
+	"lathe/config"
+	"lathe/orchestrator"
+	"lathe/orchestrator/provider"
+	"lathe/tools"
+)
+
+// chattyProvider answers every request at once with a short markdown
+// answer streamed a word at a time, and counts the prompt's tokens as a
+// server would (4 bytes a token), so that the session's history fills the
+// window and is compacted as it would be.
+type chattyProvider struct{ stubProvider }
+
+func (chattyProvider) Chat(_ context.Context, req *provider.Request, fn func(provider.Chunk) error) error {
+	size := 0
+	for _, m := range req.Messages {
+		size += len(m.Content) + len(m.Thinking)
+	}
+	for _, w := range strings.Fields(longDayAnswer) {
+		if err := fn(provider.Chunk{Content: w + " "}); err != nil {
+			return err
+		}
+	}
+	return fn(provider.Chunk{Done: true, DoneReason: "stop",
+		Metrics: provider.Metrics{PromptTokens: size / 4, CompletionTokens: longDayTokens}})
+}
+
+const longDayAnswer = "The parser reads the **whole line** before it splits it, so a field that holds a `;` " +
+	"is cut in two. Quote the field, or read it with `strings.Cut` on the first separator only, and the " +
+	"test that fails now will pass."
+
+var longDayTokens = len(strings.Fields(longDayAnswer))
+
+// BenchmarkLongDay runs a TUI session through many turns (an operation
+// is one: a prompt, a streamed answer of 40 words, the frames it makes)
+// against a model that answers at once, through the real engine, its
+// compaction included, and reports the live heap (after a collection) at
+// the 1,000th turn and at the last, and the CPU a token costs:
+//
+//	go test -run X -bench LongDay -benchtime 10000x ./ui/
+func BenchmarkLongDay(b *testing.B) {
+	cfg := config.Defaults()
+	cfg.Model = "qwen3:8b"
+	ws, err := tools.OpenWorkspace(b.TempDir())
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer ws.Close()
+	l := readyLoop(b, Options{
+		Engine: orchestrator.Options{Provider: chattyProvider{}, Tools: tools.Default(ws, tools.Options{}), Log: zerolog.Nop(),
+			Config: cfg},
+		Dir: ws.Dir(), NoColor: true, Width: 100, Height: 30,
+	})
+	m := l.m
+	var at1k uint64
+	turns := 0
+	for b.Loop() {
+		turns++
+		prompt := fmt.Sprintf("turn %d: why does the parser cut the line in two?", turns)
+		l.enter(prompt)
+		l.until("the answer", func() bool { return m.run == nil })
+		m.View()
+		if turns == 1000 {
+			b.StopTimer()
+			at1k = liveHeap()
+			b.StartTimer()
+		}
+	}
+	if s := screen(m); !strings.Contains(s, fmt.Sprintf("turn %d:", turns)) || !strings.Contains(s, "will pass.") {
+		b.Fatalf("the last turn is not on the screen:\n%s", s)
+	}
+	end := liveHeap()
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(turns*longDayTokens), "ns/token")
+	if at1k > 0 {
+		b.ReportMetric(float64(at1k)/(1<<20), "heap-MiB-at-1k")
+	}
+	b.ReportMetric(float64(end)/(1<<20), "heap-MiB-at-end")
+}
+
+// liveHeap is the heap in use after a collection.
+func liveHeap() uint64 {
+	runtime.GC()
+	var ms runtime.MemStats
+	runtime.ReadMemStats(&ms)
+	return ms.HeapAlloc
+}
