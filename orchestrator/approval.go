@@ -129,3 +129,36 @@ func (r Rules) commandRule(req ApprovalRequest) bool {
 func inGitDir(path string) bool {
 	return slices.Contains(strings.Split(filepath.ToSlash(filepath.Clean(path)), "/"), ".git")
 }
+
+// Allowance approves calls for one request without asking anyone: the
+// tools it names, the commands its prefixes cover (as approval.commands
+// do) and the commands it names exactly. The limits of Rules hold: it
+// covers no write into a .git directory, no command of a shape a command
+// rule refuses or in a repository whose config makes git run programs,
+// and no call a PreToolUse hook wants the user to decide on.
+type Allowance struct {
+	Tools    []string
+	Prefixes []string
+	Commands []string
+}
+
+// approves reports whether a allows req. A command the sandbox blocked
+// something of the last time it ran goes to an approver that can ask
+// the user (who may lift the sandbox for it); where none can, it runs in
+// the sandbox again.
+func (a Allowance) approves(req ApprovalRequest, next Approver) bool {
+	if req.Ask || !a.covers(req) {
+		return false
+	}
+	rules, ok := next.(Rules)
+	return len(req.Blocked) == 0 || ok && rules.Next == nil
+}
+
+// covers reports whether a rule of a matches req.
+func (a Allowance) covers(req ApprovalRequest) bool {
+	if (Rules{Tools: a.Tools, Commands: a.Prefixes}).covers(req) {
+		return true
+	}
+	return req.Kind == tools.KindExec && unruled(req.Call) == "" &&
+		slices.ContainsFunc(a.Commands, func(c string) bool { return commandExact(req.Subject, c) })
+}

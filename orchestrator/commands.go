@@ -38,6 +38,14 @@ func commandAllowed(command, rule string) bool {
 	return flags.script == nil || flags.script(words[1:])
 }
 
+// commandExact reports whether command is rule, word for word, and a
+// command rule may cover it (commandAllowed).
+func commandExact(command, rule string) bool {
+	words, ok := shellWords(command)
+	want, okRule := shellWords(rule)
+	return ok && okRule && len(words) == len(want) && commandAllowed(command, rule)
+}
+
 // flagSet is a program's dangerous options, and how it reads options.
 type flagSet struct {
 	names []string

@@ -18,6 +18,9 @@ type Prompt struct {
 	// in the sandbox, approved as the model's calls are, and returns what
 	// it printed, worded for the model.
 	Expand func(ctx context.Context, run func(ctx context.Context, command string) string) string
+	// Allow approves, for this request alone, the calls it covers (a
+	// custom command of the user's own, by its allowed-tools).
+	Allow Allowance
 }
 
 // ImageInfo is an image sent to the model, as people and the JSON output

@@ -106,6 +106,8 @@ type run struct {
 	background     sync.WaitGroup // Notification hooks
 	lateMu         sync.Mutex
 	over           bool // the run is over: background hooks tell nothing more
+	// allow approves calls for this run alone (Prompt.Allow).
+	allow Allowance
 }
 
 // Run sends prompt as the user's next message and runs the loop until the
@@ -152,7 +154,7 @@ func (s *Session) RunPrompt(ctx context.Context, p Prompt, emit func(Event)) (re
 		mu.Lock()
 		defer mu.Unlock()
 		emit(e)
-	}, repeats: newRepetitions(lim.RepeatWarn, lim.RepeatStop)}
+	}, repeats: newRepetitions(lim.RepeatWarn, lim.RepeatStop), allow: p.Allow}
 	r.res = Result{Model: s.model.Name}
 	if fresh {
 		for _, skipped := range s.model.Skipped {
