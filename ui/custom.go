@@ -22,8 +22,15 @@ func customCommands(cmds []custom.Command) []slashCommand {
 		if c.Project {
 			help += " (project)"
 		}
+		noted := false // a project's allowed-tools are told of once
 		out = append(out, slashCommand{name: c.Name, help: help,
-			run: func(m *model, arg string) tea.Cmd { return m.runCustom(c, arg) }})
+			run: func(m *model, arg string) tea.Cmd {
+				if note := c.AllowanceNote(); note != "" && !noted {
+					noted = true
+					m.notice(noticeWarn, "", note)
+				}
+				return m.runCustom(c, arg)
+			}})
 	}
 	return out
 }

@@ -43,3 +43,30 @@ func TestCustomCommands(t *testing.T) {
 		t.Errorf("args %q, run %+v", gotArgs, m.run)
 	}
 }
+
+// TestProjectCommandAllowanceIsToldOnce: a project's command that
+// declares allowed-tools is told of once (they approve nothing); a
+// command of the user's own is not.
+func TestProjectCommandAllowanceIsToldOnce(t *testing.T) {
+	m, _ := testModel(t)
+	m.opts.CommandPrompt = func(c custom.Command, args string) orchestrator.Prompt { return orchestrator.Prompt{} }
+	m.slash = append(commands(), customCommands([]custom.Command{
+		{Name: "review", AllowedTools: []string{"Write"}, Project: true, Path: "/p/.claude/commands/review.md"},
+		{Name: "mine", AllowedTools: []string{"Write"}, Path: "/home/u/.config/lathe/commands/mine.md"},
+	})...)
+	m.input.table = m.slash
+	for _, cmd := range []string{"/review", "/review", "/mine"} {
+		typeText(m, cmd)
+		press(m, "enter")
+	}
+	var notes []string
+	for _, it := range m.transcript.items {
+		if n, ok := it.(*noticeItem); ok && strings.Contains(n.text, "allowed-tools") {
+			notes = append(notes, n.text)
+		}
+	}
+	want := "/p/.claude/commands/review.md: allowed-tools approves nothing in a project's command (a project's file must not approve its own commands)"
+	if len(notes) != 1 || notes[0] != want {
+		t.Errorf("notices %q, want one: %q", notes, want)
+	}
+}

@@ -46,7 +46,12 @@ func CommandPrompt(c commands.Command, args, dir string) orchestrator.Prompt {
 	if args != "" {
 		text += " " + args
 	}
-	return orchestrator.Prompt{Text: text, Expand: func(ctx context.Context, run func(context.Context, string) string) string {
+	p := orchestrator.Prompt{Text: text, Expand: func(ctx context.Context, run func(context.Context, string) string) string {
 		return c.Expand(ctx, args, commands.Env{Read: read, Run: run})
 	}}
+	if !c.Project {
+		a := c.Allowed()
+		p.Allow = orchestrator.Allowance{Tools: a.Tools, Prefixes: a.Prefixes, Commands: a.Commands}
+	}
+	return p
 }

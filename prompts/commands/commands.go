@@ -26,8 +26,9 @@ type Command struct {
 	// Model and Mode, when set, are the model and the mode the command
 	// runs with.
 	Model, Mode string
-	// AllowedTools is what the file says the command may use; it
-	// approves nothing (see the README).
+	// AllowedTools is what the file says the command may use: in a
+	// command of the user's own, what its request runs without asking;
+	// in a project's, nothing (see the README).
 	AllowedTools []string
 	// Body is the prompt, with $ARGUMENTS, $1…, @path and !`command` in it.
 	Body string
@@ -158,6 +159,75 @@ func read(root, rel, path, name string, project bool) (Command, error) {
 	return Command{Name: name, Description: strings.TrimSpace(f.Description), ArgumentHint: strings.TrimSpace(f.ArgumentHint),
 		Model: strings.TrimSpace(f.Model), Mode: strings.TrimSpace(f.Mode), AllowedTools: f.AllowedTools,
 		Body: string(body), Path: path, Project: project}, nil
+}
+
+// AllowanceNote is what to tell the user of a project's command that
+// declares allowed-tools, which approve nothing; "" for any other.
+func (c Command) AllowanceNote() string {
+	if !c.Project || len(c.AllowedTools) == 0 {
+		return ""
+	}
+	return c.Path + ": allowed-tools approves nothing in a project's command (a project's file must not approve its own commands)"
+}
+
+// Allowance is what lathe approves of what a command's allowed-tools
+// say: whole tools, the commands that start with a prefix (as an
+// approval rule), and exact commands.
+type Allowance struct {
+	Tools, Prefixes, Commands []string
+}
+
+// Allowed is what c's allowed-tools approve, in Claude Code's names or
+// lathe's: Bash (all commands), Bash(PREFIX:*) or Bash(PREFIX *) (the
+// commands that start with PREFIX), Bash(COMMAND) (that command), Edit
+// and MultiEdit (edit_file), Write (write_file), mcp__SERVER__TOOL (the
+// server's tool), and lathe's own tool names. Read, Glob, Grep and LS
+// need no approval; what names nothing lathe has (a path pattern, a
+// wildcard elsewhere, a whole MCP server) approves nothing. Whether a
+// command may approve at all is its caller's to say (Project).
+func (c Command) Allowed() Allowance {
+	var a Allowance
+	for _, item := range c.AllowedTools {
+		item = strings.TrimSpace(item)
+		name, arg, hasArg := strings.Cut(item, "(")
+		if hasArg {
+			var ok bool
+			if arg, ok = strings.CutSuffix(arg, ")"); !ok {
+				continue
+			}
+			arg = strings.TrimSpace(arg)
+		}
+		name = strings.TrimSpace(name)
+		switch {
+		case name == "Bash" || name == "shell":
+			prefix, isPrefix := strings.CutSuffix(arg, ":*")
+			if !isPrefix {
+				prefix, isPrefix = strings.CutSuffix(arg, " *")
+			}
+			switch {
+			case !hasArg || arg == "*":
+				a.Tools = append(a.Tools, "shell")
+			case isPrefix && strings.TrimSpace(prefix) != "" && !strings.Contains(prefix, "*"):
+				a.Prefixes = append(a.Prefixes, strings.TrimSpace(prefix))
+			case arg != "" && !strings.Contains(arg, "*"):
+				a.Commands = append(a.Commands, arg)
+			}
+		case hasArg || name == "" || strings.Contains(name, "*"):
+			// a path pattern or a wildcard: lathe's approvals have none
+		case name == "Read" || name == "Glob" || name == "Grep" || name == "LS":
+		case name == "Edit" || name == "MultiEdit":
+			a.Tools = append(a.Tools, "edit_file")
+		case name == "Write":
+			a.Tools = append(a.Tools, "write_file")
+		case strings.HasPrefix(name, "mcp__"):
+			if tool := strings.TrimPrefix(name, "mcp__"); strings.Contains(tool, "__") {
+				a.Tools = append(a.Tools, tool)
+			}
+		default:
+			a.Tools = append(a.Tools, name)
+		}
+	}
+	return a
 }
 
 // Find returns the command named name.

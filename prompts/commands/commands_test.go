@@ -5,6 +5,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -101,5 +102,24 @@ func TestExpand(t *testing.T) {
 				t.Errorf("got\n%q\nwant\n%q", got, tc.want)
 			}
 		})
+	}
+}
+
+// TestAllowed: allowed-tools in Claude Code's names or lathe's, as lathe
+// approves them; what names nothing lathe can approve is left out.
+func TestAllowed(t *testing.T) {
+	got := Command{AllowedTools: []string{"Bash(git diff:*)", " Bash(git status) ", "Bash(go test *)", "Read", "Glob", "Grep", "LS",
+		"Edit", "MultiEdit", "Write", "mcp__github__create_issue", "mcp__github", "Edit(src/**)", "Bash(rm *.tmp)",
+		"Bash(:*)", "run_tests", "WebFetch(domain:x.org)", "Bash(ls"}}.Allowed()
+	want := Allowance{
+		Tools:    []string{"edit_file", "edit_file", "write_file", "github__create_issue", "run_tests"},
+		Prefixes: []string{"git diff", "go test"},
+		Commands: []string{"git status"},
+	}
+	if !slices.Equal(got.Tools, want.Tools) || !slices.Equal(got.Prefixes, want.Prefixes) || !slices.Equal(got.Commands, want.Commands) {
+		t.Errorf("Allowance = %+v, want %+v", got, want)
+	}
+	if a := (Command{AllowedTools: []string{"Bash"}}).Allowed(); !slices.Equal(a.Tools, []string{"shell"}) {
+		t.Errorf("Bash = %+v, want the whole shell tool", a)
 	}
 }

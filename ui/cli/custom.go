@@ -29,6 +29,9 @@ func (c *sessionCommand) customCommand(prompt string, loaded *config.Loaded) (or
 	if !ok {
 		return orchestrator.Prompt{Text: prompt}, nil
 	}
+	if note := cmd.AllowanceNote(); note != "" {
+		f.warn(note)
+	}
 	if cmd.Model != "" && f.Flags.Model == "" {
 		loaded.Model = cmd.Model
 	}
