@@ -4,6 +4,7 @@ import (
 	"slices"
 	"testing"
 
+	"lathe/orchestrator/hooks"
 	"lathe/orchestrator/provider/ollama/ollamatest"
 	"lathe/tools"
 )
@@ -72,5 +73,31 @@ func TestPromptAllowanceCommands(t *testing.T) {
 	}
 	if got := e.log.all(); !slices.Equal(got, []string{"run:start:git diff main", "run:end:git diff main", "run:start:git status", "run:end:git status"}) {
 		t.Errorf("ran %q", got)
+	}
+}
+
+// TestPromptAllowanceYieldsToHooks: a PreToolUse hook that asks puts the
+// question whatever the prompt allows; one that denies wins.
+func TestPromptAllowanceYieldsToHooks(t *testing.T) {
+	for _, tc := range []struct {
+		decision string
+		asked    bool
+	}{{"ask", true}, {"deny", false}} {
+		t.Run(tc.decision, func(t *testing.T) {
+			user := &asker{}
+			e := newEnv(t, nil, withApprover(Rules{Next: user}), withHooks(t, hooks.Hook{Event: hooks.PreToolUse,
+				Command: `echo '{"hookSpecificOutput":{"permissionDecision":"` + tc.decision + `"}}'`}))
+			e.srv.Script(ollamatest.Reply{ToolCalls: []ollamatest.ToolCall{call("write", `{"path":"a"}`)}}, ollamatest.Reply{Content: "ok"})
+			p := Prompt{Text: "/mine", Allow: Allowance{Tools: []string{"write"}}}
+			if _, err := e.session.RunPrompt(t.Context(), p, func(Event) {}); err != nil {
+				t.Fatal(err)
+			}
+			if asked := len(user.asked) > 0; asked != tc.asked {
+				t.Errorf("asked %v, want %v", asked, tc.asked)
+			}
+			if ran := e.log.all(); len(ran) > 0 {
+				t.Errorf("ran %q", ran)
+			}
+		})
 	}
 }
