@@ -5,9 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"slices"
 	"strings"
-	"sync"
 
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
@@ -101,7 +99,7 @@ func (d *approvalDialog) cancel() {
 // the call's card, a sandbox lifted told.
 func (m *model) approvalAnswered(d *approvalDialog) {
 	if d.grant {
-		m.approver.grant(d.ask.req)
+		m.approver.grants.Grant(d.ask.req)
 	}
 	d.answer()
 	if dec := d.decision; !dec.Allow && dec.Reason != "" && m.run != nil {
@@ -262,10 +260,8 @@ func (d *approvalDialog) footer() []string {
 // command the sandbox blocked something of the last time it ran is asked
 // about, grant or not: the user may lift the sandbox for it.
 type dialogApprover struct {
-	b        *bridge
-	mu       sync.Mutex
-	tools    []string
-	commands []string // exact commands
+	b      *bridge
+	grants orchestrator.Grants
 }
 
 var (
@@ -275,11 +271,7 @@ var (
 
 // Approve implements orchestrator.Approver.
 func (a *dialogApprover) Approve(ctx context.Context, req orchestrator.ApprovalRequest) (orchestrator.Decision, error) {
-	a.mu.Lock()
-	granted := orchestrator.Rules{Tools: slices.Clone(a.tools)}
-	exact := req.Kind == tools.KindExec && slices.Contains(a.commands, req.Subject)
-	a.mu.Unlock()
-	if d, _ := granted.Approve(ctx, req); len(req.Blocked) == 0 && !req.Ask && (d.Allow || exact) {
+	if a.grants.Cover(ctx, req) {
 		return orchestrator.Decision{Allow: true}, nil
 	}
 	ask := approvalAsk{req: req, reply: make(chan orchestrator.Decision, 1)}
@@ -316,52 +308,4 @@ func askUser[T any](ctx context.Context, b *bridge, question any, reply <-chan T
 	case <-ctx.Done():
 		return zero, ctx.Err()
 	}
-}
-
-// grant allows what the request asked for the rest of the session: that
-// exact command, or the whole tool that writes.
-func (a *dialogApprover) grant(req orchestrator.ApprovalRequest) {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	if req.Kind == tools.KindExec {
-		if !slices.Contains(a.commands, req.Subject) {
-			a.commands = append(a.commands, req.Subject)
-		}
-		return
-	}
-	if !slices.Contains(a.tools, req.Tool) {
-		a.tools = append(a.tools, req.Tool)
-	}
-}
-
-// grants lists what the session allows without asking, tools first.
-func (a *dialogApprover) grants() (toolNames, commands []string) {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	return slices.Clone(a.tools), slices.Clone(a.commands)
-}
-
-// revoke takes back the grant numbered n (from 1, in the order grants
-// lists them); false when there is none.
-func (a *dialogApprover) revoke(n int) bool {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	switch {
-	case n >= 1 && n <= len(a.tools):
-		a.tools = slices.Delete(a.tools, n-1, n)
-	case n > len(a.tools) && n <= len(a.tools)+len(a.commands):
-		i := n - len(a.tools) - 1
-		a.commands = slices.Delete(a.commands, i, i+1)
-	default:
-		return false
-	}
-	return true
-}
-
-// clear takes back every grant: a new or resumed session starts with
-// none.
-func (a *dialogApprover) clear() {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	a.tools, a.commands = nil, nil
 }

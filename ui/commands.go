@@ -186,7 +186,7 @@ func (m *model) cmdTools(string) tea.Cmd {
 // toolNote says what becomes of the calls of a tool offered: whether they
 // ask first, or what allows them without asking.
 func (m *model) toolNote(t tools.Tool) string {
-	granted, commands := m.approver.grants()
+	granted, commands := m.approver.grants.List()
 	switch a := m.opts.Engine.Config.Approval; {
 	case !t.Kind().NeedsApproval() && t.Kind() == tools.KindRead:
 		return "runs without asking"
@@ -212,14 +212,14 @@ func (m *model) cmdQuit(string) tea.Cmd { return m.quit() }
 func (m *model) cmdPermissions(arg string) tea.Cmd {
 	if rest, ok := strings.CutPrefix(arg, "revoke"); ok {
 		n, err := strconv.Atoi(strings.TrimSpace(rest))
-		if err != nil || !m.approver.revoke(n) {
+		if err != nil || !m.approver.grants.Revoke(n) {
 			m.notice(noticeWarn, "", "no permission "+strings.TrimSpace(rest)+": /permissions lists them")
 			return nil
 		}
 		m.notice(noticeInfo, "", fmt.Sprintf("Permission %d revoked: it asks again.", n))
 		return nil
 	}
-	toolNames, commands := m.approver.grants()
+	toolNames, commands := m.approver.grants.List()
 	var b strings.Builder
 	n := 0
 	for _, t := range toolNames {

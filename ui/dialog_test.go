@@ -165,7 +165,7 @@ func TestBlockedCommandIsAskedAgain(t *testing.T) {
 	m, _ := testModel(t)
 	m.opts.Engine.Config.Approval.All = true
 	req := orchestrator.ApprovalRequest{Tool: "shell", Kind: tools.KindExec, Subject: "npm install", Sandboxed: true}
-	m.approver.grant(req)
+	m.approver.grants.Grant(req)
 	done, cancel := context.WithCancel(t.Context())
 	cancel() // asking would block: a cancelled ctx makes it fail at once
 	if d, err := m.approvals().Approve(done, req); err != nil || !d.Allow {

@@ -161,8 +161,8 @@ func TestSessionsPicker(t *testing.T) {
 		t.Fatal("enter did not load the session")
 	}
 	grant := func() {
-		m.approver.grant(orchestrator.ApprovalRequest{Tool: "edit_file", Kind: tools.KindWrite, Subject: "a.go"})
-		m.approver.grant(orchestrator.ApprovalRequest{Tool: "shell", Kind: tools.KindExec, Subject: "go test ./..."})
+		m.approver.grants.Grant(orchestrator.ApprovalRequest{Tool: "edit_file", Kind: tools.KindWrite, Subject: "a.go"})
+		m.approver.grants.Grant(orchestrator.ApprovalRequest{Tool: "shell", Kind: tools.KindExec, Subject: "go test ./..."})
 	}
 	grant()
 	_, prepareCmd := m.Update(load())
@@ -170,7 +170,7 @@ func TestSessionsPicker(t *testing.T) {
 		t.Errorf("after choosing: session %s, model %q", m.session.Snapshot().ID, m.opts.Engine.Config.Model)
 	}
 	// What was allowed for the session left is not allowed in the other.
-	if toolNames, commands := m.approver.grants(); len(toolNames)+len(commands) != 0 {
+	if toolNames, commands := m.approver.grants.List(); len(toolNames)+len(commands) != 0 {
 		t.Errorf("the resumed session keeps the grants %q %q", toolNames, commands)
 	}
 	grant()
@@ -189,7 +189,7 @@ func TestSessionsPicker(t *testing.T) {
 		!strings.Contains(statusOf(m), "already in this session") {
 		t.Errorf("choosing the current session: cmd %v, picker open %v, status %q\n%s", cmd != nil, m.panel != nil, statusOf(m), screen(m))
 	}
-	if toolNames, commands := m.approver.grants(); len(toolNames) != 1 || len(commands) != 1 {
+	if toolNames, commands := m.approver.grants.List(); len(toolNames) != 1 || len(commands) != 1 {
 		t.Errorf("staying in the session lost its grants: %q %q", toolNames, commands)
 	}
 }
@@ -259,8 +259,8 @@ func TestToolsListsWhatIsOffered(t *testing.T) {
 		Dir: "/home/dev/proj", NoColor: true, Width: 100, Height: 40,
 	})
 	prepare(m)
-	m.approver.grant(orchestrator.ApprovalRequest{Tool: "write_file", Kind: tools.KindWrite})
-	m.approver.grant(orchestrator.ApprovalRequest{Tool: "shell", Kind: tools.KindExec, Subject: "go test ./..."})
+	m.approver.grants.Grant(orchestrator.ApprovalRequest{Tool: "write_file", Kind: tools.KindWrite})
+	m.approver.grants.Grant(orchestrator.ApprovalRequest{Tool: "shell", Kind: tools.KindExec, Subject: "go test ./..."})
 	m.input.set("/tools")
 	press(m, "enter")
 	s := strings.Join(strings.Fields(screen(m)), " ")

@@ -104,8 +104,8 @@ func (m *model) sessionLoaded(msg sessionLoadedMsg) tea.Cmd {
 	if msg.saved.Model != "" {
 		m.opts.Engine.Config.Model = msg.saved.Model
 	}
-	m.opts.Engine.Mode = nil // the session goes on in its own mode
-	m.approver.clear()       // what was allowed for the session left was for that one
+	m.opts.Engine.Mode = nil  // the session goes on in its own mode
+	m.approver.grants.Clear() // what was allowed for the session left was for that one
 	m.forgetMCPGrants()
 	old, ctx := m.session, m.ctx
 	m.session = m.newSession()
@@ -146,7 +146,7 @@ func (m *model) reset(msg resetMsg) tea.Cmd {
 		m.setStatusNote(msg.err.Error())
 		return m.next()
 	}
-	m.approver.clear() // what was allowed for the session was for that one
+	m.approver.grants.Clear() // what was allowed for the session was for that one
 	m.forgetMCPGrants()
 	m.syncMode()
 	m.mode.item = -1

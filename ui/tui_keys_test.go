@@ -623,8 +623,8 @@ func TestPasteGoesOnlyToAVisibleInput(t *testing.T) {
 // asking, revokes one, and /new starts with none (M3).
 func TestPermissions(t *testing.T) {
 	m, _ := testModel(t)
-	m.approver.grant(orchestrator.ApprovalRequest{Tool: "edit_file", Kind: tools.KindWrite, Subject: "a.go"})
-	m.approver.grant(orchestrator.ApprovalRequest{Tool: "shell", Kind: tools.KindExec, Subject: "go test ./..."})
+	m.approver.grants.Grant(orchestrator.ApprovalRequest{Tool: "edit_file", Kind: tools.KindWrite, Subject: "a.go"})
+	m.approver.grants.Grant(orchestrator.ApprovalRequest{Tool: "shell", Kind: tools.KindExec, Subject: "go test ./..."})
 	m.input.set("/permissions")
 	press(m, "enter")
 	if s := screen(m); !strings.Contains(s, "1. edit_file: every call (but writes into .git)") || !strings.Contains(s, "2. shell: go test ./...") {
@@ -632,12 +632,12 @@ func TestPermissions(t *testing.T) {
 	}
 	m.input.set("/permissions revoke 2")
 	press(m, "enter")
-	if _, cmds := m.approver.grants(); len(cmds) != 0 || !strings.Contains(screen(m), "Permission 2 revoked") {
+	if _, cmds := m.approver.grants.List(); len(cmds) != 0 || !strings.Contains(screen(m), "Permission 2 revoked") {
 		t.Errorf("revoke: commands %q\n%s", cmds, screen(m))
 	}
 	m.input.set("/new")
 	do(m, "enter")
-	if toolNames, _ := m.approver.grants(); len(toolNames) != 0 {
+	if toolNames, _ := m.approver.grants.List(); len(toolNames) != 0 {
 		t.Errorf("a new session keeps the grants %q", toolNames)
 	}
 }

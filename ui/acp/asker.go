@@ -2,7 +2,6 @@ package acp
 
 import (
 	"context"
-	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -23,10 +22,10 @@ import (
 type asker struct {
 	s *acpSession
 
-	mu       sync.Mutex
-	stream   *stream  // the run under way's
-	tools    []string // granted for the session: tools that write
-	commands []string // and exact commands
+	grants orchestrator.Grants // for the session
+
+	mu     sync.Mutex
+	stream *stream // the run under way's
 }
 
 var (
@@ -54,14 +53,12 @@ func (a *asker) use(st *stream) {
 // a grant answers for the user, but not for a call the sandbox blocked
 // something of last time, nor one a hook wants the user to decide.
 func (a *asker) Approve(ctx context.Context, req orchestrator.ApprovalRequest) (orchestrator.Decision, error) {
-	a.mu.Lock()
-	granted := orchestrator.Rules{Tools: slices.Clone(a.tools)}
-	exact := req.Kind == tools.KindExec && slices.Contains(a.commands, req.Subject)
-	st := a.stream
-	a.mu.Unlock()
-	if d, _ := granted.Approve(ctx, req); len(req.Blocked) == 0 && !req.Ask && (d.Allow || exact) {
+	if a.grants.Cover(ctx, req) {
 		return orchestrator.Decision{Allow: true}, nil
 	}
+	a.mu.Lock()
+	st := a.stream
+	a.mu.Unlock()
 	call := sdk.ToolCallUpdate{Title: sdk.Ptr(title(req.Tool, req.Kind, req.Subject)),
 		Kind: sdk.Ptr(toolKind(req.Kind, req.Call)), Status: sdk.Ptr(sdk.ToolCallStatusPending)}
 	if st != nil {
@@ -92,7 +89,7 @@ func (a *asker) Approve(ctx context.Context, req orchestrator.ApprovalRequest) (
 	case optAllow:
 		return orchestrator.Decision{Allow: true}, nil
 	case optSession:
-		a.grant(req)
+		a.grants.Grant(req)
 		return orchestrator.Decision{Allow: true}, nil
 	case optUnconfined:
 		return orchestrator.Decision{Allow: true, Escalation: tools.Escalation{Unconfined: true}}, nil
@@ -127,22 +124,6 @@ func grantName(req orchestrator.ApprovalRequest) string {
 		return "this command"
 	}
 	return req.Tool
-}
-
-// grant allows what req asked for the rest of the session: that exact
-// command, or the whole tool.
-func (a *asker) grant(req orchestrator.ApprovalRequest) {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	if req.Kind == tools.KindExec {
-		if !slices.Contains(a.commands, req.Subject) {
-			a.commands = append(a.commands, req.Subject)
-		}
-		return
-	}
-	if !slices.Contains(a.tools, req.Tool) {
-		a.tools = append(a.tools, req.Tool)
-	}
 }
 
 // Review implements mode.Reviewer: plan mode's plan, carried out or
