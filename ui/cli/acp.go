@@ -50,17 +50,9 @@ func (c *acpCommand) check(fs *pflag.FlagSet) error {
 	case fs.Changed("base-url") && flags.BaseURL == "":
 		return usagef("--base-url needs a URL, such as http://127.0.0.1:8080/v1")
 	}
-	if err := checkSandbox(fs, flags.Sandbox); err != nil {
-		return err
-	}
-	if fs.Changed("mode") {
-		m, err := mode.Parse(c.modeName)
-		if err != nil {
-			return usagef("--mode: %v", err)
-		}
-		c.mode = m
-	}
-	return nil
+	m, err := checkSessionFlags(fs, flags.Sandbox, c.modeName)
+	c.mode = m
+	return err
 }
 
 // run serves the editor until it closes stdin. Nothing but the protocol

@@ -102,16 +102,11 @@ func (c *sessionCommand) check(fs *pflag.FlagSet) error {
 	case c.demo && (c.resume.cont || fs.Changed("resume")):
 		return usagef("--demo keeps no session to continue: leave out --continue and --resume")
 	}
-	if err := checkSandbox(fs, flags.Sandbox); err != nil {
+	m, err := checkSessionFlags(fs, flags.Sandbox, c.modeName)
+	if err != nil {
 		return err
 	}
-	if fs.Changed("mode") {
-		m, err := mode.Parse(c.modeName)
-		if err != nil {
-			return usagef("--mode: %v", err)
-		}
-		c.mode = m
-	}
+	c.mode = m
 	if _, err := print.ParseFormat(c.format); err != nil {
 		return usageError{err.Error()}
 	}
@@ -128,6 +123,22 @@ func checkTrajectoryDir(path string) error {
 		return usagef("--trajectory %s: no such directory %s", path, filepath.Dir(path))
 	}
 	return nil
+}
+
+// checkSessionFlags checks --sandbox and --mode, which a session's
+// commands share, and returns the mode --mode names (nil without it).
+func checkSessionFlags(fs *pflag.FlagSet, sandbox, modeName string) (mode.Mode, error) {
+	if err := checkSandbox(fs, sandbox); err != nil {
+		return nil, err
+	}
+	if !fs.Changed("mode") {
+		return nil, nil
+	}
+	m, err := mode.Parse(modeName)
+	if err != nil {
+		return nil, usagef("--mode: %v", err)
+	}
+	return m, nil
 }
 
 // checkSandbox checks --sandbox.
