@@ -2,7 +2,9 @@
 // does not trust (a cloned project's config, its AGENTS.md): through an
 // os.Root, so that a symlink cannot lead outside the directory; without
 // blocking on a FIFO or a device; regular files only; at most a limit, so
-// that a link to /dev/zero or a file of gigabytes costs nothing.
+// that a link to /dev/zero or a file of gigabytes costs nothing. The
+// files lathe keeps of its own (trust, tokens, trajectories) are written
+// whole, through Replace, so that a reader never sees half of one.
 package safefile
 
 import (
@@ -11,6 +13,7 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"path/filepath"
 	"syscall"
 )
 
@@ -55,7 +58,7 @@ func read(f *os.File, name string, limit int64) ([]byte, error) {
 		return nil, err
 	}
 	if !fi.Mode().IsRegular() {
-		return nil, &fs.PathError{Op: "read", Path: name, Err: fmt.Errorf("not a regular file (%s)", kind(fi.Mode()))}
+		return nil, &fs.PathError{Op: "read", Path: name, Err: fmt.Errorf("not a regular file (%s)", Kind(fi.Mode()))}
 	}
 	data, err := io.ReadAll(io.LimitReader(f, limit+1))
 	if err != nil {
@@ -67,7 +70,9 @@ func read(f *os.File, name string, limit int64) ([]byte, error) {
 	return data, nil
 }
 
-func kind(m fs.FileMode) string {
+// Kind names what a file that is not a regular one is, for a message:
+// "a directory", "a FIFO", "a device", "a socket".
+func Kind(m fs.FileMode) string {
 	switch {
 	case m.IsDir():
 		return "a directory"
@@ -79,4 +84,23 @@ func kind(m fs.FileMode) string {
 		return "a socket"
 	}
 	return m.Type().String()
+}
+
+// Replace writes data to path whole: into a file of mode 0600 beside it,
+// renamed over path once written, so that a reader sees the old content
+// or the new, never a part. The directory must exist.
+func Replace(path string, data []byte) error {
+	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+"-*")
+	if err != nil {
+		return err
+	}
+	defer os.Remove(tmp.Name()) // gone once renamed
+	if _, err := tmp.Write(data); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Close(); err != nil {
+		return err
+	}
+	return os.Rename(tmp.Name(), path)
 }

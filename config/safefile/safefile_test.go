@@ -60,3 +60,41 @@ func TestRead(t *testing.T) {
 		t.Errorf("a large file: %v, want ErrTooLarge", err)
 	}
 }
+
+// TestReplace: the file is replaced whole, private, through a link left
+// in its place no file is written, and nothing else is left in the
+// directory.
+func TestReplace(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "trust.json")
+	if err := os.WriteFile(path, []byte("old content, longer than the new\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := Replace(path, []byte("new\n")); err != nil {
+		t.Fatal(err)
+	}
+	b, _ := os.ReadFile(path)
+	fi, _ := os.Stat(path)
+	if string(b) != "new\n" || fi.Mode().Perm() != 0o600 {
+		t.Errorf("%q, mode %v; want the new content alone, 0600", b, fi.Mode())
+	}
+	outside := filepath.Join(t.TempDir(), "target")
+	os.WriteFile(outside, []byte("keep\n"), 0o644)
+	link := filepath.Join(dir, "link.json")
+	if err := os.Symlink(outside, link); err != nil {
+		t.Fatal(err)
+	}
+	if err := Replace(link, []byte("x\n")); err != nil {
+		t.Fatal(err)
+	}
+	if b, _ := os.ReadFile(outside); string(b) != "keep\n" {
+		t.Errorf("written through the link: %q", b)
+	}
+	entries, _ := os.ReadDir(dir)
+	if len(entries) != 2 {
+		t.Errorf("left in the directory: %v", entries)
+	}
+	if err := Replace(filepath.Join(dir, "missing", "f"), nil); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("in a missing directory: %v", err)
+	}
+}

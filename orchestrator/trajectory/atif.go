@@ -13,8 +13,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"os"
-	"path/filepath"
+	"lathe/config/safefile"
 )
 
 // Version is the ATIF version lathe writes: the newest whose every model
@@ -119,19 +118,7 @@ func WriteFile(path string, t *Trajectory) error {
 	if err != nil {
 		return err
 	}
-	tmp, err := os.CreateTemp(filepath.Dir(path), ".trajectory-*")
-	if err != nil {
-		return err
-	}
-	_, err = tmp.Write(b)
-	if cerr := tmp.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(tmp.Name(), path)
-	}
-	if err != nil {
-		os.Remove(tmp.Name())
+	if err := safefile.Replace(path, b); err != nil {
 		return fmt.Errorf("write trajectory %s: %w", path, err)
 	}
 	return nil

@@ -15,13 +15,13 @@ import (
 	"image/jpeg"
 	"image/png"
 	"io"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"syscall"
 
 	_ "golang.org/x/image/webp"
 
+	"lathe/config/safefile"
 	"lathe/orchestrator/provider"
 	"lathe/prompts/human"
 )
@@ -103,7 +103,7 @@ func readFrom(ctx context.Context, r io.Reader, path string, lim Limits, b *Budg
 				return provider.Image{}, &Error{Path: path, Kind: ErrFormat, Msg: "a directory, not an image"}
 			}
 			if !fi.Mode().IsRegular() {
-				return provider.Image{}, &Error{Path: path, Kind: ErrFormat, Msg: fmt.Sprintf("not a regular file (%s)", fileKind(fi.Mode()))}
+				return provider.Image{}, &Error{Path: path, Kind: ErrFormat, Msg: fmt.Sprintf("not a regular file (%s)", safefile.Kind(fi.Mode()))}
 			}
 			if fi.Size() > lim.MaxBytes {
 				return provider.Image{}, tooLarge(path, fi.Size(), lim)
@@ -118,18 +118,6 @@ func readFrom(ctx context.Context, r io.Reader, path string, lim Limits, b *Budg
 		return provider.Image{}, tooLarge(path, int64(len(data)), lim)
 	}
 	return decode(ctx, path, data, lim, b)
-}
-
-func fileKind(m fs.FileMode) string {
-	switch {
-	case m&fs.ModeNamedPipe != 0:
-		return "a FIFO"
-	case m&fs.ModeDevice != 0:
-		return "a device"
-	case m&fs.ModeSocket != 0:
-		return "a socket"
-	}
-	return m.Type().String()
 }
 
 func tooLarge(path string, size int64, lim Limits) error {

@@ -107,19 +107,7 @@ func (s Store) Save(name string, r *Record) error {
 	if err := os.MkdirAll(s.Dir, 0o700); err != nil {
 		return err
 	}
-	tmp, err := os.CreateTemp(s.Dir, "."+name+"-*") // 0600
-	if err != nil {
-		return err
-	}
-	defer os.Remove(tmp.Name())
-	if _, err := tmp.Write(append(b, '\n')); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		return err
-	}
-	return os.Rename(tmp.Name(), s.path(name))
+	return safefile.Replace(s.path(name), append(b, '\n')) // 0600
 }
 
 // Delete removes the server name's record, reporting whether there was one.
