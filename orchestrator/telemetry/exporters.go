@@ -2,14 +2,14 @@ package telemetry
 
 import (
 	"context"
+	"crypto/tls"
+	"crypto/x509"
+	"errors"
 	"fmt"
+	"os"
 	"sync"
 	"time"
 
-	"go.opentelemetry.io/otel/exporters/otlp/otlpmetric/otlpmetricgrpc"
-	"go.opentelemetry.io/otel/exporters/otlp/otlpmetric/otlpmetrichttp"
-	"go.opentelemetry.io/otel/exporters/otlp/otlptrace/otlptracegrpc"
-	"go.opentelemetry.io/otel/exporters/otlp/otlptrace/otlptracehttp"
 	"go.opentelemetry.io/otel/exporters/stdout/stdoutmetric"
 	"go.opentelemetry.io/otel/exporters/stdout/stdouttrace"
 	sdkmetric "go.opentelemetry.io/otel/sdk/metric"
@@ -18,6 +18,7 @@ import (
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 
 	"lathe/config"
+	"lathe/orchestrator/telemetry/otlp"
 )
 
 // exportTimeout bounds one export: a collector that does not answer
@@ -35,12 +36,11 @@ func (t *Telemetry) tracerProvider(ctx context.Context, res *resource.Resource) 
 		switch {
 		case name == config.ExporterConsole:
 			exp, err = stdouttrace.New(stdouttrace.WithWriter(t.o.Console))
-		case sig.protocol == config.ProtocolGRPC:
-			exp, err = otlptracegrpc.New(ctx, otlptracegrpc.WithEndpointURL(sig.url), otlptracegrpc.WithHeaders(sig.headers),
-				otlptracegrpc.WithTimeout(exportTimeout), otlptracegrpc.WithRetry(otlptracegrpc.RetryConfig{Enabled: false}))
 		default:
-			exp, err = otlptracehttp.New(ctx, otlptracehttp.WithEndpointURL(sig.url), otlptracehttp.WithHeaders(sig.headers),
-				otlptracehttp.WithTimeout(exportTimeout), otlptracehttp.WithRetry(otlptracehttp.RetryConfig{Enabled: false}))
+			var c otlp.Config
+			if c, err = t.otlpConfig(sig); err == nil {
+				exp, err = otlp.NewSpanExporter(c)
+			}
 		}
 		if err != nil {
 			return nil, fmt.Errorf("telemetry: %s exporter of traces: %w", name, err)
@@ -65,12 +65,12 @@ func (t *Telemetry) meterProvider(ctx context.Context, res *resource.Resource) (
 		switch {
 		case name == config.ExporterConsole:
 			exp, err = stdoutmetric.New(stdoutmetric.WithWriter(t.o.Console))
-		case sig.protocol == config.ProtocolGRPC:
-			exp, err = otlpmetricgrpc.New(ctx, otlpmetricgrpc.WithEndpointURL(sig.url), otlpmetricgrpc.WithHeaders(sig.headers),
-				otlpmetricgrpc.WithTimeout(exportTimeout), otlpmetricgrpc.WithRetry(otlpmetricgrpc.RetryConfig{Enabled: false}))
 		default:
-			exp, err = otlpmetrichttp.New(ctx, otlpmetrichttp.WithEndpointURL(sig.url), otlpmetrichttp.WithHeaders(sig.headers),
-				otlpmetrichttp.WithTimeout(exportTimeout), otlpmetrichttp.WithRetry(otlpmetrichttp.RetryConfig{Enabled: false}))
+			var c otlp.Config
+			if c, err = t.otlpConfig(sig); err == nil {
+				c.Temporality, c.Aggregation = temporality(sig.temporality), aggregation(sig.histograms)
+				exp, err = otlp.NewMetricExporter(c)
+			}
 		}
 		if err != nil {
 			return nil, fmt.Errorf("telemetry: %s exporter of metrics: %w", name, err)
@@ -85,6 +85,61 @@ func (t *Telemetry) meterProvider(ctx context.Context, res *resource.Resource) (
 	return sdkmetric.NewMeterProvider(opts...), nil
 }
 
+// otlpConfig is how sig goes over OTLP: an export is not retried, and
+// takes exportTimeout at most.
+func (t *Telemetry) otlpConfig(sig signal) (otlp.Config, error) {
+	c := otlp.Config{Protocol: sig.protocol, URL: sig.url, Headers: sig.headers, Timeout: exportTimeout,
+		Gzip: sig.gzip, UserAgent: "lathe/" + t.o.Version}
+	if sig.ca == "" && sig.cert == "" {
+		return c, nil
+	}
+	c.TLS = &tls.Config{MinVersion: tls.VersionTLS12}
+	if sig.ca != "" {
+		pem, err := os.ReadFile(sig.ca)
+		if err != nil {
+			return c, fmt.Errorf("OTEL_EXPORTER_OTLP_CERTIFICATE: %w", err)
+		}
+		c.TLS.RootCAs = x509.NewCertPool()
+		if !c.TLS.RootCAs.AppendCertsFromPEM(pem) {
+			return c, fmt.Errorf("OTEL_EXPORTER_OTLP_CERTIFICATE: %s holds no PEM certificate", sig.ca)
+		}
+	}
+	if sig.cert != "" {
+		pair, err := tls.LoadX509KeyPair(sig.cert, sig.key)
+		if err != nil {
+			return c, fmt.Errorf("OTEL_EXPORTER_OTLP_CLIENT_CERTIFICATE: %w", err)
+		}
+		c.TLS.Certificates = []tls.Certificate{pair}
+	}
+	return c, nil
+}
+
+// temporality is the selector OTEL_EXPORTER_OTLP_METRICS_TEMPORALITY_PREFERENCE
+// names; nil for the default, cumulative.
+func temporality(pref string) sdkmetric.TemporalitySelector {
+	switch pref {
+	case "delta":
+		return sdkmetric.DeltaTemporalitySelector
+	case "lowmemory":
+		return sdkmetric.LowMemoryTemporalitySelector
+	}
+	return nil
+}
+
+// aggregation is the selector OTEL_EXPORTER_OTLP_METRICS_DEFAULT_HISTOGRAM_AGGREGATION
+// names; nil for the default, explicit buckets.
+func aggregation(pref string) sdkmetric.AggregationSelector {
+	if pref != "base2_exponential_bucket_histogram" {
+		return nil
+	}
+	return func(k sdkmetric.InstrumentKind) sdkmetric.Aggregation {
+		if k == sdkmetric.InstrumentKindHistogram {
+			return sdkmetric.AggregationBase2ExponentialHistogram{MaxSize: 160, MaxScale: 20}
+		}
+		return sdkmetric.DefaultAggregationSelector(k)
+	}
+}
+
 // spanExporter keeps what its exporter could not send, rather than have
 // the SDK print it.
 type spanExporter struct {
@@ -95,7 +150,11 @@ type spanExporter struct {
 
 func (e spanExporter) ExportSpans(ctx context.Context, spans []sdktrace.ReadOnlySpan) error {
 	if err := e.SpanExporter.ExportSpans(ctx, spans); err != nil {
-		e.lost.add(e.endpoint, err, len(spans), 0)
+		n := len(spans)
+		if r := (*otlp.RejectedError)(nil); errors.As(err, &r) {
+			n = int(min(r.N, int64(n)))
+		}
+		e.lost.add(e.endpoint, err, n, 0)
 	}
 	return nil
 }

@@ -31,6 +31,13 @@ type signal struct {
 	protocol  string   // http/protobuf or grpc, for otlp
 	url       string   // the endpoint, for otlp
 	headers   map[string]string
+	gzip      bool // compress what is sent
+	// ca is the file of the certificates to trust (none: the system's),
+	// cert and key the client's own, for mutual TLS.
+	ca, cert, key string
+	// temporality and histograms are the metrics' preferences, as
+	// written in the variables (empty: the defaults).
+	temporality, histograms string
 }
 
 func (s signal) has(exporter string) bool { return slices.Contains(s.exporters, exporter) }
@@ -131,6 +138,29 @@ func resolveSignal(c config.Telemetry, name, file, path string) (signal, error) 
 			return sig, err
 		}
 		maps.Copy(sig.headers, h)
+	}
+	switch c := strings.ToLower(firstOf(env["OTEL_EXPORTER_OTLP_"+name+"_COMPRESSION"], env["OTEL_EXPORTER_OTLP_COMPRESSION"])); c {
+	case "gzip":
+		sig.gzip = true
+	case "", "none":
+	default:
+		return sig, fmt.Errorf("OTEL_EXPORTER_OTLP_COMPRESSION: %q is not a compression lathe speaks: use gzip or none", c)
+	}
+	sig.ca = firstOf(env["OTEL_EXPORTER_OTLP_"+name+"_CERTIFICATE"], env["OTEL_EXPORTER_OTLP_CERTIFICATE"])
+	sig.cert = firstOf(env["OTEL_EXPORTER_OTLP_"+name+"_CLIENT_CERTIFICATE"], env["OTEL_EXPORTER_OTLP_CLIENT_CERTIFICATE"])
+	sig.key = firstOf(env["OTEL_EXPORTER_OTLP_"+name+"_CLIENT_KEY"], env["OTEL_EXPORTER_OTLP_CLIENT_KEY"])
+	if (sig.cert == "") != (sig.key == "") {
+		return sig, fmt.Errorf("OTEL_EXPORTER_OTLP_CLIENT_CERTIFICATE and OTEL_EXPORTER_OTLP_CLIENT_KEY go together: set both or neither")
+	}
+	if name == "METRICS" {
+		sig.temporality = strings.ToLower(firstOf(env["OTEL_EXPORTER_OTLP_METRICS_TEMPORALITY_PREFERENCE"]))
+		if !slices.Contains([]string{"", "cumulative", "delta", "lowmemory"}, sig.temporality) {
+			return sig, fmt.Errorf("OTEL_EXPORTER_OTLP_METRICS_TEMPORALITY_PREFERENCE: %q is not one: use cumulative, delta or lowmemory", sig.temporality)
+		}
+		sig.histograms = strings.ToLower(firstOf(env["OTEL_EXPORTER_OTLP_METRICS_DEFAULT_HISTOGRAM_AGGREGATION"]))
+		if !slices.Contains([]string{"", "explicit_bucket_histogram", "base2_exponential_bucket_histogram"}, sig.histograms) {
+			return sig, fmt.Errorf("OTEL_EXPORTER_OTLP_METRICS_DEFAULT_HISTOGRAM_AGGREGATION: %q is not one: use explicit_bucket_histogram or base2_exponential_bucket_histogram", sig.histograms)
+		}
 	}
 	return sig, nil
 }

@@ -32,6 +32,7 @@ import (
 
 	"lathe/config"
 	"lathe/orchestrator"
+	"lathe/orchestrator/telemetry/otlp"
 )
 
 // Options are what Telemetry is made with.
@@ -216,9 +217,15 @@ func cause(err error) string {
 	if errors.Is(err, context.DeadlineExceeded) {
 		return "no answer in time"
 	}
-	// The SDK's errors say where they were on the way ("traces export:
-	// rpc error: ... dial tcp ...: connect: connection refused"): the
-	// last of it is what went wrong.
+	// The collector's own refusals say it in a few words already.
+	var se *otlp.StatusError
+	var re *otlp.RejectedError
+	if errors.As(err, &se) || errors.As(err, &re) {
+		return err.Error()
+	}
+	// Other errors say where they were on the way (`Post "…": dial tcp
+	// …: lookup collector: no such host`): the last of it is what went
+	// wrong.
 	msg := strings.TrimRight(err.Error(), `"`)
 	if i := strings.LastIndex(msg, ": "); i >= 0 {
 		msg = msg[i+2:]
