@@ -16,10 +16,14 @@ import (
 )
 
 // buildLathe builds the lathe binary into a temporary directory.
-func buildLathe(b testing.TB) string {
+func buildLathe(b testing.TB, tags ...string) string {
 	b.Helper()
 	bin := filepath.Join(b.TempDir(), "lathe")
-	if out, err := exec.Command("go", "build", "-o", bin, "lathe").CombinedOutput(); err != nil {
+	args := []string{"build", "-o", bin}
+	for _, t := range tags {
+		args = append(args, "-tags", t)
+	}
+	if out, err := exec.Command("go", append(args, "lathe")...).CombinedOutput(); err != nil {
 		b.Fatalf("go build: %v\n%s", err, out)
 	}
 	return bin

@@ -30,6 +30,28 @@ func BenchmarkTelemetryStartup(b *testing.B) {
 	b.Run("oneshot-otel", func(b *testing.B) { exits(b, bin, append(env, otel...), script, "-p", "hi", "-C", home) })
 }
 
+// BenchmarkStartupTelemetryLinked measures what linking telemetry costs a
+// start with it off: "lathe --version" of the binary against the same code
+// built without it (-tags notelemetry), run in turn so that the machine's
+// drift touches both alike. linked-cpu-ms and unlinked-cpu-ms are each's
+// CPU time a run, ratio the first over the second.
+func BenchmarkStartupTelemetryLinked(b *testing.B) {
+	linked, unlinked := buildLathe(b), buildLathe(b, "notelemetry")
+	var cpu [2]time.Duration
+	for b.Loop() {
+		for i, bin := range []string{linked, unlinked} {
+			cmd := exec.Command(bin, "--version")
+			if out, err := cmd.CombinedOutput(); err != nil {
+				b.Fatalf("%v: %s", err, out)
+			}
+			cpu[i] += cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()
+		}
+	}
+	b.ReportMetric(float64(cpu[0].Microseconds())/1000/float64(b.N), "linked-cpu-ms")
+	b.ReportMetric(float64(cpu[1].Microseconds())/1000/float64(b.N), "unlinked-cpu-ms")
+	b.ReportMetric(float64(cpu[0])/float64(cpu[1]), "ratio")
+}
+
 // exits measures bin run with args and the variables env added, until it
 // exits; before each run, before is called. cpu-ms/op is the CPU time the
 // process took.
