@@ -138,13 +138,21 @@ func (d *hooksTrustDialog) View() string {
 }
 
 // hooksTrustedMsg ends /hooks trust, or the start-up question: the trust
-// was kept (or could not be).
-type hooksTrustedMsg struct{ err error }
+// was kept (or could not be); project says whether some of the hooks
+// trusted were the project's, not only the user's own.
+type hooksTrustedMsg struct {
+	err     error
+	project bool
+}
 
 // hooksTrustAnswered lets the project's hooks run, if the user said so.
 func (m *model) hooksTrustAnswered(d *hooksTrustDialog) tea.Cmd {
 	if !d.trusted {
-		m.notice(noticeInfo, "", "The project's hooks do not run; /hooks trust runs them.")
+		if d.project {
+			m.notice(noticeInfo, "", "The project's hooks do not run; /hooks trust runs them.")
+		} else {
+			m.notice(noticeInfo, "", "Your hooks that run the project's files do not run; /hooks trust runs them.")
+		}
 		return nil
 	}
 	return m.trustHooks()
@@ -154,22 +162,27 @@ func (m *model) hooksTrustAnswered(d *hooksTrustDialog) tea.Cmd {
 // trust given, for these very hooks and scripts, in the trust file.
 func (m *model) trustHooks() tea.Cmd {
 	r, keep := m.opts.Hooks, m.opts.TrustHooks
+	project := slices.ContainsFunc(r.Untrusted(), func(h hooks.Hook) bool { return h.Project })
 	return func() tea.Msg {
 		r.Trust()
 		var err error
 		if keep != nil {
 			err = keep()
 		}
-		return hooksTrustedMsg{err}
+		return hooksTrustedMsg{err, project}
 	}
 }
 
 func (m *model) hooksTrusted(msg hooksTrustedMsg) {
+	which := "The project's hooks"
+	if !msg.project {
+		which = "Your hooks that run the project's files"
+	}
 	if msg.err != nil {
-		m.notice(noticeWarn, "", "The project's hooks run now, but lathe will ask again next time: "+msg.err.Error())
+		m.notice(noticeWarn, "", which+" run now, but lathe will ask again next time: "+msg.err.Error())
 		return
 	}
-	m.notice(noticeInfo, "", "The project's hooks run from now on.")
+	m.notice(noticeInfo, "", which+" run from now on.")
 }
 
 // cmdHooks is /hooks: the hooks configured, where from, and whether the
@@ -184,7 +197,7 @@ func (m *model) cmdHooks(arg string) tea.Cmd {
 	untrusted := len(waiting) > 0
 	if arg == "trust" {
 		if !untrusted {
-			m.notice(noticeInfo, "", "No project hook waits for trust.")
+			m.notice(noticeInfo, "", "No hook waits for trust.")
 			return nil
 		}
 		return m.trustHooks()

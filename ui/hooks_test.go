@@ -113,6 +113,10 @@ func TestUserHooksTrustDialog(t *testing.T) {
 	if !kept || len(r.Untrusted()) != 0 {
 		t.Errorf("kept %v, untrusted %v", kept, r.Untrusted())
 	}
+	if s := screen(m); !strings.Contains(s, "Your hooks that run the project's files run from now on.") ||
+		strings.Contains(s, "The project's hooks") {
+		t.Errorf("the notice speaks of the project's hooks:\n%s", s)
+	}
 }
 
 func TestHooksCommand(t *testing.T) {

@@ -92,9 +92,10 @@ Flags:
       --demo               try lathe with a demo model that needs no
                            server, in a sample project
       --trust-project-hooks
-                           run the hooks the project declares
-                           (.lathe/config.toml, .claude/settings.json)
-                           for this run
+                           run the hooks that wait for trust, for this
+                           run: the project's (.lathe/config.toml,
+                           .claude/settings.json) and yours that run
+                           its files
   -h, --help               show this help
       --version            print the version
 
