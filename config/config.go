@@ -299,6 +299,7 @@ func Defaults() Config {
 		Index:       Index{Enabled: true, Background: true, MaxFile: 256 << 10, MaxChunks: 100_000},
 		MCP:         MCP{Budget: 0.1},
 		Diagnostics: Diagnostics{Wait: Duration{DefaultDiagnosticsWait}},
+		Navigation:  Navigation{Wait: Duration{DefaultNavigationWait}},
 		Skills:      Skills{Enabled: true, Budget: 0.02},
 		LogLevel:    LogWarn,
 	}

@@ -62,10 +62,18 @@ type Navigation struct {
 	// Enabled offers them where a server can start for a language the
 	// workspace holds. Off by default: their schemas cost every request.
 	Enabled bool `toml:"enabled"`
+	// Wait bounds how long a call of these tools, or of the diagnostics
+	// tool, waits for its server to start and answer.
+	Wait Duration `toml:"wait"`
 }
 
 // DefaultDiagnosticsWait is how long a change waits for diagnostics.
 const DefaultDiagnosticsWait = 3 * time.Second
+
+// DefaultNavigationWait is how long a call of the language servers'
+// tools waits for its server: a large workspace's first load takes
+// seconds.
+const DefaultNavigationWait = 15 * time.Second
 
 // BuiltinLSP are the names of the built-in language servers.
 var BuiltinLSP = []string{"gopls", "pyright", "basedpyright", "typescript", "rust-analyzer", "clangd"}
@@ -111,10 +119,13 @@ func (s LSPServer) check(name string) (key, msg string) {
 	return "", ""
 }
 
-// validateLSP checks the [lsp] and [diagnostics] tables.
+// validateLSP checks the [lsp], [diagnostics] and [navigation] tables.
 func (l *Loaded) validateLSP(file string) *Error {
 	if w := l.Diagnostics.Wait.Duration; w < 0 || w > time.Minute {
 		return &Error{File: file, Key: "diagnostics.wait", Msg: "must be between 0 (no wait) and 1m"}
+	}
+	if w := l.Navigation.Wait.Duration; w < time.Second || w > 2*time.Minute {
+		return &Error{File: file, Key: "navigation.wait", Msg: "must be between 1s and 2m"}
 	}
 	for _, name := range slices.Sorted(maps.Keys(l.LSP)) {
 		if key, msg := l.LSP[name].check(name); msg != "" {

@@ -33,6 +33,7 @@ extensions = [".mine"]
 
 [navigation]
 enabled = true
+wait = "40s"
 `
 	src := setup(t, user, project, nil)
 	dot := `{"go": {"command": "gopls", "args": ["serve"], "extensionToLanguage": {".go": "go"}},
@@ -72,6 +73,9 @@ enabled = true
 	if !l.Navigation.Enabled {
 		t.Error("a project's [navigation] enabled = true was not taken: read-only tools loosen nothing")
 	}
+	if l.Navigation.Wait.Duration != 40*time.Second {
+		t.Errorf("navigation wait %v, want the project's 40s", l.Navigation.Wait.Duration)
+	}
 }
 
 func TestLSPDefaults(t *testing.T) {
@@ -79,7 +83,8 @@ func TestLSPDefaults(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if l.Diagnostics.Wait.Duration != DefaultDiagnosticsWait || l.Diagnostics.Warnings || len(l.LSP) != 0 || l.Navigation.Enabled {
+	if l.Diagnostics.Wait.Duration != DefaultDiagnosticsWait || l.Diagnostics.Warnings || len(l.LSP) != 0 || l.Navigation.Enabled ||
+		l.Navigation.Wait.Duration != DefaultNavigationWait {
 		t.Errorf("defaults: %+v %+v %+v", l.Diagnostics, l.LSP, l.Navigation)
 	}
 }
@@ -90,6 +95,7 @@ func TestLSPErrors(t *testing.T) {
 		{"no extensions", "[lsp.zls]\ncommand = \"zls\"\n", "lsp.zls.extensions: say which files it serves"},
 		{"bad extension", "[lsp.gopls]\nextensions = [\"go\"]\n", `lsp.gopls.extensions: "go" is not an extension`},
 		{"bad wait", "[diagnostics]\nwait = \"2m\"\n", "diagnostics.wait: must be between 0 (no wait) and 1m"},
+		{"bad navigation wait", "[navigation]\nwait = \"0s\"\n", "navigation.wait: must be between 1s and 2m"},
 		{"wrong type", "[lsp.gopls]\nargs = \"serve\"\n", "lsp.gopls.args: must be a list of strings"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -42,7 +42,8 @@ func (e *Engine) wireLSP(cfg config.Config, ws *tools.Workspace, conf *tools.Con
 	e.LSPTrust = trust
 	m := lsp.New(lsp.Options{
 		Dir: ws.Dir(), Root: ws.Root(), Servers: servers, Start: start, Environ: env.Environ,
-		Wait: cfg.Diagnostics.Wait.Duration, Warnings: cfg.Diagnostics.Warnings, Log: env.Log,
+		Wait: cfg.Diagnostics.Wait.Duration, Warnings: cfg.Diagnostics.Warnings, ToolWait: cfg.Navigation.Wait.Duration,
+		Log:    env.Log,
 		Admit:  trust.Admit,
 		Notify: func(text string) { e.notify(mcp.Notice{Text: text, Failed: true}) },
 	})
