@@ -97,4 +97,15 @@ func TestReplace(t *testing.T) {
 	if err := Replace(filepath.Join(dir, "missing", "f"), nil); !errors.Is(err, fs.ErrNotExist) {
 		t.Errorf("in a missing directory: %v", err)
 	}
+	// A replacement that cannot take the name (a directory holds it)
+	// fails, and leaves no temporary file behind.
+	if err := os.Mkdir(filepath.Join(dir, "taken"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := Replace(filepath.Join(dir, "taken"), []byte("x\n")); err == nil {
+		t.Error("replaced a directory")
+	}
+	if entries, _ := os.ReadDir(dir); len(entries) != 3 {
+		t.Errorf("left in the directory after a failure: %v", entries)
+	}
 }
