@@ -321,7 +321,8 @@ func (s *Session) takePending() []Event {
 // "prompt_input_exit" when the UI is left, "other" after a one-shot run),
 // waiting at most for their time limits; what they did goes to emit, or
 // nowhere when it is nil. It may be called while an operation is still
-// under way: it only reads the session's id.
+// under way: then the hooks get the transcript as the last hook saw it,
+// and otherwise the whole conversation.
 func (s *Session) End(ctx context.Context, reason string, emit func(Event)) {
 	if !s.hooksOn(hooks.SessionEnd) {
 		return
@@ -329,14 +330,26 @@ func (s *Session) End(ctx context.Context, reason string, emit func(Event)) {
 	if emit == nil {
 		emit = func(Event) {}
 	}
+	if err := s.ops.begin(opEnding); err == nil {
+		s.writeTranscript()
+		s.ops.end()
+	}
 	s.endHooks(ctx, reason, s.Snapshot().ID, emit)
+}
+
+// writeTranscript brings the conversation's transcript up to date, for
+// the SessionEnd hooks; only an operation calls it.
+func (s *Session) writeTranscript() {
+	if t := s.opts.Transcripts; t != nil && len(s.messages) > 1 {
+		t.Write(s.id, s.opts.Dir, s.messages[1:])
+	}
 }
 
 // endHooks runs the SessionEnd hooks of the session id.
 func (s *Session) endHooks(ctx context.Context, reason, id string, emit func(Event)) {
 	in := hooks.Input{Event: hooks.SessionEnd, Reason: reason, SessionID: id}
 	in.Cwd, in.PermissionMode = s.opts.Dir, s.permissionMode()
-	in.TranscriptPath = s.opts.Transcripts.Path(id) // as the last hook saw it: a run may still be under way
+	in.TranscriptPath = s.opts.Transcripts.Path(id)
 	o := s.opts.Hooks.Run(ctx, in)
 	if o.Ran() {
 		emit(HookRan{Event: hooks.SessionEnd, Index: -1, Outcome: o})

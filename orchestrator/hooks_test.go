@@ -274,6 +274,38 @@ func TestSessionHooks(t *testing.T) {
 	}
 }
 
+// TestSessionEndHookReadsTheWholeTranscript: a SessionEnd hook, the only
+// hook, finds the conversation it ends at transcript_path, to the last
+// reply: after /new (clear) the one left, at the end the last one.
+func TestSessionEndHookReadsTheWholeTranscript(t *testing.T) {
+	dir, log := t.TempDir(), filepath.Join(t.TempDir(), "log")
+	e := newEnv(t, nil, withHooks(t, hooks.Hook{Event: hooks.SessionEnd,
+		Command: `python3 -c '
+import json, sys
+path = json.load(sys.stdin)["transcript_path"]
+lines = [json.loads(l) for l in open(path)] if path else []
+print(len(lines), lines[0]["message"]["content"] if lines else "", lines[-1]["message"]["content"][-1]["text"] if lines else "")
+' >> ` + log}), func(o *Options) { o.Transcripts = hooks.NewTranscripts(dir, nil) })
+	e.srv.Script(ollamatest.Reply{Content: "first answer"}, ollamatest.Reply{Content: "second answer"},
+		ollamatest.Reply{Content: "third answer"})
+	for _, p := range []string{"one", "two"} {
+		if _, err := e.run(t.Context(), p); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := e.session.Reset(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.run(t.Context(), "three"); err != nil { // the "clear" hooks run before it
+		t.Fatal(err)
+	}
+	e.session.End(t.Context(), "prompt_input_exit", nil)
+	b, _ := os.ReadFile(log)
+	if want := "4 one second answer\n2 three third answer\n"; string(b) != want {
+		t.Errorf("the SessionEnd hooks saw:\n%s\nwant:\n%s", b, want)
+	}
+}
+
 func TestPreCompactHook(t *testing.T) {
 	dir := t.TempDir()
 	log := filepath.Join(dir, "log")

@@ -33,6 +33,7 @@ const (
 	opUndo    = "taking back a run"
 	opContext = "measuring the context"
 	opTools   = "reloading the tools"
+	opEnding  = "ending the session"
 )
 
 // ops lets one operation run at a time and keeps the snapshot the other

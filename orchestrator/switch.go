@@ -4,6 +4,7 @@ import (
 	"context"
 	"reflect"
 
+	"lathe/orchestrator/hooks"
 	"lathe/orchestrator/mode"
 	"lathe/orchestrator/provider"
 	"lathe/orchestrator/session"
@@ -21,6 +22,9 @@ func (s *Session) Reset(ctx context.Context) error {
 	s.leave(ctx)
 	if s.model.Name != "" {
 		s.ended = s.id // its SessionEnd hooks run before the next request
+		if s.hooksOn(hooks.SessionEnd) {
+			s.writeTranscript() // the conversation they end, whole
+		}
 	}
 	s.id, s.title, s.created = newID(), "", false
 	s.win.Compaction = nil
