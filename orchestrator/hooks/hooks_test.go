@@ -10,6 +10,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"golang.org/x/sys/unix"
 )
 
 // script writes an executable script into dir and returns its path.
@@ -249,13 +251,24 @@ func TestTimeout(t *testing.T) {
 }
 
 // alive reports whether pid is a process that is not a zombie.
+// alive reports whether pid is a process that has not ended (a zombie
+// has) within a few seconds: a process killed may take a moment to die
+// on a loaded machine. It waits on a pidfd, which becomes readable when
+// the process ends.
 func alive(pid int) bool {
-	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	fd, err := unix.PidfdOpen(pid, 0)
 	if err != nil {
-		return false
+		return false // no such process
 	}
-	_, rest, _ := strings.Cut(string(b), ") ")
-	return !strings.HasPrefix(rest, "Z")
+	defer unix.Close(fd)
+	fds := []unix.PollFd{{Fd: int32(fd), Events: unix.POLLIN}}
+	for {
+		n, err := unix.Poll(fds, 5000)
+		if err == unix.EINTR {
+			continue
+		}
+		return err == nil && n == 0
+	}
 }
 
 // TestCancel: a run cancelled while a hook runs kills it at once.

@@ -7,11 +7,11 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
 
 	"github.com/rs/zerolog"
+	"golang.org/x/sys/unix"
 
 	"lathe/tools"
 	"lathe/tools/lsp/lsptest"
@@ -265,17 +265,24 @@ func TestCloseEndsTheProcessTree(t *testing.T) {
 	}
 }
 
-// alive reports whether pid is a process that has not ended (a zombie has).
+// alive reports whether pid is a process that has not ended (a zombie
+// has) within a few seconds: a process killed may take a moment to die
+// on a loaded machine. It waits on a pidfd, which becomes readable when
+// the process ends.
 func alive(pid int) bool {
-	if syscall.Kill(pid, 0) != nil {
-		return false
-	}
-	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	fd, err := unix.PidfdOpen(pid, 0)
 	if err != nil {
-		return false
+		return false // no such process
 	}
-	_, rest, _ := strings.Cut(string(b), ") ")
-	return !strings.HasPrefix(rest, "Z")
+	defer unix.Close(fd)
+	fds := []unix.PollFd{{Fd: int32(fd), Events: unix.POLLIN}}
+	for {
+		n, err := unix.Poll(fds, 5000)
+		if err == unix.EINTR {
+			continue
+		}
+		return err == nil && n == 0
+	}
 }
 
 // TestNoServerInstalled: a server whose program is nowhere is found
