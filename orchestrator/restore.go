@@ -63,8 +63,8 @@ func (s *Session) restoreFrom(ctx context.Context, saved session.Saved, atStart 
 		}
 	}
 	s.opts.Log.Debug().Str("session", s.id).Int("messages", len(msgs)).Int("mended", len(mended)).Msg("session restored")
-	return &History{ID: s.id, Title: s.title, Messages: s.history(msgs, saved.Messages, mended),
-		Compaction: saved.Compaction, Modes: saved.Modes}, nil
+	return paged(&History{ID: s.id, Title: s.title, Compaction: saved.Compaction, Modes: saved.Modes},
+		s.history(msgs, saved.Messages, mended)), nil
 }
 
 // recount takes up the server's last count of a restored conversation:

@@ -100,6 +100,9 @@ type transcript struct {
 	// from /search is shown (-1: none).
 	seqs     map[int]int
 	revealAt int
+	// shifted is told that n items were put above the others, whose
+	// indices grew by n (see replaceFirst).
+	shifted func(n int)
 }
 
 // viewKey is what decides the transcript's view.
@@ -136,6 +139,41 @@ func guess(it item, width int) int {
 		return max(e.estimate(max(width, 1)), 1)
 	}
 	return 2
+}
+
+// replaceFirst puts items in the place of the first item: a page of
+// older messages where the line that stood for them was. seqs are the
+// messages' indices among items. The window keeps showing what it showed.
+func (t *transcript) replaceFirst(items []item, seqs map[int]int) {
+	n := len(items) - 1
+	above := 0
+	heights, measured := make([]int, len(items)), make([]bool, len(items))
+	for i, it := range items {
+		heights[i] = guess(it, t.width)
+		above += heights[i]
+	}
+	above -= t.heights[0]
+	t.items = append(items, t.items[1:]...)
+	t.heights = append(heights, t.heights[1:]...)
+	t.measured = append(measured, t.measured[1:]...)
+	t.sums = make([]int, len(t.items)+1)
+	t.resum(0)
+	if !t.follow {
+		t.offset += above
+	}
+	if t.selected > 0 {
+		t.selected += n
+	}
+	for seq, i := range t.seqs {
+		t.seqs[seq] = i + n
+	}
+	for seq, i := range seqs {
+		t.seqs[seq] = i
+	}
+	t.gen++
+	if t.shifted != nil && n != 0 {
+		t.shifted(n)
+	}
 }
 
 // clear removes every item.
