@@ -18,7 +18,7 @@ func TestPagedHistory(t *testing.T) {
 			all = append(all, session.Message{Seq: len(all), Message: provider.Message{Role: role}})
 		}
 	}
-	h := paged(&History{}, all)
+	h := paged(&History{}, all, 0, nil)
 	if n := len(h.Messages); n < historyPage || n > historyPage+3 || h.Messages[0].Message.Role == "tool" {
 		t.Fatalf("the last page holds %d messages, from a %s", n, h.Messages[0].Message.Role)
 	}
@@ -40,7 +40,7 @@ func TestPagedHistory(t *testing.T) {
 	if err != nil || !slices.EqualFunc(whole, all, func(a, b session.Message) bool { return a.Seq == b.Seq }) {
 		t.Errorf("All: %d messages, %v", len(whole), err)
 	}
-	if small := paged(&History{}, all[:50]); small.Older != nil || len(small.Messages) != 50 {
+	if small := paged(&History{}, all[:50], 0, nil); small.Older != nil || len(small.Messages) != 50 {
 		t.Errorf("a history of one page: %d messages, Older set %v", len(small.Messages), small.Older != nil)
 	}
 }

@@ -108,6 +108,11 @@ type Session struct {
 	id         string
 	title      string
 	created    bool // the session is in the store
+	// stubbed is how many messages of the history, from seq 0, are
+	// stubs (see session.Saved.Stubbed): the store keeps them whole.
+	// filled says the hooks' transcript was written whole since.
+	stubbed int
+	filled  bool
 	model      provider.ModelInfo
 	messages   []provider.Message // the whole history, system prompt first
 	mode       mode.Mode
@@ -204,15 +209,22 @@ func (h *History) All(ctx context.Context) ([]session.Message, error) {
 // historyPage is how many messages a page of History holds, about.
 const historyPage = 200
 
-// paged is a history of every message, its last page in Messages and the
-// rest read from memory with Older.
-func paged(h *History, all []session.Message) *History {
-	h.Messages = all[pageStart(all, len(all), historyPage):]
-	if len(h.Messages) < len(all) {
-		h.Older = func(_ context.Context, before, n int) ([]session.Message, error) {
-			before = min(max(before, 0), len(all))
-			return all[pageStart(all, before, n):before:before], nil
+// paged is a history whose messages from seq first on are in msgs, its
+// last page in Messages; older reads the pages before first (nil when
+// first is 0).
+func paged(h *History, msgs []session.Message, first int,
+	older func(ctx context.Context, before, n int) ([]session.Message, error)) *History {
+	h.Messages = msgs[pageStart(msgs, len(msgs), historyPage):]
+	if len(h.Messages) == len(msgs) && first == 0 {
+		return h
+	}
+	h.Older = func(ctx context.Context, before, n int) ([]session.Message, error) {
+		before = min(max(before, 0), first+len(msgs))
+		if from := before - first - max(n, 1); from >= 0 || older == nil {
+			at := before - first
+			return msgs[pageStart(msgs, at, n):at:at], nil
 		}
+		return older(ctx, before, n)
 	}
 	return h
 }
