@@ -105,14 +105,14 @@ type Session struct {
 	ops ops // what is under way, and the snapshot
 
 	// The rest belongs to the operation under way.
-	id         string
-	title      string
-	created    bool // the session is in the store
+	id      string
+	title   string
+	created bool // the session is in the store
 	// stubbed is how many messages of the history, from seq 0, are
 	// stubs (see session.Saved.Stubbed): the store keeps them whole.
 	// filled says the hooks' transcript was written whole since.
-	stubbed int
-	filled  bool
+	stubbed    int
+	filled     bool
 	model      provider.ModelInfo
 	messages   []provider.Message // the whole history, system prompt first
 	mode       mode.Mode
