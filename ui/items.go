@@ -85,7 +85,8 @@ func (a *answerItem) shed(st *theme) {
 		return
 	}
 	a.cut = a.md.CodeCut()
-	a.pending, a.md, a.renderer = a.md.Text(), nil, st.renderer()
+	// A copy: the document's text is a builder's, with room to grow.
+	a.pending, a.md, a.renderer = strings.Clone(a.md.Text()), nil, st.renderer()
 }
 
 // toggle folds its long code lines into rows, or cuts them again.
