@@ -118,9 +118,9 @@ type Saved struct {
 	Compaction *Compaction // the latest; nil when there was none
 	// Stubbed is how many messages, from seq 0, are stubs: read to
 	// resume, they keep what a session needs of the messages its
-	// requests no longer send (those before the compaction's seq): their
-	// role, a prompt's text, the name and id of a reply's calls and of a
-	// result's. The store keeps them whole (see Pager).
+	// requests no longer send (those before the compaction's seq): a
+	// prompt's role and text; the other messages are blank, their role
+	// unknown. The store keeps them whole.
 	Stubbed int
 	Modes   []ModeRecord
 	LastRun *RunSummary

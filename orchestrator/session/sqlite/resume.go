@@ -3,7 +3,6 @@ package sqlite
 import (
 	"context"
 	"database/sql"
-	"encoding/json"
 	"fmt"
 
 	"lathe/orchestrator/provider"
@@ -74,51 +73,30 @@ func loadRange(ctx context.Context, tx *sql.Tx, id string, from, to int) ([]sess
 	return scanMessages(ctx, tx, rows)
 }
 
-// loadStubs reads the messages before seq before as stubs, by seq, up to
-// the first one missing: the history stops at a gap (see session.Mend).
-func loadStubs(ctx context.Context, tx *sql.Tx, id string, before int) ([]session.Message, error) {
-	rows, err := tx.QueryContext(ctx, `SELECT seq, role, CASE WHEN role = 'user' THEN content ELSE '' END,
-		tool_calls, tool_name, tool_call_id, cut FROM messages
-		WHERE session_id = ? AND seq < ? ORDER BY seq`, id, before)
+// loadStubs reads the n messages before seq n as stubs: the prompts with
+// their text, the other messages blank (their role unknown), which is
+// all a resume needs of them (see session.Saved.Stubbed). Only the
+// prompts are read (prompts_by_session): a resume costs the messages
+// it sends, not the session's length.
+func loadStubs(ctx context.Context, tx *sql.Tx, id string, n int) ([]session.Message, error) {
+	rows, err := tx.QueryContext(ctx, `SELECT seq, content FROM messages INDEXED BY prompts_by_session
+		WHERE session_id = ? AND seq < ? AND role = 'user' ORDER BY seq`, id, n)
 	if err != nil {
 		return nil, err
 	}
 	defer rows.Close()
-	var msgs []session.Message
+	msgs := make([]session.Message, n)
+	for i := range msgs {
+		msgs[i].Seq = i
+	}
 	for rows.Next() {
-		var (
-			m     session.Message
-			msg   = &m.Message
-			calls sql.Null[string]
-			role  string
-		)
-		if err := rows.Scan(&m.Seq, &role, &msg.Content, &calls, &msg.ToolName, &msg.ToolCallID, &m.Cut); err != nil {
+		var seq int
+		var content string
+		if err := rows.Scan(&seq, &content); err != nil {
 			return nil, err
 		}
-		if m.Seq != len(msgs) {
-			break
-		}
-		msg.Role = intern(role)
-		if calls.Valid {
-			var stored []storedCall
-			if err := json.Unmarshal([]byte(calls.V), &stored); err != nil {
-				return nil, fmt.Errorf("decode tool calls of message %d: %w", m.Seq, err)
-			}
-			for _, c := range stored {
-				msg.ToolCalls = append(msg.ToolCalls, provider.ToolCall{ID: c.ID, Index: c.Function.Index, Name: c.Function.Name})
-			}
-		}
-		msgs = append(msgs, m)
+		msgs[seq].Message = provider.Message{Role: "user", Content: content}
 	}
 	return msgs, rows.Err()
 }
 
-// intern is a role as one string for all the messages that have it.
-func intern(role string) string {
-	for _, r := range []string{"user", "assistant", "tool", "system"} {
-		if role == r {
-			return r
-		}
-	}
-	return role
-}
