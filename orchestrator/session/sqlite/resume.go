@@ -99,4 +99,3 @@ func loadStubs(ctx context.Context, tx *sql.Tx, id string, n int) ([]session.Mes
 	}
 	return msgs, rows.Err()
 }
-
