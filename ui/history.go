@@ -30,7 +30,7 @@ func (m *model) showHistory(h *orchestrator.History) {
 			from = pageFrom(msgs, min(from, at-msgs[0].Seq))
 		}
 		if from > 0 || msgs[0].Seq > 0 && h.Older != nil {
-			m.older = &olderPages{h: h, first: msgs[from].Seq, rest: msgs[:from]}
+			m.older = &olderPages{h: h, first: msgs[from].Seq, rest: msgs[:from], reveal: -1}
 			m.transcript.add(&olderItem{})
 		}
 	}
@@ -55,6 +55,10 @@ func (m *model) showHistory(h *orchestrator.History) {
 	m.transcript.scrollToBottom()
 	if at := m.transcript.revealAt; at >= 0 {
 		m.transcript.revealAt = -1
+		if p := m.older; p != nil && at < p.first {
+			p.reveal = at // read with the pages above it (see pageIn)
+			return
+		}
 		m.transcript.settle() // the heights above the message, measured
 		if !m.transcript.revealSeq(at) {
 			m.setStatusNote("the message found is no longer in the conversation")

@@ -21,6 +21,7 @@ type olderPages struct {
 	first   int               // the seq of the oldest message shown
 	rest    []session.Message // the messages of h.Messages before first
 	loading bool
+	reveal  int // the message to show once read (a message /search found); -1 for none
 }
 
 // olderItem is the transcript's first line while older messages of a
@@ -54,19 +55,23 @@ type olderMsg struct {
 // stands for it is in view; nil when there is none, or it is being read.
 func (m *model) pageIn() tea.Cmd {
 	p := m.older
-	if p == nil || p.loading || !m.olderShown() || m.transcript.top() >= m.transcript.sums[1] {
+	if p == nil || p.loading || !m.olderShown() || p.reveal < 0 && m.transcript.top() >= m.transcript.sums[1] {
 		return nil
 	}
 	p.loading = true
 	m.transcript.items[0].(*olderItem).loading = true
 	m.transcript.changed(0)
-	if n := len(p.rest); n > 0 {
-		page := p.rest[pageFrom(p.rest, n-shownAtResume):]
+	n := shownAtResume
+	if p.reveal >= 0 {
+		n = max(n, p.first-p.reveal+shownAtResume/2) // down to the message to show, and some before it
+	}
+	if len(p.rest) > 0 {
+		page := p.rest[pageFrom(p.rest, len(p.rest)-n):]
 		return send(olderMsg{p: p, msgs: page})
 	}
 	ctx, older, first := m.ctx, p.h.Older, p.first
 	return func() tea.Msg {
-		msgs, err := older(ctx, first, shownAtResume)
+		msgs, err := older(ctx, first, n)
 		return olderMsg{p: p, msgs: msgs, err: err}
 	}
 }
@@ -106,6 +111,7 @@ func (m *model) showOlder(msg olderMsg) {
 		if msg.err != nil {
 			m.setStatusNote("cannot read the older messages: " + msg.err.Error())
 		}
+		p.reveal = -1
 		return
 	}
 	if n := len(p.rest); n > 0 && p.rest[n-1].Seq == p.first-1 {
@@ -124,6 +130,13 @@ func (m *model) showOlder(msg olderMsg) {
 		}
 	}
 	m.transcript.replaceFirst(items, seqs)
+	if at := p.reveal; at >= 0 && at >= p.first {
+		p.reveal = -1
+		m.transcript.settle() // the heights above the message, measured
+		if !m.transcript.revealSeq(at) {
+			m.setStatusNote("the message found is no longer in the conversation")
+		}
+	}
 }
 
 // shiftIndices moves the transcript indices the model keeps by n, after

@@ -101,3 +101,22 @@ func TestResumeShowsOlderPagesOnScroll(t *testing.T) {
 		t.Errorf("the mode records or the compaction's mark are missing")
 	}
 }
+
+// TestResumeRevealsAnOlderMessage: a message /search found, older than
+// the last messages a resume shows, is read with the pages above them and
+// shown at the top of the window.
+func TestResumeRevealsAnOlderMessage(t *testing.T) {
+	reads := 0
+	m, _ := testModel(t)
+	m.Update(tea.WindowSizeMsg{Width: 100, Height: 30})
+	m.transcript.revealAt = 808 // "step 202: ..."
+	_, cmd := m.Update(preparedMsg{Prepared: orchestrator.Prepared{Model: m.conn.info, History: pagedHistory(history(5000), 200, &reads)}})
+	drain(m, cmd)
+	lines := strings.Split(screen(m), "\n")
+	if reads == 0 || !strings.Contains(lines[0], "step 202: look at the parser") {
+		t.Errorf("the message found is not at the top (%d pages read):\n%s", reads, strings.Join(lines, "\n"))
+	}
+	if m.status.note != "" {
+		t.Errorf("status: %q", m.status.note)
+	}
+}
