@@ -52,6 +52,7 @@ func (m *model) showHistory(h *orchestrator.History) {
 		title = session.ShortID(h.ID)
 	}
 	m.notice(noticeInfo, "", fmt.Sprintf("Resumed %q: %s.", title, human.Plural(h.Len(), "message")))
+	m.transcript.liveFrom = len(m.transcript.items) // none streams: all may shed their documents
 	m.transcript.scrollToBottom()
 	if at := m.transcript.revealAt; at >= 0 {
 		m.transcript.revealAt = -1
