@@ -174,9 +174,13 @@ func (t *transcript) replaceFirst(items []item, seqs map[int]int) {
 	t.heights = append(heights, t.heights[1:]...)
 	t.measured = append(measured, t.measured[1:]...)
 	t.cached = append(make([]bool, len(items)), t.cached[1:]...)
-	for k, i := range t.drawn {
-		t.drawn[k] = i + n
+	drawn := t.drawn[:0]
+	for _, i := range t.drawn {
+		if i > 0 { // the first item is gone
+			drawn = append(drawn, i+n)
+		}
 	}
+	t.drawn = drawn
 	if t.liveFrom > 0 {
 		t.liveFrom += n
 	}
