@@ -67,7 +67,7 @@ func (s *Session) hooksOn(event string) bool {
 func (s *Session) runHooks(ctx context.Context, in hooks.Input, turn, index int, emit func(Event)) hooks.Outcome {
 	in.SessionID, in.Cwd, in.PermissionMode = s.id, s.opts.Dir, s.permissionMode()
 	if t := s.opts.Transcripts; t != nil && len(s.messages) > 0 { // none before the system prompt (SessionStart)
-		in.TranscriptPath = t.Write(s.id, s.opts.Dir, s.messages[1:])
+		in.TranscriptPath = t.Write(s.id, s.opts.Dir, s.wholeHistory(ctx))
 	}
 	o := s.opts.Hooks.Run(ctx, in)
 	if !o.Ran() {
@@ -405,4 +405,26 @@ func (r *run) stoppedByHook() bool {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	return r.hookStopped
+}
+
+// wholeHistory is the history, system prompt left out, for the hooks'
+// transcript: the first time after a resume that read messages as stubs,
+// with those read whole from the store (the transcript only appends
+// after that, from its last message).
+func (s *Session) wholeHistory(ctx context.Context) []provider.Message {
+	msgs := s.messages[1:]
+	pager, ok := s.opts.Recorder.(Pager)
+	if s.stubbed == 0 || s.filled || !ok {
+		return msgs
+	}
+	old, err := pager.Messages(ctx, s.id, 0, s.stubbed)
+	if err != nil || len(old) != s.stubbed {
+		return msgs
+	}
+	whole := make([]provider.Message, 0, len(msgs))
+	for _, m := range old {
+		whole = append(whole, m.Message)
+	}
+	s.filled = true
+	return append(whole, msgs[s.stubbed:]...)
 }

@@ -9,6 +9,7 @@ import (
 	"lathe/orchestrator/provider"
 	"lathe/orchestrator/session"
 	"lathe/prompts"
+	"lathe/tools"
 )
 
 // restore continues a saved session, claimed first (one process at a time
@@ -39,6 +40,7 @@ func (s *Session) restoreFrom(ctx context.Context, saved session.Saved, atStart 
 	}
 	s.id, s.title, s.created = saved.ID, saved.Title, true
 	s.messages = append([]provider.Message{{Role: "system", Content: system}}, msgs...)
+	s.stubbed, s.filled = min(saved.Stubbed, len(msgs)), false
 	s.win.Compaction = saved.Compaction
 	s.recount(saved)
 	changed := len(saved.Modes) == 0 // a session saved before modes were: build mode, recorded now
@@ -63,8 +65,9 @@ func (s *Session) restoreFrom(ctx context.Context, saved session.Saved, atStart 
 		}
 	}
 	s.opts.Log.Debug().Str("session", s.id).Int("messages", len(msgs)).Int("mended", len(mended)).Msg("session restored")
-	return &History{ID: s.id, Title: s.title, Messages: s.history(msgs, saved.Messages, mended),
-		Compaction: saved.Compaction, Modes: saved.Modes}, nil
+	whole := s.history(msgs[s.stubbed:], s.stubbed, saved.Messages, mended)
+	h := &History{ID: s.id, Title: s.title, Compaction: saved.Compaction, Modes: saved.Modes}
+	return paged(h, whole, s.stubbed, s.olderPages()), nil
 }
 
 // recount takes up the server's last count of a restored conversation:
@@ -94,10 +97,19 @@ func (s *Session) recount(saved session.Saved) {
 // history pairs the restored messages with what was kept of each tool
 // result (saved, or mended), working out the subject of a call whose
 // result never said it.
-func (s *Session) history(msgs []provider.Message, saved, mended []session.Message) []session.Message {
+func (s *Session) history(msgs []provider.Message, first int, saved, mended []session.Message) []session.Message {
+	return historyOf(s.every, msgs, first, saved, mended)
+}
+
+// historyOf is history with the tools of every mode, every, to work out
+// subjects: the messages of msgs, from seq first on.
+func historyOf(every *tools.Registry, msgs []provider.Message, first int, saved, mended []session.Message) []session.Message {
 	meta, cut := map[int]*session.ToolMeta{}, map[int]bool{}
 	for _, list := range [][]session.Message{saved, mended} {
 		for _, m := range list {
+			if m.Seq < first {
+				continue
+			}
 			if m.Tool != nil {
 				meta[m.Seq] = m.Tool
 			}
@@ -107,18 +119,19 @@ func (s *Session) history(msgs []provider.Message, saved, mended []session.Messa
 	out := make([]session.Message, len(msgs))
 	var calls []provider.ToolCall // the calls of the last reply, by result
 	for i, m := range msgs {
-		out[i] = session.Message{Seq: i, Message: m}
+		seq := first + i
+		out[i] = session.Message{Seq: seq, Message: m}
 		switch {
 		case m.Role == "assistant":
 			calls = m.ToolCalls
-			out[i].Cut = cut[i]
+			out[i].Cut = cut[seq]
 		case m.Role == "tool":
-			t := meta[i]
+			t := meta[seq]
 			if t == nil {
 				t = &session.ToolMeta{Outcome: string(OutcomeInterrupted), Summary: "interrupted"}
 			}
 			if t.Subject == "" && len(calls) > 0 {
-				t.Subject = s.subjectOf(calls[0])
+				t.Subject = subjectOf(every, calls[0])
 			}
 			if len(calls) > 0 {
 				calls = calls[1:]
@@ -131,8 +144,8 @@ func (s *Session) history(msgs []provider.Message, saved, mended []session.Messa
 
 // subjectOf is a call's key argument, worked out by its tool; empty when
 // the call does not validate.
-func (s *Session) subjectOf(c provider.ToolCall) string {
-	tool, ok := s.every.Lookup(c.Name)
+func subjectOf(every *tools.Registry, c provider.ToolCall) string {
+	tool, ok := every.Lookup(c.Name)
 	if !ok {
 		return ""
 	}
@@ -159,4 +172,47 @@ func (s *Session) restoreMode(recs []session.ModeRecord) error {
 	s.enter(m)
 	s.modeRec = rec
 	return nil
+}
+
+// ResumeLoader loads a session to resume with the messages its requests
+// no longer send read as stubs (see session.Saved.Stubbed). Package
+// session/sqlite implements it.
+type ResumeLoader interface {
+	LoadResume(ctx context.Context, sessionID string) (session.Saved, error)
+}
+
+// Pager reads a saved session's messages whole: those a resume read as
+// stubs (see session.Saved.Stubbed). Package session/sqlite implements it.
+type Pager interface {
+	// Messages returns the messages from seq from up to seq to (excluded).
+	Messages(ctx context.Context, sessionID string, from, to int) ([]session.Message, error)
+}
+
+// olderPages reads the pages of the history before the messages it holds
+// whole from the store; nil when it holds them all.
+func (s *Session) olderPages() func(ctx context.Context, before, n int) ([]session.Message, error) {
+	pager, ok := s.opts.Recorder.(Pager)
+	if s.stubbed == 0 || !ok {
+		return nil
+	}
+	id, every := s.id, s.every
+	return func(ctx context.Context, before, n int) ([]session.Message, error) {
+		from := max(0, before-max(n, 1))
+		var page []session.Message
+		for {
+			var err error
+			if page, err = pager.Messages(ctx, id, from, before); err != nil {
+				return nil, err
+			}
+			if from == 0 || len(page) > 0 && page[0].Seq == from && page[0].Message.Role != "tool" {
+				break
+			}
+			from = max(0, from-16) // back to the reply whose results start the page
+		}
+		msgs := make([]provider.Message, len(page))
+		for i, m := range page {
+			msgs[i] = m.Message
+		}
+		return historyOf(every, msgs, from, page, nil), nil
+	}
 }

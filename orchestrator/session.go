@@ -105,9 +105,14 @@ type Session struct {
 	ops ops // what is under way, and the snapshot
 
 	// The rest belongs to the operation under way.
-	id         string
-	title      string
-	created    bool // the session is in the store
+	id      string
+	title   string
+	created bool // the session is in the store
+	// stubbed is how many messages of the history, from seq 0, are
+	// stubs (see session.Saved.Stubbed): the store keeps them whole.
+	// filled says the hooks' transcript was written whole since.
+	stubbed    int
+	filled     bool
 	model      provider.ModelInfo
 	messages   []provider.Message // the whole history, system prompt first
 	mode       mode.Mode
@@ -161,14 +166,77 @@ type Prepared struct {
 	Withheld []string
 }
 
-// History is a resumed session's history as a UI shows it.
+// History is a resumed session's history as a UI shows it: its newest
+// messages, and the older ones a page at a time, as the user scrolls back
+// to them, so that showing a session costs its last screen, not its length.
 type History struct {
 	ID, Title string
-	// Messages are the history as the model sees it (seq from 0), mended
-	// where the process died; every tool result has its ToolMeta.
-	Messages   []session.Message
+	// Messages are the newest messages of the history as the model sees
+	// it, in seq order, mended where the process died; every tool result
+	// has its ToolMeta. Older reads the messages before them.
+	Messages []session.Message
+	// Older reads the page of at most about n messages before seq before,
+	// ending there: it starts where a round starts (never on a call's
+	// result, whose call it would leave out), so it may hold a few more.
+	// Nil when Messages hold the whole history.
+	Older      func(ctx context.Context, before, n int) ([]session.Message, error)
 	Compaction *session.Compaction
 	Modes      []session.ModeRecord // in seq order
+}
+
+// Len is how many messages the history has, the pages not read included.
+func (h *History) Len() int {
+	if len(h.Messages) == 0 {
+		return 0
+	}
+	return h.Messages[len(h.Messages)-1].Seq + 1
+}
+
+// All reads the whole history, in seq order: for a client that is told
+// every message at once.
+func (h *History) All(ctx context.Context) ([]session.Message, error) {
+	if h.Older == nil || len(h.Messages) == 0 || h.Messages[0].Seq == 0 {
+		return h.Messages, nil
+	}
+	first := h.Messages[0].Seq
+	older, err := h.Older(ctx, first, first)
+	if err != nil {
+		return nil, err
+	}
+	return append(older[:len(older):len(older)], h.Messages...), nil
+}
+
+// historyPage is how many messages a page of History holds, about.
+const historyPage = 200
+
+// paged is a history whose messages from seq first on are in msgs, its
+// last page in Messages; older reads the pages before first (nil when
+// first is 0).
+func paged(h *History, msgs []session.Message, first int,
+	older func(ctx context.Context, before, n int) ([]session.Message, error)) *History {
+	h.Messages = msgs[pageStart(msgs, len(msgs), historyPage):]
+	if len(h.Messages) == len(msgs) && first == 0 {
+		return h
+	}
+	h.Older = func(ctx context.Context, before, n int) ([]session.Message, error) {
+		before = min(max(before, 0), first+len(msgs))
+		if from := before - first - max(n, 1); from >= 0 || older == nil {
+			at := before - first
+			return msgs[pageStart(msgs, at, n):at:at], nil
+		}
+		return older(ctx, before, n)
+	}
+	return h
+}
+
+// pageStart is where the page of about n messages ending before before
+// starts in msgs (indexed by seq): moved back to the call of a result.
+func pageStart(msgs []session.Message, before, n int) int {
+	from := max(0, before-max(n, 1))
+	for from > 0 && msgs[from].Message.Role == "tool" {
+		from--
+	}
+	return from
 }
 
 // Prepare chooses the model, checks that it can call tools, and fixes the

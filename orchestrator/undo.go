@@ -135,7 +135,11 @@ func (s *Session) PlanRewind(ctx context.Context, to int64) (checkpoint.Plan, er
 
 // reload takes the conversation up again from the store.
 func (s *Session) reload(ctx context.Context) (*History, error) {
-	saved, err := s.opts.Recorder.Load(ctx, s.id)
+	load := s.opts.Recorder.Load
+	if r, ok := s.opts.Recorder.(ResumeLoader); ok {
+		load = r.LoadResume
+	}
+	saved, err := load(ctx, s.id)
 	if err != nil {
 		return nil, err
 	}

@@ -49,6 +49,7 @@ func (m *model) beginRun(text string) context.Context {
 	ctx, cancel := context.WithCancel(m.ctx)
 	m.run = newRunState(m.transcript, &m.st, m.now, m.conn.info.Name, cancel)
 	m.run.promptAt = len(m.transcript.items) - 1
+	m.transcript.liveFrom = m.run.promptAt
 	m.run.spin = spinnerStep(m.frames.count, m.frames.interval)
 	return ctx
 }

@@ -16,23 +16,77 @@ import (
 // showHistory fills the transcript with a restored session: prompts,
 // answers, folded thinking and tool cards, as they were shown when they
 // happened, and a mark where older messages were summarized for the model.
+// Only its last messages are shown at first, below a line that stands for
+// the others: they are read a page at a time as the user scrolls up to
+// them (see pageIn), so that a resume costs its last screen.
 func (m *model) showHistory(h *orchestrator.History) {
 	m.transcript.clear()
+	m.older = nil
 	msgs := h.Messages
+	from := 0
+	if len(msgs) > 0 {
+		from = pageFrom(msgs, len(msgs)-shownAtResume)
+		if at := m.transcript.revealAt; at >= 0 && at >= msgs[0].Seq {
+			from = pageFrom(msgs, min(from, at-msgs[0].Seq))
+		}
+		if from > 0 || msgs[0].Seq > 0 && h.Older != nil {
+			m.older = &olderPages{h: h, first: msgs[from].Seq, rest: msgs[:from], reveal: -1}
+			m.transcript.add(&olderItem{})
+		}
+	}
+	if from < len(msgs) {
+		items, seqs := m.pageItems(h, msgs[from:], true)
+		for seq, i := range seqs {
+			seqs[seq] = i + len(m.transcript.items)
+		}
+		for _, it := range items {
+			m.transcript.add(it)
+		}
+		m.transcript.seqs = seqs
+	} else {
+		m.transcript.seqs = map[int]int{}
+		m.mode.shown, m.mode.item = modeBefore(h.Modes, h.Len()), -1
+	}
+	title := h.Title
+	if title == "" {
+		title = session.ShortID(h.ID)
+	}
+	m.notice(noticeInfo, "", fmt.Sprintf("Resumed %q: %s.", title, human.Plural(h.Len(), "message")))
+	m.transcript.liveFrom = len(m.transcript.items) // none streams: all may shed their documents
+	m.transcript.scrollToBottom()
+	if at := m.transcript.revealAt; at >= 0 {
+		m.transcript.revealAt = -1
+		if p := m.older; p != nil && at < p.first {
+			p.reveal = at // read with the pages above it (see pageIn)
+			return
+		}
+		m.transcript.settle() // the heights above the message, measured
+		if !m.transcript.revealSeq(at) {
+			m.setStatusNote("the message found is no longer in the conversation")
+		}
+	}
+}
+
+// showMessages adds msgs, a page of the history h, to the transcript,
+// with the mode records among them; the records after the last message
+// too, up to seq end (all of them for -1, on the newest page).
+func (m *model) showMessages(h *orchestrator.History, msgs []session.Message, end int) {
 	compactedAt := -1
 	if h.Compaction != nil {
 		compactedAt = h.Compaction.Seq
 	}
 	modes := h.Modes
+	for len(modes) > 0 && modes[0].Seq < msgs[0].Seq {
+		modes = modes[1:] // shown with the page before
+	}
 	every := mode.Every(m.opts.Engine.Tools)
-	m.mode.shown, m.mode.item = "build", -1
-	m.transcript.seqs = map[int]int{}
 	for i := 0; i < len(msgs); i++ {
-		m.transcript.seqs[msgs[i].Seq] = len(m.transcript.items)
-		if i == compactedAt {
+		seq := msgs[i].Seq
+		m.transcript.seqs[seq] = len(m.transcript.items)
+		if seq == compactedAt {
 			m.notice(noticeInfo, "", "↑ Summarized for the model from here up; the messages are kept.")
 		}
-		for len(modes) > 0 && modes[0].Seq <= i {
+		for len(modes) > 0 && modes[0].Seq <= seq {
 			m.showMode(modes[0])
 			modes = modes[1:]
 		}
@@ -51,20 +105,10 @@ func (m *model) showHistory(h *orchestrator.History) {
 		}
 	}
 	for _, rec := range modes {
-		m.showMode(rec) // a switch after the last message
-	}
-	title := h.Title
-	if title == "" {
-		title = session.ShortID(h.ID)
-	}
-	m.notice(noticeInfo, "", fmt.Sprintf("Resumed %q: %s.", title, human.Plural(len(msgs), "message")))
-	m.transcript.scrollToBottom()
-	if at := m.transcript.revealAt; at >= 0 {
-		m.transcript.revealAt = -1
-		m.transcript.settle() // the heights above the message, measured
-		if !m.transcript.revealSeq(at) {
-			m.setStatusNote("the message found is no longer in the conversation")
+		if end >= 0 && rec.Seq >= end {
+			break
 		}
+		m.showMode(rec) // a switch after the last message
 	}
 }
 

@@ -53,6 +53,7 @@ type answerItem struct {
 	pending  string             // a restored answer's text, until doc
 	renderer *markdown.Renderer // for pending
 	expanded bool               // its code lines are folded, not cut
+	cut      bool               // a line of its code was cut when its document was shed
 	r        render
 }
 
@@ -62,6 +63,7 @@ func (a *answerItem) doc() *markdown.Doc {
 		a.md = markdown.NewDoc(a.renderer)
 		a.md.Append(a.pending)
 		a.md.Finish()
+		a.md.FoldCode(a.expanded)
 		a.pending = ""
 	}
 	return a.md
@@ -69,7 +71,23 @@ func (a *answerItem) doc() *markdown.Doc {
 
 // folds reports whether the answer can be expanded: a line of its code is
 // cut at the width it was last shown at, or folded.
-func (a *answerItem) folds() bool { return a.md != nil && a.md.CodeCut() }
+func (a *answerItem) folds() bool {
+	if a.md == nil {
+		return a.cut
+	}
+	return a.md.CodeCut()
+}
+
+// shed drops the document, its text kept to make it again; whether its
+// code was cut is kept for folds.
+func (a *answerItem) shed(st *theme) {
+	if a.md == nil {
+		return
+	}
+	a.cut = a.md.CodeCut()
+	// A copy: the document's text is a builder's, with room to grow.
+	a.pending, a.md, a.renderer = strings.Clone(a.md.Text()), nil, st.renderer()
+}
 
 // toggle folds its long code lines into rows, or cuts them again.
 func (a *answerItem) toggle() {

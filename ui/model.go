@@ -127,7 +127,8 @@ type model struct {
 	work    work           // what is under way besides a request, and the prompts queued
 	machine machine        // the model loaded in the background, a window that fits, the speed
 	mode    modeState
-	index   indexState // the background indexing, and the gate it waits on
+	older   *olderPages // what is left to show of a resumed session; nil for none
+	index   indexState  // the background indexing, and the gate it waits on
 	title   sessionTitle
 	frames  frames
 	facts   int // how many facts are remembered here, for the welcome
@@ -157,6 +158,7 @@ func newModel(ctx context.Context, opts Options) *model {
 		opts.MCP.SetAsker(m.mcpAsk)
 	}
 	m.transcript = newTranscript(&m.st, m.keys)
+	m.transcript.shifted = m.shiftIndices
 	m.input = newInput(&m.st, m.keys)
 	if opts.Intro != "" {
 		m.notice(noticeInfo, "", opts.Intro)

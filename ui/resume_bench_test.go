@@ -1,7 +1,9 @@
 package ui
 
 import (
+	"context"
 	"fmt"
+	"os"
 	"runtime"
 	"slices"
 	"strings"
@@ -9,10 +11,14 @@ import (
 	"time"
 
 	tea "charm.land/bubbletea/v2"
+	"github.com/rs/zerolog"
 
+	"lathe/config"
 	"lathe/orchestrator"
 	"lathe/orchestrator/provider"
 	"lathe/orchestrator/session"
+	"lathe/orchestrator/session/sqlite"
+	"lathe/tools"
 	"lathe/ui/markdown/mdgen"
 )
 
@@ -59,7 +65,7 @@ func BenchmarkResume(b *testing.B) {
 	}
 	fresh /= freshRuns
 	for _, n := range []int{200, 1000, 5000, 100_000} {
-		h := history(n)
+		h := pagedHistory(history(n), 200, new(int)) // as a resume gives it
 		b.Run(fmt.Sprint(n), func(b *testing.B) {
 			var shown time.Duration
 			var slowest []time.Duration // each scroll's slowest frame
@@ -93,11 +99,14 @@ func BenchmarkResume(b *testing.B) {
 }
 
 // BenchmarkResumeMemory reports the live heap (after a collection) of the
-// TUI's model once it shows a resumed history of 100,000 messages, the
-// history included (a resume holds it), against a new session's.
+// TUI's model once it shows a resumed history of 100,000 messages as a
+// resume gives it (its last 200 messages, the others read from the
+// store when scrolled back to: the store's copy, made before, is not
+// counted), against a new session's.
 func BenchmarkResumeMemory(b *testing.B) {
 	const n = 100_000
 	var fresh, resumed uint64
+	store := history(n)
 	for b.Loop() {
 		base := liveHeap()
 		m, _ := testModel(b)
@@ -109,7 +118,7 @@ func BenchmarkResumeMemory(b *testing.B) {
 		base = liveHeap()
 		m, _ = testModel(b)
 		m.Update(tea.WindowSizeMsg{Width: 100, Height: 30})
-		m.Update(preparedMsg{Prepared: orchestrator.Prepared{Model: m.conn.info, History: history(n)}})
+		m.Update(preparedMsg{Prepared: orchestrator.Prepared{Model: m.conn.info, History: pagedHistory(store, 200, new(int))}})
 		m.View()
 		resumed = liveHeap() - base
 		runtime.KeepAlive(m)
@@ -117,4 +126,94 @@ func BenchmarkResumeMemory(b *testing.B) {
 	b.ReportMetric(float64(fresh)/(1<<20), "MiB-new-session")
 	b.ReportMetric(float64(resumed)/(1<<20), "MiB-resumed")
 	b.ReportMetric(float64(resumed)/float64(fresh), "x-new-session")
+}
+
+// BenchmarkResumeAtScale resumes the long session of a database filled by
+// scripts/gensessions (with -compact, as lathe would have compacted a
+// session that long) at the path LATHE_SESSIONS_SCALE names, as the TUI
+// does: the session read from the store, restored by the engine, shown;
+// skipped without it. It reports the time to the first frame and the live
+// heap then (after a collection), the engine's included, against a new
+// session's; whole reads the session whole, as resumes did before stubs.
+//
+//	go run ./scripts/gensessions -messages 100000 -long 100000 -sessions 1 -compact 2000 /tmp/long.db
+//	LATHE_SESSIONS_SCALE=/tmp/long.db go test -run X -bench ResumeAtScale -benchtime 5x ./ui/
+func BenchmarkResumeAtScale(b *testing.B) {
+	path := os.Getenv("LATHE_SESSIONS_SCALE")
+	if path == "" {
+		b.Skip("LATHE_SESSIONS_SCALE names no database filled by scripts/gensessions")
+	}
+	db, err := sqlite.Open(b.Context(), path, sqlite.Options{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer db.Close()
+	const long = "0000000000000000"
+	open := func(b *testing.B, load func(context.Context, string) (session.Saved, error)) (time.Duration, uint64) {
+		base := liveHeap()
+		start := time.Now()
+		m := scaleModel(b, db)
+		if load != nil {
+			saved, err := load(b.Context(), long)
+			if err != nil {
+				b.Fatal(err)
+			}
+			if err := m.session.ResumeFrom(saved); err != nil {
+				b.Fatal(err)
+			}
+		}
+		prepare(m)
+		m.View()
+		took := time.Since(start)
+		if load != nil && !strings.Contains(screen(m), "Resumed") {
+			b.Fatalf("not resumed:\n%s", screen(m))
+		}
+		heap := liveHeap() - base
+		if err := db.Release(b.Context(), long); err != nil {
+			b.Fatal(err)
+		}
+		runtime.KeepAlive(m)
+		return took, heap
+	}
+	for _, c := range []struct {
+		name string
+		load func(context.Context, string) (session.Saved, error)
+	}{{"stubs", db.LoadResume}, {"whole", db.Load}} {
+		b.Run(c.name, func(b *testing.B) {
+			var fresh, resumed time.Duration
+			var freshHeap, resumedHeap uint64
+			for b.Loop() {
+				t, h := open(b, nil)
+				fresh, freshHeap = fresh+t, freshHeap+h
+				t, h = open(b, c.load)
+				resumed, resumedHeap = resumed+t, resumedHeap+h
+			}
+			n := float64(b.N)
+			b.ReportMetric(float64(fresh.Microseconds())/1000/n, "ms-new-session")
+			b.ReportMetric(float64(resumed.Microseconds())/1000/n, "ms-resumed")
+			b.ReportMetric(float64(resumed)/float64(fresh), "x-new-session")
+			b.ReportMetric(float64(freshHeap)/(1<<20)/n, "MiB-new-session")
+			b.ReportMetric(float64(resumedHeap)/(1<<20)/n, "MiB-resumed")
+			b.ReportMetric(float64(resumedHeap)/float64(freshHeap), "x-heap")
+		})
+	}
+}
+
+// scaleModel is testModel's model at 100×30 with its sessions kept in db.
+func scaleModel(b *testing.B, db *sqlite.DB) *model {
+	ws, err := tools.OpenWorkspace(b.TempDir())
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { ws.Close() })
+	cfg := config.Defaults()
+	cfg.Model = "qwen3:8b"
+	m := newModel(b.Context(), Options{
+		Engine: orchestrator.Options{Provider: stubProvider{}, Tools: tools.Default(ws, tools.Options{}), Log: zerolog.Nop(),
+			Config: cfg, Recorder: db},
+		Suggested: "qwen3:8b", Server: "http://127.0.0.1:11434",
+		Dir: "/gen/project0", Home: "/home/dev", NoColor: true, Width: 100, Height: 30,
+	})
+	m.Update(tea.WindowSizeMsg{Width: 100, Height: 30})
+	return m
 }

@@ -88,8 +88,12 @@ func (m *model) sessionChosen(msg chosenMsg[session.Summary]) tea.Cmd {
 		m.setStatusNote("already in this session")
 		return nil
 	}
+	load := st.Load
+	if r, ok := st.(orchestrator.ResumeLoader); ok {
+		load = r.LoadResume // the messages requests no longer send, as stubs
+	}
 	return func() tea.Msg {
-		saved, err := st.Load(ctx, id)
+		saved, err := load(ctx, id)
 		return sessionLoadedMsg{saved: saved, err: err}
 	}
 }

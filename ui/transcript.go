@@ -57,7 +57,16 @@ func (r *render) set(width int, lines []string) []string {
 	return lines
 }
 
-func (r *render) invalidate() { r.valid = false }
+// invalidate drops the render, and its lines with it: an item far off
+// screen holds none (see shed).
+func (r *render) invalidate() { r.valid, r.lines = false, nil }
+
+// shedder items hold more than their render to show, made from what they
+// keep: an answer's markdown document. shed drops it; it is made again
+// when the item is shown.
+type shedder interface {
+	shed(st *theme)
+}
 
 // changed re-renders item i after its content changed.
 func (t *transcript) changed(i int) {
@@ -100,6 +109,15 @@ type transcript struct {
 	// from /search is shown (-1: none).
 	seqs     map[int]int
 	revealAt int
+	// drawn lists the items rendered since they were last shed (see
+	// shedFar), cached them; liveFrom is the first item the run under
+	// way may stream into, whose document is never shed.
+	drawn    []int
+	cached   []bool
+	liveFrom int
+	// shifted is told that n items were put above the others, whose
+	// indices grew by n (see replaceFirst).
+	shifted func(n int)
 }
 
 // viewKey is what decides the transcript's view.
@@ -116,6 +134,7 @@ func (t *transcript) add(it item) {
 	t.items = append(t.items, it)
 	t.heights = append(t.heights, h)
 	t.measured = append(t.measured, false)
+	t.cached = append(t.cached, false)
 	t.sums = append(t.sums, t.sums[len(t.sums)-1]+h)
 }
 
@@ -126,6 +145,7 @@ func (t *transcript) addStreamed(it item) {
 	t.items = append(t.items, it)
 	t.heights = append(t.heights, 0)
 	t.measured = append(t.measured, false)
+	t.cached = append(t.cached, false)
 	t.sums = append(t.sums, t.sums[len(t.sums)-1])
 	t.measure(len(t.items) - 1)
 }
@@ -138,9 +158,56 @@ func guess(it item, width int) int {
 	return 2
 }
 
+// replaceFirst puts items in the place of the first item: a page of
+// older messages where the line that stood for them was. seqs are the
+// messages' indices among items. The window keeps showing what it showed.
+func (t *transcript) replaceFirst(items []item, seqs map[int]int) {
+	n := len(items) - 1
+	above := 0
+	heights, measured := make([]int, len(items)), make([]bool, len(items))
+	for i, it := range items {
+		heights[i] = guess(it, t.width)
+		above += heights[i]
+	}
+	above -= t.heights[0]
+	t.items = append(items, t.items[1:]...)
+	t.heights = append(heights, t.heights[1:]...)
+	t.measured = append(measured, t.measured[1:]...)
+	t.cached = append(make([]bool, len(items)), t.cached[1:]...)
+	drawn := t.drawn[:0]
+	for _, i := range t.drawn {
+		if i > 0 { // the first item is gone
+			drawn = append(drawn, i+n)
+		}
+	}
+	t.drawn = drawn
+	if t.liveFrom > 0 {
+		t.liveFrom += n
+	}
+	t.sums = make([]int, len(t.items)+1)
+	t.resum(0)
+	if !t.follow {
+		t.offset += above
+	}
+	if t.selected > 0 {
+		t.selected += n
+	}
+	for seq, i := range t.seqs {
+		t.seqs[seq] = i + n
+	}
+	for seq, i := range seqs {
+		t.seqs[seq] = i
+	}
+	t.gen++
+	if t.shifted != nil && n != 0 {
+		t.shifted(n)
+	}
+}
+
 // clear removes every item.
 func (t *transcript) clear() {
 	t.items, t.heights, t.measured, t.sums = nil, nil, nil, []int{0}
+	t.cached, t.drawn, t.liveFrom = nil, nil, 0
 	t.gen++
 	t.selected, t.offset, t.follow = -1, 0, true
 }
@@ -169,6 +236,7 @@ func (t *transcript) remeasure() {
 // measure renders item i, and updates its height and the sums after it.
 func (t *transcript) measure(i int) {
 	h := len(t.items[i].lines(t.width, t.st))
+	t.drew(i)
 	t.gen++
 	t.measured[i] = true
 	if h == t.heights[i] {
@@ -241,6 +309,7 @@ func (t *transcript) View() string {
 	i := sort.Search(len(t.items), func(i int) bool { return t.sums[i+1] > top })
 	for ; i < len(t.items) && written < t.height; i++ {
 		lines := t.items[i].lines(t.width, t.st)
+		t.drew(i)
 		start := max(0, top-t.sums[i])
 		bar := i == t.selected
 		for _, l := range lines[min(start, len(lines)):] {
@@ -263,7 +332,52 @@ func (t *transcript) View() string {
 		}
 	}
 	t.shown, t.viewed = key, b.String()
+	t.shedFar(top)
 	return t.viewed
+}
+
+// keepRendered is how many items keep their render before those far off
+// screen are shed; nearScreens is how far off screen, in screens, an item
+// keeps it.
+const (
+	keepRendered = 128
+	nearScreens  = 3
+)
+
+// drew notes that item i holds a render.
+func (t *transcript) drew(i int) {
+	if !t.cached[i] {
+		t.cached[i] = true
+		t.drawn = append(t.drawn, i)
+	}
+}
+
+// shedFar drops the renders, and the documents, of the items more than a
+// few screens away from the window at top, once more than keepRendered
+// items hold one: a long session holds the renders of what is near the
+// screen, not of every turn it showed. Their heights stay: shown again,
+// they render the same lines.
+func (t *transcript) shedFar(top int) {
+	if len(t.drawn) <= keepRendered {
+		return
+	}
+	from, to := top-nearScreens*t.height, top+(nearScreens+1)*t.height
+	kept := t.drawn[:0]
+	for _, i := range t.drawn {
+		if i >= len(t.items) {
+			continue
+		}
+		if t.sums[i+1] > from && t.sums[i] < to {
+			kept = append(kept, i)
+			continue
+		}
+		t.items[i].invalidate()
+		if s, ok := t.items[i].(shedder); ok && i < t.liveFrom {
+			s.shed(t.st)
+		}
+		t.cached[i] = false
+	}
+	t.drawn = kept
 }
 
 // Update scrolls and selects: PgUp and PgDn scroll a page, Ctrl+Home and

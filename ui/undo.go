@@ -456,6 +456,18 @@ func (m *model) markUnsent(i int) {
 	}
 }
 
+func (u *undoneItem) shed(st *theme) {
+	if s, ok := u.inner.(shedder); ok {
+		s.shed(st)
+	}
+}
+
+func (u *unsentItem) shed(st *theme) {
+	if s, ok := u.inner.(shedder); ok {
+		s.shed(st)
+	}
+}
+
 func (u *undoneItem) invalidate() {
 	u.r.invalidate()
 	u.inner.invalidate()

@@ -30,6 +30,9 @@ func (m *model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	paced := m.frames.pace.heard(m.now(), fromUser(msg))
 	cmd := m.handle(msg)
 	m.layout()
+	if page := m.pageIn(); page != nil {
+		cmd = tea.Batch(cmd, page)
+	}
 	if paced != nil {
 		cmd = tea.Batch(cmd, paced)
 	}
@@ -66,6 +69,8 @@ func (m *model) handle(msg tea.Msg) tea.Cmd {
 		return m.engine(msg)
 	case frameMsg:
 		return m.onFrame()
+	case olderMsg:
+		m.showOlder(msg)
 	case quitExpiredMsg:
 		m.quitTimeout()
 	case dialogClosedMsg:

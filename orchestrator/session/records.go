@@ -116,8 +116,14 @@ type Saved struct {
 	Updated    time.Time
 	Messages   []Message   // in seq order; a seq may be missing (a result never written)
 	Compaction *Compaction // the latest; nil when there was none
-	Modes      []ModeRecord
-	LastRun    *RunSummary
+	// Stubbed is how many messages, from seq 0, are stubs: read to
+	// resume, they keep what a session needs of the messages its
+	// requests no longer send (those before the compaction's seq): a
+	// prompt's role and text; the other messages are blank, their role
+	// unknown. The store keeps them whole.
+	Stubbed int
+	Modes   []ModeRecord
+	LastRun *RunSummary
 }
 
 // Summary is a session as a list shows it.

@@ -8,20 +8,19 @@ import "lathe/orchestrator/provider"
 // tells the model the call never finished. It returns the history and the
 // messages it added, with their seq, to be saved.
 func Mend(saved []Message, interrupted string) ([]provider.Message, []Message) {
-	bySeq := make(map[int]provider.Message, len(saved))
+	bySeq := lookup(saved)
 	last := -1
 	for _, m := range saved {
-		bySeq[m.Seq] = m.Message
 		last = max(last, m.Seq)
 	}
-	var out []provider.Message
+	out := make([]provider.Message, 0, len(saved))
 	var added []Message
 	fill := func(m provider.Message, meta *ToolMeta) {
 		added = append(added, Message{Seq: len(out), Message: m, Tool: meta})
 		out = append(out, m)
 	}
 	for seq := 0; seq <= last; seq++ {
-		m, ok := bySeq[seq]
+		m, ok := bySeq(seq)
 		if !ok {
 			// Messages are written in order but for the results of one
 			// reply's calls, which are filled in below; a gap elsewhere is
@@ -31,7 +30,7 @@ func Mend(saved []Message, interrupted string) ([]provider.Message, []Message) {
 		}
 		out = append(out, m)
 		for _, c := range m.ToolCalls {
-			if next, ok := bySeq[seq+1]; ok && next.Role == "tool" {
+			if next, ok := bySeq(seq + 1); ok && next.Role == "tool" {
 				out = append(out, next)
 				seq++
 				continue
@@ -46,4 +45,33 @@ func Mend(saved []Message, interrupted string) ([]provider.Message, []Message) {
 		added[len(added)-1].Cut = true // its process died before it came
 	}
 	return out, added
+}
+
+// lookup finds a saved message by its seq: by its index when every seq
+// is there in order (as a session is saved, but for a dead process's
+// last calls), by a map otherwise.
+func lookup(saved []Message) func(seq int) (provider.Message, bool) {
+	inOrder := true
+	for i, m := range saved {
+		if m.Seq != i {
+			inOrder = false
+			break
+		}
+	}
+	if inOrder {
+		return func(seq int) (provider.Message, bool) {
+			if seq < 0 || seq >= len(saved) {
+				return provider.Message{}, false
+			}
+			return saved[seq].Message, true
+		}
+	}
+	bySeq := make(map[int]provider.Message, len(saved))
+	for _, m := range saved {
+		bySeq[m.Seq] = m.Message
+	}
+	return func(seq int) (provider.Message, bool) {
+		m, ok := bySeq[seq]
+		return m, ok
+	}
 }

@@ -1,7 +1,7 @@
 // Command gensessions fills a session database to measure lathe's
 // sessions at scale, deterministic by seed:
 //
-//	gensessions [-messages 1000000] [-long 100000] [-sessions 1000] [-dirs 10] [-seed 1] DB
+//	gensessions [-messages 1000000] [-long 100000] [-sessions 1000] [-dirs 10] [-seed 1] [-compact 0] DB
 //
 // It writes one long session of -long messages (id 0000000000000000, in
 // /gen/project0) and spreads the rest of
@@ -11,7 +11,9 @@
 // result of 0.5–4 KB, until a final answer. The words are drawn as a
 // project's are (Zipf's law: "w0" is in nearly every message, "w4000" in
 // few), so that a search may look for common and rare ones. Every message
-// is saved as lathe saves it, one transaction each. It prints the
+// is saved as lathe saves it, one transaction each. With -compact N, the
+// long session is compacted at its last prompt N messages or more before
+// its end, as lathe would have compacted it long before. It prints the
 // messages a second and the database's size per 100 messages. DB must
 // not exist.
 package main
@@ -37,16 +39,17 @@ func main() {
 	sessions := flag.Int("sessions", 1000, "sessions, the long one included")
 	dirs := flag.Int("dirs", 10, "project directories")
 	seed := flag.Uint64("seed", 1, "the seed everything is made from")
+	compact := flag.Int("compact", 0, "compact the long session this many messages before its end (0: never)")
 	flag.Parse()
 	if flag.NArg() != 1 || *sessions < 1 || *long > *messages || *dirs < 1 {
-		fmt.Fprintln(os.Stderr, "usage: gensessions [-messages N] [-long L] [-sessions S] [-dirs D] [-seed S] DB")
+		fmt.Fprintln(os.Stderr, "usage: gensessions [-messages N] [-long L] [-sessions S] [-dirs D] [-seed S] [-compact N] DB")
 		os.Exit(2)
 	}
 	if _, err := os.Stat(flag.Arg(0)); err == nil {
 		fmt.Fprintln(os.Stderr, "gensessions:", flag.Arg(0), "exists")
 		os.Exit(1)
 	}
-	g := gen{seed: *seed, dirs: *dirs, start: time.Date(2026, 1, 1, 9, 0, 0, 0, time.UTC)}
+	g := gen{seed: *seed, dirs: *dirs, compact: *compact, start: time.Date(2026, 1, 1, 9, 0, 0, 0, time.UTC)}
 	if err := g.run(context.Background(), flag.Arg(0), *messages, *long, *sessions); err != nil {
 		fmt.Fprintln(os.Stderr, "gensessions:", err)
 		os.Exit(1)
@@ -54,11 +57,12 @@ func main() {
 }
 
 type gen struct {
-	seed  uint64
-	dirs  int
-	start time.Time
-	db    *sqlite.DB
-	saved int
+	seed    uint64
+	dirs    int
+	compact int // messages of the long session after its compaction; 0 for none
+	start   time.Time
+	db      *sqlite.DB
+	saved   int
 }
 
 // SessionID is the id of the i-th session written (0 is the long one).
@@ -131,7 +135,11 @@ func (g *gen) session(ctx context.Context, i, n int) error {
 		seq++
 		return err
 	}
+	cut := -1 // the long session's compaction point: its last prompt before the last g.compact messages
 	for seq < n {
+		if i == 0 && g.compact > 0 && seq <= n-g.compact {
+			cut = seq
+		}
 		if err := add(provider.Message{Role: "user", Content: w.text(100 + r.IntN(300))}, nil); err != nil {
 			return err
 		}
@@ -152,6 +160,10 @@ func (g *gen) session(ctx context.Context, i, n int) error {
 		if err := add(provider.Message{Role: "assistant", Thinking: w.text(300), Content: w.text(300 + r.IntN(1200))}, nil); err != nil {
 			return err
 		}
+	}
+	if cut > 0 {
+		return g.db.SaveCompaction(ctx, id, session.Compaction{Seq: cut, Summary: w.text(2400),
+			Created: g.start.Add(time.Duration(g.saved) * time.Second)})
 	}
 	return nil
 }

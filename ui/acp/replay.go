@@ -15,14 +15,19 @@ import (
 // session/update notifications in its order: the user's prompts, the
 // replies and their thinking, each call and how it ended. lathe's own
 // notes to the model are left out, as the TUI leaves them out.
-func (s *acpSession) replay(_ context.Context, h *orchestrator.History) {
+func (s *acpSession) replay(ctx context.Context, h *orchestrator.History) {
+	msgs, err := h.All(ctx)
+	if err != nil {
+		s.update(sdk.UpdateAgentThoughtText("lathe: the older messages of the session could not be read: " + err.Error() + "\n"))
+		msgs = h.Messages
+	}
 	if h.Compaction != nil {
 		s.update(sdk.UpdateAgentThoughtText("lathe: the conversation before this point was compacted; the saved session keeps it all\n"))
 	}
 	var waiting []sdk.ToolCallId // calls not answered yet, in order
 	byID := map[string]sdk.ToolCallId{}
 	n := 0
-	for _, m := range h.Messages {
+	for _, m := range msgs {
 		msg := m.Message
 		switch msg.Role {
 		case "user":

@@ -81,7 +81,7 @@ func (c *acpCommand) run(ctx context.Context) error {
 	}
 	if db != nil {
 		o.Load = func(ctx context.Context, id string) (*session.Saved, error) {
-			saved, err := db.Load(ctx, id)
+			saved, err := db.LoadResume(ctx, id)
 			if err != nil {
 				return nil, err
 			}

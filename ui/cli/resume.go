@@ -89,7 +89,7 @@ func (rf *resumeFlags) load(ctx context.Context, f *Factory, db *sqlite.DB) (*se
 	if err != nil {
 		return nil, err
 	}
-	saved, err := db.Load(ctx, id)
+	saved, err := db.LoadResume(ctx, id)
 	if err != nil {
 		return nil, err
 	}

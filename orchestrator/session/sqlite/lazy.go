@@ -165,3 +165,11 @@ func (s *Lazy) UndoRun(ctx context.Context, cp session.Checkpoint, at time.Time)
 func (s *Lazy) RedoRun(ctx context.Context, cp session.Checkpoint) error {
 	return s.with(ctx, func(db *DB) error { return db.RedoRun(ctx, cp) })
 }
+
+func (s *Lazy) LoadResume(ctx context.Context, id string) (session.Saved, error) {
+	return withValue(ctx, s, func(db *DB) (session.Saved, error) { return db.LoadResume(ctx, id) })
+}
+
+func (s *Lazy) Messages(ctx context.Context, id string, from, to int) ([]session.Message, error) {
+	return withValue(ctx, s, func(db *DB) ([]session.Message, error) { return db.Messages(ctx, id, from, to) })
+}

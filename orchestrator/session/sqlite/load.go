@@ -77,7 +77,14 @@ func loadMessages(ctx context.Context, tx *sql.Tx, id string) ([]session.Message
 	if err != nil {
 		return nil, err
 	}
+	return scanMessages(ctx, tx, rows)
+}
+
+// scanMessages reads rows of messageColumns, then their images, in the
+// same transaction.
+func scanMessages(ctx context.Context, tx *sql.Tx, rows *sql.Rows) ([]session.Message, error) {
 	defer rows.Close()
+	var err error
 	var msgs []session.Message
 	withImages := map[int]string{} // index in msgs: the images column
 	for rows.Next() {

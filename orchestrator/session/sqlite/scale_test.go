@@ -16,8 +16,9 @@ import (
 // --all); search is `lathe sessions search` in a project, recall the
 // recall tool's search (this project's other sessions, 8 hits), each for
 // words most messages hold (common), words few hold (rare), and one of
-// each (mixed); load-long reads the long session whole, as a resume does.
-// Each reports the median time of an operation (p50-ms).
+// each (mixed); load-long reads the long session whole, load-resume-long
+// as a resume does (the messages before its compaction as stubs; see
+// gensessions -compact). Each reports the median time of an operation (p50-ms).
 //
 //	go run ./scripts/gensessions /tmp/sessions.db
 //	LATHE_SESSIONS_SCALE=/tmp/sessions.db go test -run X -bench SessionsAtScale ./orchestrator/session/sqlite/
@@ -69,5 +70,8 @@ func BenchmarkSessionsAtScale(b *testing.B) {
 	}
 	b.Run("load-long", func(b *testing.B) {
 		timed(b, func() error { _, err := db.Load(b.Context(), long); return err })
+	})
+	b.Run("load-resume-long", func(b *testing.B) {
+		timed(b, func() error { _, err := db.LoadResume(b.Context(), long); return err })
 	})
 }
