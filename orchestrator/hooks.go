@@ -331,7 +331,7 @@ func (s *Session) End(ctx context.Context, reason string, emit func(Event)) {
 		emit = func(Event) {}
 	}
 	if err := s.ops.begin(opEnding); err == nil {
-		s.writeTranscript()
+		s.writeTranscript(ctx)
 		s.ops.end()
 	}
 	s.endHooks(ctx, reason, s.Snapshot().ID, emit)
@@ -339,9 +339,9 @@ func (s *Session) End(ctx context.Context, reason string, emit func(Event)) {
 
 // writeTranscript brings the conversation's transcript up to date, for
 // the SessionEnd hooks; only an operation calls it.
-func (s *Session) writeTranscript() {
+func (s *Session) writeTranscript(ctx context.Context) {
 	if t := s.opts.Transcripts; t != nil && len(s.messages) > 1 {
-		t.Write(s.id, s.opts.Dir, s.messages[1:])
+		t.Write(s.id, s.opts.Dir, s.wholeHistory(ctx))
 	}
 }
 

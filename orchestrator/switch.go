@@ -23,7 +23,7 @@ func (s *Session) Reset(ctx context.Context) error {
 	if s.model.Name != "" {
 		s.ended = s.id // its SessionEnd hooks run before the next request
 		if s.hooksOn(hooks.SessionEnd) {
-			s.writeTranscript() // the conversation they end, whole
+			s.writeTranscript(ctx) // the conversation they end, whole
 		}
 	}
 	s.id, s.title, s.created = newID(), "", false
