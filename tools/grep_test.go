@@ -199,8 +199,13 @@ func TestLiteralFinder(t *testing.T) {
 		if fold {
 			want = strings.Index(strings.ToLower(text), lit)
 		}
-		if got := newLiteralFinder(lit, fold).index([]byte(text)); got != want {
+		f := newLiteralFinder(lit, fold)
+		if got := f.index([]byte(text)); got != want {
 			t.Fatalf("index(%q in %q, fold %v) = %d, want %d", lit, text, fold, got, want)
+		}
+		// The search for literals whose rarest byte is common, whatever it is.
+		if got := f.indexCommon([]byte(text), 0); got != want {
+			t.Fatalf("indexCommon(%q in %q, fold %v) = %d, want %d", lit, text, fold, got, want)
 		}
 	}
 }

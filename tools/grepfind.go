@@ -118,7 +118,7 @@ func indexFrom(text []byte, c byte, from int) int {
 
 // indexCommon is index from p for text where the rarest byte is common:
 // it leaves a literal that keeps case to bytes.Index, and tests a folded
-// one's two bytes at eight positions at a time.
+// one's two bytes at 32 positions at a time.
 func (f *literalFinder) indexCommon(text []byte, p int) int {
 	if !f.fold {
 		if i := bytes.Index(text[p:], f.lit); i >= 0 {
@@ -127,21 +127,21 @@ func (f *literalFinder) indexCommon(text []byte, p int) int {
 		return -1
 	}
 	last := len(text) - len(f.lit)
-	if hi := max(f.i, f.j); last >= 0 && len(text)-hi >= 16 {
-		ta, tb := text[f.i:], text[f.j:]
-		// Two words at a time, for the processor to work on both at once.
-		for ; p+16 <= len(text)-hi && p <= last; p += 16 {
-			h0 := zeroBytes(((le64(ta[p:]) | f.fi) ^ f.ci) | ((le64(tb[p:]) | f.fj) ^ f.cj))
-			h1 := zeroBytes(((le64(ta[p+8:]) | f.fi) ^ f.ci) | ((le64(tb[p+8:]) | f.fj) ^ f.cj))
-			if h0|h1 == 0 {
-				continue
-			}
-			if q := f.check(text, p, h0); q >= 0 {
-				return q
-			}
-			if q := f.check(text, p+8, h1); q >= 0 {
-				return q
-			}
+	// Four words a round, for the processor to work on them at once; the
+	// round's 32 bytes from each offset are cut once, to check bounds once.
+	end := min(last, len(text)-max(f.i, f.j)-32) // the last p a round can start at
+	ci, cj, fi, fj := f.ci, f.cj, f.fi, f.fj
+	for ; p <= end; p += 32 {
+		a, b := text[p+f.i:][:32], text[p+f.j:][:32]
+		h0 := zeroBytes(((le64(a[0:]) | fi) ^ ci) | ((le64(b[0:]) | fj) ^ cj))
+		h1 := zeroBytes(((le64(a[8:]) | fi) ^ ci) | ((le64(b[8:]) | fj) ^ cj))
+		h2 := zeroBytes(((le64(a[16:]) | fi) ^ ci) | ((le64(b[16:]) | fj) ^ cj))
+		h3 := zeroBytes(((le64(a[24:]) | fi) ^ ci) | ((le64(b[24:]) | fj) ^ cj))
+		if h0|h1|h2|h3 == 0 {
+			continue
+		}
+		if q := f.check(text, p, h0, h1, h2, h3); q >= 0 {
+			return q
 		}
 	}
 	for ; p <= last; p++ {
@@ -153,12 +153,15 @@ func (f *literalFinder) indexCommon(text []byte, p int) int {
 }
 
 // check compares the literal at p plus each byte whose high bit is set in
-// hits, and returns the first offset it is at, or -1.
-func (f *literalFinder) check(text []byte, p int, hits uint64) int {
+// the hits of the words from p on, and returns the first offset it is at,
+// or -1.
+func (f *literalFinder) check(text []byte, p int, hits ...uint64) int {
 	last := len(text) - len(f.lit)
-	for ; hits != 0; hits &= hits - 1 {
-		if q := p + bits.TrailingZeros64(hits)/8; q <= last && f.at(text, q) {
-			return q
+	for k, h := range hits {
+		for ; h != 0; h &= h - 1 {
+			if q := p + 8*k + bits.TrailingZeros64(h)/8; q <= last && f.at(text, q) {
+				return q
+			}
 		}
 	}
 	return -1
