@@ -208,9 +208,13 @@ func TestLiteralFinder(t *testing.T) {
 		if got := f.index([]byte(text)); got != want {
 			t.Fatalf("index(%q in %q, fold %v) = %d, want %d", lit, text, fold, got, want)
 		}
-		// The search for literals whose rarest byte is common, whatever it is.
-		if got := f.indexCommon([]byte(text), 0); got != want {
-			t.Fatalf("indexCommon(%q in %q, fold %v) = %d, want %d", lit, text, fold, got, want)
+		// The search for literals whose rarest byte is common, whatever it
+		// is, in words and, where the processor has AVX2, with pairScan.
+		for _, vector := range []bool{false, hasPairScan} {
+			f.vector = vector
+			if got := f.indexCommon([]byte(text), 0); got != want {
+				t.Fatalf("indexCommon(%q in %q, fold %v, vector %v) = %d, want %d", lit, text, fold, vector, got, want)
+			}
 		}
 	}
 }

@@ -20,6 +20,7 @@ type literalFinder struct {
 	ci, cj uint64 // their bytes, in every byte
 	fi, fj uint64 // 0x20 in every byte if that byte is a letter to fold
 	common bool   // even the rarest byte is common: skip to indexCommon
+	vector bool   // indexCommon uses pairScan for a folded literal
 }
 
 // commonRank is the linedfa.ByteRank from which a byte is too common to look for
@@ -27,7 +28,7 @@ type literalFinder struct {
 const commonRank = 150
 
 func newLiteralFinder(lit string, fold bool) *literalFinder {
-	f := &literalFinder{lit: []byte(lit), fold: fold}
+	f := &literalFinder{lit: []byte(lit), fold: fold, vector: hasPairScan}
 	rank := func(k int) int {
 		c := lit[k]
 		r := linedfa.ByteRank(c)
@@ -118,7 +119,8 @@ func indexFrom(text []byte, c byte, from int) int {
 
 // indexCommon is index from p for text where the rarest byte is common:
 // it leaves a literal that keeps case to bytes.Index, and tests a folded
-// one's two bytes at 32 positions at a time.
+// one's two rarest bytes at 32 positions at once, with pairScan where the
+// processor has AVX2 (five times as fast), else in words.
 func (f *literalFinder) indexCommon(text []byte, p int) int {
 	if !f.fold {
 		if i := bytes.Index(text[p:], f.lit); i >= 0 {
@@ -126,7 +128,59 @@ func (f *literalFinder) indexCommon(text []byte, p int) int {
 		}
 		return -1
 	}
-	last := len(text) - len(f.lit)
+	last := len(text) - len(f.lit) // the last offset the literal can start at
+	var q int
+	if f.vector {
+		q, p = f.indexVector(text, p, last)
+	} else {
+		q, p = f.indexWords(text, p, last)
+	}
+	if q >= 0 {
+		return q
+	}
+	for ; p <= last; p++ {
+		if f.at(text, p) {
+			return p
+		}
+	}
+	return -1
+}
+
+// indexVector looks for a folded literal from p with pairScan, as far as it
+// tests 32 offsets at a time. It returns where it found the literal, or
+// -1 and the offset it got to.
+func (f *literalFinder) indexVector(text []byte, p, last int) (int, int) {
+	if p > last {
+		return -1, p
+	}
+	// a[q] and b[q] are the bytes a literal at q has at offsets i and j.
+	a, b := text[f.i:last+1+f.i], text[f.j:last+1+f.j]
+	ca, cb := f.lit[f.i], f.lit[f.j]
+	var fa, fb byte
+	if f.fi != 0 {
+		fa = 0x20
+	}
+	if f.fj != 0 {
+		fb = 0x20
+	}
+	for {
+		off, hits := pairScan(a[p:], b[p:], ca, cb, fa, fb)
+		if hits == 0 {
+			return -1, p + off
+		}
+		for ; hits != 0; hits &= hits - 1 {
+			if q := p + off + bits.TrailingZeros32(hits); f.at(text, q) {
+				return q, q
+			}
+		}
+		p += off + 32
+	}
+}
+
+// indexWords looks for a folded literal from p by testing its two bytes
+// in words, 32 offsets a round, as far as whole rounds go. It returns where
+// it found the literal, or -1 and the offset it got to.
+func (f *literalFinder) indexWords(text []byte, p, last int) (int, int) {
 	// Four words a round, for the processor to work on them at once; the
 	// round's 32 bytes from each offset are cut once, to check bounds once.
 	end := min(last, len(text)-max(f.i, f.j)-32) // the last p a round can start at
@@ -141,15 +195,10 @@ func (f *literalFinder) indexCommon(text []byte, p int) int {
 			continue
 		}
 		if q := f.check(text, p, h0, h1, h2, h3); q >= 0 {
-			return q
+			return q, q
 		}
 	}
-	for ; p <= last; p++ {
-		if f.at(text, p) {
-			return p
-		}
-	}
-	return -1
+	return -1, p
 }
 
 // check compares the literal at p plus each byte whose high bit is set in
