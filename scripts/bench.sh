@@ -16,13 +16,14 @@
 #
 # Fairness: each side runs as a process, interleaved round by round with
 # the order swapped every other round, so that both see the same load;
-# the load average is printed with each table. lathe's process is the
-# tools package's test binary running one iteration of BenchmarkGrep or
-# BenchmarkGlob: the same Prepare and Run a model's call goes through.
-# Its CPU time counts the test binary's start and the set-up of the
-# workspace, which a call in a session does not pay (15 to 22 ms); the call
-# column and its ratio are the CPU time of the call alone, as the
-# benchmark measured it, against the other's whole process. Both search
+# the load average is printed with each table. lathe's process is
+# scripts/toolrun, which opens the tree as a workspace and makes one call
+# of the tool, through the same Prepare and Run as a model's call, and
+# nothing else: its peak memory is the Go runtime's and the call's, as
+# rg's is rg's. Its CPU time counts the process's start and the opening of
+# the workspace, which a call in a session does not pay; the call column
+# and its ratio are the CPU time of the call alone, as toolrun measured
+# it, against the other's whole process. Both search
 # hidden files, skip .git, honour .gitignore files (nested ones and
 # .git/info/exclude) and, for grep, skip binary files; the cache is warm
 # (each side runs once before timing). rg's file globs are given as a
@@ -47,27 +48,28 @@ if [ $layout = monorepo ]; then
 	under=apps
 else
 	tree=${LATHE_BENCH_TREE:-/tmp/lathe-bench/tree}
+	export LATHE_BENCH_FILES=${LATHE_BENCH_FILES:-20000} # benchFiles in tools/bench_test.go
 	under=web/src
 fi
 export LATHE_BENCH_TREE=$tree LATHE_BENCH_LAYOUT=$layout
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
 
-# Cases: name|arguments... grep's mirror grepBenchCases and glob's
-# globBenchCases in tools/bench_test.go: keep the lists in step.
+# Cases: name|grep's arguments|rg's arguments... They mirror grepBenchCases
+# and globBenchCases in tools/bench_test.go: keep the lists in step.
 grep_cases=(
-	'literal|-e|ErrNotFound'
-	'regexp|-e|func \(s \*Server\) handle\w+Token'
-	'ignorecase|-i|-e|todo'
-	'charclass|-e|[A-Z]{4}\('
-	'noliteral|-e|[A-Z][a-z]{2,}[0-9]{3}'
-	'include|--type-add|inc:*.ts|-t|inc|-e|TODO'
+	'literal|{"pattern":"ErrNotFound"}|-e|ErrNotFound'
+	'regexp|{"pattern":"func \\(s \\*Server\\) handle\\w+Token"}|-e|func \(s \*Server\) handle\w+Token'
+	'ignorecase|{"pattern":"todo","ignore_case":true}|-i|-e|todo'
+	'charclass|{"pattern":"[A-Z]{4}\\("}|-e|[A-Z]{4}\('
+	'noliteral|{"pattern":"[A-Z][a-z]{2,}[0-9]{3}"}|-e|[A-Z][a-z]{2,}[0-9]{3}'
+	'include|{"pattern":"TODO","include":"*.ts"}|--type-add|inc:*.ts|-t|inc|-e|TODO'
 )
-# glob cases: name|fd pattern|rg --files glob|directory
+# glob cases: name|glob's arguments|fd pattern|rg --files glob|directory
 glob_cases=(
-	'all-go|**/*.go|*.go|.'
-	"under-dir|*.ts|*.ts|$under"
-	'all-md|**/*.md|*.md|.'
+	'all-go|{"pattern":"**/*.go"}|**/*.go|*.go|.'
+	"under-dir|{\"pattern\":\"**/*.ts\",\"path\":\"$under\"}|*.ts|*.ts|$under"
+	'all-md|{"pattern":"**/*.md"}|**/*.md|*.md|.'
 )
 
 fd=$(command -v fdfind || command -v fd || true)
@@ -81,14 +83,14 @@ have_rg=true have_fd=true
 have rg 'apt-get install ripgrep' || have_rg=false
 [ -n "$fd" ] || { echo "fd is not installed: skipping its comparisons (apt-get install fd-find)"; have_fd=false; }
 
-echo "building the test binary and the tree in $tree (once)..."
-go test -c -o "$out/tools.test" ./tools/
+echo "building toolrun and the tree in $tree (once)..."
+go build -o "$out/toolrun" ./scripts/toolrun
 go build -o "$out/runstat" ./scripts/runstat
-"$out/tools.test" -test.run '^$' -test.bench '^BenchmarkGrep$/^literal$' -test.benchtime 1x >/dev/null
+go run ./tools/internal/gentree/cmd -files "$LATHE_BENCH_FILES" -layout $layout "$tree" >/dev/null
 
 # measure FILE CMD...: runs CMD in the tree, output to $out/last, and
 # appends "wall_us cpu_us peak_kb call_us" to FILE, call_us being the CPU
-# time of the call lathe's benchmark logged (0 for the other side).
+# time of the call toolrun printed (0 for the other side).
 measure() {
 	local file=$1 call
 	shift
@@ -133,7 +135,7 @@ compare() {
 		"$((acpu / 1000))" "$((call / 1000))" "$((bcpu / 1000))" "$(ratio "$acpu" "$bcpu")" "$(ratio "$call" "$bcpu")" \
 		"$((awall / 1000))" "$((bwall / 1000))" "$(ratio "$awall" "$bwall")" \
 		"$((akb / 1024))" "$((bkb / 1024))" "$(ratio "$akb" "$bkb")" \
-		"$(sed -n 's/^ *bench_test.go:[0-9]*: \(.*\); call: .*/\1/p' "$out/a.out" | tail -1) / $(wc -l <"$out/b.out") lines"
+		"$(sed -n 's/^\(.*\); call: .*/\1/p' "$out/a.out" | tail -1) / $(wc -l <"$out/b.out") lines"
 }
 
 header() {
@@ -142,30 +144,26 @@ header() {
 	printf '%-16s %6s %6s %6s %6s %5s  %6s %6s %5s  %5s %5s %5s  %s\n' case lathe call other lathe call lathe other '' lathe other '' "lathe's result / the other's"
 }
 
-# lathe KIND CASE prints the command that runs one iteration of a case of
-# BenchmarkGrep or BenchmarkGlob.
-lathe=("$out/tools.test" -test.run '^$' -test.benchtime 1x -test.bench)
-
 if $have_rg; then
 	header rg
 	for c in "${grep_cases[@]}"; do
 		IFS='|' read -r -a parts <<<"$c"
-		compare "grep/${parts[0]}" "${lathe[@]}" "^BenchmarkGrep\$/^${parts[0]}\$" -- \
-			rg --no-require-git --hidden --no-ignore-global -g '!.git' -n --no-messages "${parts[@]:1}" .
+		compare "grep/${parts[0]}" "$out/toolrun" . grep "${parts[1]}" -- \
+			rg --no-require-git --hidden --no-ignore-global -g '!.git' -n --no-messages "${parts[@]:2}" .
 	done
 fi
 if $have_fd; then
 	header fd
 	for c in "${glob_cases[@]}"; do
-		IFS='|' read -r name fdpat rgglob dir <<<"$c"
-		compare "glob/$name" "${lathe[@]}" "^BenchmarkGlob\$/^$name\$" -- "$fd" -H -t f -E .git -g "$fdpat" "$dir"
+		IFS='|' read -r name args fdpat rgglob dir <<<"$c"
+		compare "glob/$name" "$out/toolrun" . glob "$args" -- "$fd" -H -t f -E .git -g "$fdpat" "$dir"
 	done
 fi
 if $have_rg; then
 	header 'rg --files'
 	for c in "${glob_cases[@]}"; do
-		IFS='|' read -r name fdpat rgglob dir <<<"$c"
-		compare "glob/$name" "${lathe[@]}" "^BenchmarkGlob\$/^$name\$" -- \
+		IFS='|' read -r name args fdpat rgglob dir <<<"$c"
+		compare "glob/$name" "$out/toolrun" . glob "$args" -- \
 			rg --files --no-require-git --hidden --no-ignore-global -g '!.git' --type-add "g:$rgglob" -t g "$dir"
 	done
 fi

@@ -97,7 +97,7 @@ func (c *grepCall) Run(ctx context.Context, _ Caller) (Result, error) {
 			return true
 		}
 		if e.typ.IsRegular() && c.included(s, e) {
-			w.searchFile(c.m, e, s.display(e.rel()))
+			w.searchFile(c.m, e, func() string { return s.display(e.rel()) })
 		}
 		return false
 	})
@@ -138,7 +138,7 @@ func (c *grepCall) runFile(s *searchDir) Result {
 		return Errorf("failed", c.t.ws.fsError(c.rel, err).Error())
 	}
 	defer d.Close()
-	if !w.searchFile(c.m, entry{dir: d, dirFD: -1, name: name}, s.rel) {
+	if !w.searchFile(c.m, entry{dir: d, dirFD: -1, name: name}, func() string { return s.rel }) {
 		return Errorf("not searched", c.rel+" is not a text file grep can search (binary, special or over 64 MiB)")
 	}
 	return c.result([]grepWorker{w})
@@ -183,20 +183,26 @@ out:
 }
 
 // grepWorker is the state of one walk worker: its reader and scanner,
-// and what it found.
+// what it found, and the file it is searching.
 type grepWorker struct {
 	rd      blockReader
 	sc      *lineScanner
 	found   fileHeap
 	matches int
 	files   int
+
+	m     *grepMatcher
+	add   func(n int, line []byte) // addLine, bound once
+	fm    *fileMatches             // what the file holds so far; nil for nothing
+	lines int                      // in the file's blocks before this one
 }
 
 func newGrepWorker() grepWorker { return grepWorker{found: fileHeap{limit: maxGrepMatches}} }
 
-// searchFile greps the regular file e, naming it shown in results. It
-// reports whether the file was searched (it is a readable text file).
-func (w *grepWorker) searchFile(m *grepMatcher, e entry, shown string) bool {
+// searchFile greps the regular file e, naming it in results with what name
+// returns, which is asked only if it matches. It reports whether the file
+// was searched (it is a readable text file).
+func (w *grepWorker) searchFile(m *grepMatcher, e entry, name func() string) bool {
 	f, ok := openRegular(e)
 	if !ok {
 		return false
@@ -206,30 +212,36 @@ func (w *grepWorker) searchFile(m *grepMatcher, e entry, shown string) bool {
 		return false
 	}
 	if w.sc == nil {
-		w.sc = m.newScanner()
+		// Made here, where w no longer moves, and once per worker.
+		w.m, w.sc, w.add = m, m.newScanner(), w.addLine
 	}
-	var fm *fileMatches
-	lines := 0 // in the blocks before this one
+	w.fm, w.lines = nil, 0
 	for block := w.rd.next(); block != nil; block = w.rd.next() {
-		lines += m.search(w.sc, block, func(n int, line []byte) {
-			if fm == nil {
-				fm = &fileMatches{path: shown}
-			}
-			fm.count++
-			if len(fm.lines) < maxGrepMatches {
-				fm.lines = append(fm.lines, lineMatch{n: lines + n, text: m.show(line)})
-			}
-		})
+		w.lines += m.search(w.sc, block, w.add)
 	}
+	fm := w.fm
+	w.fm = nil
 	if w.rd.err != nil {
 		return false
 	}
 	if fm != nil {
+		fm.path = name()
 		w.matches += fm.count
 		w.files++
 		w.found.add(fm)
 	}
 	return true
+}
+
+// addLine records the matching line numbered n in the block being searched.
+func (w *grepWorker) addLine(n int, line []byte) {
+	if w.fm == nil {
+		w.fm = &fileMatches{}
+	}
+	w.fm.count++
+	if len(w.fm.lines) < maxGrepMatches {
+		w.fm.lines = append(w.fm.lines, lineMatch{n: w.lines + n, text: w.m.show(line)})
+	}
 }
 
 // show returns a matching line as grep shows it: cut to maxGrepLine bytes

@@ -136,10 +136,14 @@ func TestGrepMatcherAgrees(t *testing.T) {
 		"", "\n", "foo", "foo\n", "a foo b\nbar\n\nFOO\n", "Kelvin \u212aey and \u017fite\nkey site\n",
 		"line one\r\nline two\r\n", "foo\nbar\nfoo bar\n", "x\x00y\nfoofoo", "naïve café\nNAÏVE\n",
 		"abc\ndef\nabcdef\n", "func main() {\n\tHandler(x)\n}\nfunc fooHandler(w) {}\n",
+		// Past the 32 bytes a folded literal's search tests at a time.
+		strings.Repeat("x", 40) + "ToDo\n" + strings.Repeat("y", 70) + "tOdO z\nto do\n" + strings.Repeat("t", 33) + "odo\n",
+		"a ta\u017f\u212a here\n" + strings.Repeat("-", 64) + "TASK\n",
 	}
 	patterns := []string{
 		"foo", "(?i)foo", "(?i)key", "(?i)site", "^foo", "bar$", "^$", "o\\nb", "foo\\s+bar", "[^x]b",
 		"x*", "(foo|bar)", "two\\r?$", "(?i)naïve", "abc(def)?", "func \\w+Handler\\(", ".", "\\bfoo\\b",
+		"(?i)todo", "(?i)task", "(?i)to(do|ol)", "(?i)^todo", "(?i)todo$",
 	}
 	for _, p := range patterns {
 		m, err := newGrepMatcher(p)
@@ -147,9 +151,10 @@ func TestGrepMatcherAgrees(t *testing.T) {
 			t.Fatal(err)
 		}
 		plain := regexp.MustCompile(p)
+		sc := m.newScanner() // one for every text, as a worker keeps its own
 		for _, text := range corpus {
 			var got []int
-			m.search(m.newScanner(), []byte(text), func(n int, _ []byte) { got = append(got, n) })
+			m.search(sc, []byte(text), func(n int, _ []byte) { got = append(got, n) })
 			var want []int
 			for i, line := range strings.Split(strings.TrimSuffix(text, "\n"), "\n") {
 				if text != "" && plain.MatchString(strings.TrimSuffix(line, "\r")) {
@@ -199,8 +204,18 @@ func TestLiteralFinder(t *testing.T) {
 		if fold {
 			want = strings.Index(strings.ToLower(text), lit)
 		}
-		if got := newLiteralFinder(lit, fold).index([]byte(text)); got != want {
-			t.Fatalf("index(%q in %q, fold %v) = %d, want %d", lit, text, fold, got, want)
+		// Each search without pairScan and, where the processor has AVX2,
+		// with it; indexCommon is the one for literals whose rarest byte is
+		// common, tried whatever it is.
+		f := newLiteralFinder(lit, fold)
+		for _, vector := range []bool{false, hasPairScan} {
+			f.vector = vector
+			if got := f.index([]byte(text)); got != want {
+				t.Fatalf("index(%q in %q, fold %v, vector %v) = %d, want %d", lit, text, fold, vector, got, want)
+			}
+			if got := f.indexCommon([]byte(text), 0); got != want {
+				t.Fatalf("indexCommon(%q in %q, fold %v, vector %v) = %d, want %d", lit, text, fold, vector, got, want)
+			}
 		}
 	}
 }

@@ -43,10 +43,33 @@ func newGrepMatcher(expr string) (*grepMatcher, error) {
 }
 
 // lineScanner is one worker's state for running a grepMatcher: the
-// automaton's cache of states, built as the text needs them.
-type lineScanner = linedfa.Matcher
+// automaton's cache of states, built as the text needs them, and the
+// state of the search under way, kept here rather than in closures made
+// for each block so that a search allocates nothing.
+type lineScanner struct {
+	dfa    *linedfa.Matcher
+	report func(start, end int) // found, bound once
+	// The search under way.
+	data    []byte
+	off     int // where the text given to dfa starts in data
+	n       int // the number of the line at counted
+	counted int // where lines are counted to
+	emit    func(n int, line []byte)
+}
 
-func (m *grepMatcher) newScanner() *lineScanner { return m.prog.NewMatcher(m.re.Match) }
+func (m *grepMatcher) newScanner() *lineScanner {
+	sc := &lineScanner{dfa: m.prog.NewMatcher(m.re.Match)}
+	sc.report = sc.found
+	return sc
+}
+
+// found emits the matching line from start to end of the text given to dfa.
+func (sc *lineScanner) found(start, end int) {
+	ls, le := sc.off+start, sc.off+end
+	sc.n += bytes.Count(sc.data[sc.counted:ls], []byte{'\n'})
+	sc.counted = ls
+	sc.emit(sc.n, sc.data[ls:le])
+}
 
 // lineMatch is one matching line.
 type lineMatch struct {
@@ -58,15 +81,11 @@ type lineMatch struct {
 // number (the first line of data is 1) and without its line ending. It
 // returns the number of newlines in data.
 func (m *grepMatcher) search(sc *lineScanner, data []byte, emit func(n int, line []byte)) int {
-	n, counted := 1, 0
-	report := func(ls, le int) {
-		n += bytes.Count(data[counted:ls], []byte{'\n'})
-		counted = ls
-		emit(n, data[ls:le])
-	}
+	sc.data, sc.off, sc.n, sc.counted, sc.emit = data, 0, 1, 0, emit
+	defer func() { sc.data, sc.emit = nil, nil }()
 	scan := m.lit == nil || (m.trapped && hasFoldTrap(data))
 	if scan {
-		sc.Scan(data, report)
+		sc.dfa.Scan(data, sc.report)
 	}
 	for pos := 0; !scan && pos < len(data); {
 		i := m.lit.index(data[pos:])
@@ -74,10 +93,11 @@ func (m *grepMatcher) search(sc *lineScanner, data []byte, emit func(n int, line
 			break
 		}
 		ls, le := lineBounds(data, pos+i)
-		sc.Scan(data[ls:le], func(s, e int) { report(ls+s, ls+e) })
+		sc.off = ls
+		sc.dfa.Scan(data[ls:le], sc.report)
 		pos = le + 1
 	}
-	return n - 1 + bytes.Count(data[counted:], []byte{'\n'})
+	return sc.n - 1 + bytes.Count(data[sc.counted:], []byte{'\n'})
 }
 
 // lineBounds returns the start and end (at its newline) of the line holding

@@ -61,16 +61,17 @@ func TestGrepReadsLittle(t *testing.T) {
 	}
 	w := newGrepWorker()
 	open := func(name string) entry { return entry{dir: ws.root, dirFD: -1, name: name} }
-	if w.searchFile(m, open("bin"), "bin") {
+	named := func(name string) func() string { return func() string { return name } }
+	if w.searchFile(m, open("bin"), named("bin")) {
 		t.Fatal("binary file searched")
 	}
 	if read := int64(len(files["bin"])) - w.rd.left; read != grepBlock {
 		t.Fatalf("read %d bytes of a binary file, want one block (%d)", read, grepBlock)
 	}
-	if !w.searchFile(m, open("long"), "long") || cap(w.rd.buf) <= grepBlock {
+	if !w.searchFile(m, open("long"), named("long")) || cap(w.rd.buf) <= grepBlock {
 		t.Fatalf("long line not searched whole: buffer %d bytes", cap(w.rd.buf))
 	}
-	if !w.searchFile(m, open("short"), "short") || cap(w.rd.buf) != grepBlock {
+	if !w.searchFile(m, open("short"), named("short")) || cap(w.rd.buf) != grepBlock {
 		t.Fatalf("buffer after a short file: %d bytes, want %d", cap(w.rd.buf), grepBlock)
 	}
 	if w.matches != 2 {

@@ -58,7 +58,14 @@ func (ig *ignorer) at(dir []string) dirRules {
 	if ig == nil {
 		return dirRules{}
 	}
-	var out []boundRule
+	n := 0
+	for _, f := range ig.files {
+		n += len(f.rules)
+	}
+	// Most rules bind (those without a slash always do): room for all of
+	// them at once, where growing the slice rule by rule made twice the
+	// garbage, for every directory the walk enters.
+	out := make([]boundRule, 0, n)
 	for _, f := range ig.files {
 		rel := dir[len(f.domain):]
 		relPath := strings.Join(rel, "/")

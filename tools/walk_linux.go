@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/binary"
 	"io/fs"
+	"slices"
 	"syscall"
 
 	"golang.org/x/sys/unix"
@@ -29,6 +30,7 @@ func (w *walker) readDir(fd int) ([]dirent, error) {
 		if n <= 0 {
 			return ents, nil
 		}
+		ents = slices.Grow(ents, direntCount(w.buf[:n])) // at once, not by doubling
 		for b := w.buf[:n]; len(b) >= 19; {
 			// struct linux_dirent64: ino u64, off s64, reclen u16, type u8, name.
 			reclen := int(binary.NativeEndian.Uint16(b[16:]))
@@ -45,6 +47,20 @@ func (w *walker) readDir(fd int) ([]dirent, error) {
 			b = b[reclen:]
 		}
 	}
+}
+
+// direntCount returns how many entries a getdents read holds.
+func direntCount(b []byte) int {
+	n := 0
+	for len(b) >= 19 {
+		reclen := int(binary.NativeEndian.Uint16(b[16:]))
+		if reclen < 19 || reclen > len(b) {
+			break // readDir reports it
+		}
+		n++
+		b = b[reclen:]
+	}
+	return n
 }
 
 // direntType returns the type bits of a getdents type, lstat'ing name in
