@@ -79,7 +79,8 @@ func (m *Doc) Append(s string) {
 
 // Finish marks the text complete: the tail becomes a finished block (an
 // unclosed code fence stays a code block running to the end, as the
-// parser reads it). If the tail is already rendered, that render is kept.
+// parser reads it). If the tail is already rendered, that render is kept,
+// unless it has a code block highlighted as it streamed.
 func (m *Doc) Finish() {
 	if m.finished {
 		return
@@ -87,7 +88,11 @@ func (m *Doc) Finish() {
 	m.finished = true
 	m.finishBlock = m.tailStart() < m.text.Len()
 	if m.finishBlock {
-		m.blocks = append(m.blocks, mdBlock{end: m.text.Len(), width: m.tail.width, chunk: m.tail.chunk})
+		width := m.tail.width
+		if m.tail.chunk.open { // its code is lexed whole once finished
+			width = 0
+		}
+		m.blocks = append(m.blocks, mdBlock{end: m.text.Len(), width: width, chunk: m.tail.chunk})
 		m.tail = mdBlock{}
 		m.tailShown = false
 	}
@@ -142,7 +147,7 @@ func (m *Doc) Lines(width int) []string {
 	m.out = m.out[:m.prefix]
 	if start := m.tailStart(); start < m.text.Len() {
 		if m.tail.width != width {
-			m.tail.chunk, m.tail.width = m.r.render(m.text.String()[start:], width, m.foldCode), width
+			m.tail.chunk, m.tail.width = m.r.renderOpen(m.text.String()[start:], width, m.foldCode), width
 		}
 		m.out = appendMDChunk(m.out, m.tail.chunk)
 	}
