@@ -13,7 +13,12 @@ import "strings"
 // the open tail after them is rendered again, at most once per Lines call and
 // only if it changed. The lines equal, line for line, the render of the
 // whole text: blocks are laid out on their own, one blank line between two,
-// so a block rendered alone gives the lines it has in the whole.
+// so a block rendered alone gives the lines it has in the whole. One
+// exception while the text streams: a code block open at the end is lexed
+// again from its last lines only, and a construct whose end has not come
+// yet (a C comment, a heredoc) can leave lines above them coloured as they
+// were before it came (codestream.go); once finished, the block is lexed
+// whole.
 //
 // Once a link reference definition ("[x]: https://...") appears, which may
 // serve links in any block, the whole text becomes the tail: correctness
