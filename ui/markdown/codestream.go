@@ -112,21 +112,19 @@ func (o *openCode) restart() int {
 		}
 	}
 	for from := n - restartLines; from > 0 && from >= n-restartReach; from-- {
-		if !o.linesBlank(from) && !mayGoOn(o.lines[from-1].toks) && !mayGoOn(o.lines[from].toks[:min(1, len(o.lines[from].toks))]) {
-			return from
+		prev, line := o.lines[from-1].toks, o.lines[from].toks
+		if o.linesBlank(from) || len(prev) > 0 && stringOrComment(prev[len(prev)-1]) || len(line) > 0 && stringOrComment(line[0]) {
+			continue
 		}
+		return from
 	}
 	return 0
 }
 
-// mayGoOn reports whether a line ending in toks may end inside a string
-// or a comment going on to the next line, where lexing cannot start over.
-func mayGoOn(toks []chroma.Token) bool {
-	if len(toks) == 0 {
-		return false
-	}
-	t := toks[len(toks)-1].Type
-	return t.InCategory(chroma.LiteralString) || t.InCategory(chroma.Comment)
+// stringOrComment reports whether a token is a string or a comment, which
+// may go on over the next line, where lexing cannot start over.
+func stringOrComment(t chroma.Token) bool {
+	return t.Type.InCategory(chroma.LiteralString) || t.Type.InCategory(chroma.Comment)
 }
 
 // linesBlank reports whether the kept lines from line i on show nothing.
