@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Usage: scripts/tui-cpu.sh [FPS...]
+# Usage: scripts/tui-cpu.sh [-b BINARY]... [FPS...]
 #
 # Measures what lathe's TUI itself costs, as whole-process CPU time read
 # from /proc, in tmux (100x32) against the fake Ollama server:
@@ -13,7 +13,10 @@
 #             same stream and doing nothing with it (scripts/streamfloor),
 #             measured after each run, and what lathe adds to it.
 # Each FPS (default: the default tui.fps, then 30 and 60) is run with
-# [tui] fps set to it. Needs tmux.
+# [tui] fps set to it. With -b, each BINARY (a lathe built elsewhere, say
+# from the code before a change) is measured instead of this tree's, one
+# after the other for each FPS, so that runs compared in the same load
+# interleave; a row then ends with the binary's path. Needs tmux.
 set -euo pipefail
 
 command -v tmux >/dev/null || { echo "tui-cpu: tmux is not installed" >&2; exit 1; }
@@ -26,10 +29,22 @@ cleanup() {
 	rm -rf "$work"
 }
 trap cleanup EXIT
+bins=()
+while [ $# -gt 0 ] && [ "$1" = -b ]; do
+	[ $# -ge 2 ] || { echo "tui-cpu: -b needs a binary" >&2; exit 2; }
+	bins+=("$(realpath "$2")")
+	shift 2
+done
 fpss=("$@")
 [ ${#fpss[@]} -gt 0 ] || fpss=(default 30 60)
 
-go build -o "$work/lathe" .
+if [ ${#bins[@]} -eq 0 ]; then
+	go build -o "$work/lathe" .
+	bins=("$work/lathe")
+	label=false
+else
+	label=true
+fi
 go build -o "$work/fakeollama" ./scripts/fakeollama
 go build -o "$work/streamfloor" ./scripts/streamfloor
 tokens=$(go run ./scripts/mdscript 12000 2>&1 >"$work/script.json")
@@ -63,34 +78,37 @@ stop_fake() {
 
 printf '%-8s %12s %14s %14s %14s %15s %7s %9s\n' fps 'idle (core)' 'CPU per token' 'client alone' 'lathe adds' 'markdown alone' ratio 'peak RSS'
 for fps in "${fpss[@]}"; do
-	rm -rf "$work/state" "$work/data" "$work/config" "$work/project"
-	mkdir -p "$work/project" "$work/config/lathe"
-	[ "$fps" = default ] || printf '[tui]\nfps = %d\n' "$fps" >"$work/config/lathe/config.toml"
-	start_fake
-	tmux new-session -d -s "$session" -x 100 -y 32 \
-		"cd '$work/project' && OLLAMA_HOST=$(cat "$work/addr") XDG_STATE_HOME='$work/state' XDG_DATA_HOME='$work/data' XDG_CONFIG_HOME='$work/config' LATHE_MODEL= HOME='$work' exec '$work/lathe'"
-	wait_for PRESENT "Ask for a change" 10
-	sleep 2
-	pid=$(tmux list-panes -t "$session" -F '#{pane_pid}')
-	a=$(cpu "$pid")
-	sleep 20
-	b=$(cpu "$pid")
-	idle=$(awk -v t="$((b - a))" -v hz="$tick" 'BEGIN { printf "%.2f%%", t / hz / 20 * 100 }')
-	tmux send-keys -t "$session" "write the overview" Enter
-	a=$(cpu "$pid")
-	wait_for PRESENT "esc interrupt" 10
-	wait_for ABSENT "esc interrupt" 120
-	b=$(cpu "$pid")
-	peak=$(awk '/^VmHWM/ { printf "%d MB", $2 / 1024 }' "/proc/$pid/status")
-	per=$(awk -v t="$((b - a))" -v hz="$tick" -v n="$tokens" 'BEGIN { printf "%.3f", t / hz / n * 1000 }')
-	tmux kill-session -t "$session"
-	stop_fake
-	start_fake
-	floor=$("$work/streamfloor" "$(cat "$work/addr")")
-	stop_fake
-	printf '%-8s %12s %11s ms %11s ms %11s ms %12s ms %6sx %9s\n' "$fps" "$idle" "$per" "$floor" \
-		"$(awk -v p="$per" -v f="$floor" 'BEGIN { printf "%.3f", p - f }')" \
-		"$(awk -v ns="$md_ns" 'BEGIN { printf "%.3f", ns / 1e6 }')" \
-		"$(awk -v p="$per" -v ns="$md_ns" 'BEGIN { printf "%.2f", p / (ns / 1e6) }')" "$peak"
+	for bin in "${bins[@]}"; do
+		rm -rf "$work/state" "$work/data" "$work/config" "$work/project"
+		mkdir -p "$work/project" "$work/config/lathe"
+		[ "$fps" = default ] || printf '[tui]\nfps = %d\n' "$fps" >"$work/config/lathe/config.toml"
+		start_fake
+		tmux new-session -d -s "$session" -x 100 -y 32 \
+			"cd '$work/project' && OLLAMA_HOST=$(cat "$work/addr") XDG_STATE_HOME='$work/state' XDG_DATA_HOME='$work/data' XDG_CONFIG_HOME='$work/config' LATHE_MODEL= HOME='$work' exec '$bin'"
+		wait_for PRESENT "Ask for a change" 10
+		sleep 2
+		pid=$(tmux list-panes -t "$session" -F '#{pane_pid}')
+		a=$(cpu "$pid")
+		sleep 20
+		b=$(cpu "$pid")
+		idle=$(awk -v t="$((b - a))" -v hz="$tick" 'BEGIN { printf "%.2f%%", t / hz / 20 * 100 }')
+		tmux send-keys -t "$session" "write the overview" Enter
+		a=$(cpu "$pid")
+		wait_for PRESENT "esc interrupt" 10
+		wait_for ABSENT "esc interrupt" 120
+		b=$(cpu "$pid")
+		peak=$(awk '/^VmHWM/ { printf "%d MB", $2 / 1024 }' "/proc/$pid/status")
+		per=$(awk -v t="$((b - a))" -v hz="$tick" -v n="$tokens" 'BEGIN { printf "%.3f", t / hz / n * 1000 }')
+		tmux kill-session -t "$session"
+		stop_fake
+		start_fake
+		floor=$("$work/streamfloor" "$(cat "$work/addr")")
+		stop_fake
+		printf '%-8s %12s %11s ms %11s ms %11s ms %12s ms %6sx %9s' "$fps" "$idle" "$per" "$floor" \
+			"$(awk -v p="$per" -v f="$floor" 'BEGIN { printf "%.3f", p - f }')" \
+			"$(awk -v ns="$md_ns" 'BEGIN { printf "%.3f", ns / 1e6 }')" \
+			"$(awk -v p="$per" -v ns="$md_ns" 'BEGIN { printf "%.2f", p / (ns / 1e6) }')" "$peak"
+		if $label; then printf '  %s\n' "$bin"; else printf '\n'; fi
+	done
 done
 echo "($tokens tokens; CPU per token counts everything the process did meanwhile)"

@@ -35,7 +35,11 @@ func (l *layout) codeBlock(n ast.Node, lang string, width int) []string {
 	}
 	code := b.String()
 	var rows [][]piece
-	if l.code != nil {
+	switch {
+	case l.code != nil && l.open && l.runsToEnd(n):
+		partial := len(l.src) > 0 && l.src[len(l.src)-1] != '\n'
+		rows, l.openCode = l.code.openRows(code, lang, partial), true
+	case l.code != nil:
 		rows = l.code.rows(code, lang)
 	}
 	if rows == nil {
@@ -74,6 +78,13 @@ func (l *layout) codeBlock(n ast.Node, lang string, width int) []string {
 		lines = append(lines, indent+lineOf(cut))
 	}
 	return lines
+}
+
+// runsToEnd reports whether code block n runs to the end of the source:
+// its fence is not closed (yet).
+func (l *layout) runsToEnd(n ast.Node) bool {
+	lines := n.Lines()
+	return lines.Len() > 0 && lines.At(lines.Len()-1).Stop == len(l.src)
 }
 
 // foldRow cuts a row of pieces into rows of at most width cells, keeping
@@ -192,6 +203,7 @@ type highlighter struct {
 	style  *chroma.Style
 	styles map[chroma.TokenType]style // resolved from style, as tokens need them
 	lexers map[string]chroma.Lexer    // by language name, nil if there is none
+	open   openCode                   // the last open code block's lines
 }
 
 // lexersKept bounds how many language names a highlighter remembers: a
@@ -236,28 +248,13 @@ func (h *highlighter) lexer(lang string) chroma.Lexer {
 // language named, or as plain text. It returns nil if the code cannot be
 // read.
 func (h *highlighter) rows(code, lang string) [][]piece {
-	lexer := h.lexer(lang)
-	if lexer == nil {
-		lexer = lexers.Fallback
-	}
-	it, err := lexer.Tokenise(nil, code)
-	if err != nil {
+	lexed := h.lexLines(code, 0, lang)
+	if lexed == nil {
 		return nil
 	}
-	var rows [][]piece
-	for _, line := range chroma.SplitTokensIntoLines(it.Tokens()) {
-		var row []piece
-		col := 0
-		for _, tok := range line {
-			v := strings.TrimSuffix(tok.Value, "\n")
-			if v == "" {
-				continue
-			}
-			var text string
-			text, col = codeText(v, col)
-			row = append(row, piece{text: text, st: h.tokenStyle(tok.Type)})
-		}
-		rows = append(rows, row)
+	rows := make([][]piece, len(lexed))
+	for i, l := range lexed {
+		rows[i] = l.row
 	}
 	return rows
 }

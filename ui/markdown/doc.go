@@ -13,7 +13,12 @@ import "strings"
 // the open tail after them is rendered again, at most once per Lines call and
 // only if it changed. The lines equal, line for line, the render of the
 // whole text: blocks are laid out on their own, one blank line between two,
-// so a block rendered alone gives the lines it has in the whole.
+// so a block rendered alone gives the lines it has in the whole. One
+// exception while the text streams: a code block open at the end is lexed
+// again from its last lines only, and a construct whose end has not come
+// yet (a C comment, a heredoc) can leave lines above them coloured as they
+// were before it came (codestream.go); once finished, the block is lexed
+// whole.
 //
 // Once a link reference definition ("[x]: https://...") appears, which may
 // serve links in any block, the whole text becomes the tail: correctness
@@ -79,7 +84,8 @@ func (m *Doc) Append(s string) {
 
 // Finish marks the text complete: the tail becomes a finished block (an
 // unclosed code fence stays a code block running to the end, as the
-// parser reads it). If the tail is already rendered, that render is kept.
+// parser reads it). If the tail is already rendered, that render is kept,
+// unless it has a code block highlighted as it streamed.
 func (m *Doc) Finish() {
 	if m.finished {
 		return
@@ -87,7 +93,11 @@ func (m *Doc) Finish() {
 	m.finished = true
 	m.finishBlock = m.tailStart() < m.text.Len()
 	if m.finishBlock {
-		m.blocks = append(m.blocks, mdBlock{end: m.text.Len(), width: m.tail.width, chunk: m.tail.chunk})
+		width := m.tail.width
+		if m.tail.chunk.open { // its code is lexed whole once finished
+			width = 0
+		}
+		m.blocks = append(m.blocks, mdBlock{end: m.text.Len(), width: width, chunk: m.tail.chunk})
 		m.tail = mdBlock{}
 		m.tailShown = false
 	}
@@ -142,7 +152,7 @@ func (m *Doc) Lines(width int) []string {
 	m.out = m.out[:m.prefix]
 	if start := m.tailStart(); start < m.text.Len() {
 		if m.tail.width != width {
-			m.tail.chunk, m.tail.width = m.r.render(m.text.String()[start:], width, m.foldCode), width
+			m.tail.chunk, m.tail.width = m.r.renderOpen(m.text.String()[start:], width, m.foldCode), width
 		}
 		m.out = appendMDChunk(m.out, m.tail.chunk)
 	}

@@ -36,6 +36,9 @@ type layout struct {
 
 	foldCode bool // fold code lines longer than their block, not cut them
 	codeCut  bool // some code line is longer than its block
+
+	open     bool // src ends a text still streaming in (Renderer.renderOpen)
+	openCode bool // a code block open at its end was highlighted from kept lines
 }
 
 // document returns the lines of doc at width: its top-level blocks, one

@@ -53,13 +53,24 @@ func (r *Renderer) Style() string { return r.th.name }
 // blank line at either end, none wider than width, none ending in blanks.
 // Code lines longer than their block are cut, or folded with foldCode.
 func (r *Renderer) render(src string, width int, foldCode bool) mdChunk {
+	return r.renderDoc(src, width, foldCode, false)
+}
+
+// renderOpen renders src as render does, src being the end of a text still
+// streaming in: a code block open at its end is highlighted from the lines
+// the last one kept (codestream.go), and the chunk is marked open.
+func (r *Renderer) renderOpen(src string, width int, foldCode bool) mdChunk {
+	return r.renderDoc(src, width, foldCode, true)
+}
+
+func (r *Renderer) renderDoc(src string, width int, foldCode, open bool) mdChunk {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.renders++
 	b := []byte(src)
 	doc := r.parser().Parser().Parse(text.NewReader(b))
-	l := layout{th: r.th, src: b, code: r.highlighter(), foldCode: foldCode}
-	return mdChunk{lines: l.document(doc, width), cut: l.codeCut}
+	l := layout{th: r.th, src: b, code: r.highlighter(), foldCode: foldCode, open: open}
+	return mdChunk{lines: l.document(doc, width), cut: l.codeCut, open: l.openCode}
 }
 
 // highlighter returns the code highlighter, nil for a theme without code
@@ -91,6 +102,7 @@ func (r *Renderer) parser() goldmark.Markdown {
 type mdChunk struct {
 	lines []string
 	cut   bool // a code line is longer than its block: cut, or folded
+	open  bool // a code block open at the end was highlighted from kept lines
 }
 
 // topLevelBlocks parses src as markdown the way the renderer does and

@@ -113,6 +113,12 @@ func (f *lineFilter) fill() error {
 				blank = blank[:0]
 				continue
 			}
+			if len(blank) == 0 { // the usual line: read it whole below
+				_ = f.r.UnreadByte() // cannot fail after ReadByte
+				f.head = f.head[:0]
+				f.atStart, f.lineLen = false, 0
+				break
+			}
 			f.pending = append(blank, b)
 			f.head = append(f.head[:0], f.pending...)
 			f.atStart, f.lineLen = false, len(f.pending)

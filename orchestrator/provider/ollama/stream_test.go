@@ -160,3 +160,23 @@ func TestCachedCountRead(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkLineFilter measures the filter under a stream of chunks read
+// as the official client reads them (a bufio.Scanner, line by line).
+func BenchmarkLineFilter(b *testing.B) {
+	line := `{"model":"qwen3:8b","created_at":"2026-01-02T03:04:05.678Z","message":{"role":"assistant","content":" token"},"done":false}` + "\n"
+	body := strings.Repeat(line, 1000)
+	b.SetBytes(int64(len(body)))
+	for range b.N {
+		f := &lineFilter{r: bufio.NewReaderSize(strings.NewReader(body), 64<<10), body: io.NopCloser(nil), note: &streamNote{}, atStart: true}
+		sc := bufio.NewScanner(f)
+		n := 0
+		for sc.Scan() {
+			n++
+		}
+		if n != 1000 {
+			b.Fatalf("%d lines", n)
+		}
+	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*1000), "ns/chunk")
+}
