@@ -29,8 +29,9 @@ import (
 	"google.golang.org/protobuf/proto"
 )
 
-// capture is a collector that keeps the body of the one request it gets.
-func capture(t *testing.T) (url string, body <-chan []byte) {
+// decodeBoth decodes into want the request the official exporter sends
+// to a collector at the URL export is given, and ours into got.
+func decodeBoth(t *testing.T, export func(url string) error, ours []byte, want, got proto.Message) {
 	t.Helper()
 	ch := make(chan []byte, 1)
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -38,8 +39,16 @@ func capture(t *testing.T) (url string, body <-chan []byte) {
 		ch <- b
 		w.Header().Set("Content-Type", "application/x-protobuf")
 	}))
-	t.Cleanup(srv.Close)
-	return srv.URL, ch
+	defer srv.Close()
+	if err := export(srv.URL); err != nil {
+		t.Fatal(err)
+	}
+	if err := proto.Unmarshal(<-ch, want); err != nil {
+		t.Fatal(err)
+	}
+	if err := proto.Unmarshal(ours, got); err != nil {
+		t.Fatalf("not a request: %v", err)
+	}
 }
 
 // allValues are attributes of every type there is.
@@ -104,22 +113,15 @@ func spans(t *testing.T) []sdktrace.ReadOnlySpan {
 // official exporter's: the same request, field for field.
 func TestTracesAsTheOfficialExporter(t *testing.T) {
 	ss := spans(t)
-	url, body := capture(t)
-	exp, err := otlptracehttp.New(context.Background(), otlptracehttp.WithEndpointURL(url+"/v1/traces"),
-		otlptracehttp.WithRetry(otlptracehttp.RetryConfig{}))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := exp.ExportSpans(context.Background(), ss); err != nil {
-		t.Fatal(err)
-	}
 	var want, got coltracepb.ExportTraceServiceRequest
-	if err := proto.Unmarshal(<-body, &want); err != nil {
-		t.Fatal(err)
-	}
-	if err := proto.Unmarshal(Traces(ss), &got); err != nil {
-		t.Fatalf("not a request: %v", err)
-	}
+	decodeBoth(t, func(url string) error {
+		exp, err := otlptracehttp.New(context.Background(), otlptracehttp.WithEndpointURL(url+"/v1/traces"),
+			otlptracehttp.WithRetry(otlptracehttp.RetryConfig{}))
+		if err != nil {
+			return err
+		}
+		return exp.ExportSpans(context.Background(), ss)
+	}, Traces(ss), &want, &got)
 	// The official exporter groups by resource in a map's order.
 	order := func(r *coltracepb.ExportTraceServiceRequest) {
 		slices.SortFunc(r.ResourceSpans, func(x, y *tracepb.ResourceSpans) int {
@@ -200,22 +202,15 @@ func metrics(t *testing.T) *metricdata.ResourceMetrics {
 // official exporter's.
 func TestMetricsAsTheOfficialExporter(t *testing.T) {
 	rm := metrics(t)
-	url, body := capture(t)
-	exp, err := otlpmetrichttp.New(context.Background(), otlpmetrichttp.WithEndpointURL(url+"/v1/metrics"),
-		otlpmetrichttp.WithRetry(otlpmetrichttp.RetryConfig{}))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := exp.Export(context.Background(), rm); err != nil {
-		t.Fatal(err)
-	}
 	var want, got colmetricpb.ExportMetricsServiceRequest
-	if err := proto.Unmarshal(<-body, &want); err != nil {
-		t.Fatal(err)
-	}
-	if err := proto.Unmarshal(Metrics(rm), &got); err != nil {
-		t.Fatalf("not a request: %v", err)
-	}
+	decodeBoth(t, func(url string) error {
+		exp, err := otlpmetrichttp.New(context.Background(), otlpmetrichttp.WithEndpointURL(url+"/v1/metrics"),
+			otlpmetrichttp.WithRetry(otlpmetrichttp.RetryConfig{}))
+		if err != nil {
+			return err
+		}
+		return exp.Export(context.Background(), rm)
+	}, Metrics(rm), &want, &got)
 	kinds := map[string]bool{}
 	exemplars := 0
 	for _, sm := range want.ResourceMetrics[0].ScopeMetrics {

@@ -22,7 +22,6 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
-	"sync"
 	"time"
 
 	sdkmetric "go.opentelemetry.io/otel/sdk/metric"
@@ -52,8 +51,8 @@ type Config struct {
 	TLS *tls.Config
 	// UserAgent names the sender.
 	UserAgent string
-	// Temporality is the metrics' (nil for cumulative): the SDK's
-	// selectors.
+	// Temporality is the metrics' (nil for cumulative): one of the
+	// SDK's selectors.
 	Temporality sdkmetric.TemporalitySelector
 	// Aggregation is the metrics' (nil for the SDK's default).
 	Aggregation sdkmetric.AggregationSelector
@@ -289,85 +288,68 @@ func (e *RejectedError) Error() string {
 	return s
 }
 
-// SpanExporter sends spans. It is an sdktrace.SpanExporter.
-type SpanExporter struct {
-	cl   *client
-	once sync.Once
+// Shutdown closes the exporter's idle connections.
+func (cl *client) Shutdown(context.Context) error {
+	cl.http.CloseIdleConnections()
+	return nil
 }
 
-var _ sdktrace.SpanExporter = (*SpanExporter)(nil)
+// SpanExporter sends spans. It is an sdktrace.SpanExporter.
+type SpanExporter struct{ *client }
+
+var _ sdktrace.SpanExporter = SpanExporter{}
 
 // NewSpanExporter makes an exporter of spans; it connects when it first
 // sends.
-func NewSpanExporter(c Config) (*SpanExporter, error) {
+func NewSpanExporter(c Config) (SpanExporter, error) {
 	cl, err := newClient(c, traceMethod)
-	if err != nil {
-		return nil, err
-	}
-	return &SpanExporter{cl: cl}, nil
+	return SpanExporter{cl}, err
 }
 
 // ExportSpans sends spans in one request.
-func (e *SpanExporter) ExportSpans(ctx context.Context, spans []sdktrace.ReadOnlySpan) error {
+func (e SpanExporter) ExportSpans(ctx context.Context, spans []sdktrace.ReadOnlySpan) error {
 	if len(spans) == 0 {
 		return nil
 	}
-	return e.cl.send(ctx, Traces(spans))
-}
-
-// Shutdown closes the exporter's idle connections.
-func (e *SpanExporter) Shutdown(context.Context) error {
-	e.once.Do(e.cl.http.CloseIdleConnections)
-	return nil
+	return e.send(ctx, Traces(spans))
 }
 
 // MetricExporter sends metrics. It is an sdkmetric.Exporter.
-type MetricExporter struct {
-	cl   *client
-	once sync.Once
-}
+type MetricExporter struct{ *client }
 
-var _ sdkmetric.Exporter = (*MetricExporter)(nil)
+var _ sdkmetric.Exporter = MetricExporter{}
 
 // NewMetricExporter makes an exporter of metrics; it connects when it
-// first sends.
-func NewMetricExporter(c Config) (*MetricExporter, error) {
+// first sends. Its temporality is cumulative and its aggregation the
+// SDK's default unless c says otherwise.
+func NewMetricExporter(c Config) (MetricExporter, error) {
+	if c.Temporality == nil {
+		c.Temporality = sdkmetric.DefaultTemporalitySelector
+	}
+	if c.Aggregation == nil {
+		c.Aggregation = sdkmetric.DefaultAggregationSelector
+	}
 	cl, err := newClient(c, metricMethod)
-	if err != nil {
-		return nil, err
-	}
-	return &MetricExporter{cl: cl}, nil
+	return MetricExporter{cl}, err
 }
 
-// Temporality is the configured one, cumulative by default.
-func (e *MetricExporter) Temporality(k sdkmetric.InstrumentKind) metricdata.Temporality {
-	if e.cl.c.Temporality != nil {
-		return e.cl.c.Temporality(k)
-	}
-	return sdkmetric.DefaultTemporalitySelector(k)
+// Temporality is the configured one.
+func (e MetricExporter) Temporality(k sdkmetric.InstrumentKind) metricdata.Temporality {
+	return e.c.Temporality(k)
 }
 
-// Aggregation is the configured one, the SDK's default otherwise.
-func (e *MetricExporter) Aggregation(k sdkmetric.InstrumentKind) sdkmetric.Aggregation {
-	if e.cl.c.Aggregation != nil {
-		return e.cl.c.Aggregation(k)
-	}
-	return sdkmetric.DefaultAggregationSelector(k)
+// Aggregation is the configured one.
+func (e MetricExporter) Aggregation(k sdkmetric.InstrumentKind) sdkmetric.Aggregation {
+	return e.c.Aggregation(k)
 }
 
 // Export sends a collection of metrics in one request.
-func (e *MetricExporter) Export(ctx context.Context, rm *metricdata.ResourceMetrics) error {
+func (e MetricExporter) Export(ctx context.Context, rm *metricdata.ResourceMetrics) error {
 	if rm == nil || len(rm.ScopeMetrics) == 0 {
 		return nil
 	}
-	return e.cl.send(ctx, Metrics(rm))
+	return e.send(ctx, Metrics(rm))
 }
 
 // ForceFlush has nothing to do: nothing is held.
-func (e *MetricExporter) ForceFlush(ctx context.Context) error { return ctx.Err() }
-
-// Shutdown closes the exporter's idle connections.
-func (e *MetricExporter) Shutdown(context.Context) error {
-	e.once.Do(e.cl.http.CloseIdleConnections)
-	return nil
-}
+func (e MetricExporter) ForceFlush(ctx context.Context) error { return ctx.Err() }
