@@ -66,9 +66,7 @@ func (s *Session) hooksOn(event string) bool {
 // see hooks.Run.Warn).
 func (s *Session) runHooks(ctx context.Context, in hooks.Input, turn, index int, emit func(Event)) hooks.Outcome {
 	in.SessionID, in.Cwd, in.PermissionMode = s.id, s.opts.Dir, s.permissionMode()
-	if t := s.opts.Transcripts; t != nil && len(s.messages) > 0 { // none before the system prompt (SessionStart)
-		in.TranscriptPath = t.Write(s.id, s.opts.Dir, s.wholeHistory(ctx))
-	}
+	in.TranscriptPath = s.writeTranscript(ctx)
 	o := s.opts.Hooks.Run(ctx, in)
 	if !o.Ran() {
 		return o
@@ -337,12 +335,15 @@ func (s *Session) End(ctx context.Context, reason string, emit func(Event)) {
 	s.endHooks(ctx, reason, s.Snapshot().ID, emit)
 }
 
-// writeTranscript brings the conversation's transcript up to date, for
-// the SessionEnd hooks; only an operation calls it.
-func (s *Session) writeTranscript(ctx context.Context) {
-	if t := s.opts.Transcripts; t != nil && len(s.messages) > 1 {
-		t.Write(s.id, s.opts.Dir, s.wholeHistory(ctx))
+// writeTranscript brings the conversation's transcript up to date for
+// the hooks and returns its path; "" when there is none to write, before
+// the system prompt (SessionStart) or without transcripts. Only an
+// operation calls it.
+func (s *Session) writeTranscript(ctx context.Context) string {
+	if t := s.opts.Transcripts; t != nil && len(s.messages) > 0 {
+		return t.Write(s.id, s.opts.Dir, s.wholeHistory(ctx))
 	}
+	return ""
 }
 
 // endHooks runs the SessionEnd hooks of the session id.
