@@ -228,32 +228,9 @@ func (db *DB) vectorRange(ctx context.Context, dir string, ids []int64, fn func(
 // vectorRows calls fn with the rows of query (id, embedding, in id order)
 // whose ids are in ids.
 func (db *DB) vectorRows(ctx context.Context, dir string, ids []int64, fn func(id int64, vec []byte) error, query string, args ...any) error {
-	rows, err := db.sql.QueryContext(ctx, query, args...)
-	if err != nil {
-		return fmt.Errorf("vectors of %s: %w", dir, err)
-	}
-	defer rows.Close()
-	next := 0
-	for rows.Next() {
-		var id int64
-		var vec sql.RawBytes
-		if err := rows.Scan(&id, &vec); err != nil {
-			return fmt.Errorf("vectors of %s: %w", dir, err)
-		}
-		for next < len(ids) && ids[next] < id {
-			next++
-		}
-		if next == len(ids) {
-			break
-		}
-		if ids[next] != id {
-			continue
-		}
-		if err := fn(id, vec); err != nil {
-			return err
-		}
-	}
-	return rows.Err()
+	var id int64
+	var vec sql.RawBytes
+	return db.rowsOf(ctx, dir, ids, func() error { return fn(id, vec) }, &id, []any{&id, &vec}, query, args...)
 }
 
 // VectorSigns implements codeindex.Store, in one pass over the range of
@@ -262,30 +239,37 @@ func (db *DB) VectorSigns(ctx context.Context, dir string, ids []int64, fn func(
 	if len(ids) == 0 {
 		return nil
 	}
-	rows, err := db.sql.QueryContext(ctx, `SELECT id, dims, signs FROM code_signs WHERE id >= ? AND id <= ? AND dir = ? ORDER BY id`,
+	var id int64
+	var dims int
+	var signs sql.RawBytes
+	return db.rowsOf(ctx, dir, ids, func() error { return fn(id, dims, signs) }, &id, []any{&id, &dims, &signs},
+		`SELECT id, dims, signs FROM code_signs WHERE id >= ? AND id <= ? AND dir = ? ORDER BY id`,
 		ids[0], ids[len(ids)-1], dir)
+}
+
+// rowsOf scans the rows of query, in id order, into dest, and calls fn
+// for those whose id (scanned into id) is in ids, which are sorted.
+func (db *DB) rowsOf(ctx context.Context, dir string, ids []int64, fn func() error, id *int64, dest []any, query string, args ...any) error {
+	rows, err := db.sql.QueryContext(ctx, query, args...)
 	if err != nil {
 		return fmt.Errorf("vectors of %s: %w", dir, err)
 	}
 	defer rows.Close()
 	next := 0
 	for rows.Next() {
-		var id int64
-		var dims int
-		var signs sql.RawBytes
-		if err := rows.Scan(&id, &dims, &signs); err != nil {
+		if err := rows.Scan(dest...); err != nil {
 			return fmt.Errorf("vectors of %s: %w", dir, err)
 		}
-		for next < len(ids) && ids[next] < id {
+		for next < len(ids) && ids[next] < *id {
 			next++
 		}
 		if next == len(ids) {
 			break
 		}
-		if ids[next] != id {
+		if ids[next] != *id {
 			continue
 		}
-		if err := fn(id, dims, signs); err != nil {
+		if err := fn(); err != nil {
 			return err
 		}
 	}
