@@ -20,6 +20,7 @@ import (
 // the others: they are read a page at a time as the user scrolls up to
 // them (see pageIn), so that a resume costs its last screen.
 func (m *model) showHistory(h *orchestrator.History) {
+	m.resuming = ""
 	m.transcript.clear()
 	m.older = nil
 	msgs := h.Messages

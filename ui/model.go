@@ -3,6 +3,7 @@ package ui
 import (
 	"cmp"
 	"context"
+	"fmt"
 	"io"
 	"lathe/config"
 	"path/filepath"
@@ -39,8 +40,13 @@ type Options struct {
 	Catalog session.Catalog
 	// Resume is a saved session to continue; nil starts a new one.
 	Resume *session.Saved
-	Dir    string // the working directory
-	Home   string // shown as "~" in the status line
+	// ResumeLoader, when set, reads Resume's messages, compaction and
+	// modes: Resume is then only the session's header, and the rest is
+	// read in the background, so that the first frame does not wait for a
+	// long history.
+	ResumeLoader orchestrator.ResumeLoader
+	Dir          string // the working directory
+	Home         string // shown as "~" in the status line
 	// NoColor picks a markdown style without colour; the renderer drops
 	// colours by itself.
 	NoColor bool
@@ -107,6 +113,17 @@ type model struct {
 	approver *dialogApprover // asks the user about calls and plans
 	mcpAsk   *mcpAsker       // puts the MCP servers' questions to the user; nil without servers
 	session  *orchestrator.Session
+	// unread is the header of the session to resume whose history is
+	// still to be read (Options.ResumeLoader), by the first prepare.
+	unread *session.Saved
+	// framed is closed once the first frame is made (viewed), and the
+	// history of a session to resume is read after it: reading a long
+	// one would slow the first frame down.
+	framed chan struct{}
+	viewed bool
+	// resuming is what the empty transcript says while the history of the
+	// session to resume is not shown yet; "" otherwise.
+	resuming string
 	hooks    hooksState
 	slash    []slashCommand // every slash command: lathe's own, then the custom ones
 
@@ -143,6 +160,7 @@ func newModel(ctx context.Context, opts Options) *model {
 		st:     st,
 		width:  max(opts.Width, 20),
 		height: max(opts.Height, 10),
+		framed: make(chan struct{}),
 	}
 	if m.opts.Engine.Now == nil {
 		m.opts.Engine.Now = time.Now
@@ -176,6 +194,11 @@ func newModel(ctx context.Context, opts Options) *model {
 	if saved := opts.Resume; saved != nil {
 		_ = m.session.ResumeFrom(*saved) // a new session is idle
 		m.title.asked = true
+		m.resuming = fmt.Sprintf("Resuming %q: its history shows once it is read and the model's server has answered.",
+			cmp.Or(saved.Title, session.ShortID(saved.ID)))
+		if opts.ResumeLoader != nil {
+			m.unread = saved
+		}
 	}
 	m.layout()
 	return m
@@ -238,7 +261,10 @@ func (m *model) loadPrompts() tea.Cmd {
 // View joins what Update prepared: the transcript window, the bottom
 // panel (input, dialog or picker), and the status line.
 func (m *model) View() tea.View {
-
+	if !m.viewed {
+		m.viewed = true
+		close(m.framed)
+	}
 	var content string
 	if screen, ok := m.screen(); ok {
 		content = screen

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"lathe/prompts/human"
+	"time"
 
 	tea "charm.land/bubbletea/v2"
 	"charm.land/lipgloss/v2"
@@ -49,12 +50,40 @@ type preparedMsg struct {
 
 func (m *model) prepare() tea.Cmd {
 	m.conn.phase = phaseConnecting
-	ctx, session := m.ctx, m.session
+	ctx, session, unread, framed := m.ctx, m.session, m.unread, m.framed
+	m.unread = nil
 	return func() tea.Msg {
+		if unread != nil {
+			select {
+			case <-framed:
+			case <-ctx.Done():
+				return preparedMsg{err: ctx.Err()}
+			}
+			select { // the frame is made; it is out within a tick of the renderer
+			case <-time.After(firstTick):
+			case <-ctx.Done():
+				return preparedMsg{err: ctx.Err()}
+			}
+			saved, err := m.opts.ResumeLoader.LoadResume(ctx, unread.ID)
+			if err != nil {
+				return preparedMsg{err: &unreadError{err}}
+			}
+			_ = session.ResumeFrom(saved) // not prepared yet, so idle
+		}
 		p, err := session.Prepare(ctx)
 		return preparedMsg{p, err}
 	}
 }
+
+// firstTick is the renderer's interval at start (tui.go): a frame made is
+// out on the terminal within it.
+const firstTick = time.Second / startFPS
+
+// unreadError is a session to resume whose history could not be read.
+type unreadError struct{ err error }
+
+func (e *unreadError) Error() string { return e.err.Error() }
+func (e *unreadError) Unwrap() error { return e.err }
 
 // prepared goes on from the server's answer: once ready, a prompt queued
 // meanwhile is sent, the model loaded and the code index brought up to
@@ -90,11 +119,16 @@ func (m *model) enterPhase(msg preparedMsg) tea.Cmd {
 		if msg.History != nil {
 			m.showHistory(msg.History)
 		}
+	case errors.As(err, new(*unreadError)):
+		m.notice(noticeError, "Cannot resume", err.Error()+"\nA new session starts instead; the saved one is left as it was.")
+		m.session = m.newSession()
+		m.title.asked, m.title.text, m.resuming = false, "", ""
+		return m.prepare()
 	case errors.As(err, new(*session.InUseError)):
 		// Another lathe has it: go on in a new session instead.
 		m.notice(noticeWarn, "", err.Error()+": starting a new session instead")
 		m.session = m.newSession()
-		m.title.asked, m.title.text = false, ""
+		m.title.asked, m.title.text, m.resuming = false, "", ""
 		return m.prepare()
 	case errors.Is(err, provider.ErrUnreachable):
 		m.conn.phase = phaseOffline

@@ -18,6 +18,9 @@ import (
 // wind down (its shell command killed, its stream closed).
 const shutdownWait = 5 * time.Second
 
+// startFPS is the renderer's rate until the pacer sets it.
+const startFPS = 120
+
 // Run runs the interactive mode until the user quits or ctx ends. The
 // terminal is restored on every way out, panics included.
 func Run(ctx context.Context, opts Options) error {
@@ -29,7 +32,7 @@ func Run(ctx context.Context, opts Options) error {
 	// within 8 ms; from its first idle check, a second on, the pacer sets
 	// its rate (see pace.go).
 	popts := []tea.ProgramOption{tea.WithContext(ctx), tea.WithEnvironment(environ),
-		tea.WithColorProfile(colorProfile(environ)), tea.WithFPS(120)}
+		tea.WithColorProfile(colorProfile(environ)), tea.WithFPS(startFPS)}
 	if opts.Input != nil {
 		popts = append(popts, tea.WithInput(opts.Input))
 	}

@@ -39,6 +39,9 @@ func (m *model) welcomeLines(width int) []string {
 		"Ask for a change and press Enter: the model reads the code here, and asks before it changes a file or runs a command.",
 		"/ lists the commands; /help shows the keys too.",
 	}
+	if m.resuming != "" {
+		texts[0] = m.resuming
+	}
 	if inst := strings.TrimSpace(m.opts.Engine.Env.Instructions); inst != "" {
 		texts = append(texts, fmt.Sprintf("AGENTS.md is read: its %s of instructions go to the model.", human.Size(int64(len(inst)))))
 	}

@@ -35,7 +35,7 @@ func (c *contextCommand) check(fs *pflag.FlagSet) error { return c.resume.check(
 
 func (c *contextCommand) run(ctx context.Context) error {
 	f := c.f
-	r, err := c.resume.session(ctx, f)
+	r, err := c.resume.session(ctx, f, false)
 	if err != nil {
 		return err
 	}

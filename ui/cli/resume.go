@@ -56,8 +56,10 @@ func (rf *resumeFlags) check(fs *pflag.FlagSet) error {
 // asks for, and makes the session's directory the working directory: its
 // tools work where its files are. It returns nil when neither flag was
 // given. A session that does not exist, or whose directory does not, is a
-// usage error; a database that fails is not.
-func (rf *resumeFlags) session(ctx context.Context, f *Factory) (*resumption, error) {
+// usage error; a database that fails is not. With headerOnly, only the
+// session's header is read (where and with which model it goes on): the
+// UI reads the rest after its first frame (ui.Options.ResumeLoader).
+func (rf *resumeFlags) session(ctx context.Context, f *Factory, headerOnly bool) (*resumption, error) {
 	if !rf.cont && rf.id == "" {
 		return nil, nil
 	}
@@ -65,7 +67,7 @@ func (rf *resumeFlags) session(ctx context.Context, f *Factory) (*resumption, er
 	if err != nil {
 		return nil, fmt.Errorf("sessions: %w", err)
 	}
-	saved, err := rf.load(ctx, f, db)
+	saved, err := rf.load(ctx, f, db, headerOnly)
 	if err != nil {
 		return nil, err
 	}
@@ -77,8 +79,8 @@ func (rf *resumeFlags) session(ctx context.Context, f *Factory) (*resumption, er
 }
 
 // load loads the session --continue or --resume asks for from db (nil
-// when no session was ever saved).
-func (rf *resumeFlags) load(ctx context.Context, f *Factory, db *sqlite.DB) (*session.Saved, error) {
+// when no session was ever saved), or only its header.
+func (rf *resumeFlags) load(ctx context.Context, f *Factory, db *sqlite.DB, headerOnly bool) (*session.Saved, error) {
 	var id string
 	var err error
 	if rf.id != "" {
@@ -89,7 +91,11 @@ func (rf *resumeFlags) load(ctx context.Context, f *Factory, db *sqlite.DB) (*se
 	if err != nil {
 		return nil, err
 	}
-	saved, err := db.LoadResume(ctx, id)
+	load := db.LoadResume
+	if headerOnly {
+		load = db.Header
+	}
+	saved, err := load(ctx, id)
 	if err != nil {
 		return nil, err
 	}

@@ -167,7 +167,7 @@ func (c *sessionCommand) run(ctx context.Context) error {
 	} else {
 		defer holdKeys(f.In)() // what is typed while a long session loads is the UI's (keys.go)
 	}
-	r, err := c.resume.session(ctx, f) // before the config: the session's directory may be another
+	r, err := c.resume.session(ctx, f, !c.oneShot) // before the config: the session's directory may be another
 	if err != nil {
 		return err
 	}
@@ -388,6 +388,9 @@ func (c *sessionCommand) interactive(ctx context.Context, loaded config.Loaded, 
 	}
 	if st.db != nil {
 		opts.Catalog, opts.Memory = st.db, st.db
+	}
+	if r != nil {
+		opts.ResumeLoader = r.db // r holds the session's header only
 	}
 	if e.Indexer != nil {
 		opts.Indexer = e.Indexer

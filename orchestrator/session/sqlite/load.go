@@ -37,6 +37,18 @@ func (db *DB) Load(ctx context.Context, id string) (session.Saved, error) {
 	return s, nil
 }
 
+// Header returns a session's row and its last run, without its
+// messages, compaction or modes: enough to know where and with which
+// model it goes on, before reading the rest (LoadResume).
+func (db *DB) Header(ctx context.Context, id string) (session.Saved, error) {
+	var s session.Saved
+	err := db.read(ctx, func(tx *sql.Tx) error { return loadHeader(ctx, tx, id, &s) })
+	if err != nil {
+		return session.Saved{}, fmt.Errorf("load session %s: %w", id, err)
+	}
+	return s, nil
+}
+
 // loadHeader reads the session's row and its last run.
 func loadHeader(ctx context.Context, tx *sql.Tx, id string, s *session.Saved) error {
 	h, err := scanSession(tx.QueryRowContext(ctx, `SELECT `+sessionColumns+` FROM sessions s `+lastRunJoin+`
