@@ -68,6 +68,10 @@ func newInput(st *theme, keys keyMap) input {
 	styles.Cursor.Blink = false
 	ta.SetStyles(styles)
 	ta.Focus()
+	// The textarea sizes the cache of its lines' wraps to MaxHeight at
+	// its first Update, until then to 10,000 lines: each prompt set from
+	// the history (↑) or sent would stay in it.
+	ta, _ = ta.Update(nil)
 	return input{st: st, keys: keys, ta: ta}
 }
 
