@@ -131,10 +131,17 @@ func (in *input) take() string {
 	in.fresh = false
 	if text != "" && (len(in.history) == 0 || in.history[len(in.history)-1] != text) {
 		in.history = append(in.history, text)
+		if over := len(in.history) - maxRecall; over > 0 {
+			in.history = slices.Delete(in.history, 0, over) // in place: a long day's history stays the same size
+		}
 	}
 	in.pos = len(in.history)
 	return text
 }
+
+// maxRecall is how many prompts Up can recall, the newest: those of
+// earlier sessions (promptHistory) and those sent in this one.
+const maxRecall = 2 * promptHistory
 
 // browsing reports whether Up and Down go through the history: the input
 // is empty, or holds the recalled prompt unchanged.

@@ -1,6 +1,7 @@
 package ui
 
 import (
+	"fmt"
 	"regexp"
 	"slices"
 	"strings"
@@ -191,5 +192,23 @@ func TestInputPromptOnFirstLineOnly(t *testing.T) {
 	}
 	if n := strings.Count(s, "›"); n != 1 {
 		t.Errorf("%d prompt marks:\n%s", n, s)
+	}
+}
+
+// TestHistoryKeepsTheNewest: over a long day, Up recalls the newest
+// maxRecall prompts sent, and the history holds no more.
+func TestHistoryKeepsTheNewest(t *testing.T) {
+	m, _ := testModel(t)
+	in := &m.input
+	for i := range maxRecall + 5 {
+		in.set(fmt.Sprintf("prompt %d", i))
+		in.take()
+	}
+	if len(in.history) != maxRecall || in.history[0] != "prompt 5" || in.pos != maxRecall {
+		t.Fatalf("history of %d, oldest %q, at %d", len(in.history), in.history[0], in.pos)
+	}
+	press(m, "up")
+	if got := m.input.value(); got != fmt.Sprintf("prompt %d", maxRecall+4) {
+		t.Errorf("up: %q", got)
 	}
 }
