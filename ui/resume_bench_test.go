@@ -134,7 +134,8 @@ func BenchmarkResumeMemory(b *testing.B) {
 // does: the session read from the store, restored by the engine, shown;
 // skipped without it. It reports the time to the first frame and the live
 // heap then (after a collection), the engine's included, against a new
-// session's; whole reads the session whole, as resumes did before stubs.
+// session's; from-compaction reads it from its compaction on, as a
+// resume does, whole reads it whole.
 //
 //	go run ./scripts/gensessions -messages 100000 -long 100000 -sessions 1 -compact 2000 /tmp/long.db
 //	LATHE_SESSIONS_SCALE=/tmp/long.db go test -run X -bench ResumeAtScale -benchtime 5x ./ui/
@@ -178,7 +179,7 @@ func BenchmarkResumeAtScale(b *testing.B) {
 	for _, c := range []struct {
 		name string
 		load func(context.Context, string) (session.Saved, error)
-	}{{"stubs", db.LoadResume}, {"whole", db.Load}} {
+	}{{"from-compaction", db.LoadResume}, {"whole", db.Load}} {
 		b.Run(c.name, func(b *testing.B) {
 			var fresh, resumed time.Duration
 			var freshHeap, resumedHeap uint64
