@@ -246,6 +246,7 @@ func (r *run) compactAt(cut int, transcript, shrink bool) error {
 			r.storeFailed(err)
 		}
 	}
+	s.dropSent()
 	ev := Compacted{Summarized: cut - from, Before: before, After: s.win.Next(s.messages)}
 	s.opts.Log.Debug().Int("summarized", ev.Summarized).Int("tokens_before", ev.Before).Int("tokens_after", ev.After).
 		Bool("from_transcript", transcript).Msg("conversation compacted")

@@ -36,7 +36,7 @@ func (s *Session) Reset(ctx context.Context) error {
 	s.modeRec = session.ModeRecord{Mode: s.mode.Name(), Reason: "new session"}
 	s.factsStale = true // the facts approved meanwhile are read before the next request
 	if s.model.Name != "" {
-		s.messages = s.messages[:1:1]
+		s.messages = []provider.Message{s.messages[0]}       // an array of its own: the old history can be collected
 		s.messages[0].Content, _ = s.mode.Prompt(s.opts.Env) // rendered before, so it renders
 	}
 	return nil
