@@ -38,8 +38,9 @@ type heldRun struct {
 // each, in a window small enough that the conversation is compacted
 // several times, in the middle of a run too; the hooks' transcript is
 // written after the first run, halfway and at the end, each time lacking
-// messages let go of since.
-func runHeld(t *testing.T, runs int, paged bool) heldRun {
+// messages let go of since. With resumeAt > 0 the session is closed
+// before that run and resumed in a new one, as a new process would.
+func runHeld(t *testing.T, runs int, paged bool, resumeAt int) heldRun {
 	t.Helper()
 	ctx := t.Context()
 	db := sqlitetest.Open(t)
@@ -49,30 +50,68 @@ func runHeld(t *testing.T, runs int, paged bool) heldRun {
 	}
 	t.Cleanup(func() { tr.Close() })
 	stamp := time.Date(2026, 11, 2, 9, 0, 0, 0, time.UTC)
-	reader := bigRead(700)
-	e := newEnv(t, []ollamatest.Option{ollamatest.WithModels(ollamatest.Model{Name: "qwen3:8b", ContextLength: 3072})},
-		withTools(reader), func(o *Options) {
-			o.Recorder, o.Checkpoints = db, tr
-			if !paged {
-				o.Recorder = unpaged{db}
-			}
-			o.Transcripts = hooks.NewTranscripts(t.TempDir(), func() time.Time { return stamp })
-		})
-	reader.log = e.log
 	turn := 0
-	e.srv.Respond(func(req api.ChatRequest) ollamatest.Reply {
+	respond := func(req api.ChatRequest) ollamatest.Reply {
 		if isSummaryRequest(req) {
 			return ollamatest.Reply{Content: fmt.Sprintf("Files up to %d were read; they hold data.", turn)}
 		}
 		turn++
 		if last := req.Messages[len(req.Messages)-1]; last.Role != "tool" {
 			return ollamatest.Reply{Content: fmt.Sprintf("Reading it (turn %d).", turn),
-				ToolCalls: []ollamatest.ToolCall{call("read", fmt.Sprintf(`{"path":"file%d.txt"}`, turn))}}
+				ToolCalls: []ollamatest.ToolCall{{ID: fmt.Sprintf("call_%08d", turn), Name: "read",
+					Arguments: json.RawMessage(fmt.Sprintf(`{"path":"file%d.txt"}`, turn))}}}
 		}
 		return ollamatest.Reply{Content: fmt.Sprintf("It holds data (turn %d).", turn)}
-	})
+	}
+	open := func() *env {
+		reader := bigRead(700)
+		e := newEnv(t, []ollamatest.Option{ollamatest.WithModels(ollamatest.Model{Name: "qwen3:8b", ContextLength: 3072})},
+			withTools(reader), func(o *Options) {
+				o.Recorder, o.Checkpoints = db, tr
+				if !paged {
+					o.Recorder = unpaged{db}
+				}
+				o.Transcripts = hooks.NewTranscripts(t.TempDir(), func() time.Time { return stamp })
+			})
+		reader.log = e.log
+		e.srv.Respond(respond)
+		return e
+	}
+	out := heldRun{}
+	collect := func(e *env) {
+		for _, req := range e.srv.ChatRequests() {
+			j, _ := json.Marshal(req)
+			out.requests = append(out.requests, string(j))
+		}
+		for _, ev := range e.events {
+			if c, ok := ev.(Compacted); ok {
+				out.compactions = append(out.compactions, c)
+			}
+		}
+	}
+	e := open()
 	var path string
 	for i := range runs {
+		if i == resumeAt && i > 0 {
+			collect(e)
+			if err := e.session.Close(ctx); err != nil {
+				t.Fatal(err)
+			}
+			saved, err := db.LoadResume(ctx, e.session.id)
+			if err != nil {
+				t.Fatal(err)
+			}
+			e = open()
+			if err := e.session.ResumeFrom(saved); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := e.session.Prepare(ctx); err != nil {
+				t.Fatal(err)
+			}
+			if s := e.session; saved.From == 0 || s.win.Base != saved.From || len(s.messages) != 1+len(saved.Messages) {
+				t.Fatalf("resumed from seq %d: the session holds %d messages from seq %d", saved.From, len(s.messages)-1, s.win.Base)
+			}
+		}
 		if _, err := e.run(ctx, fmt.Sprintf("prompt %d: read the next file", i)); err != nil {
 			t.Fatal(err)
 		}
@@ -81,16 +120,8 @@ func runHeld(t *testing.T, runs int, paged bool) heldRun {
 		}
 	}
 	path = e.session.writeTranscript(ctx)
-	out := heldRun{session: e.session}
-	for _, req := range e.srv.ChatRequests() {
-		j, _ := json.Marshal(req)
-		out.requests = append(out.requests, string(j))
-	}
-	for _, ev := range e.events {
-		if c, ok := ev.(Compacted); ok {
-			out.compactions = append(out.compactions, c)
-		}
-	}
+	collect(e)
+	out.session = e.session
 	turns, err := e.session.Turns(ctx)
 	if err != nil {
 		t.Fatal(err)
@@ -111,37 +142,51 @@ func runHeld(t *testing.T, runs int, paged bool) heldRun {
 // is recorded, and sends the same requests, byte for byte, through
 // several compactions, as one whose store does not, which holds them
 // all; undo's prompts and the hooks' transcript, the whole conversation,
-// are the same too.
+// are the same too. So does the session closed halfway and resumed from
+// its last compaction, which holds only the messages after it.
 func TestLiveSessionLetsGoOfWhatItSent(t *testing.T) {
 	const runs = 24
-	held := runHeld(t, runs, true)
-	whole := runHeld(t, runs, false)
-	s := held.session
-	if len(held.compactions) < 3 || s.win.Base == 0 || s.win.Base != s.win.CompactedTo() ||
-		len(s.messages) != 1+s.length()-s.win.Base {
-		t.Fatalf("%d compactions; the session holds %d messages from seq %d, compacted to %d",
-			len(held.compactions), len(s.messages)-1, s.win.Base, s.win.CompactedTo())
+	whole := runHeld(t, runs, false, 0)
+	if w := whole.session; w.win.Base != 0 || len(w.messages) != 1+w.length() {
+		t.Fatalf("over a store that does not read them back, the session holds %d messages from seq %d, want all %d",
+			len(w.messages)-1, w.win.Base, w.length())
 	}
-	if w := whole.session; w.win.Base != 0 || len(w.messages) != 1+w.length() || w.length() != s.length() {
-		t.Errorf("over a store that does not read them back, the session holds %d messages from seq %d, want all %d",
-			len(w.messages)-1, w.win.Base, s.length())
-	}
-	if len(held.requests) != len(whole.requests) {
-		t.Fatalf("%d requests, %d holding the whole history", len(held.requests), len(whole.requests))
-	}
-	for i := range held.requests {
-		if held.requests[i] != whole.requests[i] {
-			t.Fatalf("request %d differs:\n%.800s\nholding the whole history:\n%.800s", i, held.requests[i], whole.requests[i])
-		}
-	}
-	if !slices.Equal(held.compactions, whole.compactions) {
-		t.Errorf("compactions %+v, holding the whole history %+v", held.compactions, whole.compactions)
-	}
-	if len(held.prompts) != runs || !slices.Equal(held.prompts, whole.prompts) || held.prompts[0] != "prompt 0: read the next file" {
-		t.Errorf("undo's prompts %q, holding the whole history %q", held.prompts, whole.prompts)
-	}
-	if strings.ReplaceAll(held.transcript, s.id, whole.session.id) != whole.transcript || !strings.Contains(held.transcript, "prompt 0: read the next file") {
-		t.Errorf("the hooks' transcript differs (%d and %d bytes)", len(held.transcript), len(whole.transcript))
+	for _, c := range []struct {
+		name     string
+		resumeAt int
+	}{{"live", 0}, {"resumed", runs / 2}} {
+		t.Run(c.name, func(t *testing.T) {
+			held := runHeld(t, runs, true, c.resumeAt)
+			s := held.session
+			if len(held.compactions) < 3 || s.win.Base == 0 || s.win.Base != s.win.CompactedTo() ||
+				len(s.messages) != 1+s.length()-s.win.Base || s.length() != whole.session.length() {
+				t.Fatalf("%d compactions; the session holds %d messages from seq %d of %d, compacted to %d",
+					len(held.compactions), len(s.messages)-1, s.win.Base, s.length(), s.win.CompactedTo())
+			}
+			if len(held.requests) != len(whole.requests) {
+				t.Fatalf("%d requests, %d holding the whole history", len(held.requests), len(whole.requests))
+			}
+			for i := range held.requests {
+				if held.requests[i] != whole.requests[i] {
+					a, b := held.requests[i], whole.requests[i]
+					at := 0
+					for at < min(len(a), len(b)) && a[at] == b[at] {
+						at++
+					}
+					t.Fatalf("request %d differs at byte %d:\n%.800s\nholding the whole history:\n%.800s", i, at, a[max(0, at-200):], b[max(0, at-200):])
+				}
+			}
+			if !slices.Equal(held.compactions, whole.compactions) {
+				t.Errorf("compactions %+v, holding the whole history %+v", held.compactions, whole.compactions)
+			}
+			if len(held.prompts) != runs || !slices.Equal(held.prompts, whole.prompts) || held.prompts[0] != "prompt 0: read the next file" {
+				t.Errorf("undo's prompts %q, holding the whole history %q", held.prompts, whole.prompts)
+			}
+			if strings.ReplaceAll(held.transcript, s.id, whole.session.id) != whole.transcript ||
+				!strings.Contains(held.transcript, "prompt 0: read the next file") {
+				t.Errorf("the hooks' transcript differs (%d and %d bytes)", len(held.transcript), len(whole.transcript))
+			}
+		})
 	}
 }
 
