@@ -57,7 +57,7 @@ func (c *callState) message() provider.Message {
 // asks), so calls after it see its effect.
 func (r *run) runCalls(turn int, calls []provider.ToolCall) []*callState {
 	states := make([]*callState, len(calls))
-	first := len(r.s.messages) - 1 // the results follow the reply, after the system prompt
+	first := r.s.length() // the results follow the reply
 	brk, end := (*mode.Transition)(nil), len(calls)
 	for i, c := range calls {
 		if brk != nil {

@@ -83,7 +83,7 @@ func (e *NoGainError) Error() string {
 // long is to be shortened; a larger window helps only where the model
 // and the server allow one. cause is the server's refusal, if any: its
 // count is said where it gave one.
-func (s *Session) overflow(cause error) error {
+func (s *Session) overflow(ctx context.Context, cause error) error {
 	ov, _ := provider.OverflowOf(cause)
 	if ov.Shared {
 		return provider.Errorf(provider.ErrContextOverflow, cause,
@@ -109,18 +109,7 @@ func (s *Session) overflow(cause error) error {
 			"lathe's system prompt and tool schemas take about %s tokens of the model's context window (%s), which leaves too "+
 				"little for the conversation%s: %s", human.Thousands(fixed), window, counted, advice)
 	}
-	asked := 0 // the user's prompts
-	var last provider.Message
-	answered := false // something came after the last prompt
-	for _, m := range s.messages[1:] {
-		switch {
-		case m.Role == "user" && !prompts.IsNote(m.Content):
-			asked++
-			last, answered = m, false
-		case m.Role != "user":
-			answered = true
-		}
-	}
+	asked, last, answered := s.tally(ctx)
 	if asked <= 1 && !answered {
 		return provider.Errorf(provider.ErrContextOverflow, cause,
 			"the prompt alone (about %s tokens) does not fit the model's context window (%s)%s: shorten it%s",
@@ -172,7 +161,7 @@ func (r *run) recompact(sent []provider.Message, cause error) error {
 	}
 	cut, ok := s.win.CutPoint(s.messages, s.win.KeepRecent(s.messages, 2))
 	if !ok {
-		return s.overflow(cause)
+		return s.overflow(r.ctx, cause)
 	}
 	budget := min(int(s.opts.Config.Context.CompactAt*float64(s.model.NumCtx)), refused-1)
 	if all, ok := s.win.CutAll(s.messages); ok && s.afterCut(cut) > budget {
@@ -184,18 +173,38 @@ func (r *run) recompact(sent []provider.Message, cause error) error {
 // afterCut estimates the request that follows a compaction at cut: what
 // every request takes, the summary, the user's prompt and what is kept.
 func (s *Session) afterCut(cut int) int {
-	return s.win.Fixed(s.messages) + s.summaryReply() + s.win.Estimate(s.messages[1+cut:]) +
-		s.win.Estimate([]provider.Message{{Role: "user", Content: lastPrompt(s.messages)}})
+	return s.win.Fixed(s.messages) + s.summaryReply() + s.win.Estimate(s.messages[1+cut-s.win.Base:]) +
+		s.win.Estimate([]provider.Message{{Role: "user", Content: s.lastPrompt()}})
 }
 
 // lastPrompt is the user's last prompt.
-func lastPrompt(msgs []provider.Message) string {
-	for i := len(msgs) - 1; i >= 1; i-- {
-		if m := msgs[i]; m.Role == "user" && !prompts.IsNote(m.Content) {
+func (s *Session) lastPrompt() string {
+	for i := len(s.messages) - 1; i >= 1; i-- {
+		if m := s.messages[i]; m.Role == "user" && !prompts.IsNote(m.Content) {
 			return m.Content
 		}
 	}
-	return ""
+	return s.win.Asked
+}
+
+// tally counts the user's prompts, for overflow: how many (up to two),
+// the last, and whether anything but a note came after it. It reads
+// back from the newest message only as far as it must, through the
+// store past those held.
+func (s *Session) tally(ctx context.Context) (asked int, last provider.Message, answered bool) {
+	s.walkBack(ctx, func(m provider.Message) bool {
+		switch {
+		case m.Role == "user" && !prompts.IsNote(m.Content):
+			if asked == 0 {
+				last = m
+			}
+			asked++
+		case m.Role != "user" && asked == 0:
+			answered = true
+		}
+		return asked < 2 && !answered
+	})
+	return asked, last, answered
 }
 
 // compact summarizes the older part of the conversation and moves the
@@ -206,7 +215,7 @@ func lastPrompt(msgs []provider.Message) string {
 func (r *run) compact(keep int, transcript bool) error {
 	cut, ok := r.s.win.CutPoint(r.s.messages, keep)
 	if !ok {
-		return r.s.overflow(nil)
+		return r.s.overflow(r.ctx, nil)
 	}
 	return r.compactAt(cut, transcript, false)
 }
@@ -224,7 +233,7 @@ func (r *run) compactAt(cut int, transcript, shrink bool) error {
 	}
 	// The images summarized away are named, so that the model knows
 	// they were there.
-	summary += attachedNote(s.messages[1+from : 1+cut])
+	summary += attachedNote(s.messages[1+from-s.win.Base : 1+cut-s.win.Base])
 	was := s.win
 	s.win.Compaction = &session.Compaction{Seq: cut, Summary: summary, Created: s.opts.Now()}
 	s.win.Forget()
@@ -237,6 +246,7 @@ func (r *run) compactAt(cut int, transcript, shrink bool) error {
 			r.storeFailed(err)
 		}
 	}
+	s.dropSent()
 	ev := Compacted{Summarized: cut - from, Before: before, After: s.win.Next(s.messages)}
 	s.opts.Log.Debug().Int("summarized", ev.Summarized).Int("tokens_before", ev.Before).Int("tokens_after", ev.After).
 		Bool("from_transcript", transcript).Msg("conversation compacted")
@@ -273,7 +283,7 @@ func (r *run) summarize(transcript bool) (string, error) {
 	case errors.Is(err, provider.ErrContextOverflow) && !transcript:
 		return r.summarize(true)
 	case errors.Is(err, provider.ErrContextOverflow):
-		return "", s.overflow(err)
+		return "", s.overflow(r.ctx, err)
 	case err != nil:
 		return "", err
 	case summary == "" && !transcript:

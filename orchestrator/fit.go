@@ -93,7 +93,7 @@ func (s *Session) SetNumCtx(n int) error {
 	if s.model.ContextLength > 0 && n > s.model.ContextLength {
 		return fmt.Errorf("num_ctx %d is above the model's %d", n, s.model.ContextLength)
 	}
-	if len(s.messages) > 1 && s.win.Next(s.messages) > n*9/10 {
+	if s.length() > 0 && s.win.Next(s.messages) > n*9/10 {
 		return fmt.Errorf("the conversation takes about %s tokens: it would not fit num_ctx %s (compact it first)",
 			human.Thousands(s.win.Next(s.messages)), human.Thousands(n))
 	}

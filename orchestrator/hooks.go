@@ -341,7 +341,7 @@ func (s *Session) End(ctx context.Context, reason string, emit func(Event)) {
 // operation calls it.
 func (s *Session) writeTranscript(ctx context.Context) string {
 	if t := s.opts.Transcripts; t != nil && len(s.messages) > 0 {
-		return t.Write(s.id, s.opts.Dir, s.wholeHistory(ctx))
+		return t.WriteFrom(s.id, s.opts.Dir, s.win.Base, s.messages[1:], s.older(ctx))
 	}
 	return ""
 }
@@ -406,26 +406,4 @@ func (r *run) stoppedByHook() bool {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	return r.hookStopped
-}
-
-// wholeHistory is the history, system prompt left out, for the hooks'
-// transcript: the first time after a resume that read messages as stubs,
-// with those read whole from the store (the transcript only appends
-// after that, from its last message).
-func (s *Session) wholeHistory(ctx context.Context) []provider.Message {
-	msgs := s.messages[1:]
-	pager, ok := s.opts.Recorder.(Pager)
-	if s.stubbed == 0 || s.filled || !ok {
-		return msgs
-	}
-	old, err := pager.Messages(ctx, s.id, 0, s.stubbed)
-	if err != nil || len(old) != s.stubbed {
-		return msgs
-	}
-	whole := make([]provider.Message, 0, len(msgs))
-	for _, m := range old {
-		whole = append(whole, m.Message)
-	}
-	s.filled = true
-	return append(whole, msgs[s.stubbed:]...)
 }

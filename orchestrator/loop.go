@@ -164,7 +164,7 @@ func (s *Session) RunPrompt(ctx context.Context, p Prompt, emit func(Event)) (re
 			r.emit(Warning{Text: note})
 		}
 	}
-	s.syncTools(ctx, len(s.messages) <= 1, true)
+	s.syncTools(ctx, s.length() == 0, true)
 	if notes := s.takeNotes(); len(notes) > 0 {
 		r.emit(ToolsChanged{Notes: notes})
 	}
@@ -261,7 +261,7 @@ func (r *run) settle(err error) {
 	if s.messages[len(s.messages)-1].Role != "user" {
 		return
 	}
-	if err != nil && r.created && len(s.messages) == 2 {
+	if err != nil && r.created && s.length() == 1 {
 		s.messages = s.messages[:1]
 		if st := s.opts.Recorder; st != nil && !r.storeErr.Load() {
 			if derr := st.Delete(r.storeCtx(), s.id); derr != nil {
@@ -312,7 +312,7 @@ func (r *run) turn(n int) (more bool, err error) {
 	}
 	replied := s.opts.Now().Sub(start)
 	if errors.Is(err, provider.ErrContextOverflow) {
-		err = s.overflow(err)
+		err = s.overflow(r.ctx, err)
 	}
 	if err == nil {
 		r.repair(n, rep)
@@ -321,7 +321,7 @@ func (r *run) turn(n int) (more bool, err error) {
 		// A completed reply is recorded even when empty, so that user and
 		// assistant messages keep alternating as chat templates expect.
 		r.recordReply(rep)
-		s.win.Counted(rep.metrics, rep.sent, len(s.messages))
+		s.win.Counted(rep.metrics, rep.sent, s.win.Base+len(s.messages))
 	}
 	s.reckonCut(rep)
 	r.res.Text = rep.content.String()

@@ -53,7 +53,7 @@ func (r *run) storeCtx() context.Context { return context.WithoutCancel(r.ctx) }
 func (r *run) record(m provider.Message) {
 	s := r.s
 	s.messages = append(s.messages, m)
-	r.save(session.Message{Seq: len(s.messages) - 2, Message: m})
+	r.save(session.Message{Seq: s.length() - 1, Message: m})
 }
 
 // recordNoReply appends an empty reply for a prompt the model never
@@ -62,7 +62,7 @@ func (r *run) recordNoReply() {
 	s := r.s
 	m := provider.Message{Role: "assistant"}
 	s.messages = append(s.messages, m)
-	r.save(session.Message{Seq: len(s.messages) - 2, Message: m, Cut: true})
+	r.save(session.Message{Seq: s.length() - 1, Message: m, Cut: true})
 }
 
 // recordReply appends a reply to the history and commits it, with what the
@@ -71,7 +71,7 @@ func (r *run) recordReply(rep *reply) {
 	s := r.s
 	m := rep.message()
 	s.messages = append(s.messages, m)
-	saved := session.Message{Seq: len(s.messages) - 2, Message: m, Cut: !rep.done}
+	saved := session.Message{Seq: s.length() - 1, Message: m, Cut: !rep.done}
 	if c := rep.metrics; c.PromptTokens > 0 {
 		saved.Counts = &session.Counts{Prompt: c.PromptTokens, Completion: c.CompletionTokens}
 	}
@@ -104,6 +104,7 @@ func (r *run) saveMode() {
 }
 
 func (r *run) storeFailed(err error) {
+	r.s.unsaved = true
 	if !r.storeErr.CompareAndSwap(false, true) {
 		return // told already; calls that finish together may both fail
 	}
@@ -138,7 +139,7 @@ func (r *run) begin(prompt string) {
 	if cp := s.opts.Checkpoints; cp != nil {
 		// The prompt goes at the end of the history, after the system
 		// prompt: that is where undoing the run takes the history back to.
-		if err := cp.Begin(r.storeCtx(), s.id, len(s.messages)-1); err != nil {
+		if err := cp.Begin(r.storeCtx(), s.id, s.length()); err != nil {
 			r.emit(Warning{Text: "the files this run changes cannot be kept for undo (" + err.Error() + ")"})
 		} else {
 			r.checkpointing = true

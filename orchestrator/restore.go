@@ -30,7 +30,7 @@ func (s *Session) restoreFrom(ctx context.Context, saved session.Saved, atStart 
 			return nil, err
 		}
 	}
-	msgs, mended := session.Mend(saved.Messages, prompts.InterruptedByExit())
+	msgs, mended := session.Mend(saved.Messages, saved.From, prompts.InterruptedByExit())
 	if err := s.restoreMode(saved.Modes); err != nil {
 		return nil, err
 	}
@@ -40,8 +40,12 @@ func (s *Session) restoreFrom(ctx context.Context, saved session.Saved, atStart 
 	}
 	s.id, s.title, s.created = saved.ID, saved.Title, true
 	s.messages = append([]provider.Message{{Role: "system", Content: system}}, msgs...)
-	s.stubbed, s.filled = min(saved.Stubbed, len(msgs)), false
-	s.win.Compaction = saved.Compaction
+	s.win.Compaction, s.win.Base, s.win.Asked, s.unsaved = saved.Compaction, saved.From, "", false
+	if len(msgs) == 0 || msgs[0].Role != "user" || prompts.IsNote(msgs[0].Content) {
+		// A request may send the prompt before the messages read: the one
+		// a compaction in the middle of a run keeps (see window.View).
+		s.win.Asked = s.askedBefore(ctx)
+	}
 	s.recount(saved)
 	changed := len(saved.Modes) == 0 // a session saved before modes were: build mode, recorded now
 	if m := s.opts.Mode; atStart && m != nil && m.Name() != s.mode.Name() {
@@ -65,9 +69,9 @@ func (s *Session) restoreFrom(ctx context.Context, saved session.Saved, atStart 
 		}
 	}
 	s.opts.Log.Debug().Str("session", s.id).Int("messages", len(msgs)).Int("mended", len(mended)).Msg("session restored")
-	whole := s.history(msgs[s.stubbed:], s.stubbed, saved.Messages, mended)
+	whole := s.history(msgs, saved.From, saved.Messages, mended)
 	h := &History{ID: s.id, Title: s.title, Compaction: saved.Compaction, Modes: saved.Modes}
-	return paged(h, whole, s.stubbed, s.olderPages()), nil
+	return paged(h, whole, saved.From, s.olderPages()), nil
 }
 
 // recount takes up the server's last count of a restored conversation:
@@ -78,7 +82,8 @@ func (s *Session) recount(saved session.Saved) {
 	s.win.Forget()
 	for i := len(saved.Messages) - 1; i >= 0; i-- {
 		m := saved.Messages[i]
-		if m.Counts == nil || m.Seq+1 >= len(s.messages) || s.messages[m.Seq+1].Role != "assistant" {
+		at := m.Seq - s.win.Base + 1 // its index in s.messages
+		if m.Counts == nil || at < 1 || at >= len(s.messages) || s.messages[at].Role != "assistant" {
 			continue
 		}
 		if c := saved.Compaction; c != nil && (c.Created.After(m.Created) || c.Seq > m.Seq) {
@@ -87,7 +92,7 @@ func (s *Session) recount(saved session.Saved) {
 		if n := len(saved.Modes); n > 0 && saved.Modes[n-1].Created.After(m.Created) {
 			return
 		}
-		view := s.win.View(s.messages[:m.Seq+1])
+		view := s.win.View(s.messages[:at])
 		s.win.Counted(provider.Metrics{PromptTokens: m.Counts.Prompt, CompletionTokens: m.Counts.Completion}, view, m.Seq+2)
 		s.cache.seed(view, s.prefixOf(view), m.Counts.Prompt) // the server may hold it still
 		return
@@ -174,25 +179,27 @@ func (s *Session) restoreMode(recs []session.ModeRecord) error {
 	return nil
 }
 
-// ResumeLoader loads a session to resume with the messages its requests
-// no longer send read as stubs (see session.Saved.Stubbed). Package
+// ResumeLoader loads a session to resume without the messages its
+// requests no longer send (see session.Saved.From). Package
 // session/sqlite implements it.
 type ResumeLoader interface {
 	LoadResume(ctx context.Context, sessionID string) (session.Saved, error)
 }
 
-// Pager reads a saved session's messages whole: those a resume read as
-// stubs (see session.Saved.Stubbed). Package session/sqlite implements it.
+// Pager reads a saved session's messages: those a resume did not read
+// (see session.Saved.From), and those a session let go of once they were
+// summarized (see Session.dropSent). Package session/sqlite implements
+// it.
 type Pager interface {
 	// Messages returns the messages from seq from up to seq to (excluded).
 	Messages(ctx context.Context, sessionID string, from, to int) ([]session.Message, error)
 }
 
-// olderPages reads the pages of the history before the messages it holds
-// whole from the store; nil when it holds them all.
+// olderPages reads the pages of the history before the messages the
+// restore read from the store; nil when it read them all.
 func (s *Session) olderPages() func(ctx context.Context, before, n int) ([]session.Message, error) {
 	pager, ok := s.opts.Recorder.(Pager)
-	if s.stubbed == 0 || !ok {
+	if s.win.Base == 0 || !ok {
 		return nil
 	}
 	id, every := s.id, s.every

@@ -108,13 +108,11 @@ type Session struct {
 	id      string
 	title   string
 	created bool // the session is in the store
-	// stubbed is how many messages of the history, from seq 0, are
-	// stubs (see session.Saved.Stubbed): the store keeps them whole.
-	// filled says the hooks' transcript was written whole since.
-	stubbed    int
-	filled     bool
+	// unsaved: a message of the conversation may be missing from the
+	// store (it failed), which must then not be let go of (see held.go).
+	unsaved    bool
 	model      provider.ModelInfo
-	messages   []provider.Message // the whole history, system prompt first
+	messages   []provider.Message // the system prompt, then the history from seq win.Base on (see held.go)
 	mode       mode.Mode
 	tools      *tools.Registry    // the tools of the mode
 	modeRec    session.ModeRecord // the mode as stored; saved when the session is created
@@ -329,7 +327,7 @@ func (s *Session) readFacts(ctx context.Context) {
 // Reset), before its first request, and renders its system prompt with
 // them: Reset itself does no I/O, a UI calls it as the user types /new.
 func (s *Session) refreshFacts(ctx context.Context) {
-	if !s.factsStale || len(s.messages) != 1 {
+	if !s.factsStale || len(s.messages) != 1 || s.win.Base > 0 {
 		return
 	}
 	s.readFacts(ctx)
@@ -418,7 +416,7 @@ func (s *Session) end() {
 func (s *Session) publish() {
 	snap := Snapshot{ID: s.id, Title: s.title, Model: s.model, Mode: s.mode.Name(),
 		Plan: mode.PlanOf(s.mode).Clone(), Saved: s.created}
-	if s.model.Name != "" && len(s.messages) > 1 {
+	if s.model.Name != "" && s.length() > 0 {
 		snap.Used, snap.Counted = s.win.Next(s.messages), s.win.Used() > 0
 	}
 	s.ops.publish(snap)

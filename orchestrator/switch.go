@@ -26,8 +26,8 @@ func (s *Session) Reset(ctx context.Context) error {
 			s.writeTranscript(ctx) // the conversation they end, whole
 		}
 	}
-	s.id, s.title, s.created = newID(), "", false
-	s.win.Compaction = nil
+	s.id, s.title, s.created, s.unsaved = newID(), "", false, false
+	s.win.Compaction, s.win.Base, s.win.Asked = nil, 0, ""
 	s.win.Forget()
 	s.blocked.forget()
 	if mode.PlanOf(s.mode) != nil {
@@ -36,7 +36,7 @@ func (s *Session) Reset(ctx context.Context) error {
 	s.modeRec = session.ModeRecord{Mode: s.mode.Name(), Reason: "new session"}
 	s.factsStale = true // the facts approved meanwhile are read before the next request
 	if s.model.Name != "" {
-		s.messages = s.messages[:1:1]
+		s.messages = []provider.Message{s.messages[0]}       // an array of its own: the old history can be collected
 		s.messages[0].Content, _ = s.mode.Prompt(s.opts.Env) // rendered before, so it renders
 	}
 	return nil
@@ -128,7 +128,7 @@ func (s *Session) setMode(ctx context.Context, m mode.Mode, reason string) error
 	from := s.mode.Name()
 	s.enter(m)
 	s.syncTools(ctx, true, false) // the cache is lost anyway: the latest tools join
-	s.modeRec = session.ModeRecord{Seq: max(0, len(s.messages)-1), Mode: m.Name(), Plan: mode.PlanOf(m).Record(),
+	s.modeRec = session.ModeRecord{Seq: s.length(), Mode: m.Name(), Plan: mode.PlanOf(m).Record(),
 		Reason: reason, Created: s.opts.Now()}
 	s.win.Forget() // a new system prompt: the count no longer holds
 	s.opts.Log.Debug().Str("from", from).Str("to", m.Name()).Str("reason", reason).

@@ -20,7 +20,7 @@ func (s *Session) Titler() func(ctx context.Context) (string, error) {
 		return nil
 	}
 	defer s.end()
-	if len(s.messages) < 3 {
+	if s.length() < 2 {
 		return nil
 	}
 	req := s.request()

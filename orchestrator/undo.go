@@ -37,8 +37,8 @@ func (s *Session) Turns(ctx context.Context) ([]Turn, error) {
 			continue
 		}
 		t := Turn{Checkpoint: c}
-		if i := c.Seq + 1; i < len(s.messages) && s.messages[i].Role == "user" {
-			t.Prompt = s.messages[i].Content
+		if m, ok := s.message(ctx, c.Seq); ok && m.Role == "user" {
+			t.Prompt = m.Content
 		}
 		out = append(out, t)
 	}

@@ -135,8 +135,9 @@ func BenchmarkResumeMemory(b *testing.B) {
 // read from the store, restored by the engine and shown; skipped without
 // it. It reports the time to the first frame against a new session's,
 // the time until the history is shown, and the live heap then (after a
-// collection), the engine's included, against a new session's; whole
-// reads the session whole, as resumes did before stubs.
+// collection), the engine's included, against a new session's;
+// from-compaction reads it from its compaction on, as a resume does,
+// whole reads it whole.
 //
 //	go run ./scripts/gensessions -messages 100000 -long 100000 -sessions 1 -compact 2000 /tmp/long.db
 //	LATHE_SESSIONS_SCALE=/tmp/long.db go test -run X -bench ResumeAtScale -benchtime 5x ./ui/
@@ -181,7 +182,7 @@ func BenchmarkResumeAtScale(b *testing.B) {
 	for _, c := range []struct {
 		name   string
 		loader orchestrator.ResumeLoader
-	}{{"stubs", db}, {"whole", wholeLoader{db}}} {
+	}{{"from-compaction", db}, {"whole", wholeLoader{db}}} {
 		b.Run(c.name, func(b *testing.B) {
 			var freshFrame, fresh, frame, resumed time.Duration
 			var freshHeap, resumedHeap uint64
@@ -204,8 +205,7 @@ func BenchmarkResumeAtScale(b *testing.B) {
 	}
 }
 
-// wholeLoader reads a session to resume whole, as resumes did before
-// stubs.
+// wholeLoader reads a session to resume whole.
 type wholeLoader struct{ db *sqlite.DB }
 
 func (w wholeLoader) LoadResume(ctx context.Context, id string) (session.Saved, error) {

@@ -90,7 +90,7 @@ func (m *model) sessionChosen(msg chosenMsg[session.Summary]) tea.Cmd {
 	}
 	load := st.Load
 	if r, ok := st.(orchestrator.ResumeLoader); ok {
-		load = r.LoadResume // the messages requests no longer send, as stubs
+		load = r.LoadResume // without the messages requests no longer send
 	}
 	return func() tea.Msg {
 		saved, err := load(ctx, id)

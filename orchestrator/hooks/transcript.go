@@ -49,6 +49,16 @@ func NewTranscripts(dir string, now func() time.Time) *Transcripts {
 // with msgs (its history, the system prompt left out) and returns its
 // path; "" when it cannot be written, so that a hook is told none.
 func (t *Transcripts) Write(id, cwd string, msgs []provider.Message) string {
+	return t.WriteFrom(id, cwd, 0, msgs, nil)
+}
+
+// WriteFrom is Write for a history held from message first on: msgs[0]
+// is message first. older reads the messages from message from up to
+// first that the file needs and msgs do not hold (the whole history
+// before first once, after a resume; those let go of since the file was
+// last written); nil reads none, and such a file is not written.
+func (t *Transcripts) WriteFrom(id, cwd string, first int, msgs []provider.Message,
+	older func(from int) ([]provider.Message, error)) string {
 	if t == nil || id == "" {
 		return ""
 	}
@@ -58,12 +68,18 @@ func (t *Transcripts) Write(id, cwd string, msgs []provider.Message) string {
 	if f == nil {
 		f = &transcript{path: filepath.Join(t.dir, id+".jsonl")}
 	}
+	h := history{first: first, msgs: msgs, older: older}
+	total := first + len(msgs)
 	flag := os.O_WRONLY | os.O_CREATE | os.O_APPEND
-	if t.files[id] == nil || f.written > len(msgs) || (f.written > 0 && digest(msgs[f.written-1]) != f.last) {
+	if t.files[id] == nil || f.written > total || (f.written > 0 && !h.read(f.written-1)) ||
+		(f.written > 0 && digest(h.at(f.written-1)) != f.last) {
 		flag, f.written = os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0
 	}
-	if f.written == len(msgs) && flag&os.O_TRUNC == 0 {
+	if f.written == total && flag&os.O_TRUNC == 0 {
 		return f.path
+	}
+	if !h.read(f.written) {
+		return ""
 	}
 	if err := os.MkdirAll(t.dir, 0o700); err != nil {
 		return ""
@@ -76,8 +92,8 @@ func (t *Transcripts) Write(id, cwd string, msgs []provider.Message) string {
 	enc := json.NewEncoder(&buf)
 	enc.SetEscapeHTML(false)
 	stamp := t.now().UTC().Format(time.RFC3339Nano)
-	for i := f.written; i < len(msgs); i++ {
-		if err := enc.Encode(transcriptLine(id, cwd, stamp, i, msgs[i])); err != nil {
+	for i := f.written; i < total; i++ {
+		if err := enc.Encode(transcriptLine(id, cwd, stamp, i, h.at(i))); err != nil {
 			file.Close()
 			return ""
 		}
@@ -87,12 +103,47 @@ func (t *Transcripts) Write(id, cwd string, msgs []provider.Message) string {
 		delete(t.files, id) // written again in full next time
 		return ""
 	}
-	f.written = len(msgs)
+	f.written = total
 	if f.written > 0 {
-		f.last = digest(msgs[f.written-1])
+		f.last = digest(h.at(f.written - 1))
 	}
 	t.files[id] = f
 	return f.path
+}
+
+// history is a history held from message first on, and the messages
+// before read when needed (see WriteFrom).
+type history struct {
+	first int
+	msgs  []provider.Message
+	older func(from int) ([]provider.Message, error)
+	from  int                // the seq head starts at
+	head  []provider.Message // the messages from seq from up to first, read
+}
+
+// read makes sure the messages from seq from on are at hand, and reports
+// whether they are.
+func (h *history) read(from int) bool {
+	if from >= h.first || h.head != nil && h.from <= from {
+		return true
+	}
+	if h.older == nil {
+		return false
+	}
+	head, err := h.older(from)
+	if err != nil || len(head) != h.first-from {
+		return false
+	}
+	h.from, h.head = from, head
+	return true
+}
+
+// at is message i; read must have made it at hand.
+func (h *history) at(i int) provider.Message {
+	if i < h.first {
+		return h.head[i-h.from]
+	}
+	return h.msgs[i-h.first]
 }
 
 // Path is the path of session id's transcript, when one was written.

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -113,5 +114,47 @@ func TestTranscriptsDoNotFollowLinks(t *testing.T) {
 	}
 	if b, _ := os.ReadFile(target); string(b) != "keep\n" {
 		t.Errorf("target %q", b)
+	}
+}
+
+// TestTranscriptsFromASeq: a history held from a seq on is written as
+// the whole history would be, the messages before read only where the
+// file lacks them (all of them at first; none when it holds them; those
+// let go of since it was written; all again when the history changed
+// behind it); without a way to read them, nothing is written.
+func TestTranscriptsFromASeq(t *testing.T) {
+	var hist []provider.Message
+	for i := range 12 {
+		hist = append(hist, provider.Message{Role: []string{"user", "assistant"}[i%2], Content: strings.Repeat("x", i)})
+	}
+	stamp := func() time.Time { return time.Unix(1_700_000_000, 0) }
+	want := NewTranscripts(t.TempDir(), stamp)
+	got := NewTranscripts(t.TempDir(), stamp)
+	var reads []int
+	write := func(first, n int) string {
+		t.Helper()
+		wp := want.Write("s1", "/w", hist[:n])
+		gp := got.WriteFrom("s1", "/w", first, hist[first:n], func(from int) ([]provider.Message, error) {
+			reads = append(reads, from)
+			return hist[from:first], nil
+		})
+		w, _ := os.ReadFile(wp)
+		g, err := os.ReadFile(gp)
+		if err != nil || string(g) != string(w) {
+			t.Fatalf("held from %d of %d: the file differs (%v):\n%s\nwant\n%s", first, n, err, g, w)
+		}
+		return gp
+	}
+	write(4, 6)
+	write(4, 8)
+	write(7, 9)   // let go of up to 7 after the file held 8: nothing read
+	write(10, 11) // let go of up to 10: the last message written and the one after it read
+	hist[10].Content = "changed"
+	write(10, 12) // changed behind the file: all of it read again
+	if want := []int{0, 8, 0}; !slices.Equal(reads, want) {
+		t.Errorf("read from %v, want %v", reads, want)
+	}
+	if p := got.WriteFrom("s2", "/w", 3, hist[3:5], nil); p != "" {
+		t.Errorf("written without the messages before seq 3: %q", p)
 	}
 }

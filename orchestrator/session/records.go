@@ -113,17 +113,17 @@ type RunEnd struct {
 // Saved is a session as loaded to be resumed.
 type Saved struct {
 	Record
-	Updated    time.Time
-	Messages   []Message   // in seq order; a seq may be missing (a result never written)
+	Updated time.Time
+	// Messages are the messages from seq From on, in seq order; a seq
+	// may be missing (a result never written).
+	Messages []Message
+	// From is the seq Messages start at: 0 for the whole history; read
+	// to resume, the seq of the latest compaction, the messages before it,
+	// which requests no longer send, left in the store.
+	From       int
 	Compaction *Compaction // the latest; nil when there was none
-	// Stubbed is how many messages, from seq 0, are stubs: read to
-	// resume, they keep what a session needs of the messages its
-	// requests no longer send (those before the compaction's seq): a
-	// prompt's role and text; the other messages are blank, their role
-	// unknown. The store keeps them whole.
-	Stubbed int
-	Modes   []ModeRecord
-	LastRun *RunSummary
+	Modes      []ModeRecord
+	LastRun    *RunSummary
 }
 
 // Summary is a session as a list shows it.

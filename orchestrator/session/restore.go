@@ -2,24 +2,25 @@ package session
 
 import "lathe/orchestrator/provider"
 
-// Mend lays saved messages out in seq order, filling in what a dead process
-// never wrote: the results of calls that were running, and a reply to a
-// prompt left unanswered. A call's result is interrupted, the text that
-// tells the model the call never finished. It returns the history and the
-// messages it added, with their seq, to be saved.
-func Mend(saved []Message, interrupted string) ([]provider.Message, []Message) {
-	bySeq := lookup(saved)
-	last := -1
+// Mend lays saved messages out in seq order from seq from (the saved
+// messages start there), filling in what a dead process never wrote: the
+// results of calls that were running, and a reply to a prompt left
+// unanswered. A call's result is interrupted, the text that tells the
+// model the call never finished. It returns the history from seq from on
+// and the messages it added, with their seq, to be saved.
+func Mend(saved []Message, from int, interrupted string) ([]provider.Message, []Message) {
+	bySeq := lookup(saved, from)
+	last := from - 1
 	for _, m := range saved {
 		last = max(last, m.Seq)
 	}
 	out := make([]provider.Message, 0, len(saved))
 	var added []Message
 	fill := func(m provider.Message, meta *ToolMeta) {
-		added = append(added, Message{Seq: len(out), Message: m, Tool: meta})
+		added = append(added, Message{Seq: from + len(out), Message: m, Tool: meta})
 		out = append(out, m)
 	}
-	for seq := 0; seq <= last; seq++ {
+	for seq := from; seq <= last; seq++ {
 		m, ok := bySeq(seq)
 		if !ok {
 			// Messages are written in order but for the results of one
@@ -48,22 +49,22 @@ func Mend(saved []Message, interrupted string) ([]provider.Message, []Message) {
 }
 
 // lookup finds a saved message by its seq: by its index when every seq
-// is there in order (as a session is saved, but for a dead process's
-// last calls), by a map otherwise.
-func lookup(saved []Message) func(seq int) (provider.Message, bool) {
+// from from on is there in order (as a session is saved, but for a dead
+// process's last calls), by a map otherwise.
+func lookup(saved []Message, from int) func(seq int) (provider.Message, bool) {
 	inOrder := true
 	for i, m := range saved {
-		if m.Seq != i {
+		if m.Seq != from+i {
 			inOrder = false
 			break
 		}
 	}
 	if inOrder {
 		return func(seq int) (provider.Message, bool) {
-			if seq < 0 || seq >= len(saved) {
+			if seq < from || seq-from >= len(saved) {
 				return provider.Message{}, false
 			}
-			return saved[seq].Message, true
+			return saved[seq-from].Message, true
 		}
 	}
 	bySeq := make(map[int]provider.Message, len(saved))

@@ -19,6 +19,10 @@ import (
 // Window is the context window of one conversation. The zero value is not
 // usable: set NumCtx and Shares.
 //
+// The messages its methods take are the conversation's system prompt,
+// then its history from seq Base on: msgs[1] is message Base. The
+// messages before it are not held (a store keeps them; see Drop).
+//
 // Token counts are the server's where it gave them: the last request's
 // prompt and reply. What was appended since is estimated from its bytes,
 // at the density the server's counts show (bytes per token, measured on
@@ -35,9 +39,15 @@ type Window struct {
 	// Compaction is the latest summary: requests send it in place of the
 	// messages before its Seq. Nil before the first compaction.
 	Compaction *session.Compaction
+	// Base is the seq of the first message held, at most the compaction's
+	// Seq; 0 when the whole history is.
+	Base int
+	// Asked is the user's last prompt before Base, notes left out, which
+	// a request may still send (see View); "" when there is none.
+	Asked string
 
 	used   int     // tokens the server counted for the last reply, prompt and output
-	usedAt int     // len(messages) when used was counted; 0 when nothing was
+	usedAt int     // the length of the history, system prompt included, when used was counted; 0 when nothing was
 	ratio  float64 // bytes a token, from the server's counts; 0 until it counted enough
 	shape  float64 // the server's tokens for each shape token; 0 until it counted enough
 	shaped shaped  // the shape of the last view counted, to count only what was appended since
@@ -114,8 +124,9 @@ func size(msgs []provider.Message) (bytes, frames int) {
 
 // Counted takes the server's count for the request that sent view (its
 // prompt, cached tokens included) and the reply to it (its output); msgs
-// is the length of the history with the reply. The count also sets the
-// density estimates use.
+// is the length of the history with the reply, the system prompt and the
+// messages before Base included. The count also sets the density
+// estimates use.
 func (w *Window) Counted(m provider.Metrics, view []provider.Message, msgs int) {
 	if m.PromptTokens <= 0 {
 		return
@@ -195,10 +206,11 @@ func (w *Window) Used() int { return w.used }
 // for the last reply, plus an estimate of what was appended since; an
 // estimate of it all when nothing was counted yet.
 func (w *Window) Next(msgs []provider.Message) int {
-	if w.usedAt == 0 || w.usedAt > len(msgs) {
+	at := w.usedAt - w.Base
+	if w.usedAt == 0 || at < 1 || at > len(msgs) {
 		return w.Estimate(w.View(msgs)) + w.tokens(w.Specs)
 	}
-	return w.used + w.Estimate(msgs[w.usedAt:])
+	return w.used + w.Estimate(msgs[at:])
 }
 
 // Full reports whether the next request would fill more of the window than
@@ -230,15 +242,15 @@ func (w *Window) View(msgs []provider.Message) []provider.Message {
 	if c == nil {
 		return msgs
 	}
-	rest := msgs[1+c.Seq:]
+	rest := msgs[min(1+c.Seq-w.Base, len(msgs)):]
 	first := provider.Message{Role: "user", Content: prompts.SummaryHeader + "\n" + c.Summary}
 	switch {
 	case len(rest) > 0 && rest[0].Role == "user":
 		first.Content += "\n\n" + rest[0].Content
 		first.Images = rest[0].Images
 		rest = rest[1:]
-	case promptBefore(msgs, c.Seq) != "":
-		first.Content += "\n\n" + prompts.CurrentRequest + "\n" + promptBefore(msgs, c.Seq)
+	case w.promptBefore(msgs, c.Seq) != "":
+		first.Content += "\n\n" + prompts.CurrentRequest + "\n" + w.promptBefore(msgs, c.Seq)
 	}
 	out := make([]provider.Message, 0, 2+len(rest))
 	return append(append(out, msgs[0], first), rest...)
@@ -246,13 +258,41 @@ func (w *Window) View(msgs []provider.Message) []provider.Message {
 
 // promptBefore is the user's last prompt before seq: the request a
 // compaction in the middle of a run must keep word for word.
-func promptBefore(msgs []provider.Message, seq int) string {
-	for i := seq; i >= 1; i-- {
+func (w *Window) promptBefore(msgs []provider.Message, seq int) string {
+	if p := lastPrompt(msgs[1:min(1+seq-w.Base, len(msgs))]); p != "" {
+		return p
+	}
+	return w.Asked
+}
+
+// lastPrompt is the user's last prompt in msgs, notes left out; "" when
+// they hold none.
+func lastPrompt(msgs []provider.Message) string {
+	for i := len(msgs) - 1; i >= 0; i-- {
 		if m := msgs[i]; m.Role == "user" && !prompts.IsNote(m.Content) {
 			return m.Content
 		}
 	}
 	return ""
+}
+
+// Drop lets go of the messages before seq to, which requests no longer
+// send (to is at most the compaction point): it returns msgs without
+// them, in an array of their own, so that theirs can be collected, and
+// moves Base to to, keeping the last prompt of them in Asked.
+func (w *Window) Drop(msgs []provider.Message, to int) []provider.Message {
+	to = min(to, w.CompactedTo(), w.Base+len(msgs)-1)
+	if to <= w.Base {
+		return msgs
+	}
+	gone := msgs[1 : 1+to-w.Base]
+	if p := lastPrompt(gone); p != "" {
+		w.Asked = p
+	}
+	kept := msgs[1+len(gone):]
+	out := make([]provider.Message, 0, 1+len(kept)+len(kept)/4)
+	w.Base = to
+	return append(append(out, msgs[0]), kept...)
 }
 
 // CompactedTo is the seq of the current compaction point; 0 for none.
@@ -270,7 +310,7 @@ func (w *Window) CompactedTo() int {
 // false when there is nothing to summarize.
 func (w *Window) CutPoint(msgs []provider.Message, budget int) (int, bool) {
 	hist := msgs[1:]
-	from := w.CompactedTo()
+	from := w.CompactedTo() - w.Base // as an index of hist
 	cut, total := -1, 0
 	for i := len(hist) - 1; i > from; i-- {
 		total += w.Estimate(hist[i : i+1])
@@ -282,7 +322,10 @@ func (w *Window) CutPoint(msgs []provider.Message, budget int) (int, bool) {
 		}
 		cut = i
 	}
-	return cut, cut > from
+	if cut < 0 {
+		return -1, false
+	}
+	return w.Base + cut, true
 }
 
 // CutAll is the compaction point that summarizes the whole conversation,
@@ -290,9 +333,9 @@ func (w *Window) CutPoint(msgs []provider.Message, budget int) (int, bool) {
 // user's prompt; false when nothing after the current point would be
 // summarized but that prompt.
 func (w *Window) CutAll(msgs []provider.Message) (int, bool) {
-	cut := len(msgs) - 1
+	cut := w.Base + len(msgs) - 1
 	from := w.CompactedTo()
-	if cut <= from || cut == from+1 && msgs[cut].Role == "user" {
+	if cut <= from || cut == from+1 && msgs[len(msgs)-1].Role == "user" {
 		return 0, false
 	}
 	return cut, true
@@ -306,7 +349,7 @@ func (w *Window) Transcript(msgs []provider.Message, room int) string {
 	if c := w.Compaction; c != nil {
 		b.WriteString(prompts.SummarySoFar + "\n" + c.Summary + "\n\n")
 	}
-	for _, m := range msgs[1+w.CompactedTo():] {
+	for _, m := range msgs[1+w.CompactedTo()-w.Base:] {
 		fmt.Fprintf(&b, "%s: %s\n", m.Role, m.Content)
 		for _, img := range m.Images {
 			fmt.Fprintf(&b, "[image: %s]\n", img.Name)

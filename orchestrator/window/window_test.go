@@ -1,6 +1,8 @@
 package window
 
 import (
+	"fmt"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -17,13 +19,78 @@ func TestPromptBeforeSkipsLathesNotes(t *testing.T) {
 	msgs := []provider.Message{{Role: "system"}, {Role: "user", Content: "rename Foo"},
 		{Role: "assistant"}, {Role: "user", Content: prompts.StartTaskNote("rename Foo to Bar")},
 		{Role: "assistant"}, {Role: "user", Content: prompts.Nudge()}, {Role: "assistant"}}
-	if got := promptBefore(msgs, len(msgs)-1); got != "rename Foo" {
+	if got := (&Window{}).promptBefore(msgs, len(msgs)-1); got != "rename Foo" {
 		t.Errorf("promptBefore = %q, want the user's prompt", got)
 	}
 	w := Window{NumCtx: 4096, Compaction: &session.Compaction{Seq: len(msgs) - 2, Summary: "sum"}}
 	view := w.View(msgs)
 	if len(view) != 3 || view[1].Content != prompts.SummaryHeader+"\nsum\n\n"+prompts.CurrentRequest+"\nrename Foo" {
 		t.Errorf("view after a compaction mid-run = %+v", view)
+	}
+}
+
+// TestDropChangesNoRequest: a window that dropped the messages before its
+// compaction point gives the same view, estimates, cut points and
+// transcript as one that holds them all, a compaction in the middle of a
+// run included (the view keeps the prompt the dropped messages held), and
+// so does the next compaction.
+func TestDropChangesNoRequest(t *testing.T) {
+	sys := provider.Message{Role: "system", Content: "sys"}
+	round := func(prompt string, calls int) []provider.Message {
+		out := []provider.Message{{Role: "user", Content: prompt}}
+		for i := range calls {
+			out = append(out, provider.Message{Role: "assistant", Content: strings.Repeat("a", 300), ToolCalls: []provider.ToolCall{{ID: "c", Name: "read"}}},
+				provider.Message{Role: "tool", Content: strings.Repeat("r", 400+i)})
+			if i == 1 {
+				out = append(out, provider.Message{Role: "user", Content: prompts.Nudge()})
+			}
+		}
+		return append(out, provider.Message{Role: "assistant", Content: "done " + prompt})
+	}
+	hist := append(append(round("first", 3), round("second", 6)...), round("third", 2)...)
+	for _, c := range []struct {
+		name string
+		cut  int // the compaction's seq
+	}{{"at a prompt", 8}, {"mid-run", 14}, {"after a note", 13}, {"everything", len(hist)}} {
+		t.Run(c.name, func(t *testing.T) {
+			msgs := append([]provider.Message{sys}, hist...)
+			whole := Window{NumCtx: 4096, Compaction: &session.Compaction{Seq: c.cut, Summary: "sum"}}
+			if c.cut < len(hist)-2 { // a count after the compaction: it forgets those before
+				whole.Counted(provider.Metrics{PromptTokens: 2000, CompletionTokens: 20}, msgs[:len(msgs)-2], len(msgs)-2)
+			}
+			dropped := whole
+			held := dropped.Drop(msgs, c.cut)
+			if dropped.Base != c.cut || len(held) != len(msgs)-c.cut || &held[0] == &msgs[0] {
+				t.Fatalf("Drop: base %d, %d messages held, want %d from seq %d in an array of their own", dropped.Base, len(held), len(msgs)-c.cut, c.cut)
+			}
+			same := func(what string, a, b any) {
+				t.Helper()
+				if !reflect.DeepEqual(a, b) {
+					t.Errorf("%s: %+v, want %+v", what, b, a)
+				}
+			}
+			same("View", whole.View(msgs), dropped.View(held))
+			same("Next", whole.Next(msgs), dropped.Next(held))
+			same("Transcript", whole.Transcript(msgs, 4000), dropped.Transcript(held, 4000))
+			for _, budget := range []int{0, 300, 100000} {
+				a, aok := whole.CutPoint(msgs, budget)
+				b, bok := dropped.CutPoint(held, budget)
+				same(fmt.Sprint("CutPoint ", budget), []any{a, aok}, []any{b, bok})
+			}
+			a, aok := whole.CutAll(msgs)
+			b, bok := dropped.CutAll(held)
+			same("CutAll", []any{a, aok}, []any{b, bok})
+			// The next compaction, at the last reply, with both.
+			next := len(hist) - 1
+			if next <= c.cut {
+				return
+			}
+			whole.Compaction = &session.Compaction{Seq: next, Summary: "sum2"}
+			dropped.Compaction = whole.Compaction
+			same("View after the next compaction", whole.View(msgs), dropped.View(held))
+			held = dropped.Drop(held, next)
+			same("View after the next drop", whole.View(msgs), dropped.View(held))
+		})
 	}
 }
 

@@ -5,14 +5,13 @@ import (
 	"database/sql"
 	"fmt"
 
-	"lathe/orchestrator/provider"
 	"lathe/orchestrator/session"
 )
 
 // LoadResume returns a session to resume: what Load returns, but for the
 // messages before its latest compaction's seq, which requests no longer
-// send and which are read as stubs (see session.Saved.Stubbed), and whole
-// with Messages when someone scrolls back to them. Resuming a long
+// send: they are not read (Messages starts at session.Saved.From), and are
+// read with Messages when someone scrolls back to them. Resuming a long
 // session reads, and holds, what it sends, not its length.
 func (db *DB) LoadResume(ctx context.Context, id string) (session.Saved, error) {
 	var s session.Saved
@@ -24,17 +23,12 @@ func (db *DB) LoadResume(ctx context.Context, id string) (session.Saved, error) 
 		if s.Compaction, err = loadCompaction(ctx, tx, id); err != nil {
 			return err
 		}
-		if c := s.Compaction; c != nil && c.Seq > 0 {
-			if s.Messages, err = loadStubs(ctx, tx, id, c.Seq); err != nil {
-				return err
-			}
-			s.Stubbed = len(s.Messages)
+		if c := s.Compaction; c != nil {
+			s.From = c.Seq
 		}
-		rest, err := loadRange(ctx, tx, id, s.Stubbed, -1)
-		if err != nil {
+		if s.Messages, err = loadRange(ctx, tx, id, s.From, -1); err != nil {
 			return err
 		}
-		s.Messages = append(s.Messages, rest...)
 		s.Modes, err = loadModes(ctx, tx, id)
 		return err
 	})
@@ -71,31 +65,4 @@ func loadRange(ctx context.Context, tx *sql.Tx, id string, from, to int) ([]sess
 		return nil, err
 	}
 	return scanMessages(ctx, tx, rows)
-}
-
-// loadStubs reads the n messages before seq n as stubs: the prompts with
-// their text, the other messages blank (their role unknown), which is
-// all a resume needs of them (see session.Saved.Stubbed). Only the
-// prompts are read (prompts_by_session): a resume costs the messages
-// it sends, not the session's length.
-func loadStubs(ctx context.Context, tx *sql.Tx, id string, n int) ([]session.Message, error) {
-	rows, err := tx.QueryContext(ctx, `SELECT seq, content FROM messages INDEXED BY prompts_by_session
-		WHERE session_id = ? AND seq < ? AND role = 'user' ORDER BY seq`, id, n)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	msgs := make([]session.Message, n)
-	for i := range msgs {
-		msgs[i].Seq = i
-	}
-	for rows.Next() {
-		var seq int
-		var content string
-		if err := rows.Scan(&seq, &content); err != nil {
-			return nil, err
-		}
-		msgs[seq].Message = provider.Message{Role: "user", Content: content}
-	}
-	return msgs, rows.Err()
 }

@@ -17,7 +17,7 @@ import (
 // recall tool's search (this project's other sessions, 8 hits), each for
 // words most messages hold (common), words few hold (rare), and one of
 // each (mixed); load-long reads the long session whole, load-resume-long
-// as a resume does (the messages before its compaction as stubs; see
+// as a resume does (from its compaction on, the messages before left; see
 // gensessions -compact). Each reports the median time of an operation (p50-ms).
 //
 //	go run ./scripts/gensessions /tmp/sessions.db
