@@ -2,6 +2,7 @@ package orchestrator
 
 import (
 	"context"
+	"slices"
 
 	"lathe/orchestrator/provider"
 	"lathe/prompts"
@@ -123,4 +124,32 @@ func (s *Session) askedBefore(ctx context.Context) string {
 		return asked == ""
 	})
 	return asked
+}
+
+// keptMode notes the mode record just saved among the session's records:
+// the store keeps one a seq, the last saved.
+func (s *Session) keptMode() {
+	if n := len(s.modes); n > 0 && s.modes[n-1].Seq == s.modeRec.Seq {
+		s.modes[n-1] = s.modeRec
+		return
+	}
+	s.modes = append(s.modes, s.modeRec)
+}
+
+// Pages is the history for a UI that lets go of what it shows of the
+// oldest turns: no message in it, every page read back from the store
+// (History.Older), with the session's mode records and its compaction.
+// It is nil when the session is not all saved in a store that reads
+// messages back, or while an operation is under way.
+func (s *Session) Pages() *History {
+	if s.ops.begin(opPages) != nil {
+		return nil
+	}
+	defer s.ops.end()
+	pager, ok := s.opts.Recorder.(Pager)
+	if !ok || !s.created || s.unsaved {
+		return nil
+	}
+	return &History{ID: s.id, Title: s.title, Compaction: s.win.Compaction, Modes: slices.Clone(s.modes),
+		Older: s.pagesOf(pager)}
 }

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -13,6 +14,7 @@ import (
 
 	"lathe/orchestrator/checkpoint"
 	"lathe/orchestrator/hooks"
+	"lathe/orchestrator/mode"
 	"lathe/orchestrator/provider"
 	"lathe/orchestrator/provider/ollama/ollamatest"
 	"lathe/orchestrator/session"
@@ -238,5 +240,71 @@ func TestTallyReadsBackWhatIsNotHeld(t *testing.T) {
 					c.base, a, l.Content, an, asked, last.Content, answered)
 			}
 		})
+	}
+}
+
+// TestPagesReadTheWholeHistory: a live session saved in a store that
+// reads messages back gives a UI its history to page back through: every
+// message as the store has it, the mode records it saved, however the
+// mode changed, and how many messages there are; over a store that does
+// not read them back, none.
+func TestPagesReadTheWholeHistory(t *testing.T) {
+	ctx := t.Context()
+	db := sqlitetest.Open(t)
+	e := newEnv(t, nil, func(o *Options) { o.Recorder = db })
+	s := e.session
+	if s.Pages() != nil {
+		t.Fatal("pages of a session not saved yet")
+	}
+	for i, m := range []mode.Mode{mode.Plan{}, mode.Build{}, nil} {
+		e.srv.Respond(func(api.ChatRequest) ollamatest.Reply { return ollamatest.Reply{Content: fmt.Sprintf("answer %d", i)} })
+		if _, err := e.run(ctx, fmt.Sprintf("prompt %d", i)); err != nil {
+			t.Fatal(err)
+		}
+		if m != nil {
+			if err := s.SetMode(ctx, m, "asked"); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	saved, err := db.Load(ctx, s.id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := s.Pages()
+	if h == nil || h.ID != s.id || len(h.Messages) != 0 {
+		t.Fatalf("pages: %+v", h)
+	}
+	if n := s.Snapshot().Messages; n != len(saved.Messages) || n != 6 {
+		t.Errorf("the snapshot counts %d messages, the store %d", n, len(saved.Messages))
+	}
+	got, err := h.Older(ctx, len(saved.Messages), 100)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != len(saved.Messages) {
+		t.Fatalf("read back %d messages, the store has %d", len(got), len(saved.Messages))
+	}
+	for i := range got {
+		if got[i].Seq != saved.Messages[i].Seq || !reflect.DeepEqual(got[i].Message, saved.Messages[i].Message) {
+			t.Errorf("message %d: %+v, the store's %+v", i, got[i], saved.Messages[i])
+		}
+	}
+	modes := func(recs []session.ModeRecord) (out []string) {
+		for _, r := range recs {
+			out = append(out, fmt.Sprintf("%d %s %s", r.Seq, r.Mode, r.Reason))
+		}
+		return out
+	}
+	if a, b := modes(h.Modes), modes(saved.Modes); !slices.Equal(a, b) || len(a) != 3 {
+		t.Errorf("modes %q, the store's %q", a, b)
+	}
+	o := newEnv(t, nil, func(o *Options) { o.Recorder = unpaged{db} })
+	o.srv.Respond(func(api.ChatRequest) ollamatest.Reply { return ollamatest.Reply{Content: "answer"} })
+	if _, err := o.run(ctx, "prompt"); err != nil {
+		t.Fatal(err)
+	}
+	if o.session.Pages() != nil {
+		t.Error("pages over a store that does not read messages back")
 	}
 }

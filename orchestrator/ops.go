@@ -34,6 +34,7 @@ const (
 	opContext = "measuring the context"
 	opTools   = "reloading the tools"
 	opEnding  = "ending the session"
+	opPages   = "reading the history's pages"
 )
 
 // ops lets one operation run at a time and keeps the snapshot the other

@@ -100,7 +100,9 @@ func (r *run) saveMode() {
 	}
 	if err := st.SaveMode(r.storeCtx(), r.s.id, r.s.modeRec); err != nil {
 		r.storeFailed(err)
+		return
 	}
+	r.s.keptMode()
 }
 
 func (r *run) storeFailed(err error) {

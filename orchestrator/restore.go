@@ -3,6 +3,7 @@ package orchestrator
 import (
 	"context"
 	"encoding/json"
+	"slices"
 
 	"lathe/orchestrator/mode"
 	"lathe/orchestrator/plan"
@@ -39,6 +40,7 @@ func (s *Session) restoreFrom(ctx context.Context, saved session.Saved, atStart 
 		return nil, err
 	}
 	s.id, s.title, s.created = saved.ID, saved.Title, true
+	s.modes = slices.Clone(saved.Modes)
 	s.messages = append([]provider.Message{{Role: "system", Content: system}}, msgs...)
 	s.win.Compaction, s.win.Base, s.win.Asked, s.unsaved = saved.Compaction, saved.From, "", false
 	if len(msgs) == 0 || msgs[0].Role != "user" || prompts.IsNote(msgs[0].Content) {
@@ -66,6 +68,7 @@ func (s *Session) restoreFrom(ctx context.Context, saved session.Saved, atStart 
 			if err := st.SaveMode(ctx, s.id, s.modeRec); err != nil {
 				return nil, err
 			}
+			s.keptMode()
 		}
 	}
 	s.opts.Log.Debug().Str("session", s.id).Int("messages", len(msgs)).Int("mended", len(mended)).Msg("session restored")
@@ -202,6 +205,11 @@ func (s *Session) olderPages() func(ctx context.Context, before, n int) ([]sessi
 	if s.win.Base == 0 || !ok {
 		return nil
 	}
+	return s.pagesOf(pager)
+}
+
+// pagesOf reads any page of the history from pager (see History.Older).
+func (s *Session) pagesOf(pager Pager) func(ctx context.Context, before, n int) ([]session.Message, error) {
 	id, every := s.id, s.every
 	return func(ctx context.Context, before, n int) ([]session.Message, error) {
 		from := max(0, before-max(n, 1))

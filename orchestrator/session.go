@@ -114,9 +114,10 @@ type Session struct {
 	model      provider.ModelInfo
 	messages   []provider.Message // the system prompt, then the history from seq win.Base on (see held.go)
 	mode       mode.Mode
-	tools      *tools.Registry    // the tools of the mode
-	modeRec    session.ModeRecord // the mode as stored; saved when the session is created
-	resume     *session.Saved     // restored by Prepare, once the model is known
+	tools      *tools.Registry      // the tools of the mode
+	modeRec    session.ModeRecord   // the mode as stored; saved when the session is created
+	modes      []session.ModeRecord // every mode record saved, in seq order (see Pages)
+	resume     *session.Saved       // restored by Prepare, once the model is known
 	win        window.Window
 	think      *bool      // the think value of every request (see thinkFor)
 	cache      cacheState // what the server's prompt cache holds of this session
@@ -415,7 +416,7 @@ func (s *Session) end() {
 // the operation under way calls it.
 func (s *Session) publish() {
 	snap := Snapshot{ID: s.id, Title: s.title, Model: s.model, Mode: s.mode.Name(),
-		Plan: mode.PlanOf(s.mode).Clone(), Saved: s.created}
+		Plan: mode.PlanOf(s.mode).Clone(), Saved: s.created, Messages: s.length()}
 	if s.model.Name != "" && s.length() > 0 {
 		snap.Used, snap.Counted = s.win.Next(s.messages), s.win.Used() > 0
 	}
@@ -439,6 +440,8 @@ type Snapshot struct {
 	Counted bool
 	// Saved says whether the session is in the store, to be resumed by ID.
 	Saved bool
+	// Messages is how many messages the history has: the seq of the next.
+	Messages int
 	// Busy says what is under way; "" when the session is idle.
 	Busy string
 }

@@ -33,7 +33,7 @@ func (s *Session) Reset(ctx context.Context) error {
 	if mode.PlanOf(s.mode) != nil {
 		s.enter(mode.Build{})
 	}
-	s.modeRec = session.ModeRecord{Mode: s.mode.Name(), Reason: "new session"}
+	s.modeRec, s.modes = session.ModeRecord{Mode: s.mode.Name(), Reason: "new session"}, nil
 	s.factsStale = true // the facts approved meanwhile are read before the next request
 	if s.model.Name != "" {
 		s.messages = []provider.Message{s.messages[0]}       // an array of its own: the old history can be collected
@@ -107,7 +107,10 @@ func (s *Session) SetMode(ctx context.Context, m mode.Mode, reason string) error
 		return err
 	}
 	if st := s.opts.Recorder; st != nil && s.created {
-		return st.SaveMode(ctx, s.id, s.modeRec)
+		if err := st.SaveMode(ctx, s.id, s.modeRec); err != nil {
+			return err
+		}
+		s.keptMode()
 	}
 	return nil
 }
