@@ -42,6 +42,7 @@ func (m *model) startRun(p orchestrator.Prompt) tea.Cmd {
 // beginRun shows the prompt and sets up the run's state; it returns the
 // run's context.
 func (m *model) beginRun(text string) context.Context {
+	m.transcript.starts = append(m.transcript.starts, runStart{len(m.transcript.items), m.session.Snapshot().Messages})
 	m.sayMode()
 	m.transcript.add(&userItem{text: text})
 	m.transcript.scrollToBottom()
@@ -191,6 +192,7 @@ func (m *model) runFinished(d runDoneMsg) tea.Cmd {
 			m.markUnsent(r.promptAt)
 		}
 	}
+	m.shedTurns()
 	return cmd
 }
 

@@ -140,7 +140,7 @@ func (m *model) showOlder(msg olderMsg) {
 }
 
 // shiftIndices moves the transcript indices the model keeps by n, after
-// n items were put above them.
+// items were put above them or taken from there (none it keeps).
 func (m *model) shiftIndices(n int) {
 	if m.mode.item >= 0 {
 		m.mode.item += n
@@ -199,4 +199,53 @@ func modeBefore(recs []session.ModeRecord, seq int) string {
 		mode = r.Mode
 	}
 	return mode
+}
+
+// Over a long day the transcript would keep every turn's items. Once it
+// holds more than shedAbove, after a run, the items of the oldest turns
+// are let go of down to about keepItems, in the place of the line that
+// stands for older messages: they are read back from the store a page at
+// a time as the user scrolls up to them, as a resumed session's are.
+// Only when the session is all saved in a store that reads them back,
+// and the user is at the bottom.
+const (
+	shedAbove = 600
+	keepItems = 300
+)
+
+// shedTurns lets go of the items of the oldest turns, as above.
+func (m *model) shedTurns() {
+	t := m.transcript
+	if len(t.items) <= shedAbove || !t.follow {
+		return
+	}
+	cut := -1
+	for _, st := range t.starts {
+		if st.item >= len(t.items)-keepItems && (m.mode.item < 0 || st.item <= m.mode.item) {
+			cut = st.item // the oldest turn kept; the plan followed is kept
+			break
+		}
+	}
+	if cut < 0 && m.mode.item >= 0 {
+		for _, st := range t.starts {
+			if st.item <= m.mode.item {
+				cut = st.item
+			}
+		}
+	}
+	if cut <= 1 {
+		return
+	}
+	h := m.session.Pages()
+	if h == nil {
+		return
+	}
+	var first int
+	for _, st := range t.starts {
+		if st.item == cut {
+			first = st.seq
+		}
+	}
+	m.older = &olderPages{h: h, first: first, reveal: -1}
+	t.splice(cut, []item{&olderItem{}}, nil)
 }

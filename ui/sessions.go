@@ -155,6 +155,7 @@ func (m *model) reset(msg resetMsg) tea.Cmd {
 	m.syncMode()
 	m.mode.item = -1
 	m.transcript.clear()
+	m.older = nil
 	m.machine.usage, m.title.asked, m.title.text = usage{}, false, ""
 	m.notice(noticeInfo, "", "New conversation.")
 	return m.next()

@@ -115,10 +115,17 @@ type transcript struct {
 	drawn    []int
 	cached   []bool
 	liveFrom int
-	// shifted is told that n items were put above the others, whose
-	// indices grew by n (see replaceFirst).
+	// shifted is told that the others' indices moved by n, after items
+	// were put above them or taken from there (see splice).
 	shifted func(n int)
+	// starts are where the live runs' items start, oldest first: what
+	// the oldest turns show may be let go of from there (see shedTurns).
+	starts []runStart
 }
+
+// runStart is where a run's items start, and the seq of its first
+// message: the items above it show the messages before.
+type runStart struct{ item, seq int }
 
 // viewKey is what decides the transcript's view.
 type viewKey struct{ gen, top, selected, width, height int }
@@ -161,43 +168,67 @@ func guess(it item, width int) int {
 // replaceFirst puts items in the place of the first item: a page of
 // older messages where the line that stood for them was. seqs are the
 // messages' indices among items. The window keeps showing what it showed.
-func (t *transcript) replaceFirst(items []item, seqs map[int]int) {
-	n := len(items) - 1
+func (t *transcript) replaceFirst(items []item, seqs map[int]int) { t.splice(1, items, seqs) }
+
+// splice puts items in the place of the first k items (see replaceFirst);
+// the indices of the items after them move by len(items)-k, and what
+// pointed at the k items is forgotten.
+func (t *transcript) splice(k int, items []item, seqs map[int]int) {
+	n := len(items) - k
 	above := 0
 	heights, measured := make([]int, len(items)), make([]bool, len(items))
 	for i, it := range items {
 		heights[i] = guess(it, t.width)
 		above += heights[i]
 	}
-	above -= t.heights[0]
-	t.items = append(items, t.items[1:]...)
-	t.heights = append(heights, t.heights[1:]...)
-	t.measured = append(measured, t.measured[1:]...)
-	t.cached = append(make([]bool, len(items)), t.cached[1:]...)
+	above -= t.sums[k]
+	t.items = append(items, t.items[k:]...)
+	t.heights = append(heights, t.heights[k:]...)
+	t.measured = append(measured, t.measured[k:]...)
+	t.cached = append(make([]bool, len(items)), t.cached[k:]...)
 	drawn := t.drawn[:0]
 	for _, i := range t.drawn {
-		if i > 0 { // the first item is gone
+		if i >= k { // those before are gone
 			drawn = append(drawn, i+n)
 		}
 	}
 	t.drawn = drawn
-	if t.liveFrom > 0 {
+	if t.liveFrom >= k {
 		t.liveFrom += n
+	} else {
+		t.liveFrom = 0
 	}
 	t.sums = make([]int, len(t.items)+1)
 	t.resum(0)
 	if !t.follow {
-		t.offset += above
+		t.offset = max(0, t.offset+above)
 	}
-	if t.selected > 0 {
+	switch {
+	case t.selected >= k:
 		t.selected += n
+	case t.selected >= 0:
+		t.selected = -1
 	}
 	for seq, i := range t.seqs {
-		t.seqs[seq] = i + n
+		if i < k {
+			delete(t.seqs, seq)
+		} else {
+			t.seqs[seq] = i + n
+		}
+	}
+	if t.seqs == nil && len(seqs) > 0 {
+		t.seqs = make(map[int]int, len(seqs))
 	}
 	for seq, i := range seqs {
 		t.seqs[seq] = i
 	}
+	starts := t.starts[:0]
+	for _, st := range t.starts {
+		if st.item >= k {
+			starts = append(starts, runStart{st.item + n, st.seq})
+		}
+	}
+	t.starts = starts
 	t.gen++
 	if t.shifted != nil && n != 0 {
 		t.shifted(n)
@@ -207,7 +238,7 @@ func (t *transcript) replaceFirst(items []item, seqs map[int]int) {
 // clear removes every item.
 func (t *transcript) clear() {
 	t.items, t.heights, t.measured, t.sums = nil, nil, nil, []int{0}
-	t.cached, t.drawn, t.liveFrom = nil, nil, 0
+	t.cached, t.drawn, t.liveFrom, t.starts = nil, nil, 0, nil
 	t.gen++
 	t.selected, t.offset, t.follow = -1, 0, true
 }
