@@ -212,19 +212,20 @@ func (w wholeLoader) LoadResume(ctx context.Context, id string) (session.Saved, 
 	return w.db.Load(ctx, id)
 }
 
-// scaleModel is a TUI model recording in db, resuming the session whose
-// header is given (nil for a new one) through loader.
-func scaleModel(b *testing.B, db *sqlite.DB, header *session.Saved, loader orchestrator.ResumeLoader) *model {
-	ws, err := tools.OpenWorkspace(b.TempDir())
+// scaleModel is a TUI model recording in rec (nil for none), resuming the
+// session whose header is given (nil for a new one) through loader.
+func scaleModel(tb testing.TB, rec orchestrator.Recorder, header *session.Saved, loader orchestrator.ResumeLoader) *model {
+	tb.Helper()
+	ws, err := tools.OpenWorkspace(tb.TempDir())
 	if err != nil {
-		b.Fatal(err)
+		tb.Fatal(err)
 	}
-	b.Cleanup(func() { ws.Close() })
+	tb.Cleanup(func() { ws.Close() })
 	cfg := config.Defaults()
 	cfg.Model = "qwen3:8b"
-	m := newModel(b.Context(), Options{
+	m := newModel(tb.Context(), Options{
 		Engine: orchestrator.Options{Provider: stubProvider{}, Tools: tools.Default(ws, tools.Options{}), Log: zerolog.Nop(),
-			Config: cfg, Recorder: db},
+			Config: cfg, Recorder: rec},
 		Resume: header, ResumeLoader: loader,
 		Suggested: "qwen3:8b", Server: "http://127.0.0.1:11434",
 		Dir: "/gen/project0", Home: "/home/dev", NoColor: true, Width: 100, Height: 30,

@@ -7,14 +7,9 @@ import (
 	"strings"
 	"testing"
 
-	tea "charm.land/bubbletea/v2"
-	"github.com/rs/zerolog"
-
-	"lathe/config"
 	"lathe/orchestrator"
 	"lathe/orchestrator/provider"
 	"lathe/orchestrator/session"
-	"lathe/tools"
 )
 
 // loaderFunc reads a session to resume as a store would, and notes the
@@ -33,23 +28,7 @@ func (l *loaderFunc) LoadResume(_ context.Context, id string) (session.Saved, er
 // resumingModel is a model that resumes the session whose header is
 // given, its history read through loader.
 func resumingModel(t *testing.T, header session.Saved, loader orchestrator.ResumeLoader) *model {
-	t.Helper()
-	ws, err := tools.OpenWorkspace(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { ws.Close() })
-	cfg := config.Defaults()
-	cfg.Model = "qwen3:8b"
-	m := newModel(t.Context(), Options{
-		Engine: orchestrator.Options{Provider: stubProvider{}, Tools: tools.Default(ws, tools.Options{}), Log: zerolog.Nop(),
-			Config: cfg},
-		Resume: &header, ResumeLoader: loader,
-		Suggested: "qwen3:8b", Server: "http://127.0.0.1:11434",
-		Dir: "/home/dev/proj", Home: "/home/dev", NoColor: true, Width: 80, Height: 24,
-	})
-	m.Update(tea.WindowSizeMsg{Width: 80, Height: 24})
-	return m
+	return scaleModel(t, nil, &header, loader)
 }
 
 var greetHeader = session.Record{ID: "0123456789abcdef", Title: "greet", Model: "qwen3:8b"}
