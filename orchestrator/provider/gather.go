@@ -1,0 +1,87 @@
+package provider
+
+import (
+	"context"
+	"io"
+	"net/http"
+	"time"
+)
+
+// A model server writes its reply a token at a time, each a line of its
+// own (an NDJSON object, an SSE event). Read as it comes, every token
+// costs a wake-up of the reading goroutine and a read of the socket,
+// which at 200 tokens a second is most of what a client spends on the
+// stream. Gathered, the reads of a fast stream take several tokens each.
+
+// GatherInterval is how long a fast stream is left to gather between two
+// reads: under a frame of the TUI at 30 frames a second, so that gathering
+// never holds text back from a frame that would have shown it.
+const GatherInterval = 30 * time.Millisecond
+
+// streamReadBuffer is how much of a connection one read takes: at least
+// what a fast stream writes in GatherInterval, so that a gathered read
+// takes all of it and gathering never slows a stream down.
+const streamReadBuffer = 64 << 10
+
+// Gather returns body read so that a fast stream is read a batch of lines
+// at a time: when the last read ended a line less than interval ago, the
+// next one waits for the rest of the interval, for what comes meanwhile to
+// be read at once. The first read does not wait, nor does one after a
+// slower line (its text shows as soon as it comes), nor one that ends a
+// line read in part. A wait ends when ctx is done, with its error.
+func Gather(ctx context.Context, body io.ReadCloser, interval time.Duration) io.ReadCloser {
+	return &gatherReader{ReadCloser: body, ctx: ctx, interval: interval}
+}
+
+type gatherReader struct {
+	io.ReadCloser
+	ctx      context.Context
+	interval time.Duration
+	timer    *time.Timer
+	lineEnd  time.Time // when the last read returned, if it ended a line
+}
+
+func (g *gatherReader) Read(p []byte) (int, error) {
+	if !g.lineEnd.IsZero() {
+		if err := g.wait(g.interval - time.Since(g.lineEnd)); err != nil {
+			return 0, err
+		}
+	}
+	n, err := g.ReadCloser.Read(p)
+	g.lineEnd = time.Time{}
+	if n > 0 && p[n-1] == '\n' {
+		g.lineEnd = time.Now()
+	}
+	return n, err
+}
+
+// wait waits for d, or until the context is done.
+func (g *gatherReader) wait(d time.Duration) error {
+	if d <= 0 {
+		return nil
+	}
+	if g.timer == nil {
+		g.timer = time.NewTimer(d)
+	} else {
+		g.timer.Reset(d)
+	}
+	select {
+	case <-g.timer.C:
+		return nil
+	case <-g.ctx.Done():
+		g.timer.Stop()
+		return g.ctx.Err()
+	}
+}
+
+// StreamTransport returns a transport for a model server's streamed
+// replies: http.DefaultTransport's settings but for a read buffer that
+// holds what a fast stream writes while it gathers.
+func StreamTransport() *http.Transport {
+	t := &http.Transport{Proxy: http.ProxyFromEnvironment}
+	if d, ok := http.DefaultTransport.(*http.Transport); ok {
+		t = d.Clone()
+	}
+	t.ReadBufferSize = streamReadBuffer
+	return t
+}

@@ -1,0 +1,225 @@
+package provider
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"testing"
+	"testing/synctest"
+	"time"
+)
+
+// socket is a connection's receiving end as a reader sees it: a read
+// waits for the first bytes to come and takes every one that came.
+type socket struct {
+	in    chan []byte
+	left  []byte
+	reads int
+}
+
+func newSocket() *socket { return &socket{in: make(chan []byte, 1024)} }
+
+// send writes b to the socket; close ends it.
+func (s *socket) send(b string) { s.in <- []byte(b) }
+func (s *socket) close()        { close(s.in) }
+
+func (s *socket) Read(p []byte) (int, error) {
+	s.reads++
+	if len(s.left) == 0 {
+		b, ok := <-s.in
+		if !ok {
+			return 0, io.EOF
+		}
+		s.left = b
+	}
+	for more := true; more; {
+		select {
+		case b, ok := <-s.in:
+			if !ok {
+				more = false
+				break
+			}
+			s.left = append(s.left, b...)
+		default:
+			more = false
+		}
+	}
+	n := copy(p, s.left)
+	s.left = s.left[n:]
+	return n, nil
+}
+
+func (s *socket) Close() error { return nil }
+
+// arrival is a line read and when its last byte was.
+type arrival struct {
+	line string
+	at   time.Duration
+}
+
+// readLines reads r to its end, a line at a time as a client's scanner
+// would, noting when each line came (from start), taking think after
+// each read.
+func readLines(r io.Reader, start time.Time, think time.Duration) ([]arrival, error) {
+	var got []arrival
+	var line []byte
+	buf := make([]byte, 4096)
+	for {
+		n, err := r.Read(buf)
+		for _, b := range buf[:n] {
+			line = append(line, b)
+			if b == '\n' {
+				got = append(got, arrival{string(line), time.Since(start)})
+				line = nil
+			}
+		}
+		if err == io.EOF {
+			return got, nil
+		}
+		if err != nil {
+			return got, err
+		}
+		time.Sleep(think)
+	}
+}
+
+// pace sends lines to s, one every gap, and then closes it.
+func pace(s *socket, lines []string, gap time.Duration) {
+	for i, l := range lines {
+		if i > 0 {
+			time.Sleep(gap)
+		}
+		s.send(l)
+	}
+	s.close()
+}
+
+func tokenLines(n int) []string {
+	lines := make([]string, n)
+	for i := range lines {
+		lines[i] = fmt.Sprintf(`{"message":{"content":"token %d"},"done":false}`+"\n", i)
+	}
+	return lines
+}
+
+// TestGatherFastStream: a stream faster than the interval is read in a
+// few reads, each taking the lines that came meanwhile, and no line comes
+// later than an interval after it was written; what is read is the
+// stream, byte for byte.
+func TestGatherFastStream(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		const interval, gap = 30 * time.Millisecond, 5 * time.Millisecond
+		lines := tokenLines(120)
+		s := newSocket()
+		start := time.Now()
+		go pace(s, lines, gap)
+		got, err := readLines(Gather(t.Context(), s, interval), start, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var want, read bytes.Buffer
+		for i, a := range got {
+			read.WriteString(a.line)
+			if late := a.at - time.Duration(i)*gap; i < len(lines) && late > interval {
+				t.Errorf("line %d came %v after it was written; want at most %v", i, late, interval)
+			}
+		}
+		for _, l := range lines {
+			want.WriteString(l)
+		}
+		if !bytes.Equal(read.Bytes(), want.Bytes()) {
+			t.Errorf("read %q\nwant %q", read.String(), want.String())
+		}
+		// A read every interval takes interval/gap lines: 20 reads and
+		// the one that meets the end, against 121 one line at a time.
+		if max := len(lines)*int(gap)/int(interval) + 2; s.reads > max {
+			t.Errorf("%d lines took %d reads; want at most %d", len(lines), s.reads, max)
+		}
+	})
+}
+
+// TestGatherNoDelay: lines that come slower than the interval, the first
+// line of a stream and the rest of a line read in part are each read as
+// soon as they come, however long the reader took over the read before.
+func TestGatherNoDelay(t *testing.T) {
+	const interval = 30 * time.Millisecond
+	cases := []struct {
+		name  string
+		lines []string
+		gap   time.Duration
+		think time.Duration // the reader's time over each read
+	}{
+		{"slow stream", tokenLines(8), 50 * time.Millisecond, 0},
+		{"slow stream, slow reader", tokenLines(8), 60 * time.Millisecond, 40 * time.Millisecond},
+		{"one line", tokenLines(1), 0, 0},
+		{"line in parts", []string{`{"message":{"content":"to`, `ken"}}` + "\n"}, time.Millisecond, 0},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				s := newSocket()
+				start := time.Now()
+				go pace(s, c.lines, c.gap)
+				got, err := readLines(Gather(t.Context(), s, interval), start, c.think)
+				if err != nil {
+					t.Fatal(err)
+				}
+				// Line i ends with the piece written at i gaps (a line
+				// in parts: the last line ends with the last piece).
+				var want []arrival
+				var line string
+				for i, l := range c.lines {
+					if line += l; l[len(l)-1] == '\n' {
+						want = append(want, arrival{line, time.Duration(i) * c.gap})
+						line = ""
+					}
+				}
+				if fmt.Sprint(got) != fmt.Sprint(want) {
+					t.Errorf("lines came as %v\nwant %v", got, want)
+				}
+			})
+		})
+	}
+}
+
+// TestGatherCancel: a read waiting for a stream to gather returns as soon
+// as its context is done, with the context's error.
+func TestGatherCancel(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		ctx, cancel := context.WithCancel(t.Context())
+		s := newSocket()
+		s.send("first\n")
+		r := Gather(ctx, s, time.Hour)
+		buf := make([]byte, 64)
+		if n, err := r.Read(buf); err != nil || string(buf[:n]) != "first\n" {
+			t.Fatalf("first read: %q, %v", buf[:n], err)
+		}
+		s.send("second\n")
+		done := make(chan error, 1)
+		go func() {
+			_, err := r.Read(buf)
+			done <- err
+		}()
+		synctest.Wait() // the read is waiting for the stream to gather
+		select {
+		case err := <-done:
+			t.Fatalf("the read returned %v before its interval or its context ended", err)
+		default:
+		}
+		start := time.Now()
+		cancel()
+		synctest.Wait()
+		select {
+		case err := <-done:
+			if err != context.Canceled {
+				t.Errorf("read after cancel: %v; want %v", err, context.Canceled)
+			}
+		default:
+			t.Fatal("the read still waits after its context was canceled")
+		}
+		if waited := time.Since(start); waited != 0 {
+			t.Errorf("the read returned %v after the cancel", waited)
+		}
+	})
+}
