@@ -8,49 +8,9 @@ import (
 	"testing"
 	"testing/synctest"
 	"time"
+
+	"lathe/orchestrator/provider/internal/streamtest"
 )
-
-// socket is a connection's receiving end as a reader sees it: a read
-// waits for the first bytes to come and takes every one that came.
-type socket struct {
-	in    chan []byte
-	left  []byte
-	reads int
-}
-
-func newSocket() *socket { return &socket{in: make(chan []byte, 1024)} }
-
-// send writes b to the socket; close ends it.
-func (s *socket) send(b string) { s.in <- []byte(b) }
-func (s *socket) close()        { close(s.in) }
-
-func (s *socket) Read(p []byte) (int, error) {
-	s.reads++
-	if len(s.left) == 0 {
-		b, ok := <-s.in
-		if !ok {
-			return 0, io.EOF
-		}
-		s.left = b
-	}
-	for more := true; more; {
-		select {
-		case b, ok := <-s.in:
-			if !ok {
-				more = false
-				break
-			}
-			s.left = append(s.left, b...)
-		default:
-			more = false
-		}
-	}
-	n := copy(p, s.left)
-	s.left = s.left[n:]
-	return n, nil
-}
-
-func (s *socket) Close() error { return nil }
 
 // arrival is a line read and when its last byte was.
 type arrival struct {
@@ -84,17 +44,6 @@ func readLines(r io.Reader, start time.Time, think time.Duration) ([]arrival, er
 	}
 }
 
-// pace sends lines to s, one every gap, and then closes it.
-func pace(s *socket, lines []string, gap time.Duration) {
-	for i, l := range lines {
-		if i > 0 {
-			time.Sleep(gap)
-		}
-		s.send(l)
-	}
-	s.close()
-}
-
 func tokenLines(n int) []string {
 	lines := make([]string, n)
 	for i := range lines {
@@ -111,9 +60,9 @@ func TestGatherFastStream(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		const interval, gap = 30 * time.Millisecond, 5 * time.Millisecond
 		lines := tokenLines(120)
-		s := newSocket()
+		s := streamtest.NewBody()
 		start := time.Now()
-		go pace(s, lines, gap)
+		go streamtest.Pace(s, lines, gap)
 		got, err := readLines(Gather(t.Context(), s, interval), start, 0)
 		if err != nil {
 			t.Fatal(err)
@@ -133,8 +82,8 @@ func TestGatherFastStream(t *testing.T) {
 		}
 		// A read every interval takes interval/gap lines: 20 reads and
 		// the one that meets the end, against 121 one line at a time.
-		if max := len(lines)*int(gap)/int(interval) + 2; s.reads > max {
-			t.Errorf("%d lines took %d reads; want at most %d", len(lines), s.reads, max)
+		if max := len(lines)*int(gap)/int(interval) + 2; s.Reads() > max {
+			t.Errorf("%d lines took %d reads; want at most %d", len(lines), s.Reads(), max)
 		}
 	})
 }
@@ -158,9 +107,9 @@ func TestGatherNoDelay(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
-				s := newSocket()
+				s := streamtest.NewBody()
 				start := time.Now()
-				go pace(s, c.lines, c.gap)
+				go streamtest.Pace(s, c.lines, c.gap)
 				got, err := readLines(Gather(t.Context(), s, interval), start, c.think)
 				if err != nil {
 					t.Fatal(err)
@@ -188,14 +137,14 @@ func TestGatherNoDelay(t *testing.T) {
 func TestGatherCancel(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		ctx, cancel := context.WithCancel(t.Context())
-		s := newSocket()
-		s.send("first\n")
+		s := streamtest.NewBody()
+		_, _ = io.WriteString(s, "first\n")
 		r := Gather(ctx, s, time.Hour)
 		buf := make([]byte, 64)
 		if n, err := r.Read(buf); err != nil || string(buf[:n]) != "first\n" {
 			t.Fatalf("first read: %q, %v", buf[:n], err)
 		}
-		s.send("second\n")
+		_, _ = io.WriteString(s, "second\n")
 		done := make(chan error, 1)
 		go func() {
 			_, err := r.Read(buf)
