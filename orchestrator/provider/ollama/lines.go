@@ -8,6 +8,9 @@ import (
 	"io"
 	"net/http"
 	"strings"
+	"time"
+
+	"lathe/orchestrator/provider"
 )
 
 // The official client reads a reply stream line by line and gives up on a
@@ -51,8 +54,12 @@ func withNote(ctx context.Context, n *streamNote) context.Context {
 }
 
 // lineTransport drops blank lines from NDJSON bodies (and JSON ones:
-// whitespace there), and notes what the official client does not read.
-type lineTransport struct{ base http.RoundTripper }
+// whitespace there), notes what the official client does not read, and
+// reads a fast stream's lines in batches (provider.Gather).
+type lineTransport struct {
+	base   http.RoundTripper
+	gather time.Duration // 0: every line is read as it comes
+}
 
 func (t lineTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	resp, err := t.base.RoundTrip(req)
@@ -67,7 +74,11 @@ func (t lineTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	if note == nil {
 		note = &streamNote{}
 	}
-	resp.Body = &lineFilter{r: bufio.NewReaderSize(resp.Body, 64<<10), body: resp.Body, note: note, atStart: true}
+	body := resp.Body
+	if t.gather > 0 {
+		body = provider.Gather(req.Context(), body, t.gather)
+	}
+	resp.Body = &lineFilter{r: bufio.NewReaderSize(body, 64<<10), body: body, note: note, atStart: true}
 	return resp, nil
 }
 

@@ -59,9 +59,9 @@ func New(opts Options) *Client {
 	}
 	base := hc.Transport
 	if base == nil {
-		base = http.DefaultTransport
+		base = provider.StreamTransport()
 	}
-	hc.Transport = lineTransport{base}
+	hc.Transport = lineTransport{base: base, gather: provider.GatherInterval}
 	return &Client{api: api.NewClient(opts.URL, &hc), base: opts.URL.String(), opts: opts,
 		wire: provider.WireCache[api.Message, api.Tools]{Message: message, Tools: tools}}
 }
