@@ -64,7 +64,7 @@ var _ provider.Provider = (*Client)(nil)
 func New(opts Options) *Client {
 	hc := opts.HTTP
 	if hc == nil {
-		hc = &http.Client{}
+		hc = &http.Client{Transport: provider.StreamTransport()}
 	}
 	base := strings.TrimRight(opts.BaseURL, "/")
 	reqOpts := []option.RequestOption{

@@ -7,6 +7,8 @@ import (
 	"net/http"
 
 	"github.com/openai/openai-go/v3/option"
+
+	"lathe/orchestrator/provider"
 )
 
 // maxEventBytes bounds one event of a streamed reply, its data lines
@@ -22,14 +24,16 @@ func (e *eventTooLong) Error() string {
 }
 
 // boundEvents is the middleware that bounds the events of a streamed
-// reply (text/event-stream) to maxEventBytes.
+// reply (text/event-stream) to maxEventBytes, and reads a fast stream's
+// events in batches (provider.Gather).
 func boundEvents(req *http.Request, next option.MiddlewareNext) (*http.Response, error) {
 	resp, err := next(req)
 	if err != nil {
 		return resp, err
 	}
 	if t, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type")); t == "text/event-stream" {
-		resp.Body = &eventReader{ReadCloser: resp.Body, limit: maxEventBytes}
+		body := provider.Gather(req.Context(), resp.Body, provider.GatherInterval)
+		resp.Body = &eventReader{ReadCloser: body, limit: maxEventBytes}
 	}
 	return resp, nil
 }

@@ -1,0 +1,67 @@
+package openai
+
+import (
+	"fmt"
+	"net/http"
+	"strings"
+	"testing"
+	"testing/synctest"
+	"time"
+
+	"lathe/orchestrator/provider"
+	"lathe/orchestrator/provider/internal/streamtest"
+)
+
+// replyEvents is a reply of n tokens as an OpenAI-compatible server
+// streams it: an event a token, the finish, the usage and [DONE].
+func replyEvents(n int) (events []string, text string) {
+	var all strings.Builder
+	const head = `data: {"id":"c1","object":"chat.completion.chunk","created":1767322800,"model":"m","choices":[`
+	for i := range n {
+		tok := fmt.Sprintf("token %d ", i)
+		all.WriteString(tok)
+		events = append(events, head+fmt.Sprintf(`{"index":0,"delta":{"content":%q},"finish_reason":null}]}`, tok)+"\n\n")
+	}
+	events = append(events,
+		head+`{"index":0,"delta":{},"finish_reason":"stop"}]}`+"\n\n",
+		head+`],"usage":{"prompt_tokens":5,"completion_tokens":`+fmt.Sprint(n)+`,"total_tokens":`+fmt.Sprint(n+5)+`}}`+"\n\n",
+		"data: [DONE]\n\n")
+	return events, all.String()
+}
+
+// TestChatGathersFastStream: a reply streamed faster than
+// provider.GatherInterval is read a batch of events at a time, its first
+// token as soon as it comes, and comes out whole.
+func TestChatGathersFastStream(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		const gap = 5 * time.Millisecond
+		events, want := replyEvents(120)
+		srv := &streamtest.Server{ContentType: "text/event-stream", Lines: events, Gap: gap}
+		c := New(Options{BaseURL: "http://llama.test/v1", HTTP: &http.Client{Transport: srv}})
+		start := time.Now()
+		var first time.Duration = -1
+		var text strings.Builder
+		req := &provider.Request{Model: provider.ModelInfo{Name: "m", NumCtx: 4096},
+			Messages: []provider.Message{{Role: "user", Content: "hi"}}}
+		err := c.Chat(t.Context(), req, func(ch provider.Chunk) error {
+			if first < 0 {
+				first = time.Since(start)
+			}
+			text.WriteString(ch.Content)
+			return nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if text.String() != want {
+			t.Errorf("text %q\nwant %q", text.String(), want)
+		}
+		if first != 0 {
+			t.Errorf("the first token came %v after it was written; want at once", first)
+		}
+		reads := srv.Bodies[0].Reads()
+		if max := len(events)*int(gap)/int(provider.GatherInterval) + 2; reads > max {
+			t.Errorf("%d events took %d reads; want at most %d", len(events), reads, max)
+		}
+	})
+}
