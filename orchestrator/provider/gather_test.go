@@ -80,9 +80,11 @@ func TestGatherFastStream(t *testing.T) {
 		if !bytes.Equal(read.Bytes(), want.Bytes()) {
 			t.Errorf("read %q\nwant %q", read.String(), want.String())
 		}
-		// A read every interval takes interval/gap lines: 20 reads and
-		// the one that meets the end, against 121 one line at a time.
-		if max := len(lines)*int(gap)/int(interval) + 2; s.Reads() > max {
+		// A read every interval takes interval/gap lines: 20 reads, the
+		// first and the one that meets the end, and one more for each
+		// time a line and the end of a wait fall on the same instant,
+		// against 121 reads one line at a time.
+		if max := len(lines)*int(gap)/int(interval) + 4; s.Reads() > max {
 			t.Errorf("%d lines took %d reads; want at most %d", len(lines), s.Reads(), max)
 		}
 	})

@@ -57,7 +57,7 @@ func TestChatGathersFastStream(t *testing.T) {
 			t.Errorf("the first token came %v after it was written; want at once", first)
 		}
 		reads := srv.Bodies[0].Reads()
-		if max := len(lines)*int(gap)/int(provider.GatherInterval) + 2; reads > max {
+		if max := len(lines)*int(gap)/int(provider.GatherInterval) + 4; reads > max {
 			t.Errorf("%d lines took %d reads; want at most %d", len(lines), reads, max)
 		}
 	})

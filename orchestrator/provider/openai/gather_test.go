@@ -60,7 +60,7 @@ func TestChatGathersFastStream(t *testing.T) {
 			t.Errorf("the first token came %v after it was written; want at once", first)
 		}
 		reads := srv.Bodies[0].Reads()
-		if max := len(events)*int(gap)/int(provider.GatherInterval) + 2; reads > max {
+		if max := len(events)*int(gap)/int(provider.GatherInterval) + 4; reads > max {
 			t.Errorf("%d events took %d reads; want at most %d", len(events), reads, max)
 		}
 	})
