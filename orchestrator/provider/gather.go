@@ -14,12 +14,21 @@ import (
 // stream. Gathered, the reads of a fast stream take several tokens each.
 
 // GatherInterval is how long a fast stream is left to gather between two
-// reads: under a frame of the TUI at 30 frames a second, so that gathering
-// never holds text back from a frame that would have shown it.
-const GatherInterval = 30 * time.Millisecond
+// reads when the text is shown fps frames a second: half a frame, so that
+// gathering holds no text back by more than that, and 50 ms at most (at
+// the default 10 frames a second), which is also the most it can add to
+// the end of a reply.
+func GatherInterval(fps int) time.Duration {
+	if fps <= 0 {
+		return maxGather
+	}
+	return min(time.Second/time.Duration(fps)/2, maxGather)
+}
 
-// streamReadBuffer is how much of a connection one read takes: at least
-// what a fast stream writes in GatherInterval, so that a gathered read
+const maxGather = 50 * time.Millisecond
+
+// streamReadBuffer is how much of a connection one read takes: far more
+// than a stream of tokens writes in maxGather, so that a gathered read
 // takes all of it and gathering never slows a stream down.
 const streamReadBuffer = 64 << 10
 

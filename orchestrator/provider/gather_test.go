@@ -174,3 +174,15 @@ func TestGatherCancel(t *testing.T) {
 		}
 	})
 }
+
+// TestGatherInterval: half a frame, 50 ms at most.
+func TestGatherInterval(t *testing.T) {
+	for fps, want := range map[int]time.Duration{
+		0: 50 * time.Millisecond, 1: 50 * time.Millisecond, 10: 50 * time.Millisecond,
+		20: 25 * time.Millisecond, 60: time.Second / 120, 120: time.Second / 240,
+	} {
+		if got := GatherInterval(fps); got != want {
+			t.Errorf("GatherInterval(%d) = %v, want %v", fps, got, want)
+		}
+	}
+}

@@ -19,8 +19,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ollama/ollama/api"
-
+	"lathe/config"
 	"lathe/orchestrator/provider"
 )
 
@@ -110,7 +109,7 @@ func BenchmarkStreamRead(b *testing.B) {
 	for _, bc := range []struct {
 		name   string
 		gather time.Duration
-	}{{"each line", 0}, {"gathered", provider.GatherInterval}} {
+	}{{"each line", 0}, {"gathered", provider.GatherInterval(config.DefaultFPS)}} {
 		b.Run(bc.name, func(b *testing.B) {
 			var reads atomic.Int64
 			tr := provider.StreamTransport()
@@ -118,8 +117,7 @@ func BenchmarkStreamRead(b *testing.B) {
 				conn, err := (&net.Dialer{}).DialContext(ctx, network, addr)
 				return countedConn{conn, &reads}, err
 			}
-			c := New(Options{URL: u})
-			c.api = api.NewClient(u, &http.Client{Transport: lineTransport{base: tr, gather: bc.gather}})
+			c := New(Options{URL: u, HTTP: &http.Client{Transport: tr}, Gather: bc.gather})
 			req := &provider.Request{Model: provider.ModelInfo{Name: "m", NumCtx: 4096},
 				Messages: []provider.Message{{Role: "user", Content: "hi"}}}
 			cpu := processCPU()

@@ -27,14 +27,14 @@ func replyLines(n int) (lines []string, text string) {
 }
 
 // TestChatGathersFastStream: a reply streamed faster than
-// provider.GatherInterval is read a batch of lines at a time, its first
+// Options.Gather is read a batch of lines at a time, its first
 // token as soon as it comes, and comes out whole.
 func TestChatGathersFastStream(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		const gap = 5 * time.Millisecond
+		const gap, gather = 5 * time.Millisecond, 30 * time.Millisecond
 		lines, want := replyLines(120)
 		srv := &streamtest.Server{ContentType: "application/x-ndjson", Lines: lines, Gap: gap}
-		c := New(Options{URL: &url.URL{Scheme: "http", Host: "ollama.test"}, HTTP: &http.Client{Transport: srv}})
+		c := New(Options{URL: &url.URL{Scheme: "http", Host: "ollama.test"}, HTTP: &http.Client{Transport: srv}, Gather: gather})
 		start := time.Now()
 		var first time.Duration = -1
 		var text strings.Builder
@@ -57,7 +57,7 @@ func TestChatGathersFastStream(t *testing.T) {
 			t.Errorf("the first token came %v after it was written; want at once", first)
 		}
 		reads := srv.Bodies[0].Reads()
-		if max := len(lines)*int(gap)/int(provider.GatherInterval) + 4; reads > max {
+		if max := len(lines)*int(gap)/int(gather) + 4; reads > max {
 			t.Errorf("%d lines took %d reads; want at most %d", len(lines), reads, max)
 		}
 	})

@@ -30,14 +30,14 @@ func replyEvents(n int) (events []string, text string) {
 }
 
 // TestChatGathersFastStream: a reply streamed faster than
-// provider.GatherInterval is read a batch of events at a time, its first
+// Options.Gather is read a batch of events at a time, its first
 // token as soon as it comes, and comes out whole.
 func TestChatGathersFastStream(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		const gap = 5 * time.Millisecond
+		const gap, gather = 5 * time.Millisecond, 30 * time.Millisecond
 		events, want := replyEvents(120)
 		srv := &streamtest.Server{ContentType: "text/event-stream", Lines: events, Gap: gap}
-		c := New(Options{BaseURL: "http://llama.test/v1", HTTP: &http.Client{Transport: srv}})
+		c := New(Options{BaseURL: "http://llama.test/v1", HTTP: &http.Client{Transport: srv}, Gather: gather})
 		start := time.Now()
 		var first time.Duration = -1
 		var text strings.Builder
@@ -60,7 +60,7 @@ func TestChatGathersFastStream(t *testing.T) {
 			t.Errorf("the first token came %v after it was written; want at once", first)
 		}
 		reads := srv.Bodies[0].Reads()
-		if max := len(events)*int(gap)/int(provider.GatherInterval) + 4; reads > max {
+		if max := len(events)*int(gap)/int(gather) + 4; reads > max {
 			t.Errorf("%d events took %d reads; want at most %d", len(events), reads, max)
 		}
 	})

@@ -5,6 +5,7 @@ import (
 	"io"
 	"mime"
 	"net/http"
+	"time"
 
 	"github.com/openai/openai-go/v3/option"
 
@@ -23,19 +24,24 @@ func (e *eventTooLong) Error() string {
 	return fmt.Sprintf("a stream event of more than %d bytes", e.limit)
 }
 
-// boundEvents is the middleware that bounds the events of a streamed
-// reply (text/event-stream) to maxEventBytes, and reads a fast stream's
-// events in batches (provider.Gather).
-func boundEvents(req *http.Request, next option.MiddlewareNext) (*http.Response, error) {
-	resp, err := next(req)
-	if err != nil {
-		return resp, err
+// streamEvents returns the middleware that bounds the events of a
+// streamed reply (text/event-stream) to maxEventBytes and reads a fast
+// stream's events in batches, gathered for gather (provider.Gather).
+func streamEvents(gather time.Duration) option.Middleware {
+	return func(req *http.Request, next option.MiddlewareNext) (*http.Response, error) {
+		resp, err := next(req)
+		if err != nil {
+			return resp, err
+		}
+		if t, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type")); t == "text/event-stream" {
+			body := resp.Body
+			if gather > 0 {
+				body = provider.Gather(req.Context(), body, gather)
+			}
+			resp.Body = &eventReader{ReadCloser: body, limit: maxEventBytes}
+		}
+		return resp, nil
 	}
-	if t, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type")); t == "text/event-stream" {
-		body := provider.Gather(req.Context(), resp.Body, provider.GatherInterval)
-		resp.Body = &eventReader{ReadCloser: body, limit: maxEventBytes}
-	}
-	return resp, nil
 }
 
 // eventReader reads a server-sent event stream, failing once an event
