@@ -37,21 +37,29 @@ const streamReadBuffer = 64 << 10
 // next one waits for the rest of the interval, for what comes meanwhile to
 // be read at once. The first read does not wait, nor does one after a
 // slower line (its text shows as soon as it comes), nor one that ends a
-// line read in part. A wait ends when ctx is done, with its error.
-func Gather(ctx context.Context, body io.ReadCloser, interval time.Duration) io.ReadCloser {
-	return &gatherReader{ReadCloser: body, ctx: ctx, interval: interval}
+// line read in part, nor any once the stream was said to be ending. A
+// wait ends when ctx is done, with its error.
+func Gather(ctx context.Context, body io.ReadCloser, interval time.Duration) *GatherReader {
+	return &GatherReader{ReadCloser: body, ctx: ctx, interval: interval}
 }
 
-type gatherReader struct {
+// GatherReader is a body read by Gather.
+type GatherReader struct {
 	io.ReadCloser
 	ctx      context.Context
 	interval time.Duration
 	timer    *time.Timer
 	lineEnd  time.Time // when the last read returned, if it ended a line
+	ending   bool
 }
 
-func (g *gatherReader) Read(p []byte) (int, error) {
-	if !g.lineEnd.IsZero() {
+// Ending says that the stream's last line was read, or is about to be:
+// what comes after it is read as it comes, so that the end of a reply is
+// not held back.
+func (g *GatherReader) Ending() { g.ending = true }
+
+func (g *GatherReader) Read(p []byte) (int, error) {
+	if !g.lineEnd.IsZero() && !g.ending {
 		if err := g.wait(g.interval - time.Since(g.lineEnd)); err != nil {
 			return 0, err
 		}
@@ -65,7 +73,7 @@ func (g *gatherReader) Read(p []byte) (int, error) {
 }
 
 // wait waits for d, or until the context is done.
-func (g *gatherReader) wait(d time.Duration) error {
+func (g *GatherReader) wait(d time.Duration) error {
 	if d <= 0 {
 		return nil
 	}

@@ -134,6 +134,28 @@ func TestGatherNoDelay(t *testing.T) {
 	}
 }
 
+// TestGatherEnding: once the stream is said to be ending, what comes is
+// read as it comes.
+func TestGatherEnding(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		s := streamtest.NewBody()
+		go streamtest.Pace(s, []string{"last line\n", "the end\n"}, time.Millisecond)
+		r := Gather(t.Context(), s, time.Hour)
+		start := time.Now()
+		buf := make([]byte, 64)
+		if n, err := r.Read(buf); err != nil || string(buf[:n]) != "last line\n" {
+			t.Fatalf("first read: %q, %v", buf[:n], err)
+		}
+		r.Ending()
+		if n, err := r.Read(buf); err != nil || string(buf[:n]) != "the end\n" {
+			t.Fatalf("second read: %q, %v", buf[:n], err)
+		}
+		if at := time.Since(start); at != time.Millisecond {
+			t.Errorf("the line after the end was said came at %v; want at once, at 1ms", at)
+		}
+	})
+}
+
 // TestGatherCancel: a read waiting for a stream to gather returns as soon
 // as its context is done, with the context's error.
 func TestGatherCancel(t *testing.T) {

@@ -36,7 +36,7 @@ func TestChatGathersFastStream(t *testing.T) {
 		srv := &streamtest.Server{ContentType: "application/x-ndjson", Lines: lines, Gap: gap}
 		c := New(Options{URL: &url.URL{Scheme: "http", Host: "ollama.test"}, HTTP: &http.Client{Transport: srv}, Gather: gather})
 		start := time.Now()
-		var first time.Duration = -1
+		var first, done time.Duration = -1, -1
 		var text strings.Builder
 		req := &provider.Request{Model: provider.ModelInfo{Name: "m", NumCtx: 4096},
 			Messages: []provider.Message{{Role: "user", Content: "hi"}}}
@@ -44,11 +44,17 @@ func TestChatGathersFastStream(t *testing.T) {
 			if first < 0 {
 				first = time.Since(start)
 			}
+			if ch.Done {
+				done = time.Since(start)
+			}
 			text.WriteString(ch.Content)
 			return nil
 		})
 		if err != nil {
 			t.Fatal(err)
+		}
+		if end := time.Since(start); end != done {
+			t.Errorf("Chat returned %v after the done line; want at once", end-done)
 		}
 		if text.String() != want {
 			t.Errorf("text %q\nwant %q", text.String(), want)

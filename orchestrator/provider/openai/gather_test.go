@@ -2,6 +2,7 @@ package openai
 
 import (
 	"fmt"
+	"io"
 	"net/http"
 	"strings"
 	"testing"
@@ -62,6 +63,40 @@ func TestChatGathersFastStream(t *testing.T) {
 		reads := srv.Bodies[0].Reads()
 		if max := len(events)*int(gap)/int(gather) + 4; reads > max {
 			t.Errorf("%d events took %d reads; want at most %d", len(events), reads, max)
+		}
+	})
+}
+
+// TestStreamEventsEnding: once the event that finishes a reply is read,
+// the usage and [DONE] after it are read as they come.
+func TestStreamEventsEnding(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		events, _ := replyEvents(1)
+		body := streamtest.NewBody()
+		req, _ := http.NewRequestWithContext(t.Context(), http.MethodPost, "http://llama.test/v1/chat/completions", nil)
+		resp, err := streamEvents(time.Hour)(req, func(*http.Request) (*http.Response, error) {
+			return &http.Response{StatusCode: http.StatusOK, Header: http.Header{"Content-Type": {"text/event-stream"}}, Body: body}, nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		buf := make([]byte, 4096)
+		for i, e := range events {
+			start := time.Now()
+			go func() {
+				time.Sleep(time.Millisecond)
+				_, _ = io.WriteString(body, e)
+			}()
+			n, err := resp.Body.Read(buf)
+			if err != nil || string(buf[:n]) != e {
+				t.Fatalf("event %d: read %q, %v", i, buf[:n], err)
+			}
+			// The first event is read as it comes, as is every one
+			// after the finish; the second one waits for the stream to
+			// gather.
+			if at := time.Since(start); i != 1 && at != time.Millisecond {
+				t.Errorf("event %d came %v after it was written; want at once", i, at-time.Millisecond)
+			}
 		}
 	})
 }
