@@ -3,7 +3,6 @@ package provider
 import (
 	"context"
 	"io"
-	"net/http"
 	"time"
 )
 
@@ -27,17 +26,20 @@ func GatherInterval(fps int) time.Duration {
 
 const maxGather = 50 * time.Millisecond
 
-// streamReadBuffer is how much of a connection one read takes: far more
-// than a stream of tokens writes in maxGather, so that a gathered read
-// takes all of it and gathering never slows a stream down.
-const streamReadBuffer = 64 << 10
+// fullRead is a read after which the next one does not wait: most of the
+// 4 KB an HTTP/1 connection's buffer holds, which is about all that one
+// read of a response can take. A stream that writes as much in an
+// interval is read as fast as it comes, so that gathering never slows it
+// down; one of tokens writes 2 to 3 KB in 50 ms at 200 tokens a second.
+const fullRead = 3 << 10
 
 // Gather returns body read so that a fast stream is read a batch of lines
 // at a time: when the last read ended a line less than interval ago, the
 // next one waits for the rest of the interval, for what comes meanwhile to
 // be read at once. The first read does not wait, nor does one after a
 // slower line (its text shows as soon as it comes), nor one that ends a
-// line read in part, nor any once the stream was said to be ending. A
+// line read in part, nor one after a read of fullRead bytes or more, nor
+// any once the stream was said to be ending. A
 // wait ends when ctx is done, with its error.
 func Gather(ctx context.Context, body io.ReadCloser, interval time.Duration) *GatherReader {
 	return &GatherReader{ReadCloser: body, ctx: ctx, interval: interval}
@@ -66,7 +68,7 @@ func (g *GatherReader) Read(p []byte) (int, error) {
 	}
 	n, err := g.ReadCloser.Read(p)
 	g.lineEnd = time.Time{}
-	if n > 0 && p[n-1] == '\n' {
+	if n > 0 && n < fullRead && p[n-1] == '\n' {
 		g.lineEnd = time.Now()
 	}
 	return n, err
@@ -89,16 +91,4 @@ func (g *GatherReader) wait(d time.Duration) error {
 		g.timer.Stop()
 		return g.ctx.Err()
 	}
-}
-
-// StreamTransport returns a transport for a model server's streamed
-// replies: http.DefaultTransport's settings but for a read buffer that
-// holds what a fast stream writes while it gathers.
-func StreamTransport() *http.Transport {
-	t := &http.Transport{Proxy: http.ProxyFromEnvironment}
-	if d, ok := http.DefaultTransport.(*http.Transport); ok {
-		t = d.Clone()
-	}
-	t.ReadBufferSize = streamReadBuffer
-	return t
 }

@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"strings"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -91,8 +92,9 @@ func TestGatherFastStream(t *testing.T) {
 }
 
 // TestGatherNoDelay: lines that come slower than the interval, the first
-// line of a stream and the rest of a line read in part are each read as
-// soon as they come, however long the reader took over the read before.
+// line of a stream, a line after a read that took as much as a read can
+// and the rest of a line read in part are each read as soon as they come,
+// however long the reader took over the read before.
 func TestGatherNoDelay(t *testing.T) {
 	const interval = 30 * time.Millisecond
 	cases := []struct {
@@ -104,6 +106,7 @@ func TestGatherNoDelay(t *testing.T) {
 		{"slow stream", tokenLines(8), 50 * time.Millisecond, 0},
 		{"slow stream, slow reader", tokenLines(8), 60 * time.Millisecond, 40 * time.Millisecond},
 		{"one line", tokenLines(1), 0, 0},
+		{"after a full read", []string{strings.Repeat("x", fullRead) + "\n", "next\n"}, time.Millisecond, 0},
 		{"line in parts", []string{`{"message":{"content":"to`, `ken"}}` + "\n"}, time.Millisecond, 0},
 	}
 	for _, c := range cases {

@@ -113,7 +113,7 @@ func BenchmarkStreamRead(b *testing.B) {
 	}{{"each line", 0}, {"gathered", provider.GatherInterval(config.DefaultFPS)}} {
 		b.Run(bc.name, func(b *testing.B) {
 			var reads atomic.Int64
-			tr := provider.StreamTransport()
+			tr := http.DefaultTransport.(*http.Transport).Clone()
 			tr.DialContext = func(ctx context.Context, network, addr string) (net.Conn, error) {
 				conn, err := (&net.Dialer{}).DialContext(ctx, network, addr)
 				return countedConn{conn, &reads}, err

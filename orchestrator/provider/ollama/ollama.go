@@ -62,7 +62,7 @@ func New(opts Options) *Client {
 	}
 	base := hc.Transport
 	if base == nil {
-		base = provider.StreamTransport()
+		base = http.DefaultTransport
 	}
 	hc.Transport = lineTransport{base: base, gather: opts.Gather}
 	return &Client{api: api.NewClient(opts.URL, &hc), base: opts.URL.String(), opts: opts,

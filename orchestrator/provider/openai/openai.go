@@ -68,7 +68,7 @@ var _ provider.Provider = (*Client)(nil)
 func New(opts Options) *Client {
 	hc := opts.HTTP
 	if hc == nil {
-		hc = &http.Client{Transport: provider.StreamTransport()}
+		hc = &http.Client{}
 	}
 	base := strings.TrimRight(opts.BaseURL, "/")
 	reqOpts := []option.RequestOption{
