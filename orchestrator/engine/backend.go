@@ -104,12 +104,14 @@ func hostProvider(cfg config.Config, h config.Host) (provider.Provider, string, 
 }
 
 // OllamaClient is a client of the Ollama server at u, with the config's
-// model options.
+// model options; a fast stream is read in batches, half a frame of the
+// TUI apart.
 func OllamaClient(cfg config.Config, u *url.URL) *ollama.Client {
-	return ollama.New(ollama.Options{URL: u, Options: cfg.Options, KeepAlive: cfg.KeepAlive.Duration})
+	return ollama.New(ollama.Options{URL: u, Options: cfg.Options, KeepAlive: cfg.KeepAlive.Duration,
+		Gather: provider.GatherInterval(cfg.TUI.FPS)})
 }
 
 func openaiClient(cfg config.Config, base, key, keyEnv string) *openai.Client {
 	return openai.New(openai.Options{BaseURL: base, APIKey: key, APIKeyEnv: keyEnv, Options: cfg.Options,
-		ContextLength: cfg.ContextLength})
+		ContextLength: cfg.ContextLength, Gather: provider.GatherInterval(cfg.TUI.FPS)})
 }

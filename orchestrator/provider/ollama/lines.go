@@ -8,6 +8,9 @@ import (
 	"io"
 	"net/http"
 	"strings"
+	"time"
+
+	"lathe/orchestrator/provider"
 )
 
 // The official client reads a reply stream line by line and gives up on a
@@ -33,6 +36,10 @@ type streamNote struct {
 // cachedField names the count of prompt tokens the server did not read.
 var cachedField = []byte(`"prompt_eval_cached_count"`)
 
+// doneField is how the done line says it is the last (as Go writes it,
+// without spaces; in the text of a string its quotes would be escaped).
+var doneField = []byte(`"done":true`)
+
 // readCached notes the cached count of a whole line that names one.
 func (n *streamNote) readCached(line []byte) {
 	var v struct {
@@ -51,8 +58,12 @@ func withNote(ctx context.Context, n *streamNote) context.Context {
 }
 
 // lineTransport drops blank lines from NDJSON bodies (and JSON ones:
-// whitespace there), and notes what the official client does not read.
-type lineTransport struct{ base http.RoundTripper }
+// whitespace there), notes what the official client does not read, and
+// reads a fast stream's lines in batches (provider.Gather).
+type lineTransport struct {
+	base   http.RoundTripper
+	gather time.Duration // 0: every line is read as it comes
+}
 
 func (t lineTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	resp, err := t.base.RoundTrip(req)
@@ -67,7 +78,13 @@ func (t lineTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	if note == nil {
 		note = &streamNote{}
 	}
-	resp.Body = &lineFilter{r: bufio.NewReaderSize(resp.Body, 64<<10), body: resp.Body, note: note, atStart: true}
+	f := &lineFilter{body: resp.Body, note: note, atStart: true}
+	if t.gather > 0 {
+		f.gather = provider.Gather(req.Context(), resp.Body, t.gather)
+		f.body = f.gather
+	}
+	f.r = bufio.NewReaderSize(f.body, 64<<10)
+	resp.Body = f
 	return resp, nil
 }
 
@@ -75,7 +92,8 @@ func (t lineTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 // and carriage returns only).
 type lineFilter struct {
 	r       *bufio.Reader
-	body    io.Closer
+	body    io.ReadCloser
+	gather  *provider.GatherReader // nil when lines are read as they come
 	note    *streamNote
 	pending []byte // what to pass on before reading more
 	atStart bool   // the next byte starts a line
@@ -138,6 +156,9 @@ func (f *lineFilter) fill() error {
 			// than the reader's buffer.
 			if f.lineLen == len(f.head)+len(chunk) && bytes.Contains(chunk, cachedField) {
 				f.note.readCached(append(f.head, chunk...))
+			}
+			if f.gather != nil && bytes.Contains(chunk, doneField) {
+				f.gather.Ending() // what follows is the end of the body
 			}
 			f.atStart, f.lineLen = true, 0
 		}

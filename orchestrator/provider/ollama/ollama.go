@@ -34,6 +34,9 @@ type Options struct {
 	Options config.Options
 	// KeepAlive is how long Ollama keeps the model loaded after a request.
 	KeepAlive time.Duration
+	// Gather is how long a fast reply stream is left to gather between
+	// two reads (provider.Gather); 0 reads each line as it comes.
+	Gather time.Duration
 }
 
 // Client is an Ollama server as a provider.Provider. It is safe for
@@ -61,7 +64,7 @@ func New(opts Options) *Client {
 	if base == nil {
 		base = http.DefaultTransport
 	}
-	hc.Transport = lineTransport{base}
+	hc.Transport = lineTransport{base: base, gather: opts.Gather}
 	return &Client{api: api.NewClient(opts.URL, &hc), base: opts.URL.String(), opts: opts,
 		wire: provider.WireCache[api.Message, api.Tools]{Message: message, Tools: tools}}
 }

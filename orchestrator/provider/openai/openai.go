@@ -11,6 +11,7 @@ import (
 	"net/http"
 	"strings"
 	"sync"
+	"time"
 
 	oai "github.com/openai/openai-go/v3"
 	"github.com/openai/openai-go/v3/option"
@@ -37,6 +38,9 @@ type Options struct {
 	// ContextLength is the server's window when it does not say (the
 	// context_length setting); 0 when not configured.
 	ContextLength int
+	// Gather is how long a fast event stream is left to gather between
+	// two reads (provider.Gather); 0 reads each event as it comes.
+	Gather time.Duration
 }
 
 // Client is an OpenAI-compatible server as a provider.Provider. It is safe
@@ -74,7 +78,7 @@ func New(opts Options) *Client {
 		// never started twice behind the user's back, and a host that is
 		// down is passed over at once.
 		option.WithMaxRetries(0),
-		option.WithMiddleware(errorBodies, boundEvents),
+		option.WithMiddleware(errorBodies, streamEvents(opts.Gather)),
 	}
 	if opts.APIKey != "" {
 		reqOpts = append(reqOpts, option.WithAPIKey(opts.APIKey))
