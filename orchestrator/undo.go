@@ -32,17 +32,36 @@ func (s *Session) Turns(ctx context.Context) ([]Turn, error) {
 		return nil, err
 	}
 	var out []Turn
+	var before map[int]string // the prompts the session no longer holds, read at once
 	for _, c := range cps {
 		if !c.Undone.IsZero() {
 			continue
 		}
 		t := Turn{Checkpoint: c}
-		if m, ok := s.message(ctx, c.Seq); ok && m.Role == "user" {
-			t.Prompt = m.Content
+		r, ok := s.opts.Recorder.(PromptReader)
+		switch {
+		case c.Seq < s.win.Base && ok:
+			if before == nil {
+				if before, err = r.PromptsBefore(ctx, s.id, s.win.Base); err != nil {
+					return nil, err
+				}
+			}
+			t.Prompt = before[c.Seq]
+		default:
+			if m, ok := s.message(ctx, c.Seq); ok && m.Role == "user" {
+				t.Prompt = m.Content
+			}
 		}
 		out = append(out, t)
 	}
 	return out, nil
+}
+
+// PromptReader reads a saved session's prompts before a seq in one go:
+// those of the runs a session no longer holds. Package session/sqlite
+// implements it.
+type PromptReader interface {
+	PromptsBefore(ctx context.Context, sessionID string, seq int) (map[int]string, error)
 }
 
 func (s *Session) checkpoints(ctx context.Context) ([]session.Checkpoint, error) {

@@ -2,6 +2,7 @@ package sqlite
 
 import (
 	"errors"
+	"maps"
 	"testing"
 	"time"
 
@@ -40,5 +41,31 @@ func TestHeader(t *testing.T) {
 	}
 	if _, err := db.Header(ctx, "nope"); !errors.Is(err, session.ErrNotFound) {
 		t.Errorf("a session that does not exist: %v", err)
+	}
+}
+
+// TestPromptsBefore: a session's messages of role user before a seq, by
+// seq, and nothing of another session.
+func TestPromptsBefore(t *testing.T) {
+	ctx := t.Context()
+	db := openTest(t)
+	at := time.Date(2026, 11, 1, 9, 0, 0, 0, time.UTC)
+	for _, id := range []string{"s1", "s2"} {
+		if err := db.CreateSession(ctx, session.Record{ID: id, Dir: "/p", Created: at}); err != nil {
+			t.Fatal(err)
+		}
+		for seq, m := range []provider.Message{{Role: "user", Content: id + " first"}, {Role: "assistant", Content: "Done."},
+			{Role: "user", Content: id + " second"}, {Role: "assistant", Content: "Done."}, {Role: "user", Content: id + " third"}} {
+			if err := db.SaveMessage(ctx, id, session.Message{Seq: seq, Message: m, Created: at}); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	got, err := db.PromptsBefore(ctx, "s1", 4)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := map[int]string{0: "s1 first", 2: "s1 second"}; !maps.Equal(got, want) {
+		t.Errorf("prompts before 4: %v, want %v", got, want)
 	}
 }

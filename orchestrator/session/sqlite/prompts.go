@@ -31,3 +31,28 @@ func (db *DB) Prompts(ctx context.Context, dir string, limit int) ([]string, err
 	}
 	return out, nil
 }
+
+// PromptsBefore returns the session's messages of role user before seq,
+// by seq: in one read, through the index of them (schema version 12),
+// what a list of the session's runs shows of those it no longer holds.
+func (db *DB) PromptsBefore(ctx context.Context, id string, seq int) (map[int]string, error) {
+	rows, err := db.sql.QueryContext(ctx, `SELECT seq, content FROM messages INDEXED BY prompts_by_session
+		WHERE session_id = ? AND seq < ? AND role = 'user'`, id, seq)
+	if err != nil {
+		return nil, fmt.Errorf("prompts of session %s: %w", id, err)
+	}
+	defer rows.Close()
+	out := map[int]string{}
+	for rows.Next() {
+		var n int
+		var p string
+		if err := rows.Scan(&n, &p); err != nil {
+			return nil, fmt.Errorf("prompts of session %s: %w", id, err)
+		}
+		out[n] = p
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("prompts of session %s: %w", id, err)
+	}
+	return out, nil
+}
