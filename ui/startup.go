@@ -50,7 +50,7 @@ type preparedMsg struct {
 
 func (m *model) prepare() tea.Cmd {
 	m.conn.phase = phaseConnecting
-	ctx, session, unread, framed := m.ctx, m.session, m.unread, m.framed
+	ctx, session, unread, framed, loader := m.ctx, m.session, m.unread, m.framed, m.opts.ResumeLoader
 	m.unread = nil
 	return func() tea.Msg {
 		if unread != nil {
@@ -64,7 +64,7 @@ func (m *model) prepare() tea.Cmd {
 			case <-ctx.Done():
 				return preparedMsg{err: ctx.Err()}
 			}
-			saved, err := m.opts.ResumeLoader.LoadResume(ctx, unread.ID)
+			saved, err := loader.LoadResume(ctx, unread.ID)
 			if err != nil {
 				return preparedMsg{err: &unreadError{err}}
 			}
