@@ -1,6 +1,9 @@
 package ui
 
 import (
+	"slices"
+	"sort"
+
 	tea "charm.land/bubbletea/v2"
 
 	"lathe/orchestrator"
@@ -219,33 +222,22 @@ func (m *model) shedTurns() {
 	if len(t.items) <= shedAbove || !t.follow {
 		return
 	}
-	cut := -1
-	for _, st := range t.starts {
-		if st.item >= len(t.items)-keepItems && (m.mode.item < 0 || st.item <= m.mode.item) {
-			cut = st.item // the oldest turn kept; the plan followed is kept
-			break
+	// The oldest turn kept is the first to start keepItems from the end,
+	// or before: the plan being followed stays (t.starts is in item order).
+	i := slices.IndexFunc(t.starts, func(st runStart) bool { return st.item >= len(t.items)-keepItems })
+	if plan := m.mode.item; plan >= 0 {
+		if j := sort.Search(len(t.starts), func(k int) bool { return t.starts[k].item > plan }) - 1; i < 0 || i > j {
+			i = j
 		}
 	}
-	if cut < 0 && m.mode.item >= 0 {
-		for _, st := range t.starts {
-			if st.item <= m.mode.item {
-				cut = st.item
-			}
-		}
-	}
-	if cut <= 1 {
+	if i < 0 || t.starts[i].item <= 1 {
 		return
 	}
 	h := m.session.Pages()
 	if h == nil {
 		return
 	}
-	var first int
-	for _, st := range t.starts {
-		if st.item == cut {
-			first = st.seq
-		}
-	}
-	m.older = &olderPages{h: h, first: first, reveal: -1}
-	t.splice(cut, []item{&olderItem{}}, nil)
+	cut := t.starts[i]
+	m.older = &olderPages{h: h, first: cut.seq, reveal: -1}
+	t.splice(cut.item, []item{&olderItem{}}, nil)
 }
