@@ -56,18 +56,7 @@ var longDayTokens = len(strings.Fields(longDayAnswer))
 //
 //	go test -run X -bench LongDay -benchtime 10000x ./ui/
 func BenchmarkLongDay(b *testing.B) {
-	cfg := config.Defaults()
-	cfg.Model = "qwen3:8b"
-	ws, err := tools.OpenWorkspace(b.TempDir())
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer ws.Close()
-	l := readyLoop(b, Options{
-		Engine: orchestrator.Options{Provider: chattyProvider{}, Tools: tools.Default(ws, tools.Options{}), Log: zerolog.Nop(),
-			Config: cfg, Recorder: sqlitetest.Open(b)},
-		Dir: ws.Dir(), NoColor: true, Width: 100, Height: 30,
-	})
+	l := longDayLoop(b)
 	m := l.m
 	var at1k uint64
 	turns := 0
@@ -120,6 +109,24 @@ func cpuTime() time.Duration {
 		return 0
 	}
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// longDayLoop is a TUI session ready for a long day: the real engine
+// against chattyProvider, the session saved in a store.
+func longDayLoop(tb testing.TB) *loop {
+	tb.Helper()
+	cfg := config.Defaults()
+	cfg.Model = "qwen3:8b"
+	ws, err := tools.OpenWorkspace(tb.TempDir())
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(func() { ws.Close() })
+	return readyLoop(tb, Options{
+		Engine: orchestrator.Options{Provider: chattyProvider{}, Tools: tools.Default(ws, tools.Options{}), Log: zerolog.Nop(),
+			Config: cfg, Recorder: sqlitetest.Open(tb)},
+		Dir: ws.Dir(), NoColor: true, Width: 100, Height: 30,
+	})
 }
 
 // liveHeap is the heap in use after a collection.

@@ -4,13 +4,6 @@ import (
 	"fmt"
 	"strings"
 	"testing"
-
-	"github.com/rs/zerolog"
-
-	"lathe/config"
-	"lathe/orchestrator"
-	"lathe/orchestrator/session/sqlite/sqlitetest"
-	"lathe/tools"
 )
 
 // TestLongDayLetsGoOfTheOldestTurns: over hundreds of turns saved in a
@@ -18,18 +11,7 @@ import (
 // stays under a bound; scrolling up reads them back from the store, until
 // every turn shows once, in order, prompt and answer.
 func TestLongDayLetsGoOfTheOldestTurns(t *testing.T) {
-	cfg := config.Defaults()
-	cfg.Model = "qwen3:8b"
-	ws, err := tools.OpenWorkspace(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ws.Close()
-	l := readyLoop(t, Options{
-		Engine: orchestrator.Options{Provider: chattyProvider{}, Tools: tools.Default(ws, tools.Options{}), Log: zerolog.Nop(),
-			Config: cfg, Recorder: sqlitetest.Open(t)},
-		Dir: ws.Dir(), NoColor: true, Width: 100, Height: 30,
-	})
+	l := longDayLoop(t)
 	m := l.m
 	prompt := func(i int) string { return fmt.Sprintf("turn %d: why does the parser cut the line in two?", i) }
 	const turns = 420
@@ -79,5 +61,45 @@ func TestLongDayLetsGoOfTheOldestTurns(t *testing.T) {
 	}
 	if answers != turns {
 		t.Errorf("%d answers show, for %d turns", answers, turns)
+	}
+}
+
+// TestShedKeepsThePlanFollowed: the turns let go of stop at the plan
+// being followed, however old; without one they go down to keepItems.
+func TestShedKeepsThePlanFollowed(t *testing.T) {
+	for _, c := range []struct {
+		name    string
+		planned bool
+	}{{"plan", true}, {"no plan", false}} {
+		t.Run(c.name, func(t *testing.T) {
+			l := longDayLoop(t)
+			m := l.m
+			l.enter("turn 1: why does the parser cut the line in two?")
+			l.until("the answer", func() bool { return m.run == nil })
+			tr := m.transcript
+			for i := range 700 {
+				if i%2 == 0 {
+					tr.starts = append(tr.starts, runStart{len(tr.items), 2 + i})
+				}
+				m.notice(noticeInfo, "", fmt.Sprintf("item %d", i))
+			}
+			plan := len(tr.items) - 700 + 101 // "item 101", in the turn starting at "item 100"
+			if c.planned {
+				m.mode.item = plan
+			}
+			m.shedTurns()
+			if !m.olderShown() || len(tr.items) > 700 {
+				t.Fatalf("%d items left, older pages shown: %v", len(tr.items), m.olderShown())
+			}
+			shown := strings.Join(transcriptLines(m), "\n")
+			switch {
+			case c.planned && (m.mode.item != 2 || !strings.Contains(shown, "item 100\n") || strings.Contains(shown, "item 99\n")):
+				t.Errorf("the plan's item is at %d; item 100 kept: %v, item 99: %v", m.mode.item,
+					strings.Contains(shown, "item 100\n"), strings.Contains(shown, "item 99\n"))
+			case !c.planned && (len(tr.items) > keepItems+1 || strings.Contains(shown, "item 100\n") || m.older.first%2 != 0):
+				t.Errorf("%d items kept, item 100 among them: %v, older from seq %d", len(tr.items),
+					strings.Contains(shown, "item 100\n"), m.older.first)
+			}
+		})
 	}
 }
