@@ -5,7 +5,12 @@ import (
 	"errors"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
+	"testing/synctest"
+	"time"
+
+	tea "charm.land/bubbletea/v2"
 
 	"lathe/orchestrator"
 	"lathe/orchestrator/provider"
@@ -17,12 +22,22 @@ import (
 type loaderFunc struct {
 	saved session.Saved
 	err   error
+	mu    sync.Mutex
 	asked []string
 }
 
 func (l *loaderFunc) LoadResume(_ context.Context, id string) (session.Saved, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
 	l.asked = append(l.asked, id)
 	return l.saved, l.err
+}
+
+// reads is how many times the session was read.
+func (l *loaderFunc) reads() int {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return len(l.asked)
 }
 
 // resumingModel is a model that resumes the session whose header is
@@ -83,4 +98,35 @@ func TestResumeUnreadableStartsANewSession(t *testing.T) {
 	if m.conn.phase != phaseReady || m.session.Snapshot().ID == greetHeader.ID {
 		t.Errorf("phase %v, session %q: want a new session, ready", m.conn.phase, m.session.Snapshot().ID)
 	}
+}
+
+// TestResumeReadWaitsForTheFirstFrame: the history is read once the
+// first frame is made and the renderer has had a tick to put it out, not
+// as soon as preparing starts: reading a long one would slow that frame.
+func TestResumeReadWaitsForTheFirstFrame(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		loader := &loaderFunc{saved: session.Saved{Record: greetHeader}}
+		m := resumingModel(t, session.Saved{Record: greetHeader}, loader)
+		cmd := m.prepare()
+		done := make(chan tea.Msg, 1)
+		go func() { done <- cmd() }()
+		synctest.Wait()
+		if n := loader.reads(); n != 0 {
+			t.Fatalf("read %d times before the first frame", n)
+		}
+		m.View()
+		synctest.Wait()
+		if n := loader.reads(); n != 0 {
+			t.Fatalf("read %d times before the renderer's tick", n)
+		}
+		time.Sleep(firstTick)
+		msg := <-done
+		if n := loader.reads(); n != 1 {
+			t.Errorf("read %d times once the frame was out", n)
+		}
+		m.Update(msg)
+		if m.conn.phase != phaseReady {
+			t.Errorf("phase %v after the read", m.conn.phase)
+		}
+	})
 }
